@@ -1,0 +1,397 @@
+//! The typed syntax tree of a methodology: what `parse` returns. Every node
+//! carries the byte span it came from, so later stages can point at it.
+//! Nothing here is resolved or checked beyond its shape and its literals.
+
+use serde::{Deserialize, Serialize};
+
+use crate::units::{Bytes, Duration, Percent};
+
+/// A byte range in the source: `start..end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// A value with the span it was written at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Spanned<T> {
+    pub node: T,
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(node: T, span: Span) -> Spanned<T> {
+        Spanned { node, span }
+    }
+}
+
+/// A whole methodology file: its items in source order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Methodology {
+    pub items: Vec<Item>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    pub kind: ItemKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ItemKind {
+    /// `methodology "name" version "1.0"`
+    Header {
+        name: Spanned<String>,
+        version: Spanned<String>,
+    },
+    /// `describe "..."`
+    Describe(Spanned<String>),
+    /// `non_destructive`
+    NonDestructive,
+    /// `conventions { ... }`
+    Conventions(Vec<Convention>),
+    /// `use std.mixes`
+    Use(Spanned<String>),
+    /// `workload NAME { ... }`
+    Workload {
+        name: Spanned<String>,
+        body: WorkloadBody,
+    },
+    /// `dataset NAME { ... }`
+    Dataset {
+        name: Spanned<String>,
+        settings: Vec<DatasetSetting>,
+    },
+    /// `let NAME = EXPR`
+    Let { name: Spanned<String>, value: Expr },
+    /// A statement at the top level (a phase, a step, a top-level `target`).
+    Stmt(Stmt),
+}
+
+/// One line of a `conventions` block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Convention {
+    Units(Spanned<Units>),
+    QueueDepth(Spanned<QdCounting>),
+    Value(Spanned<ValueKind>),
+}
+
+/// Whether reported sizes and rates use powers of ten or of two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Units {
+    /// MB = 10^6 B.
+    Decimal,
+    /// MiB = 2^20 B.
+    Binary,
+}
+
+/// How a queue depth in the methodology is counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum QdCounting {
+    /// `qd 256` means 256 outstanding I/Os over all workers together.
+    Total,
+    /// `qd 32` means 32 outstanding I/Os in each worker.
+    PerWorker,
+}
+
+/// Which value a step reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ValueKind {
+    /// The average over the step's record time.
+    StepAverage,
+    /// The average over the steady-state window.
+    SteadyStateAverage,
+    /// The best value seen (of a step's repeats or its series).
+    Peak,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum IoMode {
+    /// O_DIRECT: the page cache is bypassed.
+    Direct,
+    /// Through the page cache, as ordinary programs write.
+    Buffered,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EraseMethod {
+    /// A secure erase (BLKSECDISCARD); fails where the device has none.
+    Secure,
+    /// A discard (TRIM) of the span (BLKDISCARD, hole punching on files).
+    Discard,
+}
+
+/// How repeated values are summarised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Aggregate {
+    Mean,
+    Median,
+    Max,
+    Min,
+}
+
+/// Which measured quantity a steady-state rule watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Metric {
+    Iops,
+    Bandwidth,
+    /// Mean latency.
+    Latency,
+}
+
+/// A workload body: `{ random; block 4KiB; read 0% }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadBody {
+    pub props: Vec<WorkloadProp>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadProp {
+    pub kind: WorkloadPropKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum WorkloadPropKind {
+    /// `random` (100%) or `random 80%`.
+    Random(Option<Expr>),
+    /// `sequential`
+    Sequential,
+    /// `block 4KiB`
+    Block(Expr),
+    /// `blocks { 512B: 10%, 4KiB: 90% }`
+    Blocks(Vec<SplitEntry>),
+    /// `read 67%`
+    Read(Expr),
+    /// `align 4KiB`
+    Align(Expr),
+    /// `offset 1MiB`
+    Offset(Expr),
+}
+
+/// `4KiB: 60%` in a block split.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitEntry {
+    pub size: Expr,
+    pub share: Expr,
+    pub span: Span,
+}
+
+/// A workload named or written in place.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum WorkloadRef {
+    Named(Spanned<String>),
+    Inline(WorkloadBody),
+}
+
+impl WorkloadRef {
+    pub fn span(&self) -> Span {
+        match self {
+            WorkloadRef::Named(n) => n.span,
+            WorkloadRef::Inline(b) => b.span,
+        }
+    }
+}
+
+/// A `key value` line of a settings block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Setting<K> {
+    pub key: Spanned<K>,
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DatasetKey {
+    Files,
+    Size,
+    Total,
+    Seed,
+}
+
+pub type DatasetSetting = Setting<DatasetKey>;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetSetting {
+    pub kind: TargetSettingKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum TargetSettingKind {
+    Span(Expr),
+    Workers(Expr),
+    Devices(Expr),
+    Io(Spanned<IoMode>),
+    Data(DataPatternExpr),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum DataPatternExpr {
+    Random,
+    Zeros,
+    Compressible(Expr),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadySetting {
+    pub kind: SteadySettingKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum SteadySettingKind {
+    Round(Expr),
+    Window(Expr),
+    Excursion(Expr),
+    Slope(Expr),
+    MaxRounds(Expr),
+    Metric(Spanned<Metric>),
+    Track(WorkloadRef),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeSetting {
+    pub kind: ProbeSettingKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ProbeSettingKind {
+    Io(Expr),
+    Step(Expr),
+    Range(Expr),
+    Repeats(Expr),
+    Statistic(Spanned<Aggregate>),
+}
+
+/// A `{ ... }` of statements.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+/// An option of a step (`qd 32`, `ramp 30s`), in the order written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepOpt {
+    pub kind: StepOptKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum StepOptKind {
+    Passes(Expr),
+    Qd(Expr),
+    Read(Expr),
+    Ramp(Expr),
+    Record(Expr),
+    Series(Expr),
+    For(Expr),
+    /// `until steady { ... }`; `None` when written without a body.
+    Steady(Option<Vec<SteadySetting>>),
+    Written(Expr),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum StmtKind {
+    Phase {
+        name: Spanned<String>,
+        body: Block,
+    },
+    For {
+        var: Spanned<String>,
+        list: Expr,
+        body: Block,
+    },
+    Repeat {
+        count: Expr,
+        aggregate: Option<Spanned<Aggregate>>,
+        body: Block,
+    },
+    Rounds {
+        body: Block,
+        rule: Vec<SteadySetting>,
+    },
+    Target(Vec<TargetSetting>),
+    /// `limit_ram 16GiB`; `None` for `limit_ram none`.
+    LimitRam(Option<Expr>),
+    Erase(Spanned<EraseMethod>),
+    Fill {
+        workload: WorkloadRef,
+        opts: Vec<StepOpt>,
+    },
+    Precondition {
+        workload: WorkloadRef,
+        opts: Vec<StepOpt>,
+    },
+    Sweep {
+        workload: WorkloadRef,
+        opts: Vec<StepOpt>,
+    },
+    Measure {
+        workload: WorkloadRef,
+        opts: Vec<StepOpt>,
+    },
+    DropCaches,
+    Idle(Expr),
+    Copy(Spanned<String>),
+    Probe(Vec<ProbeSetting>),
+}
+
+/// A value as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ExprKind {
+    /// A whole number without a unit.
+    Int(u64),
+    Size(Bytes),
+    Duration(Duration),
+    Percent(Percent),
+    /// A name: a variable, a workload, a dataset or a standard mix.
+    Ident(String),
+    /// `[a, b, c]`
+    List(Vec<Expr>),
+    /// `from..to` with an optional step.
+    Range {
+        from: Box<Expr>,
+        to: Box<Expr>,
+        step: Option<RangeStep>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum RangeStep {
+    /// `step 10%`: add this each time.
+    Add(Box<Expr>),
+    /// `step x2`: multiply by this each time.
+    Mul(Spanned<u64>),
+}
