@@ -1,1 +1,17 @@
-fn main() {}
+//! The `methodic` command: arguments in, a command run, diagnostics on
+//! stderr, results on stdout or in files, and an exit code (0 success,
+//! 1 a problem in the input or the run, 2 a usage error).
+
+mod cli;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match cli::run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,1 +1,107 @@
-//! placeholder
+#![doc = include_str!("../ARCHITECTURE.md")]
+
+pub mod estimate;
+mod lower;
+pub mod plan;
+mod resolve;
+mod rules;
+mod stdlib;
+mod validate;
+
+use methodic_grammar::ast::Methodology;
+pub use methodic_grammar::{Code, Diagnostic, Diagnostics, Severity};
+use sha2::{Digest, Sha256};
+
+use crate::plan::{Bytes, Header, PLAN_SCHEMA, Plan};
+pub use crate::stdlib::MIXES_SOURCE;
+pub use crate::validate::validate;
+
+/// The compiler's name and version, as plans record it.
+pub const COMPILER: &str = concat!("methodic-compiler ", env!("CARGO_PKG_VERSION"));
+
+/// Choices that are not in the methodology.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The target's capacity, to give the bytes written in the estimate.
+    pub capacity: Option<Bytes>,
+}
+
+/// A plan and the warnings met while making it.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub plan: Plan,
+    pub warnings: Diagnostics,
+}
+
+/// Source to plan: `parse`, then `ast_to_plan`.
+pub fn compile(src: &str, options: &Options) -> Result<Compiled, Diagnostics> {
+    methodic_grammar::parse(src).and_then(|ast| ast_to_plan(&ast, src, options))
+}
+
+/// AST to plan: resolve the definitions, lower the statements to steps,
+/// add up the estimate. `src` is the source the AST came from, for its hash.
+pub fn ast_to_plan(
+    ast: &Methodology,
+    src: &str,
+    options: &Options,
+) -> Result<Compiled, Diagnostics> {
+    let mut diags = Vec::new();
+    let defs = resolve::resolve(ast, &mut diags);
+    let lowered = lower::lower(ast, &defs, &mut diags);
+    let diags = Diagnostics(diags).sorted();
+    if diags.has_errors() {
+        return Err(diags);
+    }
+    let estimate = estimate::plan(&lowered.steps, options.capacity);
+    let plan = Plan {
+        schema: PLAN_SCHEMA,
+        compiler: COMPILER.to_string(),
+        methodology: Header {
+            name: defs.name,
+            version: defs.version,
+            description: defs.description,
+            source_hash: source_hash(src),
+            non_destructive: defs.non_destructive.is_some(),
+            uses: defs.uses,
+        },
+        conventions: defs.conventions,
+        target: lowered.target,
+        steps: lowered.steps,
+        estimate,
+    };
+    Ok(Compiled {
+        plan,
+        warnings: diags,
+    })
+}
+
+/// Every diagnostic of a methodology, errors and warnings, in source order.
+pub fn check(src: &str) -> Diagnostics {
+    match compile(src, &Options::default()) {
+        Ok(c) => c.warnings,
+        Err(d) => d,
+    }
+}
+
+/// Reads a plan written as RON (or JSON, when it starts with `{`) and
+/// validates it.
+pub fn load_plan(text: &str) -> Result<Plan, Diagnostics> {
+    let plan = if text.trim_start().starts_with('{') {
+        Plan::from_json(text)
+    } else {
+        Plan::from_ron(text)
+    };
+    let plan = plan.map_err(|d| Diagnostics(vec![d]))?;
+    let problems = validate(&plan);
+    if problems.has_errors() {
+        return Err(problems);
+    }
+    Ok(plan)
+}
+
+/// `sha256:` and the hex digest of the source.
+pub fn source_hash(src: &str) -> String {
+    let digest = Sha256::digest(src.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}

@@ -11,6 +11,6 @@ mod fmt;
 mod parse;
 pub mod units;
 
-pub use diagnostic::{Code, Diagnostic, Diagnostics, Severity};
+pub use diagnostic::{Code, Diagnostic, Diagnostics, Severity, did_you_mean};
 pub use fmt::format;
 pub use parse::{is_reserved, parse};

@@ -43,6 +43,31 @@ impl Bytes {
     }
 }
 
+impl Bytes {
+    /// A rounded size for people, in decimal (`185.5 GB`) or binary
+    /// (`160.0 MiB`) units; bytes below the first unit stay exact.
+    pub fn human(self, binary: bool) -> String {
+        let (base, units): (f64, [&str; 5]) = if binary {
+            (1024.0, ["KiB", "MiB", "GiB", "TiB", "PiB"])
+        } else {
+            (1000.0, ["KB", "MB", "GB", "TB", "PB"])
+        };
+        let mut value = self.0 as f64;
+        if value < base {
+            return format!("{} B", self.0);
+        }
+        let mut unit = "B";
+        for u in units {
+            if value < base {
+                break;
+            }
+            value /= base;
+            unit = u;
+        }
+        format!("{value:.1} {unit}")
+    }
+}
+
 impl fmt::Display for Bytes {
     /// The exact binary or decimal spelling with the smallest number
     /// (`4KiB`, `16GB`), else tenths of a binary unit (`1.5KiB`), else bytes.
@@ -189,6 +214,23 @@ impl Percent {
 
     pub fn as_f64(self) -> f64 {
         self.hundredths as f64 / 100.0
+    }
+
+    /// `n` times this share, saturating: 25% times 2 is 50%.
+    pub fn times(self, n: u64) -> Percent {
+        Percent {
+            hundredths: (self.hundredths as u64)
+                .saturating_mul(n)
+                .min(u32::MAX as u64) as u32,
+        }
+    }
+
+    /// This share of another: 25% of 400% is 100%.
+    pub fn times_percent(self, other: Percent) -> Percent {
+        let product = self.hundredths as u64 * other.hundredths as u64 / 10_000;
+        Percent {
+            hundredths: product.min(u32::MAX as u64) as u32,
+        }
     }
 
     /// `fraction * value`, exact in integers: `25%` of 2000 is 500.
@@ -459,6 +501,9 @@ mod tests {
         assert_eq!(Bytes(1536).to_string(), "1.5KiB");
         assert_eq!(Bytes(1000).to_string(), "1KB");
         assert_eq!(Bytes(1001).to_string(), "1001B");
+        assert_eq!(Bytes(185_500_000_000).human(false), "185.5 GB");
+        assert_eq!(Bytes(167_761_920).human(true), "160.0 MiB");
+        assert_eq!(Bytes(999).human(false), "999 B");
         for d in [
             0, 1, 999, 1000, 30_000, 90_000, 300_000, 5_400_000, 21_600_000,
         ] {

@@ -1,0 +1,255 @@
+//! Estimates: a step's action and target settings go in, how long it takes
+//! and what it writes come out, as far as the plan can know without the
+//! device. A plan's estimate is the plain sum of its steps' estimates.
+
+use crate::plan::*;
+
+/// How long a step takes and what it writes.
+pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
+    let span = target.map_or(Extent::Percent(Percent::HUNDRED), |t| t.span);
+    let mut e = StepEstimate::default();
+    match action {
+        Action::Erase { .. } => e.device_bound = true,
+        Action::Fill { passes, .. } => {
+            e.device_bound = true;
+            e.written = written_of(span, Percent::whole(100).times(*passes as u64));
+        }
+        Action::Precondition { workload, stop, .. } => {
+            e.time = match stop {
+                PreconditionStop::Time(d) => TimeRange::exactly(*d),
+                PreconditionStop::Steady { round, rule } => rounds_range(*round, rule),
+            };
+            if workload.writes() {
+                e.written.timed = e.time;
+            }
+        }
+        Action::Measure {
+            workload,
+            ramp,
+            stop,
+            ..
+        } => {
+            e.time = match stop.time {
+                Some(t) => TimeRange::exactly(ramp.saturating_add(t)),
+                None => TimeRange::exactly(*ramp),
+            };
+            if let Some(target) = stop.written {
+                // Until written: the time depends on the device; with a time
+                // limit too, the step may stop any time after its ramp.
+                e.device_bound = true;
+                e.time.min = *ramp;
+                e.written = match target {
+                    Extent::Percent(p) => written_of(span, p),
+                    Extent::Bytes(b) => Written {
+                        bytes: b,
+                        ..Written::default()
+                    },
+                };
+            } else if workload.writes() {
+                e.written.timed = e.time;
+            }
+        }
+        Action::Rounds { cells, rule, .. } => {
+            let round = cells.iter().fold(Duration::ZERO, |sum, c| {
+                sum.saturating_add(c.ramp.saturating_add(c.record))
+            });
+            let writing = cells
+                .iter()
+                .filter(|c| c.workload.writes())
+                .fold(Duration::ZERO, |sum, c| {
+                    sum.saturating_add(c.ramp.saturating_add(c.record))
+                });
+            e.time = rounds_range(round, rule);
+            if !writing.is_zero() {
+                e.written.timed = rounds_range(writing, rule);
+            }
+        }
+        Action::Idle { time } => e.time = TimeRange::exactly(*time),
+        Action::DropCaches | Action::LimitRam { .. } => {}
+        Action::Copy { dataset } => {
+            e.device_bound = true;
+            e.written.bytes = dataset.total;
+        }
+        Action::Probe(p) => {
+            e.device_bound = true;
+            e.written.bytes = Bytes(
+                p.offsets
+                    .saturating_mul(p.repeats as u64)
+                    .saturating_mul(p.io.0),
+            );
+        }
+    }
+    e
+}
+
+/// From `window` rounds (the earliest a rule can hold) to `max_rounds`.
+fn rounds_range(round: Duration, rule: &SteadyRule) -> TimeRange {
+    TimeRange {
+        min: round.saturating_mul(rule.window.min(rule.max_rounds) as u64),
+        max: round.saturating_mul(rule.max_rounds as u64),
+    }
+}
+
+/// `share` of the span, written: a share of capacity for a span in
+/// percent, bytes for a span in bytes.
+fn written_of(span: Extent, share: Percent) -> Written {
+    match span {
+        Extent::Percent(p) => Written {
+            capacity: p.times_percent(share),
+            ..Written::default()
+        },
+        Extent::Bytes(b) => Written {
+            bytes: Bytes(share.of(b.0)),
+            ..Written::default()
+        },
+    }
+}
+
+/// The plan's estimate: the sum of its steps, and the bytes written once
+/// the capacity is known.
+pub fn plan(steps: &[Step], capacity: Option<Bytes>) -> Estimate {
+    let mut e = Estimate {
+        capacity,
+        ..Estimate::default()
+    };
+    for step in steps {
+        e.time = e.time.add(step.estimate.time);
+        e.device_bound_steps += u32::from(step.estimate.device_bound);
+        e.written = e.written.add(step.estimate.written);
+    }
+    e.written_bytes =
+        capacity.map(|c| Bytes(e.written.capacity.of(c.0).saturating_add(e.written.bytes.0)));
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wl(read: u32) -> Workload {
+        Workload {
+            name: "w".into(),
+            blocks: vec![BlockShare {
+                size: Bytes(4096),
+                share: Percent::HUNDRED,
+            }],
+            read: Percent::whole(read),
+            random: Percent::HUNDRED,
+            align: Bytes(4096),
+            offset: Bytes(0),
+        }
+    }
+
+    fn qd() -> Qd {
+        Qd {
+            total: 1,
+            per_worker: 1,
+            workers: 1,
+            counted: QdCounting::Total,
+        }
+    }
+
+    #[test]
+    fn fill_writes_passes_times_span() {
+        let fill = Action::Fill {
+            workload: wl(0),
+            qd: qd(),
+            passes: 2,
+        };
+        let t = Target {
+            span: Extent::Percent(Percent::whole(25)),
+            ..Target::default()
+        };
+        let e = step(&fill, Some(&t));
+        assert_eq!(e.written.capacity, Percent::whole(50));
+        assert!(e.device_bound);
+        let t = Target {
+            span: Extent::Bytes(Bytes(16_000_000_000)),
+            ..Target::default()
+        };
+        assert_eq!(step(&fill, Some(&t)).written.bytes, Bytes(32_000_000_000));
+    }
+
+    #[test]
+    fn steady_precondition_spans_window_to_max_rounds() {
+        let a = Action::Precondition {
+            workload: wl(0),
+            qd: qd(),
+            stop: PreconditionStop::Steady {
+                round: Duration::from_secs(60),
+                rule: SteadyRule::default(),
+            },
+            series: Duration::from_secs(1),
+        };
+        let e = step(&a, Some(&Target::default()));
+        assert_eq!(
+            e.time,
+            TimeRange {
+                min: Duration::from_secs(300),
+                max: Duration::from_secs(1500)
+            }
+        );
+        assert_eq!(e.written.timed, e.time);
+    }
+
+    #[test]
+    fn measure_is_ramp_plus_record_and_reads_write_nothing() {
+        let a = Action::Measure {
+            workload: wl(100),
+            qd: qd(),
+            ramp: Duration::from_secs(30),
+            stop: MeasureStop {
+                time: Some(Duration::from_secs(300)),
+                written: None,
+            },
+            series: Duration::from_secs(1),
+        };
+        let e = step(&a, Some(&Target::default()));
+        assert_eq!(e.time, TimeRange::exactly(Duration::from_secs(330)));
+        assert_eq!(e.written, Written::default());
+    }
+
+    #[test]
+    fn plan_sums_steps_and_converts_capacity() {
+        let mk = |estimate| Step {
+            id: "x".into(),
+            phase: None,
+            action: Action::DropCaches,
+            target: None,
+            ram_limit: None,
+            repeat: None,
+            sweep: None,
+            establishes_state: false,
+            estimate,
+        };
+        let a = StepEstimate {
+            time: TimeRange::exactly(Duration::from_secs(10)),
+            device_bound: true,
+            written: Written {
+                capacity: Percent::whole(200),
+                ..Written::default()
+            },
+        };
+        let b = StepEstimate {
+            time: TimeRange {
+                min: Duration::from_secs(5),
+                max: Duration::from_secs(50),
+            },
+            device_bound: false,
+            written: Written {
+                bytes: Bytes(1000),
+                ..Written::default()
+            },
+        };
+        let e = plan(&[mk(a), mk(b)], Some(Bytes(2_000_000_000_000)));
+        assert_eq!(
+            e.time,
+            TimeRange {
+                min: Duration::from_secs(15),
+                max: Duration::from_secs(60)
+            }
+        );
+        assert_eq!(e.device_bound_steps, 1);
+        assert_eq!(e.written_bytes, Some(Bytes(4_000_000_001_000)));
+    }
+}

@@ -1,0 +1,631 @@
+//! The rules every plan keeps, written once: workloads, queue-depth splits,
+//! target settings, steady-state rules, probes and RAM limits in, a list of
+//! [`Problem`]s out. `lower` turns problems into diagnostics at the source
+//! spans of the offending fields; `validate` turns them into diagnostics
+//! that name the step of a plan read from disk.
+
+use methodic_grammar::Code;
+
+use crate::plan::*;
+
+/// A broken rule, with the field it concerns so that the caller can point
+/// at it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub code: Code,
+    pub field: Field,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl Problem {
+    fn new(code: Code, field: Field, message: impl Into<String>) -> Problem {
+        Problem {
+            code,
+            field,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> Problem {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// Which part of a definition a problem concerns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Field {
+    Blocks,
+    /// The n-th block size, in the order written (in a plan: smallest first).
+    Block(usize),
+    Read,
+    Random,
+    Align,
+    Offset,
+    Span,
+    Workers,
+    Devices,
+    Data,
+    Qd,
+    Window,
+    MaxRounds,
+    Excursion,
+    Slope,
+    Io,
+    Step,
+    Range,
+    Repeats,
+    Whole,
+}
+
+/// The largest queue depth methodic accepts, in total.
+pub(crate) const MAX_QD: u64 = 65_536;
+
+/// The smallest RAM limit methodic accepts.
+pub(crate) const MIN_RAM_LIMIT: u64 = Bytes::GIB;
+
+/// Sector size that `io direct` needs sizes and offsets to be multiples of.
+pub(crate) const SECTOR: u64 = 512;
+
+/// Rules of a workload that hold whatever the target.
+pub(crate) fn workload(w: &Workload) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if w.blocks.is_empty() {
+        out.push(Problem::new(
+            Code::MissingProperty,
+            Field::Blocks,
+            "the workload has no block size",
+        ));
+    }
+    let mut sum: u64 = 0;
+    for (i, b) in w.blocks.iter().enumerate() {
+        sum += b.share.hundredths() as u64;
+        if b.size.0 == 0 {
+            out.push(Problem::new(
+                Code::ZeroSize,
+                Field::Block(i),
+                "a block size of 0B moves no data",
+            ));
+        }
+        if w.blocks[..i].iter().any(|o| o.size == b.size) {
+            out.push(
+                Problem::new(
+                    Code::DuplicateBlock,
+                    Field::Block(i),
+                    format!("block size {} is listed twice", b.size),
+                )
+                .hint("give each block size once, with its whole share"),
+            );
+        }
+    }
+    if !w.blocks.is_empty() && sum != 10_000 {
+        let total = Percent::from_hundredths(sum.min(u32::MAX as u64) as u32);
+        out.push(
+            Problem::new(
+                Code::SplitSum,
+                Field::Blocks,
+                format!("block-size shares add up to {total}, not 100%"),
+            )
+            .hint("the shares are of I/Os issued; make them add up to exactly 100%"),
+        );
+    }
+    if w.read > Percent::HUNDRED {
+        out.push(
+            Problem::new(
+                Code::ShareRange,
+                Field::Read,
+                format!("a read share of {} is over 100%", w.read),
+            )
+            .hint("the read share is 0% (writes only) to 100% (reads only)"),
+        );
+    }
+    if w.random > Percent::HUNDRED {
+        out.push(
+            Problem::new(
+                Code::ShareRange,
+                Field::Random,
+                format!("a random share of {} is over 100%", w.random),
+            )
+            .hint("the random share is 0% (sequential) to 100% (random)"),
+        );
+    }
+    if w.align.0 == 0 {
+        out.push(Problem::new(
+            Code::ZeroSize,
+            Field::Align,
+            "an alignment of 0B places no I/O",
+        ));
+    }
+    out
+}
+
+/// What `io direct` (O_DIRECT) needs of a workload: sizes and offsets in
+/// whole sectors.
+pub(crate) fn direct_io(w: &Workload) -> Vec<Problem> {
+    let hint = "O_DIRECT moves whole 512B sectors; use a multiple of 512B, or set `target { io buffered }` \
+                (written with sync) to test sub-sector sizes and offsets";
+    let mut out = Vec::new();
+    for (i, b) in w.blocks.iter().enumerate() {
+        if b.size.0 % SECTOR != 0 {
+            out.push(
+                Problem::new(
+                    Code::Unaligned,
+                    Field::Block(i),
+                    format!("block size {} cannot be issued with io direct", b.size),
+                )
+                .hint(hint),
+            );
+        }
+    }
+    if w.align.0 % SECTOR != 0 {
+        out.push(
+            Problem::new(
+                Code::Unaligned,
+                Field::Align,
+                format!("alignment {} cannot be used with io direct", w.align),
+            )
+            .hint(hint),
+        );
+    }
+    if w.offset.0 % SECTOR != 0 {
+        out.push(
+            Problem::new(
+                Code::Unaligned,
+                Field::Offset,
+                format!("offset {} cannot be used with io direct", w.offset),
+            )
+            .hint(hint),
+        );
+    }
+    out
+}
+
+/// Target settings that cannot work.
+pub(crate) fn target(t: &Target) -> Vec<Problem> {
+    let mut out = Vec::new();
+    match t.span {
+        Extent::Percent(p) if p == Percent::ZERO || p > Percent::HUNDRED => out.push(
+            Problem::new(
+                Code::SpanRange,
+                Field::Span,
+                format!("a span of {p} is not between 0% and 100%"),
+            )
+            .hint(
+                "the span is the share of the target the test works in: more than 0%, at most 100%",
+            ),
+        ),
+        Extent::Bytes(b) if b.0 == 0 => out.push(Problem::new(
+            Code::SpanRange,
+            Field::Span,
+            "a span of 0B leaves nothing to test",
+        )),
+        _ => {}
+    }
+    if t.workers == 0 {
+        out.push(Problem::new(
+            Code::ZeroCount,
+            Field::Workers,
+            "0 workers issue no I/O",
+        ));
+    }
+    if t.devices == 0 {
+        out.push(Problem::new(
+            Code::ZeroCount,
+            Field::Devices,
+            "0 devices leave nothing to test",
+        ));
+    }
+    if t.workers > 0 && t.devices > 0 && t.workers % t.devices != 0 {
+        out.push(
+            Problem::new(
+                Code::WorkerLayout,
+                Field::Workers,
+                format!(
+                    "{} workers cannot be spread evenly over {} devices",
+                    t.workers, t.devices
+                ),
+            )
+            .hint(format!(
+                "use a multiple of {} workers, so that each device gets the same load",
+                t.devices
+            )),
+        );
+    }
+    if let DataPattern::Compressible(p) = t.data {
+        if p > Percent::HUNDRED {
+            out.push(Problem::new(
+                Code::ShareRange,
+                Field::Data,
+                format!("data cannot be {p} compressible; use 0% to 100%"),
+            ));
+        }
+    }
+    out
+}
+
+/// A workload that cannot fit in a span given in bytes.
+pub(crate) fn fits_span(w: &Workload, span: Extent) -> Option<Problem> {
+    let Extent::Bytes(span) = span else {
+        return None;
+    };
+    let largest = w.blocks.iter().map(|b| b.size.0).max().unwrap_or(0);
+    if span.0 > 0 && w.offset.0.saturating_add(largest) > span.0 {
+        return Some(Problem::new(
+            Code::SpanRange,
+            Field::Span,
+            format!(
+                "a span of {span} cannot hold a {} block at offset {}",
+                Bytes(largest),
+                w.offset
+            ),
+        ));
+    }
+    None
+}
+
+/// Spreads a queue depth over the workers as the methodology counts it.
+/// Returns the split and, when the total is below the worker count, a
+/// warning that fewer workers will run.
+pub(crate) fn split_qd(
+    value: u64,
+    counted: QdCounting,
+    t: &Target,
+) -> Result<(Qd, Option<Problem>), Problem> {
+    let workers = t.workers.max(1) as u64;
+    let total = match counted {
+        QdCounting::Total => value,
+        QdCounting::PerWorker => value.saturating_mul(workers),
+    };
+    if value == 0 {
+        return Err(
+            Problem::new(Code::QdRange, Field::Qd, "a queue depth of 0 issues no I/O")
+                .hint("queue depths start at 1"),
+        );
+    }
+    if total > MAX_QD {
+        let detail = match counted {
+            QdCounting::Total => format!("a queue depth of {value} is above {MAX_QD}"),
+            QdCounting::PerWorker => {
+                format!(
+                    "a queue depth of {value} per worker over {workers} workers is {total}, above {MAX_QD}"
+                )
+            }
+        };
+        return Err(Problem::new(Code::QdRange, Field::Qd, detail)
+            .hint(format!("the most is {MAX_QD} in total")));
+    }
+    let total32 = total as u32;
+    match counted {
+        QdCounting::PerWorker => Ok((
+            Qd {
+                total: total32,
+                per_worker: value as u32,
+                workers: workers as u32,
+                counted,
+            },
+            None,
+        )),
+        QdCounting::Total if total % workers == 0 => Ok((
+            Qd {
+                total: total32,
+                per_worker: (total / workers) as u32,
+                workers: workers as u32,
+                counted,
+            },
+            None,
+        )),
+        QdCounting::Total if total < workers => {
+            let idle_devices = t.devices.saturating_sub(total32);
+            let mut message = format!(
+                "queue depths below {workers} run on fewer workers: QD {total} runs {total} worker(s) at QD 1"
+            );
+            if idle_devices > 0 {
+                message.push_str(&format!(
+                    ", leaving {idle_devices} of {} devices idle",
+                    t.devices
+                ));
+            }
+            let warning = Problem::new(Code::FewerWorkers, Field::Qd, message)
+                .hint("to keep every worker busy, count per worker: `conventions { queue_depth per_worker }`");
+            Ok((
+                Qd {
+                    total: total32,
+                    per_worker: 1,
+                    workers: total32,
+                    counted,
+                },
+                Some(warning),
+            ))
+        }
+        QdCounting::Total => {
+            let lower = total / workers * workers;
+            let upper = lower + workers;
+            Err(Problem::new(
+                Code::QdSplit,
+                Field::Qd,
+                format!(
+                    "a total queue depth of {total} cannot be spread evenly over {workers} workers"
+                ),
+            )
+            .hint(format!(
+                "use a multiple of {workers} ({lower} or {upper}), or count per worker with \
+                 `conventions {{ queue_depth per_worker }}`"
+            )))
+        }
+    }
+}
+
+/// The queue depth a fill uses when none is given: the smallest multiple
+/// of the worker count that is at least 32, or 32 per worker when queue
+/// depths are counted per worker.
+pub(crate) fn default_fill_qd(counted: QdCounting, t: &Target) -> u64 {
+    match counted {
+        QdCounting::PerWorker => 32,
+        QdCounting::Total => {
+            let w = t.workers.max(1) as u64;
+            32u64.div_ceil(w) * w
+        }
+    }
+}
+
+pub(crate) fn steady(rule: &SteadyRule) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if rule.max_rounds == 0 {
+        out.push(Problem::new(
+            Code::ZeroCount,
+            Field::MaxRounds,
+            "max_rounds 0 allows no round",
+        ));
+    }
+    if rule.window < 2 {
+        out.push(
+            Problem::new(
+                Code::SteadyWindow,
+                Field::Window,
+                format!("a window of {} round(s) has no slope", rule.window),
+            )
+            .hint("the SNIA rule uses a window of 5 rounds; at least 2 are needed"),
+        );
+    } else if rule.window > rule.max_rounds && rule.max_rounds > 0 {
+        out.push(
+            Problem::new(
+                Code::SteadyWindow,
+                Field::Window,
+                format!(
+                    "a window of {} rounds cannot fit in max_rounds {}",
+                    rule.window, rule.max_rounds
+                ),
+            )
+            .hint(format!(
+                "raise max_rounds to at least {}, or shorten the window",
+                rule.window
+            )),
+        );
+    }
+    for (value, field, what) in [
+        (rule.excursion, Field::Excursion, "excursion"),
+        (rule.slope, Field::Slope, "slope"),
+    ] {
+        if value == Percent::ZERO || value > Percent::HUNDRED {
+            out.push(
+                Problem::new(
+                    Code::SteadyThreshold,
+                    field,
+                    format!("a steady-state {what} limit of {value} is not between 0% and 100%"),
+                )
+                .hint("the SNIA rule allows an excursion of 20% and a slope of 10% of the window average"),
+            );
+        }
+    }
+    out
+}
+
+pub(crate) fn probe(p: &Probe, io: IoMode) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if p.io.0 == 0 {
+        out.push(Problem::new(
+            Code::ZeroSize,
+            Field::Io,
+            "a probe write of 0B measures nothing",
+        ));
+    }
+    if p.step.0 == 0 {
+        out.push(Problem::new(
+            Code::ZeroSize,
+            Field::Step,
+            "a probe step of 0B never moves",
+        ));
+    }
+    if p.range < p.io {
+        out.push(Problem::new(
+            Code::BadProbe,
+            Field::Range,
+            format!("a probe range of {} cannot hold a {} write", p.range, p.io),
+        ));
+    }
+    if p.repeats == 0 {
+        out.push(Problem::new(
+            Code::ZeroCount,
+            Field::Repeats,
+            "0 repeats time nothing",
+        ));
+    }
+    if io == IoMode::Direct {
+        let hint = "probing sub-sector offsets needs `target { io buffered }`: each write is then \
+                    made durable with fdatasync";
+        for (value, field, what) in [
+            (p.io, Field::Io, "write size"),
+            (p.step, Field::Step, "step"),
+        ] {
+            if value.0 % SECTOR != 0 {
+                out.push(
+                    Problem::new(
+                        Code::Unaligned,
+                        field,
+                        format!("a probe {what} of {value} cannot be issued with io direct"),
+                    )
+                    .hint(hint),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// How many offsets a probe visits.
+pub(crate) fn probe_offsets(io: Bytes, step: Bytes, range: Bytes) -> u64 {
+    if step.0 == 0 || range < io {
+        return 0;
+    }
+    (range.0 - io.0) / step.0 + 1
+}
+
+pub(crate) fn ram_limit(limit: Bytes) -> Option<Problem> {
+    (limit.0 < MIN_RAM_LIMIT).then(|| {
+        Problem::new(
+            Code::RamLimit,
+            Field::Whole,
+            format!("limiting RAM to {limit} leaves too little for the system to run"),
+        )
+        .hint(
+            "limit_ram takes 1GiB or more; it limits the memory the page cache and the run may use",
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(workers: u32, devices: u32) -> Target {
+        Target {
+            workers,
+            devices,
+            ..Target::default()
+        }
+    }
+
+    #[test]
+    fn qd_split_total() {
+        let (qd, warn) = split_qd(256, QdCounting::Total, &t(16, 4)).unwrap();
+        assert_eq!((qd.total, qd.per_worker, qd.workers), (256, 16, 16));
+        assert!(warn.is_none());
+        let (qd, warn) = split_qd(2, QdCounting::Total, &t(16, 4)).unwrap();
+        assert_eq!((qd.total, qd.per_worker, qd.workers), (2, 1, 2));
+        let warn = warn.unwrap();
+        assert_eq!(warn.code, Code::FewerWorkers);
+        assert!(
+            warn.message.contains("2 of 4 devices idle"),
+            "{}",
+            warn.message
+        );
+        let err = split_qd(24, QdCounting::Total, &t(16, 1)).unwrap_err();
+        assert_eq!(err.code, Code::QdSplit);
+        assert!(err.hint.unwrap().contains("(16 or 32)"));
+    }
+
+    #[test]
+    fn qd_split_per_worker_and_limits() {
+        let (qd, _) = split_qd(32, QdCounting::PerWorker, &t(8, 1)).unwrap();
+        assert_eq!((qd.total, qd.per_worker, qd.workers), (256, 32, 8));
+        assert_eq!(
+            split_qd(0, QdCounting::Total, &t(1, 1)).unwrap_err().code,
+            Code::QdRange
+        );
+        assert_eq!(
+            split_qd(65_537, QdCounting::Total, &t(1, 1))
+                .unwrap_err()
+                .code,
+            Code::QdRange
+        );
+        assert_eq!(
+            split_qd(65_536, QdCounting::Total, &t(1, 1))
+                .unwrap()
+                .0
+                .total,
+            65_536
+        );
+        assert_eq!(
+            split_qd(8_193, QdCounting::PerWorker, &t(8, 1))
+                .unwrap_err()
+                .code,
+            Code::QdRange
+        );
+    }
+
+    #[test]
+    fn default_fill_qd_splits() {
+        assert_eq!(default_fill_qd(QdCounting::Total, &t(1, 1)), 32);
+        assert_eq!(default_fill_qd(QdCounting::Total, &t(3, 1)), 33);
+        assert_eq!(default_fill_qd(QdCounting::Total, &t(16, 4)), 32);
+        assert!(
+            split_qd(
+                default_fill_qd(QdCounting::Total, &t(3, 1)),
+                QdCounting::Total,
+                &t(3, 1)
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn workload_rules() {
+        let w = Workload {
+            name: "w".into(),
+            blocks: vec![
+                BlockShare {
+                    size: Bytes(512),
+                    share: Percent::whole(50),
+                },
+                BlockShare {
+                    size: Bytes(1000),
+                    share: Percent::whole(40),
+                },
+            ],
+            read: Percent::whole(120),
+            random: Percent::HUNDRED,
+            align: Bytes(512),
+            offset: Bytes(0),
+        };
+        let codes: Vec<Code> = workload(&w).into_iter().map(|p| p.code).collect();
+        assert_eq!(codes, vec![Code::SplitSum, Code::ShareRange]);
+        let direct: Vec<Field> = direct_io(&w).into_iter().map(|p| p.field).collect();
+        assert_eq!(direct, vec![Field::Block(1)]);
+    }
+
+    #[test]
+    fn steady_rules() {
+        assert!(steady(&SteadyRule::default()).is_empty());
+        let r = SteadyRule {
+            window: 8,
+            max_rounds: 5,
+            ..SteadyRule::default()
+        };
+        assert_eq!(steady(&r)[0].code, Code::SteadyWindow);
+        let r = SteadyRule {
+            excursion: Percent::ZERO,
+            ..SteadyRule::default()
+        };
+        assert_eq!(steady(&r)[0].code, Code::SteadyThreshold);
+    }
+
+    #[test]
+    fn probe_rules() {
+        let p = Probe {
+            io: Bytes(512),
+            step: Bytes(256),
+            range: Bytes(4 << 20),
+            repeats: 20,
+            statistic: Aggregate::Median,
+            offsets: 0,
+        };
+        assert!(probe(&p, IoMode::Buffered).is_empty());
+        assert_eq!(probe(&p, IoMode::Direct)[0].field, Field::Step);
+        assert_eq!(
+            probe_offsets(p.io, p.step, p.range),
+            (4 * 1024 * 1024 - 512) / 256 + 1
+        );
+    }
+}

@@ -1,0 +1,319 @@
+//! `validate`: a plan read from disk goes in, the list of rules it breaks
+//! comes out. A plan may have been edited by hand or written by another
+//! tool; before the runtime trusts it, every rule the compiler enforces is
+//! checked again (through `rules`), and every estimate is recomputed.
+
+use std::collections::HashSet;
+
+use methodic_grammar::{Code, Diagnostic, Diagnostics};
+
+use crate::estimate;
+use crate::plan::*;
+use crate::rules::{self, Problem};
+
+/// Checks a plan; an empty result means the runtime may run it.
+pub fn validate(plan: &Plan) -> Diagnostics {
+    let mut v = Validator { out: Vec::new() };
+    if plan.schema != PLAN_SCHEMA {
+        v.plan(
+            Code::PlanSchema,
+            format!("schema version {} is not {PLAN_SCHEMA}", plan.schema),
+        );
+    }
+    if plan.methodology.name.trim().is_empty() {
+        v.plan(Code::PlanInvalid, "the methodology has no name".to_string());
+    }
+    for p in rules::target(&plan.target) {
+        v.problem("the target defaults", p);
+    }
+    let mut ids = HashSet::new();
+    for step in &plan.steps {
+        if step.id.is_empty() {
+            v.plan(Code::PlanInvalid, "a step has an empty id".to_string());
+        } else if !ids.insert(step.id.as_str()) {
+            v.plan(
+                Code::PlanInvalid,
+                format!("the id `{}` is used by two steps", step.id),
+            );
+        }
+        v.step(plan, step);
+    }
+    let expected = estimate::plan(&plan.steps, plan.estimate.capacity);
+    if expected != plan.estimate {
+        v.plan(
+            Code::PlanInvalid,
+            format!(
+                "the plan's estimate ({}) is not the sum of its steps ({})",
+                plan.estimate.time.human(),
+                expected.time.human()
+            ),
+        );
+    }
+    Diagnostics(v.out)
+}
+
+struct Validator {
+    out: Vec<Diagnostic>,
+}
+
+impl Validator {
+    fn plan(&mut self, code: Code, message: String) {
+        self.out.push(Diagnostic::unplaced(code, message).with_hint(
+            "compile the methodology again with `methodic compile` rather than editing the plan",
+        ));
+    }
+
+    fn problem(&mut self, whose: &str, p: Problem) {
+        let mut d = Diagnostic::unplaced(p.code, format!("{whose}: {}", p.message));
+        if let Some(h) = p.hint {
+            d = d.with_hint(h);
+        }
+        self.out.push(d);
+    }
+
+    fn fail(&mut self, step: &Step, message: impl std::fmt::Display) {
+        self.plan(Code::PlanInvalid, format!("step `{}`: {message}", step.id));
+    }
+
+    fn step(&mut self, plan: &Plan, step: &Step) {
+        let whose = format!("step `{}`", step.id);
+        let touches_target = !matches!(
+            step.action,
+            Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. }
+        );
+        match (&step.target, touches_target) {
+            (None, true) => self.fail(step, "it touches the target but has no target settings"),
+            (Some(_), false) => {
+                self.fail(step, "it has target settings but does not touch the target")
+            }
+            _ => {}
+        }
+        let target = step.target.unwrap_or_default();
+        if step.target.is_some() {
+            for p in rules::target(&target) {
+                self.problem(&whose, p);
+            }
+        }
+        if plan.methodology.non_destructive && step.action.writes() {
+            self.out.push(Diagnostic::unplaced(
+                Code::Destructive,
+                format!("{whose}: the step writes, but the methodology is non_destructive"),
+            ));
+        }
+        if let Some(limit) = step.ram_limit {
+            if let Some(p) = rules::ram_limit(limit) {
+                self.problem(&whose, p);
+            }
+        }
+        if let Some(r) = step.repeat {
+            if r.run == 0 || r.run > r.runs {
+                self.fail(
+                    step,
+                    format!("run {} of {} is not a run of its repeat", r.run, r.runs),
+                );
+            }
+        }
+        let counted = plan.conventions.queue_depth;
+        match &step.action {
+            Action::Erase { .. } | Action::DropCaches => {}
+            Action::Fill {
+                workload,
+                qd,
+                passes,
+            } => {
+                self.workload(&whose, workload, &target);
+                self.qd(step, qd, counted, &target);
+                if *passes == 0 {
+                    self.fail(step, "a fill of 0 passes");
+                }
+                if workload.read != Percent::ZERO {
+                    self.out.push(Diagnostic::unplaced(
+                        Code::FillReads,
+                        format!(
+                            "{whose}: the fill's workload reads {} of the time",
+                            workload.read
+                        ),
+                    ));
+                }
+            }
+            Action::Precondition {
+                workload,
+                qd,
+                stop,
+                series,
+            } => {
+                self.workload(&whose, workload, &target);
+                self.qd(step, qd, counted, &target);
+                self.nonzero(step, *series, "series interval");
+                match stop {
+                    PreconditionStop::Time(d) => self.nonzero(step, *d, "precondition time"),
+                    PreconditionStop::Steady { round, rule } => {
+                        self.nonzero(step, *round, "round");
+                        for p in rules::steady(rule) {
+                            self.problem(&whose, p);
+                        }
+                    }
+                }
+            }
+            Action::Measure {
+                workload,
+                qd,
+                stop,
+                series,
+                ..
+            } => {
+                self.workload(&whose, workload, &target);
+                self.qd(step, qd, counted, &target);
+                self.nonzero(step, *series, "series interval");
+                match (stop.time, stop.written) {
+                    (None, None) => self.fail(step, "a measurement with no stop rule"),
+                    (Some(t), _) => self.nonzero(step, t, "record time"),
+                    _ => {}
+                }
+            }
+            Action::Rounds { cells, track, rule } => {
+                if cells.is_empty() {
+                    self.fail(step, "rounds with no measurement");
+                }
+                if *track as usize >= cells.len() {
+                    self.fail(
+                        step,
+                        format!("it tracks measurement {track} of {}", cells.len()),
+                    );
+                }
+                for p in rules::steady(rule) {
+                    self.problem(&whose, p);
+                }
+                for cell in cells {
+                    self.workload(&whose, &cell.workload, &target);
+                    self.qd(step, &cell.qd, counted, &target);
+                    self.nonzero(step, cell.record, "record time");
+                }
+            }
+            Action::Idle { time } => self.nonzero(step, *time, "idle time"),
+            Action::LimitRam { limit } => {
+                if *limit != step.ram_limit {
+                    self.fail(
+                        step,
+                        "its limit differs from the RAM limit the step records",
+                    );
+                }
+            }
+            Action::Copy { dataset } => self.dataset(step, dataset),
+            Action::Probe(p) => {
+                for problem in rules::probe(p, target.io) {
+                    self.problem(&whose, problem);
+                }
+                let offsets = rules::probe_offsets(p.io, p.step, p.range);
+                if offsets != p.offsets {
+                    self.fail(
+                        step,
+                        format!("the probe visits {offsets} offsets, not {}", p.offsets),
+                    );
+                }
+            }
+        }
+        let establishes = match &step.action {
+            Action::Erase { .. } | Action::Fill { .. } | Action::Precondition { .. } => true,
+            Action::Rounds { .. } => step.action.writes(),
+            _ => false,
+        };
+        if establishes != step.establishes_state {
+            self.fail(step, format!("establishes_state should be {establishes}"));
+        }
+        let expected = estimate::step(&step.action, step.target.as_ref());
+        if expected != step.estimate {
+            self.fail(step, "its estimate does not follow from its action");
+        }
+    }
+
+    fn workload(&mut self, whose: &str, w: &Workload, target: &Target) {
+        let mut problems = rules::workload(w);
+        if target.io == IoMode::Direct {
+            problems.extend(rules::direct_io(w));
+        }
+        problems.extend(rules::fits_span(w, target.span));
+        if w.blocks.windows(2).any(|pair| pair[0].size >= pair[1].size) {
+            self.out.push(Diagnostic::unplaced(
+                Code::PlanInvalid,
+                format!(
+                    "{whose}: block sizes of `{}` are not listed smallest first",
+                    w.name
+                ),
+            ));
+        }
+        for p in problems {
+            self.problem(whose, p);
+        }
+    }
+
+    fn qd(&mut self, step: &Step, qd: &Qd, counted: QdCounting, target: &Target) {
+        if qd.counted != counted {
+            self.fail(
+                step,
+                "its queue depth is counted differently from the plan's convention",
+            );
+            return;
+        }
+        let value = match counted {
+            QdCounting::Total => qd.total,
+            QdCounting::PerWorker => qd.per_worker,
+        };
+        match rules::split_qd(value as u64, counted, target) {
+            Ok((expected, _)) if expected == *qd => {}
+            Ok((expected, _)) => self.fail(
+                step,
+                format!(
+                    "QD {} should run as {} worker(s) at QD {}, not {} at {}",
+                    qd.total, expected.workers, expected.per_worker, qd.workers, qd.per_worker
+                ),
+            ),
+            Err(p) => self.problem(&format!("step `{}`", step.id), p),
+        }
+    }
+
+    fn nonzero(&mut self, step: &Step, d: Duration, what: &str) {
+        if d.is_zero() {
+            self.out.push(Diagnostic::unplaced(
+                Code::ZeroDuration,
+                format!("step `{}`: a {what} of zero", step.id),
+            ));
+        }
+    }
+
+    fn dataset(&mut self, step: &Step, d: &Dataset) {
+        if d.size_min.0 == 0 || d.size_min > d.size_max || d.files == 0 {
+            self.fail(step, format!("dataset `{}` cannot be generated", d.name));
+            return;
+        }
+        let mut count = 0u64;
+        let mut sum = 0u64;
+        for size in d.file_sizes() {
+            count += 1;
+            sum = sum.saturating_add(size);
+        }
+        if count != d.files || sum != d.total.0 {
+            self.fail(
+                step,
+                format!(
+                    "dataset `{}` does not make {} files of {} in all",
+                    d.name, d.files, d.total
+                ),
+            );
+        }
+        if d.size_min != d.size_max
+            && crate::plan::size_draws(d.size_min, d.size_max, d.seed)
+                .take((d.files - 1) as usize)
+                .sum::<u64>()
+                >= d.total.0
+        {
+            self.fail(
+                step,
+                format!(
+                    "dataset `{}` reaches its total before its last file",
+                    d.name
+                ),
+            );
+        }
+    }
+}
