@@ -162,7 +162,10 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
             _ => {}
         }
     }
-    l.unused();
+    // Unused definitions are noise while errors stop the methodology.
+    if !l.diags.iter().any(|d| d.is_error()) && !diags.iter().any(|d| d.is_error()) {
+        l.unused();
+    }
     if l.steps.is_empty() && !l.diags.iter().any(|d| d.is_error()) {
         let at = ast.items.first().map_or(Span::new(0, 0), |i| i.span);
         l.diags.push(
@@ -1923,7 +1926,9 @@ impl Lowerer<'_, '_> {
             Value::Size(b) => Some((b, v.span)),
             Value::Int(n) => {
                 let d = expected(Code::ExpectedSize, "a size such as 4KiB or 16GB", what, &v)
-                    .with_hint(format!("add a unit: {n}B, {n}KiB or {n}GB"));
+                    .with_hint(format!(
+                        "add a unit: {n}B for bytes, or a larger unit such as {n}KiB or {n}GB"
+                    ));
                 self.error(d);
                 None
             }
@@ -2214,7 +2219,7 @@ impl Lowerer<'_, '_> {
         }
         if !missing.is_empty() {
             let who = name.map_or("this workload".to_string(), |n| format!("workload `{n}`"));
-            let d = Diagnostic::new(Code::MissingProperty, body.span, format!("{who} has no {}", join_and(&missing)))
+            let d = Diagnostic::new(Code::MissingProperty, body.span, format!("{who} is missing {}", join_and(&missing)))
                 .with_hint("a workload says how it accesses, what block size and how much it reads: `{ random; block 4KiB; read 70% }`");
             self.error(d);
             return None;
@@ -2599,6 +2604,6 @@ fn join_and(items: &[&str]) -> String {
     match items {
         [] => String::new(),
         [one] => one.to_string(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }

@@ -131,7 +131,8 @@ pub(crate) fn workload(w: &Workload) -> Vec<Problem> {
             .hint("the random share is 0% (sequential) to 100% (random)"),
         );
     }
-    if w.align.0 == 0 {
+    // A zero block size already explains a zero default alignment.
+    if w.align.0 == 0 && !w.blocks.iter().any(|b| b.size.0 == 0) {
         out.push(Problem::new(
             Code::ZeroSize,
             Field::Align,
@@ -153,18 +154,19 @@ pub(crate) fn direct_io(w: &Workload) -> Vec<Problem> {
                 Problem::new(
                     Code::Unaligned,
                     Field::Block(i),
-                    format!("block size {} cannot be issued with io direct", b.size),
+                    format!("block size {}B cannot be issued with io direct", b.size.0),
                 )
                 .hint(hint),
             );
         }
     }
-    if w.align.0 % SECTOR != 0 {
+    // An alignment equal to an unaligned block size (its default) is the same problem.
+    if w.align.0 % SECTOR != 0 && !w.blocks.iter().any(|b| b.size == w.align) {
         out.push(
             Problem::new(
                 Code::Unaligned,
                 Field::Align,
-                format!("alignment {} cannot be used with io direct", w.align),
+                format!("alignment {}B cannot be used with io direct", w.align.0),
             )
             .hint(hint),
         );
@@ -174,7 +176,7 @@ pub(crate) fn direct_io(w: &Workload) -> Vec<Problem> {
             Problem::new(
                 Code::Unaligned,
                 Field::Offset,
-                format!("offset {} cannot be used with io direct", w.offset),
+                format!("offset {}B cannot be used with io direct", w.offset.0),
             )
             .hint(hint),
         );
@@ -318,8 +320,13 @@ pub(crate) fn split_qd(
         )),
         QdCounting::Total if total < workers => {
             let idle_devices = t.devices.saturating_sub(total32);
+            let runs = if total == 1 {
+                "1 worker".to_string()
+            } else {
+                format!("{total} workers")
+            };
             let mut message = format!(
-                "queue depths below {workers} run on fewer workers: QD {total} runs {total} worker(s) at QD 1"
+                "queue depths below {workers} run on fewer workers: QD {total} runs {runs} at QD 1"
             );
             if idle_devices > 0 {
                 message.push_str(&format!(
@@ -464,7 +471,10 @@ pub(crate) fn probe(p: &Probe, io: IoMode) -> Vec<Problem> {
                     Problem::new(
                         Code::Unaligned,
                         field,
-                        format!("a probe {what} of {value} cannot be issued with io direct"),
+                        format!(
+                            "a probe {what} of {}B cannot be issued with io direct",
+                            value.0
+                        ),
                     )
                     .hint(hint),
                 );

@@ -294,7 +294,10 @@ impl Printer<'_> {
             }
             StmtKind::For { var, list, body } => {
                 let head = format!("for {} in {} ", var.node, self.expr(list));
-                self.block(&head, body, None);
+                match self.inline_block(&head, body) {
+                    Some(text) => self.line(&text, stmt.span),
+                    None => self.block(&head, body, None),
+                }
             }
             StmtKind::Repeat {
                 count,
@@ -305,7 +308,10 @@ impl Printer<'_> {
                 if let Some(a) = aggregate {
                     head.push_str(&format!("aggregate {} ", self.text(a.span)));
                 }
-                self.block(&head, body, None);
+                match self.inline_block(&head, body) {
+                    Some(text) => self.line(&text, stmt.span),
+                    None => self.block(&head, body, None),
+                }
             }
             StmtKind::Rounds { body, rule } => {
                 let close = Span::new(body.span.end.saturating_sub(1), stmt.span.end);
@@ -358,21 +364,7 @@ impl Printer<'_> {
                 self.line(&text, stmt.span);
             }
             StmtKind::Probe(settings) => {
-                let props: Vec<(String, Span)> = settings
-                    .iter()
-                    .map(|s| {
-                        let text = match &s.kind {
-                            ProbeSettingKind::Io(e) => format!("io {}", self.expr(e)),
-                            ProbeSettingKind::Step(e) => format!("step {}", self.expr(e)),
-                            ProbeSettingKind::Range(e) => format!("range {}", self.expr(e)),
-                            ProbeSettingKind::Repeats(e) => format!("repeats {}", self.expr(e)),
-                            ProbeSettingKind::Statistic(a) => {
-                                format!("statistic {}", self.text(a.span))
-                            }
-                        };
-                        (text, s.span)
-                    })
-                    .collect();
+                let props = self.probe_props(settings);
                 self.prop_block("probe pages ", &props, stmt.span, "");
             }
         }
@@ -381,6 +373,50 @@ impl Printer<'_> {
     /// A step: keyword, workload and options on one line; an `until steady`
     /// body that does not fit is broken over lines.
     fn step(&mut self, keyword: &str, workload: &WorkloadRef, opts: &[StepOpt], span: Span) {
+        let (head, steady) = self.step_parts(keyword, workload, opts);
+        match steady {
+            None => self.line(&head, span),
+            Some((rule, rule_span)) => {
+                // The steady body goes last so that it can open a block.
+                let props = self.steady_props(rule);
+                let whole = Span::new(rule_span.start, span.end.max(rule_span.end));
+                let inline = format!("{head} until steady {}", inline_body(&props));
+                if self.fits(&inline, span) {
+                    self.line(&inline, span);
+                } else {
+                    let open = format!("{head} until steady ");
+                    let body = Span::new(
+                        self.src[whole.start..whole.end]
+                            .find('{')
+                            .map_or(whole.start, |i| whole.start + i),
+                        rule_span.end,
+                    );
+                    self.prop_block_from(&open, &props, span.start, body);
+                }
+            }
+        }
+    }
+
+    /// A step on one line, whether or not it fits.
+    fn step_inline(&self, keyword: &str, workload: &WorkloadRef, opts: &[StepOpt]) -> String {
+        let (head, steady) = self.step_parts(keyword, workload, opts);
+        match steady {
+            None => head,
+            Some((rule, _)) => format!(
+                "{head} until steady {}",
+                inline_body(&self.steady_props(rule))
+            ),
+        }
+    }
+
+    /// A step's keyword, workload and options, and its first `until
+    /// steady` body with its span, which is written last.
+    fn step_parts<'o>(
+        &self,
+        keyword: &str,
+        workload: &WorkloadRef,
+        opts: &'o [StepOpt],
+    ) -> (String, Option<(&'o Vec<SteadySetting>, Span)>) {
         let mut head = format!("{keyword} {}", self.workload_ref(workload));
         let mut steady: Option<(&Vec<SteadySetting>, Span)> = None;
         for opt in opts {
@@ -405,27 +441,7 @@ impl Printer<'_> {
             head.push(' ');
             head.push_str(&text);
         }
-        match steady {
-            None => self.line(&head, span),
-            Some((rule, rule_span)) => {
-                // The steady body goes last so that it can open a block.
-                let props = self.steady_props(rule);
-                let whole = Span::new(rule_span.start, span.end.max(rule_span.end));
-                let inline = format!("{head} until steady {}", inline_body(&props));
-                if self.fits(&inline, span) {
-                    self.line(&inline, span);
-                } else {
-                    let open = format!("{head} until steady ");
-                    let body = Span::new(
-                        self.src[whole.start..whole.end]
-                            .find('{')
-                            .map_or(whole.start, |i| whole.start + i),
-                        rule_span.end,
-                    );
-                    self.prop_block_from(&open, &props, span.start, body);
-                }
-            }
-        }
+        (head, steady)
     }
 
     /// Like `prop_block`, for a head that starts at `head_start` in the source.
@@ -444,6 +460,47 @@ impl Printer<'_> {
         self.leading(body.end.saturating_sub(1));
         self.indent -= 1;
         self.line("}", Span::new(body.end.saturating_sub(1), body.end));
+    }
+
+    /// `head{ a; b }` for a loop or repeat of at most two simple
+    /// statements that fits on a line.
+    fn inline_block(&self, head: &str, body: &Block) -> Option<String> {
+        if body.stmts.is_empty() || body.stmts.len() > 2 {
+            return None;
+        }
+        let parts: Option<Vec<String>> = body.stmts.iter().map(|s| self.inline_stmt(s)).collect();
+        let text = format!("{head}{{ {} }}", parts?.join("; "));
+        self.fits(&text, body.span).then_some(text)
+    }
+
+    /// A simple statement on one line; `None` for those with blocks.
+    fn inline_stmt(&self, stmt: &Stmt) -> Option<String> {
+        Some(match &stmt.kind {
+            StmtKind::Phase { .. }
+            | StmtKind::For { .. }
+            | StmtKind::Repeat { .. }
+            | StmtKind::Rounds { .. } => {
+                return None;
+            }
+            StmtKind::Target(settings) => {
+                format!("target {}", inline_body(&self.target_props(settings)))
+            }
+            StmtKind::LimitRam(Some(e)) => format!("limit_ram {}", self.expr(e)),
+            StmtKind::LimitRam(None) => "limit_ram none".to_string(),
+            StmtKind::Erase(method) => format!("erase {}", self.text(method.span)),
+            StmtKind::Fill { workload, opts } => self.step_inline("fill", workload, opts),
+            StmtKind::Precondition { workload, opts } => {
+                self.step_inline("precondition", workload, opts)
+            }
+            StmtKind::Sweep { workload, opts } => self.step_inline("sweep", workload, opts),
+            StmtKind::Measure { workload, opts } => self.step_inline("measure", workload, opts),
+            StmtKind::DropCaches => "drop_caches".to_string(),
+            StmtKind::Idle(d) => format!("idle {}", self.expr(d)),
+            StmtKind::Copy(name) => format!("copy {}", name.node),
+            StmtKind::Probe(settings) => {
+                format!("probe pages {}", inline_body(&self.probe_props(settings)))
+            }
+        })
     }
 
     fn workload_ref(&self, w: &WorkloadRef) -> String {
@@ -491,6 +548,24 @@ impl Printer<'_> {
                     TargetSettingKind::Data(DataPatternExpr::Zeros) => "data zeros".to_string(),
                     TargetSettingKind::Data(DataPatternExpr::Compressible(e)) => {
                         format!("data compressible {}", self.expr(e))
+                    }
+                };
+                (text, s.span)
+            })
+            .collect()
+    }
+
+    fn probe_props(&self, settings: &[ProbeSetting]) -> Vec<(String, Span)> {
+        settings
+            .iter()
+            .map(|s| {
+                let text = match &s.kind {
+                    ProbeSettingKind::Io(e) => format!("io {}", self.expr(e)),
+                    ProbeSettingKind::Step(e) => format!("step {}", self.expr(e)),
+                    ProbeSettingKind::Range(e) => format!("range {}", self.expr(e)),
+                    ProbeSettingKind::Repeats(e) => format!("repeats {}", self.expr(e)),
+                    ProbeSettingKind::Statistic(a) => {
+                        format!("statistic {}", self.text(a.span))
                     }
                 };
                 (text, s.span)

@@ -50,11 +50,18 @@ pub fn parse(src: &str) -> Result<Methodology, Diagnostics> {
 /// mistake does not hide the next. Items that parse are built too, so that
 /// their literal errors (`4k`) are reported with the syntax errors.
 fn recover(src: &str, first: Diagnostic) -> Diagnostics {
+    let first_at = first.span.map(|s| s.start);
     let mut diags = vec![first];
     for (start, end) in top_level_chunks(src) {
         let chunk = &src[start..end];
         match MethodologyParser::parse(Rule::file, chunk) {
-            Err(_) => diags.push(syntax_error(chunk, start)),
+            Err(_) => {
+                // The first error, seen again from its own item.
+                let d = syntax_error(chunk, start);
+                if d.span.map(|s| s.start) != first_at {
+                    diags.push(d);
+                }
+            }
             Ok(mut pairs) => {
                 let mut b = Builder {
                     offset: start,
@@ -605,6 +612,11 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
         format!("expected {expected}, found {found}"),
     )
     .with_label(format!("expected {expected}"));
+    if rest.is_empty() && punctuation.iter().any(|p| p == "}") {
+        d = d.with_hint("a `{` is not closed: add the `}` that ends its block");
+    } else if rest.starts_with('}') && !punctuation.iter().any(|p| p == "}") {
+        d = d.with_hint("this `}` closes no block: remove it, or the `}` before it");
+    }
     let before = text[..pos.min(text.len())].trim_end_matches([' ', '\t']);
     if word_len > 0 {
         let keywords = keywords_of(&positives);
