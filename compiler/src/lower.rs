@@ -2607,3 +2607,7 @@ fn join_and(items: &[&str]) -> String {
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
+
+#[cfg(test)]
+#[path = "lower_tests.rs"]
+mod tests;

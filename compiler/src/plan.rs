@@ -708,72 +708,20 @@ impl Plan {
     /// first, so that a plan from another methodic says so plainly. Does
     /// not validate the content: use `crate::validate` for that.
     pub fn from_ron(text: &str) -> Result<Plan, Diagnostic> {
-        #[derive(Deserialize)]
-        struct SchemaOnly {
-            schema: Option<u32>,
-        }
         let options = ron::Options::default();
-        match options.from_str::<SchemaOnly>(text) {
-            Ok(SchemaOnly {
-                schema: Some(PLAN_SCHEMA),
-            }) => {}
-            Ok(SchemaOnly {
-                schema: Some(other),
-            }) => {
-                return Err(Diagnostic::unplaced(
-                    Code::PlanSchema,
-                    format!("this plan has schema version {other}; this methodic reads schema {PLAN_SCHEMA}"),
-                )
-                .with_hint("compile the methodology again with this methodic: `methodic compile FILE.method`"));
-            }
-            Ok(SchemaOnly { schema: None }) => {
-                return Err(Diagnostic::unplaced(
-                    Code::PlanSyntax,
-                    "this file has no plan schema version",
-                )
-                .with_hint(
-                    "a plan starts with `(schema: 1, ...`; write one with `methodic compile`",
-                ));
-            }
-            Err(e) => return Err(ron_error(e)),
-        }
+        let schema = options.from_str::<SchemaOnly>(text).map_err(ron_error)?;
+        check_schema(schema.schema)?;
         options.from_str::<Plan>(text).map_err(ron_error)
     }
 
+    /// Reads a plan written by [`Plan::to_json`]; see [`Plan::from_ron`].
     pub fn from_json(text: &str) -> Result<Plan, Diagnostic> {
-        #[derive(Deserialize)]
-        struct SchemaOnly {
-            schema: Option<u32>,
-        }
-        match serde_json::from_str::<SchemaOnly>(text) {
-            Ok(SchemaOnly {
-                schema: Some(PLAN_SCHEMA),
-            }) => {}
-            Ok(SchemaOnly {
-                schema: Some(other),
-            }) => {
-                return Err(Diagnostic::unplaced(
-                    Code::PlanSchema,
-                    format!("this plan has schema version {other}; this methodic reads schema {PLAN_SCHEMA}"),
-                )
-                .with_hint("compile the methodology again with this methodic: `methodic compile FILE.method`"));
-            }
-            Ok(SchemaOnly { schema: None }) => {
-                return Err(Diagnostic::unplaced(
-                    Code::PlanSyntax,
-                    "this file has no plan schema version",
-                ));
-            }
-            Err(e) => {
-                return Err(Diagnostic::unplaced(
-                    Code::PlanSyntax,
-                    format!("not a readable plan: {e}"),
-                ));
-            }
-        }
-        serde_json::from_str::<Plan>(text).map_err(|e| {
+        let json_error = |e: serde_json::Error| {
             Diagnostic::unplaced(Code::PlanSyntax, format!("not a readable plan: {e}"))
-        })
+        };
+        let schema = serde_json::from_str::<SchemaOnly>(text).map_err(json_error)?;
+        check_schema(schema.schema)?;
+        serde_json::from_str::<Plan>(text).map_err(json_error)
     }
 
     /// Time and step counts per phase, in plan order; steps outside phases
@@ -813,6 +761,35 @@ impl PhaseSummary {
         self.time = self.time.add(step.estimate.time);
         self.device_bound_steps += u32::from(step.estimate.device_bound);
         self.written = self.written.add(step.estimate.written);
+    }
+}
+
+/// The one field read before the rest, so that a plan of another schema
+/// version is named as such rather than failing on its first difference.
+#[derive(Deserialize)]
+struct SchemaOnly {
+    #[serde(default)]
+    schema: u32,
+}
+
+fn check_schema(schema: u32) -> Result<(), Diagnostic> {
+    match schema {
+        PLAN_SCHEMA => Ok(()),
+        0 => Err(
+            Diagnostic::unplaced(Code::PlanSyntax, "this file has no plan schema version")
+                .with_hint(
+                    "a plan starts with `(schema: 1, ...`; write one with `methodic compile`",
+                ),
+        ),
+        other => Err(Diagnostic::unplaced(
+            Code::PlanSchema,
+            format!(
+                "this plan has schema version {other}; this methodic reads schema {PLAN_SCHEMA}"
+            ),
+        )
+        .with_hint(
+            "compile the methodology again with this methodic: `methodic compile FILE.method`",
+        )),
     }
 }
 

@@ -1,0 +1,480 @@
+//! What lowering makes of each construct, checked on small methodologies.
+
+use crate::plan::*;
+use crate::{Code, Options, compile};
+
+const H: &str = "methodology \"t\" version \"1.0\"\n";
+
+fn plan(body: &str) -> Plan {
+    let src = format!("{H}{body}");
+    match compile(&src, &Options::default()) {
+        Ok(c) => c.plan,
+        Err(d) => panic!("{}", d.render("t.method", &src, false)),
+    }
+}
+
+fn codes(body: &str) -> Vec<Code> {
+    let src = format!("{H}{body}");
+    crate::check(&src).iter().map(|d| d.code).collect()
+}
+
+fn measure(step: &Step) -> (&Workload, &Qd) {
+    match &step.action {
+        Action::Measure { workload, qd, .. } => (workload, qd),
+        other => panic!("not a measure: {other:?}"),
+    }
+}
+
+#[test]
+fn for_loops_expand_in_order_with_unique_ids() {
+    let p = plan(
+        "workload a { random; block 4KiB; read 0% }\nworkload b { random; block 8KiB; read 0% }\n\
+         phase \"p\" { for w in [a, b, a] { measure w qd 4 for 10s } }",
+    );
+    let ids: Vec<&str> = p.steps.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["p/a-qd4", "p/b-qd4", "p/a-qd4-2"]);
+    assert_eq!(measure(&p.steps[1]).0.blocks[0].size, Bytes(8192));
+}
+
+#[test]
+fn sweeps_run_read_shares_outside_queue_depths_inside() {
+    let p = plan(
+        "workload w { random; block 4KiB; read 0% }\nsweep w qd [1, 8] read [0%, 50%, 100%] record 5s",
+    );
+    let got: Vec<(u32, u32)> = p
+        .steps
+        .iter()
+        .map(|s| (measure(s).0.read.hundredths() / 100, measure(s).1.total))
+        .collect();
+    assert_eq!(got, [(0, 1), (0, 8), (50, 1), (50, 8), (100, 1), (100, 8)]);
+    assert!(p.steps.iter().all(|s| s.sweep == Some(1)));
+    assert_eq!(measure(&p.steps[2]).0.name, "w read 50%");
+    assert_eq!(p.steps[2].id, "w-read-50-qd1");
+}
+
+#[test]
+fn ranges_count_up_by_adding_or_multiplying() {
+    let p = plan(
+        "workload w { random; block 4KiB; read 0% }\nsweep w qd 1..256 step x2 read 0%..100% step 25% record 1s",
+    );
+    assert_eq!(p.steps.len(), 9 * 5);
+    let qds: Vec<u32> = p.steps[..9].iter().map(|s| measure(s).1.total).collect();
+    assert_eq!(qds, [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+    let p = plan("workload w { random; block 4KiB; read 0% }\nsweep w qd 1..100 step x3 record 1s");
+    let qds: Vec<u32> = p.steps.iter().map(|s| measure(s).1.total).collect();
+    assert_eq!(qds, [1, 3, 9, 27, 81]);
+    let p = plan("workload w { random; block 4KiB; read 0% }\nsweep w qd 1..4 record 1s");
+    assert_eq!(p.steps.len(), 4);
+}
+
+#[test]
+fn lets_and_loop_variables_reach_inline_workloads() {
+    let p = plan(
+        "let sizes = [4KiB, 1MiB]\nfor bs in sizes { for rw in [70%] { measure { random; block bs; read rw } qd 1 for 1s } }",
+    );
+    let (w, _) = measure(&p.steps[1]);
+    assert_eq!(
+        w.blocks,
+        [BlockShare {
+            size: Bytes(1 << 20),
+            share: Percent::HUNDRED
+        }]
+    );
+    assert_eq!(w.read, Percent::whole(70));
+    assert_eq!(w.name, "1MiB random, 70% read");
+    assert_eq!(
+        w.align,
+        Bytes(1 << 20),
+        "alignment defaults to the smallest block"
+    );
+}
+
+#[test]
+fn repeats_number_their_runs() {
+    let p = plan(
+        "workload w { random; block 4KiB; read 0% }\nrepeat 3 { measure w qd 1 for 1s; idle 1s }\nrepeat 2 aggregate median { measure w qd 1 for 1s }",
+    );
+    let runs: Vec<(u32, u32, u32)> = p
+        .steps
+        .iter()
+        .map(|s| s.repeat.map(|r| (r.group, r.run, r.runs)).unwrap())
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            (1, 1, 3),
+            (1, 1, 3),
+            (1, 2, 3),
+            (1, 2, 3),
+            (1, 3, 3),
+            (1, 3, 3),
+            (2, 1, 2),
+            (2, 2, 2)
+        ]
+    );
+    assert_eq!(p.steps[0].repeat.unwrap().aggregate, Aggregate::Mean);
+    assert_eq!(p.steps[7].repeat.unwrap().aggregate, Aggregate::Median);
+    assert_eq!(p.steps[2].id, "w-qd1-run2");
+}
+
+#[test]
+fn target_blocks_apply_to_the_rest_of_their_block_and_top_level_everywhere() {
+    let p = plan(
+        "workload w { random; block 4KiB; read 0% }\n\
+         phase \"a\" { measure w qd 1 for 1s; target { span 25% }; measure w qd 1 for 1s }\n\
+         phase \"b\" { measure w qd 1 for 1s }\n\
+         target { span 50%; io buffered }",
+    );
+    let spans: Vec<Extent> = p.steps.iter().map(|s| s.target.unwrap().span).collect();
+    assert_eq!(
+        spans,
+        [
+            Extent::Percent(Percent::whole(50)),
+            Extent::Percent(Percent::whole(25)),
+            Extent::Percent(Percent::whole(50))
+        ]
+    );
+    assert!(
+        p.steps
+            .iter()
+            .all(|s| s.target.unwrap().io == IoMode::Buffered)
+    );
+    assert_eq!(p.target.span, Extent::Percent(Percent::whole(50)));
+}
+
+#[test]
+fn ram_limits_hold_to_the_end_of_their_block() {
+    let p = plan(
+        "workload w { random; block 4KiB; read 0% }\n\
+         phase \"a\" { measure w qd 1 for 1s; limit_ram 16GiB; measure w qd 1 for 1s; limit_ram none; idle 1s }\n\
+         phase \"b\" { limit_ram 8GiB; measure w qd 1 for 1s }\n\
+         measure w qd 1 for 1s",
+    );
+    let limits: Vec<Option<u64>> = p
+        .steps
+        .iter()
+        .map(|s| s.ram_limit.map(|b| b.0 / Bytes::GIB))
+        .collect();
+    assert_eq!(
+        limits,
+        [None, Some(16), Some(16), None, None, Some(8), Some(8), None]
+    );
+    assert_eq!(
+        p.steps[1].action,
+        Action::LimitRam {
+            limit: Some(Bytes(16 * Bytes::GIB))
+        }
+    );
+}
+
+#[test]
+fn queue_depths_split_over_workers_as_counted() {
+    let p = plan(
+        "conventions { queue_depth per_worker }\ntarget { workers 8; devices 2 }\n\
+         workload w { random; block 8KiB; read 100% }\nmeasure w qd 32 for 1s",
+    );
+    let (_, qd) = measure(&p.steps[0]);
+    assert_eq!(
+        (qd.total, qd.per_worker, qd.workers, qd.counted),
+        (256, 32, 8, QdCounting::PerWorker)
+    );
+    let p = plan(
+        "target { workers 16; devices 4 }\nworkload w { random; block 8KiB; read 100% }\nmeasure w qd 256 for 1s",
+    );
+    let (_, qd) = measure(&p.steps[0]);
+    assert_eq!((qd.total, qd.per_worker, qd.workers), (256, 16, 16));
+    assert_eq!(
+        codes(
+            "target { workers 16 }\nworkload w { random; block 8KiB; read 100% }\nmeasure w qd 8 for 1s"
+        ),
+        [Code::FewerWorkers]
+    );
+}
+
+#[test]
+fn fills_default_to_a_queue_depth_the_workers_can_share() {
+    let p = plan("target { workers 3 }\nworkload w { sequential; block 128KiB; read 0% }\nfill w");
+    match &p.steps[0].action {
+        Action::Fill { qd, passes, .. } => {
+            assert_eq!(
+                (qd.total, qd.per_worker, qd.workers, *passes),
+                (33, 11, 3, 1)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(p.steps[0].establishes_state);
+}
+
+#[test]
+fn preconditions_until_steady_take_the_snia_defaults() {
+    let p = plan("workload w { random; block 4KiB; read 0% }\nprecondition w qd 32 until steady");
+    match &p.steps[0].action {
+        Action::Precondition {
+            stop: PreconditionStop::Steady { round, rule },
+            ..
+        } => {
+            assert_eq!(*round, Duration::from_secs(60));
+            assert_eq!(*rule, SteadyRule::default());
+            assert_eq!((rule.window, rule.max_rounds), (5, 25));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        p.steps[0].estimate.time,
+        TimeRange {
+            min: Duration::from_secs(300),
+            max: Duration::from_secs(1500)
+        }
+    );
+}
+
+#[test]
+fn rounds_track_one_cell_and_span_window_to_max_rounds() {
+    let p = plan(
+        "rounds {\n for rw in [100%, 0%] { for bs in [4KiB, 8KiB] { measure { random; block bs; read rw } qd 4 for 1min } }\n\
+         } until steady { window 3; max_rounds 10; track { random; block 4KiB; read 0% } }",
+    );
+    match &p.steps[0].action {
+        Action::Rounds { cells, track, rule } => {
+            assert_eq!(cells.len(), 4);
+            assert_eq!(*track, 2);
+            assert_eq!(cells[2].workload.read, Percent::ZERO);
+            assert_eq!(rule.window, 3);
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = p.steps[0].estimate;
+    assert_eq!(
+        e.time,
+        TimeRange {
+            min: Duration::from_secs(4 * 60 * 3),
+            max: Duration::from_secs(4 * 60 * 10)
+        }
+    );
+    // Only the two write cells write.
+    assert_eq!(
+        e.written.timed,
+        TimeRange {
+            min: Duration::from_secs(2 * 60 * 3),
+            max: Duration::from_secs(2 * 60 * 10)
+        }
+    );
+    assert!(p.steps[0].establishes_state);
+}
+
+#[test]
+fn datasets_resolve_count_and_total_exactly() {
+    let p = plan(
+        "dataset a { files 10; size 1MiB }\ndataset b { size 1MiB; total 8MiB }\n\
+         dataset c { files 50; size 4KiB..64KiB; seed 3 }\ndataset d { size 4KiB..64KiB; total 1MB }\n\
+         copy a; copy b; copy c; copy d",
+    );
+    let ds: Vec<&Dataset> = p
+        .steps
+        .iter()
+        .map(|s| match &s.action {
+            Action::Copy { dataset } => dataset,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!((ds[0].files, ds[0].total), (10, Bytes(10 << 20)));
+    assert_eq!((ds[1].files, ds[1].total), (8, Bytes(8 << 20)));
+    assert_eq!(ds[2].files, 50);
+    assert_eq!(ds[2].total.0, ds[2].file_sizes().sum::<u64>());
+    assert!(ds[2].file_sizes().all(|s| (4096..=65536).contains(&s)));
+    assert_eq!(ds[3].total, Bytes(1_000_000));
+    assert_eq!(ds[3].file_sizes().count() as u64, ds[3].files);
+    assert_eq!(ds[3].file_sizes().sum::<u64>(), 1_000_000);
+    assert_eq!(p.steps[3].estimate.written.bytes, Bytes(1_000_000));
+}
+
+#[test]
+fn standard_mixes_are_whole_and_documented_shapes() {
+    let p = plan(
+        "use std.mixes\nfor m in [database, file_server, web_server, workstation, email_server, streaming_read, streaming_write, snia_composite] { measure m qd 1 for 1s }",
+    );
+    let mixes: Vec<&Workload> = p.steps.iter().map(|s| measure(s).0).collect();
+    for w in &mixes {
+        let sum: u32 = w.blocks.iter().map(|b| b.share.hundredths()).sum();
+        assert_eq!(sum, 10_000, "{}", w.name);
+    }
+    assert_eq!(
+        (mixes[0].blocks[0].size, mixes[0].read, mixes[0].random),
+        (Bytes(8192), Percent::whole(67), Percent::HUNDRED)
+    );
+    assert_eq!(
+        (mixes[1].blocks.len(), mixes[1].read),
+        (8, Percent::whole(80))
+    );
+    assert_eq!(
+        (mixes[2].blocks.len(), mixes[2].read),
+        (10, Percent::HUNDRED)
+    );
+    assert_eq!(
+        (mixes[3].read, mixes[3].random),
+        (Percent::whole(80), Percent::whole(80))
+    );
+    assert_eq!(
+        (mixes[4].blocks[0].size, mixes[4].read),
+        (Bytes(32768), Percent::whole(68))
+    );
+    assert_eq!(mixes[5].random, Percent::ZERO);
+    assert_eq!(
+        (mixes[7].blocks.len(), mixes[7].read),
+        (12, Percent::whole(40))
+    );
+    assert_eq!(
+        mixes[1].align,
+        Bytes(512),
+        "a split aligns to its smallest block"
+    );
+}
+
+#[test]
+fn non_destructive_allows_reads_only() {
+    let ok = plan(
+        "non_destructive\nworkload r { random; block 4KiB; read 100% }\nmeasure r qd 1 for 1s; drop_caches; idle 1s",
+    );
+    assert!(ok.methodology.non_destructive);
+    assert_eq!(
+        codes(
+            "non_destructive\nworkload m { random; block 4KiB; read 70% }\nmeasure m qd 1 for 1s"
+        ),
+        [Code::Destructive]
+    );
+    assert_eq!(codes("non_destructive\nerase discard"), [Code::Destructive]);
+    assert_eq!(
+        codes("non_destructive\nprobe pages { io 512B; step 512B; range 1MiB }"),
+        [Code::Destructive]
+    );
+}
+
+#[test]
+fn errors_in_loops_are_reported_once_per_place() {
+    let c = codes(
+        "workload w { random; block 4KiB; read 0% }\nfor i in [1, 2, 3] { sweep w qd [0, 1] record 1s }",
+    );
+    assert_eq!(c, [Code::QdRange]);
+}
+
+#[test]
+fn several_semantic_errors_at_once() {
+    let c = codes(
+        "workload w { random; block 4KiB; read 0% }\nidle 30\nsweep w qd [1, 2] record 0s\nmeasure missing qd 1 for 1s",
+    );
+    assert_eq!(
+        c,
+        [
+            Code::ExpectedDuration,
+            Code::ZeroDuration,
+            Code::UnknownName
+        ]
+    );
+}
+
+#[test]
+fn until_written_counts_in_the_estimate() {
+    let p = plan(
+        "target { span 50% }\nworkload w { sequential; block 1MiB; read 0% }\nmeasure w qd 4 until written 400% series 1s\nmeasure w qd 4 until written 300GB",
+    );
+    assert_eq!(p.steps[0].estimate.written.capacity, Percent::whole(200));
+    assert_eq!(p.steps[1].estimate.written.bytes, Bytes(300_000_000_000));
+    assert!(p.steps[0].estimate.device_bound);
+}
+
+#[test]
+fn probes_count_their_offsets() {
+    let p = plan(
+        "target { io buffered }\nprobe pages { io 512B; step 256B; range 4MiB; repeats 20; statistic median }",
+    );
+    match &p.steps[0].action {
+        Action::Probe(probe) => {
+            assert_eq!(probe.offsets, (4 * 1024 * 1024 - 512) / 256 + 1);
+            assert_eq!(
+                p.steps[0].estimate.written.bytes,
+                Bytes(probe.offsets * 20 * 512)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn reordering_and_renaming_definitions_changes_no_step_but_names() {
+    let a =
+        plan("workload w { random; block 4KiB; read 0% }\nlet q = [1, 2]\nsweep w qd q record 1s");
+    let b = plan(
+        "let depths = [1, 2]\n# a comment\nworkload renamed {\n  read 0%\n  block 4KiB\n  random\n}\nsweep renamed qd depths record 1s",
+    );
+    assert_eq!(a.steps.len(), b.steps.len());
+    for (x, y) in a.steps.iter().zip(&b.steps) {
+        assert!(measure(x).0.same_io(measure(y).0));
+        assert_eq!(measure(x).1, measure(y).1);
+        assert_eq!(x.estimate, y.estimate);
+    }
+}
+
+#[test]
+fn plans_round_trip_through_ron_and_json_and_validate() {
+    let p = plan(
+        "use std.mixes\ntarget { workers 4 }\ndataset d { files 5; size 1MiB..2MiB }\n\
+         phase \"x\" { erase discard; fill { sequential; block 128KiB; read 0% } passes 2; precondition database qd 64 until steady { round 30s }\n\
+         repeat 2 { copy d }; limit_ram 2GiB; drop_caches; idle 5s }",
+    );
+    let back = Plan::from_ron(&p.to_ron()).unwrap();
+    assert_eq!(back, p);
+    assert_eq!(back.to_ron(), p.to_ron(), "serialisation is deterministic");
+    assert_eq!(Plan::from_json(&p.to_json()).unwrap(), p);
+    assert!(crate::validate(&p).is_empty(), "{}", crate::validate(&p));
+}
+
+#[test]
+fn validation_catches_edited_plans() {
+    let good = plan(
+        "workload w { random; blocks { 4KiB: 50%, 8KiB: 50% }; read 0% }\nmeasure w qd 8 for 10s",
+    );
+    let mut p = good.clone();
+    if let Action::Measure { workload, .. } = &mut p.steps[0].action {
+        workload.blocks[0].share = Percent::whole(40);
+    }
+    let codes: Vec<Code> = crate::validate(&p).iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::SplitSum]);
+
+    let mut p = good.clone();
+    p.estimate.time.max = Duration::from_secs(1);
+    assert_eq!(
+        crate::validate(&p)
+            .iter()
+            .map(|d| d.code)
+            .collect::<Vec<_>>(),
+        [Code::PlanInvalid]
+    );
+
+    let mut p = good.clone();
+    if let Action::Measure { qd, .. } = &mut p.steps[0].action {
+        qd.per_worker = 2;
+    }
+    assert_eq!(
+        crate::validate(&p)
+            .iter()
+            .map(|d| d.code)
+            .collect::<Vec<_>>(),
+        [Code::PlanInvalid]
+    );
+
+    let text = good.to_ron().replacen("schema: 1", "schema: 2", 1);
+    assert_eq!(Plan::from_ron(&text).unwrap_err().code, Code::PlanSchema);
+    assert_eq!(
+        Plan::from_ron("(steps: [])").unwrap_err().code,
+        Code::PlanSyntax
+    );
+    assert_eq!(
+        Plan::from_ron("not a plan").unwrap_err().code,
+        Code::PlanSyntax
+    );
+    let unknown = good
+        .to_ron()
+        .replacen("schema: 1,", "schema: 1, extra: 3,", 1);
+    assert_eq!(Plan::from_ron(&unknown).unwrap_err().code, Code::PlanSyntax);
+}

@@ -1,0 +1,310 @@
+//! The `methodic` command end to end: exit codes, what goes to stdout and
+//! stderr, files written whole or not at all.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn methodic(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_methodic"))
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("methodic runs")
+}
+
+fn methodic_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_methodic"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("methodic-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn all_specs() -> Vec<String> {
+    let mut specs: Vec<String> = std::fs::read_dir(root().join("specs"))
+        .unwrap()
+        .map(|e| format!("specs/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|n| n.ends_with(".method"))
+        .collect();
+    specs.sort();
+    specs
+}
+
+#[test]
+fn check_accepts_every_spec() {
+    let specs = all_specs();
+    let mut args = vec!["check"];
+    args.extend(specs.iter().map(String::as_str));
+    let out = methodic(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(&format!(
+        "checked {} files: 0 errors, 0 warnings",
+        specs.len()
+    )));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn check_reports_errors_with_codes_and_fails() {
+    let out = methodic(&[
+        "check",
+        "specs/quick.method",
+        "tests/errors/err_several_at_once.method",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("[M0103]") && err.contains("[M0101]"), "{err}");
+    assert!(err.contains("did you mean `sweep`?"), "{err}");
+    assert!(err.contains("checked 2 files: 2 errors"), "{err}");
+    assert!(
+        !err.contains("quantity") && !err.contains("opt_"),
+        "a grammar rule name reached the user: {err}"
+    );
+}
+
+#[test]
+fn check_passes_warnings_unless_denied() {
+    let out = methodic(&["check", "tests/errors/err_w_unused.method"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("[M0702] Warning"));
+    let out = methodic(&[
+        "check",
+        "--deny-warnings",
+        "tests/errors/err_w_unused.method",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn compile_writes_ron_to_stdout_and_json_or_files_on_request() {
+    let out = methodic(&["compile", "specs/quick.method"]);
+    assert!(out.status.success());
+    let ron = text(&out.stdout);
+    assert!(ron.starts_with("(\n  schema: 1,"), "{ron}");
+    let golden = std::fs::read_to_string(root().join("golden/plan@quick.method.snap")).unwrap();
+    assert!(
+        golden.ends_with(&ron),
+        "compile output differs from the golden plan"
+    );
+
+    let out = methodic(&["compile", "specs/quick.method", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["methodology"]["name"], "quick");
+
+    let dir = scratch("compile");
+    let plan = dir.join("quick.ron");
+    let out = methodic(&[
+        "compile",
+        "specs/quick.method",
+        "-o",
+        plan.to_str().unwrap(),
+        "--capacity",
+        "2TB",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    assert!(text(&out.stderr).contains("wrote"));
+    let written = std::fs::read_to_string(&plan).unwrap();
+    assert!(
+        written.contains("capacity: Some(2000000000000)"),
+        "{written}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no temporary file is left"
+    );
+}
+
+#[test]
+fn compile_of_a_bad_methodology_writes_nothing() {
+    let dir = scratch("bad");
+    let plan = dir.join("out.ron");
+    let out = methodic(&[
+        "compile",
+        "tests/errors/err_split_sum.method",
+        "-o",
+        plan.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("[M0401]"));
+    assert!(text(&out.stderr).contains("no plan written"));
+    assert!(!plan.exists());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}
+
+#[test]
+fn compile_reads_standard_input() {
+    let src = std::fs::read_to_string(root().join("specs/quick.method")).unwrap();
+    let out = methodic_stdin(&["compile", "-"], &src);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("name: \"quick\""));
+}
+
+#[test]
+fn plan_shows_steps_and_phases_with_totals() {
+    let out = methodic(&["plan", "specs/enterprise-sweep.method"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(table.starts_with("enterprise-sweep version 1.0"), "{table}");
+    for phase in [
+        "4KiB random",
+        "8KiB random",
+        "128KiB sequential",
+        "server mixes",
+    ] {
+        assert!(table.contains(phase), "{phase} missing:\n{table}");
+    }
+    assert!(
+        table.contains("7h 39min") && table.contains("27h 18min") && table.contains("50h 15min"),
+        "{table}"
+    );
+    assert!(
+        table.contains("4 steps depend on the device's speed"),
+        "{table}"
+    );
+
+    let out = methodic(&["plan", "specs/enterprise-sweep.method", "--capacity", "2TB"]);
+    assert!(
+        text(&out.stdout).contains("On a 2.0 TB target the plan writes 16.0 TB"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn plan_speaks_csv_and_json_lines() {
+    let out = methodic(&["plan", "specs/quick.method", "--format", "csv"]);
+    let csv = text(&out.stdout);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "#,step,what,qd,time,writes");
+    assert_eq!(lines.len(), 1 + 10);
+    let out = methodic(&["plan", "specs/quick.method", "--format", "json"]);
+    let rows: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 10);
+    assert_eq!(rows[0]["kind"], "erase");
+    assert_eq!(rows[2]["time_max_ms"], 3000);
+}
+
+#[test]
+fn plan_reads_a_compiled_plan_and_rejects_a_bad_one() {
+    let dir = scratch("plans");
+    let good = dir.join("quick.ron");
+    assert!(
+        methodic(&[
+            "compile",
+            "specs/quick.method",
+            "-o",
+            good.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    let out = methodic(&["plan", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("measure/rnd4k_read-qd32"));
+
+    let ron = std::fs::read_to_string(&good).unwrap();
+    let old = dir.join("old.ron");
+    std::fs::write(&old, ron.replacen("schema: 1", "schema: 7", 1)).unwrap();
+    let out = methodic(&["plan", old.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("[M0601]"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stderr).contains("schema version 7"));
+
+    let edited = dir.join("edited.ron");
+    std::fs::write(
+        &edited,
+        ron.replacen("total: 32, per_worker: 32", "total: 0, per_worker: 0", 1),
+    )
+    .unwrap();
+    let out = methodic(&["plan", edited.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("[M0501]"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let garbage = dir.join("garbage.ron");
+    std::fs::write(&garbage, "(schema: 1, steps: [)").unwrap();
+    let out = methodic(&["plan", garbage.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("[M0603]"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn fmt_check_then_fmt_then_check_again() {
+    let dir = scratch("fmt");
+    let file = dir.join("messy.method");
+    std::fs::write(&file, "methodology \"m\" version \"1\"\nworkload w {random;block 4KiB;read 0%} # keep me\nmeasure w qd 1 for 1s\n").unwrap();
+    let path = file.to_str().unwrap();
+    let out = methodic(&["fmt", "--check", path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("is not formatted"));
+    assert!(methodic(&["fmt", path]).status.success());
+    let formatted = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        formatted,
+        "methodology \"m\" version \"1\"\nworkload w { random; block 4KiB; read 0% } # keep me\nmeasure w qd 1 for 1s\n"
+    );
+    assert!(methodic(&["fmt", "--check", path]).status.success());
+    let out = methodic(&["fmt", "--check", "tests/errors/err_syntax_typo_step.method"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("does not parse"));
+}
+
+#[test]
+fn bad_command_lines_are_usage_errors() {
+    let out = methodic(&["plan", "specs/quick.method", "--capacity", "2T"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("2TB"), "{}", text(&out.stderr));
+    let out = methodic(&["compile", "no/such/file.method"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("error: cannot read no/such/file.method"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = methodic(&["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
