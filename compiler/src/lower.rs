@@ -131,6 +131,7 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
         diags: Vec::new(),
         steps: Vec::new(),
         ids: HashSet::new(),
+        suffixes: HashMap::new(),
         sweeps: 0,
         repeats: 0,
         phases: HashMap::new(),
@@ -185,6 +186,7 @@ struct Lowerer<'d, 'a> {
     diags: Vec<Diagnostic>,
     steps: Vec<Step>,
     ids: HashSet<String>,
+    suffixes: HashMap<String, u32>,
     sweeps: u32,
     repeats: u32,
     phases: HashMap<String, Span>,
@@ -1525,13 +1527,20 @@ impl Lowerer<'_, '_> {
         });
     }
 
+    /// `base`, or `base-2`, `base-3`, ... when taken. The next suffix to
+    /// try is kept per base, so that many repeats of one step stay linear.
     fn unique_id(&mut self, base: String) -> String {
-        let mut id = base.clone();
-        let mut n = 2;
+        let next = self.suffixes.entry(base.clone()).or_insert(1);
+        let mut id = if *next == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{next}")
+        };
         while self.ids.contains(&id) {
-            id = format!("{base}-{n}");
-            n += 1;
+            *next += 1;
+            id = format!("{base}-{next}");
         }
+        *next += 1;
         self.ids.insert(id.clone());
         id
     }

@@ -709,9 +709,18 @@ impl Plan {
     /// not validate the content: use `crate::validate` for that.
     pub fn from_ron(text: &str) -> Result<Plan, Diagnostic> {
         let options = ron::Options::default();
-        let schema = options.from_str::<SchemaOnly>(text).map_err(ron_error)?;
-        check_schema(schema.schema)?;
-        options.from_str::<Plan>(text).map_err(ron_error)
+        match options.from_str::<Plan>(text) {
+            Ok(plan) => check_schema(plan.schema).map(|()| plan),
+            // A plan of another schema fails on its first difference; read
+            // its schema alone to say so. Done only on failure, as it costs
+            // a second parse.
+            Err(e) => {
+                if let Ok(s) = options.from_str::<SchemaOnly>(text) {
+                    check_schema(s.schema)?;
+                }
+                Err(ron_error(e))
+            }
+        }
     }
 
     /// Reads a plan written by [`Plan::to_json`]; see [`Plan::from_ron`].
@@ -719,9 +728,15 @@ impl Plan {
         let json_error = |e: serde_json::Error| {
             Diagnostic::unplaced(Code::PlanSyntax, format!("not a readable plan: {e}"))
         };
-        let schema = serde_json::from_str::<SchemaOnly>(text).map_err(json_error)?;
-        check_schema(schema.schema)?;
-        serde_json::from_str::<Plan>(text).map_err(json_error)
+        match serde_json::from_str::<Plan>(text) {
+            Ok(plan) => check_schema(plan.schema).map(|()| plan),
+            Err(e) => {
+                if let Ok(s) = serde_json::from_str::<SchemaOnly>(text) {
+                    check_schema(s.schema)?;
+                }
+                Err(json_error(e))
+            }
+        }
     }
 
     /// Time and step counts per phase, in plan order; steps outside phases

@@ -405,19 +405,22 @@ impl Diagnostic {
         // ariadne draws no underline for a label without text.
         let main = Label::new((file_name, clamp(span)))
             .with_color(main_color)
-            .with_order(0)
+            // ariadne starts a new section (with a misleading location)
+            // when a label is earlier in the file than the one before it, so
+            // labels are ordered by position.
+            .with_order(order(span))
             .with_message(self.label.as_deref().unwrap_or(&self.message));
         let mut report = Report::build(kind, (file_name, clamp(span)))
             .with_config(config)
             .with_code(self.code)
             .with_message(&self.message)
             .with_label(main);
-        for (i, (s, text)) in self.labels.iter().enumerate() {
+        for (s, text) in &self.labels {
             report = report.with_label(
                 Label::new((file_name, clamp(*s)))
                     .with_message(text)
                     .with_color(Color::Blue)
-                    .with_order(i as i32 + 1),
+                    .with_order(order(*s)),
             );
         }
         if let Some(hint) = &self.hint {
@@ -440,6 +443,10 @@ impl Diagnostic {
             ),
         }
     }
+}
+
+fn order(span: Span) -> i32 {
+    i32::try_from(span.start).unwrap_or(i32::MAX)
 }
 
 fn kind_word(kind: ReportKind) -> &'static str {
