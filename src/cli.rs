@@ -51,6 +51,7 @@ enum Command {
         /// Where to write the plan (`-`, the default, is standard output).
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
+        /// The plan's format.
         #[arg(long, value_enum, default_value_t = PlanFormat::Ron)]
         format: PlanFormat,
         /// The target's capacity (such as 2TB or 1.6TB), to estimate bytes written.

@@ -1498,16 +1498,8 @@ impl Lowerer<'_, '_> {
                 return;
             }
         }
-        let touches_target = !matches!(
-            action,
-            Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. }
-        );
-        let target = touches_target.then_some(scope.target.t);
-        let establishes_state = match &action {
-            Action::Erase { .. } | Action::Fill { .. } | Action::Precondition { .. } => true,
-            Action::Rounds { .. } => action.writes(),
-            _ => false,
-        };
+        let target = action.touches_target().then_some(scope.target.t);
+        let establishes_state = action.establishes_state();
         let id = self.unique_id(step_id(
             scope.phase.as_deref(),
             &action,

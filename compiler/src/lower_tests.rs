@@ -478,3 +478,13 @@ fn validation_catches_edited_plans() {
         .replacen("schema: 1,", "schema: 1, extra: 3,", 1);
     assert_eq!(Plan::from_ron(&unknown).unwrap_err().code, Code::PlanSyntax);
 }
+
+#[test]
+fn only_steps_that_write_establish_drive_state() {
+    let p = plan(
+        "workload r { random; block 4KiB; read 100% }\nworkload w { random; block 4KiB; read 0% }\n\
+         erase discard\nprecondition r qd 8 for 1min\nprecondition w qd 8 for 1min\nmeasure w qd 1 for 1s",
+    );
+    let states: Vec<bool> = p.steps.iter().map(|s| s.establishes_state).collect();
+    assert_eq!(states, [true, false, true, false]);
+}

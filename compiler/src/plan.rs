@@ -143,8 +143,8 @@ pub struct Step {
     pub repeat: Option<RepeatRun>,
     /// The sweep this step belongs to, numbered from 1 in plan order.
     pub sweep: Option<u32>,
-    /// The step sets the drive's state (erase, fill, precondition, rounds
-    /// that write): results after it depend on it having run.
+    /// The step sets the drive's state (erase, fill, a precondition or
+    /// rounds that write): results after it depend on it having run.
     pub establishes_state: bool,
     pub estimate: StepEstimate,
 }
@@ -213,6 +213,27 @@ impl Action {
         }
     }
 
+    /// Whether the step uses the target's settings (span, workers, io
+    /// mode, data); drop_caches, idle and limit_ram do not.
+    pub fn touches_target(&self) -> bool {
+        !matches!(
+            self,
+            Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. }
+        )
+    }
+
+    /// Whether the step sets the drive's state: an erase, a fill, or a
+    /// precondition or rounds that write. Results after it depend on it.
+    pub fn establishes_state(&self) -> bool {
+        matches!(
+            self,
+            Action::Erase { .. }
+                | Action::Fill { .. }
+                | Action::Precondition { .. }
+                | Action::Rounds { .. }
+        ) && self.writes()
+    }
+
     /// Whether the step writes to its target.
     pub fn writes(&self) -> bool {
         match self {
@@ -261,7 +282,7 @@ impl Step {
                         rule.max_rounds
                     ),
                 };
-                format!("precondition {} {stop}", workload.name)
+                format!("precondition {} {stop}", workload.label())
             }
             Action::Measure {
                 workload,
@@ -279,7 +300,7 @@ impl Step {
                 if let Some(w) = stop.written {
                     parts.push(format!("until {w} written"));
                 }
-                format!("measure {}: {}", workload.name, parts.join(", "))
+                format!("measure {}: {}", workload.label(), parts.join(", "))
             }
             Action::Rounds { cells, track, rule } => {
                 let tracked = cells
@@ -404,7 +425,18 @@ impl Workload {
             && self.offset == other.offset
     }
 
-    /// `4KiB random, 0% read` or `mixed 512B..64KiB random, 80% read`.
+    /// The name with what the workload does, unless the name already
+    /// says it: `rnd4k_read (4KiB random, 100% read)`.
+    pub fn label(&self) -> String {
+        let what = self.describe();
+        if self.name.starts_with(&what) {
+            self.name.clone()
+        } else {
+            format!("{} ({what})", self.name)
+        }
+    }
+
+    /// `4KiB random, 0% read` or `512B..64KiB split random, 80% read`.
     pub fn describe(&self) -> String {
         let blocks = match self.blocks.as_slice() {
             [one] => one.size.to_string(),

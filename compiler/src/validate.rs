@@ -77,11 +77,7 @@ impl Validator {
 
     fn step(&mut self, plan: &Plan, step: &Step) {
         let whose = format!("step `{}`", step.id);
-        let touches_target = !matches!(
-            step.action,
-            Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. }
-        );
-        match (&step.target, touches_target) {
+        match (&step.target, step.action.touches_target()) {
             (None, true) => self.fail(step, "it touches the target but has no target settings"),
             (Some(_), false) => {
                 self.fail(step, "it has target settings but does not touch the target")
@@ -213,11 +209,7 @@ impl Validator {
                 }
             }
         }
-        let establishes = match &step.action {
-            Action::Erase { .. } | Action::Fill { .. } | Action::Precondition { .. } => true,
-            Action::Rounds { .. } => step.action.writes(),
-            _ => false,
-        };
+        let establishes = step.action.establishes_state();
         if establishes != step.establishes_state {
             self.fail(step, format!("establishes_state should be {establishes}"));
         }
