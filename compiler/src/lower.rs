@@ -21,6 +21,14 @@ use crate::resolve::{Def, Defs};
 use crate::rules::{self, Field, Problem};
 use crate::stdlib;
 
+/// The most steps (and round measurements) a methodology may lower to.
+/// Real methodologies have thousands; the limit stops a typo in nested
+/// loops from filling the memory.
+pub(crate) const MAX_STEPS: usize = 1_000_000;
+
+/// The most runs a `repeat` makes.
+const MAX_REPEATS: u64 = 10_000;
+
 /// What an expression evaluates to.
 #[derive(Debug, Clone)]
 enum Value {
@@ -132,6 +140,8 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
         steps: Vec::new(),
         ids: HashSet::new(),
         suffixes: HashMap::new(),
+        made: 0,
+        too_many: false,
         sweeps: 0,
         repeats: 0,
         phases: HashMap::new(),
@@ -187,6 +197,10 @@ struct Lowerer<'d, 'a> {
     steps: Vec<Step>,
     ids: HashSet<String>,
     suffixes: HashMap<String, u32>,
+    /// Steps and round cells made so far, against [`MAX_STEPS`].
+    made: usize,
+    /// [`MAX_STEPS`] was passed: lowering stops.
+    too_many: bool,
     sweeps: u32,
     repeats: u32,
     phases: HashMap<String, Span>,
@@ -215,8 +229,31 @@ impl Lowerer<'_, '_> {
 
     fn block(&mut self, stmts: &[Stmt], scope: &mut Scope) {
         for stmt in stmts {
+            if self.too_many {
+                return;
+            }
             self.stmt(stmt, scope);
         }
+    }
+
+    /// Counts one more step or round cell; past [`MAX_STEPS`] reports the
+    /// methodology as too large, once, and stops lowering.
+    fn room(&mut self, span: Span) -> bool {
+        if self.made >= MAX_STEPS {
+            if !self.too_many {
+                let d = Diagnostic::new(
+                    Code::TooLarge,
+                    span,
+                    format!("this methodology lowers to more than {MAX_STEPS} steps and round measurements"),
+                )
+                .with_hint("loops multiply: check the lists and ranges of nested `for` and `sweep`");
+                self.error(d);
+            }
+            self.too_many = true;
+            return false;
+        }
+        self.made += 1;
+        true
     }
 
     fn stmt(&mut self, stmt: &Stmt, scope: &mut Scope) {
@@ -285,6 +322,9 @@ impl Lowerer<'_, '_> {
                     inner.top = false;
                     inner.vars.push((var.node.clone(), v));
                     self.block(&body.stmts, &mut inner);
+                    if self.too_many {
+                        break;
+                    }
                 }
             }
             StmtKind::Repeat {
@@ -313,14 +353,19 @@ impl Lowerer<'_, '_> {
                     self.error(d);
                     return;
                 }
-                let Ok(runs) = u32::try_from(runs) else {
-                    self.error(Diagnostic::new(
+                if runs > MAX_REPEATS {
+                    let d = Diagnostic::new(
                         Code::TooLarge,
                         count.span,
-                        "too many repeats",
-                    ));
+                        format!(
+                            "`repeat {runs}` is more than the {MAX_REPEATS} runs methodic makes"
+                        ),
+                    )
+                    .with_hint("5 runs are usual; repeat fewer times");
+                    self.error(d);
                     return;
-                };
+                }
+                let runs = runs as u32;
                 self.repeats += 1;
                 let group = self.repeats;
                 let aggregate = aggregate.as_ref().map_or(Aggregate::Mean, |a| a.node);
@@ -334,6 +379,9 @@ impl Lowerer<'_, '_> {
                         aggregate,
                     });
                     self.block(&body.stmts, &mut inner);
+                    if self.too_many {
+                        break;
+                    }
                 }
             }
             StmtKind::Rounds { body, rule } => self.rounds(stmt, body, rule, scope),
@@ -939,6 +987,9 @@ impl Lowerer<'_, '_> {
     fn rounds(&mut self, stmt: &Stmt, body: &Block, rule: &[SteadySetting], scope: &Scope) {
         let mut cells: Vec<(Cell, Span)> = Vec::new();
         self.cells(&body.stmts, scope, &mut cells);
+        if self.too_many {
+            return;
+        }
         let rule_span = Span::new(body.span.end, stmt.span.end);
         let Some((steady, _)) = self.steady_rule(rule, rule_span, scope, false) else {
             return;
@@ -1035,6 +1086,9 @@ impl Lowerer<'_, '_> {
     /// The measurements of a `rounds` body.
     fn cells(&mut self, stmts: &[Stmt], scope: &Scope, out: &mut Vec<(Cell, Span)>) {
         for stmt in stmts {
+            if self.too_many {
+                return;
+            }
             match &stmt.kind {
                 StmtKind::For { var, list, body } => {
                     if self.defs.names.contains_key(&var.node)
@@ -1059,6 +1113,9 @@ impl Lowerer<'_, '_> {
                         let mut inner = scope.clone();
                         inner.vars.push((var.node.clone(), v));
                         self.cells(&body.stmts, &inner, out);
+                        if self.too_many {
+                            break;
+                        }
                     }
                 }
                 StmtKind::Measure { workload, opts } => {
@@ -1106,6 +1163,9 @@ impl Lowerer<'_, '_> {
                         continue;
                     };
                     if self.check_workload_at(&wl, workload.span(), scope) {
+                        if !self.room(stmt.span) {
+                            return;
+                        }
                         out.push((
                             Cell {
                                 workload: wl.w.clone(),
@@ -1165,6 +1225,9 @@ impl Lowerer<'_, '_> {
                     for w in variants {
                         for q in &qds {
                             if let Some(qd) = self.qd_val(q, scope) {
+                                if !self.room(stmt.span) {
+                                    return;
+                                }
                                 out.push((
                                     Cell {
                                         workload: w.clone(),
@@ -1482,6 +1545,9 @@ impl Lowerer<'_, '_> {
     // ------------------------------------------------------------ steps
 
     fn emit(&mut self, scope: &Scope, action: Action, span: Span, sweep: Option<u32>) {
+        if !self.room(span) {
+            return;
+        }
         if action.writes() {
             if let Some(nd) = self.defs.non_destructive {
                 let d = Diagnostic::new(

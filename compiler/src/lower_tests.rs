@@ -488,3 +488,11 @@ fn only_steps_that_write_establish_drive_state() {
     let states: Vec<bool> = p.steps.iter().map(|s| s.establishes_state).collect();
     assert_eq!(states, [true, false, true, false]);
 }
+
+#[test]
+fn runaway_loops_stop_at_the_step_limit() {
+    let c = codes(
+        "rounds { for a in 1..2000 { for b in 1..1000 { measure { random; block 4KiB; read 0% } qd b for 1s } } } until steady { window 5 }",
+    );
+    assert_eq!(c, [Code::TooLarge]);
+}

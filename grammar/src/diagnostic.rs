@@ -33,6 +33,8 @@ pub enum Code {
     ReservedWord,
     /// M0108: an escape other than `\"`, `\\`, `\n` or `\t` in a string.
     BadEscape,
+    /// M0109: blocks nested deeper than methodic reads.
+    TooDeep,
 
     /// M0201: a name that is not defined.
     UnknownName,
@@ -147,7 +149,7 @@ pub enum Severity {
 
 impl Code {
     /// Every code, in order; the docs table and the error tests walk it.
-    pub const ALL: [Code; 58] = [
+    pub const ALL: [Code; 59] = [
         Code::Internal,
         Code::Syntax,
         Code::UnterminatedString,
@@ -157,6 +159,7 @@ impl Code {
         Code::TooPrecise,
         Code::ReservedWord,
         Code::BadEscape,
+        Code::TooDeep,
         Code::UnknownName,
         Code::DuplicateName,
         Code::UnknownModule,
@@ -221,6 +224,7 @@ impl Code {
             TooPrecise => "M0106",
             ReservedWord => "M0107",
             BadEscape => "M0108",
+            TooDeep => "M0109",
             UnknownName => "M0201",
             DuplicateName => "M0202",
             UnknownModule => "M0203",

@@ -28,6 +28,7 @@ pub fn parse(src: &str) -> Result<Methodology, Diagnostics> {
             let mut b = Builder {
                 offset: 0,
                 diags: Vec::new(),
+                depth: 0,
             };
             let file = pairs.next().ok_or_else(|| {
                 Diagnostics(vec![Diagnostic::internal(Span::new(0, 0), "empty parse")])
@@ -66,6 +67,7 @@ fn recover(src: &str, first: Diagnostic) -> Diagnostics {
                 let mut b = Builder {
                     offset: start,
                     diags: Vec::new(),
+                    depth: 0,
                 };
                 if let Some(file) = pairs.next() {
                     if let Err(d) = b.file(file) {
@@ -522,6 +524,17 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
     };
     let mut positives: Vec<Rule> = match &e.variant {
         ErrorVariant::ParsingError { positives, .. } => positives.clone(),
+        // pest's own guard against running out of stack.
+        ErrorVariant::CustomError { message } if message.contains("stack limit") => {
+            return Diagnostic::new(
+                Code::TooDeep,
+                Span::new(offset + pos, offset + pos + 1),
+                "this nests too deeply to be read",
+            )
+            .with_hint(format!(
+                "blocks may nest {MAX_DEPTH} deep; flatten the methodology"
+            ));
+        }
         ErrorVariant::CustomError { message } => {
             return Diagnostic::new(
                 Code::Syntax,
@@ -900,7 +913,13 @@ struct Builder {
     /// Where the parsed text starts in the file.
     offset: usize,
     diags: Vec<Diagnostic>,
+    /// How many blocks enclose the one being built.
+    depth: usize,
 }
+
+/// How deep blocks may nest. Deeper methodologies are refused rather than
+/// risk the stack of every stage that walks the tree.
+pub const MAX_DEPTH: usize = 64;
 
 /// The children of a pair with keyword tokens skipped.
 struct Children<'i> {
@@ -1070,12 +1089,26 @@ impl Builder {
 
     fn block(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Block> {
         let span = self.span(&pair);
+        if self.depth >= MAX_DEPTH {
+            let open = Span::new(span.start, span.start + 1);
+            return Err(Diagnostic::new(
+                Code::TooDeep,
+                open,
+                format!("blocks nest more than {MAX_DEPTH} deep here"),
+            )
+            .with_hint("flatten the methodology: a list of values in one `for` replaces loops inside loops"));
+        }
+        self.depth += 1;
         let mut stmts = Vec::new();
         let mut c = self.children(&pair);
-        while let Some(p) = c.next() {
-            stmts.push(self.stmt(p)?);
-        }
-        Ok(Block { stmts, span })
+        let result = (|| {
+            while let Some(p) = c.next() {
+                stmts.push(self.stmt(p)?);
+            }
+            Ok(())
+        })();
+        self.depth -= 1;
+        result.map(|()| Block { stmts, span })
     }
 
     fn stmt(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Stmt> {
