@@ -165,9 +165,11 @@ fn report(diags: &Diagnostics, name: &str, src: &str) {
 fn write_output(path: &Path, text: &str) -> Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())
-            .context("cannot write to standard output")?;
-        return Ok(());
+        return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            // A reader that stopped early (`| head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            result => result.context("cannot write to standard output"),
+        };
     }
     let dir = path
         .parent()

@@ -290,31 +290,7 @@ impl Lowerer<'_, '_> {
                 self.block(&body.stmts, &mut inner);
             }
             StmtKind::For { var, list, body } => {
-                if self.defs.names.contains_key(&var.node)
-                    || scope.vars.iter().any(|(n, _)| *n == var.node)
-                {
-                    let what = match self.defs.names.get(&var.node) {
-                        Some(def) => format!("the {} `{}`", def.kind(), var.node),
-                        None => format!("the loop variable `{}` of an outer loop", var.node),
-                    };
-                    let mut d = Diagnostic::new(
-                        Code::Shadowing,
-                        var.span,
-                        format!("this loop variable hides {what}"),
-                    )
-                    .with_hint(format!(
-                        "name the loop variable something else, such as `each_{}`",
-                        var.node
-                    ));
-                    if let Some(def) = self.defs.names.get(&var.node) {
-                        if !matches!(def, Def::Workload { from_std: true, .. }) {
-                            d = d.with_secondary(def.name_span(), "defined here");
-                        }
-                    }
-                    self.error(d);
-                    return;
-                }
-                let Some(values) = self.expect_list(list, &scope.vars, "`for`") else {
+                let Some(values) = self.loop_values(var, list, scope) else {
                     return;
                 };
                 for v in values {
@@ -465,43 +441,61 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// The values a `for` loops over, once its variable is known not to
+    /// hide another name.
+    fn loop_values(
+        &mut self,
+        var: &Spanned<String>,
+        list: &Expr,
+        scope: &Scope,
+    ) -> Option<Vec<Val>> {
+        let def = self.defs.names.get(&var.node);
+        if def.is_some() || scope.vars.iter().any(|(n, _)| *n == var.node) {
+            let what = match def {
+                Some(def) => format!("the {} `{}`", def.kind(), var.node),
+                None => format!("the loop variable `{}` of an outer loop", var.node),
+            };
+            let mut d = Diagnostic::new(
+                Code::Shadowing,
+                var.span,
+                format!("this loop variable hides {what}"),
+            )
+            .with_hint(format!(
+                "name the loop variable something else, such as `each_{}`",
+                var.node
+            ));
+            if let Some(def) = def {
+                if !matches!(def, Def::Workload { from_std: true, .. }) {
+                    d = d.with_secondary(def.name_span(), "defined here");
+                }
+            }
+            self.error(d);
+            return None;
+        }
+        self.expect_list(list, &scope.vars, "`for`")
+    }
+
     fn opts<'o>(&mut self, opts: &'o [StepOpt]) -> Opts<'o> {
         let mut out = Opts::default();
         let mut seen: Vec<(&'static str, Span)> = Vec::new();
         for opt in opts {
+            fn set<'o>(
+                slot: &mut Option<&'o Expr>,
+                e: &'o Expr,
+                name: &'static str,
+            ) -> &'static str {
+                *slot = Some(e);
+                name
+            }
             let name = match &opt.kind {
-                StepOptKind::Passes(e) => {
-                    out.passes = Some(e);
-                    "passes"
-                }
-                StepOptKind::Qd(e) => {
-                    out.qd = Some(e);
-                    "qd"
-                }
-                StepOptKind::Read(e) => {
-                    out.read = Some(e);
-                    "read"
-                }
-                StepOptKind::Ramp(e) => {
-                    out.ramp = Some(e);
-                    "ramp"
-                }
-                StepOptKind::Record(e) => {
-                    out.record = Some(e);
-                    "record"
-                }
-                StepOptKind::Series(e) => {
-                    out.series = Some(e);
-                    "series"
-                }
-                StepOptKind::For(e) => {
-                    out.for_ = Some(e);
-                    "for"
-                }
-                StepOptKind::Written(e) => {
-                    out.written = Some(e);
-                    "until written"
-                }
+                StepOptKind::Passes(e) => set(&mut out.passes, e, "passes"),
+                StepOptKind::Qd(e) => set(&mut out.qd, e, "qd"),
+                StepOptKind::Read(e) => set(&mut out.read, e, "read"),
+                StepOptKind::Ramp(e) => set(&mut out.ramp, e, "ramp"),
+                StepOptKind::Record(e) => set(&mut out.record, e, "record"),
+                StepOptKind::Series(e) => set(&mut out.series, e, "series"),
+                StepOptKind::For(e) => set(&mut out.for_, e, "for"),
+                StepOptKind::Written(e) => set(&mut out.written, e, "until written"),
                 StepOptKind::Steady(rule) => {
                     out.steady = Some((rule.as_ref(), opt.span));
                     "until steady"
@@ -779,6 +773,46 @@ impl Lowerer<'_, '_> {
 
     fn sweep(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
         let o = self.opts(opts);
+        let points = self.sweep_points(span, workload, &o, scope);
+        let series = self.series(o.series, scope);
+        let (Some((points, ramp, record)), Some(series)) = (points, series) else {
+            return;
+        };
+        self.sweeps += 1;
+        let sweep = self.sweeps;
+        for (workload, qd) in points {
+            let stop = MeasureStop {
+                time: Some(record),
+                written: None,
+            };
+            self.emit(
+                scope,
+                Action::Measure {
+                    workload,
+                    qd,
+                    ramp,
+                    stop,
+                    series,
+                },
+                span,
+                Some(sweep),
+            );
+            if self.too_many {
+                return;
+            }
+        }
+    }
+
+    /// What a sweep measures: a (workload, queue depth) pair per point,
+    /// read shares outside and queue depths inside, with its ramp and
+    /// record time. Shared by sweeps as steps and sweeps in rounds.
+    fn sweep_points(
+        &mut self,
+        span: Span,
+        workload: &WorkloadRef,
+        o: &Opts<'_>,
+        scope: &Scope,
+    ) -> Option<(Vec<(Workload, Qd)>, Duration, Duration)> {
         let wl = self.workload_ref(workload, scope);
         let qds = match o.qd {
             Some(e) => self.expect_values(e, &scope.vars, "`qd`"),
@@ -811,44 +845,20 @@ impl Lowerer<'_, '_> {
             }
         };
         let ramp = self.ramp(o.ramp, scope);
-        let series = self.series(o.series, scope);
-        let (Some(wl), Some(qds), Some(reads), Some(record), Some(ramp), Some(series)) =
-            (wl, qds, reads, record, ramp, series)
-        else {
-            return;
-        };
+        let (wl, qds, reads, record, ramp) = (wl?, qds?, reads?, record?, ramp?);
         if !self.check_workload_at(&wl, workload.span(), scope) {
-            return;
+            return None;
         }
-        let variants = match self.read_variants(&wl, reads) {
-            Some(v) => v,
-            None => return,
-        };
-        self.sweeps += 1;
-        let sweep = self.sweeps;
+        let variants = self.read_variants(&wl, reads)?;
+        let mut points = Vec::with_capacity(variants.len() * qds.len());
         for w in variants {
             for q in &qds {
-                let Some(qd) = self.qd_val(q, scope) else {
-                    continue;
-                };
-                let stop = MeasureStop {
-                    time: Some(record),
-                    written: None,
-                };
-                self.emit(
-                    scope,
-                    Action::Measure {
-                        workload: w.clone(),
-                        qd,
-                        ramp,
-                        stop,
-                        series,
-                    },
-                    span,
-                    Some(sweep),
-                );
+                if let Some(qd) = self.qd_val(q, scope) {
+                    points.push((w.clone(), qd));
+                }
             }
         }
+        Some((points, ramp, record))
     }
 
     /// The workload once, or once per read share of a read-share sweep.
@@ -1091,22 +1101,7 @@ impl Lowerer<'_, '_> {
             }
             match &stmt.kind {
                 StmtKind::For { var, list, body } => {
-                    if self.defs.names.contains_key(&var.node)
-                        || scope.vars.iter().any(|(n, _)| *n == var.node)
-                    {
-                        let d = Diagnostic::new(
-                            Code::Shadowing,
-                            var.span,
-                            format!("this loop variable hides `{}`", var.node),
-                        )
-                        .with_hint(format!(
-                            "name the loop variable something else, such as `each_{}`",
-                            var.node
-                        ));
-                        self.error(d);
-                        continue;
-                    }
-                    let Some(values) = self.expect_list(list, &scope.vars, "`for`") else {
+                    let Some(values) = self.loop_values(var, list, scope) else {
                         continue;
                     };
                     for v in values {
@@ -1179,66 +1174,34 @@ impl Lowerer<'_, '_> {
                 }
                 StmtKind::Sweep { workload, opts } => {
                     let o = self.opts(opts);
-                    let wl = self.workload_ref(workload, scope);
-                    let qds = match o.qd {
-                        Some(e) => self.expect_values(e, &scope.vars, "`qd`"),
-                        None => {
-                            self.missing(
-                                stmt.span,
-                                "sweep",
-                                "queue depths",
-                                "sweep w qd [1, 32] record 1min",
-                            );
-                            None
-                        }
-                    };
-                    let reads = match o.read {
-                        Some(e) => self.expect_values(e, &scope.vars, "`read`").map(Some),
-                        None => Some(None),
-                    };
-                    let record = match o.record {
-                        Some(e) => self
-                            .expect_nonzero_duration(e, &scope.vars, "`record`")
-                            .map(|(d, _)| d),
-                        None => {
-                            self.missing(
-                                stmt.span,
-                                "sweep",
-                                "a record time",
-                                "sweep w qd [1, 32] record 1min",
-                            );
-                            None
-                        }
-                    };
-                    let ramp = self.ramp(o.ramp, scope);
-                    let (Some(wl), Some(qds), Some(reads), Some(record), Some(ramp)) =
-                        (wl, qds, reads, record, ramp)
+                    if o.series.is_some() {
+                        let d = Diagnostic::new(
+                            Code::Misplaced,
+                            stmt.span,
+                            "a measurement in rounds records one value a round, not a series",
+                        )
+                        .with_hint("remove `series`");
+                        self.error(d);
+                        continue;
+                    }
+                    let Some((points, ramp, record)) =
+                        self.sweep_points(stmt.span, workload, &o, scope)
                     else {
                         continue;
                     };
-                    if !self.check_workload_at(&wl, workload.span(), scope) {
-                        continue;
-                    }
-                    let Some(variants) = self.read_variants(&wl, reads) else {
-                        continue;
-                    };
-                    for w in variants {
-                        for q in &qds {
-                            if let Some(qd) = self.qd_val(q, scope) {
-                                if !self.room(stmt.span) {
-                                    return;
-                                }
-                                out.push((
-                                    Cell {
-                                        workload: w.clone(),
-                                        qd,
-                                        ramp,
-                                        record,
-                                    },
-                                    stmt.span,
-                                ));
-                            }
+                    for (workload, qd) in points {
+                        if !self.room(stmt.span) {
+                            return;
                         }
+                        out.push((
+                            Cell {
+                                workload,
+                                qd,
+                                ramp,
+                                record,
+                            },
+                            stmt.span,
+                        ));
                     }
                 }
                 _ => {

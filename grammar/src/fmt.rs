@@ -5,7 +5,7 @@
 
 use crate::ast::*;
 use crate::diagnostic::Diagnostics;
-use crate::parse::parse;
+use crate::parse::{parse, string_end};
 
 /// Lines longer than this are broken into blocks.
 const WIDTH: usize = 100;
@@ -45,16 +45,7 @@ fn scan_comments(src: &str) -> Vec<Comment> {
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
+            b'"' => i = string_end(bytes, i),
             b'#' => {
                 let start = i;
                 while i < bytes.len() && bytes[i] != b'\n' {

@@ -109,6 +109,19 @@ const ITEM_STARTS: [&str; 23] = [
     "probe",
 ];
 
+/// Where the string opening at `open` ends: after its closing quote, or at
+/// the end of its line when it has none. Escaped quotes do not close it.
+pub(crate) fn string_end(bytes: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+        if bytes[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    i + 1
+}
+
 /// Words that may start a line that continues the previous item.
 const CONTINUATIONS: [&str; 12] = [
     "version",
@@ -152,14 +165,7 @@ pub(crate) fn top_level_chunks(src: &str) -> Vec<(usize, usize)> {
                 continue;
             }
             b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
+                i = string_end(bytes, i);
                 line_start = false;
                 continue;
             }
