@@ -528,21 +528,14 @@ impl Lowerer<'_, '_> {
         let wl = self.workload_ref(workload, scope);
         let passes = match o.passes {
             None => Some(1),
-            Some(e) => match self.expect_count(e, &scope.vars, "`passes`") {
+            Some(e) => match self.expect_u32(e, &scope.vars, "`passes`") {
                 Some((0, s)) => {
                     let d = Diagnostic::new(Code::ZeroCount, s, "`passes 0` fills nothing")
                         .with_hint("a fill writes the span at least once; 2 passes are usual");
                     self.error(d);
                     None
                 }
-                Some((n, s)) => match u32::try_from(n) {
-                    Ok(n) => Some(n),
-                    Err(_) => {
-                        self.error(Diagnostic::new(Code::TooLarge, s, "too many passes"));
-                        None
-                    }
-                },
-                None => None,
+                other => other.map(|(n, _)| n),
             },
         };
         let qd = match o.qd {
@@ -696,15 +689,15 @@ impl Lowerer<'_, '_> {
                     "round"
                 }
                 SteadySettingKind::Window(e) => {
-                    match self.expect_count(e, &scope.vars, "`window`") {
-                        Some((n, _)) => rule.window = n.min(u32::MAX as u64) as u32,
+                    match self.expect_u32(e, &scope.vars, "`window`") {
+                        Some((n, _)) => rule.window = n,
                         None => ok = false,
                     }
                     "window"
                 }
                 SteadySettingKind::MaxRounds(e) => {
-                    match self.expect_count(e, &scope.vars, "`max_rounds`") {
-                        Some((n, _)) => rule.max_rounds = n.min(u32::MAX as u64) as u32,
+                    match self.expect_u32(e, &scope.vars, "`max_rounds`") {
+                        Some((n, _)) => rule.max_rounds = n,
                         None => ok = false,
                     }
                     "max_rounds"
@@ -1218,7 +1211,7 @@ impl Lowerer<'_, '_> {
         let mut io = None;
         let mut step = None;
         let mut range = None;
-        let mut repeats = Some(20u64);
+        let mut repeats = Some(20u32);
         let mut statistic = Aggregate::Median;
         let mut at: HashMap<&'static str, Span> = HashMap::new();
         let mut ok = true;
@@ -1240,9 +1233,7 @@ impl Lowerer<'_, '_> {
                     "range"
                 }
                 ProbeSettingKind::Repeats(e) => {
-                    repeats = self
-                        .expect_count(e, &scope.vars, "`repeats`")
-                        .map(|(n, _)| n);
+                    repeats = self.expect_u32(e, &scope.vars, "`repeats`").map(|(n, _)| n);
                     ok &= repeats.is_some();
                     "repeats"
                 }
@@ -1287,7 +1278,7 @@ impl Lowerer<'_, '_> {
             io,
             step,
             range,
-            repeats: repeats.min(u32::MAX as u64) as u32,
+            repeats,
             statistic,
             offsets: rules::probe_offsets(io, step, range),
         };
@@ -1335,32 +1326,18 @@ impl Lowerer<'_, '_> {
                     "span"
                 }
                 TargetSettingKind::Workers(e) => {
-                    if let Some((n, at)) = self.expect_count(e, vars, "`workers`") {
-                        match u32::try_from(n) {
-                            Ok(n) => {
-                                state.t.workers = n;
-                                state.workers_at = Some(s.span);
-                                set_here.push(Field::Workers);
-                            }
-                            Err(_) => {
-                                self.error(Diagnostic::new(Code::TooLarge, at, "too many workers"))
-                            }
-                        }
+                    if let Some((n, _)) = self.expect_u32(e, vars, "`workers`") {
+                        state.t.workers = n;
+                        state.workers_at = Some(s.span);
+                        set_here.push(Field::Workers);
                     }
                     "workers"
                 }
                 TargetSettingKind::Devices(e) => {
-                    if let Some((n, at)) = self.expect_count(e, vars, "`devices`") {
-                        match u32::try_from(n) {
-                            Ok(n) => {
-                                state.t.devices = n;
-                                state.devices_at = Some(s.span);
-                                set_here.push(Field::Devices);
-                            }
-                            Err(_) => {
-                                self.error(Diagnostic::new(Code::TooLarge, at, "too many devices"))
-                            }
-                        }
+                    if let Some((n, _)) = self.expect_u32(e, vars, "`devices`") {
+                        state.t.devices = n;
+                        state.devices_at = Some(s.span);
+                        set_here.push(Field::Devices);
                     }
                     "devices"
                 }
@@ -2005,6 +1982,22 @@ impl Lowerer<'_, '_> {
             _ => {
                 let d = expected(Code::ExpectedCount, "a whole number", what, &v);
                 self.error(d);
+                None
+            }
+        }
+    }
+
+    /// A whole number that fits a u32 (counts of workers, rounds, passes).
+    fn expect_u32(&mut self, e: &Expr, vars: &[(String, Val)], what: &str) -> Option<(u32, Span)> {
+        let (n, span) = self.expect_count(e, vars, what)?;
+        match u32::try_from(n) {
+            Ok(n) => Some((n, span)),
+            Err(_) => {
+                self.error(Diagnostic::new(
+                    Code::TooLarge,
+                    span,
+                    format!("{n} is too large for {what}"),
+                ));
                 None
             }
         }
