@@ -174,10 +174,10 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
         }
     }
     // Unused definitions are noise while errors stop the methodology.
-    if !l.diags.iter().any(|d| d.is_error()) && !diags.iter().any(|d| d.is_error()) {
+    if l.error_count() == 0 && !diags.iter().any(|d| d.is_error()) {
         l.unused();
     }
-    if l.steps.is_empty() && !l.diags.iter().any(|d| d.is_error()) {
+    if l.steps.is_empty() && l.error_count() == 0 {
         let at = ast.items.first().map_or(Span::new(0, 0), |i| i.span);
         l.diags.push(
             Diagnostic::new(Code::NoSteps, at, "this methodology has no steps")
@@ -214,6 +214,10 @@ struct Lowerer<'d, 'a> {
 impl Lowerer<'_, '_> {
     fn error(&mut self, d: Diagnostic) {
         self.diags.push(d);
+    }
+
+    fn error_count(&self) -> usize {
+        self.diags.iter().filter(|d| d.is_error()).count()
     }
 
     /// A problem from `rules`, at `span`.
@@ -988,6 +992,7 @@ impl Lowerer<'_, '_> {
     }
 
     fn rounds(&mut self, stmt: &Stmt, body: &Block, rule: &[SteadySetting], scope: &Scope) {
+        let errors_before = self.error_count();
         let mut cells: Vec<(Cell, Span)> = Vec::new();
         self.cells(&body.stmts, scope, &mut cells);
         if self.too_many {
@@ -998,11 +1003,8 @@ impl Lowerer<'_, '_> {
             return;
         };
         if cells.is_empty() {
-            if !self.diags.iter().any(|d| {
-                d.is_error()
-                    && d.span
-                        .is_some_and(|s| s.start >= body.span.start && s.end <= body.span.end)
-            }) {
+            // Rounds whose measurements all failed were reported already.
+            if self.error_count() == errors_before {
                 let d = Diagnostic::new(
                     Code::MissingOption,
                     body.span,

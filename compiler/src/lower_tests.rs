@@ -496,3 +496,16 @@ fn runaway_loops_stop_at_the_step_limit() {
     );
     assert_eq!(c, [Code::TooLarge]);
 }
+
+#[test]
+fn empty_rounds_are_reported_once() {
+    assert_eq!(
+        codes("rounds { for x in [1] { } } until steady { window 5 }"),
+        [Code::MissingOption]
+    );
+    // Rounds whose only measurement is wrong report that, not emptiness.
+    assert_eq!(
+        codes("rounds { measure missing qd 1 for 1min } until steady { window 5 }"),
+        [Code::UnknownName]
+    );
+}
