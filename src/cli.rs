@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use methodic_compiler::plan::{Bytes, Format, Plan};
 use methodic_compiler::{Diagnostics, Options};
-use methodic_grammar::units::{Quantity, parse_quantity};
+use methodic_grammar::units::{Quantity, QuantityError, parse_quantity};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
@@ -123,6 +123,7 @@ fn parse_size(text: &str) -> std::result::Result<Bytes, String> {
         Ok(_) => Err(format!(
             "expected a size such as 2TB or 1.6TB, found `{text}`"
         )),
+        Err(QuantityError::TooLarge) => Err(format!("`{text}` is too large")),
         Err(_) => Err(format!(
             "expected a size such as 2TB, 960GB or 1.6TiB, found `{text}`"
         )),
@@ -211,8 +212,18 @@ fn check(files: &[PathBuf], deny_warnings: bool) -> Result<ExitCode> {
     let mut errors = 0;
     let mut warnings = 0;
     let mut failed = 0;
+    let mut unreadable = 0;
     for path in files {
-        let src = read_input(path)?;
+        // One unreadable file does not hide the problems of the others.
+        let src = match read_input(path) {
+            Ok(src) => src,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                unreadable += 1;
+                failed += 1;
+                continue;
+            }
+        };
         let diags = methodic_compiler::check(&src);
         report(&diags, &display_name(path), &src);
         let e = diags.errors().count();
@@ -223,12 +234,22 @@ fn check(files: &[PathBuf], deny_warnings: bool) -> Result<ExitCode> {
             failed += 1;
         }
     }
-    eprintln!(
+    let mut summary = format!(
         "checked {}: {}, {}",
-        count(files.len(), "file"),
+        count(files.len() - unreadable, "file"),
         count(errors, "error"),
         count(warnings, "warning")
     );
+    if unreadable > 0 {
+        summary.push_str(&format!(
+            "; {} could not be read",
+            count(unreadable, "file")
+        ));
+    }
+    if deny_warnings && warnings > 0 {
+        summary.push_str(" (--deny-warnings: warnings fail the check)");
+    }
+    eprintln!("{summary}");
     Ok(if failed > 0 {
         ExitCode::from(1)
     } else {
@@ -284,7 +305,12 @@ fn load(path: &Path, capacity: Option<Bytes>) -> Result<Option<Plan>> {
     if is_plan {
         return match methodic_compiler::load_plan(&text) {
             Ok(mut plan) => {
-                if capacity.is_some() {
+                if let Some(c) = capacity {
+                    let problems = methodic_compiler::fits_capacity(&plan.steps, c);
+                    if problems.has_errors() {
+                        report(&problems, &name, &text);
+                        return Ok(None);
+                    }
                     plan.estimate = methodic_compiler::estimate::plan(&plan.steps, capacity);
                 }
                 Ok(Some(plan))
@@ -456,8 +482,15 @@ fn fmt(files: &[PathBuf], check: bool) -> Result<ExitCode> {
     let mut unformatted = Vec::new();
     let mut failed = false;
     for path in files {
-        let src = read_input(path)?;
         let name = display_name(path);
+        let src = match read_input(path) {
+            Ok(src) => src,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                failed = true;
+                continue;
+            }
+        };
         let formatted = match methodic_grammar::format(&src) {
             Ok(f) => f,
             Err(diags) => {
@@ -495,7 +528,7 @@ fn fmt(files: &[PathBuf], check: bool) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     if failed {
-        bail!("some files could not be formatted");
+        bail!("some files could not be read or formatted");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -294,6 +294,40 @@ fn fmt_check_then_fmt_then_check_again() {
 }
 
 #[test]
+fn check_goes_on_past_an_unreadable_file() {
+    let out = methodic(&[
+        "check",
+        "no/such.method",
+        "tests/errors/err_split_sum.method",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("cannot read no/such.method"), "{err}");
+    assert!(
+        err.contains("[M0401]"),
+        "the second file was not checked: {err}"
+    );
+    assert!(
+        err.contains("checked 1 file: 1 error, 0 warnings; 1 file could not be read"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_span_larger_than_the_capacity_is_refused() {
+    let out = methodic(&["plan", "specs/kitguru-style.method", "--capacity", "8GB"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("[M0504]") && err.contains("11 steps"), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        methodic(&["plan", "specs/kitguru-style.method", "--capacity", "1.6TB"])
+            .status
+            .success()
+    );
+}
+
+#[test]
 fn bad_command_lines_are_usage_errors() {
     let out = methodic(&["plan", "specs/quick.method", "--capacity", "2T"]);
     assert_eq!(out.status.code(), Some(2));

@@ -48,7 +48,10 @@ pub fn ast_to_plan(
     let mut diags = Vec::new();
     let defs = resolve::resolve(ast, &mut diags);
     let lowered = lower::lower(ast, &defs, &mut diags);
-    let diags = Diagnostics(diags).sorted();
+    let mut diags = Diagnostics(diags).sorted();
+    if let Some(capacity) = options.capacity {
+        diags.extend(fits_capacity(&lowered.steps, capacity));
+    }
     if diags.has_errors() {
         return Err(diags);
     }
@@ -73,6 +76,48 @@ pub fn ast_to_plan(
         plan,
         warnings: diags,
     })
+}
+
+/// Steps whose span, given in bytes, is larger than a target of
+/// `capacity`: such a plan cannot run there.
+pub fn fits_capacity(steps: &[plan::Step], capacity: Bytes) -> Diagnostics {
+    // One diagnostic a span size, naming its first step and how many more.
+    let mut too_large: Vec<(Bytes, &str, usize)> = Vec::new();
+    for step in steps {
+        if let Some(plan::Target {
+            span: plan::Extent::Bytes(span),
+            ..
+        }) = step.target
+        {
+            if span > capacity {
+                match too_large.iter_mut().find(|(s, _, _)| *s == span) {
+                    Some((_, _, n)) => *n += 1,
+                    None => too_large.push((span, &step.id, 1)),
+                }
+            }
+        }
+    }
+    let mut out = Diagnostics::default();
+    for (span, first, n) in too_large {
+        let who = if n == 1 {
+            format!("step `{first}`")
+        } else {
+            format!("{n} steps, from `{first}` on,")
+        };
+        out.push(
+            Diagnostic::unplaced(
+                Code::SpanRange,
+                format!(
+                    "{who} {} in a span of {span}, more than the capacity of {capacity}",
+                    if n == 1 { "works" } else { "work" }
+                ),
+            )
+            .with_hint(
+                "give the capacity of the target the plan will run on, or make the span smaller",
+            ),
+        );
+    }
+    out
 }
 
 /// Every diagnostic of a methodology, errors and warnings, in source order.

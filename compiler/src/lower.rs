@@ -173,11 +173,18 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
             _ => {}
         }
     }
-    // Unused definitions are noise while errors stop the methodology.
-    if l.error_count() == 0 && !diags.iter().any(|d| d.is_error()) {
-        l.unused();
+    // Definitions no step uses are checked too; the warning that they are
+    // unused is noise while errors stop the methodology.
+    let unused = l.unused();
+    let clean = l.error_count() == 0 && !diags.iter().any(|d| d.is_error());
+    if clean {
+        for (span, name, kind) in unused {
+            let d = Diagnostic::new(Code::Unused, span, format!("{kind} `{name}` is never used"))
+                .with_hint("remove it, or use it in a step");
+            l.error(d);
+        }
     }
-    if l.steps.is_empty() && l.error_count() == 0 {
+    if l.steps.is_empty() && clean {
         let at = ast.items.first().map_or(Span::new(0, 0), |i| i.span);
         l.diags.push(
             Diagnostic::new(Code::NoSteps, at, "this methodology has no steps")
@@ -203,7 +210,8 @@ struct Lowerer<'d, 'a> {
     too_many: bool,
     sweeps: u32,
     repeats: u32,
-    phases: HashMap<String, Span>,
+    /// Phases by the slug their step ids start with: name and span.
+    phases: HashMap<String, (String, Span)>,
     used: HashSet<String>,
     workloads: HashMap<String, Option<Rc<Wl>>>,
     datasets: HashMap<String, Option<Rc<Dataset>>>,
@@ -276,18 +284,39 @@ impl Lowerer<'_, '_> {
                     self.error(d);
                     return;
                 }
-                if let Some(first) = self.phases.get(&name.node) {
+                let key = slug(&name.node);
+                if key.is_empty() {
                     let d = Diagnostic::new(
-                        Code::DuplicateName,
+                        Code::BadName,
                         name.span,
-                        format!("there are two phases \"{}\"", name.node),
+                        format!("the phase name \"{}\" has no letter or digit", name.node),
                     )
-                    .with_secondary(*first, "the first is here")
-                    .with_hint("give each phase its own name");
+                    .with_hint("step ids are made from phase names; name the phase in words");
                     self.error(d);
                     return;
                 }
-                self.phases.insert(name.node.clone(), name.span);
+                if let Some((first_name, first)) = self.phases.get(&key) {
+                    let (message, hint) = if *first_name == name.node {
+                        (
+                            format!("there are two phases \"{}\"", name.node),
+                            "give each phase its own name",
+                        )
+                    } else {
+                        (
+                            format!(
+                                "phases \"{first_name}\" and \"{}\" would give their steps the same ids ({key}/...)",
+                                name.node
+                            ),
+                            "name the phases so that they differ in letters or digits, not only in case or punctuation",
+                        )
+                    };
+                    let d = Diagnostic::new(Code::DuplicateName, name.span, message)
+                        .with_secondary(*first, "the first is here")
+                        .with_hint(hint);
+                    self.error(d);
+                    return;
+                }
+                self.phases.insert(key, (name.node.clone(), name.span));
                 let mut inner = scope.clone();
                 inner.phase = Some(name.node.clone());
                 inner.top = false;
@@ -529,7 +558,11 @@ impl Lowerer<'_, '_> {
 
     fn fill(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
         let o = self.opts(opts);
-        let wl = self.workload_ref(workload, scope);
+        // Checked against the target at once, so that its problems show
+        // even when another option of the step is wrong.
+        let wl = self
+            .workload_ref(workload, scope)
+            .filter(|w| self.check_workload_at(w, workload.span(), scope));
         let passes = match o.passes {
             None => Some(1),
             Some(e) => match self.expect_u32(e, &scope.vars, "`passes`") {
@@ -570,9 +603,6 @@ impl Lowerer<'_, '_> {
             self.error(d);
             return;
         }
-        if !self.check_workload_at(&wl, workload.span(), scope) {
-            return;
-        }
         self.emit(
             scope,
             Action::Fill {
@@ -593,7 +623,11 @@ impl Lowerer<'_, '_> {
         scope: &Scope,
     ) {
         let o = self.opts(opts);
-        let wl = self.workload_ref(workload, scope);
+        // Checked against the target at once, so that its problems show
+        // even when another option of the step is wrong.
+        let wl = self
+            .workload_ref(workload, scope)
+            .filter(|w| self.check_workload_at(w, workload.span(), scope));
         let qd = match o.qd {
             Some(e) => self.qd(e, scope),
             None => {
@@ -606,7 +640,6 @@ impl Lowerer<'_, '_> {
                 None
             }
         };
-        let series = self.series(o.series, scope);
         let stop = match (o.for_, o.steady) {
             (Some(_), Some((_, steady_span))) => {
                 let d = Diagnostic::new(
@@ -639,12 +672,15 @@ impl Lowerer<'_, '_> {
                     })
             }
         };
+        let length = match &stop {
+            Some(PreconditionStop::Time(d)) => Some(*d),
+            Some(PreconditionStop::Steady { round, .. }) => Some(*round),
+            None => None,
+        };
+        let series = self.series(o.series, scope, length);
         let (Some(wl), Some(qd), Some(stop), Some(series)) = (wl, qd, stop, series) else {
             return;
         };
-        if !self.check_workload_at(&wl, workload.span(), scope) {
-            return;
-        }
         self.emit(
             scope,
             Action::Precondition {
@@ -771,7 +807,8 @@ impl Lowerer<'_, '_> {
     fn sweep(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
         let o = self.opts(opts);
         let points = self.sweep_points(span, workload, &o, scope);
-        let series = self.series(o.series, scope);
+        let record = points.as_ref().map(|(_, _, record)| *record);
+        let series = self.series(o.series, scope, record);
         let (Some((points, ramp, record)), Some(series)) = (points, series) else {
             return;
         };
@@ -810,7 +847,11 @@ impl Lowerer<'_, '_> {
         o: &Opts<'_>,
         scope: &Scope,
     ) -> Option<(Vec<(Workload, Qd)>, Duration, Duration)> {
-        let wl = self.workload_ref(workload, scope);
+        // Checked against the target at once, so that its problems show
+        // even when another option of the step is wrong.
+        let wl = self
+            .workload_ref(workload, scope)
+            .filter(|w| self.check_workload_at(w, workload.span(), scope));
         let qds = match o.qd {
             Some(e) => self.expect_values(e, &scope.vars, "`qd`"),
             None => {
@@ -843,9 +884,6 @@ impl Lowerer<'_, '_> {
         };
         let ramp = self.ramp(o.ramp, scope);
         let (wl, qds, reads, record, ramp) = (wl?, qds?, reads?, record?, ramp?);
-        if !self.check_workload_at(&wl, workload.span(), scope) {
-            return None;
-        }
         let variants = self.read_variants(&wl, reads)?;
         let mut points = Vec::with_capacity(variants.len() * qds.len());
         for w in variants {
@@ -887,7 +925,12 @@ impl Lowerer<'_, '_> {
             }
             let mut w = wl.w.clone();
             w.read = p;
-            w.name = format!("{} read {p}", wl.w.name);
+            // A workload written in place is named by what it does.
+            w.name = if wl.w.name == wl.w.describe() {
+                w.describe()
+            } else {
+                format!("{} read {p}", wl.w.name)
+            };
             out.push(w);
         }
         Some(out)
@@ -895,7 +938,11 @@ impl Lowerer<'_, '_> {
 
     fn measure(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
         let o = self.opts(opts);
-        let wl = self.workload_ref(workload, scope);
+        // Checked against the target at once, so that its problems show
+        // even when another option of the step is wrong.
+        let wl = self
+            .workload_ref(workload, scope)
+            .filter(|w| self.check_workload_at(w, workload.span(), scope));
         let qd = match o.qd {
             Some(e) => self.qd(e, scope),
             None => {
@@ -923,7 +970,7 @@ impl Lowerer<'_, '_> {
             return;
         }
         let ramp = self.ramp(o.ramp, scope);
-        let series = self.series(o.series, scope);
+        let series = self.series(o.series, scope, time.flatten());
         let (Some(wl), Some(qd), Some(time), Some(written), Some(ramp), Some(series)) =
             (wl, qd, time, written, ramp, series)
         else {
@@ -937,9 +984,6 @@ impl Lowerer<'_, '_> {
             )
             .with_hint("use `for` a time, or a workload that writes");
             self.error(d);
-            return;
-        }
-        if !self.check_workload_at(&wl, workload.span(), scope) {
             return;
         }
         let stop = MeasureStop { time, written };
@@ -981,14 +1025,29 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// The interval of the per-second series; 1s unless given.
-    fn series(&mut self, e: Option<&Expr>, scope: &Scope) -> Option<Duration> {
-        match e {
-            None => Some(Duration::from_secs(1)),
-            Some(e) => self
-                .expect_nonzero_duration(e, &scope.vars, "`series`")
-                .map(|(d, _)| d),
+    /// The interval of the per-second series; 1s unless given, and no
+    /// longer than `length`, the time the step records (or a round).
+    fn series(
+        &mut self,
+        e: Option<&Expr>,
+        scope: &Scope,
+        length: Option<Duration>,
+    ) -> Option<Duration> {
+        let Some(e) = e else {
+            return Some(Duration::from_secs(1));
+        };
+        let (d, span) = self.expect_nonzero_duration(e, &scope.vars, "`series`")?;
+        if let Some(length) = length.filter(|l| d > *l) {
+            let diag = Diagnostic::new(
+                Code::ConflictingOption,
+                span,
+                format!("a series interval of {d} is longer than the {length} the step records"),
+            )
+            .with_hint("the series samples the step at this interval: make it shorter than the record time");
+            self.error(diag);
+            return None;
         }
+        Some(d)
     }
 
     fn rounds(&mut self, stmt: &Stmt, body: &Block, rule: &[SteadySetting], scope: &Scope) {
@@ -1120,7 +1179,11 @@ impl Lowerer<'_, '_> {
                         self.error(d);
                         continue;
                     }
-                    let wl = self.workload_ref(workload, scope);
+                    // Checked against the target at once, so that its problems show
+                    // even when another option of the step is wrong.
+                    let wl = self
+                        .workload_ref(workload, scope)
+                        .filter(|w| self.check_workload_at(w, workload.span(), scope));
                     let qd = match o.qd {
                         Some(e) => self.qd(e, scope),
                         None => {
@@ -1152,20 +1215,18 @@ impl Lowerer<'_, '_> {
                     else {
                         continue;
                     };
-                    if self.check_workload_at(&wl, workload.span(), scope) {
-                        if !self.room(stmt.span) {
-                            return;
-                        }
-                        out.push((
-                            Cell {
-                                workload: wl.w.clone(),
-                                qd,
-                                ramp,
-                                record,
-                            },
-                            stmt.span,
-                        ));
+                    if !self.room(stmt.span) {
+                        return;
                     }
+                    out.push((
+                        Cell {
+                            workload: wl.w.clone(),
+                            qd,
+                            ramp,
+                            record,
+                        },
+                        stmt.span,
+                    ));
                 }
                 StmtKind::Sweep { workload, opts } => {
                     let o = self.opts(opts);
@@ -1545,7 +1606,8 @@ impl Lowerer<'_, '_> {
         id
     }
 
-    fn unused(&mut self) {
+    /// The definitions no step uses, checked as if they were used.
+    fn unused(&mut self) -> Vec<(Span, String, &'static str)> {
         let mut unused: Vec<(Span, String, &'static str)> = Vec::new();
         for (name, def) in &self.defs.names {
             if matches!(def, Def::Workload { from_std: true, .. }) || self.used.contains(name) {
@@ -1553,11 +1615,10 @@ impl Lowerer<'_, '_> {
             }
             unused.push((def.name_span(), name.clone(), def.kind()));
         }
-        for (span, name, kind) in unused {
-            let d = Diagnostic::new(Code::Unused, span, format!("{kind} `{name}` is never used"))
-                .with_hint("remove it, or use it in a step");
-            self.error(d);
+        for (span, name, _) in &unused {
+            self.lookup(name, *span, &[]);
         }
+        unused
     }
 
     // ------------------------------------------------------------ values
@@ -2148,40 +2209,45 @@ impl Lowerer<'_, '_> {
         let mut align: Option<(Bytes, Span)> = None;
         let mut offset: Option<(Bytes, Span)> = None;
         let mut ok = true;
-        let mut seen: Vec<(&'static str, Span)> = Vec::new();
+        // (word, what it sets, span): `random` and `sequential` both set the
+        // access pattern, `block` and `blocks` both the block size.
+        let mut seen: Vec<(&'static str, &'static str, Span)> = Vec::new();
         for p in &body.props {
-            let key = match &p.kind {
-                WorkloadPropKind::Random(_) | WorkloadPropKind::Sequential => "access",
-                WorkloadPropKind::Block(_) | WorkloadPropKind::Blocks(_) => "block",
-                WorkloadPropKind::Read(_) => "read",
-                WorkloadPropKind::Align(_) => "align",
-                WorkloadPropKind::Offset(_) => "offset",
+            let (word, key) = match &p.kind {
+                WorkloadPropKind::Random(_) => ("random", "access"),
+                WorkloadPropKind::Sequential => ("sequential", "access"),
+                WorkloadPropKind::Block(_) => ("block", "block"),
+                WorkloadPropKind::Blocks(_) => ("blocks", "block"),
+                WorkloadPropKind::Read(_) => ("read", "read"),
+                WorkloadPropKind::Align(_) => ("align", "align"),
+                WorkloadPropKind::Offset(_) => ("offset", "offset"),
             };
-            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
-                let (message, hint) = match key {
-                    "access" => (
-                        "the access pattern is given twice",
-                        "give `random`, `random N%` or `sequential` once",
-                    ),
-                    "block" => (
-                        "the block size is given twice",
-                        "give `block SIZE` or a `blocks { ... }` split, once",
-                    ),
-                    _ => ("this property is given twice", "keep one of them"),
-                };
-                let code = if matches!(key, "access" | "block") {
-                    Code::ConflictingProperty
+            if let Some((first_word, _, first)) = seen.iter().find(|(_, k, _)| *k == key) {
+                let d = if *first_word == word {
+                    Diagnostic::new(
+                        Code::DuplicateSetting,
+                        p.span,
+                        format!("`{word}` is given twice"),
+                    )
+                    .with_hint("keep one of them")
                 } else {
-                    Code::DuplicateSetting
+                    let what = if key == "access" {
+                        "the access pattern"
+                    } else {
+                        "the block size"
+                    };
+                    Diagnostic::new(
+                        Code::ConflictingProperty,
+                        p.span,
+                        format!("`{first_word}` and `{word}` both set {what}"),
+                    )
+                    .with_hint("keep one of them")
                 };
-                let d = Diagnostic::new(code, p.span, message)
-                    .with_secondary(*first, "first given here")
-                    .with_hint(hint);
-                self.error(d);
+                self.error(d.with_secondary(*first, "first given here"));
                 ok = false;
                 continue;
             }
-            seen.push((key, p.span));
+            seen.push((word, key, p.span));
             match &p.kind {
                 WorkloadPropKind::Random(None) => random = Some((Percent::HUNDRED, p.span)),
                 WorkloadPropKind::Random(Some(e)) => match self.expect_percent(e, vars, "`random`")
@@ -2233,13 +2299,13 @@ impl Lowerer<'_, '_> {
             }
         }
         let mut missing = Vec::new();
-        if random.is_none() && !seen.iter().any(|(k, _)| *k == "access") {
+        if random.is_none() && !seen.iter().any(|(_, k, _)| *k == "access") {
             missing.push("an access pattern (`random` or `sequential`)");
         }
-        if blocks.is_none() && !seen.iter().any(|(k, _)| *k == "block") {
+        if blocks.is_none() && !seen.iter().any(|(_, k, _)| *k == "block") {
             missing.push("a block size (`block 4KiB`)");
         }
-        if read.is_none() && !seen.iter().any(|(k, _)| *k == "read") {
+        if read.is_none() && !seen.iter().any(|(_, k, _)| *k == "read") {
             missing.push("a read share (`read 0%` writes only)");
         }
         if !missing.is_empty() {
@@ -2434,6 +2500,14 @@ impl Lowerer<'_, '_> {
                 (n, Bytes(total))
             }
             (None, Some((t, t_span))) => {
+                if t < min {
+                    self.error(bad(
+                        format!("a total of {t} is less than one file of at least {min}"),
+                        t_span,
+                        "make the total larger than the smallest file, or the files smaller",
+                    ));
+                    return None;
+                }
                 let mut sum = 0u64;
                 let mut n = 0u64;
                 for s in crate::plan::size_draws(min, max, seed) {
@@ -2551,12 +2625,13 @@ fn step_id(phase: Option<&str>, action: &Action, repeat: Option<&RepeatRun>) -> 
     id
 }
 
-/// Lower case letters, digits, `_` and `.`, with `-` for anything else.
+/// Lower case letters (of any script), digits, `_` and `.`, with `-` for
+/// anything else.
 fn slug(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
-            out.push(c.to_ascii_lowercase());
+        if c.is_alphanumeric() || c == '_' || c == '.' {
+            out.extend(c.to_lowercase());
         } else if !out.ends_with('-') {
             out.push('-');
         }

@@ -262,14 +262,9 @@ impl Step {
                 workload, passes, ..
             } => {
                 format!(
-                    "fill: {} of {} ({})",
-                    if *passes == 1 {
-                        "1 pass".to_string()
-                    } else {
-                        format!("{passes} passes")
-                    },
-                    workload.name,
-                    workload.describe()
+                    "fill: {} of {}",
+                    plural(*passes as u64, "pass", "passes"),
+                    workload.label()
                 )
             }
             Action::Precondition { workload, stop, .. } => {
@@ -297,18 +292,27 @@ impl Step {
                 if let Some(t) = stop.time {
                     parts.push(format!("{} record", t.human()));
                 }
-                if let Some(w) = stop.written {
-                    parts.push(format!("until {w} written"));
+                match stop.written {
+                    Some(Extent::Percent(p)) => {
+                        parts.push(format!("until {p} of the span is written"))
+                    }
+                    Some(Extent::Bytes(b)) => parts.push(format!("until {b} is written")),
+                    None => {}
                 }
-                format!("measure {}: {}", workload.label(), parts.join(", "))
+                let joined = if stop.time.is_some() && stop.written.is_some() {
+                    format!("{}, whichever comes first", parts.join(", "))
+                } else {
+                    parts.join(", ")
+                };
+                format!("measure {}: {joined}", workload.label())
             }
             Action::Rounds { cells, track, rule } => {
                 let tracked = cells
                     .get(*track as usize)
                     .map_or("?", |c| c.workload.name.as_str());
                 format!(
-                    "rounds of {} measurements until {tracked} is steady (window {}, max {})",
-                    cells.len(),
+                    "rounds of {} until {tracked} is steady (window {}, max {})",
+                    plural(cells.len() as u64, "measurement", "measurements"),
                     rule.window,
                     rule.max_rounds
                 )
@@ -317,45 +321,54 @@ impl Step {
             Action::Idle { time } => format!("idle {}", time.human()),
             Action::LimitRam { limit: Some(b) } => format!("limit RAM to {b}"),
             Action::LimitRam { limit: None } => "lift the RAM limit".to_string(),
-            Action::Copy { dataset } => {
-                format!(
-                    "copy {} ({} files, {})",
-                    dataset.name,
-                    dataset.files,
-                    dataset.total.human(false)
-                )
-            }
+            Action::Copy { dataset } => format!(
+                "copy {} ({}, {})",
+                dataset.name,
+                plural(dataset.files, "file", "files"),
+                dataset.total.human(false)
+            ),
             Action::Probe(p) => format!(
-                "probe pages: {} writes every {} over {}, {} of {} repeats",
+                "probe pages: {} writes every {} over {}, {} of {}",
                 p.io,
                 p.step,
                 p.range,
                 aggregate_word(p.statistic),
-                p.repeats
+                plural(p.repeats as u64, "repeat", "repeats")
             ),
         }
     }
 
-    /// The queue depth as `256 (16x16)`, for steps that have one.
+    /// The queue depth as `256 (16x16)`, for steps that have one; the
+    /// distinct depths of rounds, `1, 128 (4x32)`.
     pub fn qd(&self) -> Option<String> {
-        let qd = match &self.action {
+        let show = |qd: &Qd| {
+            if qd.workers == 1 {
+                qd.total.to_string()
+            } else {
+                format!("{} ({}x{})", qd.total, qd.workers, qd.per_worker)
+            }
+        };
+        match &self.action {
             Action::Fill { qd, .. }
             | Action::Precondition { qd, .. }
-            | Action::Measure { qd, .. } => qd,
+            | Action::Measure { qd, .. } => Some(show(qd)),
             Action::Rounds { cells, .. } => {
-                let mut depths: Vec<u32> = cells.iter().map(|c| c.qd.total).collect();
-                depths.sort_unstable();
+                let mut depths: Vec<&Qd> = cells.iter().map(|c| &c.qd).collect();
+                depths.sort_by_key(|q| (q.total, q.workers));
                 depths.dedup();
-                let list: Vec<String> = depths.iter().map(u32::to_string).collect();
-                return Some(list.join(","));
+                Some(depths.into_iter().map(show).collect::<Vec<_>>().join(", "))
             }
-            _ => return None,
-        };
-        Some(if qd.workers == 1 {
-            qd.total.to_string()
-        } else {
-            format!("{} ({}x{})", qd.total, qd.workers, qd.per_worker)
-        })
+            _ => None,
+        }
+    }
+}
+
+/// `1 pass`, `2 passes`.
+fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
     }
 }
 
@@ -631,9 +644,11 @@ impl TimeRange {
         self.max.is_zero()
     }
 
-    /// `6h` or `2h 5min .. 6h 25min`.
+    /// `6h`, `2h 5min .. 6h 25min`, or `up to 24h` from zero.
     pub fn human(self) -> String {
-        if self.min == self.max {
+        if self.min.is_zero() && !self.max.is_zero() {
+            format!("up to {}", self.max.human())
+        } else if self.min == self.max {
             self.min.human()
         } else {
             format!("{} .. {}", self.min.human(), self.max.human())

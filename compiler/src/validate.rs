@@ -256,8 +256,17 @@ impl Validator {
             Ok((expected, _)) => self.fail(
                 step,
                 format!(
-                    "QD {} should run as {} worker(s) at QD {}, not {} at {}",
-                    qd.total, expected.workers, expected.per_worker, qd.workers, qd.per_worker
+                    "its queue depth reads total {} as {} worker(s) x {}; counted {}, that is total {} as {} worker(s) x {}",
+                    qd.total,
+                    qd.workers,
+                    qd.per_worker,
+                    match counted {
+                        QdCounting::Total => "in total",
+                        QdCounting::PerWorker => "per worker",
+                    },
+                    expected.total,
+                    expected.workers,
+                    expected.per_worker
                 ),
             ),
             Err(p) => self.problem(&format!("step `{}`", step.id), p),

@@ -52,6 +52,8 @@ pub enum Code {
     CyclicLet,
     /// M0208: a header whose name or version cannot be used.
     BadHeader,
+    /// M0209: a phase name that cannot make step ids.
+    BadName,
 
     /// M0301: a duration was expected (`30s`, `5min`).
     ExpectedDuration,
@@ -149,7 +151,7 @@ pub enum Severity {
 
 impl Code {
     /// Every code, in order; the docs table and the error tests walk it.
-    pub const ALL: [Code; 59] = [
+    pub const ALL: [Code; 60] = [
         Code::Internal,
         Code::Syntax,
         Code::UnterminatedString,
@@ -168,6 +170,7 @@ impl Code {
         Code::Shadowing,
         Code::CyclicLet,
         Code::BadHeader,
+        Code::BadName,
         Code::ExpectedDuration,
         Code::ExpectedSize,
         Code::ExpectedPercent,
@@ -233,6 +236,7 @@ impl Code {
             Shadowing => "M0206",
             CyclicLet => "M0207",
             BadHeader => "M0208",
+            BadName => "M0209",
             ExpectedDuration => "M0301",
             ExpectedSize => "M0302",
             ExpectedPercent => "M0303",
@@ -438,7 +442,17 @@ impl Diagnostic {
             .finish()
             .write((file_name, Source::from(src)), &mut out)
         {
-            Ok(()) => String::from_utf8_lossy(&out).into_owned(),
+            // ariadne pads some lines with spaces; they only get in the way
+            // of diffs and golden files.
+            Ok(()) => {
+                let mut text: String = String::from_utf8_lossy(&out)
+                    .lines()
+                    .map(|l| l.trim_end())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                text.push('\n');
+                text
+            }
             Err(e) => format!(
                 "{}[{}]: {} ({e})\n",
                 kind_word(kind),

@@ -624,6 +624,10 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
         ));
     }
 
+    // "a string in double quotes or `"`" says the same thing twice.
+    if positives.contains(&Rule::string) {
+        punctuation.retain(|p| p != "\"");
+    }
     let expected = expected_words(&positives, &punctuation);
     let mut d = Diagnostic::new(
         Code::Syntax,
@@ -633,11 +637,26 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
     .with_label(format!("expected {expected}"));
     if rest.is_empty() && punctuation.iter().any(|p| p == "}") {
         d = d.with_hint("a `{` is not closed: add the `}` that ends its block");
+        if let Some(open) = unclosed_by_indentation(text) {
+            d = d.with_secondary(
+                Span::new(offset + open, offset + open + 1),
+                "this `{` seems to be the one not closed: no `}` lines up under it",
+            );
+        }
     } else if rest.starts_with('}') && !punctuation.iter().any(|p| p == "}") {
         d = d.with_hint("this `}` closes no block: remove it, or the `}` before it");
     }
     let before = text[..pos.min(text.len())].trim_end_matches([' ', '\t']);
-    if word_len > 0 {
+    if word == "steady" && positives.contains(&Rule::k_written) {
+        d = d.with_hint(
+            "a measurement stops after a time or an amount written; to run until steady, use \
+             `precondition W qd N until steady`, or `rounds { ... } until steady`",
+        );
+    } else if positives.contains(&Rule::string) && word_len > 0 {
+        d = d.with_hint(format!(
+            "names of phases and methodologies are quoted: \"{word}\""
+        ));
+    } else if word_len > 0 {
         let keywords = keywords_of(&positives);
         if let Some(s) = did_you_mean(word, keywords.iter().copied()) {
             d = d.with_hint(format!("did you mean `{s}`?"));
@@ -654,6 +673,38 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
         }
     }
     d
+}
+
+/// The `{` most likely left unclosed, judged by layout: the last line that
+/// ends with `{` whose next line at the same or a lesser indentation is not
+/// a `}` at exactly its indentation. `None` when the layout does not tell.
+fn unclosed_by_indentation(text: &str) -> Option<usize> {
+    let lines: Vec<(usize, &str)> = text
+        .split_inclusive('\n')
+        .scan(0, |at, line| {
+            let start = *at;
+            *at += line.len();
+            Some((start, line.trim_end_matches(['\n', '\r'])))
+        })
+        .collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut found = None;
+    for (i, (start, line)) in lines.iter().enumerate() {
+        let code = comment_start(line).map_or(*line, |c| &line[..c]).trim_end();
+        if !code.ends_with('{') {
+            continue;
+        }
+        let own = indent(line);
+        let next = lines[i + 1..]
+            .iter()
+            .map(|(_, l)| *l)
+            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#') && indent(l) <= own);
+        match next {
+            Some(l) if indent(l) == own && l.trim_start().starts_with('}') => {}
+            _ => found = Some(start + code.len() - 1),
+        }
+    }
+    found
 }
 
 /// Punctuation worth naming when the parser expected it.
