@@ -706,7 +706,7 @@ impl Lowerer<'_, '_> {
         let mut rule = SteadyRule::default();
         let mut round = None;
         let mut ok = true;
-        let mut seen: Vec<(&'static str, Span)> = Vec::new();
+        // Where each setting was given, to point at it.
         let mut at: HashMap<&'static str, Span> = HashMap::new();
         for s in settings {
             let name = match &s.kind {
@@ -721,39 +721,39 @@ impl Lowerer<'_, '_> {
                         self.error(d);
                         ok = false;
                     } else {
-                        match self.expect_nonzero_duration(e, &scope.vars, "`round`") {
-                            Some((d, _)) => round = Some(d),
-                            None => ok = false,
-                        }
+                        round = self
+                            .expect_nonzero_duration(e, &scope.vars, "`round`")
+                            .map(|(d, _)| d);
+                        ok &= round.is_some();
                     }
                     "round"
                 }
                 SteadySettingKind::Window(e) => {
-                    match self.expect_u32(e, &scope.vars, "`window`") {
-                        Some((n, _)) => rule.window = n,
-                        None => ok = false,
-                    }
+                    ok &= self
+                        .expect_u32(e, &scope.vars, "`window`")
+                        .map(|(n, _)| rule.window = n)
+                        .is_some();
                     "window"
                 }
                 SteadySettingKind::MaxRounds(e) => {
-                    match self.expect_u32(e, &scope.vars, "`max_rounds`") {
-                        Some((n, _)) => rule.max_rounds = n,
-                        None => ok = false,
-                    }
+                    ok &= self
+                        .expect_u32(e, &scope.vars, "`max_rounds`")
+                        .map(|(n, _)| rule.max_rounds = n)
+                        .is_some();
                     "max_rounds"
                 }
                 SteadySettingKind::Excursion(e) => {
-                    match self.expect_percent(e, &scope.vars, "`excursion`") {
-                        Some((p, _)) => rule.excursion = p,
-                        None => ok = false,
-                    }
+                    ok &= self
+                        .expect_percent(e, &scope.vars, "`excursion`")
+                        .map(|(p, _)| rule.excursion = p)
+                        .is_some();
                     "excursion"
                 }
                 SteadySettingKind::Slope(e) => {
-                    match self.expect_percent(e, &scope.vars, "`slope`") {
-                        Some((p, _)) => rule.slope = p,
-                        None => ok = false,
-                    }
+                    ok &= self
+                        .expect_percent(e, &scope.vars, "`slope`")
+                        .map(|(p, _)| rule.slope = p)
+                        .is_some();
                     "slope"
                 }
                 SteadySettingKind::Metric(m) => {
@@ -774,7 +774,7 @@ impl Lowerer<'_, '_> {
                     "track"
                 }
             };
-            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+            if let Some(first) = at.get(name) {
                 let d = Diagnostic::new(
                     Code::DuplicateSetting,
                     s.span,
@@ -784,7 +784,6 @@ impl Lowerer<'_, '_> {
                 self.error(d);
                 ok = false;
             } else {
-                seen.push((name, s.span));
                 at.insert(name, s.span);
             }
         }
@@ -1037,13 +1036,8 @@ impl Lowerer<'_, '_> {
             return Some(Duration::from_secs(1));
         };
         let (d, span) = self.expect_nonzero_duration(e, &scope.vars, "`series`")?;
-        if let Some(length) = length.filter(|l| d > *l) {
-            let diag = Diagnostic::new(
-                Code::ConflictingOption,
-                span,
-                format!("a series interval of {d} is longer than the {length} the step records"),
-            )
-            .with_hint("the series samples the step at this interval: make it shorter than the record time");
+        if let Some(p) = rules::series(d, length) {
+            let diag = self.problem(p, span);
             self.error(diag);
             return None;
         }

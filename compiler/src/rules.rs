@@ -492,6 +492,20 @@ pub(crate) fn probe_offsets(io: Bytes, step: Bytes, range: Bytes) -> u64 {
     (range.0 - io.0) / step.0 + 1
 }
 
+/// A series interval must fit in the time the step records (`length`,
+/// or a round of a steady-state precondition).
+pub(crate) fn series(series: Duration, length: Option<Duration>) -> Option<Problem> {
+    let length = length.filter(|l| series > *l)?;
+    Some(
+        Problem::new(
+            Code::ConflictingOption,
+            Field::Whole,
+            format!("a series interval of {series} is longer than the {length} the step records"),
+        )
+        .hint("the series samples the step at this interval: make it shorter than the record time"),
+    )
+}
+
 pub(crate) fn ram_limit(limit: Bytes) -> Option<Problem> {
     (limit.0 < MIN_RAM_LIMIT).then(|| {
         Problem::new(

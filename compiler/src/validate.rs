@@ -117,8 +117,7 @@ impl Validator {
                 qd,
                 passes,
             } => {
-                self.workload(&whose, workload, &target);
-                self.qd(step, qd, counted, &target);
+                self.io(step, workload, qd, counted, &target);
                 if *passes == 0 {
                     self.fail(step, "a fill of 0 passes");
                 }
@@ -138,9 +137,15 @@ impl Validator {
                 stop,
                 series,
             } => {
-                self.workload(&whose, workload, &target);
-                self.qd(step, qd, counted, &target);
-                self.nonzero(step, *series, "series interval");
+                self.io(step, workload, qd, counted, &target);
+                self.series(
+                    step,
+                    *series,
+                    Some(match stop {
+                        PreconditionStop::Time(d) => *d,
+                        PreconditionStop::Steady { round, .. } => *round,
+                    }),
+                );
                 match stop {
                     PreconditionStop::Time(d) => self.nonzero(step, *d, "precondition time"),
                     PreconditionStop::Steady { round, rule } => {
@@ -158,9 +163,8 @@ impl Validator {
                 series,
                 ..
             } => {
-                self.workload(&whose, workload, &target);
-                self.qd(step, qd, counted, &target);
-                self.nonzero(step, *series, "series interval");
+                self.io(step, workload, qd, counted, &target);
+                self.series(step, *series, stop.time);
                 match (stop.time, stop.written) {
                     (None, None) => self.fail(step, "a measurement with no stop rule"),
                     (Some(t), _) => self.nonzero(step, t, "record time"),
@@ -181,8 +185,7 @@ impl Validator {
                     self.problem(&whose, p);
                 }
                 for cell in cells {
-                    self.workload(&whose, &cell.workload, &target);
-                    self.qd(step, &cell.qd, counted, &target);
+                    self.io(step, &cell.workload, &cell.qd, counted, &target);
                     self.nonzero(step, cell.record, "record time");
                 }
             }
@@ -216,6 +219,19 @@ impl Validator {
         let expected = estimate::step(&step.action, step.target.as_ref());
         if expected != step.estimate {
             self.fail(step, "its estimate does not follow from its action");
+        }
+    }
+
+    /// A workload and its queue depth, on the target.
+    fn io(&mut self, step: &Step, w: &Workload, qd: &Qd, counted: QdCounting, target: &Target) {
+        self.workload(&format!("step `{}`", step.id), w, target);
+        self.qd(step, qd, counted, target);
+    }
+
+    fn series(&mut self, step: &Step, series: Duration, length: Option<Duration>) {
+        self.nonzero(step, series, "series interval");
+        if let Some(p) = rules::series(series, length) {
+            self.problem(&format!("step `{}`", step.id), p);
         }
     }
 
