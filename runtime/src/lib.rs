@@ -1,6 +1,16 @@
-//! methodic's runtime: executes a plan on a file or block device. So far
-//! it holds the arithmetic every executor needs first: where on the target
-//! a step works ([`region`]). Engines, executors, statistics and the
-//! manifest follow (issue "[2/7] Runtime").
+//! methodic's runtime: a validated plan and its targets go in; the plan's
+//! steps are executed with an io_uring or psync engine, and each step's
+//! numbers come out, written to a results directory as they are made.
 
+pub mod data;
+pub mod engine;
+pub mod error;
 pub mod region;
+pub mod rng;
+pub mod series;
+pub mod stats;
+pub mod target;
+pub mod worker;
+pub mod workload;
+
+pub use error::{Error, Result};

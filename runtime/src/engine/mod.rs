@@ -1,0 +1,54 @@
+//! Engines: one interface, one file per engine, as fio's engines are.
+//! A worker hands an engine the I/Os to start and asks for completions;
+//! the engine owns how they reach the kernel.
+
+pub mod psync;
+pub mod uring;
+
+use std::io;
+
+use serde::Serialize;
+
+use crate::workload::Io;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// io_uring: one ring per worker, registered buffers and file, batched
+    /// submit and reap.
+    IoUring,
+    /// pread/pwrite, one I/O at a time per thread.
+    Psync,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Psync => "psync",
+        }
+    }
+}
+
+/// An I/O to start, with the buffer slot it uses.
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    pub slot: u16,
+    pub io: Io,
+}
+
+/// A finished I/O: its slot and the kernel's result (bytes, or -errno).
+#[derive(Debug, Clone, Copy)]
+pub struct Completion {
+    pub slot: u16,
+    pub result: i32,
+}
+
+pub trait Engine {
+    fn kind(&self) -> EngineKind;
+
+    /// Starts `reqs`, then waits until at least `wait` I/Os have completed
+    /// (counting ones started earlier), and appends every completion
+    /// available to `done`.
+    fn run(&mut self, reqs: &[Request], wait: usize, done: &mut Vec<Completion>) -> io::Result<()>;
+}

@@ -1,0 +1,245 @@
+//! Time series: workers send their counts for each interval (one second
+//! by default) as it ends; a collector merges the workers' intervals and
+//! writes each row of `series/<step-id>.csv` as soon as every worker has
+//! reported it, so that nothing is held for a long step and a crash loses
+//! at most the last interval.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread::JoinHandle;
+
+use hdrhistogram::Histogram;
+
+use crate::stats::histogram;
+use crate::workload::Op;
+
+/// One worker's counts for one interval.
+pub struct Interval {
+    pub index: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub bytes: u64,
+    pub lat_sum_ns: u64,
+    pub lat: Histogram<u64>,
+}
+
+impl Interval {
+    pub fn new(index: u64) -> Interval {
+        Interval {
+            index,
+            read_ios: 0,
+            write_ios: 0,
+            bytes: 0,
+            lat_sum_ns: 0,
+            lat: histogram(2),
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, op: Op, bytes: u64, latency_ns: u64) {
+        match op {
+            Op::Read => self.read_ios += 1,
+            Op::Write => self.write_ios += 1,
+        }
+        self.bytes += bytes;
+        self.lat_sum_ns += latency_ns;
+        self.lat.saturating_record(latency_ns.max(1));
+    }
+
+    fn merge(&mut self, o: &Interval) {
+        self.read_ios += o.read_ios;
+        self.write_ios += o.write_ios;
+        self.bytes += o.bytes;
+        self.lat_sum_ns += o.lat_sum_ns;
+        let _ = self.lat.add(&o.lat);
+    }
+}
+
+pub enum Message {
+    Interval {
+        worker: usize,
+        interval: Interval,
+    },
+    /// The worker has sent its last interval.
+    Done {
+        worker: usize,
+    },
+}
+
+/// A row of the series, as written to CSV and kept for steady-state rounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Row {
+    /// Seconds from the start of recording to the end of the interval.
+    pub t: f64,
+    pub iops: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub mb_s: f64,
+    pub mean_latency_us: f64,
+    pub p99_latency_us: f64,
+}
+
+pub const HEADER: &str = "t_s,iops,read_iops,write_iops,mb_s,mib_s,mean_latency_us,p99_latency_us";
+
+/// Starts a collector for `workers` workers writing to `path` (or only
+/// counting, for `None`). Returns the sender to give the workers and the
+/// handle that yields the rows when every worker is done.
+pub fn collector(
+    path: Option<&Path>,
+    workers: usize,
+    interval_s: f64,
+) -> io::Result<(Sender<Message>, JoinHandle<io::Result<Vec<Row>>>)> {
+    let out = match path {
+        Some(p) => {
+            let mut w = BufWriter::new(File::create(p)?);
+            writeln!(w, "{HEADER}")?;
+            w.flush()?;
+            Some(w)
+        }
+        None => None,
+    };
+    let (tx, rx) = channel();
+    let handle = std::thread::Builder::new()
+        .name("methodic-series".into())
+        .spawn(move || collect(rx, out, workers, interval_s))?;
+    Ok((tx, handle))
+}
+
+fn collect(
+    rx: Receiver<Message>,
+    mut out: Option<BufWriter<File>>,
+    workers: usize,
+    interval_s: f64,
+) -> io::Result<Vec<Row>> {
+    // Intervals waiting for a worker, by index; what each worker has sent up to.
+    let mut pending: BTreeMap<u64, Interval> = BTreeMap::new();
+    let mut reported: Vec<u64> = vec![0; workers];
+    let mut done = vec![false; workers];
+    let mut next = 0u64;
+    let mut rows = Vec::new();
+    let mut emit = |iv: &Interval, out: &mut Option<BufWriter<File>>| -> io::Result<()> {
+        let ios = iv.read_ios + iv.write_ios;
+        let row = Row {
+            t: (iv.index + 1) as f64 * interval_s,
+            iops: ios as f64 / interval_s,
+            read_iops: iv.read_ios as f64 / interval_s,
+            write_iops: iv.write_ios as f64 / interval_s,
+            mb_s: iv.bytes as f64 / interval_s / 1e6,
+            mean_latency_us: if ios > 0 {
+                iv.lat_sum_ns as f64 / ios as f64 / 1000.0
+            } else {
+                0.0
+            },
+            p99_latency_us: if ios > 0 {
+                iv.lat.value_at_quantile(0.99) as f64 / 1000.0
+            } else {
+                0.0
+            },
+        };
+        if let Some(w) = out.as_mut() {
+            writeln!(
+                w,
+                "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
+                row.t,
+                row.iops,
+                row.read_iops,
+                row.write_iops,
+                row.mb_s,
+                iv.bytes as f64 / interval_s / 1_048_576.0,
+                row.mean_latency_us,
+                row.p99_latency_us
+            )?;
+            w.flush()?;
+        }
+        rows.push(row);
+        Ok(())
+    };
+    for msg in rx {
+        match msg {
+            Message::Interval { worker, interval } => {
+                reported[worker] = reported[worker].max(interval.index + 1);
+                match pending.get_mut(&interval.index) {
+                    Some(iv) => iv.merge(&interval),
+                    None => {
+                        pending.insert(interval.index, interval);
+                    }
+                }
+            }
+            Message::Done { worker } => done[worker] = true,
+        }
+        // Every interval all workers have moved past is complete; once all
+        // are done, everything left is.
+        let complete = (0..workers)
+            .map(|w| if done[w] { u64::MAX } else { reported[w] })
+            .min()
+            .unwrap_or(0);
+        let upto = if complete == u64::MAX {
+            pending.keys().next_back().map_or(next, |k| k + 1)
+        } else {
+            complete
+        };
+        while next < upto {
+            let iv = pending.remove(&next).unwrap_or_else(|| Interval::new(next));
+            emit(&iv, &mut out)?;
+            next += 1;
+        }
+        if done.iter().all(|d| *d) {
+            break;
+        }
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_of_several_workers_merge_in_order() {
+        let dir = std::env::temp_dir().join(format!("methodic-series-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.csv");
+        let (tx, handle) = collector(Some(&path), 2, 1.0).unwrap();
+        let iv = |index, ios: u64| {
+            let mut i = Interval::new(index);
+            for _ in 0..ios {
+                i.record(Op::Read, 4096, 100_000);
+            }
+            i
+        };
+        tx.send(Message::Interval {
+            worker: 0,
+            interval: iv(0, 10),
+        })
+        .unwrap();
+        tx.send(Message::Interval {
+            worker: 0,
+            interval: iv(1, 20),
+        })
+        .unwrap();
+        tx.send(Message::Interval {
+            worker: 1,
+            interval: iv(0, 5),
+        })
+        .unwrap();
+        // Worker 1 skipped interval 1 (no completion) and reports 2.
+        tx.send(Message::Interval {
+            worker: 1,
+            interval: iv(2, 7),
+        })
+        .unwrap();
+        tx.send(Message::Done { worker: 0 }).unwrap();
+        tx.send(Message::Done { worker: 1 }).unwrap();
+        let rows = handle.join().unwrap().unwrap();
+        let iops: Vec<f64> = rows.iter().map(|r| r.iops).collect();
+        assert_eq!(iops, [15.0, 20.0, 7.0]);
+        assert!((rows[0].mean_latency_us - 100.0).abs() < 1e-9);
+        let csv = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(csv.lines().count(), 4);
+        assert!(csv.starts_with(HEADER));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,563 @@
+//! Targets: a path goes in, an opened file or block device comes out with
+//! its capacity, block sizes, O_DIRECT alignment and identity. Checks that
+//! a file system supports O_DIRECT when the plan needs it, and refuses a
+//! block device that may hold data (mounted, partitioned, held, or carrying
+//! a partition table or file system) unless `--destroy` names it.
+
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+const BLKSSZGET: libc::c_ulong = 0x1268;
+const BLKPBSZGET: libc::c_ulong = 0x127b;
+pub(crate) const BLKDISCARD: libc::c_ulong = 0x1277;
+pub(crate) const BLKSECDISCARD: libc::c_ulong = 0x127d;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    File,
+    BlockDevice,
+}
+
+/// What sysfs says about a block device; empty for files.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Identity {
+    /// The kernel's name: `nvme0n1`, `zram0`, `loop3`.
+    pub name: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub firmware: Option<String>,
+    pub rotational: Option<bool>,
+    pub scheduler: Option<String>,
+}
+
+/// An opened target.
+#[derive(Debug)]
+pub struct Target {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    /// Bytes usable.
+    pub capacity: u64,
+    pub logical_block: u64,
+    pub physical_block: u64,
+    /// O_DIRECT alignment of offsets, from statx where the kernel says.
+    pub dio_offset_align: Option<u32>,
+    pub identity: Identity,
+    /// methodic created this file (a scratch file): it may delete it.
+    pub created: bool,
+    /// Opened with O_DIRECT, when the plan uses it.
+    direct: Option<File>,
+    /// Opened through the page cache.
+    buffered: File,
+}
+
+/// How to open a target.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptionsT {
+    /// Create the file at this size if it does not exist (scratch files).
+    pub create_size: Option<u64>,
+    /// The plan uses `io direct` on this target.
+    pub need_direct: bool,
+    /// The plan writes.
+    pub write: bool,
+    /// `--destroy`: the serial (or path) the user agreed to write over.
+    pub destroy: Option<String>,
+}
+
+impl Target {
+    /// Opens `path` as the plan needs it.
+    pub fn open(path: &Path, opts: &OpenOptionsT) -> Result<Target> {
+        let exists = path.exists();
+        if !exists {
+            let Some(size) = opts.create_size else {
+                return Err(Error::target(path, "does not exist")
+                    .with_hint("give an existing file or block device, or leave out --target to run on a scratch file"));
+            };
+            return create_file(path, size, opts);
+        }
+        let meta = std::fs::metadata(path)
+            .map_err(|e| Error::io(format!("cannot stat {}", path.display()), e))?;
+        if meta.file_type().is_block_device() {
+            open_block_device(path, meta.rdev(), opts)
+        } else if meta.is_file() {
+            open_file(path, meta.len(), false, opts)
+        } else {
+            Err(Error::target(
+                path,
+                "is neither a regular file nor a block device",
+            ))
+        }
+    }
+
+    /// The file to issue I/O on: O_DIRECT or through the page cache.
+    pub fn file(&self, direct: bool) -> &File {
+        if direct {
+            self.direct.as_ref().unwrap_or(&self.buffered)
+        } else {
+            &self.buffered
+        }
+    }
+
+    pub fn has_direct(&self) -> bool {
+        self.direct.is_some()
+    }
+
+    /// Removes a scratch file methodic created.
+    pub fn remove_scratch(&self) -> io::Result<()> {
+        if self.created && self.kind == TargetKind::File {
+            std::fs::remove_file(&self.path)?;
+        }
+        Ok(())
+    }
+}
+
+fn open_flags(write: bool) -> OpenOptions {
+    let mut o = OpenOptions::new();
+    o.read(true).write(write);
+    o
+}
+
+fn create_file(path: &Path, size: u64, opts: &OpenOptionsT) -> Result<Target> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+    // Allocate the blocks now, so that the run does not measure the file
+    // system growing the file.
+    let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, size as libc::off_t) };
+    if rc != 0 {
+        let _ = std::fs::remove_file(path);
+        let err = io::Error::from_raw_os_error(rc);
+        return Err(Error::Unsupported {
+            message: format!(
+                "cannot allocate {} for {}: {err}",
+                human(size),
+                path.display()
+            ),
+            hint: Some("free some space, or give a smaller span".to_string()),
+        });
+    }
+    drop(file);
+    open_file(path, size, true, opts)
+}
+
+fn open_file(path: &Path, size: u64, created: bool, opts: &OpenOptionsT) -> Result<Target> {
+    let buffered = open_flags(opts.write)
+        .open(path)
+        .map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
+    let direct = if opts.need_direct {
+        match open_flags(opts.write)
+            .custom_flags(libc::O_DIRECT)
+            .open(path)
+        {
+            Ok(f) => Some(f),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                return Err(Error::target(
+                    path,
+                    "its file system does not support O_DIRECT (io direct)",
+                )
+                .with_hint(
+                    "put the target on a file system that supports O_DIRECT (ext4, xfs, btrfs), \
+                                or use a methodology with `target { io buffered }`",
+                ));
+            }
+            Err(e) => {
+                return Err(Error::io(
+                    format!("cannot open {} with O_DIRECT", path.display()),
+                    e,
+                ));
+            }
+        }
+    } else {
+        None
+    };
+    let (offset_align, _) = dio_align(path);
+    let block = buffered
+        .metadata()
+        .map(|m| m.blksize())
+        .unwrap_or(4096)
+        .max(512);
+    Ok(Target {
+        path: path.to_path_buf(),
+        kind: TargetKind::File,
+        capacity: size,
+        logical_block: offset_align.map_or(512, u64::from).max(512),
+        physical_block: block,
+        dio_offset_align: offset_align,
+        identity: Identity::default(),
+        created,
+        direct,
+        buffered,
+    })
+}
+
+fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT) -> Result<Target> {
+    let name = sysfs_name(rdev);
+    let identity = identity(name.as_deref());
+    if opts.write {
+        guard(
+            path,
+            rdev,
+            name.as_deref(),
+            &identity,
+            opts.destroy.as_deref(),
+        )?;
+    }
+    // O_EXCL on a block device fails when the kernel has it in use (mounted,
+    // part of a RAID or LVM volume).
+    let mut o = open_flags(opts.write);
+    if opts.write {
+        o.custom_flags(libc::O_EXCL);
+    }
+    let buffered = o.open(path).map_err(|e| match e.raw_os_error() {
+        Some(libc::EBUSY) => Error::Refused {
+            path: path.to_path_buf(),
+            reason: "the kernel has it in use (mounted, or held by RAID, LVM or device-mapper)"
+                .into(),
+            hint: "unmount it and stop what holds it first".into(),
+        },
+        _ => Error::io(format!("cannot open {}", path.display()), e),
+    })?;
+    let fd = buffered.as_raw_fd();
+    let capacity = ioctl_u64(fd, BLKGETSIZE64)
+        .map_err(|e| Error::io(format!("cannot size {}", path.display()), e))?;
+    let logical = ioctl_int(fd, BLKSSZGET).map(|v| v as u64).unwrap_or(512);
+    let physical = ioctl_int(fd, BLKPBSZGET)
+        .map(|v| v as u64)
+        .unwrap_or(logical);
+    let direct =
+        if opts.need_direct {
+            let mut o = open_flags(opts.write);
+            o.custom_flags(libc::O_DIRECT);
+            Some(o.open(path).map_err(|e| {
+                Error::io(format!("cannot open {} with O_DIRECT", path.display()), e)
+            })?)
+        } else {
+            None
+        };
+    let (offset_align, _) = dio_align(path);
+    Ok(Target {
+        path: path.to_path_buf(),
+        kind: TargetKind::BlockDevice,
+        capacity,
+        logical_block: logical.max(512),
+        physical_block: physical.max(logical),
+        dio_offset_align: offset_align,
+        identity,
+        created: false,
+        direct,
+        buffered,
+    })
+}
+
+fn ioctl_u64(fd: i32, req: libc::c_ulong) -> io::Result<u64> {
+    let mut v: u64 = 0;
+    let rc = unsafe { libc::ioctl(fd, req as _, &mut v as *mut u64) };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(v)
+    }
+}
+
+fn ioctl_int(fd: i32, req: libc::c_ulong) -> io::Result<i32> {
+    let mut v: libc::c_int = 0;
+    let rc = unsafe { libc::ioctl(fd, req as _, &mut v as *mut libc::c_int) };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(v)
+    }
+}
+
+/// The O_DIRECT offset and memory alignment statx reports (Linux 6.1+).
+fn dio_align(path: &Path) -> (Option<u32>, Option<u32>) {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return (None, None);
+    };
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    let rc = unsafe {
+        libc::statx(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            0,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        )
+    };
+    if rc != 0 || stx.stx_mask & libc::STATX_DIOALIGN == 0 || stx.stx_dio_offset_align == 0 {
+        return (None, None);
+    }
+    (Some(stx.stx_dio_offset_align), Some(stx.stx_dio_mem_align))
+}
+
+/// The kernel's name of a block device from its device number.
+fn sysfs_name(rdev: u64) -> Option<String> {
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+    link.file_name().map(|n| n.to_string_lossy().into_owned())
+}
+
+fn sysfs(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+fn identity(name: Option<&str>) -> Identity {
+    let Some(name) = name else {
+        return Identity::default();
+    };
+    let base = format!("/sys/class/block/{name}");
+    let scheduler = sysfs(&format!("{base}/queue/scheduler")).map(|s| {
+        // "mq-deadline [none]": the one in brackets is in use.
+        s.split_whitespace()
+            .find(|w| w.starts_with('['))
+            .map_or(s.clone(), |w| w.trim_matches(['[', ']']).to_string())
+    });
+    Identity {
+        name: Some(name.to_string()),
+        model: sysfs(&format!("{base}/device/model")),
+        serial: sysfs(&format!("{base}/device/serial"))
+            .or_else(|| sysfs(&format!("{base}/serial"))),
+        firmware: sysfs(&format!("{base}/device/firmware_rev"))
+            .or_else(|| sysfs(&format!("{base}/device/rev"))),
+        rotational: sysfs(&format!("{base}/queue/rotational")).map(|r| r == "1"),
+        scheduler,
+    }
+}
+
+/// Refuses a block device that may hold data, unless `destroy` names it
+/// by serial (or, for a device without one, by its path).
+fn guard(
+    path: &Path,
+    rdev: u64,
+    name: Option<&str>,
+    identity: &Identity,
+    destroy: Option<&str>,
+) -> Result<()> {
+    let consent_name = identity
+        .serial
+        .clone()
+        .unwrap_or_else(|| path.display().to_string());
+    if let Some(given) = destroy {
+        if given == consent_name || identity.serial.as_deref() == Some(given) {
+            return Ok(());
+        }
+        return Err(Error::Refused {
+            path: path.to_path_buf(),
+            reason: format!(
+                "--destroy {given} does not name this device, whose serial (or path) is {consent_name}"
+            ),
+            hint: format!("check the device; to write over it, pass --destroy {consent_name}"),
+        });
+    }
+    let refuse = |reason: String| Error::Refused {
+        path: path.to_path_buf(),
+        reason,
+        hint: format!(
+            "methodic overwrites its targets. If nothing on this device matters, run again with \
+             --destroy {consent_name}"
+        ),
+    };
+    let mut devices = vec![(libc::major(rdev), libc::minor(rdev))];
+    if let Some(name) = name {
+        let base = PathBuf::from(format!("/sys/class/block/{name}"));
+        let mut partitions = Vec::new();
+        if let Ok(entries) = std::fs::read_dir(&base) {
+            for e in entries.flatten() {
+                if e.path().join("partition").exists() {
+                    partitions.push(e.file_name().to_string_lossy().into_owned());
+                    if let Some(dev) = sysfs(&e.path().join("dev").to_string_lossy()) {
+                        if let Some((ma, mi)) = dev.split_once(':') {
+                            devices.push((ma.parse().unwrap_or(0), mi.parse().unwrap_or(0)));
+                        }
+                    }
+                }
+            }
+        }
+        let holders: Vec<String> = std::fs::read_dir(base.join("holders"))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !holders.is_empty() {
+            return Err(refuse(format!("it is held by {}", holders.join(", "))));
+        }
+        if !partitions.is_empty() {
+            partitions.sort();
+            return Err(refuse(format!(
+                "it has partitions ({})",
+                partitions.join(", ")
+            )));
+        }
+    }
+    if let Ok(mountinfo) = std::fs::read_to_string("/proc/self/mountinfo") {
+        for line in mountinfo.lines() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if let (Some(dev), Some(point)) = (fields.get(2), fields.get(4)) {
+                if let Some((ma, mi)) = dev.split_once(':') {
+                    let d = (
+                        ma.parse().unwrap_or(u32::MAX),
+                        mi.parse().unwrap_or(u32::MAX),
+                    );
+                    if devices.contains(&d) {
+                        return Err(refuse(format!("it is mounted on {point}")));
+                    }
+                }
+            }
+        }
+    }
+    if let Ok(swaps) = std::fs::read_to_string("/proc/swaps") {
+        let p = path.display().to_string();
+        if swaps
+            .lines()
+            .skip(1)
+            .any(|l| l.split_whitespace().next() == Some(p.as_str()))
+        {
+            return Err(refuse("it is in use as swap".to_string()));
+        }
+    }
+    let mut head = vec![0u8; 1 << 20];
+    let file =
+        File::open(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+    let n = read_at_most(&file, &mut head);
+    if let Some(what) = signature(&head[..n]) {
+        return Err(refuse(format!("it holds {what}")));
+    }
+    Ok(())
+}
+
+fn read_at_most(file: &File, buf: &mut [u8]) -> usize {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], done as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => done += n,
+        }
+    }
+    done
+}
+
+/// What the first bytes of a device say it holds, if anything known.
+pub fn signature(head: &[u8]) -> Option<&'static str> {
+    let at = |off: usize, magic: &[u8]| {
+        head.len() >= off + magic.len() && &head[off..off + magic.len()] == magic
+    };
+    if at(512, b"EFI PART") || at(4096, b"EFI PART") {
+        return Some("a GPT partition table");
+    }
+    if at(0, b"LUKS\xba\xbe") {
+        return Some("a LUKS encrypted volume");
+    }
+    if at(512, b"LABELONE") || at(536, b"LVM2 001") {
+        return Some("an LVM physical volume");
+    }
+    if at(1080, &[0x53, 0xef]) {
+        return Some("an ext2/3/4 file system");
+    }
+    if at(0, b"XFSB") {
+        return Some("an XFS file system");
+    }
+    if at(65600, b"_BHRfS_M") {
+        return Some("a btrfs file system");
+    }
+    if at(4086, b"SWAPSPACE2") || at(4086, b"SWAP-SPACE") {
+        return Some("swap space");
+    }
+    if at(3, b"NTFS    ") {
+        return Some("an NTFS file system");
+    }
+    if at(82, b"FAT32   ") || at(54, b"FAT16   ") || at(54, b"FAT12   ") {
+        return Some("a FAT file system");
+    }
+    // ZFS keeps uberblocks (magic 0x00bab10c) in the labels from 128KiB.
+    if head.len() >= 256 << 10
+        && head[128 << 10..256 << 10].chunks(1024).any(|c| {
+            c.len() >= 8
+                && (c[..8] == 0x00ba_b10c_u64.to_le_bytes()
+                    || c[..8] == 0x00ba_b10c_u64.to_be_bytes())
+        })
+    {
+        return Some("a ZFS pool");
+    }
+    if at(510, &[0x55, 0xaa]) && head[446..510].chunks(16).any(|p| p[4] != 0) {
+        return Some("an MBR partition table");
+    }
+    None
+}
+
+/// `1.0 GiB`, for messages.
+pub(crate) fn human(bytes: u64) -> String {
+    methodic_compiler::plan::Bytes(bytes).human(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_are_recognised_and_zeros_are_not() {
+        let mut head = vec![0u8; 1 << 20];
+        assert_eq!(signature(&head), None);
+        head[1080] = 0x53;
+        head[1081] = 0xef;
+        assert_eq!(signature(&head), Some("an ext2/3/4 file system"));
+        let mut head = vec![0u8; 1 << 20];
+        head[512..520].copy_from_slice(b"EFI PART");
+        assert_eq!(signature(&head), Some("a GPT partition table"));
+        let mut head = vec![0u8; 1 << 20];
+        head[510] = 0x55;
+        head[511] = 0xaa;
+        assert_eq!(
+            signature(&head),
+            None,
+            "a boot signature without partitions is not a table"
+        );
+        head[446 + 4] = 0x83;
+        assert_eq!(signature(&head), Some("an MBR partition table"));
+        let mut head = vec![0u8; 1 << 20];
+        head[4086..4096].copy_from_slice(b"SWAPSPACE2");
+        assert_eq!(signature(&head), Some("swap space"));
+    }
+
+    #[test]
+    fn scratch_files_are_created_sized_and_removed() {
+        let dir = std::env::temp_dir().join(format!("methodic-target-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("scratch");
+        let opts = OpenOptionsT {
+            create_size: Some(8 << 20),
+            need_direct: false,
+            write: true,
+            destroy: None,
+        };
+        let t = Target::open(&path, &opts).unwrap();
+        assert_eq!(
+            (t.kind, t.capacity, t.created),
+            (TargetKind::File, 8 << 20, true)
+        );
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 8 << 20);
+        t.remove_scratch().unwrap();
+        assert!(!path.exists());
+        let missing = Target::open(&path, &OpenOptionsT::default()).unwrap_err();
+        assert!(missing.to_string().contains("does not exist"), "{missing}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

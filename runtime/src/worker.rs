@@ -1,0 +1,422 @@
+//! A worker: one thread, one engine, one target file, a queue depth to keep
+//! full. It issues the generator's I/Os until its time is up, its byte
+//! quota is issued or the run is stopped, records each completion's
+//! latency (after the ramp) and sends its per-interval counts to the
+//! series collector.
+
+use std::io;
+use std::os::unix::io::RawFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use methodic_compiler::plan::{DataPattern, Workload};
+
+use crate::data::{Buffers, Pattern};
+use crate::engine::psync::Psync;
+use crate::engine::uring::Uring;
+use crate::engine::{Completion, Engine, EngineKind, Request};
+use crate::region::Region;
+use crate::rng::Rng;
+use crate::series::{Interval, Message};
+use crate::stats::Recorder;
+use crate::workload::{Generator, Op};
+
+/// When a worker records and stops.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// Completions before this are the ramp, and not recorded.
+    pub record_from: Instant,
+    /// Stop issuing at this time; `None` to stop by bytes only.
+    pub until: Option<Instant>,
+}
+
+/// A shared byte budget: workers stop issuing once together they have
+/// issued `target` bytes (`until written`).
+#[derive(Debug, Clone)]
+pub struct SharedBudget {
+    pub issued: Arc<AtomicU64>,
+    pub target: u64,
+}
+
+/// Where a worker sends its intervals.
+#[derive(Debug, Clone)]
+pub struct SeriesLink {
+    pub tx: Sender<Message>,
+    pub worker: usize,
+    pub interval: Duration,
+}
+
+/// Everything one worker needs for one run of one step.
+pub struct Job {
+    pub fd: RawFd,
+    pub engine: EngineKind,
+    /// I/Os kept in flight.
+    pub depth: u32,
+    pub workload: Workload,
+    pub area: Region,
+    pub stripe: Region,
+    pub seed: u64,
+    pub data: DataPattern,
+    pub timing: Timing,
+    /// Bytes this worker issues at most (a fill's passes over its stripe).
+    pub quota: Option<u64>,
+    pub budget: Option<SharedBudget>,
+    pub series: Option<SeriesLink>,
+    pub stop: Arc<AtomicBool>,
+    /// Pin the thread to this CPU.
+    pub cpu: Option<usize>,
+}
+
+/// What a worker did.
+#[derive(Debug)]
+pub struct Outcome {
+    pub recorder: Recorder,
+    pub engine: EngineKind,
+    pub fixed_buffers: bool,
+    /// The average number of I/Os in flight, sampled at each submission.
+    pub mean_inflight: f64,
+    pub max_inflight: u32,
+    /// Failed or short I/Os.
+    pub errors: u64,
+    pub first_error: Option<IoFailure>,
+    /// Bytes issued, recorded or not (ramp included).
+    pub issued_bytes: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoFailure {
+    pub op: Op,
+    pub offset: u64,
+    pub len: u32,
+    /// The result: -errno, or the bytes of a short transfer.
+    pub result: i32,
+}
+
+impl IoFailure {
+    pub fn describe(&self) -> String {
+        let what = if self.op == Op::Read { "read" } else { "write" };
+        if self.result < 0 {
+            format!(
+                "{what} of {} bytes at offset {} failed: {}",
+                self.len,
+                self.offset,
+                io::Error::from_raw_os_error(-self.result)
+            )
+        } else {
+            format!(
+                "{what} of {} bytes at offset {} moved only {} bytes",
+                self.len, self.offset, self.result
+            )
+        }
+    }
+}
+
+pub fn run(job: Job) -> io::Result<Outcome> {
+    if let Some(cpu) = job.cpu {
+        pin(cpu);
+    }
+    let depth = job.depth.max(1) as usize;
+    let mut generator = Generator::new(&job.workload, job.area, job.stripe, job.seed);
+    let mut buffers = Buffers::new(depth, generator.largest_block() as usize);
+    let mut pattern = Pattern::new(job.data, job.seed.rotate_left(29));
+    pattern.init(&mut buffers, &mut Rng::new(job.seed ^ 0x5eed));
+    let mut fixed_buffers = false;
+    let mut engine: Box<dyn Engine> = match job.engine {
+        EngineKind::IoUring => {
+            let u = Uring::new(job.fd, &buffers, depth as u32)?;
+            fixed_buffers = u.fixed_buffers();
+            Box::new(u)
+        }
+        EngineKind::Psync => Box::new(Psync::new(job.fd, &buffers)),
+    };
+    let engine_kind = engine.kind();
+
+    let mut free: Vec<u16> = (0..depth as u16).rev().collect();
+    let mut issued_at = vec![job.timing.record_from; depth];
+    let mut pending: Vec<(Op, u64, u32)> = vec![(Op::Read, 0, 0); depth];
+    let mut reqs: Vec<Request> = Vec::with_capacity(depth);
+    let mut done: Vec<Completion> = Vec::with_capacity(depth);
+    let mut recorder = Recorder::default();
+    let mut inflight = 0usize;
+    let (mut inflight_sum, mut samples, mut max_inflight) = (0u64, 0u64, 0u32);
+    let mut issued_bytes = 0u64;
+    let mut errors = 0u64;
+    let mut first_error = None;
+    let mut issuing = true;
+
+    let mut interval = job.series.as_ref().map(|_| Interval::new(0));
+    let interval_len = job
+        .series
+        .as_ref()
+        .map_or(Duration::from_secs(1), |s| s.interval);
+    let mut next_boundary = job.timing.record_from + interval_len;
+
+    loop {
+        if issuing {
+            while let Some(slot) = free.pop() {
+                let over_quota = job.quota.is_some_and(|q| issued_bytes >= q);
+                if over_quota || job.stop.load(Ordering::Relaxed) {
+                    free.push(slot);
+                    issuing = false;
+                    break;
+                }
+                let mut io = generator.next();
+                if let Some(q) = job.quota {
+                    io.len = io.len.min((q - issued_bytes) as u32).max(1);
+                }
+                if let Some(b) = &job.budget {
+                    if b.issued.fetch_add(io.len as u64, Ordering::Relaxed) >= b.target {
+                        free.push(slot);
+                        issuing = false;
+                        break;
+                    }
+                }
+                if io.op == Op::Write {
+                    pattern.prepare_write(&mut buffers.slot(slot as usize)[..io.len as usize]);
+                }
+                issued_bytes += io.len as u64;
+                pending[slot as usize] = (io.op, io.offset, io.len);
+                reqs.push(Request { slot, io });
+            }
+        }
+        if inflight + reqs.len() == 0 {
+            break;
+        }
+        let now = Instant::now();
+        for r in &reqs {
+            issued_at[r.slot as usize] = now;
+        }
+        inflight += reqs.len();
+        samples += 1;
+        inflight_sum += inflight as u64;
+        max_inflight = max_inflight.max(inflight as u32);
+        engine.run(&reqs, 1, &mut done)?;
+        reqs.clear();
+        let now = Instant::now();
+        let recording = now >= job.timing.record_from && job.timing.until.is_none_or(|u| now <= u);
+        if recording && now >= next_boundary {
+            if let (Some(iv), Some(link)) = (interval.as_mut(), job.series.as_ref()) {
+                let index =
+                    (now - job.timing.record_from).as_nanos() / interval_len.as_nanos().max(1);
+                let finished = std::mem::replace(iv, Interval::new(index as u64));
+                let _ = link.tx.send(Message::Interval {
+                    worker: link.worker,
+                    interval: finished,
+                });
+                next_boundary = job.timing.record_from + interval_len * (index as u32 + 1);
+            }
+        }
+        for c in done.drain(..) {
+            inflight -= 1;
+            free.push(c.slot);
+            let (op, offset, len) = pending[c.slot as usize];
+            if c.result != len as i32 {
+                errors += 1;
+                first_error.get_or_insert(IoFailure {
+                    op,
+                    offset,
+                    len,
+                    result: c.result,
+                });
+                issuing = false;
+                continue;
+            }
+            if recording {
+                let latency = now
+                    .saturating_duration_since(issued_at[c.slot as usize])
+                    .as_nanos() as u64;
+                recorder.record(op, len as u64, latency);
+                if let Some(iv) = interval.as_mut() {
+                    iv.record(op, len as u64, latency);
+                }
+            }
+        }
+        if job.timing.until.is_some_and(|u| now >= u) || job.stop.load(Ordering::Relaxed) {
+            issuing = false;
+        }
+    }
+    if let (Some(iv), Some(link)) = (interval, job.series.as_ref()) {
+        let _ = link.tx.send(Message::Interval {
+            worker: link.worker,
+            interval: iv,
+        });
+        let _ = link.tx.send(Message::Done {
+            worker: link.worker,
+        });
+    }
+    Ok(Outcome {
+        recorder,
+        engine: engine_kind,
+        fixed_buffers,
+        mean_inflight: if samples > 0 {
+            inflight_sum as f64 / samples as f64
+        } else {
+            0.0
+        },
+        max_inflight,
+        errors,
+        first_error,
+        issued_bytes,
+    })
+}
+
+/// Pins the calling thread to `cpu` (best effort).
+fn pin(cpu: usize) {
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// Whether io_uring works here: a ring can be made and a file registered.
+pub fn io_uring_available() -> Result<(), String> {
+    let buffers = Buffers::new(1, 4096);
+    let file = std::fs::File::open("/proc/self/stat").map_err(|e| e.to_string())?;
+    use std::os::unix::io::AsRawFd;
+    Uring::new(file.as_raw_fd(), &buffers, 2)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::io::AsRawFd;
+
+    use methodic_compiler::plan::{BlockShare, Bytes, Percent};
+
+    use super::*;
+
+    fn job(fd: RawFd, engine: EngineKind, depth: u32, read: u32, until: Duration) -> Job {
+        let now = Instant::now();
+        Job {
+            fd,
+            engine,
+            depth,
+            workload: Workload {
+                name: "t".into(),
+                blocks: vec![BlockShare {
+                    size: Bytes(4096),
+                    share: Percent::HUNDRED,
+                }],
+                read: Percent::whole(read),
+                random: Percent::HUNDRED,
+                align: Bytes(4096),
+                offset: Bytes(0),
+            },
+            area: Region {
+                start: 0,
+                len: 16 << 20,
+            },
+            stripe: Region {
+                start: 0,
+                len: 16 << 20,
+            },
+            seed: 5,
+            data: DataPattern::Random,
+            timing: Timing {
+                record_from: now,
+                until: Some(now + until),
+            },
+            quota: None,
+            budget: None,
+            series: None,
+            stop: Arc::new(AtomicBool::new(false)),
+            cpu: None,
+        }
+    }
+
+    fn scratch(name: &str) -> (std::path::PathBuf, std::fs::File) {
+        let path =
+            std::env::temp_dir().join(format!("methodic-worker-{name}-{}", std::process::id()));
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        f.set_len(16 << 20).unwrap();
+        (path, f)
+    }
+
+    #[test]
+    fn both_engines_run_a_mix_and_keep_the_queue_full() {
+        let (path, f) = scratch("engines");
+        for (engine, depth) in [(EngineKind::Psync, 1), (EngineKind::IoUring, 8)] {
+            if engine == EngineKind::IoUring && io_uring_available().is_err() {
+                eprintln!("io_uring unavailable here: skipping it");
+                continue;
+            }
+            let out = run(job(
+                f.as_raw_fd(),
+                engine,
+                depth,
+                50,
+                Duration::from_millis(200),
+            ))
+            .unwrap();
+            assert_eq!(out.engine, engine);
+            assert_eq!(out.errors, 0);
+            assert!(
+                out.recorder.ios() > 100,
+                "{engine:?}: {} I/Os",
+                out.recorder.ios()
+            );
+            assert!(out.recorder.read.ios > 0 && out.recorder.write.ios > 0);
+            assert!(
+                out.mean_inflight > depth as f64 * 0.9,
+                "{engine:?}: {}",
+                out.mean_inflight
+            );
+        }
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_quota_issues_exactly_its_bytes() {
+        let (path, f) = scratch("quota");
+        let mut j = job(
+            f.as_raw_fd(),
+            EngineKind::Psync,
+            1,
+            0,
+            Duration::from_secs(60),
+        );
+        j.timing.until = None;
+        j.quota = Some(1 << 20);
+        let out = run(j).unwrap();
+        assert_eq!(out.issued_bytes, 1 << 20);
+        assert_eq!(out.recorder.write.bytes, 1 << 20);
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn io_errors_are_counted_with_their_offset() {
+        let (path, f) = scratch("errors");
+        let mut j = job(
+            f.as_raw_fd(),
+            EngineKind::Psync,
+            1,
+            100,
+            Duration::from_secs(5),
+        );
+        // Reading past the end of the file moves 0 bytes: a short transfer.
+        j.area = Region {
+            start: 32 << 20,
+            len: 4096,
+        };
+        let out = run(j).unwrap();
+        assert_eq!(out.errors, 1);
+        let e = out.first_error.unwrap();
+        assert_eq!((e.offset, e.result), (32 << 20, 0));
+        assert!(
+            e.describe().contains("moved only 0 bytes"),
+            "{}",
+            e.describe()
+        );
+        std::fs::remove_file(path).unwrap();
+    }
+}

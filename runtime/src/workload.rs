@@ -1,0 +1,179 @@
+//! Workload generation: a plan workload and a worker's region go in, one
+//! I/O at a time comes out: read or write by the read share, a block size
+//! by the split, a random offset (aligned as the plan says) or the next
+//! one of the worker's sequential stream by the random share.
+
+use methodic_compiler::plan::Workload;
+
+use crate::region::Region;
+use crate::rng::Rng;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+}
+
+/// One I/O to issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Io {
+    pub op: Op,
+    pub offset: u64,
+    pub len: u32,
+}
+
+pub struct Generator {
+    rng: Rng,
+    /// Block sizes with their cumulative shares in hundredths of a percent.
+    blocks: Vec<(u32, u32)>,
+    read: u32,
+    random: u32,
+    align: u64,
+    /// Where random I/O lands: the whole step region of the device.
+    area: Region,
+    /// The worker's own stripe, for sequential I/O.
+    stripe: Region,
+    next_seq: u64,
+    /// Bytes of sequential I/O issued, to count passes over the stripe.
+    pub seq_bytes: u64,
+}
+
+impl Generator {
+    pub fn new(w: &Workload, area: Region, stripe: Region, seed: u64) -> Generator {
+        let mut cum = 0;
+        let blocks = w
+            .blocks
+            .iter()
+            .map(|b| {
+                cum += b.share.hundredths();
+                (b.size.0 as u32, cum)
+            })
+            .collect();
+        Generator {
+            rng: Rng::new(seed),
+            blocks,
+            read: w.read.hundredths(),
+            random: w.random.hundredths(),
+            align: w.align.0.max(1),
+            area,
+            stripe,
+            next_seq: stripe.start,
+            seq_bytes: 0,
+        }
+    }
+
+    /// The largest block size, to size buffers.
+    pub fn largest_block(&self) -> u32 {
+        self.blocks.iter().map(|b| b.0).max().unwrap_or(4096)
+    }
+
+    #[inline]
+    pub fn next(&mut self) -> Io {
+        let len = if self.blocks.len() == 1 {
+            self.blocks[0].0
+        } else {
+            let pick = self.rng.below(10_000) as u32;
+            self.blocks
+                .iter()
+                .find(|b| pick < b.1)
+                .unwrap_or(&self.blocks[self.blocks.len() - 1])
+                .0
+        };
+        let op = if self.read == 10_000
+            || (self.read > 0 && (self.rng.below(10_000) as u32) < self.read)
+        {
+            Op::Read
+        } else {
+            Op::Write
+        };
+        let random = self.random == 10_000
+            || (self.random > 0 && (self.rng.below(10_000) as u32) < self.random);
+        let offset = if random {
+            let slots = (self.area.len.saturating_sub(len as u64)) / self.align + 1;
+            self.area.start + self.rng.below(slots) * self.align
+        } else {
+            if self.next_seq + len as u64 > self.stripe.end() {
+                self.next_seq = self.stripe.start;
+            }
+            let at = self.next_seq;
+            self.next_seq += len as u64;
+            self.seq_bytes += len as u64;
+            at
+        };
+        Io { op, offset, len }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use methodic_compiler::plan::{BlockShare, Bytes, Percent};
+
+    use super::*;
+
+    fn workload(blocks: &[(u64, u32)], read: u32, random: u32, align: u64) -> Workload {
+        Workload {
+            name: "t".into(),
+            blocks: blocks
+                .iter()
+                .map(|(s, p)| BlockShare {
+                    size: Bytes(*s),
+                    share: Percent::whole(*p),
+                })
+                .collect(),
+            read: Percent::whole(read),
+            random: Percent::whole(random),
+            align: Bytes(align),
+            offset: Bytes(0),
+        }
+    }
+
+    #[test]
+    fn shares_and_alignment_are_kept() {
+        let area = Region {
+            start: 1 << 20,
+            len: 64 << 20,
+        };
+        let w = workload(&[(512, 10), (4096, 60), (65536, 30)], 67, 100, 512);
+        let mut g = Generator::new(&w, area, area, 11);
+        let n = 200_000;
+        let (mut reads, mut sizes) = (0, [0u32; 3]);
+        for _ in 0..n {
+            let io = g.next();
+            assert_eq!(io.offset % 512, 0);
+            assert!(
+                io.offset >= area.start && io.offset + io.len as u64 <= area.end(),
+                "{io:?}"
+            );
+            if io.op == Op::Read {
+                reads += 1;
+            }
+            sizes[match io.len {
+                512 => 0,
+                4096 => 1,
+                _ => 2,
+            }] += 1;
+        }
+        let share = |c: u32| c as f64 / n as f64;
+        assert!((share(reads) - 0.67).abs() < 0.01, "{}", share(reads));
+        assert!((share(sizes[0]) - 0.10).abs() < 0.01);
+        assert!((share(sizes[1]) - 0.60).abs() < 0.01);
+        assert!((share(sizes[2]) - 0.30).abs() < 0.01);
+    }
+
+    #[test]
+    fn sequential_streams_stay_in_their_stripe_and_wrap() {
+        let area = Region {
+            start: 0,
+            len: 1 << 20,
+        };
+        let stripe = Region {
+            start: 256 << 10,
+            len: 256 << 10,
+        };
+        let w = workload(&[(131_072, 100)], 0, 0, 131_072);
+        let mut g = Generator::new(&w, area, stripe, 1);
+        let offsets: Vec<u64> = (0..3).map(|_| g.next().offset).collect();
+        assert_eq!(offsets, [256 << 10, 384 << 10, 256 << 10]);
+        assert!((0..10).all(|_| g.next().op == Op::Write));
+    }
+}
