@@ -21,10 +21,11 @@ use tabled::settings::{Alignment, Style};
 #[command(
     name = "methodic",
     version,
-    about = "Compile storage-benchmark methodologies to validated step plans",
+    about = "Compile storage-benchmark methodologies to validated step plans, and run them",
     long_about = "methodic compiles a storage-benchmark methodology (a .method file) into an explicit, \
-                  validated step plan, shows what it will do and how long it will take, and formats \
-                  methodology files.\n\nStart with: methodic plan specs/quick.method"
+                  validated step plan, shows what it will do and how long it will take, runs it on a \
+                  file or block device, and formats methodology files.\n\n\
+                  Start with: methodic run specs/quick.method"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -69,6 +70,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = TableFormat::Table)]
         format: TableFormat,
     },
+    /// Run a methodology or plan on a file or block device, writing a results directory.
+    Run(crate::run::RunArgs),
     /// Format methodology files in place, keeping every comment.
     Fmt {
         /// Methodology files (`-` formats standard input to standard output).
@@ -112,6 +115,7 @@ pub fn run() -> Result<ExitCode> {
             format,
         } => plan(&file, capacity, format),
         Command::Fmt { files, check } => fmt(&files, check),
+        Command::Run(args) => crate::run::run(args),
     }
 }
 
@@ -130,7 +134,7 @@ fn parse_size(text: &str) -> std::result::Result<Bytes, String> {
     }
 }
 
-fn read_input(path: &Path) -> Result<String> {
+pub(crate) fn read_input(path: &Path) -> Result<String> {
     if path == Path::new("-") {
         let mut s = String::new();
         std::io::stdin()
@@ -142,7 +146,7 @@ fn read_input(path: &Path) -> Result<String> {
     String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8 text", path.display()))
 }
 
-fn display_name(path: &Path) -> String {
+pub(crate) fn display_name(path: &Path) -> String {
     if path == Path::new("-") {
         "<stdin>".to_string()
     } else {
@@ -150,11 +154,11 @@ fn display_name(path: &Path) -> String {
     }
 }
 
-fn color() -> bool {
+pub(crate) fn color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
-fn report(diags: &Diagnostics, name: &str, src: &str) {
+pub(crate) fn report(diags: &Diagnostics, name: &str, src: &str) {
     if !diags.is_empty() {
         eprint!("{}", diags.render(name, src, color()));
     }
@@ -163,7 +167,7 @@ fn report(diags: &Diagnostics, name: &str, src: &str) {
 /// Writes `text` to `path`, or to stdout for `-`. A file is written
 /// beside its destination and renamed over it, so that a failure leaves
 /// no half-written file.
-fn write_output(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();
         return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -200,7 +204,7 @@ fn write_output(path: &Path, text: &str) -> Result<()> {
     result
 }
 
-fn count(n: usize, what: &str) -> String {
+pub(crate) fn count(n: usize, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
     } else {
@@ -294,8 +298,9 @@ fn compile(
     }
 }
 
-/// A methodology compiled, or a plan loaded and validated.
-fn load(path: &Path, capacity: Option<Bytes>) -> Result<Option<Plan>> {
+/// A methodology compiled (with its source), or a plan loaded and
+/// validated; `None` when it has errors, which are reported.
+pub(crate) fn load(path: &Path, capacity: Option<Bytes>) -> Result<Option<(Plan, Option<String>)>> {
     let text = read_input(path)?;
     let name = display_name(path);
     let is_plan = matches!(
@@ -313,7 +318,7 @@ fn load(path: &Path, capacity: Option<Bytes>) -> Result<Option<Plan>> {
                     }
                     plan.estimate = methodic_compiler::estimate::plan(&plan.steps, capacity);
                 }
-                Ok(Some(plan))
+                Ok(Some((plan, None)))
             }
             Err(diags) => {
                 report(&diags, &name, &text);
@@ -325,7 +330,7 @@ fn load(path: &Path, capacity: Option<Bytes>) -> Result<Option<Plan>> {
     match methodic_compiler::compile(&text, &Options { capacity }) {
         Ok(c) => {
             report(&c.warnings, &name, &text);
-            Ok(Some(c.plan))
+            Ok(Some((c.plan, Some(text))))
         }
         Err(diags) => {
             report(&diags, &name, &text);
@@ -336,7 +341,7 @@ fn load(path: &Path, capacity: Option<Bytes>) -> Result<Option<Plan>> {
 }
 
 fn plan(path: &Path, capacity: Option<Bytes>, format: TableFormat) -> Result<ExitCode> {
-    let Some(plan) = load(path, capacity)? else {
+    let Some((plan, _)) = load(path, capacity)? else {
         return Ok(ExitCode::from(1));
     };
     let headers = ["#", "step", "what", "qd", "time", "writes"];

@@ -3,6 +3,7 @@
 //! 1 a problem in the input or the run, 2 a usage error).
 
 mod cli;
+mod run;
 
 use std::process::ExitCode;
 

@@ -2488,10 +2488,7 @@ impl Lowerer<'_, '_> {
                     ));
                     return None;
                 }
-                let total: u64 = crate::plan::size_draws(min, max, seed)
-                    .take(n as usize)
-                    .sum();
-                (n, Bytes(total))
+                (n, Dataset::of_files(name, min, max, n, seed).total)
             }
             (None, Some((t, t_span))) => {
                 if t < min {

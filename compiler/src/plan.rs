@@ -570,6 +570,28 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// A dataset of `files` files drawn from `size_min..=size_max`; the
+    /// total follows from the draws.
+    pub fn of_files(
+        name: &str,
+        size_min: Bytes,
+        size_max: Bytes,
+        files: u64,
+        seed: u64,
+    ) -> Dataset {
+        let total = size_draws(size_min, size_max, seed)
+            .take(files as usize)
+            .sum();
+        Dataset {
+            name: name.to_string(),
+            size_min,
+            size_max,
+            files,
+            total: Bytes(total),
+            seed,
+        }
+    }
+
     /// The file sizes in order, as the generator makes them: uniform in
     /// `size_min..=size_max` from a SplitMix64 stream seeded with `seed`.
     /// When the count was derived from a total, the last file holds what

@@ -2,15 +2,24 @@
 //! steps are executed with an io_uring or psync engine, and each step's
 //! numbers come out, written to a results directory as they are made.
 
+pub mod copy;
 pub mod data;
 pub mod engine;
 pub mod error;
+pub mod exec;
+pub mod probe;
 pub mod region;
+pub mod rehearse;
+pub mod results;
 pub mod rng;
 pub mod series;
 pub mod stats;
+pub mod steady;
+pub mod system;
 pub mod target;
+pub mod time;
 pub mod worker;
 pub mod workload;
 
 pub use error::{Error, Result};
+pub use exec::{EngineChoice, Observer, Quiet, RunOptions, RunReport, Status, StepResult, run};

@@ -63,9 +63,10 @@ pub enum Message {
         worker: usize,
         interval: Interval,
     },
-    /// The worker has sent its last interval.
+    /// The worker has sent its last interval; it recorded for `seconds`.
     Done {
         worker: usize,
+        seconds: f64,
     },
 }
 
@@ -120,47 +121,60 @@ fn collect(
     let mut done = vec![false; workers];
     let mut next = 0u64;
     let mut rows = Vec::new();
-    let mut emit = |iv: &Interval, out: &mut Option<BufWriter<File>>| -> io::Result<()> {
-        let ios = iv.read_ios + iv.write_ios;
-        let row = Row {
-            t: (iv.index + 1) as f64 * interval_s,
-            iops: ios as f64 / interval_s,
-            read_iops: iv.read_ios as f64 / interval_s,
-            write_iops: iv.write_ios as f64 / interval_s,
-            mb_s: iv.bytes as f64 / interval_s / 1e6,
-            mean_latency_us: if ios > 0 {
-                iv.lat_sum_ns as f64 / ios as f64 / 1000.0
+    // How long the workers recorded, once all are done: the last interval
+    // may be cut short, and its rates are over what it lasted.
+    let mut recorded = 0.0f64;
+    let mut emit =
+        |iv: &Interval, out: &mut Option<BufWriter<File>>, recorded: f64| -> io::Result<()> {
+            let ios = iv.read_ios + iv.write_ios;
+            let start = iv.index as f64 * interval_s;
+            let end = if recorded > start {
+                ((iv.index + 1) as f64 * interval_s).min(recorded)
             } else {
-                0.0
-            },
-            p99_latency_us: if ios > 0 {
-                iv.lat.value_at_quantile(0.99) as f64 / 1000.0
-            } else {
-                0.0
-            },
+                start + interval_s
+            };
+            let span = (end - start).max(1e-9);
+            let row = Row {
+                t: end,
+                iops: ios as f64 / span,
+                read_iops: iv.read_ios as f64 / span,
+                write_iops: iv.write_ios as f64 / span,
+                mb_s: iv.bytes as f64 / span / 1e6,
+                mean_latency_us: if ios > 0 {
+                    iv.lat_sum_ns as f64 / ios as f64 / 1000.0
+                } else {
+                    0.0
+                },
+                p99_latency_us: if ios > 0 {
+                    iv.lat.value_at_quantile(0.99) as f64 / 1000.0
+                } else {
+                    0.0
+                },
+            };
+            if let Some(w) = out.as_mut() {
+                writeln!(
+                    w,
+                    "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
+                    row.t,
+                    row.iops,
+                    row.read_iops,
+                    row.write_iops,
+                    row.mb_s,
+                    iv.bytes as f64 / span / 1_048_576.0,
+                    row.mean_latency_us,
+                    row.p99_latency_us
+                )?;
+                w.flush()?;
+            }
+            rows.push(row);
+            Ok(())
         };
-        if let Some(w) = out.as_mut() {
-            writeln!(
-                w,
-                "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
-                row.t,
-                row.iops,
-                row.read_iops,
-                row.write_iops,
-                row.mb_s,
-                iv.bytes as f64 / interval_s / 1_048_576.0,
-                row.mean_latency_us,
-                row.p99_latency_us
-            )?;
-            w.flush()?;
-        }
-        rows.push(row);
-        Ok(())
-    };
     for msg in rx {
         match msg {
             Message::Interval { worker, interval } => {
-                reported[worker] = reported[worker].max(interval.index + 1);
+                // An interval is sent when the worker moves past it, or as its
+                // last, which may end early: only the ones before it are final.
+                reported[worker] = reported[worker].max(interval.index);
                 match pending.get_mut(&interval.index) {
                     Some(iv) => iv.merge(&interval),
                     None => {
@@ -168,7 +182,10 @@ fn collect(
                     }
                 }
             }
-            Message::Done { worker } => done[worker] = true,
+            Message::Done { worker, seconds } => {
+                done[worker] = true;
+                recorded = recorded.max(seconds);
+            }
         }
         // Every interval all workers have moved past is complete; once all
         // are done, everything left is.
@@ -183,7 +200,12 @@ fn collect(
         };
         while next < upto {
             let iv = pending.remove(&next).unwrap_or_else(|| Interval::new(next));
-            emit(&iv, &mut out)?;
+            let all_done = complete == u64::MAX;
+            emit(
+                &iv,
+                &mut out,
+                if all_done { recorded } else { f64::INFINITY },
+            )?;
             next += 1;
         }
         if done.iter().all(|d| *d) {
@@ -231,11 +253,20 @@ mod tests {
             interval: iv(2, 7),
         })
         .unwrap();
-        tx.send(Message::Done { worker: 0 }).unwrap();
-        tx.send(Message::Done { worker: 1 }).unwrap();
+        tx.send(Message::Done {
+            worker: 0,
+            seconds: 2.5,
+        })
+        .unwrap();
+        tx.send(Message::Done {
+            worker: 1,
+            seconds: 2.5,
+        })
+        .unwrap();
         let rows = handle.join().unwrap().unwrap();
         let iops: Vec<f64> = rows.iter().map(|r| r.iops).collect();
-        assert_eq!(iops, [15.0, 20.0, 7.0]);
+        // The last interval lasted half a second: 7 I/Os are 14 a second.
+        assert_eq!(iops, [15.0, 20.0, 14.0]);
         assert!((rows[0].mean_latency_us - 100.0).abs() < 1e-9);
         let csv = std::fs::read_to_string(&path).unwrap();
         assert_eq!(csv.lines().count(), 4);

@@ -6,9 +6,9 @@
 
 use std::io;
 use std::os::unix::io::RawFd;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use methodic_compiler::plan::{DataPattern, Workload};
@@ -23,13 +23,21 @@ use crate::series::{Interval, Message};
 use crate::stats::Recorder;
 use crate::workload::{Generator, Op};
 
-/// When a worker records and stops.
+/// When a worker records and stops, counted from the moment every worker
+/// of the step is ready.
 #[derive(Debug, Clone, Copy)]
 pub struct Timing {
-    /// Completions before this are the ramp, and not recorded.
-    pub record_from: Instant,
-    /// Stop issuing at this time; `None` to stop by bytes only.
-    pub until: Option<Instant>,
+    /// Completions in the ramp are not recorded.
+    pub ramp: Duration,
+    /// Stop issuing after this much recording; `None` to stop by bytes only.
+    pub record: Option<Duration>,
+}
+
+/// `Timing` made absolute once the workers start together.
+#[derive(Debug, Clone, Copy)]
+struct Clock {
+    record_from: Instant,
+    until: Option<Instant>,
 }
 
 /// A shared byte budget: workers stop issuing once together they have
@@ -60,6 +68,9 @@ pub struct Job {
     pub seed: u64,
     pub data: DataPattern,
     pub timing: Timing,
+    /// Every worker of the step waits here after setting up, so that
+    /// setting up a ring or filling buffers eats into no one's ramp.
+    pub start: Arc<Barrier>,
     /// Bytes this worker issues at most (a fill's passes over its stripe).
     pub quota: Option<u64>,
     pub budget: Option<SharedBudget>,
@@ -83,6 +94,9 @@ pub struct Outcome {
     pub first_error: Option<IoFailure>,
     /// Bytes issued, recorded or not (ramp included).
     pub issued_bytes: u64,
+    /// When recording began, and when the last recorded I/O completed.
+    pub record_from: Instant,
+    pub last_recorded: Option<Instant>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,9 +146,16 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         EngineKind::Psync => Box::new(Psync::new(job.fd, &buffers)),
     };
     let engine_kind = engine.kind();
+    job.start.wait();
+    let record_from = Instant::now() + job.timing.ramp;
+    let clock = Clock {
+        record_from,
+        until: job.timing.record.map(|r| record_from + r),
+    };
+    let mut last_recorded = None;
 
     let mut free: Vec<u16> = (0..depth as u16).rev().collect();
-    let mut issued_at = vec![job.timing.record_from; depth];
+    let mut issued_at = vec![clock.record_from; depth];
     let mut pending: Vec<(Op, u64, u32)> = vec![(Op::Read, 0, 0); depth];
     let mut reqs: Vec<Request> = Vec::with_capacity(depth);
     let mut done: Vec<Completion> = Vec::with_capacity(depth);
@@ -151,7 +172,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         .series
         .as_ref()
         .map_or(Duration::from_secs(1), |s| s.interval);
-    let mut next_boundary = job.timing.record_from + interval_len;
+    let mut next_boundary = clock.record_from + interval_len;
 
     loop {
         if issuing {
@@ -195,17 +216,16 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         engine.run(&reqs, 1, &mut done)?;
         reqs.clear();
         let now = Instant::now();
-        let recording = now >= job.timing.record_from && job.timing.until.is_none_or(|u| now <= u);
+        let recording = now >= clock.record_from && clock.until.is_none_or(|u| now <= u);
         if recording && now >= next_boundary {
             if let (Some(iv), Some(link)) = (interval.as_mut(), job.series.as_ref()) {
-                let index =
-                    (now - job.timing.record_from).as_nanos() / interval_len.as_nanos().max(1);
+                let index = (now - clock.record_from).as_nanos() / interval_len.as_nanos().max(1);
                 let finished = std::mem::replace(iv, Interval::new(index as u64));
                 let _ = link.tx.send(Message::Interval {
                     worker: link.worker,
                     interval: finished,
                 });
-                next_boundary = job.timing.record_from + interval_len * (index as u32 + 1);
+                next_boundary = clock.record_from + interval_len * (index as u32 + 1);
             }
         }
         for c in done.drain(..) {
@@ -224,6 +244,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                 continue;
             }
             if recording {
+                last_recorded = Some(now);
                 let latency = now
                     .saturating_duration_since(issued_at[c.slot as usize])
                     .as_nanos() as u64;
@@ -233,7 +254,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                 }
             }
         }
-        if job.timing.until.is_some_and(|u| now >= u) || job.stop.load(Ordering::Relaxed) {
+        if clock.until.is_some_and(|u| now >= u) || job.stop.load(Ordering::Relaxed) {
             issuing = false;
         }
     }
@@ -242,8 +263,15 @@ pub fn run(job: Job) -> io::Result<Outcome> {
             worker: link.worker,
             interval: iv,
         });
+        let recorded = match job.timing.record {
+            Some(r) => r.as_secs_f64(),
+            None => last_recorded.map_or(0.0, |l| {
+                l.saturating_duration_since(clock.record_from).as_secs_f64()
+            }),
+        };
         let _ = link.tx.send(Message::Done {
             worker: link.worker,
+            seconds: recorded,
         });
     }
     Ok(Outcome {
@@ -259,6 +287,8 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         errors,
         first_error,
         issued_bytes,
+        record_from: clock.record_from,
+        last_recorded,
     })
 }
 
@@ -290,7 +320,6 @@ mod tests {
     use super::*;
 
     fn job(fd: RawFd, engine: EngineKind, depth: u32, read: u32, until: Duration) -> Job {
-        let now = Instant::now();
         Job {
             fd,
             engine,
@@ -317,9 +346,10 @@ mod tests {
             seed: 5,
             data: DataPattern::Random,
             timing: Timing {
-                record_from: now,
-                until: Some(now + until),
+                ramp: Duration::ZERO,
+                record: Some(until),
             },
+            start: Arc::new(Barrier::new(1)),
             quota: None,
             budget: None,
             series: None,
@@ -385,7 +415,7 @@ mod tests {
             0,
             Duration::from_secs(60),
         );
-        j.timing.until = None;
+        j.timing.record = None;
         j.quota = Some(1 << 20);
         let out = run(j).unwrap();
         assert_eq!(out.issued_bytes, 1 << 20);

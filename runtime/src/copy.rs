@@ -1,0 +1,170 @@
+//! Copy tests: a dataset goes in, generated once as a tree of files of
+//! incompressible data (and reused while it matches its definition); a copy
+//! of the tree to the target's file system comes out, made as a normal copy
+//! tool makes it (buffered reads and writes), with the time to the last
+//! sync of the destination.
+
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use methodic_compiler::plan::Dataset;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+/// Files a folder, so that no folder grows huge.
+const PER_DIR: u64 = 1000;
+
+/// What one copy did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CopyResult {
+    pub files: u64,
+    pub bytes: u64,
+    /// From the first read to the end of the sync of the destination.
+    pub seconds: f64,
+    pub mb_s: f64,
+    pub mib_s: f64,
+    /// How the copy was made.
+    pub method: String,
+    pub source: PathBuf,
+    pub destination: PathBuf,
+}
+
+/// The description a generated tree is kept with, to know it is current.
+fn stamp(d: &Dataset) -> String {
+    format!(
+        "name={} files={} total={} size_min={} size_max={} seed={}\n",
+        d.name, d.files, d.total.0, d.size_min.0, d.size_max.0, d.seed
+    )
+}
+
+/// Makes the dataset's tree under `dir`, unless it is there already.
+/// Returns whether it was made now.
+pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
+    let marker = dir.join(".methodic-dataset");
+    if fs::read_to_string(&marker).is_ok_and(|s| s == stamp(d)) {
+        return Ok(false);
+    }
+    if dir.exists() {
+        fs::remove_dir_all(dir)
+            .map_err(|e| Error::io(format!("cannot clear {}", dir.display()), e))?;
+    }
+    let mut rng = Rng::new(d.seed ^ 0xda7a);
+    let mut buf = vec![0u8; 1 << 20];
+    for (i, size) in d.file_sizes().enumerate() {
+        let path = file_path(dir, i as u64);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)
+                .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
+        }
+        let mut f = File::create(&path)
+            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        let mut left = size;
+        while left > 0 {
+            let n = left.min(buf.len() as u64) as usize;
+            rng.fill(&mut buf[..n]);
+            f.write_all(&buf[..n])
+                .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+            left -= n as u64;
+        }
+    }
+    fs::write(&marker, stamp(d))
+        .map_err(|e| Error::io(format!("cannot write {}", marker.display()), e))?;
+    Ok(true)
+}
+
+fn file_path(dir: &Path, i: u64) -> PathBuf {
+    dir.join(format!("d{:04}", i / PER_DIR))
+        .join(format!("f{i:07}"))
+}
+
+/// Copies the tree at `src` (made by [`prepare`]) to `dst`, which is
+/// removed first, and syncs the destination's file system.
+pub fn copy_tree(src: &Path, dst: &Path, files: u64) -> Result<CopyResult> {
+    if dst.exists() {
+        fs::remove_dir_all(dst)
+            .map_err(|e| Error::io(format!("cannot clear {}", dst.display()), e))?;
+    }
+    fs::create_dir_all(dst)
+        .map_err(|e| Error::io(format!("cannot create {}", dst.display()), e))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut bytes = 0u64;
+    let start = Instant::now();
+    for i in 0..files {
+        let from = file_path(src, i);
+        let to = file_path(dst, i);
+        if let Some(parent) = to.parent() {
+            if !parent.exists() {
+                fs::create_dir(parent)
+                    .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
+            }
+        }
+        let mut r = File::open(&from)
+            .map_err(|e| Error::io(format!("cannot read {}", from.display()), e))?;
+        let mut w = File::create(&to)
+            .map_err(|e| Error::io(format!("cannot create {}", to.display()), e))?;
+        loop {
+            let n = r
+                .read(&mut buf)
+                .map_err(|e| Error::io(format!("cannot read {}", from.display()), e))?;
+            if n == 0 {
+                break;
+            }
+            w.write_all(&buf[..n])
+                .map_err(|e| Error::io(format!("cannot write {}", to.display()), e))?;
+            bytes += n as u64;
+        }
+    }
+    let d = File::open(dst).map_err(|e| Error::io(format!("cannot open {}", dst.display()), e))?;
+    if unsafe { libc::syncfs(d.as_raw_fd()) } != 0 {
+        return Err(Error::io(
+            format!("cannot sync {}", dst.display()),
+            std::io::Error::last_os_error(),
+        ));
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(CopyResult {
+        files,
+        bytes,
+        seconds,
+        mb_s: bytes as f64 / seconds / 1e6,
+        mib_s: bytes as f64 / seconds / 1_048_576.0,
+        method: "buffered read/write loop with a 1MiB buffer, then syncfs of the destination"
+            .into(),
+        source: src.to_path_buf(),
+        destination: dst.to_path_buf(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use methodic_compiler::plan::Bytes;
+
+    use super::*;
+
+    #[test]
+    fn a_dataset_is_made_once_and_copied_whole() {
+        let dir = std::env::temp_dir().join(format!("methodic-copy-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let d = Dataset::of_files("d", Bytes(1000), Bytes(100_000), 30, 4);
+        assert!(
+            prepare(&d, &dir.join("src")).unwrap(),
+            "made the first time"
+        );
+        assert!(
+            !prepare(&d, &dir.join("src")).unwrap(),
+            "reused the second time"
+        );
+        let r = copy_tree(&dir.join("src"), &dir.join("dst"), d.files).unwrap();
+        assert_eq!((r.files, r.bytes), (30, d.total.0));
+        assert_eq!(
+            fs::read(file_path(&dir.join("src"), 7)).unwrap(),
+            fs::read(file_path(&dir.join("dst"), 7)).unwrap()
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,1092 @@
+//! `run`: a validated plan, its targets and the run's options go in; each
+//! step is executed in order and its numbers come out, appended to the
+//! results directory before the next step starts. Chooses the engine for
+//! each step, spreads workers over devices, applies RAM limits as each
+//! step's `ram_limit` says, and cleans up (scratch files, RAM limits,
+//! copies) however the run ends.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier, OnceLock};
+use std::time::{Duration as StdDuration, Instant};
+
+use methodic_compiler::plan::{
+    Action, Bytes, Cell, Extent, IoMode, Metric, Plan, PreconditionStop, Qd, SteadyRule, Step,
+    Target as Settings, TimeRange, Workload,
+};
+use serde::Serialize;
+
+use crate::copy::{self, CopyResult};
+use crate::engine::EngineKind;
+use crate::error::{Error, Result};
+use crate::probe::{self, ProbeResult};
+use crate::region::{Region, step_region, worker_regions};
+use crate::rehearse;
+use crate::results::ResultsDir;
+use crate::rng::derive_seed;
+use crate::series::{self, Row};
+use crate::stats::{Recorder, Summary};
+use crate::steady::{self, Window};
+use crate::system::{self, RamLimit};
+use crate::target::{Identity, OpenOptionsT, Target, TargetKind};
+use crate::time;
+use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing};
+
+/// Which engine to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EngineChoice {
+    /// psync where each worker keeps one I/O in flight, io_uring elsewhere.
+    #[default]
+    Auto,
+    IoUring,
+    Psync,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Targets, one a device of the plan; none for a scratch file.
+    pub targets: Vec<PathBuf>,
+    /// The results directory to create.
+    pub out: PathBuf,
+    pub rehearse: bool,
+    pub engine: EngineChoice,
+    /// `--destroy`: the serial of the block device the user agreed to overwrite.
+    pub destroy: Option<String>,
+    /// Keep scratch files after the run.
+    pub keep_scratch: bool,
+    /// The seed every offset and choice derives from.
+    pub seed: u64,
+    /// Pin workers to CPUs, round robin.
+    pub pin: bool,
+    /// The methodology source, copied into the results.
+    pub source: Option<String>,
+}
+
+/// What the caller sees of a run as it goes: the CLI draws a progress
+/// bar; tests see nothing.
+pub trait Observer {
+    fn step_started(&mut self, _index: usize, _total: usize, _step: &Step, _remaining: TimeRange) {}
+    fn step_finished(&mut self, _index: usize, _step: &Step, _result: &StepResult) {}
+    fn note(&mut self, _message: &str) {}
+}
+
+/// An observer that shows nothing.
+pub struct Quiet;
+
+impl Observer for Quiet {}
+
+/// `results.json`: the whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub tool: String,
+    pub methodology: MethodologyRef,
+    /// Every number below comes from a rehearsal, not a measurement.
+    pub rehearsal: bool,
+    pub status: Status,
+    pub error: Option<String>,
+    pub seed: u64,
+    pub started: String,
+    pub seconds: f64,
+    pub engine: EngineNote,
+    pub targets: Vec<TargetInfo>,
+    pub results: PathBuf,
+    pub steps: Vec<StepResult>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Completed,
+    Failed,
+    Interrupted,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MethodologyRef {
+    pub name: String,
+    pub version: String,
+    pub source_hash: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EngineNote {
+    pub choice: String,
+    pub io_uring: bool,
+    /// Why io_uring is not used, when it is not.
+    pub io_uring_unavailable: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetInfo {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    pub capacity: u64,
+    pub logical_block: u64,
+    pub physical_block: u64,
+    pub scratch: bool,
+    pub identity: Identity,
+}
+
+/// One step's record in `steps.jsonl` and `results.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepResult {
+    pub index: usize,
+    pub id: String,
+    pub phase: Option<String>,
+    pub kind: &'static str,
+    pub rehearsal: bool,
+    pub started: String,
+    pub seconds: f64,
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cells: Option<Vec<CellResult>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy: Option<CopyResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeResult>,
+    /// What an erase, cache drop or RAM limit actually did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+}
+
+/// How a step's I/O ran.
+#[derive(Debug, Clone, Serialize)]
+pub struct IoInfo {
+    pub engine: EngineKind,
+    /// Worker threads, and the I/Os each kept in flight.
+    pub threads: u32,
+    pub depth: u32,
+    /// The average number of I/Os in flight over all threads, sampled at
+    /// each submission: what queue depth was actually kept.
+    pub mean_inflight: f64,
+    pub registered_buffers: bool,
+    pub bytes_written: u64,
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SteadyResult {
+    pub metric: Metric,
+    pub reached: bool,
+    pub rounds: u32,
+    /// The metric of each round, in order.
+    pub values: Vec<f64>,
+    /// The last window checked.
+    pub window: Option<Window>,
+}
+
+/// One measurement of a `rounds` step: its last round, and its averages
+/// over the steady-state window (or the last `window` rounds).
+#[derive(Debug, Clone, Serialize)]
+pub struct CellResult {
+    pub workload: String,
+    pub qd: u32,
+    pub window_iops: f64,
+    pub window_mb_s: f64,
+    pub window_mean_latency_us: f64,
+    pub last: Summary,
+}
+
+/// The stop flag signals set.
+static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+extern "C" fn on_signal(_: libc::c_int) {
+    if let Some(s) = STOP.get() {
+        s.store(true, Ordering::SeqCst);
+    }
+}
+
+fn stop_flag() -> Arc<AtomicBool> {
+    let flag = STOP
+        .get_or_init(|| Arc::new(AtomicBool::new(false)))
+        .clone();
+    flag.store(false, Ordering::SeqCst);
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    flag
+}
+
+/// Runs a plan. The results directory is written as the run goes; the
+/// report is returned (and written as `results.json`) however it ends.
+pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
+    let started = time::unix_now();
+    let clock = Instant::now();
+    let original = plan;
+    let plan = if opts.rehearse {
+        rehearse::rehearse(plan)
+    } else {
+        plan.clone()
+    };
+
+    let mut results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
+    if opts.rehearse {
+        std::fs::write(results.path.join("rehearsal-plan.ron"), plan.to_ron())
+            .map_err(|e| Error::io("cannot write the rehearsal plan", e))?;
+    }
+    let targets = open_targets(&plan, opts, &results.path)?;
+    let uring = match opts.engine {
+        EngineChoice::Psync => Err("--engine psync".to_string()),
+        _ => worker::io_uring_available(),
+    };
+    if let (EngineChoice::IoUring, Err(why)) = (opts.engine, &uring) {
+        return Err(
+            Error::unsupported(format!("io_uring is not available here: {why}"))
+                .with_hint("leave out --engine io_uring to fall back to psync"),
+        );
+    }
+    if let (EngineChoice::Auto, Err(why)) = (opts.engine, &uring) {
+        observer.note(&format!(
+            "io_uring is not available ({why}): every step uses psync"
+        ));
+    }
+    let mut exec = Executor {
+        plan: &plan,
+        opts,
+        targets,
+        results: &mut results,
+        stop: stop_flag(),
+        uring: uring.is_ok(),
+        ram: None,
+        copies: Vec::new(),
+    };
+    let mut steps = Vec::new();
+    let mut status = Status::Completed;
+    let mut error = None;
+    let total = plan.steps.len();
+    for (i, step) in plan.steps.iter().enumerate() {
+        let remaining = plan.steps[i..]
+            .iter()
+            .fold(TimeRange::default(), |t, s| t.add(s.estimate.time));
+        observer.step_started(i, total, step, remaining);
+        let step_start = time::unix_now();
+        let t0 = Instant::now();
+        let mut result = StepResult {
+            index: i + 1,
+            id: step.id.clone(),
+            phase: step.phase.clone(),
+            kind: step.action.kind(),
+            rehearsal: opts.rehearse,
+            started: time::rfc3339(step_start),
+            seconds: 0.0,
+            error: None,
+            io: None,
+            summary: None,
+            series: None,
+            steady: None,
+            cells: None,
+            copy: None,
+            probe: None,
+            actions: Vec::new(),
+        };
+        let outcome = exec.step(step, &mut result);
+        result.seconds = t0.elapsed().as_secs_f64();
+        let interrupted = exec.stop.load(Ordering::SeqCst);
+        if let Err(e) = &outcome {
+            result.error = Some(describe(e));
+        } else if interrupted {
+            result.error = Some("interrupted".into());
+        }
+        exec.results.append_step(&result)?;
+        observer.step_finished(i, step, &result);
+        steps.push(result);
+        match outcome {
+            Err(e) => {
+                status = Status::Failed;
+                error = Some(describe(&e));
+                break;
+            }
+            Ok(()) if interrupted => {
+                status = Status::Interrupted;
+                error = Some("interrupted by a signal".into());
+                break;
+            }
+            Ok(()) => {}
+        }
+    }
+    exec.ram = None;
+    for dir in &exec.copies {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let target_info = exec
+        .targets
+        .iter()
+        .map(|t| TargetInfo {
+            path: t.path.clone(),
+            kind: t.kind,
+            capacity: t.capacity,
+            logical_block: t.logical_block,
+            physical_block: t.physical_block,
+            scratch: t.created,
+            identity: t.identity.clone(),
+        })
+        .collect();
+    if !opts.keep_scratch {
+        for t in &exec.targets {
+            let _ = t.remove_scratch();
+        }
+    }
+    let report = RunReport {
+        tool: format!("methodic {}", env!("CARGO_PKG_VERSION")),
+        methodology: MethodologyRef {
+            name: original.methodology.name.clone(),
+            version: original.methodology.version.clone(),
+            source_hash: original.methodology.source_hash.clone(),
+        },
+        rehearsal: opts.rehearse,
+        status,
+        error,
+        seed: opts.seed,
+        started: time::rfc3339(started),
+        seconds: clock.elapsed().as_secs_f64(),
+        engine: EngineNote {
+            choice: format!("{:?}", opts.engine).to_lowercase(),
+            io_uring: uring.is_ok(),
+            io_uring_unavailable: uring.err(),
+        },
+        targets: target_info,
+        results: results.path.clone(),
+        steps,
+    };
+    results.finish(&report)?;
+    Ok(report)
+}
+
+/// An error in one line, with its hint.
+pub fn describe(e: &Error) -> String {
+    match e.hint() {
+        Some(h) => format!("{e} ({h})"),
+        None => e.to_string(),
+    }
+}
+
+/// Opens the targets the plan needs, or makes scratch files in `out`.
+fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target>> {
+    let devices = plan
+        .steps
+        .iter()
+        .filter_map(|s| s.target.map(|t| t.devices))
+        .max()
+        .unwrap_or(1)
+        .max(1) as usize;
+    let need_direct = plan
+        .steps
+        .iter()
+        .any(|s| s.target.is_some_and(|t| t.io == IoMode::Direct) && s.action.touches_target());
+    let write = plan.steps.iter().any(|s| s.action.writes());
+    let mut open = OpenOptionsT {
+        create_size: None,
+        need_direct,
+        write,
+        destroy: opts.destroy.clone(),
+    };
+    if opts.targets.is_empty() {
+        let size = if opts.rehearse {
+            rehearse::CAPACITY
+        } else {
+            scratch_size(plan)
+        };
+        open.create_size = Some(size);
+        return (0..devices)
+            .map(|i| {
+                let name = if devices == 1 {
+                    "scratch.bin".to_string()
+                } else {
+                    format!("scratch-{i}.bin")
+                };
+                Target::open(&out.join(name), &open)
+            })
+            .collect();
+    }
+    if opts.targets.len() < devices {
+        return Err(Error::unsupported(format!(
+            "the plan spreads its workers over {devices} devices, but {} --target {} given",
+            opts.targets.len(),
+            if opts.targets.len() == 1 {
+                "was"
+            } else {
+                "were"
+            }
+        ))
+        .with_hint(format!(
+            "give --target once for each of the {devices} devices"
+        )));
+    }
+    opts.targets
+        .iter()
+        .map(|p| Target::open(p, &open))
+        .collect()
+}
+
+/// A scratch file holds the largest span given in bytes, or 1GiB.
+fn scratch_size(plan: &Plan) -> u64 {
+    plan.steps
+        .iter()
+        .filter_map(|s| match s.target.map(|t| t.span) {
+            Some(Extent::Bytes(b)) => Some(b.0),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(Bytes::GIB)
+        .max(64 << 20)
+}
+
+struct Executor<'a> {
+    plan: &'a Plan,
+    opts: &'a RunOptions,
+    targets: Vec<Target>,
+    results: &'a mut ResultsDir,
+    stop: Arc<AtomicBool>,
+    uring: bool,
+    ram: Option<RamLimit>,
+    /// Copy destinations to remove at the end.
+    copies: Vec<PathBuf>,
+}
+
+/// What an I/O run is asked to do.
+struct IoSpec<'w> {
+    workload: &'w Workload,
+    qd: Qd,
+    settings: Settings,
+    ramp: StdDuration,
+    record: Option<StdDuration>,
+    /// Fill: this many passes over each worker's stripe.
+    passes: Option<u32>,
+    /// Until written: this many bytes over all workers.
+    budget: Option<u64>,
+    /// The series interval, and the CSV to write (or only rows to keep).
+    series: Option<(StdDuration, Option<PathBuf>)>,
+}
+
+struct IoRun {
+    recorder: Recorder,
+    seconds: f64,
+    info: IoInfo,
+    rows: Vec<Row>,
+}
+
+fn std_duration(d: methodic_compiler::plan::Duration) -> StdDuration {
+    StdDuration::from_millis(d.as_millis())
+}
+
+impl Executor<'_> {
+    fn step(&mut self, step: &Step, out: &mut StepResult) -> Result<()> {
+        self.apply_ram_limit(step.ram_limit, out)?;
+        let settings = step.target.unwrap_or(self.plan.target);
+        match &step.action {
+            Action::Erase { method } => {
+                for t in self.targets.iter().take(settings.devices.max(1) as usize) {
+                    let region = step_region(
+                        settings.span,
+                        Bytes(0),
+                        Bytes(1),
+                        Bytes(t.capacity),
+                        t.logical_block,
+                    )
+                    .map_err(|e| Error::target(&t.path, e.to_string()))?;
+                    out.actions.push(system::erase(t, *method, region)?);
+                }
+            }
+            Action::Fill {
+                workload,
+                qd,
+                passes,
+            } => {
+                let csv = self.results.series_path(&step.id, "")?;
+                let run = self.io(
+                    step,
+                    IoSpec {
+                        workload,
+                        qd: *qd,
+                        settings,
+                        ramp: StdDuration::ZERO,
+                        record: None,
+                        passes: Some(*passes),
+                        budget: None,
+                        series: Some((StdDuration::from_secs(1), Some(csv.clone()))),
+                    },
+                )?;
+                self.finish_io(step, out, run, settings, &csv);
+            }
+            Action::Measure {
+                workload,
+                qd,
+                ramp,
+                stop,
+                series,
+            } => {
+                let csv = self.results.series_path(&step.id, "")?;
+                let budget = stop.written.map(|w| self.bytes_of(w, settings));
+                let run = self.io(
+                    step,
+                    IoSpec {
+                        workload,
+                        qd: *qd,
+                        settings,
+                        ramp: std_duration(*ramp),
+                        record: stop.time.map(std_duration),
+                        passes: None,
+                        budget,
+                        series: Some((std_duration(*series), Some(csv.clone()))),
+                    },
+                )?;
+                self.finish_io(step, out, run, settings, &csv);
+            }
+            Action::Precondition {
+                workload,
+                qd,
+                stop: PreconditionStop::Time(d),
+                series,
+            } => {
+                let csv = self.results.series_path(&step.id, "")?;
+                let run = self.io(
+                    step,
+                    IoSpec {
+                        workload,
+                        qd: *qd,
+                        settings,
+                        ramp: StdDuration::ZERO,
+                        record: Some(std_duration(*d)),
+                        passes: None,
+                        budget: None,
+                        series: Some((std_duration(*series), Some(csv.clone()))),
+                    },
+                )?;
+                self.finish_io(step, out, run, settings, &csv);
+            }
+            Action::Precondition {
+                workload,
+                qd,
+                stop: PreconditionStop::Steady { round, rule },
+                series,
+            } => {
+                self.precondition_until_steady(
+                    step, out, workload, *qd, settings, *round, rule, *series,
+                )?;
+            }
+            Action::Rounds { cells, track, rule } => {
+                self.rounds(step, out, cells, *track as usize, rule, settings)?
+            }
+            Action::DropCaches => out.actions = system::drop_caches(&self.targets),
+            Action::Idle { time } => {
+                let end = Instant::now() + std_duration(*time);
+                while Instant::now() < end && !self.stop.load(Ordering::Relaxed) {
+                    std::thread::sleep((end - Instant::now()).min(StdDuration::from_millis(100)));
+                }
+            }
+            // apply_ram_limit did the work and said so; a limit already in
+            // force is said here.
+            Action::LimitRam { .. } if out.actions.is_empty() => {
+                out.actions.push(match &self.ram {
+                    Some(r) => format!(
+                        "RAM limited to {}: {}",
+                        crate::target::human(r.limit),
+                        r.method
+                    ),
+                    None => "RAM not limited".to_string(),
+                });
+            }
+            Action::LimitRam { .. } => {}
+            Action::Copy { dataset } => {
+                let t = &self.targets[0];
+                if t.kind != TargetKind::File {
+                    return Err(Error::unsupported("copy steps copy files, and need a file target")
+                        .with_hint("give a file on the file system to test as --target, or run on a scratch file"));
+                }
+                let source = self.results.path.join("datasets").join(&dataset.name);
+                if copy::prepare(dataset, &source)? {
+                    out.actions.push(format!(
+                        "generated dataset {} in {}",
+                        dataset.name,
+                        source.display()
+                    ));
+                }
+                let parent = t
+                    .path
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                let dest = parent.join(format!("methodic-copy-{}", std::process::id()));
+                if !self.copies.contains(&dest) {
+                    self.copies.push(dest.clone());
+                }
+                out.copy = Some(copy::copy_tree(&source, &dest, dataset.files)?);
+            }
+            Action::Probe(p) => {
+                let t = &self.targets[0];
+                let direct = settings.io == IoMode::Direct && t.has_direct();
+                let csv = self.results.series_path(&step.id, "")?;
+                out.probe = Some(probe::run(p, t.file(direct), direct, 0, &csv, &self.stop)?);
+                out.series = Some(self.relative(&csv));
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts the step's RAM limit in force (or lifts it).
+    fn apply_ram_limit(&mut self, wanted: Option<Bytes>, out: &mut StepResult) -> Result<()> {
+        let current = self.ram.as_ref().map(|r| r.limit);
+        if current == wanted.map(|b| b.0) {
+            return Ok(());
+        }
+        self.ram = None;
+        if let Some(limit) = wanted {
+            let r = system::limit_ram(limit.0)?;
+            out.actions.push(format!(
+                "RAM limited to {}: {}",
+                crate::target::human(limit.0),
+                r.method
+            ));
+            self.ram = Some(r);
+        } else {
+            out.actions.push("RAM limit lifted".into());
+        }
+        Ok(())
+    }
+
+    /// Bytes of an `until written` amount: a size, or a share of the span.
+    fn bytes_of(&self, w: Extent, settings: Settings) -> u64 {
+        match w {
+            Extent::Bytes(b) => b.0,
+            Extent::Percent(p) => {
+                let span: u64 = self
+                    .targets
+                    .iter()
+                    .take(settings.devices.max(1) as usize)
+                    .map(|t| match settings.span {
+                        Extent::Percent(s) => s.of(t.capacity),
+                        Extent::Bytes(b) => b.0.min(t.capacity),
+                    })
+                    .sum();
+                p.of(span)
+            }
+        }
+    }
+
+    fn relative(&self, path: &Path) -> PathBuf {
+        path.strip_prefix(&self.results.path)
+            .unwrap_or(path)
+            .to_path_buf()
+    }
+
+    fn finish_io(
+        &mut self,
+        step: &Step,
+        out: &mut StepResult,
+        run: IoRun,
+        settings: Settings,
+        series: &Path,
+    ) {
+        out.summary = Some(run.recorder.summary(run.seconds));
+        out.io = Some(run.info);
+        out.series = Some(self.relative(series));
+        if settings.io == IoMode::Buffered && step.action.writes() {
+            for t in &self.targets {
+                let _ = t.file(false).sync_data();
+            }
+            out.actions
+                .push("buffered writes synced to the device after the step (not timed)".into());
+        }
+    }
+
+    /// The engine for a worker keeping `per_worker` I/Os in flight.
+    fn engine_for(&self, per_worker: u32) -> EngineKind {
+        match self.opts.engine {
+            EngineChoice::Psync => EngineKind::Psync,
+            EngineChoice::IoUring if self.uring => EngineKind::IoUring,
+            EngineChoice::Auto if self.uring && per_worker > 1 => EngineKind::IoUring,
+            _ => EngineKind::Psync,
+        }
+    }
+
+    /// Runs workers on the targets as `spec` says and merges what they did.
+    fn io(&mut self, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
+        let engine = self.engine_for(spec.qd.per_worker);
+        // psync keeps one I/O in flight a thread: the queue depth is kept
+        // with one thread per outstanding I/O.
+        let (threads, depth) = if engine == EngineKind::Psync && spec.qd.per_worker > 1 {
+            (spec.qd.total, 1)
+        } else {
+            (spec.qd.workers, spec.qd.per_worker)
+        };
+        let threads = threads.max(1) as usize;
+        let devices = (spec.settings.devices.max(1) as usize)
+            .min(self.targets.len())
+            .min(threads);
+        let largest = spec
+            .workload
+            .blocks
+            .iter()
+            .map(|b| b.size)
+            .max()
+            .unwrap_or(Bytes(4096));
+        let direct = spec.settings.io == IoMode::Direct;
+        // Each device's region, and the stripes of the threads on it.
+        let mut layout: Vec<(usize, Region, Region)> = Vec::with_capacity(threads);
+        for d in 0..devices {
+            let t = &self.targets[d];
+            let region = step_region(
+                spec.settings.span,
+                spec.workload.offset,
+                largest,
+                Bytes(t.capacity),
+                t.logical_block,
+            )
+            .map_err(|e| {
+                Error::target(&t.path, e.to_string())
+                    .with_hint("use a larger target or a smaller span")
+            })?;
+            let on_device: Vec<usize> = (0..threads).filter(|i| i % devices == d).collect();
+            let stripe_align = spec.workload.align.0.max(largest.0).max(t.logical_block);
+            let stripes = worker_regions(region, on_device.len() as u32, stripe_align);
+            for (k, i) in on_device.into_iter().enumerate() {
+                layout.push((i, region, stripes[k]));
+            }
+        }
+        layout.sort_by_key(|l| l.0);
+        let (tx, collector) = match &spec.series {
+            Some((interval, path)) => {
+                let (tx, h) = series::collector(path.as_deref(), threads, interval.as_secs_f64())
+                    .map_err(|e| Error::io("cannot start the series", e))?;
+                (Some(tx), Some(h))
+            }
+            None => (None, None),
+        };
+        let barrier = Arc::new(Barrier::new(threads));
+        let budget = spec.budget.map(|target| SharedBudget {
+            issued: Arc::new(AtomicU64::new(0)),
+            target,
+        });
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let seed0 = derive_seed(self.opts.seed, &step.id, 0);
+        let jobs: Vec<Job> = layout
+            .iter()
+            .map(|&(i, region, stripe)| Job {
+                fd: {
+                    use std::os::unix::io::AsRawFd;
+                    self.targets[i % devices].file(direct).as_raw_fd()
+                },
+                engine,
+                depth,
+                workload: spec.workload.clone(),
+                area: region,
+                stripe,
+                seed: derive_seed(self.opts.seed, &step.id, i as u32),
+                data: spec.settings.data,
+                timing: Timing {
+                    ramp: spec.ramp,
+                    record: spec.record,
+                },
+                start: barrier.clone(),
+                quota: spec.passes.map(|p| stripe.len * p as u64),
+                budget: budget.clone(),
+                series: tx.as_ref().map(|tx| SeriesLink {
+                    tx: tx.clone(),
+                    worker: i,
+                    interval: spec
+                        .series
+                        .as_ref()
+                        .map_or(StdDuration::from_secs(1), |s| s.0),
+                }),
+                stop: self.stop.clone(),
+                cpu: self.opts.pin.then_some(i % cpus),
+            })
+            .collect();
+        drop(tx);
+        let outcomes: Vec<std::io::Result<worker::Outcome>> = std::thread::scope(|s| {
+            let handles: Vec<_> = jobs
+                .into_iter()
+                .enumerate()
+                .map(|(i, job)| {
+                    std::thread::Builder::new()
+                        .name(format!("methodic-worker-{i}"))
+                        .spawn_scoped(s, move || worker::run(job))
+                        .expect("a worker thread starts")
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(std::io::Error::other("a worker panicked")))
+                })
+                .collect()
+        });
+        let rows = match collector {
+            Some(h) => h
+                .join()
+                .map_err(|_| Error::unsupported("the series collector panicked"))?
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let mut recorder = Recorder::default();
+        let (mut inflight, mut issued) = (0.0, 0u64);
+        let mut fixed = true;
+        let mut from: Option<Instant> = None;
+        let mut last: Option<Instant> = None;
+        for o in outcomes {
+            let o = o.map_err(|e| Error::io(format!("step {}", step.id), e))?;
+            if let Some(f) = o.first_error {
+                return Err(Error::Io {
+                    context: format!("step {} on {}", step.id, self.targets[0].path.display()),
+                    source: std::io::Error::other(format!(
+                        "{} ({} failed I/Os)",
+                        f.describe(),
+                        o.errors
+                    )),
+                });
+            }
+            recorder.merge(&o.recorder);
+            inflight += o.mean_inflight;
+            issued += o.issued_bytes;
+            fixed &= o.fixed_buffers || engine == EngineKind::Psync;
+            from = Some(from.map_or(o.record_from, |f: Instant| f.min(o.record_from)));
+            last = match (last, o.last_recorded) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        let measured = match (from, last) {
+            (Some(f), Some(l)) => l.saturating_duration_since(f).as_secs_f64(),
+            _ => 0.0,
+        };
+        // A timed step records completions inside its record time, so that
+        // is its length; a step that stops by bytes lasts as long as it took.
+        let seconds = match spec.record {
+            Some(r) => r.as_secs_f64(),
+            None => measured,
+        };
+        Ok(IoRun {
+            recorder,
+            seconds,
+            info: IoInfo {
+                engine,
+                threads: threads as u32,
+                depth,
+                mean_inflight: inflight,
+                registered_buffers: engine == EngineKind::IoUring && fixed,
+                bytes_written: if spec.workload.writes() { issued } else { 0 },
+                seed: seed0,
+            },
+            rows,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn precondition_until_steady(
+        &mut self,
+        step: &Step,
+        out: &mut StepResult,
+        workload: &Workload,
+        qd: Qd,
+        settings: Settings,
+        round: methodic_compiler::plan::Duration,
+        rule: &SteadyRule,
+        series: methodic_compiler::plan::Duration,
+    ) -> Result<()> {
+        let csv = self.results.series_path(&step.id, "")?;
+        let rounds_csv = self.results.series_path(&step.id, ".rounds")?;
+        let mut series_out = CsvOut::create(&csv, series::HEADER)?;
+        let mut rounds_out = CsvOut::create(
+            &rounds_csv,
+            "round,value,window_average,range,range_limit,change,change_limit,steady",
+        )?;
+        let mut values = Vec::new();
+        let mut window = None;
+        let mut all = Recorder::default();
+        let mut info = None;
+        let mut seconds = 0.0;
+        for r in 1..=rule.max_rounds {
+            let run = self.io(
+                step,
+                IoSpec {
+                    workload,
+                    qd,
+                    settings,
+                    ramp: StdDuration::ZERO,
+                    record: Some(std_duration(round)),
+                    passes: None,
+                    budget: None,
+                    series: Some((std_duration(series), None)),
+                },
+            )?;
+            let summary = run.recorder.summary(run.seconds);
+            let value = metric_of(&summary, rule.metric);
+            values.push(value);
+            for row in &run.rows {
+                series_out.row(&format!(
+                    "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
+                    seconds + row.t,
+                    row.iops,
+                    row.read_iops,
+                    row.write_iops,
+                    row.mb_s,
+                    row.mb_s * 1e6 / 1_048_576.0,
+                    row.mean_latency_us,
+                    row.p99_latency_us
+                ))?;
+            }
+            seconds += run.seconds;
+            all.merge(&run.recorder);
+            info = Some(run.info);
+            window = steady::check(&values, rule);
+            match &window {
+                Some(w) => rounds_out.row(&format!(
+                    "{r},{value:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{}",
+                    w.average, w.range, w.range_limit, w.change, w.change_limit, w.steady
+                ))?,
+                None => rounds_out.row(&format!("{r},{value:.3},,,,,,false"))?,
+            }
+            if window.as_ref().is_some_and(|w| w.steady) || self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        out.summary = Some(all.summary(seconds));
+        out.io = info;
+        out.series = Some(self.relative(&csv));
+        out.steady = Some(SteadyResult {
+            metric: rule.metric,
+            reached: window.as_ref().is_some_and(|w| w.steady),
+            rounds: values.len() as u32,
+            values,
+            window,
+        });
+        Ok(())
+    }
+
+    fn rounds(
+        &mut self,
+        step: &Step,
+        out: &mut StepResult,
+        cells: &[Cell],
+        track: usize,
+        rule: &SteadyRule,
+        settings: Settings,
+    ) -> Result<()> {
+        let csv = self.results.series_path(&step.id, ".rounds")?;
+        let mut rounds_out = CsvOut::create(
+            &csv,
+            "round,cell,workload,qd,iops,mb_s,mean_latency_us,p99_latency_us",
+        )?;
+        let mut per_cell: Vec<Vec<Summary>> = vec![Vec::new(); cells.len()];
+        let mut values = Vec::new();
+        let mut window = None;
+        let mut info = None;
+        for r in 1..=rule.max_rounds {
+            for (k, cell) in cells.iter().enumerate() {
+                let run = self.io(
+                    step,
+                    IoSpec {
+                        workload: &cell.workload,
+                        qd: cell.qd,
+                        settings,
+                        ramp: std_duration(cell.ramp),
+                        record: Some(std_duration(cell.record)),
+                        passes: None,
+                        budget: None,
+                        series: None,
+                    },
+                )?;
+                let s = run.recorder.summary(run.seconds);
+                rounds_out.row(&format!(
+                    "{r},{},{},{},{:.1},{:.3},{:.2},{:.2}",
+                    k + 1,
+                    cell.workload.name.replace(',', ";"),
+                    cell.qd.total,
+                    s.total.iops,
+                    s.total.mb_s,
+                    s.total.latency_us.mean,
+                    s.total.latency_us.p99
+                ))?;
+                if k == track {
+                    values.push(metric_of(&s, rule.metric));
+                }
+                per_cell[k].push(s);
+                info = Some(run.info);
+                if self.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+            window = steady::check(&values, rule);
+            if window.as_ref().is_some_and(|w| w.steady) || self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        let w = rule.window as usize;
+        out.cells = Some(
+            cells
+                .iter()
+                .zip(&per_cell)
+                .filter(|(_, runs)| !runs.is_empty())
+                .map(|(cell, runs)| {
+                    let tail = &runs[runs.len().saturating_sub(w)..];
+                    let avg = |f: &dyn Fn(&Summary) -> f64| {
+                        tail.iter().map(f).sum::<f64>() / tail.len() as f64
+                    };
+                    CellResult {
+                        workload: cell.workload.name.clone(),
+                        qd: cell.qd.total,
+                        window_iops: avg(&|s| s.total.iops),
+                        window_mb_s: avg(&|s| s.total.mb_s),
+                        window_mean_latency_us: avg(&|s| s.total.latency_us.mean),
+                        last: runs[runs.len() - 1].clone(),
+                    }
+                })
+                .collect(),
+        );
+        out.io = info;
+        out.series = Some(self.relative(&csv));
+        out.steady = Some(SteadyResult {
+            metric: rule.metric,
+            reached: window.as_ref().is_some_and(|w| w.steady),
+            rounds: values.len() as u32,
+            values,
+            window,
+        });
+        Ok(())
+    }
+}
+
+fn metric_of(s: &Summary, m: Metric) -> f64 {
+    match m {
+        Metric::Iops => s.total.iops,
+        Metric::Bandwidth => s.total.mb_s,
+        Metric::Latency => s.total.latency_us.mean,
+    }
+}
+
+/// A CSV file written a row at a time and flushed, so that a crash keeps
+/// every finished row.
+struct CsvOut {
+    path: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+}
+
+impl CsvOut {
+    fn create(path: &Path, header: &str) -> Result<CsvOut> {
+        let f = std::fs::File::create(path)
+            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        let mut out = CsvOut {
+            path: path.to_path_buf(),
+            file: std::io::BufWriter::new(f),
+        };
+        out.row(header)?;
+        Ok(out)
+    }
+
+    fn row(&mut self, line: &str) -> Result<()> {
+        use std::io::Write;
+        writeln!(self.file, "{line}")
+            .and_then(|()| self.file.flush())
+            .map_err(|e| Error::io(format!("cannot write {}", self.path.display()), e))
+    }
+}

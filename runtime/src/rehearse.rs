@@ -1,0 +1,167 @@
+//! Rehearsal: a plan goes in, the same plan scaled down comes out, so that
+//! any methodology runs end to end in seconds on a small scratch file
+//! before a drive spends a day on it. Every duration shrinks by one factor
+//! (with a floor), spans and amounts shrink to the scratch file, datasets
+//! and probes shrink, and steady-state rules stop after `window + 2`
+//! rounds. Results of a rehearsal are marked as such, never as measurements.
+
+use methodic_compiler::estimate;
+use methodic_compiler::plan::*;
+
+/// The size of the scratch file a rehearsal runs on.
+pub const CAPACITY: u64 = 128 << 20;
+
+/// About how long the timed steps of a rehearsal take together.
+const BUDGET_MS: u64 = 5_000;
+
+/// The shortest a measurement (or round cell) lasts in a rehearsal.
+const MIN_RECORD_MS: u64 = 40;
+
+pub fn rehearse(plan: &Plan) -> Plan {
+    let mut p = plan.clone();
+    for step in &mut p.steps {
+        cap(step);
+    }
+    let total = p
+        .steps
+        .iter()
+        .map(|s| {
+            estimate::step(&s.action, s.target.as_ref())
+                .time
+                .max
+                .as_millis()
+        })
+        .sum::<u64>();
+    let factor = if total > BUDGET_MS {
+        BUDGET_MS as f64 / total as f64
+    } else {
+        1.0
+    };
+    for step in &mut p.steps {
+        scale(step, factor);
+        step.estimate = estimate::step(&step.action, step.target.as_ref());
+    }
+    p.estimate = estimate::plan(&p.steps, None);
+    p.target = shrink_target(p.target);
+    p
+}
+
+/// Limits that do not depend on the scaling factor.
+fn cap(step: &mut Step) {
+    if let Some(t) = step.target.as_mut() {
+        *t = shrink_target(*t);
+    }
+    match &mut step.action {
+        Action::Precondition {
+            stop: PreconditionStop::Steady { rule, .. },
+            ..
+        }
+        | Action::Rounds { rule, .. } => {
+            rule.max_rounds = rule.max_rounds.min(rule.window + 2);
+        }
+        Action::Measure { stop, .. } => {
+            stop.written = stop.written.map(|w| match w {
+                Extent::Bytes(b) => Extent::Bytes(Bytes(b.0.min(2 * CAPACITY))),
+                Extent::Percent(p) => Extent::Percent(p.min(Percent::whole(200))),
+            });
+        }
+        Action::Copy { dataset } => {
+            let max = dataset.size_max.min(Bytes(1 << 20));
+            let min = dataset.size_min.min(max);
+            *dataset =
+                Dataset::of_files(&dataset.name, min, max, dataset.files.min(32), dataset.seed);
+        }
+        Action::Probe(p) => {
+            p.range = p.range.min(Bytes((64 << 10).max(p.io.0)));
+            p.repeats = p.repeats.min(3);
+            p.offsets = if p.step.0 == 0 {
+                0
+            } else {
+                (p.range.0 - p.io.0) / p.step.0 + 1
+            };
+        }
+        _ => {}
+    }
+}
+
+fn shrink_target(mut t: Target) -> Target {
+    if let Extent::Bytes(b) = t.span {
+        t.span = Extent::Bytes(Bytes(b.0.min(CAPACITY)));
+    }
+    t
+}
+
+fn scale(step: &mut Step, factor: f64) {
+    let by = |d: Duration, floor: u64| {
+        if d.is_zero() {
+            return d;
+        }
+        let ms = ((d.as_millis() as f64 * factor) as u64)
+            .max(floor)
+            .min(d.as_millis());
+        Duration::from_millis(ms)
+    };
+    // A series interval no longer than what the step records.
+    let series_for = |series: Duration, record: Duration| {
+        Duration::from_millis(by(series, 10).as_millis().min(record.as_millis().max(1)))
+    };
+    match &mut step.action {
+        Action::Precondition { stop, series, .. } => {
+            let length = match stop {
+                PreconditionStop::Time(d) => {
+                    *d = by(*d, MIN_RECORD_MS);
+                    *d
+                }
+                PreconditionStop::Steady { round, .. } => {
+                    *round = by(*round, MIN_RECORD_MS);
+                    *round
+                }
+            };
+            *series = series_for(*series, length);
+        }
+        Action::Measure {
+            ramp, stop, series, ..
+        } => {
+            *ramp = by(*ramp, 0);
+            if let Some(t) = stop.time.as_mut() {
+                *t = by(*t, MIN_RECORD_MS);
+            }
+            *series = series_for(*series, stop.time.unwrap_or(*series));
+        }
+        Action::Rounds { cells, .. } => {
+            for c in cells {
+                c.ramp = by(c.ramp, 0);
+                c.record = by(c.record, MIN_RECORD_MS / 2);
+            }
+        }
+        Action::Idle { time } => *time = by(*time, 10),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spec_rehearses_within_budget_and_stays_valid() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let src = std::fs::read_to_string(&path).unwrap();
+            let plan = methodic_compiler::compile(&src, &Default::default())
+                .unwrap()
+                .plan;
+            let r = rehearse(&plan);
+            let problems = methodic_compiler::validate(&r);
+            assert!(problems.is_empty(), "{}: {problems}", path.display());
+            assert!(
+                r.estimate.time.max.as_millis() <= 30_000,
+                "{}: {}",
+                path.display(),
+                r.estimate.time.human()
+            );
+            assert_eq!(r.steps.len(), plan.steps.len());
+        }
+    }
+}

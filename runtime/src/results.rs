@@ -1,0 +1,142 @@
+//! The results directory of one run: the methodology source, `plan.ron`,
+//! `steps.jsonl` (one JSON object per finished step, appended and synced
+//! to disk before the next step starts, so that a crash loses at most the
+//! step in flight), `series/<step-id>.csv`, and `results.json` at the end.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+pub struct ResultsDir {
+    pub path: PathBuf,
+    steps: File,
+}
+
+impl ResultsDir {
+    /// Creates `path` (which must not exist, or be empty) with the plan and
+    /// the source in it.
+    pub fn create(path: &Path, plan_ron: &str, source: Option<&str>) -> Result<ResultsDir> {
+        if path.exists() {
+            let empty = fs::read_dir(path)
+                .map(|mut d| d.next().is_none())
+                .unwrap_or(false);
+            if !empty {
+                return Err(Error::target(path, "already holds results")
+                    .with_hint("give another --out, or move the old results away"));
+            }
+        }
+        fs::create_dir_all(path.join("series"))
+            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        write_synced(&path.join("plan.ron"), plan_ron.as_bytes())?;
+        if let Some(src) = source {
+            write_synced(&path.join("methodology.method"), src.as_bytes())?;
+        }
+        let steps = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path.join("steps.jsonl"))
+            .map_err(|e| {
+                Error::io(
+                    format!("cannot create {}", path.join("steps.jsonl").display()),
+                    e,
+                )
+            })?;
+        sync_dir(path);
+        Ok(ResultsDir {
+            path: path.to_path_buf(),
+            steps,
+        })
+    }
+
+    /// Appends a finished step and makes it durable.
+    pub fn append_step<T: Serialize>(&mut self, step: &T) -> Result<()> {
+        let mut line = serde_json::to_string(step)
+            .map_err(|e| Error::io("cannot encode a step", io::Error::other(e)))?;
+        line.push('\n');
+        self.steps
+            .write_all(line.as_bytes())
+            .and_then(|()| self.steps.sync_data())
+            .map_err(|e| {
+                Error::io(
+                    format!("cannot write {}", self.path.join("steps.jsonl").display()),
+                    e,
+                )
+            })
+    }
+
+    /// Where a step's series goes: `series/<id>.csv`, a folder a phase.
+    pub fn series_path(&self, step_id: &str, suffix: &str) -> Result<PathBuf> {
+        let mut path = self.path.join("series");
+        path.extend(step_id.split('/'));
+        let path = PathBuf::from(format!("{}{suffix}.csv", path.display()));
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)
+                .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
+        }
+        Ok(path)
+    }
+
+    /// Writes `results.json` whole (written aside and renamed into place).
+    pub fn finish<T: Serialize>(&self, results: &T) -> Result<()> {
+        let text = serde_json::to_string_pretty(results)
+            .map_err(|e| Error::io("cannot encode the results", io::Error::other(e)))?;
+        let tmp = self.path.join(".results.json.tmp");
+        write_synced(&tmp, format!("{text}\n").as_bytes())?;
+        fs::rename(&tmp, self.path.join("results.json")).map_err(|e| {
+            Error::io(
+                format!("cannot write {}", self.path.join("results.json").display()),
+                e,
+            )
+        })?;
+        sync_dir(&self.path);
+        Ok(())
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = File::create(path)
+        .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+}
+
+fn sync_dir(path: &Path) {
+    if let Ok(d) = File::open(path) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_appended_and_series_go_under_their_phase() {
+        let dir = std::env::temp_dir().join(format!("methodic-results-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let mut r =
+            ResultsDir::create(&dir, "(schema: 1)", Some("methodology \"x\" version \"1\""))
+                .unwrap();
+        r.append_step(&serde_json::json!({"id": "a"})).unwrap();
+        r.append_step(&serde_json::json!({"id": "b"})).unwrap();
+        let lines = fs::read_to_string(dir.join("steps.jsonl")).unwrap();
+        assert_eq!(lines.lines().count(), 2);
+        let p = r.series_path("4kib-random/rnd4k_read-qd1", "").unwrap();
+        assert_eq!(p, dir.join("series/4kib-random/rnd4k_read-qd1.csv"));
+        let p = r
+            .series_path("map/rnd4k-read-33.34-qd1", ".rounds")
+            .unwrap();
+        assert_eq!(p, dir.join("series/map/rnd4k-read-33.34-qd1.rounds.csv"));
+        assert!(p.parent().unwrap().is_dir());
+        r.finish(&serde_json::json!({"ok": true})).unwrap();
+        assert!(dir.join("results.json").exists() && dir.join("methodology.method").exists());
+        let again = ResultsDir::create(&dir, "", None);
+        assert!(again.is_err(), "a directory with results is not reused");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

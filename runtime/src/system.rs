@@ -1,0 +1,301 @@
+//! What steps do to the machine rather than through an engine: erase a
+//! target (secure erase, discard, or hole punching on a file), drop the
+//! page cache, and limit the RAM the run and the page cache may use (a
+//! memory cgroup where the machine has one, else locked memory). Each says
+//! what it actually did, for the results.
+
+use std::fs;
+use std::io;
+use std::os::unix::io::AsRawFd;
+use std::path::PathBuf;
+
+use methodic_compiler::plan::EraseMethod;
+
+use crate::error::{Error, Result};
+use crate::region::Region;
+use crate::target::{BLKDISCARD, BLKSECDISCARD, Target, TargetKind};
+
+/// Erases `region` of `target` (the whole device for a secure erase) and
+/// says how.
+pub fn erase(target: &Target, method: EraseMethod, region: Region) -> Result<String> {
+    let fd = target.file(false).as_raw_fd();
+    match target.kind {
+        TargetKind::File => {
+            let rc = unsafe {
+                libc::fallocate(
+                    fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    region.start as libc::off_t,
+                    region.len as libc::off_t,
+                )
+            };
+            if rc != 0 {
+                let e = io::Error::last_os_error();
+                return Err(Error::Unsupported {
+                    message: format!("cannot punch holes in {}: {e}", target.path.display()),
+                    hint: Some("put the target on a file system that supports hole punching (ext4, xfs, btrfs, tmpfs)".into()),
+                });
+            }
+            Ok(match method {
+                EraseMethod::Secure => format!(
+                    "punched holes over {} of the file (a file cannot be secure-erased)",
+                    crate::target::human(region.len)
+                ),
+                EraseMethod::Discard => format!(
+                    "punched holes over {} of the file",
+                    crate::target::human(region.len)
+                ),
+            })
+        }
+        TargetKind::BlockDevice => {
+            let (request, range, name) = match method {
+                EraseMethod::Secure => (
+                    BLKSECDISCARD,
+                    [0, target.capacity],
+                    "BLKSECDISCARD (secure erase)",
+                ),
+                EraseMethod::Discard => (
+                    BLKDISCARD,
+                    [region.start, region.len],
+                    "BLKDISCARD (discard)",
+                ),
+            };
+            let rc = unsafe { libc::ioctl(fd, request as _, range.as_ptr()) };
+            if rc != 0 {
+                let e = io::Error::last_os_error();
+                let hint = match (method, e.raw_os_error()) {
+                    (EraseMethod::Secure, Some(libc::EOPNOTSUPP) | Some(libc::EINVAL)) => {
+                        "this device has no secure discard; if a discard is enough, write `erase discard`"
+                    }
+                    _ => {
+                        "check that the device supports discard (queue/discard_max_bytes in sysfs)"
+                    }
+                };
+                return Err(Error::Unsupported {
+                    message: format!("{name} on {} failed: {e}", target.path.display()),
+                    hint: Some(hint.into()),
+                });
+            }
+            Ok(format!("{name} of {}", crate::target::human(range[1])))
+        }
+    }
+}
+
+/// Drops the page cache of the targets, and the system's when root. Says
+/// what was done.
+pub fn drop_caches(targets: &[Target]) -> Vec<String> {
+    let mut done = Vec::new();
+    for t in targets {
+        let f = t.file(false);
+        let _ = f.sync_data();
+        let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if rc == 0 {
+            done.push(format!("fadvise(DONTNEED) on {}", t.path.display()));
+        }
+    }
+    unsafe { libc::sync() };
+    match fs::write("/proc/sys/vm/drop_caches", "3") {
+        Ok(()) => done.push("sync, then 3 written to /proc/sys/vm/drop_caches".to_string()),
+        Err(e) => done.push(format!("system page cache not dropped ({e}; needs root)")),
+    }
+    done
+}
+
+/// `MemTotal` and `MemAvailable` from /proc/meminfo, in bytes.
+pub fn meminfo() -> (u64, u64) {
+    let text = fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(0, |kib| kib * 1024)
+    };
+    (field("MemTotal:"), field("MemAvailable:"))
+}
+
+/// A RAM limit in force; lifted when dropped.
+#[derive(Debug)]
+pub struct RamLimit {
+    pub limit: u64,
+    /// What was done, for the results.
+    pub method: String,
+    cgroup: Option<Cgroup>,
+    locked: Option<Locked>,
+}
+
+#[derive(Debug)]
+struct Cgroup {
+    path: PathBuf,
+    /// Where the process was before, to move it back.
+    home: PathBuf,
+}
+
+#[derive(Debug)]
+struct Locked {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+// The locked mapping is only touched to unmap it.
+unsafe impl Send for Locked {}
+
+/// Leaves `limit` bytes of memory usable by this process and the page
+/// cache it causes: a memory cgroup (v1) where the machine has one, else
+/// all but `limit` of the available memory locked away.
+pub fn limit_ram(limit: u64) -> Result<RamLimit> {
+    let (total, available) = meminfo();
+    if total > 0 && limit >= total {
+        return Ok(RamLimit {
+            limit,
+            method: format!(
+                "not needed: the machine has {} in all",
+                crate::target::human(total)
+            ),
+            cgroup: None,
+            locked: None,
+        });
+    }
+    match cgroup_v1(limit) {
+        Ok(cg) => {
+            return Ok(RamLimit {
+                limit,
+                method: format!(
+                    "memory cgroup {} with memory.limit_in_bytes {}",
+                    cg.path.display(),
+                    limit
+                ),
+                cgroup: Some(cg),
+                locked: None,
+            });
+        }
+        Err(_) if available <= limit => {
+            return Ok(RamLimit {
+                limit,
+                method: format!("not needed: {} available", crate::target::human(available)),
+                cgroup: None,
+                locked: None,
+            });
+        }
+        Err(_) => {}
+    }
+    let len = (available - limit) as usize;
+    let ptr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE | libc::MAP_LOCKED,
+            -1,
+            0,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        let e = io::Error::last_os_error();
+        return Err(Error::Unsupported {
+            message: format!(
+                "cannot limit RAM to {}: no memory cgroup, and locking memory failed: {e}",
+                crate::target::human(limit)
+            ),
+            hint: Some("run as root, or on a machine with the cgroup memory controller".into()),
+        });
+    }
+    Ok(RamLimit {
+        limit,
+        method: format!(
+            "locked {} of memory away, leaving {}",
+            crate::target::human(len as u64),
+            crate::target::human(limit)
+        ),
+        cgroup: None,
+        locked: Some(Locked { ptr, len }),
+    })
+}
+
+fn cgroup_v1(limit: u64) -> io::Result<Cgroup> {
+    let root = PathBuf::from("/sys/fs/cgroup/memory");
+    if !root.join("memory.limit_in_bytes").exists() {
+        return Err(io::Error::other("no cgroup v1 memory controller"));
+    }
+    let own = fs::read_to_string("/proc/self/cgroup")?;
+    let rel = own
+        .lines()
+        .find_map(|l| {
+            let mut parts = l.splitn(3, ':');
+            let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+            controllers
+                .split(',')
+                .any(|c| c == "memory")
+                .then(|| path.trim_start_matches('/').to_string())
+        })
+        .unwrap_or_default();
+    let home = root.join(rel);
+    let path = root.join(format!("methodic-{}", std::process::id()));
+    fs::create_dir_all(&path)?;
+    let result = (|| {
+        fs::write(path.join("memory.limit_in_bytes"), limit.to_string())?;
+        fs::write(path.join("cgroup.procs"), std::process::id().to_string())
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_dir(&path);
+        return Err(e);
+    }
+    Ok(Cgroup { path, home })
+}
+
+impl Drop for RamLimit {
+    fn drop(&mut self) {
+        if let Some(cg) = &self.cgroup {
+            let _ = fs::write(cg.home.join("cgroup.procs"), std::process::id().to_string());
+            let _ = fs::remove_dir(&cg.path);
+        }
+        if let Some(l) = &self.locked {
+            unsafe { libc::munmap(l.ptr, l.len) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::OpenOptionsT;
+
+    #[test]
+    fn meminfo_reads_sizes() {
+        let (total, available) = meminfo();
+        assert!(total > 0 && available > 0 && available <= total);
+    }
+
+    #[test]
+    fn erasing_a_file_punches_holes() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("methodic-erase-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        let mut f = fs::File::create(&path).unwrap();
+        f.write_all(&vec![7u8; 1 << 20]).unwrap();
+        f.sync_all().unwrap();
+        let t = Target::open(
+            &path,
+            &OpenOptionsT {
+                write: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let how = erase(
+            &t,
+            EraseMethod::Discard,
+            Region {
+                start: 0,
+                len: 1 << 20,
+            },
+        )
+        .unwrap();
+        assert!(how.contains("punched holes"), "{how}");
+        let data = fs::read(&path).unwrap();
+        assert_eq!(data.len(), 1 << 20);
+        assert!(data.iter().all(|&b| b == 0));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

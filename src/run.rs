@@ -1,0 +1,367 @@
+//! `methodic run`: a methodology or plan and the command line go in; the
+//! run's progress is drawn on stderr (a bar on a terminal, a line a step
+//! otherwise), its results land in a results directory, and a table of
+//! per-step numbers (or, with --json, the whole report) ends on stdout.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use clap::ValueEnum;
+use indicatif::{ProgressBar, ProgressStyle};
+use methodic_compiler::plan::{Plan, Step, TimeRange, Units};
+use methodic_runtime::{EngineChoice, Observer, RunOptions, RunReport, Status, StepResult};
+use tabled::builder::Builder;
+use tabled::settings::object::Columns;
+use tabled::settings::{Alignment, Style};
+
+use crate::cli::{load, write_output};
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// A methodology (.method) or a compiled plan (.ron or .json).
+    file: PathBuf,
+    /// A file or block device to run on, once for each device of the plan.
+    /// Without it, methodic runs on a scratch file in the results directory.
+    #[arg(short, long = "target", value_name = "PATH")]
+    targets: Vec<PathBuf>,
+    /// The results directory to create [default: results/NAME-DATE].
+    #[arg(short, long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Run the methodology scaled down to seconds on a small scratch file,
+    /// to try it before a drive spends a day on it. Results are marked as a
+    /// rehearsal.
+    #[arg(long)]
+    rehearse: bool,
+    /// The I/O engine: psync where a worker keeps one I/O in flight and
+    /// io_uring elsewhere (auto), or one of them for every step.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    engine: EngineArg,
+    /// Write over this block device, named by its serial (or, for a device
+    /// without one, its path): methodic refuses devices that may hold data.
+    #[arg(long, value_name = "SERIAL")]
+    destroy: Option<String>,
+    /// Keep the scratch file after the run.
+    #[arg(long)]
+    keep_scratch: bool,
+    /// The seed of every random offset and choice [default: from the clock,
+    /// and recorded in the results].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Pin worker threads to CPUs, round robin.
+    #[arg(long)]
+    pin: bool,
+    /// Print only the results, as JSON, on standard output.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum EngineArg {
+    Auto,
+    IoUring,
+    Psync,
+}
+
+pub fn run(args: RunArgs) -> Result<ExitCode> {
+    let Some((plan, source)) = load(&args.file, None)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let now = methodic_runtime::time::unix_now();
+    let out = match &args.out {
+        Some(o) => o.clone(),
+        None => default_out(&plan, args.rehearse, now),
+    };
+    let seed = args
+        .seed
+        .unwrap_or_else(|| (now * 1e6) as u64 ^ std::process::id() as u64);
+    let opts = RunOptions {
+        targets: args.targets.clone(),
+        out,
+        rehearse: args.rehearse,
+        engine: match args.engine {
+            EngineArg::Auto => EngineChoice::Auto,
+            EngineArg::IoUring => EngineChoice::IoUring,
+            EngineArg::Psync => EngineChoice::Psync,
+        },
+        destroy: args.destroy.clone(),
+        keep_scratch: args.keep_scratch,
+        seed,
+        pin: args.pin,
+        source,
+    };
+    let mut progress = Progress::new(
+        !args.json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(),
+        plan.conventions.units == Units::Binary,
+    );
+    if args.rehearse {
+        progress.line(
+            "rehearsal: durations and sizes are scaled down; the numbers are not measurements",
+        );
+    }
+    let report = match methodic_runtime::run(&plan, &opts, &mut progress) {
+        Ok(r) => r,
+        Err(e) => {
+            progress.finish();
+            bail!("{}", methodic_runtime::exec::describe(&e));
+        }
+    };
+    progress.finish();
+    if args.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        write_output(std::path::Path::new("-"), &format!("{text}\n"))?;
+    } else {
+        write_output(std::path::Path::new("-"), &table(&plan, &report))?;
+    }
+    match report.status {
+        Status::Completed => Ok(ExitCode::SUCCESS),
+        Status::Failed => {
+            eprintln!(
+                "error: {}",
+                report.error.as_deref().unwrap_or("the run failed")
+            );
+            eprintln!(
+                "the steps that finished are in {}",
+                report.results.display()
+            );
+            Ok(ExitCode::from(1))
+        }
+        Status::Interrupted => {
+            eprintln!(
+                "interrupted: the steps that finished are in {}",
+                report.results.display()
+            );
+            Ok(ExitCode::from(130))
+        }
+    }
+}
+
+/// `results/NAME-20261130-065415`, with `-rehearsal` for a rehearsal.
+fn default_out(plan: &Plan, rehearse: bool, now: f64) -> PathBuf {
+    let name: String = plan
+        .methodology
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let base = format!(
+        "results/{name}-{}{}",
+        methodic_runtime::time::compact(now),
+        if rehearse { "-rehearsal" } else { "" }
+    );
+    let mut out = PathBuf::from(&base);
+    let mut n = 2;
+    while out.exists() {
+        out = PathBuf::from(format!("{base}-{n}"));
+        n += 1;
+    }
+    out
+}
+
+/// Progress on stderr: a bar on a terminal, a line a finished step
+/// otherwise (so that logs show how a run went).
+struct Progress {
+    bar: Option<ProgressBar>,
+    /// Rates in MiB/s (the methodology's units are binary).
+    binary: bool,
+}
+
+impl Progress {
+    fn new(terminal: bool, binary: bool) -> Progress {
+        let bar = terminal.then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} {elapsed_precise} [{bar:30}] {pos}/{len} {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        Progress { bar, binary }
+    }
+
+    fn line(&self, text: &str) {
+        match &self.bar {
+            Some(b) => b.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn step_started(&mut self, index: usize, total: usize, step: &Step, remaining: TimeRange) {
+        if let Some(b) = &self.bar {
+            b.set_length(total as u64);
+            b.set_position(index as u64);
+            let phase = step
+                .phase
+                .as_deref()
+                .map(|p| format!("{p}: "))
+                .unwrap_or_default();
+            b.set_message(format!(
+                "{phase}{} (about {} left)",
+                step.describe(),
+                remaining.human()
+            ));
+        }
+    }
+
+    fn step_finished(&mut self, index: usize, _step: &Step, result: &StepResult) {
+        let line = format!(
+            "[{}] {}: {}",
+            index + 1,
+            result.id,
+            one_line(result, self.binary)
+        );
+        match &self.bar {
+            Some(b) => {
+                b.println(line);
+                b.set_position(index as u64 + 1);
+            }
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn note(&mut self, message: &str) {
+        self.line(&format!("note: {message}"));
+    }
+}
+
+/// A finished step in a few words.
+fn one_line(r: &StepResult, binary: bool) -> String {
+    if let Some(e) = &r.error {
+        return format!("failed: {e}");
+    }
+    let unit = if binary { "MiB/s" } else { "MB/s" };
+    let mut parts = Vec::new();
+    if let Some(s) = &r.summary {
+        let rate = if binary { s.total.mib_s } else { s.total.mb_s };
+        let mean = s.total.latency_us.mean;
+        parts.push(format!(
+            "{:.0} IOPS, {rate:.1} {unit}, {mean:.1} us mean",
+            s.total.iops
+        ));
+    }
+    if let Some(st) = &r.steady {
+        let how = if st.reached {
+            "steady after"
+        } else {
+            "not steady after"
+        };
+        parts.push(format!("{how} {} rounds", st.rounds));
+    }
+    if let Some(c) = &r.copy {
+        let rate = if binary { c.mib_s } else { c.mb_s };
+        parts.push(format!("copied {} files at {rate:.1} {unit}", c.files));
+    }
+    if let Some(p) = &r.probe {
+        parts.push(format!(
+            "{} offsets, median {:.1} us",
+            p.offsets, p.median_us
+        ));
+    }
+    parts.extend(r.actions.iter().cloned());
+    if parts.is_empty() {
+        parts.push(format!("done in {:.1}s", r.seconds));
+    }
+    parts.join("; ")
+}
+
+/// The per-step table printed at the end.
+fn table(plan: &Plan, report: &RunReport) -> String {
+    let binary = plan.conventions.units == Units::Binary;
+    let rate_head = if binary { "MiB/s" } else { "MB/s" };
+    let mut b = Builder::default();
+    b.push_record(["#", "step", "IOPS", rate_head, "mean us", "p99 us", "notes"]);
+    for r in &report.steps {
+        let (iops, rate, mean, p99) = match (&r.summary, &r.copy, &r.probe) {
+            (Some(s), _, _) => (
+                format!("{:.0}", s.total.iops),
+                format!("{:.1}", if binary { s.total.mib_s } else { s.total.mb_s }),
+                format!("{:.1}", s.total.latency_us.mean),
+                format!("{:.1}", s.total.latency_us.p99),
+            ),
+            (None, Some(c), _) => (
+                "-".into(),
+                format!("{:.1}", if binary { c.mib_s } else { c.mb_s }),
+                "-".into(),
+                "-".into(),
+            ),
+            _ => ("-".into(), "-".into(), "-".into(), "-".into()),
+        };
+        let mut notes = Vec::new();
+        if let Some(e) = &r.error {
+            notes.push(format!("failed: {e}"));
+        }
+        if let Some(io) = &r.io {
+            notes.push(format!("{} {}x{}", io.engine.name(), io.threads, io.depth));
+        }
+        if let Some(st) = &r.steady {
+            notes.push(if st.reached {
+                format!("steady at round {}", st.rounds)
+            } else {
+                format!("not steady in {} rounds", st.rounds)
+            });
+        }
+        if let Some(p) = &r.probe {
+            notes.push(format!(
+                "{} offsets, median {:.1} us",
+                p.offsets, p.median_us
+            ));
+        }
+        if let Some(c) = &r.cells {
+            notes.push(format!("{} cells", c.len()));
+        }
+        b.push_record([
+            r.index.to_string(),
+            r.id.clone(),
+            iops,
+            rate,
+            mean,
+            p99,
+            notes.join("; "),
+        ]);
+    }
+    let mut t = b.build();
+    t.with(Style::sharp());
+    t.modify(Columns::new(0..1), Alignment::right());
+    t.modify(Columns::new(2..6), Alignment::right());
+    let mut out = String::new();
+    if report.rehearsal {
+        out.push_str(
+            "REHEARSAL: scaled down to try the methodology; these numbers are not measurements.\n",
+        );
+    }
+    out.push_str(&format!(
+        "{} version {}: {} steps in {:.1}s, {}\n",
+        report.methodology.name,
+        report.methodology.version,
+        report.steps.len(),
+        report.seconds,
+        match report.status {
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Interrupted => "interrupted",
+        }
+    ));
+    out.push_str(&t.to_string());
+    out.push_str(&format!("\nresults in {}\n", report.results.display()));
+    out
+}
