@@ -35,10 +35,7 @@ fn report(name: &str, runs: &[Duration], per: Option<(u64, &str)>) {
         runs.len()
     );
     if let Some((n, unit)) = per {
-        line.push_str(&format!(
-            "  {:.0} {unit}/s",
-            n as f64 / median.as_secs_f64()
-        ));
+        line.push_str(&format!("  {:.0} {unit}/s", n as f64 / median.as_secs_f64()));
     }
     println!("{line}");
 }
@@ -57,12 +54,7 @@ fn main() {
         .expect("specs/")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "method"))
-        .map(|p| {
-            (
-                p.display().to_string(),
-                std::fs::read_to_string(&p).expect("readable spec"),
-            )
-        })
+        .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).expect("readable spec")))
         .collect();
     specs.sort();
     let budget = Duration::from_secs(3);
@@ -70,24 +62,14 @@ fn main() {
     println!("methodic compiler benchmarks ({} specs)", specs.len());
     let steps: u64 = specs
         .iter()
-        .map(|(_, s)| {
-            compile(s, &Options::default())
-                .expect("spec compiles")
-                .plan
-                .steps
-                .len() as u64
-        })
+        .map(|(_, s)| compile(s, &Options::default()).expect("spec compiles").plan.steps.len() as u64)
         .sum();
     let runs = time(20, budget, || {
         for (_, src) in &specs {
             black_box(compile(src, &Options::default()).expect("spec compiles"));
         }
     });
-    report(
-        &format!("compile all {} specs ({steps} steps)", specs.len()),
-        &runs,
-        Some((steps, "steps")),
-    );
+    report(&format!("compile all {} specs ({steps} steps)", specs.len()), &runs, Some((steps, "steps")));
 
     let runs = time(20, budget, || {
         for (_, src) in &specs {
@@ -105,26 +87,13 @@ fn main() {
 
     let compiled = compile(GENERATED, &Options::default()).expect("generated methodology compiles");
     let n = compiled.plan.steps.len() as u64;
-    assert_eq!(
-        n, 100_000,
-        "the generated methodology lowers to 100,000 steps"
-    );
-    let runs = time(5, budget, || {
-        compile(GENERATED, &Options::default()).expect("compiles")
-    });
-    report(
-        "compile generated (100,000 steps)",
-        &runs,
-        Some((n, "steps")),
-    );
+    assert_eq!(n, 100_000, "the generated methodology lowers to 100,000 steps");
+    let runs = time(5, budget, || compile(GENERATED, &Options::default()).expect("compiles"));
+    report("compile generated (100,000 steps)", &runs, Some((n, "steps")));
 
     let runs = time(5, budget, || compiled.plan.to_ron());
     let ron = compiled.plan.to_ron();
-    report(
-        &format!("write plan as RON ({:.1} MB)", ron.len() as f64 / 1e6),
-        &runs,
-        Some((n, "steps")),
-    );
+    report(&format!("write plan as RON ({:.1} MB)", ron.len() as f64 / 1e6), &runs, Some((n, "steps")));
 
     let runs = time(5, budget, || compiled.plan.to_json());
     report("write plan as JSON", &runs, Some((n, "steps")));

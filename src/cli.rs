@@ -99,21 +99,9 @@ enum TableFormat {
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Check {
-            files,
-            deny_warnings,
-        } => check(&files, deny_warnings),
-        Command::Compile {
-            file,
-            output,
-            format,
-            capacity,
-        } => compile(&file, &output, format, capacity),
-        Command::Plan {
-            file,
-            capacity,
-            format,
-        } => plan(&file, capacity, format),
+        Command::Check { files, deny_warnings } => check(&files, deny_warnings),
+        Command::Compile { file, output, format, capacity } => compile(&file, &output, format, capacity),
+        Command::Plan { file, capacity, format } => plan(&file, capacity, format),
         Command::Fmt { files, check } => fmt(&files, check),
         Command::Run(args) => crate::run::run(args),
     }
@@ -124,22 +112,16 @@ fn parse_size(text: &str) -> std::result::Result<Bytes, String> {
     match parse_quantity(text) {
         Ok(Quantity::Size(b)) if b.0 > 0 => Ok(b),
         Ok(Quantity::Size(_)) => Err("a capacity of 0B holds nothing".to_string()),
-        Ok(_) => Err(format!(
-            "expected a size such as 2TB or 1.6TB, found `{text}`"
-        )),
+        Ok(_) => Err(format!("expected a size such as 2TB or 1.6TB, found `{text}`")),
         Err(QuantityError::TooLarge) => Err(format!("`{text}` is too large")),
-        Err(_) => Err(format!(
-            "expected a size such as 2TB, 960GB or 1.6TiB, found `{text}`"
-        )),
+        Err(_) => Err(format!("expected a size such as 2TB, 960GB or 1.6TiB, found `{text}`")),
     }
 }
 
 pub(crate) fn read_input(path: &Path) -> Result<String> {
     if path == Path::new("-") {
         let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("cannot read standard input")?;
+        std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
         return Ok(s);
     }
     let bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -147,11 +129,7 @@ pub(crate) fn read_input(path: &Path) -> Result<String> {
 }
 
 pub(crate) fn display_name(path: &Path) -> String {
-    if path == Path::new("-") {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    }
+    if path == Path::new("-") { "<stdin>".to_string() } else { path.display().to_string() }
 }
 
 pub(crate) fn color() -> bool {
@@ -176,25 +154,13 @@ pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
             result => result.context("cannot write to standard output"),
         };
     }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file name", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let file_name = path.file_name().with_context(|| format!("{} is not a file name", path.display()))?;
+    let tmp = dir.join(format!(".{}.tmp{}", file_name.to_string_lossy(), std::process::id()));
     let result = (|| -> Result<()> {
-        let mut f =
-            fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(text.as_bytes())
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        f.sync_all()
-            .with_context(|| format!("cannot sync {}", tmp.display()))?;
+        let mut f = fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        f.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", tmp.display()))?;
+        f.sync_all().with_context(|| format!("cannot sync {}", tmp.display()))?;
         fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
         Ok(())
     })();
@@ -205,11 +171,7 @@ pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
 }
 
 pub(crate) fn count(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
 }
 
 fn check(files: &[PathBuf], deny_warnings: bool) -> Result<ExitCode> {
@@ -245,28 +207,16 @@ fn check(files: &[PathBuf], deny_warnings: bool) -> Result<ExitCode> {
         count(warnings, "warning")
     );
     if unreadable > 0 {
-        summary.push_str(&format!(
-            "; {} could not be read",
-            count(unreadable, "file")
-        ));
+        summary.push_str(&format!("; {} could not be read", count(unreadable, "file")));
     }
     if deny_warnings && warnings > 0 {
         summary.push_str(" (--deny-warnings: warnings fail the check)");
     }
     eprintln!("{summary}");
-    Ok(if failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-fn compile(
-    path: &Path,
-    output: &Path,
-    format: PlanFormat,
-    capacity: Option<Bytes>,
-) -> Result<ExitCode> {
+fn compile(path: &Path, output: &Path, format: PlanFormat, capacity: Option<Bytes>) -> Result<ExitCode> {
     let src = read_input(path)?;
     let name = display_name(path);
     match methodic_compiler::compile(&src, &Options { capacity }) {
@@ -289,10 +239,7 @@ fn compile(
         }
         Err(diags) => {
             report(&diags, &name, &src);
-            eprintln!(
-                "{name}: {}; no plan written",
-                count(diags.errors().count(), "error")
-            );
+            eprintln!("{name}: {}; no plan written", count(diags.errors().count(), "error"));
             Ok(ExitCode::from(1))
         }
     }
@@ -303,10 +250,7 @@ fn compile(
 pub(crate) fn load(path: &Path, capacity: Option<Bytes>) -> Result<Option<(Plan, Option<String>)>> {
     let text = read_input(path)?;
     let name = display_name(path);
-    let is_plan = matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("ron" | "json")
-    );
+    let is_plan = matches!(path.extension().and_then(|e| e.to_str()), Some("ron" | "json"));
     if is_plan {
         return match methodic_compiler::load_plan(&text) {
             Ok(mut plan) => {
@@ -440,11 +384,7 @@ fn plan(path: &Path, capacity: Option<Bytes>, format: TableFormat) -> Result<Exi
                 out.push_str(&format!(
                     "\n{} on the device's speed (erase, fill, until written, copy, probe) \
                      and {} to the time above.\n",
-                    if n == 1 {
-                        "1 step depends".to_string()
-                    } else {
-                        format!("{n} steps depend")
-                    },
+                    if n == 1 { "1 step depends".to_string() } else { format!("{n} steps depend") },
                     if n == 1 { "adds" } else { "add" },
                 ));
             }
@@ -457,9 +397,8 @@ fn plan(path: &Path, capacity: Option<Bytes>, format: TableFormat) -> Result<Exi
                         w.human(binary)
                     ))
                 }
-                _ if e.written.capacity != methodic_compiler::plan::Percent::ZERO => out.push_str(
-                    "Give --capacity (such as --capacity 2TB) for the bytes written as a size.\n",
-                ),
+                _ if e.written.capacity != methodic_compiler::plan::Percent::ZERO => out
+                    .push_str("Give --capacity (such as --capacity 2TB) for the bytes written as a size.\n"),
                 _ => {}
             }
         }

@@ -74,9 +74,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         Some(o) => o.clone(),
         None => default_out(&plan, args.rehearse, now),
     };
-    let seed = args
-        .seed
-        .unwrap_or_else(|| (now * 1e6) as u64 ^ std::process::id() as u64);
+    let seed = args.seed.unwrap_or_else(|| (now * 1e6) as u64 ^ std::process::id() as u64);
     let opts = RunOptions {
         targets: args.targets.clone(),
         out,
@@ -97,9 +95,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         plan.conventions.units == Units::Binary,
     );
     if args.rehearse {
-        progress.line(
-            "rehearsal: durations and sizes are scaled down; the numbers are not measurements",
-        );
+        progress.line("rehearsal: durations and sizes are scaled down; the numbers are not measurements");
     }
     let report = match methodic_runtime::run(&plan, &opts, &mut progress) {
         Ok(r) => r,
@@ -118,21 +114,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     match report.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
         Status::Failed => {
-            eprintln!(
-                "error: {}",
-                report.error.as_deref().unwrap_or("the run failed")
-            );
-            eprintln!(
-                "the steps that finished are in {}",
-                report.results.display()
-            );
+            eprintln!("error: {}", report.error.as_deref().unwrap_or("the run failed"));
+            eprintln!("the steps that finished are in {}", report.results.display());
             Ok(ExitCode::from(1))
         }
         Status::Interrupted => {
-            eprintln!(
-                "interrupted: the steps that finished are in {}",
-                report.results.display()
-            );
+            eprintln!("interrupted: the steps that finished are in {}", report.results.display());
             Ok(ExitCode::from(130))
         }
     }
@@ -144,13 +131,7 @@ fn default_out(plan: &Plan, rehearse: bool, now: f64) -> PathBuf {
         .methodology
         .name
         .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
+        .map(|c| if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '-' })
         .collect();
     let base = format!(
         "results/{name}-{}{}",
@@ -179,11 +160,9 @@ impl Progress {
         let bar = terminal.then(|| {
             let bar = ProgressBar::new(0);
             bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} {elapsed_precise} [{bar:30}] {pos}/{len} {msg}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
+                ProgressStyle::with_template("{spinner} {elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
             );
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
@@ -210,26 +189,13 @@ impl Observer for Progress {
         if let Some(b) = &self.bar {
             b.set_length(total as u64);
             b.set_position(index as u64);
-            let phase = step
-                .phase
-                .as_deref()
-                .map(|p| format!("{p}: "))
-                .unwrap_or_default();
-            b.set_message(format!(
-                "{phase}{} (about {} left)",
-                step.describe(),
-                remaining.human()
-            ));
+            let phase = step.phase.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+            b.set_message(format!("{phase}{} (about {} left)", step.describe(), remaining.human()));
         }
     }
 
     fn step_finished(&mut self, index: usize, _step: &Step, result: &StepResult) {
-        let line = format!(
-            "[{}] {}: {}",
-            index + 1,
-            result.id,
-            one_line(result, self.binary)
-        );
+        let line = format!("[{}] {}: {}", index + 1, result.id, one_line(result, self.binary));
         match &self.bar {
             Some(b) => {
                 b.println(line);
@@ -254,17 +220,10 @@ fn one_line(r: &StepResult, binary: bool) -> String {
     if let Some(s) = &r.summary {
         let rate = if binary { s.total.mib_s } else { s.total.mb_s };
         let mean = s.total.latency_us.mean;
-        parts.push(format!(
-            "{:.0} IOPS, {rate:.1} {unit}, {mean:.1} us mean",
-            s.total.iops
-        ));
+        parts.push(format!("{:.0} IOPS, {rate:.1} {unit}, {mean:.1} us mean", s.total.iops));
     }
     if let Some(st) = &r.steady {
-        let how = if st.reached {
-            "steady after"
-        } else {
-            "not steady after"
-        };
+        let how = if st.reached { "steady after" } else { "not steady after" };
         parts.push(format!("{how} {} rounds", st.rounds));
     }
     if let Some(c) = &r.copy {
@@ -272,10 +231,7 @@ fn one_line(r: &StepResult, binary: bool) -> String {
         parts.push(format!("copied {} files at {rate:.1} {unit}", c.files));
     }
     if let Some(p) = &r.probe {
-        parts.push(format!(
-            "{} offsets, median {:.1} us",
-            p.offsets, p.median_us
-        ));
+        parts.push(format!("{} offsets, median {:.1} us", p.offsets, p.median_us));
     }
     parts.extend(r.actions.iter().cloned());
     if parts.is_empty() {
@@ -298,12 +254,9 @@ fn table(plan: &Plan, report: &RunReport) -> String {
                 format!("{:.1}", s.total.latency_us.mean),
                 format!("{:.1}", s.total.latency_us.p99),
             ),
-            (None, Some(c), _) => (
-                "-".into(),
-                format!("{:.1}", if binary { c.mib_s } else { c.mb_s }),
-                "-".into(),
-                "-".into(),
-            ),
+            (None, Some(c), _) => {
+                ("-".into(), format!("{:.1}", if binary { c.mib_s } else { c.mb_s }), "-".into(), "-".into())
+            }
             _ => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
         let mut notes = Vec::new();
@@ -321,23 +274,12 @@ fn table(plan: &Plan, report: &RunReport) -> String {
             });
         }
         if let Some(p) = &r.probe {
-            notes.push(format!(
-                "{} offsets, median {:.1} us",
-                p.offsets, p.median_us
-            ));
+            notes.push(format!("{} offsets, median {:.1} us", p.offsets, p.median_us));
         }
         if let Some(c) = &r.cells {
             notes.push(format!("{} cells", c.len()));
         }
-        b.push_record([
-            r.index.to_string(),
-            r.id.clone(),
-            iops,
-            rate,
-            mean,
-            p99,
-            notes.join("; "),
-        ]);
+        b.push_record([r.index.to_string(), r.id.clone(), iops, rate, mean, p99, notes.join("; ")]);
     }
     let mut t = b.build();
     t.with(Style::sharp());
@@ -345,9 +287,7 @@ fn table(plan: &Plan, report: &RunReport) -> String {
     t.modify(Columns::new(2..6), Alignment::right());
     let mut out = String::new();
     if report.rehearsal {
-        out.push_str(
-            "REHEARSAL: scaled down to try the methodology; these numbers are not measurements.\n",
-        );
+        out.push_str("REHEARSAL: scaled down to try the methodology; these numbers are not measurements.\n");
     }
     out.push_str(&format!(
         "{} version {}: {} steps in {:.1}s, {}\n",

@@ -27,12 +27,7 @@ fn methodic_stdin(args: &[&str], input: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -65,20 +60,13 @@ fn check_accepts_every_spec() {
     args.extend(specs.iter().map(String::as_str));
     let out = methodic(&args);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains(&format!(
-        "checked {} files: 0 errors, 0 warnings",
-        specs.len()
-    )));
+    assert!(text(&out.stderr).contains(&format!("checked {} files: 0 errors, 0 warnings", specs.len())));
     assert!(out.stdout.is_empty());
 }
 
 #[test]
 fn check_reports_errors_with_codes_and_fails() {
-    let out = methodic(&[
-        "check",
-        "specs/quick.method",
-        "tests/errors/err_several_at_once.method",
-    ]);
+    let out = methodic(&["check", "specs/quick.method", "tests/errors/err_several_at_once.method"]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("[M0103]") && err.contains("[M0101]"), "{err}");
@@ -95,11 +83,7 @@ fn check_passes_warnings_unless_denied() {
     let out = methodic(&["check", "tests/errors/err_w_unused.method"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("[M0702] Warning"));
-    let out = methodic(&[
-        "check",
-        "--deny-warnings",
-        "tests/errors/err_w_unused.method",
-    ]);
+    let out = methodic(&["check", "--deny-warnings", "tests/errors/err_w_unused.method"]);
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -110,10 +94,7 @@ fn compile_writes_ron_to_stdout_and_json_or_files_on_request() {
     let ron = text(&out.stdout);
     assert!(ron.starts_with("(\n  schema: 1,"), "{ron}");
     let golden = std::fs::read_to_string(root().join("golden/plan@quick.method.snap")).unwrap();
-    assert!(
-        golden.ends_with(&ron),
-        "compile output differs from the golden plan"
-    );
+    assert!(golden.ends_with(&ron), "compile output differs from the golden plan");
 
     let out = methodic(&["compile", "specs/quick.method", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -121,39 +102,20 @@ fn compile_writes_ron_to_stdout_and_json_or_files_on_request() {
 
     let dir = scratch("compile");
     let plan = dir.join("quick.ron");
-    let out = methodic(&[
-        "compile",
-        "specs/quick.method",
-        "-o",
-        plan.to_str().unwrap(),
-        "--capacity",
-        "2TB",
-    ]);
+    let out = methodic(&["compile", "specs/quick.method", "-o", plan.to_str().unwrap(), "--capacity", "2TB"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(out.stdout.is_empty());
     assert!(text(&out.stderr).contains("wrote"));
     let written = std::fs::read_to_string(&plan).unwrap();
-    assert!(
-        written.contains("capacity: Some(2000000000000)"),
-        "{written}"
-    );
-    assert_eq!(
-        std::fs::read_dir(&dir).unwrap().count(),
-        1,
-        "no temporary file is left"
-    );
+    assert!(written.contains("capacity: Some(2000000000000)"), "{written}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file is left");
 }
 
 #[test]
 fn compile_of_a_bad_methodology_writes_nothing() {
     let dir = scratch("bad");
     let plan = dir.join("out.ron");
-    let out = methodic(&[
-        "compile",
-        "tests/errors/err_split_sum.method",
-        "-o",
-        plan.to_str().unwrap(),
-    ]);
+    let out = methodic(&["compile", "tests/errors/err_split_sum.method", "-o", plan.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("[M0401]"));
     assert!(text(&out.stderr).contains("no plan written"));
@@ -175,22 +137,14 @@ fn plan_shows_steps_and_phases_with_totals() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = text(&out.stdout);
     assert!(table.starts_with("enterprise-sweep version 1.0"), "{table}");
-    for phase in [
-        "4KiB random",
-        "8KiB random",
-        "128KiB sequential",
-        "server mixes",
-    ] {
+    for phase in ["4KiB random", "8KiB random", "128KiB sequential", "server mixes"] {
         assert!(table.contains(phase), "{phase} missing:\n{table}");
     }
     assert!(
         table.contains("7h 39min") && table.contains("27h 18min") && table.contains("50h 15min"),
         "{table}"
     );
-    assert!(
-        table.contains("4 steps depend on the device's speed"),
-        "{table}"
-    );
+    assert!(table.contains("4 steps depend on the device's speed"), "{table}");
 
     let out = methodic(&["plan", "specs/enterprise-sweep.method", "--capacity", "2TB"]);
     assert!(
@@ -208,10 +162,8 @@ fn plan_speaks_csv_and_json_lines() {
     assert_eq!(lines[0], "#,step,what,qd,time,writes");
     assert_eq!(lines.len(), 1 + 10);
     let out = methodic(&["plan", "specs/quick.method", "--format", "json"]);
-    let rows: Vec<serde_json::Value> = text(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows: Vec<serde_json::Value> =
+        text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(rows.len(), 10);
     assert_eq!(rows[0]["kind"], "erase");
     assert_eq!(rows[2]["time_max_ms"], 3000);
@@ -221,16 +173,7 @@ fn plan_speaks_csv_and_json_lines() {
 fn plan_reads_a_compiled_plan_and_rejects_a_bad_one() {
     let dir = scratch("plans");
     let good = dir.join("quick.ron");
-    assert!(
-        methodic(&[
-            "compile",
-            "specs/quick.method",
-            "-o",
-            good.to_str().unwrap()
-        ])
-        .status
-        .success()
-    );
+    assert!(methodic(&["compile", "specs/quick.method", "-o", good.to_str().unwrap()]).status.success());
     let out = methodic(&["plan", good.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("measure/rnd4k_read-qd32"));
@@ -240,36 +183,20 @@ fn plan_reads_a_compiled_plan_and_rejects_a_bad_one() {
     std::fs::write(&old, ron.replacen("schema: 1", "schema: 7", 1)).unwrap();
     let out = methodic(&["plan", old.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("[M0601]"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert!(text(&out.stderr).contains("[M0601]"), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("schema version 7"));
 
     let edited = dir.join("edited.ron");
-    std::fs::write(
-        &edited,
-        ron.replacen("total: 32, per_worker: 32", "total: 0, per_worker: 0", 1),
-    )
-    .unwrap();
+    std::fs::write(&edited, ron.replacen("total: 32, per_worker: 32", "total: 0, per_worker: 0", 1)).unwrap();
     let out = methodic(&["plan", edited.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("[M0501]"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert!(text(&out.stderr).contains("[M0501]"), "{}", text(&out.stderr));
 
     let garbage = dir.join("garbage.ron");
     std::fs::write(&garbage, "(schema: 1, steps: [)").unwrap();
     let out = methodic(&["plan", garbage.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("[M0603]"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert!(text(&out.stderr).contains("[M0603]"), "{}", text(&out.stderr));
 }
 
 #[test]
@@ -295,22 +222,12 @@ fn fmt_check_then_fmt_then_check_again() {
 
 #[test]
 fn check_goes_on_past_an_unreadable_file() {
-    let out = methodic(&[
-        "check",
-        "no/such.method",
-        "tests/errors/err_split_sum.method",
-    ]);
+    let out = methodic(&["check", "no/such.method", "tests/errors/err_split_sum.method"]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("cannot read no/such.method"), "{err}");
-    assert!(
-        err.contains("[M0401]"),
-        "the second file was not checked: {err}"
-    );
-    assert!(
-        err.contains("checked 1 file: 1 error, 0 warnings; 1 file could not be read"),
-        "{err}"
-    );
+    assert!(err.contains("[M0401]"), "the second file was not checked: {err}");
+    assert!(err.contains("checked 1 file: 1 error, 0 warnings; 1 file could not be read"), "{err}");
 }
 
 #[test]
@@ -320,11 +237,7 @@ fn a_span_larger_than_the_capacity_is_refused() {
     let err = text(&out.stderr);
     assert!(err.contains("[M0504]") && err.contains("11 steps"), "{err}");
     assert!(out.stdout.is_empty());
-    assert!(
-        methodic(&["plan", "specs/kitguru-style.method", "--capacity", "1.6TB"])
-            .status
-            .success()
-    );
+    assert!(methodic(&["plan", "specs/kitguru-style.method", "--capacity", "1.6TB"]).status.success());
 }
 
 #[test]
@@ -334,11 +247,7 @@ fn bad_command_lines_are_usage_errors() {
     assert!(text(&out.stderr).contains("2TB"), "{}", text(&out.stderr));
     let out = methodic(&["compile", "no/such/file.method"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("error: cannot read no/such/file.method"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert!(text(&out.stderr).contains("error: cannot read no/such/file.method"), "{}", text(&out.stderr));
     let out = methodic(&["frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
 }

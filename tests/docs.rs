@@ -52,10 +52,7 @@ fn language_doc_lists_exactly_the_keywords() {
     let words: Vec<&str> = section.split('`').skip(1).step_by(2).collect();
     assert!(words.len() > 60, "{words:?}");
     for w in &words {
-        assert!(
-            methodic_grammar::is_reserved(w),
-            "`{w}` is listed but not reserved"
-        );
+        assert!(methodic_grammar::is_reserved(w), "`{w}` is listed but not reserved");
     }
     for w in ["sweep", "compressible", "max_rounds", "non_destructive"] {
         assert!(words.contains(&w), "`{w}` is reserved but not listed");
@@ -68,10 +65,7 @@ fn examples_in_the_docs_compile() {
     for doc in ["README.md", "docs/LANGUAGE.md"] {
         for src in methodologies(&read(doc)) {
             if let Err(d) = compile(&src, &Options::default()) {
-                panic!(
-                    "an example in {doc} does not compile:\n{}\n{src}",
-                    d.render(doc, &src, false)
-                );
+                panic!("an example in {doc} does not compile:\n{}\n{src}", d.render(doc, &src, false));
             }
             n += 1;
         }

@@ -14,10 +14,7 @@ fn read(path: &Path) -> String {
 
 fn rel(path: &Path) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
+    path.strip_prefix(root).unwrap_or(path).display().to_string()
 }
 
 #[test]
@@ -69,21 +66,13 @@ fn every_code_has_an_error_input() {
         }
     }
     // Internal errors are bugs; plan codes come from plan files (tests/cli.rs).
-    let not_from_source = [
-        Code::Internal,
-        Code::PlanSchema,
-        Code::PlanInvalid,
-        Code::PlanSyntax,
-    ];
+    let not_from_source = [Code::Internal, Code::PlanSchema, Code::PlanInvalid, Code::PlanSyntax];
     let missing: Vec<_> = Code::ALL
         .iter()
         .filter(|c| !not_from_source.contains(c) && !seen.contains(c))
         .map(|c| format!("{} {c:?}", c.as_str()))
         .collect();
-    assert!(
-        missing.is_empty(),
-        "codes without an error input: {missing:?}"
-    );
+    assert!(missing.is_empty(), "codes without an error input: {missing:?}");
     let count = std::fs::read_dir(&dir).unwrap().count();
     assert!(count >= 40, "only {count} error inputs");
 }

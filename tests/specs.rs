@@ -25,9 +25,7 @@ fn specs() -> Vec<(PathBuf, String)> {
 }
 
 fn plan_of(src: &str) -> Plan {
-    compile(src, &Options::default())
-        .unwrap_or_else(|d| panic!("{d}"))
-        .plan
+    compile(src, &Options::default()).unwrap_or_else(|d| panic!("{d}")).plan
 }
 
 /// The plan without what depends on the exact bytes of the source.
@@ -38,20 +36,12 @@ fn semantic(mut p: Plan) -> Plan {
 
 #[test]
 fn the_library_has_the_required_files() {
-    let names: Vec<String> = specs()
-        .iter()
-        .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    for required in [
-        "enterprise-sweep.method",
-        "consumer-v1.0.method",
-        "consumer-v1.1.method",
-        "quick.method",
-    ] {
-        assert!(
-            names.iter().any(|n| n == required),
-            "specs/{required} is missing"
-        );
+    let names: Vec<String> =
+        specs().iter().map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    for required in
+        ["enterprise-sweep.method", "consumer-v1.0.method", "consumer-v1.1.method", "quick.method"]
+    {
+        assert!(names.iter().any(|n| n == required), "specs/{required} is missing");
     }
     for (path, src) in specs() {
         assert!(
@@ -66,13 +56,7 @@ fn the_library_has_the_required_files() {
 fn every_spec_is_formatted_and_fmt_is_idempotent() {
     for (path, src) in specs() {
         let once = methodic_grammar::format(&src).unwrap();
-        assert_eq!(
-            once,
-            src,
-            "{} is not formatted: run `methodic fmt {}`",
-            path.display(),
-            path.display()
-        );
+        assert_eq!(once, src, "{} is not formatted: run `methodic fmt {}`", path.display(), path.display());
         assert_eq!(methodic_grammar::format(&once).unwrap(), once);
     }
 }
@@ -85,34 +69,16 @@ fn fmt_restores_messy_specs_without_changing_their_meaning() {
             .lines()
             .map(|l| {
                 let l = l.trim_start();
-                if l.starts_with('#') || l.contains('"') {
-                    l.to_string()
-                } else {
-                    l.replace(' ', "  ")
-                }
+                if l.starts_with('#') || l.contains('"') { l.to_string() } else { l.replace(' ', "  ") }
             })
             .collect::<Vec<_>>()
             .join("\n");
         let formatted =
             methodic_grammar::format(&messy).unwrap_or_else(|d| panic!("{}: {d}", path.display()));
         assert_eq!(formatted, src, "{}", path.display());
-        assert_eq!(
-            semantic(plan_of(&messy)),
-            semantic(plan_of(&src)),
-            "{}",
-            path.display()
-        );
-        let comments = |s: &str| {
-            s.lines()
-                .filter(|l| l.trim_start().starts_with('#'))
-                .count()
-        };
-        assert_eq!(
-            comments(&formatted),
-            comments(&src),
-            "{} lost comments",
-            path.display()
-        );
+        assert_eq!(semantic(plan_of(&messy)), semantic(plan_of(&src)), "{}", path.display());
+        let comments = |s: &str| s.lines().filter(|l| l.trim_start().starts_with('#')).count();
+        assert_eq!(comments(&formatted), comments(&src), "{} lost comments", path.display());
     }
 }
 
@@ -122,24 +88,9 @@ fn every_plan_round_trips_and_validates() {
         let plan = plan_of(&src);
         let problems = validate(&plan);
         assert!(problems.is_empty(), "{}: {problems}", path.display());
-        assert_eq!(
-            Plan::from_ron(&plan.to_ron()).unwrap(),
-            plan,
-            "{}",
-            path.display()
-        );
-        assert_eq!(
-            Plan::from_json(&plan.to_json()).unwrap(),
-            plan,
-            "{}",
-            path.display()
-        );
-        assert_eq!(
-            plan_of(&src).to_ron(),
-            plan.to_ron(),
-            "{}: compiling twice differs",
-            path.display()
-        );
+        assert_eq!(Plan::from_ron(&plan.to_ron()).unwrap(), plan, "{}", path.display());
+        assert_eq!(Plan::from_json(&plan.to_json()).unwrap(), plan, "{}", path.display());
+        assert_eq!(plan_of(&src).to_ron(), plan.to_ron(), "{}: compiling twice differs", path.display());
     }
 }
 
@@ -149,10 +100,9 @@ fn every_plan_round_trips_and_validates() {
 /// one 9-step sweep.
 #[test]
 fn enterprise_sweep_estimate_is_the_sum_of_its_steps() {
-    let src = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/enterprise-sweep.method"),
-    )
-    .unwrap();
+    let src =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/enterprise-sweep.method"))
+            .unwrap();
     let plan = plan_of(&src);
 
     let step = 30 + 300;
@@ -160,30 +110,17 @@ fn enterprise_sweep_estimate_is_the_sum_of_its_steps() {
     let mix = 6 * 3600 + 9 * step; // 24,570 s
     let total = 3 * family + 4 * mix; // 180,900 s = 50h 15min
     assert_eq!(total, 180_900);
-    assert_eq!(
-        plan.estimate.time,
-        TimeRange::exactly(Duration::from_secs(total))
-    );
+    assert_eq!(plan.estimate.time, TimeRange::exactly(Duration::from_secs(total)));
     assert_eq!(plan.estimate.time.human(), "50h 15min");
 
-    let sum = plan
-        .steps
-        .iter()
-        .fold(0u64, |acc, s| acc + s.estimate.time.max.as_millis());
+    let sum = plan.steps.iter().fold(0u64, |acc, s| acc + s.estimate.time.max.as_millis());
     assert_eq!(sum, total * 1000);
     assert_eq!(plan.steps.len(), 3 * (1 + 18) + 4 * (1 + 1 + 9));
     assert_eq!(plan.estimate.device_bound_steps, 4, "the four fills");
-    assert_eq!(
-        plan.estimate.written.capacity,
-        Percent::whole(800),
-        "four fills of two passes"
-    );
+    assert_eq!(plan.estimate.written.capacity, Percent::whole(800), "four fills of two passes");
 
-    let per_phase: Vec<(String, u64)> = plan
-        .phases()
-        .into_iter()
-        .map(|p| (p.phase.unwrap(), p.time.max.as_millis() / 1000))
-        .collect();
+    let per_phase: Vec<(String, u64)> =
+        plan.phases().into_iter().map(|p| (p.phase.unwrap(), p.time.max.as_millis() / 1000)).collect();
     assert_eq!(
         per_phase,
         [

@@ -23,12 +23,7 @@ pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
                 e.written.timed = e.time;
             }
         }
-        Action::Measure {
-            workload,
-            ramp,
-            stop,
-            ..
-        } => {
+        Action::Measure { workload, ramp, stop, .. } => {
             e.time = match stop.time {
                 Some(t) => TimeRange::exactly(ramp.saturating_add(t)),
                 None => TimeRange::exactly(*ramp),
@@ -40,25 +35,20 @@ pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
                 e.time.min = *ramp;
                 e.written = match target {
                     Extent::Percent(p) => written_of(span, p),
-                    Extent::Bytes(b) => Written {
-                        bytes: b,
-                        ..Written::default()
-                    },
+                    Extent::Bytes(b) => Written { bytes: b, ..Written::default() },
                 };
             } else if workload.writes() {
                 e.written.timed = e.time;
             }
         }
         Action::Rounds { cells, rule, .. } => {
-            let round = cells.iter().fold(Duration::ZERO, |sum, c| {
-                sum.saturating_add(c.ramp.saturating_add(c.record))
-            });
+            let round = cells
+                .iter()
+                .fold(Duration::ZERO, |sum, c| sum.saturating_add(c.ramp.saturating_add(c.record)));
             let writing = cells
                 .iter()
                 .filter(|c| c.workload.writes())
-                .fold(Duration::ZERO, |sum, c| {
-                    sum.saturating_add(c.ramp.saturating_add(c.record))
-                });
+                .fold(Duration::ZERO, |sum, c| sum.saturating_add(c.ramp.saturating_add(c.record)));
             e.time = rounds_range(round, rule);
             if !writing.is_zero() {
                 e.written.timed = rounds_range(writing, rule);
@@ -72,11 +62,7 @@ pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
         }
         Action::Probe(p) => {
             e.device_bound = true;
-            e.written.bytes = Bytes(
-                p.offsets
-                    .saturating_mul(p.repeats as u64)
-                    .saturating_mul(p.io.0),
-            );
+            e.written.bytes = Bytes(p.offsets.saturating_mul(p.repeats as u64).saturating_mul(p.io.0));
         }
     }
     e
@@ -94,31 +80,21 @@ fn rounds_range(round: Duration, rule: &SteadyRule) -> TimeRange {
 /// percent, bytes for a span in bytes.
 fn written_of(span: Extent, share: Percent) -> Written {
     match span {
-        Extent::Percent(p) => Written {
-            capacity: p.times_percent(share),
-            ..Written::default()
-        },
-        Extent::Bytes(b) => Written {
-            bytes: Bytes(share.of(b.0)),
-            ..Written::default()
-        },
+        Extent::Percent(p) => Written { capacity: p.times_percent(share), ..Written::default() },
+        Extent::Bytes(b) => Written { bytes: Bytes(share.of(b.0)), ..Written::default() },
     }
 }
 
 /// The plan's estimate: the sum of its steps, and the bytes written once
 /// the capacity is known.
 pub fn plan(steps: &[Step], capacity: Option<Bytes>) -> Estimate {
-    let mut e = Estimate {
-        capacity,
-        ..Estimate::default()
-    };
+    let mut e = Estimate { capacity, ..Estimate::default() };
     for step in steps {
         e.time = e.time.add(step.estimate.time);
         e.device_bound_steps += u32::from(step.estimate.device_bound);
         e.written = e.written.add(step.estimate.written);
     }
-    e.written_bytes =
-        capacity.map(|c| Bytes(e.written.capacity.of(c.0).saturating_add(e.written.bytes.0)));
+    e.written_bytes = capacity.map(|c| Bytes(e.written.capacity.of(c.0).saturating_add(e.written.bytes.0)));
     e
 }
 
@@ -129,10 +105,7 @@ mod tests {
     fn wl(read: u32) -> Workload {
         Workload {
             name: "w".into(),
-            blocks: vec![BlockShare {
-                size: Bytes(4096),
-                share: Percent::HUNDRED,
-            }],
+            blocks: vec![BlockShare { size: Bytes(4096), share: Percent::HUNDRED }],
             read: Percent::whole(read),
             random: Percent::HUNDRED,
             align: Bytes(4096),
@@ -141,32 +114,17 @@ mod tests {
     }
 
     fn qd() -> Qd {
-        Qd {
-            total: 1,
-            per_worker: 1,
-            workers: 1,
-            counted: QdCounting::Total,
-        }
+        Qd { total: 1, per_worker: 1, workers: 1, counted: QdCounting::Total }
     }
 
     #[test]
     fn fill_writes_passes_times_span() {
-        let fill = Action::Fill {
-            workload: wl(0),
-            qd: qd(),
-            passes: 2,
-        };
-        let t = Target {
-            span: Extent::Percent(Percent::whole(25)),
-            ..Target::default()
-        };
+        let fill = Action::Fill { workload: wl(0), qd: qd(), passes: 2 };
+        let t = Target { span: Extent::Percent(Percent::whole(25)), ..Target::default() };
         let e = step(&fill, Some(&t));
         assert_eq!(e.written.capacity, Percent::whole(50));
         assert!(e.device_bound);
-        let t = Target {
-            span: Extent::Bytes(Bytes(16_000_000_000)),
-            ..Target::default()
-        };
+        let t = Target { span: Extent::Bytes(Bytes(16_000_000_000)), ..Target::default() };
         assert_eq!(step(&fill, Some(&t)).written.bytes, Bytes(32_000_000_000));
     }
 
@@ -175,20 +133,11 @@ mod tests {
         let a = Action::Precondition {
             workload: wl(0),
             qd: qd(),
-            stop: PreconditionStop::Steady {
-                round: Duration::from_secs(60),
-                rule: SteadyRule::default(),
-            },
+            stop: PreconditionStop::Steady { round: Duration::from_secs(60), rule: SteadyRule::default() },
             series: Duration::from_secs(1),
         };
         let e = step(&a, Some(&Target::default()));
-        assert_eq!(
-            e.time,
-            TimeRange {
-                min: Duration::from_secs(300),
-                max: Duration::from_secs(1500)
-            }
-        );
+        assert_eq!(e.time, TimeRange { min: Duration::from_secs(300), max: Duration::from_secs(1500) });
         assert_eq!(e.written.timed, e.time);
     }
 
@@ -198,10 +147,7 @@ mod tests {
             workload: wl(100),
             qd: qd(),
             ramp: Duration::from_secs(30),
-            stop: MeasureStop {
-                time: Some(Duration::from_secs(300)),
-                written: None,
-            },
+            stop: MeasureStop { time: Some(Duration::from_secs(300)), written: None },
             series: Duration::from_secs(1),
         };
         let e = step(&a, Some(&Target::default()));
@@ -225,30 +171,15 @@ mod tests {
         let a = StepEstimate {
             time: TimeRange::exactly(Duration::from_secs(10)),
             device_bound: true,
-            written: Written {
-                capacity: Percent::whole(200),
-                ..Written::default()
-            },
+            written: Written { capacity: Percent::whole(200), ..Written::default() },
         };
         let b = StepEstimate {
-            time: TimeRange {
-                min: Duration::from_secs(5),
-                max: Duration::from_secs(50),
-            },
+            time: TimeRange { min: Duration::from_secs(5), max: Duration::from_secs(50) },
             device_bound: false,
-            written: Written {
-                bytes: Bytes(1000),
-                ..Written::default()
-            },
+            written: Written { bytes: Bytes(1000), ..Written::default() },
         };
         let e = plan(&[mk(a), mk(b)], Some(Bytes(2_000_000_000_000)));
-        assert_eq!(
-            e.time,
-            TimeRange {
-                min: Duration::from_secs(15),
-                max: Duration::from_secs(60)
-            }
-        );
+        assert_eq!(e.time, TimeRange { min: Duration::from_secs(15), max: Duration::from_secs(60) });
         assert_eq!(e.device_bound_steps, 1);
         assert_eq!(e.written_bytes, Some(Bytes(4_000_000_001_000)));
     }

@@ -40,11 +40,7 @@ pub fn compile(src: &str, options: &Options) -> Result<Compiled, Diagnostics> {
 
 /// AST to plan: resolve the definitions, lower the statements to steps,
 /// add up the estimate. `src` is the source the AST came from, for its hash.
-pub fn ast_to_plan(
-    ast: &Methodology,
-    src: &str,
-    options: &Options,
-) -> Result<Compiled, Diagnostics> {
+pub fn ast_to_plan(ast: &Methodology, src: &str, options: &Options) -> Result<Compiled, Diagnostics> {
     let mut diags = Vec::new();
     let defs = resolve::resolve(ast, &mut diags);
     let lowered = lower::lower(ast, &defs, &mut diags);
@@ -72,10 +68,7 @@ pub fn ast_to_plan(
         steps: lowered.steps,
         estimate,
     };
-    Ok(Compiled {
-        plan,
-        warnings: diags,
-    })
+    Ok(Compiled { plan, warnings: diags })
 }
 
 /// Steps whose span, given in bytes, is larger than a target of
@@ -84,11 +77,7 @@ pub fn fits_capacity(steps: &[plan::Step], capacity: Bytes) -> Diagnostics {
     // One diagnostic a span size, naming its first step and how many more.
     let mut too_large: Vec<(Bytes, &str, usize)> = Vec::new();
     for step in steps {
-        if let Some(plan::Target {
-            span: plan::Extent::Bytes(span),
-            ..
-        }) = step.target
-        {
+        if let Some(plan::Target { span: plan::Extent::Bytes(span), .. }) = step.target {
             if span > capacity {
                 match too_large.iter_mut().find(|(s, _, _)| *s == span) {
                     Some((_, _, n)) => *n += 1,
@@ -99,11 +88,7 @@ pub fn fits_capacity(steps: &[plan::Step], capacity: Bytes) -> Diagnostics {
     }
     let mut out = Diagnostics::default();
     for (span, first, n) in too_large {
-        let who = if n == 1 {
-            format!("step `{first}`")
-        } else {
-            format!("{n} steps, from `{first}` on,")
-        };
+        let who = if n == 1 { format!("step `{first}`") } else { format!("{n} steps, from `{first}` on,") };
         out.push(
             Diagnostic::unplaced(
                 Code::SpanRange,
@@ -112,9 +97,7 @@ pub fn fits_capacity(steps: &[plan::Step], capacity: Bytes) -> Diagnostics {
                     if n == 1 { "works" } else { "work" }
                 ),
             )
-            .with_hint(
-                "give the capacity of the target the plan will run on, or make the span smaller",
-            ),
+            .with_hint("give the capacity of the target the plan will run on, or make the span smaller"),
         );
     }
     out
@@ -131,11 +114,7 @@ pub fn check(src: &str) -> Diagnostics {
 /// Reads a plan written as RON (or JSON, when it starts with `{`) and
 /// validates it.
 pub fn load_plan(text: &str) -> Result<Plan, Diagnostics> {
-    let plan = if text.trim_start().starts_with('{') {
-        Plan::from_json(text)
-    } else {
-        Plan::from_ron(text)
-    };
+    let plan = if text.trim_start().starts_with('{') { Plan::from_json(text) } else { Plan::from_ron(text) };
     let plan = plan.map_err(|d| Diagnostics(vec![d]))?;
     let problems = validate(&plan);
     if problems.has_errors() {

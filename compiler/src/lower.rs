@@ -14,8 +14,8 @@ use methodic_grammar::{Code, Diagnostic, did_you_mean, is_reserved};
 
 use crate::estimate;
 use crate::plan::{
-    Action, BlockShare, Cell, DataPattern, Dataset, Extent, MeasureStop, PreconditionStop, Probe,
-    Qd, RepeatRun, SteadyRule, Step, Target, Workload,
+    Action, BlockShare, Cell, DataPattern, Dataset, Extent, MeasureStop, PreconditionStop, Probe, Qd,
+    RepeatRun, SteadyRule, Step, Target, Workload,
 };
 use crate::resolve::{Def, Defs};
 use crate::rules::{self, Field, Problem};
@@ -165,10 +165,7 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
     for item in &ast.items {
         match &item.kind {
             // The top-level target block sets the defaults, wherever it is.
-            ItemKind::Stmt(Stmt {
-                kind: StmtKind::Target(_),
-                ..
-            }) => {}
+            ItemKind::Stmt(Stmt { kind: StmtKind::Target(_), .. }) => {}
             ItemKind::Stmt(stmt) => l.stmt(stmt, &mut scope),
             _ => {}
         }
@@ -192,10 +189,7 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
         );
     }
     diags.extend(l.diags);
-    Lowered {
-        target: defaults.t,
-        steps: l.steps,
-    }
+    Lowered { target: defaults.t, steps: l.steps }
 }
 
 struct Lowerer<'d, 'a> {
@@ -272,15 +266,12 @@ impl Lowerer<'_, '_> {
         match &stmt.kind {
             StmtKind::Phase { name, body } => {
                 if !scope.top || scope.phase.is_some() {
-                    let d = Diagnostic::new(
-                        Code::Misplaced,
-                        stmt.span,
-                        "a phase cannot be inside another block",
-                    )
-                    .with_label("this phase is nested")
-                    .with_hint(
-                        "phases go at the top level; a `for` or `repeat` can go inside a phase",
-                    );
+                    let d =
+                        Diagnostic::new(Code::Misplaced, stmt.span, "a phase cannot be inside another block")
+                            .with_label("this phase is nested")
+                            .with_hint(
+                                "phases go at the top level; a `for` or `repeat` can go inside a phase",
+                            );
                     self.error(d);
                     return;
                 }
@@ -297,10 +288,7 @@ impl Lowerer<'_, '_> {
                 }
                 if let Some((first_name, first)) = self.phases.get(&key) {
                     let (message, hint) = if *first_name == name.node {
-                        (
-                            format!("there are two phases \"{}\"", name.node),
-                            "give each phase its own name",
-                        )
+                        (format!("there are two phases \"{}\"", name.node), "give each phase its own name")
                     } else {
                         (
                             format!(
@@ -336,11 +324,7 @@ impl Lowerer<'_, '_> {
                     }
                 }
             }
-            StmtKind::Repeat {
-                count,
-                aggregate,
-                body,
-            } => {
+            StmtKind::Repeat { count, aggregate, body } => {
                 if scope.repeat.is_some() {
                     let d = Diagnostic::new(
                         Code::Misplaced,
@@ -356,9 +340,7 @@ impl Lowerer<'_, '_> {
                 };
                 if runs == 0 {
                     let d = Diagnostic::new(Code::ZeroCount, count.span, "`repeat 0` runs nothing")
-                        .with_hint(
-                            "repeat at least once; 5 runs are usual to see run-to-run variation",
-                        );
+                        .with_hint("repeat at least once; 5 runs are usual to see run-to-run variation");
                     self.error(d);
                     return;
                 }
@@ -366,9 +348,7 @@ impl Lowerer<'_, '_> {
                     let d = Diagnostic::new(
                         Code::TooLarge,
                         count.span,
-                        format!(
-                            "`repeat {runs}` is more than the {MAX_REPEATS} runs methodic makes"
-                        ),
+                        format!("`repeat {runs}` is more than the {MAX_REPEATS} runs methodic makes"),
                     )
                     .with_hint("5 runs are usual; repeat fewer times");
                     self.error(d);
@@ -381,12 +361,7 @@ impl Lowerer<'_, '_> {
                 for run in 1..=runs {
                     let mut inner = scope.clone();
                     inner.top = false;
-                    inner.repeat = Some(RepeatRun {
-                        group,
-                        run,
-                        runs,
-                        aggregate,
-                    });
+                    inner.repeat = Some(RepeatRun { group, run, runs, aggregate });
                     self.block(&body.stmts, &mut inner);
                     if self.too_many {
                         break;
@@ -402,8 +377,7 @@ impl Lowerer<'_, '_> {
                 let limit = match limit {
                     None => None,
                     Some(e) => {
-                        let Some((b, span)) = self.expect_size(e, &scope.vars, "`limit_ram`")
-                        else {
+                        let Some((b, span)) = self.expect_size(e, &scope.vars, "`limit_ram`") else {
                             return;
                         };
                         if let Some(p) = rules::ram_limit(b) {
@@ -418,19 +392,10 @@ impl Lowerer<'_, '_> {
                 self.emit(scope, Action::LimitRam { limit }, stmt.span, None);
             }
             StmtKind::Erase(method) => {
-                self.emit(
-                    scope,
-                    Action::Erase {
-                        method: method.node,
-                    },
-                    stmt.span,
-                    None,
-                );
+                self.emit(scope, Action::Erase { method: method.node }, stmt.span, None);
             }
             StmtKind::Fill { workload, opts } => self.fill(stmt.span, workload, opts, scope),
-            StmtKind::Precondition { workload, opts } => {
-                self.precondition(stmt.span, workload, opts, scope)
-            }
+            StmtKind::Precondition { workload, opts } => self.precondition(stmt.span, workload, opts, scope),
             StmtKind::Sweep { workload, opts } => self.sweep(stmt.span, workload, opts, scope),
             StmtKind::Measure { workload, opts } => self.measure(stmt.span, workload, opts, scope),
             StmtKind::DropCaches => self.emit(scope, Action::DropCaches, stmt.span, None),
@@ -441,10 +406,7 @@ impl Lowerer<'_, '_> {
                 self.emit(scope, Action::Idle { time }, stmt.span, None);
             }
             StmtKind::Copy(name) => {
-                let e = Expr {
-                    kind: ExprKind::Ident(name.node.clone()),
-                    span: name.span,
-                };
+                let e = Expr { kind: ExprKind::Ident(name.node.clone()), span: name.span };
                 let Some(v) = self.eval(&e, &scope.vars) else {
                     return;
                 };
@@ -457,15 +419,9 @@ impl Lowerer<'_, '_> {
                         let d = Diagnostic::new(
                             Code::ExpectedDataset,
                             name.span,
-                            format!(
-                                "`copy` needs a dataset, but `{}` is {}",
-                                name.node,
-                                describe(&other)
-                            ),
+                            format!("`copy` needs a dataset, but `{}` is {}", name.node, describe(&other)),
                         )
-                        .with_hint(
-                            "define one with `dataset NAME { files 1000; size 64KiB..1MiB }`",
-                        );
+                        .with_hint("define one with `dataset NAME { files 1000; size 64KiB..1MiB }`");
                         self.error(d);
                     }
                 }
@@ -476,27 +432,16 @@ impl Lowerer<'_, '_> {
 
     /// The values a `for` loops over, once its variable is known not to
     /// hide another name.
-    fn loop_values(
-        &mut self,
-        var: &Spanned<String>,
-        list: &Expr,
-        scope: &Scope,
-    ) -> Option<Vec<Val>> {
+    fn loop_values(&mut self, var: &Spanned<String>, list: &Expr, scope: &Scope) -> Option<Vec<Val>> {
         let def = self.defs.names.get(&var.node);
         if def.is_some() || scope.vars.iter().any(|(n, _)| *n == var.node) {
             let what = match def {
                 Some(def) => format!("the {} `{}`", def.kind(), var.node),
                 None => format!("the loop variable `{}` of an outer loop", var.node),
             };
-            let mut d = Diagnostic::new(
-                Code::Shadowing,
-                var.span,
-                format!("this loop variable hides {what}"),
-            )
-            .with_hint(format!(
-                "name the loop variable something else, such as `each_{}`",
-                var.node
-            ));
+            let mut d =
+                Diagnostic::new(Code::Shadowing, var.span, format!("this loop variable hides {what}"))
+                    .with_hint(format!("name the loop variable something else, such as `each_{}`", var.node));
             if let Some(def) = def {
                 if !matches!(def, Def::Workload { from_std: true, .. }) {
                     d = d.with_secondary(def.name_span(), "defined here");
@@ -512,11 +457,7 @@ impl Lowerer<'_, '_> {
         let mut out = Opts::default();
         let mut seen: Vec<(&'static str, Span)> = Vec::new();
         for opt in opts {
-            fn set<'o>(
-                slot: &mut Option<&'o Expr>,
-                e: &'o Expr,
-                name: &'static str,
-            ) -> &'static str {
+            fn set<'o>(slot: &mut Option<&'o Expr>, e: &'o Expr, name: &'static str) -> &'static str {
                 *slot = Some(e);
                 name
             }
@@ -535,13 +476,9 @@ impl Lowerer<'_, '_> {
                 }
             };
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
-                let d = Diagnostic::new(
-                    Code::DuplicateSetting,
-                    opt.span,
-                    format!("`{name}` is given twice"),
-                )
-                .with_secondary(*first, "first given here")
-                .with_hint("keep one of them");
+                let d = Diagnostic::new(Code::DuplicateSetting, opt.span, format!("`{name}` is given twice"))
+                    .with_secondary(*first, "first given here")
+                    .with_hint("keep one of them");
                 self.error(d);
             } else {
                 seen.push((name, opt.span));
@@ -560,9 +497,8 @@ impl Lowerer<'_, '_> {
         let o = self.opts(opts);
         // Checked against the target at once, so that its problems show
         // even when another option of the step is wrong.
-        let wl = self
-            .workload_ref(workload, scope)
-            .filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
         let passes = match o.passes {
             None => Some(1),
             Some(e) => match self.expect_u32(e, &scope.vars, "`passes`") {
@@ -578,8 +514,7 @@ impl Lowerer<'_, '_> {
         let qd = match o.qd {
             Some(e) => self.qd(e, scope),
             None => {
-                let value =
-                    rules::default_fill_qd(self.defs.conventions.queue_depth, &scope.target.t);
+                let value = rules::default_fill_qd(self.defs.conventions.queue_depth, &scope.target.t);
                 self.split_qd(value, span, scope)
             }
         };
@@ -591,52 +526,26 @@ impl Lowerer<'_, '_> {
             let d = Diagnostic::new(
                 Code::FillReads,
                 at,
-                format!(
-                    "a fill writes, but `{}` reads {} of the time",
-                    wl.w.name, wl.w.read
-                ),
+                format!("a fill writes, but `{}` reads {} of the time", wl.w.name, wl.w.read),
             )
             .with_secondary(workload.span(), "used in this fill")
-            .with_hint(
-                "fill with a write-only workload, such as `{ sequential; block 128KiB; read 0% }`",
-            );
+            .with_hint("fill with a write-only workload, such as `{ sequential; block 128KiB; read 0% }`");
             self.error(d);
             return;
         }
-        self.emit(
-            scope,
-            Action::Fill {
-                workload: wl.w.clone(),
-                qd,
-                passes,
-            },
-            span,
-            None,
-        );
+        self.emit(scope, Action::Fill { workload: wl.w.clone(), qd, passes }, span, None);
     }
 
-    fn precondition(
-        &mut self,
-        span: Span,
-        workload: &WorkloadRef,
-        opts: &[StepOpt],
-        scope: &Scope,
-    ) {
+    fn precondition(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
         let o = self.opts(opts);
         // Checked against the target at once, so that its problems show
         // even when another option of the step is wrong.
-        let wl = self
-            .workload_ref(workload, scope)
-            .filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
         let qd = match o.qd {
             Some(e) => self.qd(e, scope),
             None => {
-                self.missing(
-                    span,
-                    "precondition",
-                    "a queue depth",
-                    "precondition rnd4k_write qd 256 for 6h",
-                );
+                self.missing(span, "precondition", "a queue depth", "precondition rnd4k_write qd 256 for 6h");
                 None
             }
         };
@@ -660,16 +569,14 @@ impl Lowerer<'_, '_> {
                 );
                 None
             }
-            (Some(e), None) => self
-                .expect_nonzero_duration(e, &scope.vars, "`for`")
-                .map(|(d, _)| PreconditionStop::Time(d)),
+            (Some(e), None) => {
+                self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| PreconditionStop::Time(d))
+            }
             (None, Some((rule, rule_span))) => {
                 let settings: &[SteadySetting] = rule.map_or(&[], |r| r.as_slice());
-                self.steady_rule(settings, rule_span, scope, true)
-                    .map(|(rule, round)| PreconditionStop::Steady {
-                        round: round.unwrap_or(Duration::from_secs(60)),
-                        rule,
-                    })
+                self.steady_rule(settings, rule_span, scope, true).map(|(rule, round)| {
+                    PreconditionStop::Steady { round: round.unwrap_or(Duration::from_secs(60)), rule }
+                })
             }
         };
         let length = match &stop {
@@ -681,17 +588,7 @@ impl Lowerer<'_, '_> {
         let (Some(wl), Some(qd), Some(stop), Some(series)) = (wl, qd, stop, series) else {
             return;
         };
-        self.emit(
-            scope,
-            Action::Precondition {
-                workload: wl.w.clone(),
-                qd,
-                stop,
-                series,
-            },
-            span,
-            None,
-        );
+        self.emit(scope, Action::Precondition { workload: wl.w.clone(), qd, stop, series }, span, None);
     }
 
     /// A steady-state rule. `for_precondition`: `round` belongs here (and
@@ -717,22 +614,19 @@ impl Lowerer<'_, '_> {
                             s.span,
                             "rounds take their length from the measurements in them",
                         )
-                        .with_hint("remove `round`; it sets the round length of `precondition ... until steady`");
+                        .with_hint(
+                            "remove `round`; it sets the round length of `precondition ... until steady`",
+                        );
                         self.error(d);
                         ok = false;
                     } else {
-                        round = self
-                            .expect_nonzero_duration(e, &scope.vars, "`round`")
-                            .map(|(d, _)| d);
+                        round = self.expect_nonzero_duration(e, &scope.vars, "`round`").map(|(d, _)| d);
                         ok &= round.is_some();
                     }
                     "round"
                 }
                 SteadySettingKind::Window(e) => {
-                    ok &= self
-                        .expect_u32(e, &scope.vars, "`window`")
-                        .map(|(n, _)| rule.window = n)
-                        .is_some();
+                    ok &= self.expect_u32(e, &scope.vars, "`window`").map(|(n, _)| rule.window = n).is_some();
                     "window"
                 }
                 SteadySettingKind::MaxRounds(e) => {
@@ -750,10 +644,8 @@ impl Lowerer<'_, '_> {
                     "excursion"
                 }
                 SteadySettingKind::Slope(e) => {
-                    ok &= self
-                        .expect_percent(e, &scope.vars, "`slope`")
-                        .map(|(p, _)| rule.slope = p)
-                        .is_some();
+                    ok &=
+                        self.expect_percent(e, &scope.vars, "`slope`").map(|(p, _)| rule.slope = p).is_some();
                     "slope"
                 }
                 SteadySettingKind::Metric(m) => {
@@ -775,12 +667,8 @@ impl Lowerer<'_, '_> {
                 }
             };
             if let Some(first) = at.get(name) {
-                let d = Diagnostic::new(
-                    Code::DuplicateSetting,
-                    s.span,
-                    format!("`{name}` is given twice"),
-                )
-                .with_secondary(*first, "first given here");
+                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{name}` is given twice"))
+                    .with_secondary(*first, "first given here");
                 self.error(d);
                 ok = false;
             } else {
@@ -814,22 +702,8 @@ impl Lowerer<'_, '_> {
         self.sweeps += 1;
         let sweep = self.sweeps;
         for (workload, qd) in points {
-            let stop = MeasureStop {
-                time: Some(record),
-                written: None,
-            };
-            self.emit(
-                scope,
-                Action::Measure {
-                    workload,
-                    qd,
-                    ramp,
-                    stop,
-                    series,
-                },
-                span,
-                Some(sweep),
-            );
+            let stop = MeasureStop { time: Some(record), written: None };
+            self.emit(scope, Action::Measure { workload, qd, ramp, stop, series }, span, Some(sweep));
             if self.too_many {
                 return;
             }
@@ -848,18 +722,12 @@ impl Lowerer<'_, '_> {
     ) -> Option<(Vec<(Workload, Qd)>, Duration, Duration)> {
         // Checked against the target at once, so that its problems show
         // even when another option of the step is wrong.
-        let wl = self
-            .workload_ref(workload, scope)
-            .filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
         let qds = match o.qd {
             Some(e) => self.expect_values(e, &scope.vars, "`qd`"),
             None => {
-                self.missing(
-                    span,
-                    "sweep",
-                    "queue depths",
-                    "sweep w qd [1, 2, 4, 8] ramp 30s record 300s",
-                );
+                self.missing(span, "sweep", "queue depths", "sweep w qd [1, 2, 4, 8] ramp 30s record 300s");
                 None
             }
         };
@@ -868,16 +736,9 @@ impl Lowerer<'_, '_> {
             None => Some(None),
         };
         let record = match o.record {
-            Some(e) => self
-                .expect_nonzero_duration(e, &scope.vars, "`record`")
-                .map(|(d, _)| d),
+            Some(e) => self.expect_nonzero_duration(e, &scope.vars, "`record`").map(|(d, _)| d),
             None => {
-                self.missing(
-                    span,
-                    "sweep",
-                    "a record time",
-                    "sweep w qd [1, 32] ramp 30s record 300s",
-                );
+                self.missing(span, "sweep", "a record time", "sweep w qd [1, 32] ramp 30s record 300s");
                 None
             }
         };
@@ -903,33 +764,22 @@ impl Lowerer<'_, '_> {
         let mut out = Vec::new();
         for r in reads {
             let Value::Percent(p) = r.value else {
-                let d = expected(
-                    Code::ExpectedPercent,
-                    "a read share such as 70%",
-                    "`read`",
-                    &r,
-                )
-                .with_hint("a read-share sweep lists shares: `read 0%..100% step 10%`");
+                let d = expected(Code::ExpectedPercent, "a read share such as 70%", "`read`", &r)
+                    .with_hint("a read-share sweep lists shares: `read 0%..100% step 10%`");
                 self.error(d);
                 return None;
             };
             if p > Percent::HUNDRED {
-                let d = Diagnostic::new(
-                    Code::ShareRange,
-                    r.span,
-                    format!("a read share of {p} is over 100%"),
-                );
+                let d =
+                    Diagnostic::new(Code::ShareRange, r.span, format!("a read share of {p} is over 100%"));
                 self.error(d);
                 return None;
             }
             let mut w = wl.w.clone();
             w.read = p;
             // A workload written in place is named by what it does.
-            w.name = if wl.w.name == wl.w.describe() {
-                w.describe()
-            } else {
-                format!("{} read {p}", wl.w.name)
-            };
+            w.name =
+                if wl.w.name == wl.w.describe() { w.describe() } else { format!("{} read {p}", wl.w.name) };
             out.push(w);
         }
         Some(out)
@@ -939,9 +789,8 @@ impl Lowerer<'_, '_> {
         let o = self.opts(opts);
         // Checked against the target at once, so that its problems show
         // even when another option of the step is wrong.
-        let wl = self
-            .workload_ref(workload, scope)
-            .filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
         let qd = match o.qd {
             Some(e) => self.qd(e, scope),
             None => {
@@ -950,9 +799,7 @@ impl Lowerer<'_, '_> {
             }
         };
         let time = match o.for_ {
-            Some(e) => self
-                .expect_nonzero_duration(e, &scope.vars, "`for`")
-                .map(|(d, _)| Some(d)),
+            Some(e) => self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| Some(d)),
             None => Some(None),
         };
         let written = match o.written {
@@ -986,18 +833,7 @@ impl Lowerer<'_, '_> {
             return;
         }
         let stop = MeasureStop { time, written };
-        self.emit(
-            scope,
-            Action::Measure {
-                workload: wl.w.clone(),
-                qd,
-                ramp,
-                stop,
-                series,
-            },
-            span,
-            None,
-        );
+        self.emit(scope, Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series }, span, None);
     }
 
     fn written(&mut self, e: &Expr, scope: &Scope) -> Option<Extent> {
@@ -1007,8 +843,9 @@ impl Lowerer<'_, '_> {
             Extent::Bytes(b) => b.0 == 0,
         };
         if zero {
-            let d = Diagnostic::new(Code::ZeroSize, span, "`until written` nothing stops at once")
-                .with_hint("give the amount to write, such as `until written 300GB` or `until written 400%` of the span");
+            let d = Diagnostic::new(Code::ZeroSize, span, "`until written` nothing stops at once").with_hint(
+                "give the amount to write, such as `until written 300GB` or `until written 400%` of the span",
+            );
             self.error(d);
             return None;
         }
@@ -1018,20 +855,13 @@ impl Lowerer<'_, '_> {
     fn ramp(&mut self, e: Option<&Expr>, scope: &Scope) -> Option<Duration> {
         match e {
             None => Some(Duration::ZERO),
-            Some(e) => self
-                .expect_duration(e, &scope.vars, "`ramp`")
-                .map(|(d, _)| d),
+            Some(e) => self.expect_duration(e, &scope.vars, "`ramp`").map(|(d, _)| d),
         }
     }
 
     /// The interval of the per-second series; 1s unless given, and no
     /// longer than `length`, the time the step records (or a round).
-    fn series(
-        &mut self,
-        e: Option<&Expr>,
-        scope: &Scope,
-        length: Option<Duration>,
-    ) -> Option<Duration> {
+    fn series(&mut self, e: Option<&Expr>, scope: &Scope, length: Option<Duration>) -> Option<Duration> {
         let Some(e) = e else {
             return Some(Duration::from_secs(1));
         };
@@ -1058,12 +888,8 @@ impl Lowerer<'_, '_> {
         if cells.is_empty() {
             // Rounds whose measurements all failed were reported already.
             if self.error_count() == errors_before {
-                let d = Diagnostic::new(
-                    Code::MissingOption,
-                    body.span,
-                    "these rounds hold no measurement",
-                )
-                .with_hint("put `measure W qd N for 1min` steps in the rounds");
+                let d = Diagnostic::new(Code::MissingOption, body.span, "these rounds hold no measurement")
+                    .with_hint("put `measure W qd N for 1min` steps in the rounds");
                 self.error(d);
             }
             return;
@@ -1078,9 +904,14 @@ impl Lowerer<'_, '_> {
                 let d = Diagnostic::new(
                     Code::BadTrack,
                     rule_span,
-                    format!("rounds of {} measurements need `track` to say which one the rule watches", cells.len()),
+                    format!(
+                        "rounds of {} measurements need `track` to say which one the rule watches",
+                        cells.len()
+                    ),
                 )
-                .with_hint("add `track WORKLOAD`, such as the SNIA PTS's `track { random; block 4KiB; read 0% }`");
+                .with_hint(
+                    "add `track WORKLOAD`, such as the SNIA PTS's `track { random; block 4KiB; read 0% }`",
+                );
                 self.error(d);
                 return;
             }
@@ -1100,28 +931,28 @@ impl Lowerer<'_, '_> {
                         let d = Diagnostic::new(
                             Code::BadTrack,
                             span,
-                            format!(
-                                "`{}` is none of the measurements of these rounds",
-                                tracked.w.name
-                            ),
+                            format!("`{}` is none of the measurements of these rounds", tracked.w.name),
                         )
-                        .with_hint(
-                            "track a workload that the rounds measure, written the same way",
-                        );
+                        .with_hint("track a workload that the rounds measure, written the same way");
                         self.error(d);
                         return;
                     }
                     many => {
-                        let qds: Vec<String> = many
-                            .iter()
-                            .map(|i| cells[*i].0.qd.total.to_string())
-                            .collect();
+                        let qds: Vec<String> =
+                            many.iter().map(|i| cells[*i].0.qd.total.to_string()).collect();
                         let d = Diagnostic::new(
                             Code::BadTrack,
                             span,
-                            format!("`{}` is measured {} times in these rounds (QD {})", tracked.w.name, many.len(), qds.join(", ")),
+                            format!(
+                                "`{}` is measured {} times in these rounds (QD {})",
+                                tracked.w.name,
+                                many.len(),
+                                qds.join(", ")
+                            ),
                         )
-                        .with_hint("track needs exactly one measurement; measure the tracked workload once a round");
+                        .with_hint(
+                            "track needs exactly one measurement; measure the tracked workload once a round",
+                        );
                         self.error(d);
                         return;
                     }
@@ -1129,16 +960,7 @@ impl Lowerer<'_, '_> {
             }
         };
         let cells = cells.into_iter().map(|(c, _)| c).collect();
-        self.emit(
-            scope,
-            Action::Rounds {
-                cells,
-                track: index as u32,
-                rule: steady,
-            },
-            stmt.span,
-            None,
-        );
+        self.emit(scope, Action::Rounds { cells, track: index as u32, rule: steady }, stmt.span, None);
     }
 
     /// The measurements of a `rounds` body.
@@ -1181,46 +1003,25 @@ impl Lowerer<'_, '_> {
                     let qd = match o.qd {
                         Some(e) => self.qd(e, scope),
                         None => {
-                            self.missing(
-                                stmt.span,
-                                "measure",
-                                "a queue depth",
-                                "measure w qd 32 for 1min",
-                            );
+                            self.missing(stmt.span, "measure", "a queue depth", "measure w qd 32 for 1min");
                             None
                         }
                     };
                     let record = match o.for_ {
-                        Some(e) => self
-                            .expect_nonzero_duration(e, &scope.vars, "`for`")
-                            .map(|(d, _)| d),
+                        Some(e) => self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| d),
                         None => {
-                            self.missing(
-                                stmt.span,
-                                "measure",
-                                "`for` a time",
-                                "measure w qd 32 for 1min",
-                            );
+                            self.missing(stmt.span, "measure", "`for` a time", "measure w qd 32 for 1min");
                             None
                         }
                     };
                     let ramp = self.ramp(o.ramp, scope);
-                    let (Some(wl), Some(qd), Some(record), Some(ramp)) = (wl, qd, record, ramp)
-                    else {
+                    let (Some(wl), Some(qd), Some(record), Some(ramp)) = (wl, qd, record, ramp) else {
                         continue;
                     };
                     if !self.room(stmt.span) {
                         return;
                     }
-                    out.push((
-                        Cell {
-                            workload: wl.w.clone(),
-                            qd,
-                            ramp,
-                            record,
-                        },
-                        stmt.span,
-                    ));
+                    out.push((Cell { workload: wl.w.clone(), qd, ramp, record }, stmt.span));
                 }
                 StmtKind::Sweep { workload, opts } => {
                     let o = self.opts(opts);
@@ -1234,8 +1035,7 @@ impl Lowerer<'_, '_> {
                         self.error(d);
                         continue;
                     }
-                    let Some((points, ramp, record)) =
-                        self.sweep_points(stmt.span, workload, &o, scope)
+                    let Some((points, ramp, record)) = self.sweep_points(stmt.span, workload, &o, scope)
                     else {
                         continue;
                     };
@@ -1243,15 +1043,7 @@ impl Lowerer<'_, '_> {
                         if !self.room(stmt.span) {
                             return;
                         }
-                        out.push((
-                            Cell {
-                                workload,
-                                qd,
-                                ramp,
-                                record,
-                            },
-                            stmt.span,
-                        ));
+                        out.push((Cell { workload, qd, ramp, record }, stmt.span));
                     }
                 }
                 _ => {
@@ -1300,22 +1092,14 @@ impl Lowerer<'_, '_> {
                 }
             };
             if let Some(first) = at.get(name) {
-                let d = Diagnostic::new(
-                    Code::DuplicateSetting,
-                    s.span,
-                    format!("`{name}` is given twice"),
-                )
-                .with_secondary(*first, "first given here");
+                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{name}` is given twice"))
+                    .with_secondary(*first, "first given here");
                 self.error(d);
                 ok = false;
             }
             at.insert(name, s.span);
         }
-        for (name, value) in [
-            ("io", io.is_some()),
-            ("step", step.is_some()),
-            ("range", range.is_some()),
-        ] {
+        for (name, value) in [("io", io.is_some()), ("step", step.is_some()), ("range", range.is_some())] {
             if !value && !at.contains_key(name) {
                 self.missing(
                     span,
@@ -1326,19 +1110,10 @@ impl Lowerer<'_, '_> {
                 ok = false;
             }
         }
-        let (true, Some(io), Some(step), Some(range), Some(repeats)) =
-            (ok, io, step, range, repeats)
-        else {
+        let (true, Some(io), Some(step), Some(range), Some(repeats)) = (ok, io, step, range, repeats) else {
             return;
         };
-        let p = Probe {
-            io,
-            step,
-            range,
-            repeats,
-            statistic,
-            offsets: rules::probe_offsets(io, step, range),
-        };
+        let p = Probe { io, step, range, repeats, statistic, offsets: rules::probe_offsets(io, step, range) };
         let problems = rules::probe(&p, scope.target.t.io);
         if !problems.is_empty() {
             for pr in problems {
@@ -1364,12 +1139,7 @@ impl Lowerer<'_, '_> {
 
     // ------------------------------------------------------------ target
 
-    fn apply_target(
-        &mut self,
-        state: &mut TargetState,
-        settings: &[TargetSetting],
-        vars: &[(String, Val)],
-    ) {
+    fn apply_target(&mut self, state: &mut TargetState, settings: &[TargetSetting], vars: &[(String, Val)]) {
         let mut seen: Vec<(&'static str, Span)> = Vec::new();
         let mut set_here: Vec<Field> = Vec::new();
         for s in settings {
@@ -1420,13 +1190,9 @@ impl Lowerer<'_, '_> {
                 }
             };
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
-                let d = Diagnostic::new(
-                    Code::DuplicateSetting,
-                    s.span,
-                    format!("`{name}` is given twice"),
-                )
-                .with_secondary(*first, "first given here")
-                .with_hint("keep one of them");
+                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{name}` is given twice"))
+                    .with_secondary(*first, "first given here")
+                    .with_hint("keep one of them");
                 self.error(d);
             } else {
                 seen.push((name, s.span));
@@ -1490,10 +1256,7 @@ impl Lowerer<'_, '_> {
             let d = Diagnostic::new(
                 Code::ExpectedList,
                 e.span,
-                format!(
-                    "expected one queue depth for `qd`, found a list of {} values",
-                    items.len()
-                ),
+                format!("expected one queue depth for `qd`, found a list of {} values", items.len()),
             )
             .with_hint("use `sweep` to run a list of queue depths");
             self.error(d);
@@ -1504,12 +1267,7 @@ impl Lowerer<'_, '_> {
 
     fn qd_val(&mut self, v: &Val, scope: &Scope) -> Option<Qd> {
         let Value::Int(n) = v.value else {
-            let d = expected(
-                Code::ExpectedCount,
-                "a queue depth (a whole number such as 32)",
-                "`qd`",
-                v,
-            );
+            let d = expected(Code::ExpectedCount, "a queue depth (a whole number such as 32)", "`qd`", v);
             self.error(d);
             return None;
         };
@@ -1563,11 +1321,7 @@ impl Lowerer<'_, '_> {
         }
         let target = action.touches_target().then_some(scope.target.t);
         let establishes_state = action.establishes_state();
-        let id = self.unique_id(step_id(
-            scope.phase.as_deref(),
-            &action,
-            scope.repeat.as_ref(),
-        ));
+        let id = self.unique_id(step_id(scope.phase.as_deref(), &action, scope.repeat.as_ref()));
         let estimate = estimate::step(&action, target.as_ref());
         self.steps.push(Step {
             id,
@@ -1586,11 +1340,7 @@ impl Lowerer<'_, '_> {
     /// try is kept per base, so that many repeats of one step stay linear.
     fn unique_id(&mut self, base: String) -> String {
         let next = self.suffixes.entry(base.clone()).or_insert(1);
-        let mut id = if *next == 1 {
-            base.clone()
-        } else {
-            format!("{base}-{next}")
-        };
+        let mut id = if *next == 1 { base.clone() } else { format!("{base}-{next}") };
         while self.ids.contains(&id) {
             *next += 1;
             id = format!("{base}-{next}");
@@ -1629,12 +1379,9 @@ impl Lowerer<'_, '_> {
                 for item in items {
                     let v = self.eval(item, vars)?;
                     if let Value::List(_) = v.value {
-                        let d = Diagnostic::new(
-                            Code::ExpectedList,
-                            item.span,
-                            "a list cannot hold another list",
-                        )
-                        .with_hint("write the values in one list");
+                        let d =
+                            Diagnostic::new(Code::ExpectedList, item.span, "a list cannot hold another list")
+                                .with_hint("write the values in one list");
                         self.error(d);
                         return None;
                     }
@@ -1663,10 +1410,7 @@ impl Lowerer<'_, '_> {
                 return self.range(from, to, step.as_ref(), e.span, vars);
             }
         };
-        Some(Val {
-            value,
-            span: e.span,
-        })
+        Some(Val { value, span: e.span })
     }
 
     fn lookup(&mut self, name: &str, span: Span, vars: &[(String, Val)]) -> Option<Val> {
@@ -1676,16 +1420,13 @@ impl Lowerer<'_, '_> {
         let Some(def) = self.defs.names.get(name).copied() else {
             let mut candidates: Vec<&str> = vars.iter().map(|(n, _)| n.as_str()).collect();
             candidates.extend(self.defs.names.keys().map(String::as_str));
-            let mut d =
-                Diagnostic::new(Code::UnknownName, span, format!("`{name}` is not defined"));
+            let mut d = Diagnostic::new(Code::UnknownName, span, format!("`{name}` is not defined"));
             let std_mix = stdlib::mixes()
                 .items
                 .iter()
                 .any(|i| matches!(&i.kind, ItemKind::Workload { name: n, .. } if n.node == name));
             if std_mix && !self.defs.uses.iter().any(|u| u == "std.mixes") {
-                d = d.with_hint(format!(
-                    "`{name}` is a standard mix: add `use std.mixes` to bring it in"
-                ));
+                d = d.with_hint(format!("`{name}` is a standard mix: add `use std.mixes` to bring it in"));
             } else if let Some(s) = did_you_mean(name, candidates.iter().copied()) {
                 d = d.with_hint(format!("did you mean `{s}`?"));
             } else if is_reserved(name) {
@@ -1721,37 +1462,19 @@ impl Lowerer<'_, '_> {
             }
             Def::Workload { body, from_std, .. } => {
                 if let Some(cached) = self.workloads.get(name) {
-                    return cached.clone().map(|w| Val {
-                        value: Value::Workload(w),
-                        span,
-                    });
+                    return cached.clone().map(|w| Val { value: Value::Workload(w), span });
                 }
-                let w = self
-                    .workload_body(Some(name), body, &[], from_std)
-                    .map(Rc::new);
+                let w = self.workload_body(Some(name), body, &[], from_std).map(Rc::new);
                 self.workloads.insert(name.to_string(), w.clone());
-                w.map(|w| Val {
-                    value: Value::Workload(w),
-                    span,
-                })
+                w.map(|w| Val { value: Value::Workload(w), span })
             }
-            Def::Dataset {
-                settings,
-                span: def_span,
-                ..
-            } => {
+            Def::Dataset { settings, span: def_span, .. } => {
                 if let Some(cached) = self.datasets.get(name) {
-                    return cached.clone().map(|d| Val {
-                        value: Value::Dataset(d),
-                        span,
-                    });
+                    return cached.clone().map(|d| Val { value: Value::Dataset(d), span });
                 }
                 let d = self.dataset(name, settings, def_span).map(Rc::new);
                 self.datasets.insert(name.to_string(), d.clone());
-                d.map(|d| Val {
-                    value: Value::Dataset(d),
-                    span,
-                })
+                d.map(|d| Val { value: Value::Dataset(d), span })
             }
         }
     }
@@ -1789,11 +1512,7 @@ impl Lowerer<'_, '_> {
             let d = Diagnostic::new(
                 Code::BadRange,
                 span,
-                format!(
-                    "this range runs from {} to {}",
-                    describe(&a.value),
-                    describe(&b.value)
-                ),
+                format!("this range runs from {} to {}", describe(&a.value), describe(&b.value)),
             )
             .with_hint("both ends of a range are of one kind: `1..256`, `0%..100%`");
             self.error(d);
@@ -1803,17 +1522,9 @@ impl Lowerer<'_, '_> {
             let d = Diagnostic::new(
                 Code::BadRange,
                 span,
-                format!(
-                    "this range counts down from {} to {}",
-                    show(&a.value),
-                    show(&b.value)
-                ),
+                format!("this range counts down from {} to {}", show(&a.value), show(&b.value)),
             )
-            .with_hint(format!(
-                "ranges count up: `{}..{}`",
-                show(&b.value),
-                show(&a.value)
-            ));
+            .with_hint(format!("ranges count up: `{}..{}`", show(&b.value), show(&a.value)));
             self.error(d);
             return None;
         }
@@ -1835,12 +1546,9 @@ impl Lowerer<'_, '_> {
             }
             Some(RangeStep::Mul(f)) => {
                 if f.node < 2 {
-                    let d = Diagnostic::new(
-                        Code::BadRange,
-                        f.span,
-                        format!("`step x{}` never grows", f.node),
-                    )
-                    .with_hint("multiply by 2 or more: `step x2`");
+                    let d =
+                        Diagnostic::new(Code::BadRange, f.span, format!("`step x{}` never grows", f.node))
+                            .with_hint("multiply by 2 or more: `step x2`");
                     self.error(d);
                     return None;
                 }
@@ -1878,9 +1586,8 @@ impl Lowerer<'_, '_> {
                 }
                 match raw(&s.value) {
                     Some(0) | None => {
-                        let d =
-                            Diagnostic::new(Code::BadRange, e.span, "a step of zero never ends")
-                                .with_hint("step by more than zero");
+                        let d = Diagnostic::new(Code::BadRange, e.span, "a step of zero never ends")
+                            .with_hint("step by more than zero");
                         self.error(d);
                         return None;
                     }
@@ -1918,41 +1625,23 @@ impl Lowerer<'_, '_> {
                 _ => break,
             }
         }
-        Some(Val {
-            value: Value::List(values),
-            span,
-        })
+        Some(Val { value: Value::List(values), span })
     }
 
     // ------------------------------------------------------------ typed values
 
-    fn expect_duration(
-        &mut self,
-        e: &Expr,
-        vars: &[(String, Val)],
-        what: &str,
-    ) -> Option<(Duration, Span)> {
+    fn expect_duration(&mut self, e: &Expr, vars: &[(String, Val)], what: &str) -> Option<(Duration, Span)> {
         let v = self.scalar(e, vars, what)?;
         match v.value {
             Value::Duration(d) => Some((d, v.span)),
             Value::Int(n) => {
-                let d = expected(
-                    Code::ExpectedDuration,
-                    "a duration such as 30s or 5min",
-                    what,
-                    &v,
-                )
-                .with_hint(format!("add a unit: {n}s, {n}min or {n}h"));
+                let d = expected(Code::ExpectedDuration, "a duration such as 30s or 5min", what, &v)
+                    .with_hint(format!("add a unit: {n}s, {n}min or {n}h"));
                 self.error(d);
                 None
             }
             _ => {
-                let d = expected(
-                    Code::ExpectedDuration,
-                    "a duration such as 30s or 5min",
-                    what,
-                    &v,
-                );
+                let d = expected(Code::ExpectedDuration, "a duration such as 30s or 5min", what, &v);
                 self.error(d);
                 None
             }
@@ -1967,32 +1656,22 @@ impl Lowerer<'_, '_> {
     ) -> Option<(Duration, Span)> {
         let (d, span) = self.expect_duration(e, vars, what)?;
         if d.is_zero() {
-            let diag = Diagnostic::new(
-                Code::ZeroDuration,
-                span,
-                format!("{what} of zero lets no time pass"),
-            )
-            .with_hint("give a duration of more than zero, such as 30s");
+            let diag = Diagnostic::new(Code::ZeroDuration, span, format!("{what} of zero lets no time pass"))
+                .with_hint("give a duration of more than zero, such as 30s");
             self.error(diag);
             return None;
         }
         Some((d, span))
     }
 
-    fn expect_size(
-        &mut self,
-        e: &Expr,
-        vars: &[(String, Val)],
-        what: &str,
-    ) -> Option<(Bytes, Span)> {
+    fn expect_size(&mut self, e: &Expr, vars: &[(String, Val)], what: &str) -> Option<(Bytes, Span)> {
         let v = self.scalar(e, vars, what)?;
         match v.value {
             Value::Size(b) => Some((b, v.span)),
             Value::Int(n) => {
-                let d = expected(Code::ExpectedSize, "a size such as 4KiB or 16GB", what, &v)
-                    .with_hint(format!(
-                        "add a unit: {n}B for bytes, or a larger unit such as {n}KiB or {n}GB"
-                    ));
+                let d = expected(Code::ExpectedSize, "a size such as 4KiB or 16GB", what, &v).with_hint(
+                    format!("add a unit: {n}B for bytes, or a larger unit such as {n}KiB or {n}GB"),
+                );
                 self.error(d);
                 None
             }
@@ -2004,12 +1683,7 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn expect_percent(
-        &mut self,
-        e: &Expr,
-        vars: &[(String, Val)],
-        what: &str,
-    ) -> Option<(Percent, Span)> {
+    fn expect_percent(&mut self, e: &Expr, vars: &[(String, Val)], what: &str) -> Option<(Percent, Span)> {
         let v = self.scalar(e, vars, what)?;
         match v.value {
             Value::Percent(p) => Some((p, v.span)),
@@ -2027,12 +1701,7 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn expect_count(
-        &mut self,
-        e: &Expr,
-        vars: &[(String, Val)],
-        what: &str,
-    ) -> Option<(u64, Span)> {
+    fn expect_count(&mut self, e: &Expr, vars: &[(String, Val)], what: &str) -> Option<(u64, Span)> {
         let v = self.scalar(e, vars, what)?;
         match v.value {
             Value::Int(n) => Some((n, v.span)),
@@ -2050,46 +1719,27 @@ impl Lowerer<'_, '_> {
         match u32::try_from(n) {
             Ok(n) => Some((n, span)),
             Err(_) => {
-                self.error(Diagnostic::new(
-                    Code::TooLarge,
-                    span,
-                    format!("{n} is too large for {what}"),
-                ));
+                self.error(Diagnostic::new(Code::TooLarge, span, format!("{n} is too large for {what}")));
                 None
             }
         }
     }
 
-    fn expect_extent(
-        &mut self,
-        e: &Expr,
-        vars: &[(String, Val)],
-        what: &str,
-    ) -> Option<(Extent, Span)> {
+    fn expect_extent(&mut self, e: &Expr, vars: &[(String, Val)], what: &str) -> Option<(Extent, Span)> {
         let v = self.scalar(e, vars, what)?;
         match v.value {
             Value::Percent(p) => Some((Extent::Percent(p), v.span)),
             Value::Size(b) => Some((Extent::Bytes(b), v.span)),
             Value::Int(n) => {
-                let d = expected(
-                    Code::ExpectedSpan,
-                    "a share such as 100% or a size such as 16GiB",
-                    what,
-                    &v,
-                )
-                .with_hint(format!(
-                    "write {n}% for a share of the target, or a size such as {n}GiB"
-                ));
+                let d =
+                    expected(Code::ExpectedSpan, "a share such as 100% or a size such as 16GiB", what, &v)
+                        .with_hint(format!("write {n}% for a share of the target, or a size such as {n}GiB"));
                 self.error(d);
                 None
             }
             _ => {
-                let d = expected(
-                    Code::ExpectedSpan,
-                    "a share such as 100% or a size such as 16GiB",
-                    what,
-                    &v,
-                );
+                let d =
+                    expected(Code::ExpectedSpan, "a share such as 100% or a size such as 16GiB", what, &v);
                 self.error(d);
                 None
             }
@@ -2103,10 +1753,7 @@ impl Lowerer<'_, '_> {
             let d = Diagnostic::new(
                 Code::ExpectedList,
                 e.span,
-                format!(
-                    "expected one value for {what}, found a list of {} values",
-                    items.len()
-                ),
+                format!("expected one value for {what}, found a list of {} values", items.len()),
             )
             .with_hint("give a single value here");
             self.error(d);
@@ -2120,9 +1767,8 @@ impl Lowerer<'_, '_> {
         let v = self.eval(e, vars)?;
         match v.value {
             Value::List(items) if items.is_empty() => {
-                let d =
-                    Diagnostic::new(Code::EmptyList, e.span, format!("{what} has an empty list"))
-                        .with_hint("list at least one value");
+                let d = Diagnostic::new(Code::EmptyList, e.span, format!("{what} has an empty list"))
+                    .with_hint("list at least one value");
                 self.error(d);
                 None
             }
@@ -2164,14 +1810,9 @@ impl Lowerer<'_, '_> {
 
     fn workload_ref(&mut self, w: &WorkloadRef, scope: &Scope) -> Option<Rc<Wl>> {
         match w {
-            WorkloadRef::Inline(body) => self
-                .workload_body(None, body, &scope.vars, false)
-                .map(Rc::new),
+            WorkloadRef::Inline(body) => self.workload_body(None, body, &scope.vars, false).map(Rc::new),
             WorkloadRef::Named(name) => {
-                let e = Expr {
-                    kind: ExprKind::Ident(name.node.clone()),
-                    span: name.span,
-                };
+                let e = Expr { kind: ExprKind::Ident(name.node.clone()), span: name.span };
                 let v = self.eval(&e, &scope.vars)?;
                 match v.value {
                     Value::Workload(w) => Some(w),
@@ -2181,7 +1822,9 @@ impl Lowerer<'_, '_> {
                             name.span,
                             format!("expected a workload, but `{}` is {}", name.node, describe(&other)),
                         )
-                        .with_hint("name a workload, or write one in place: `{ random; block 4KiB; read 0% }`");
+                        .with_hint(
+                            "name a workload, or write one in place: `{ random; block 4KiB; read 0% }`",
+                        );
                         self.error(d);
                         None
                     }
@@ -2218,18 +1861,10 @@ impl Lowerer<'_, '_> {
             };
             if let Some((first_word, _, first)) = seen.iter().find(|(_, k, _)| *k == key) {
                 let d = if *first_word == word {
-                    Diagnostic::new(
-                        Code::DuplicateSetting,
-                        p.span,
-                        format!("`{word}` is given twice"),
-                    )
-                    .with_hint("keep one of them")
+                    Diagnostic::new(Code::DuplicateSetting, p.span, format!("`{word}` is given twice"))
+                        .with_hint("keep one of them")
                 } else {
-                    let what = if key == "access" {
-                        "the access pattern"
-                    } else {
-                        "the block size"
-                    };
+                    let what = if key == "access" { "the access pattern" } else { "the block size" };
                     Diagnostic::new(
                         Code::ConflictingProperty,
                         p.span,
@@ -2244,8 +1879,7 @@ impl Lowerer<'_, '_> {
             seen.push((word, key, p.span));
             match &p.kind {
                 WorkloadPropKind::Random(None) => random = Some((Percent::HUNDRED, p.span)),
-                WorkloadPropKind::Random(Some(e)) => match self.expect_percent(e, vars, "`random`")
-                {
+                WorkloadPropKind::Random(Some(e)) => match self.expect_percent(e, vars, "`random`") {
                     Some((v, _)) => random = Some((v, p.span)),
                     None => ok = false,
                 },
@@ -2265,14 +1899,8 @@ impl Lowerer<'_, '_> {
                         }
                     }
                     if entries.is_empty() {
-                        let d = Diagnostic::new(
-                            Code::EmptyList,
-                            p.span,
-                            "`blocks` lists no block size",
-                        )
-                        .with_hint(
-                            "list sizes with their shares: `blocks { 4KiB: 70%, 64KiB: 30% }`",
-                        );
+                        let d = Diagnostic::new(Code::EmptyList, p.span, "`blocks` lists no block size")
+                            .with_hint("list sizes with their shares: `blocks { 4KiB: 70%, 64KiB: 30% }`");
                         self.error(d);
                         ok = false;
                     }
@@ -2321,13 +1949,7 @@ impl Lowerer<'_, '_> {
         let smallest = split.first().map_or(Bytes(0), |(b, _, _)| *b);
         let mut w = Workload {
             name: String::new(),
-            blocks: split
-                .iter()
-                .map(|(size, share, _)| BlockShare {
-                    size: *size,
-                    share: *share,
-                })
-                .collect(),
+            blocks: split.iter().map(|(size, share, _)| BlockShare { size: *size, share: *share }).collect(),
             read,
             random,
             align: align.map_or(smallest, |(a, _)| a),
@@ -2373,12 +1995,8 @@ impl Lowerer<'_, '_> {
                 DatasetKey::Seed => "seed",
             };
             if let Some(first) = seen.get(key) {
-                let d = Diagnostic::new(
-                    Code::DuplicateSetting,
-                    s.span,
-                    format!("`{key}` is given twice"),
-                )
-                .with_secondary(*first, "first given here");
+                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{key}` is given twice"))
+                    .with_secondary(*first, "first given here");
                 self.error(d);
                 ok = false;
                 continue;
@@ -2405,9 +2023,7 @@ impl Lowerer<'_, '_> {
                                 s.value.span,
                                 "a size range for files takes no step",
                             )
-                            .with_hint(
-                                "file sizes are drawn between the two ends: `size 16KiB..2MiB`",
-                            );
+                            .with_hint("file sizes are drawn between the two ends: `size 16KiB..2MiB`");
                             self.error(d);
                             ok = false;
                             continue;
@@ -2419,9 +2035,7 @@ impl Lowerer<'_, '_> {
                                 let d = Diagnostic::new(
                                     Code::BadDataset,
                                     s.value.span,
-                                    format!(
-                                        "the smallest file size {a} is larger than the largest, {b}"
-                                    ),
+                                    format!("the smallest file size {a} is larger than the largest, {b}"),
                                 )
                                 .with_hint(format!("write the range smallest first: `{b}..{a}`"));
                                 self.error(d);
@@ -2462,11 +2076,7 @@ impl Lowerer<'_, '_> {
             return None;
         };
         if min.0 == 0 {
-            self.error(bad(
-                "files of 0B cannot make a dataset".into(),
-                size_span,
-                "file sizes start at 1B",
-            ));
+            self.error(bad("files of 0B cannot make a dataset".into(), size_span, "file sizes start at 1B"));
             return None;
         }
         const MAX_FILES: u64 = 10_000_000;
@@ -2507,7 +2117,9 @@ impl Lowerer<'_, '_> {
                     }
                     if n >= MAX_FILES {
                         self.error(bad(
-                            format!("a total of {t} in files of {min}..{max} makes more than {MAX_FILES} files"),
+                            format!(
+                                "a total of {t} in files of {min}..{max} makes more than {MAX_FILES} files"
+                            ),
                             t_span,
                             "use larger files or a smaller total",
                         ));
@@ -2517,11 +2129,7 @@ impl Lowerer<'_, '_> {
                     n += 1;
                 }
                 if n == 0 {
-                    self.error(bad(
-                        "a total of 0B makes no files".into(),
-                        t_span,
-                        "give a total above 0B",
-                    ));
+                    self.error(bad("a total of 0B makes no files".into(), t_span, "give a total above 0B"));
                     return None;
                 }
                 (n, t)
@@ -2541,10 +2149,7 @@ impl Lowerer<'_, '_> {
                 if n.saturating_mul(min.0) != t.0 {
                     self.error(
                         bad(
-                            format!(
-                                "{n} files of {min} make {}, not {t}",
-                                Bytes(n.saturating_mul(min.0))
-                            ),
+                            format!("{n} files of {min} make {}, not {t}", Bytes(n.saturating_mul(min.0))),
                             t_span,
                             "give two of `files`, `size` and `total`, or make them agree",
                         )
@@ -2564,14 +2169,7 @@ impl Lowerer<'_, '_> {
             return None;
         }
         let files = if min == max { total.0 / min.0 } else { files };
-        Some(Dataset {
-            name: name.to_string(),
-            size_min: min,
-            size_max: max,
-            files,
-            total,
-            seed,
-        })
+        Some(Dataset { name: name.to_string(), size_min: min, size_max: max, files, total, seed })
     }
 }
 
@@ -2580,23 +2178,16 @@ impl Lowerer<'_, '_> {
 /// A step's id: `phase-slug/what`, from the step's content.
 fn step_id(phase: Option<&str>, action: &Action, repeat: Option<&RepeatRun>) -> String {
     let what = match action {
-        Action::Erase { method } => format!(
-            "erase-{}",
-            if *method == EraseMethod::Secure {
-                "secure"
-            } else {
-                "discard"
-            }
-        ),
+        Action::Erase { method } => {
+            format!("erase-{}", if *method == EraseMethod::Secure { "secure" } else { "discard" })
+        }
         Action::Fill { workload, .. } => format!("fill-{}", slug(&workload.name)),
         Action::Precondition { workload, qd, .. } => {
             format!("precondition-{}-qd{}", slug(&workload.name), qd.total)
         }
         Action::Measure { workload, qd, .. } => format!("{}-qd{}", slug(&workload.name), qd.total),
         Action::Rounds { cells, track, .. } => {
-            let tracked = cells
-                .get(*track as usize)
-                .map_or("none".to_string(), |c| slug(&c.workload.name));
+            let tracked = cells.get(*track as usize).map_or("none".to_string(), |c| slug(&c.workload.name));
             format!("rounds-{tracked}")
         }
         Action::DropCaches => "drop-caches".to_string(),
@@ -2680,15 +2271,8 @@ fn describe(v: &Value) -> String {
 
 /// "expected a duration such as 30s for `ramp`, found the number 30".
 fn expected(code: Code, what: &str, for_: &str, found: &Val) -> Diagnostic {
-    Diagnostic::new(
-        code,
-        found.span,
-        format!(
-            "expected {what} for {for_}, found {}",
-            describe(&found.value)
-        ),
-    )
-    .with_label(format!("expected {what}"))
+    Diagnostic::new(code, found.span, format!("expected {what} for {for_}, found {}", describe(&found.value)))
+        .with_label(format!("expected {what}"))
 }
 
 fn join_and(items: &[&str]) -> String {

@@ -38,14 +38,10 @@ fn for_loops_expand_in_order_with_unique_ids() {
 
 #[test]
 fn sweeps_run_read_shares_outside_queue_depths_inside() {
-    let p = plan(
-        "workload w { random; block 4KiB; read 0% }\nsweep w qd [1, 8] read [0%, 50%, 100%] record 5s",
-    );
-    let got: Vec<(u32, u32)> = p
-        .steps
-        .iter()
-        .map(|s| (measure(s).0.read.hundredths() / 100, measure(s).1.total))
-        .collect();
+    let p =
+        plan("workload w { random; block 4KiB; read 0% }\nsweep w qd [1, 8] read [0%, 50%, 100%] record 5s");
+    let got: Vec<(u32, u32)> =
+        p.steps.iter().map(|s| (measure(s).0.read.hundredths() / 100, measure(s).1.total)).collect();
     assert_eq!(got, [(0, 1), (0, 8), (50, 1), (50, 8), (100, 1), (100, 8)]);
     assert!(p.steps.iter().all(|s| s.sweep == Some(1)));
     assert_eq!(measure(&p.steps[2]).0.name, "w read 50%");
@@ -73,20 +69,10 @@ fn lets_and_loop_variables_reach_inline_workloads() {
         "let sizes = [4KiB, 1MiB]\nfor bs in sizes { for rw in [70%] { measure { random; block bs; read rw } qd 1 for 1s } }",
     );
     let (w, _) = measure(&p.steps[1]);
-    assert_eq!(
-        w.blocks,
-        [BlockShare {
-            size: Bytes(1 << 20),
-            share: Percent::HUNDRED
-        }]
-    );
+    assert_eq!(w.blocks, [BlockShare { size: Bytes(1 << 20), share: Percent::HUNDRED }]);
     assert_eq!(w.read, Percent::whole(70));
     assert_eq!(w.name, "1MiB random, 70% read");
-    assert_eq!(
-        w.align,
-        Bytes(1 << 20),
-        "alignment defaults to the smallest block"
-    );
+    assert_eq!(w.align, Bytes(1 << 20), "alignment defaults to the smallest block");
 }
 
 #[test]
@@ -94,23 +80,11 @@ fn repeats_number_their_runs() {
     let p = plan(
         "workload w { random; block 4KiB; read 0% }\nrepeat 3 { measure w qd 1 for 1s; idle 1s }\nrepeat 2 aggregate median { measure w qd 1 for 1s }",
     );
-    let runs: Vec<(u32, u32, u32)> = p
-        .steps
-        .iter()
-        .map(|s| s.repeat.map(|r| (r.group, r.run, r.runs)).unwrap())
-        .collect();
+    let runs: Vec<(u32, u32, u32)> =
+        p.steps.iter().map(|s| s.repeat.map(|r| (r.group, r.run, r.runs)).unwrap()).collect();
     assert_eq!(
         runs,
-        [
-            (1, 1, 3),
-            (1, 1, 3),
-            (1, 2, 3),
-            (1, 2, 3),
-            (1, 3, 3),
-            (1, 3, 3),
-            (2, 1, 2),
-            (2, 2, 2)
-        ]
+        [(1, 1, 3), (1, 1, 3), (1, 2, 3), (1, 2, 3), (1, 3, 3), (1, 3, 3), (2, 1, 2), (2, 2, 2)]
     );
     assert_eq!(p.steps[0].repeat.unwrap().aggregate, Aggregate::Mean);
     assert_eq!(p.steps[7].repeat.unwrap().aggregate, Aggregate::Median);
@@ -134,11 +108,7 @@ fn target_blocks_apply_to_the_rest_of_their_block_and_top_level_everywhere() {
             Extent::Percent(Percent::whole(50))
         ]
     );
-    assert!(
-        p.steps
-            .iter()
-            .all(|s| s.target.unwrap().io == IoMode::Buffered)
-    );
+    assert!(p.steps.iter().all(|s| s.target.unwrap().io == IoMode::Buffered));
     assert_eq!(p.target.span, Extent::Percent(Percent::whole(50)));
 }
 
@@ -150,21 +120,9 @@ fn ram_limits_hold_to_the_end_of_their_block() {
          phase \"b\" { limit_ram 8GiB; measure w qd 1 for 1s }\n\
          measure w qd 1 for 1s",
     );
-    let limits: Vec<Option<u64>> = p
-        .steps
-        .iter()
-        .map(|s| s.ram_limit.map(|b| b.0 / Bytes::GIB))
-        .collect();
-    assert_eq!(
-        limits,
-        [None, Some(16), Some(16), None, None, Some(8), Some(8), None]
-    );
-    assert_eq!(
-        p.steps[1].action,
-        Action::LimitRam {
-            limit: Some(Bytes(16 * Bytes::GIB))
-        }
-    );
+    let limits: Vec<Option<u64>> = p.steps.iter().map(|s| s.ram_limit.map(|b| b.0 / Bytes::GIB)).collect();
+    assert_eq!(limits, [None, Some(16), Some(16), None, None, Some(8), Some(8), None]);
+    assert_eq!(p.steps[1].action, Action::LimitRam { limit: Some(Bytes(16 * Bytes::GIB)) });
 }
 
 #[test]
@@ -174,19 +132,14 @@ fn queue_depths_split_over_workers_as_counted() {
          workload w { random; block 8KiB; read 100% }\nmeasure w qd 32 for 1s",
     );
     let (_, qd) = measure(&p.steps[0]);
-    assert_eq!(
-        (qd.total, qd.per_worker, qd.workers, qd.counted),
-        (256, 32, 8, QdCounting::PerWorker)
-    );
+    assert_eq!((qd.total, qd.per_worker, qd.workers, qd.counted), (256, 32, 8, QdCounting::PerWorker));
     let p = plan(
         "target { workers 16; devices 4 }\nworkload w { random; block 8KiB; read 100% }\nmeasure w qd 256 for 1s",
     );
     let (_, qd) = measure(&p.steps[0]);
     assert_eq!((qd.total, qd.per_worker, qd.workers), (256, 16, 16));
     assert_eq!(
-        codes(
-            "target { workers 16 }\nworkload w { random; block 8KiB; read 100% }\nmeasure w qd 8 for 1s"
-        ),
+        codes("target { workers 16 }\nworkload w { random; block 8KiB; read 100% }\nmeasure w qd 8 for 1s"),
         [Code::FewerWorkers]
     );
 }
@@ -196,10 +149,7 @@ fn fills_default_to_a_queue_depth_the_workers_can_share() {
     let p = plan("target { workers 3 }\nworkload w { sequential; block 128KiB; read 0% }\nfill w");
     match &p.steps[0].action {
         Action::Fill { qd, passes, .. } => {
-            assert_eq!(
-                (qd.total, qd.per_worker, qd.workers, *passes),
-                (33, 11, 3, 1)
-            );
+            assert_eq!((qd.total, qd.per_worker, qd.workers, *passes), (33, 11, 3, 1));
         }
         other => panic!("{other:?}"),
     }
@@ -210,10 +160,7 @@ fn fills_default_to_a_queue_depth_the_workers_can_share() {
 fn preconditions_until_steady_take_the_snia_defaults() {
     let p = plan("workload w { random; block 4KiB; read 0% }\nprecondition w qd 32 until steady");
     match &p.steps[0].action {
-        Action::Precondition {
-            stop: PreconditionStop::Steady { round, rule },
-            ..
-        } => {
+        Action::Precondition { stop: PreconditionStop::Steady { round, rule }, .. } => {
             assert_eq!(*round, Duration::from_secs(60));
             assert_eq!(*rule, SteadyRule::default());
             assert_eq!((rule.window, rule.max_rounds), (5, 25));
@@ -222,10 +169,7 @@ fn preconditions_until_steady_take_the_snia_defaults() {
     }
     assert_eq!(
         p.steps[0].estimate.time,
-        TimeRange {
-            min: Duration::from_secs(300),
-            max: Duration::from_secs(1500)
-        }
+        TimeRange { min: Duration::from_secs(300), max: Duration::from_secs(1500) }
     );
 }
 
@@ -247,18 +191,12 @@ fn rounds_track_one_cell_and_span_window_to_max_rounds() {
     let e = p.steps[0].estimate;
     assert_eq!(
         e.time,
-        TimeRange {
-            min: Duration::from_secs(4 * 60 * 3),
-            max: Duration::from_secs(4 * 60 * 10)
-        }
+        TimeRange { min: Duration::from_secs(4 * 60 * 3), max: Duration::from_secs(4 * 60 * 10) }
     );
     // Only the two write cells write.
     assert_eq!(
         e.written.timed,
-        TimeRange {
-            min: Duration::from_secs(2 * 60 * 3),
-            max: Duration::from_secs(2 * 60 * 10)
-        }
+        TimeRange { min: Duration::from_secs(2 * 60 * 3), max: Duration::from_secs(2 * 60 * 10) }
     );
     assert!(p.steps[0].establishes_state);
 }
@@ -303,32 +241,13 @@ fn standard_mixes_are_whole_and_documented_shapes() {
         (mixes[0].blocks[0].size, mixes[0].read, mixes[0].random),
         (Bytes(8192), Percent::whole(67), Percent::HUNDRED)
     );
-    assert_eq!(
-        (mixes[1].blocks.len(), mixes[1].read),
-        (8, Percent::whole(80))
-    );
-    assert_eq!(
-        (mixes[2].blocks.len(), mixes[2].read),
-        (10, Percent::HUNDRED)
-    );
-    assert_eq!(
-        (mixes[3].read, mixes[3].random),
-        (Percent::whole(80), Percent::whole(80))
-    );
-    assert_eq!(
-        (mixes[4].blocks[0].size, mixes[4].read),
-        (Bytes(32768), Percent::whole(68))
-    );
+    assert_eq!((mixes[1].blocks.len(), mixes[1].read), (8, Percent::whole(80)));
+    assert_eq!((mixes[2].blocks.len(), mixes[2].read), (10, Percent::HUNDRED));
+    assert_eq!((mixes[3].read, mixes[3].random), (Percent::whole(80), Percent::whole(80)));
+    assert_eq!((mixes[4].blocks[0].size, mixes[4].read), (Bytes(32768), Percent::whole(68)));
     assert_eq!(mixes[5].random, Percent::ZERO);
-    assert_eq!(
-        (mixes[7].blocks.len(), mixes[7].read),
-        (12, Percent::whole(40))
-    );
-    assert_eq!(
-        mixes[1].align,
-        Bytes(512),
-        "a split aligns to its smallest block"
-    );
+    assert_eq!((mixes[7].blocks.len(), mixes[7].read), (12, Percent::whole(40)));
+    assert_eq!(mixes[1].align, Bytes(512), "a split aligns to its smallest block");
 }
 
 #[test]
@@ -338,16 +257,11 @@ fn non_destructive_allows_reads_only() {
     );
     assert!(ok.methodology.non_destructive);
     assert_eq!(
-        codes(
-            "non_destructive\nworkload m { random; block 4KiB; read 70% }\nmeasure m qd 1 for 1s"
-        ),
+        codes("non_destructive\nworkload m { random; block 4KiB; read 70% }\nmeasure m qd 1 for 1s"),
         [Code::Destructive]
     );
     assert_eq!(codes("non_destructive\nerase discard"), [Code::Destructive]);
-    assert_eq!(
-        codes("non_destructive\nprobe pages { io 512B; step 512B; range 1MiB }"),
-        [Code::Destructive]
-    );
+    assert_eq!(codes("non_destructive\nprobe pages { io 512B; step 512B; range 1MiB }"), [Code::Destructive]);
 }
 
 #[test]
@@ -363,14 +277,7 @@ fn several_semantic_errors_at_once() {
     let c = codes(
         "workload w { random; block 4KiB; read 0% }\nidle 30\nsweep w qd [1, 2] record 0s\nmeasure missing qd 1 for 1s",
     );
-    assert_eq!(
-        c,
-        [
-            Code::ExpectedDuration,
-            Code::ZeroDuration,
-            Code::UnknownName
-        ]
-    );
+    assert_eq!(c, [Code::ExpectedDuration, Code::ZeroDuration, Code::UnknownName]);
 }
 
 #[test]
@@ -391,10 +298,7 @@ fn probes_count_their_offsets() {
     match &p.steps[0].action {
         Action::Probe(probe) => {
             assert_eq!(probe.offsets, (4 * 1024 * 1024 - 512) / 256 + 1);
-            assert_eq!(
-                p.steps[0].estimate.written.bytes,
-                Bytes(probe.offsets * 20 * 512)
-            );
+            assert_eq!(p.steps[0].estimate.written.bytes, Bytes(probe.offsets * 20 * 512));
         }
         other => panic!("{other:?}"),
     }
@@ -402,8 +306,7 @@ fn probes_count_their_offsets() {
 
 #[test]
 fn reordering_and_renaming_definitions_changes_no_step_but_names() {
-    let a =
-        plan("workload w { random; block 4KiB; read 0% }\nlet q = [1, 2]\nsweep w qd q record 1s");
+    let a = plan("workload w { random; block 4KiB; read 0% }\nlet q = [1, 2]\nsweep w qd q record 1s");
     let b = plan(
         "let depths = [1, 2]\n# a comment\nworkload renamed {\n  read 0%\n  block 4KiB\n  random\n}\nsweep renamed qd depths record 1s",
     );
@@ -431,9 +334,8 @@ fn plans_round_trip_through_ron_and_json_and_validate() {
 
 #[test]
 fn validation_catches_edited_plans() {
-    let good = plan(
-        "workload w { random; blocks { 4KiB: 50%, 8KiB: 50% }; read 0% }\nmeasure w qd 8 for 10s",
-    );
+    let good =
+        plan("workload w { random; blocks { 4KiB: 50%, 8KiB: 50% }; read 0% }\nmeasure w qd 8 for 10s");
     let mut p = good.clone();
     if let Action::Measure { workload, .. } = &mut p.steps[0].action {
         workload.blocks[0].share = Percent::whole(40);
@@ -443,39 +345,19 @@ fn validation_catches_edited_plans() {
 
     let mut p = good.clone();
     p.estimate.time.max = Duration::from_secs(1);
-    assert_eq!(
-        crate::validate(&p)
-            .iter()
-            .map(|d| d.code)
-            .collect::<Vec<_>>(),
-        [Code::PlanInvalid]
-    );
+    assert_eq!(crate::validate(&p).iter().map(|d| d.code).collect::<Vec<_>>(), [Code::PlanInvalid]);
 
     let mut p = good.clone();
     if let Action::Measure { qd, .. } = &mut p.steps[0].action {
         qd.per_worker = 2;
     }
-    assert_eq!(
-        crate::validate(&p)
-            .iter()
-            .map(|d| d.code)
-            .collect::<Vec<_>>(),
-        [Code::PlanInvalid]
-    );
+    assert_eq!(crate::validate(&p).iter().map(|d| d.code).collect::<Vec<_>>(), [Code::PlanInvalid]);
 
     let text = good.to_ron().replacen("schema: 1", "schema: 2", 1);
     assert_eq!(Plan::from_ron(&text).unwrap_err().code, Code::PlanSchema);
-    assert_eq!(
-        Plan::from_ron("(steps: [])").unwrap_err().code,
-        Code::PlanSyntax
-    );
-    assert_eq!(
-        Plan::from_ron("not a plan").unwrap_err().code,
-        Code::PlanSyntax
-    );
-    let unknown = good
-        .to_ron()
-        .replacen("schema: 1,", "schema: 1, extra: 3,", 1);
+    assert_eq!(Plan::from_ron("(steps: [])").unwrap_err().code, Code::PlanSyntax);
+    assert_eq!(Plan::from_ron("not a plan").unwrap_err().code, Code::PlanSyntax);
+    let unknown = good.to_ron().replacen("schema: 1,", "schema: 1, extra: 3,", 1);
     assert_eq!(Plan::from_ron(&unknown).unwrap_err().code, Code::PlanSyntax);
 }
 
@@ -499,10 +381,7 @@ fn runaway_loops_stop_at_the_step_limit() {
 
 #[test]
 fn empty_rounds_are_reported_once() {
-    assert_eq!(
-        codes("rounds { for x in [1] { } } until steady { window 5 }"),
-        [Code::MissingOption]
-    );
+    assert_eq!(codes("rounds { for x in [1] { } } until steady { window 5 }"), [Code::MissingOption]);
     // Rounds whose only measurement is wrong report that, not emptiness.
     assert_eq!(
         codes("rounds { measure missing qd 1 for 1min } until steady { window 5 }"),

@@ -7,9 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use methodic_grammar::ast::{
-    Aggregate, EraseMethod, IoMode, Metric, QdCounting, Units, ValueKind,
-};
+pub use methodic_grammar::ast::{Aggregate, EraseMethod, IoMode, Metric, QdCounting, Units, ValueKind};
 pub use methodic_grammar::units::{Bytes, Duration, Percent};
 use methodic_grammar::{Code, Diagnostic};
 
@@ -58,11 +56,7 @@ pub struct Conventions {
 
 impl Default for Conventions {
     fn default() -> Self {
-        Conventions {
-            units: Units::Decimal,
-            queue_depth: QdCounting::Total,
-            value: ValueKind::StepAverage,
-        }
+        Conventions { units: Units::Decimal, queue_depth: QdCounting::Total, value: ValueKind::StepAverage }
     }
 }
 
@@ -216,10 +210,7 @@ impl Action {
     /// Whether the step uses the target's settings (span, workers, io
     /// mode, data); drop_caches, idle and limit_ram do not.
     pub fn touches_target(&self) -> bool {
-        !matches!(
-            self,
-            Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. }
-        )
+        !matches!(self, Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. })
     }
 
     /// Whether the step sets the drive's state: an erase, a fill, or a
@@ -227,22 +218,15 @@ impl Action {
     pub fn establishes_state(&self) -> bool {
         matches!(
             self,
-            Action::Erase { .. }
-                | Action::Fill { .. }
-                | Action::Precondition { .. }
-                | Action::Rounds { .. }
+            Action::Erase { .. } | Action::Fill { .. } | Action::Precondition { .. } | Action::Rounds { .. }
         ) && self.writes()
     }
 
     /// Whether the step writes to its target.
     pub fn writes(&self) -> bool {
         match self {
-            Action::Erase { .. } | Action::Fill { .. } | Action::Copy { .. } | Action::Probe(_) => {
-                true
-            }
-            Action::Precondition { workload, .. } | Action::Measure { workload, .. } => {
-                workload.writes()
-            }
+            Action::Erase { .. } | Action::Fill { .. } | Action::Copy { .. } | Action::Probe(_) => true,
+            Action::Precondition { workload, .. } | Action::Measure { workload, .. } => workload.writes(),
             Action::Rounds { cells, .. } => cells.iter().any(|c| c.workload.writes()),
             Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. } => false,
         }
@@ -258,14 +242,8 @@ impl Step {
                 EraseMethod::Secure => "erase: secure erase of the target".to_string(),
                 EraseMethod::Discard => "erase: discard (TRIM) the span".to_string(),
             },
-            Action::Fill {
-                workload, passes, ..
-            } => {
-                format!(
-                    "fill: {} of {}",
-                    plural(*passes as u64, "pass", "passes"),
-                    workload.label()
-                )
+            Action::Fill { workload, passes, .. } => {
+                format!("fill: {} of {}", plural(*passes as u64, "pass", "passes"), workload.label())
             }
             Action::Precondition { workload, stop, .. } => {
                 let stop = match stop {
@@ -279,12 +257,7 @@ impl Step {
                 };
                 format!("precondition {} {stop}", workload.label())
             }
-            Action::Measure {
-                workload,
-                ramp,
-                stop,
-                ..
-            } => {
+            Action::Measure { workload, ramp, stop, .. } => {
                 let mut parts = Vec::new();
                 if !ramp.is_zero() {
                     parts.push(format!("{} ramp", ramp.human()));
@@ -293,9 +266,7 @@ impl Step {
                     parts.push(format!("{} record", t.human()));
                 }
                 match stop.written {
-                    Some(Extent::Percent(p)) => {
-                        parts.push(format!("until {p} of the span is written"))
-                    }
+                    Some(Extent::Percent(p)) => parts.push(format!("until {p} of the span is written")),
                     Some(Extent::Bytes(b)) => parts.push(format!("until {b} is written")),
                     None => {}
                 }
@@ -307,9 +278,7 @@ impl Step {
                 format!("measure {}: {joined}", workload.label())
             }
             Action::Rounds { cells, track, rule } => {
-                let tracked = cells
-                    .get(*track as usize)
-                    .map_or("?", |c| c.workload.name.as_str());
+                let tracked = cells.get(*track as usize).map_or("?", |c| c.workload.name.as_str());
                 format!(
                     "rounds of {} until {tracked} is steady (window {}, max {})",
                     plural(cells.len() as u64, "measurement", "measurements"),
@@ -349,9 +318,9 @@ impl Step {
             }
         };
         match &self.action {
-            Action::Fill { qd, .. }
-            | Action::Precondition { qd, .. }
-            | Action::Measure { qd, .. } => Some(show(qd)),
+            Action::Fill { qd, .. } | Action::Precondition { qd, .. } | Action::Measure { qd, .. } => {
+                Some(show(qd))
+            }
             Action::Rounds { cells, .. } => {
                 let mut depths: Vec<&Qd> = cells.iter().map(|c| &c.qd).collect();
                 depths.sort_by_key(|q| (q.total, q.workers));
@@ -365,11 +334,7 @@ impl Step {
 
 /// `1 pass`, `2 passes`.
 fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
 }
 
 /// `median`, `mean`, `max`, `min`.
@@ -396,11 +361,7 @@ impl Written {
         if !self.timed.is_zero() {
             parts.push(format!("writes for {}", self.timed.human()));
         }
-        if parts.is_empty() {
-            "-".to_string()
-        } else {
-            parts.join(" + ")
-        }
+        if parts.is_empty() { "-".to_string() } else { parts.join(" + ") }
     }
 }
 
@@ -442,11 +403,7 @@ impl Workload {
     /// says it: `rnd4k_read (4KiB random, 100% read)`.
     pub fn label(&self) -> String {
         let what = self.describe();
-        if self.name.starts_with(&what) {
-            self.name.clone()
-        } else {
-            format!("{} ({what})", self.name)
-        }
+        if self.name.starts_with(&what) { self.name.clone() } else { format!("{} ({what})", self.name) }
     }
 
     /// `4KiB random, 0% read` or `512B..64KiB split random, 80% read`.
@@ -572,24 +529,9 @@ pub struct Dataset {
 impl Dataset {
     /// A dataset of `files` files drawn from `size_min..=size_max`; the
     /// total follows from the draws.
-    pub fn of_files(
-        name: &str,
-        size_min: Bytes,
-        size_max: Bytes,
-        files: u64,
-        seed: u64,
-    ) -> Dataset {
-        let total = size_draws(size_min, size_max, seed)
-            .take(files as usize)
-            .sum();
-        Dataset {
-            name: name.to_string(),
-            size_min,
-            size_max,
-            files,
-            total: Bytes(total),
-            seed,
-        }
+    pub fn of_files(name: &str, size_min: Bytes, size_max: Bytes, files: u64, seed: u64) -> Dataset {
+        let total = size_draws(size_min, size_max, seed).take(files as usize).sum();
+        Dataset { name: name.to_string(), size_min, size_max, files, total: Bytes(total), seed }
     }
 
     /// The file sizes in order, as the generator makes them: uniform in
@@ -656,10 +598,7 @@ impl TimeRange {
     }
 
     pub fn add(self, other: TimeRange) -> TimeRange {
-        TimeRange {
-            min: self.min.saturating_add(other.min),
-            max: self.max.saturating_add(other.max),
-        }
+        TimeRange { min: self.min.saturating_add(other.min), max: self.max.saturating_add(other.max) }
     }
 
     pub fn is_zero(self) -> bool {
@@ -695,9 +634,7 @@ impl Written {
     pub fn add(self, other: Written) -> Written {
         Written {
             capacity: Percent::from_hundredths(
-                self.capacity
-                    .hundredths()
-                    .saturating_add(other.capacity.hundredths()),
+                self.capacity.hundredths().saturating_add(other.capacity.hundredths()),
             ),
             bytes: Bytes(self.bytes.0.saturating_add(other.bytes.0)),
             timed: self.timed.add(other.timed),
@@ -751,17 +688,15 @@ impl Plan {
             // Steps, actions and estimates one field a line; workloads, queue
             // depths and target settings on one line each.
             .depth_limit(4);
-        let mut out = ron::ser::to_string_pretty(self, config).unwrap_or_else(|e| {
-            format!("// internal error: the plan cannot be written as RON: {e}\n")
-        });
+        let mut out = ron::ser::to_string_pretty(self, config)
+            .unwrap_or_else(|e| format!("// internal error: the plan cannot be written as RON: {e}\n"));
         out.push('\n');
         out
     }
 
     pub fn to_json(&self) -> String {
-        let mut out = serde_json::to_string_pretty(self).unwrap_or_else(|e| {
-            format!("{{\"error\": \"the plan cannot be written as JSON: {e}\"}}")
-        });
+        let mut out = serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| format!("{{\"error\": \"the plan cannot be written as JSON: {e}\"}}"));
         out.push('\n');
         out
     }
@@ -816,10 +751,7 @@ impl Plan {
             match out.last_mut() {
                 Some(last) if last.phase == step.phase => last.add(step),
                 _ => {
-                    let mut p = PhaseSummary {
-                        phase: step.phase.clone(),
-                        ..PhaseSummary::default()
-                    };
+                    let mut p = PhaseSummary { phase: step.phase.clone(), ..PhaseSummary::default() };
                     p.add(step);
                     out.push(p);
                 }
@@ -859,31 +791,20 @@ struct SchemaOnly {
 fn check_schema(schema: u32) -> Result<(), Diagnostic> {
     match schema {
         PLAN_SCHEMA => Ok(()),
-        0 => Err(
-            Diagnostic::unplaced(Code::PlanSyntax, "this file has no plan schema version")
-                .with_hint(
-                    "a plan starts with `(schema: 1, ...`; write one with `methodic compile`",
-                ),
-        ),
+        0 => Err(Diagnostic::unplaced(Code::PlanSyntax, "this file has no plan schema version")
+            .with_hint("a plan starts with `(schema: 1, ...`; write one with `methodic compile`")),
         other => Err(Diagnostic::unplaced(
             Code::PlanSchema,
-            format!(
-                "this plan has schema version {other}; this methodic reads schema {PLAN_SCHEMA}"
-            ),
+            format!("this plan has schema version {other}; this methodic reads schema {PLAN_SCHEMA}"),
         )
-        .with_hint(
-            "compile the methodology again with this methodic: `methodic compile FILE.method`",
-        )),
+        .with_hint("compile the methodology again with this methodic: `methodic compile FILE.method`")),
     }
 }
 
 fn ron_error(e: ron::error::SpannedError) -> Diagnostic {
     Diagnostic::unplaced(
         Code::PlanSyntax,
-        format!(
-            "not a readable plan: {} (line {}, column {})",
-            e.code, e.span.start.line, e.span.start.col
-        ),
+        format!("not a readable plan: {} (line {}, column {})", e.code, e.span.start.line, e.span.start.col),
     )
 }
 
@@ -914,16 +835,9 @@ mod tests {
         assert!(sizes.iter().all(|s| (100..=1000).contains(s)));
         assert!(sizes.iter().any(|s| *s != sizes[0]), "sizes vary");
         let total: u64 = sizes.iter().sum();
-        assert_eq!(
-            dataset(100, 1000, 50, total)
-                .file_sizes()
-                .collect::<Vec<_>>(),
-            sizes
-        );
+        assert_eq!(dataset(100, 1000, 50, total).file_sizes().collect::<Vec<_>>(), sizes);
         // A total that ends inside the 50th draw: the last file is cut.
-        let cut = dataset(100, 1000, 50, total - 10)
-            .file_sizes()
-            .collect::<Vec<_>>();
+        let cut = dataset(100, 1000, 50, total - 10).file_sizes().collect::<Vec<_>>();
         assert_eq!(cut.iter().sum::<u64>(), total - 10);
         assert_eq!(cut[49], sizes[49] - 10);
     }

@@ -15,28 +15,17 @@ use crate::stdlib;
 /// What a name stands for.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Def<'a> {
-    Workload {
-        body: &'a WorkloadBody,
-        name_span: Span,
-        from_std: bool,
-    },
-    Dataset {
-        settings: &'a [DatasetSetting],
-        name_span: Span,
-        span: Span,
-    },
-    Let {
-        value: &'a Expr,
-        name_span: Span,
-    },
+    Workload { body: &'a WorkloadBody, name_span: Span, from_std: bool },
+    Dataset { settings: &'a [DatasetSetting], name_span: Span, span: Span },
+    Let { value: &'a Expr, name_span: Span },
 }
 
 impl Def<'_> {
     pub(crate) fn name_span(&self) -> Span {
         match self {
-            Def::Workload { name_span, .. }
-            | Def::Dataset { name_span, .. }
-            | Def::Let { name_span, .. } => *name_span,
+            Def::Workload { name_span, .. } | Def::Dataset { name_span, .. } | Def::Let { name_span, .. } => {
+                *name_span
+            }
         }
     }
 
@@ -158,36 +147,19 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
             ItemKind::Workload { name, body } => define(
                 &mut defs.names,
                 &name.node,
-                Def::Workload {
-                    body,
-                    name_span: name.span,
-                    from_std: false,
-                },
+                Def::Workload { body, name_span: name.span, from_std: false },
                 diags,
             ),
             ItemKind::Dataset { name, settings } => define(
                 &mut defs.names,
                 &name.node,
-                Def::Dataset {
-                    settings,
-                    name_span: name.span,
-                    span: item.span,
-                },
+                Def::Dataset { settings, name_span: name.span, span: item.span },
                 diags,
             ),
-            ItemKind::Let { name, value } => define(
-                &mut defs.names,
-                &name.node,
-                Def::Let {
-                    value,
-                    name_span: name.span,
-                },
-                diags,
-            ),
-            ItemKind::Stmt(Stmt {
-                kind: StmtKind::Target(settings),
-                span,
-            }) => {
+            ItemKind::Let { name, value } => {
+                define(&mut defs.names, &name.node, Def::Let { value, name_span: name.span }, diags)
+            }
+            ItemKind::Stmt(Stmt { kind: StmtKind::Target(settings), span }) => {
                 if let Some(first) = target_span {
                     diags.push(
                         duplicate(*span, first, "a top-level `target` block")
@@ -203,10 +175,7 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
     }
 
     if header_span.is_none() {
-        let at = ast
-            .items
-            .first()
-            .map_or(Span::new(0, 0), |i| Span::new(i.span.start, i.span.start));
+        let at = ast.items.first().map_or(Span::new(0, 0), |i| Span::new(i.span.start, i.span.start));
         diags.push(
             Diagnostic::new(Code::MissingHeader, at, "the methodology has no header")
                 .with_label("a header is expected before this")
@@ -223,10 +192,7 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
                         Diagnostic::new(
                             Code::DuplicateName,
                             existing.name_span(),
-                            format!(
-                                "`{}` is already a standard mix from `use std.mixes`",
-                                name.node
-                            ),
+                            format!("`{}` is already a standard mix from `use std.mixes`", name.node),
                         )
                         .with_secondary(use_span, "the standard mixes come in here")
                         .with_hint(format!(
@@ -238,11 +204,7 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
                     None => {
                         defs.names.insert(
                             name.node.clone(),
-                            Def::Workload {
-                                body,
-                                name_span: name.span,
-                                from_std: true,
-                            },
+                            Def::Workload { body, name_span: name.span, from_std: true },
                         );
                     }
                 }
@@ -252,27 +214,13 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
     defs
 }
 
-fn define<'a>(
-    names: &mut BTreeMap<String, Def<'a>>,
-    name: &str,
-    def: Def<'a>,
-    diags: &mut Vec<Diagnostic>,
-) {
+fn define<'a>(names: &mut BTreeMap<String, Def<'a>>, name: &str, def: Def<'a>, diags: &mut Vec<Diagnostic>) {
     if let Some(first) = names.get(name) {
         diags.push(
-            Diagnostic::new(
-                Code::DuplicateName,
-                def.name_span(),
-                format!("`{name}` is defined twice"),
-            )
-            .with_label(format!("this {} ...", def.kind()))
-            .with_secondary(
-                first.name_span(),
-                format!("... has the name of this {}", first.kind()),
-            )
-            .with_hint(
-                "workloads, datasets and variables share one set of names; rename one of them",
-            ),
+            Diagnostic::new(Code::DuplicateName, def.name_span(), format!("`{name}` is defined twice"))
+                .with_label(format!("this {} ...", def.kind()))
+                .with_secondary(first.name_span(), format!("... has the name of this {}", first.kind()))
+                .with_hint("workloads, datasets and variables share one set of names; rename one of them"),
         );
         return;
     }
@@ -280,27 +228,21 @@ fn define<'a>(
 }
 
 fn duplicate(span: Span, first: Span, what: &str) -> Diagnostic {
-    Diagnostic::new(
-        Code::DuplicateSetting,
-        span,
-        format!("{what} is given twice"),
-    )
-    .with_label("given again here")
-    .with_secondary(first, "first given here")
-    .with_hint("keep one of them")
+    Diagnostic::new(Code::DuplicateSetting, span, format!("{what} is given twice"))
+        .with_label("given again here")
+        .with_secondary(first, "first given here")
+        .with_hint("keep one of them")
 }
 
 fn check_header(name: &Spanned<String>, version: &Spanned<String>, diags: &mut Vec<Diagnostic>) {
     if name.node.trim().is_empty() {
-        diags.push(
-            Diagnostic::new(Code::BadHeader, name.span, "the methodology name is empty")
-                .with_hint("name the methodology after what it models: `methodology \"enterprise-sweep\" version \"1.0\"`"),
-        );
+        diags.push(Diagnostic::new(Code::BadHeader, name.span, "the methodology name is empty").with_hint(
+            "name the methodology after what it models: `methodology \"enterprise-sweep\" version \"1.0\"`",
+        ));
     }
     let v = &version.node;
     let ok = v.starts_with(|c: char| c.is_ascii_digit())
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '+');
+        && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '+');
     if !ok {
         diags.push(
             Diagnostic::new(Code::BadHeader, version.span, format!("`{v}` is not a version"))

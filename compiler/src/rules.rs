@@ -20,12 +20,7 @@ pub(crate) struct Problem {
 
 impl Problem {
     fn new(code: Code, field: Field, message: impl Into<String>) -> Problem {
-        Problem {
-            code,
-            field,
-            message: message.into(),
-            hint: None,
-        }
+        Problem { code, field, message: message.into(), hint: None }
     }
 
     fn hint(mut self, hint: impl Into<String>) -> Problem {
@@ -73,21 +68,13 @@ pub(crate) const SECTOR: u64 = 512;
 pub(crate) fn workload(w: &Workload) -> Vec<Problem> {
     let mut out = Vec::new();
     if w.blocks.is_empty() {
-        out.push(Problem::new(
-            Code::MissingProperty,
-            Field::Blocks,
-            "the workload has no block size",
-        ));
+        out.push(Problem::new(Code::MissingProperty, Field::Blocks, "the workload has no block size"));
     }
     let mut sum: u64 = 0;
     for (i, b) in w.blocks.iter().enumerate() {
         sum += b.share.hundredths() as u64;
         if b.size.0 == 0 {
-            out.push(Problem::new(
-                Code::ZeroSize,
-                Field::Block(i),
-                "a block size of 0B moves no data",
-            ));
+            out.push(Problem::new(Code::ZeroSize, Field::Block(i), "a block size of 0B moves no data"));
         }
         if w.blocks[..i].iter().any(|o| o.size == b.size) {
             out.push(
@@ -113,12 +100,8 @@ pub(crate) fn workload(w: &Workload) -> Vec<Problem> {
     }
     if w.read > Percent::HUNDRED {
         out.push(
-            Problem::new(
-                Code::ShareRange,
-                Field::Read,
-                format!("a read share of {} is over 100%", w.read),
-            )
-            .hint("the read share is 0% (writes only) to 100% (reads only)"),
+            Problem::new(Code::ShareRange, Field::Read, format!("a read share of {} is over 100%", w.read))
+                .hint("the read share is 0% (writes only) to 100% (reads only)"),
         );
     }
     if w.random > Percent::HUNDRED {
@@ -133,11 +116,7 @@ pub(crate) fn workload(w: &Workload) -> Vec<Problem> {
     }
     // A zero block size already explains a zero default alignment.
     if w.align.0 == 0 && !w.blocks.iter().any(|b| b.size.0 == 0) {
-        out.push(Problem::new(
-            Code::ZeroSize,
-            Field::Align,
-            "an alignment of 0B places no I/O",
-        ));
+        out.push(Problem::new(Code::ZeroSize, Field::Align, "an alignment of 0B places no I/O"));
     }
     out
 }
@@ -189,50 +168,28 @@ pub(crate) fn target(t: &Target) -> Vec<Problem> {
     let mut out = Vec::new();
     match t.span {
         Extent::Percent(p) if p == Percent::ZERO || p > Percent::HUNDRED => out.push(
-            Problem::new(
-                Code::SpanRange,
-                Field::Span,
-                format!("a span of {p} is not between 0% and 100%"),
-            )
-            .hint(
-                "the span is the share of the target the test works in: more than 0%, at most 100%",
-            ),
+            Problem::new(Code::SpanRange, Field::Span, format!("a span of {p} is not between 0% and 100%"))
+                .hint("the span is the share of the target the test works in: more than 0%, at most 100%"),
         ),
-        Extent::Bytes(b) if b.0 == 0 => out.push(Problem::new(
-            Code::SpanRange,
-            Field::Span,
-            "a span of 0B leaves nothing to test",
-        )),
+        Extent::Bytes(b) if b.0 == 0 => {
+            out.push(Problem::new(Code::SpanRange, Field::Span, "a span of 0B leaves nothing to test"))
+        }
         _ => {}
     }
     if t.workers == 0 {
-        out.push(Problem::new(
-            Code::ZeroCount,
-            Field::Workers,
-            "0 workers issue no I/O",
-        ));
+        out.push(Problem::new(Code::ZeroCount, Field::Workers, "0 workers issue no I/O"));
     }
     if t.devices == 0 {
-        out.push(Problem::new(
-            Code::ZeroCount,
-            Field::Devices,
-            "0 devices leave nothing to test",
-        ));
+        out.push(Problem::new(Code::ZeroCount, Field::Devices, "0 devices leave nothing to test"));
     }
     if t.workers > 0 && t.devices > 0 && t.workers % t.devices != 0 {
         out.push(
             Problem::new(
                 Code::WorkerLayout,
                 Field::Workers,
-                format!(
-                    "{} workers cannot be spread evenly over {} devices",
-                    t.workers, t.devices
-                ),
+                format!("{} workers cannot be spread evenly over {} devices", t.workers, t.devices),
             )
-            .hint(format!(
-                "use a multiple of {} workers, so that each device gets the same load",
-                t.devices
-            )),
+            .hint(format!("use a multiple of {} workers, so that each device gets the same load", t.devices)),
         );
     }
     if let DataPattern::Compressible(p) = t.data {
@@ -257,11 +214,7 @@ pub(crate) fn fits_span(w: &Workload, span: Extent) -> Option<Problem> {
         return Some(Problem::new(
             Code::SpanRange,
             Field::Span,
-            format!(
-                "a span of {span} cannot hold a {} block at offset {}",
-                Bytes(largest),
-                w.offset
-            ),
+            format!("a span of {span} cannot hold a {} block at offset {}", Bytes(largest), w.offset),
         ));
     }
     None
@@ -281,10 +234,8 @@ pub(crate) fn split_qd(
         QdCounting::PerWorker => value.saturating_mul(workers),
     };
     if value == 0 {
-        return Err(
-            Problem::new(Code::QdRange, Field::Qd, "a queue depth of 0 issues no I/O")
-                .hint("queue depths start at 1"),
-        );
+        return Err(Problem::new(Code::QdRange, Field::Qd, "a queue depth of 0 issues no I/O")
+            .hint("queue depths start at 1"));
     }
     if total > MAX_QD {
         let detail = match counted {
@@ -295,56 +246,31 @@ pub(crate) fn split_qd(
                 )
             }
         };
-        return Err(Problem::new(Code::QdRange, Field::Qd, detail)
-            .hint(format!("the most is {MAX_QD} in total")));
+        return Err(
+            Problem::new(Code::QdRange, Field::Qd, detail).hint(format!("the most is {MAX_QD} in total"))
+        );
     }
     let total32 = total as u32;
     match counted {
-        QdCounting::PerWorker => Ok((
-            Qd {
-                total: total32,
-                per_worker: value as u32,
-                workers: workers as u32,
-                counted,
-            },
-            None,
-        )),
+        QdCounting::PerWorker => {
+            Ok((Qd { total: total32, per_worker: value as u32, workers: workers as u32, counted }, None))
+        }
         QdCounting::Total if total % workers == 0 => Ok((
-            Qd {
-                total: total32,
-                per_worker: (total / workers) as u32,
-                workers: workers as u32,
-                counted,
-            },
+            Qd { total: total32, per_worker: (total / workers) as u32, workers: workers as u32, counted },
             None,
         )),
         QdCounting::Total if total < workers => {
             let idle_devices = t.devices.saturating_sub(total32);
-            let runs = if total == 1 {
-                "1 worker".to_string()
-            } else {
-                format!("{total} workers")
-            };
-            let mut message = format!(
-                "queue depths below {workers} run on fewer workers: QD {total} runs {runs} at QD 1"
-            );
+            let runs = if total == 1 { "1 worker".to_string() } else { format!("{total} workers") };
+            let mut message =
+                format!("queue depths below {workers} run on fewer workers: QD {total} runs {runs} at QD 1");
             if idle_devices > 0 {
-                message.push_str(&format!(
-                    ", leaving {idle_devices} of {} devices idle",
-                    t.devices
-                ));
+                message.push_str(&format!(", leaving {idle_devices} of {} devices idle", t.devices));
             }
-            let warning = Problem::new(Code::FewerWorkers, Field::Qd, message)
-                .hint("to keep every worker busy, count per worker: `conventions { queue_depth per_worker }`");
-            Ok((
-                Qd {
-                    total: total32,
-                    per_worker: 1,
-                    workers: total32,
-                    counted,
-                },
-                Some(warning),
-            ))
+            let warning = Problem::new(Code::FewerWorkers, Field::Qd, message).hint(
+                "to keep every worker busy, count per worker: `conventions { queue_depth per_worker }`",
+            );
+            Ok((Qd { total: total32, per_worker: 1, workers: total32, counted }, Some(warning)))
         }
         QdCounting::Total => {
             let lower = total / workers * workers;
@@ -352,9 +278,7 @@ pub(crate) fn split_qd(
             Err(Problem::new(
                 Code::QdSplit,
                 Field::Qd,
-                format!(
-                    "a total queue depth of {total} cannot be spread evenly over {workers} workers"
-                ),
+                format!("a total queue depth of {total} cannot be spread evenly over {workers} workers"),
             )
             .hint(format!(
                 "use a multiple of {workers} ({lower} or {upper}), or count per worker with \
@@ -380,11 +304,7 @@ pub(crate) fn default_fill_qd(counted: QdCounting, t: &Target) -> u64 {
 pub(crate) fn steady(rule: &SteadyRule) -> Vec<Problem> {
     let mut out = Vec::new();
     if rule.max_rounds == 0 {
-        out.push(Problem::new(
-            Code::ZeroCount,
-            Field::MaxRounds,
-            "max_rounds 0 allows no round",
-        ));
+        out.push(Problem::new(Code::ZeroCount, Field::MaxRounds, "max_rounds 0 allows no round"));
     }
     if rule.window < 2 {
         out.push(
@@ -400,21 +320,14 @@ pub(crate) fn steady(rule: &SteadyRule) -> Vec<Problem> {
             Problem::new(
                 Code::SteadyWindow,
                 Field::Window,
-                format!(
-                    "a window of {} rounds cannot fit in max_rounds {}",
-                    rule.window, rule.max_rounds
-                ),
+                format!("a window of {} rounds cannot fit in max_rounds {}", rule.window, rule.max_rounds),
             )
-            .hint(format!(
-                "raise max_rounds to at least {}, or shorten the window",
-                rule.window
-            )),
+            .hint(format!("raise max_rounds to at least {}, or shorten the window", rule.window)),
         );
     }
-    for (value, field, what) in [
-        (rule.excursion, Field::Excursion, "excursion"),
-        (rule.slope, Field::Slope, "slope"),
-    ] {
+    for (value, field, what) in
+        [(rule.excursion, Field::Excursion, "excursion"), (rule.slope, Field::Slope, "slope")]
+    {
         if value == Percent::ZERO || value > Percent::HUNDRED {
             out.push(
                 Problem::new(
@@ -432,18 +345,10 @@ pub(crate) fn steady(rule: &SteadyRule) -> Vec<Problem> {
 pub(crate) fn probe(p: &Probe, io: IoMode) -> Vec<Problem> {
     let mut out = Vec::new();
     if p.io.0 == 0 {
-        out.push(Problem::new(
-            Code::ZeroSize,
-            Field::Io,
-            "a probe write of 0B measures nothing",
-        ));
+        out.push(Problem::new(Code::ZeroSize, Field::Io, "a probe write of 0B measures nothing"));
     }
     if p.step.0 == 0 {
-        out.push(Problem::new(
-            Code::ZeroSize,
-            Field::Step,
-            "a probe step of 0B never moves",
-        ));
+        out.push(Problem::new(Code::ZeroSize, Field::Step, "a probe step of 0B never moves"));
     }
     if p.range < p.io {
         out.push(Problem::new(
@@ -453,28 +358,18 @@ pub(crate) fn probe(p: &Probe, io: IoMode) -> Vec<Problem> {
         ));
     }
     if p.repeats == 0 {
-        out.push(Problem::new(
-            Code::ZeroCount,
-            Field::Repeats,
-            "0 repeats time nothing",
-        ));
+        out.push(Problem::new(Code::ZeroCount, Field::Repeats, "0 repeats time nothing"));
     }
     if io == IoMode::Direct {
         let hint = "probing sub-sector offsets needs `target { io buffered }`: each write is then \
                     made durable with fdatasync";
-        for (value, field, what) in [
-            (p.io, Field::Io, "write size"),
-            (p.step, Field::Step, "step"),
-        ] {
+        for (value, field, what) in [(p.io, Field::Io, "write size"), (p.step, Field::Step, "step")] {
             if value.0 % SECTOR != 0 {
                 out.push(
                     Problem::new(
                         Code::Unaligned,
                         field,
-                        format!(
-                            "a probe {what} of {}B cannot be issued with io direct",
-                            value.0
-                        ),
+                        format!("a probe {what} of {}B cannot be issued with io direct", value.0),
                     )
                     .hint(hint),
                 );
@@ -513,9 +408,7 @@ pub(crate) fn ram_limit(limit: Bytes) -> Option<Problem> {
             Field::Whole,
             format!("limiting RAM to {limit} leaves too little for the system to run"),
         )
-        .hint(
-            "limit_ram takes 1GiB or more; it limits the memory the page cache and the run may use",
-        )
+        .hint("limit_ram takes 1GiB or more; it limits the memory the page cache and the run may use")
     })
 }
 
@@ -524,11 +417,7 @@ mod tests {
     use super::*;
 
     fn t(workers: u32, devices: u32) -> Target {
-        Target {
-            workers,
-            devices,
-            ..Target::default()
-        }
+        Target { workers, devices, ..Target::default() }
     }
 
     #[test]
@@ -540,11 +429,7 @@ mod tests {
         assert_eq!((qd.total, qd.per_worker, qd.workers), (2, 1, 2));
         let warn = warn.unwrap();
         assert_eq!(warn.code, Code::FewerWorkers);
-        assert!(
-            warn.message.contains("2 of 4 devices idle"),
-            "{}",
-            warn.message
-        );
+        assert!(warn.message.contains("2 of 4 devices idle"), "{}", warn.message);
         let err = split_qd(24, QdCounting::Total, &t(16, 1)).unwrap_err();
         assert_eq!(err.code, Code::QdSplit);
         assert!(err.hint.unwrap().contains("(16 or 32)"));
@@ -554,29 +439,10 @@ mod tests {
     fn qd_split_per_worker_and_limits() {
         let (qd, _) = split_qd(32, QdCounting::PerWorker, &t(8, 1)).unwrap();
         assert_eq!((qd.total, qd.per_worker, qd.workers), (256, 32, 8));
-        assert_eq!(
-            split_qd(0, QdCounting::Total, &t(1, 1)).unwrap_err().code,
-            Code::QdRange
-        );
-        assert_eq!(
-            split_qd(65_537, QdCounting::Total, &t(1, 1))
-                .unwrap_err()
-                .code,
-            Code::QdRange
-        );
-        assert_eq!(
-            split_qd(65_536, QdCounting::Total, &t(1, 1))
-                .unwrap()
-                .0
-                .total,
-            65_536
-        );
-        assert_eq!(
-            split_qd(8_193, QdCounting::PerWorker, &t(8, 1))
-                .unwrap_err()
-                .code,
-            Code::QdRange
-        );
+        assert_eq!(split_qd(0, QdCounting::Total, &t(1, 1)).unwrap_err().code, Code::QdRange);
+        assert_eq!(split_qd(65_537, QdCounting::Total, &t(1, 1)).unwrap_err().code, Code::QdRange);
+        assert_eq!(split_qd(65_536, QdCounting::Total, &t(1, 1)).unwrap().0.total, 65_536);
+        assert_eq!(split_qd(8_193, QdCounting::PerWorker, &t(8, 1)).unwrap_err().code, Code::QdRange);
     }
 
     #[test]
@@ -584,14 +450,7 @@ mod tests {
         assert_eq!(default_fill_qd(QdCounting::Total, &t(1, 1)), 32);
         assert_eq!(default_fill_qd(QdCounting::Total, &t(3, 1)), 33);
         assert_eq!(default_fill_qd(QdCounting::Total, &t(16, 4)), 32);
-        assert!(
-            split_qd(
-                default_fill_qd(QdCounting::Total, &t(3, 1)),
-                QdCounting::Total,
-                &t(3, 1)
-            )
-            .is_ok()
-        );
+        assert!(split_qd(default_fill_qd(QdCounting::Total, &t(3, 1)), QdCounting::Total, &t(3, 1)).is_ok());
     }
 
     #[test]
@@ -599,14 +458,8 @@ mod tests {
         let w = Workload {
             name: "w".into(),
             blocks: vec![
-                BlockShare {
-                    size: Bytes(512),
-                    share: Percent::whole(50),
-                },
-                BlockShare {
-                    size: Bytes(1000),
-                    share: Percent::whole(40),
-                },
+                BlockShare { size: Bytes(512), share: Percent::whole(50) },
+                BlockShare { size: Bytes(1000), share: Percent::whole(40) },
             ],
             read: Percent::whole(120),
             random: Percent::HUNDRED,
@@ -622,16 +475,9 @@ mod tests {
     #[test]
     fn steady_rules() {
         assert!(steady(&SteadyRule::default()).is_empty());
-        let r = SteadyRule {
-            window: 8,
-            max_rounds: 5,
-            ..SteadyRule::default()
-        };
+        let r = SteadyRule { window: 8, max_rounds: 5, ..SteadyRule::default() };
         assert_eq!(steady(&r)[0].code, Code::SteadyWindow);
-        let r = SteadyRule {
-            excursion: Percent::ZERO,
-            ..SteadyRule::default()
-        };
+        let r = SteadyRule { excursion: Percent::ZERO, ..SteadyRule::default() };
         assert_eq!(steady(&r)[0].code, Code::SteadyThreshold);
     }
 
@@ -647,9 +493,6 @@ mod tests {
         };
         assert!(probe(&p, IoMode::Buffered).is_empty());
         assert_eq!(probe(&p, IoMode::Direct)[0].field, Field::Step);
-        assert_eq!(
-            probe_offsets(p.io, p.step, p.range),
-            (4 * 1024 * 1024 - 512) / 256 + 1
-        );
+        assert_eq!(probe_offsets(p.io, p.step, p.range), (4 * 1024 * 1024 - 512) / 256 + 1);
     }
 }

@@ -15,10 +15,7 @@ use crate::rules::{self, Problem};
 pub fn validate(plan: &Plan) -> Diagnostics {
     let mut v = Validator { out: Vec::new() };
     if plan.schema != PLAN_SCHEMA {
-        v.plan(
-            Code::PlanSchema,
-            format!("schema version {} is not {PLAN_SCHEMA}", plan.schema),
-        );
+        v.plan(Code::PlanSchema, format!("schema version {} is not {PLAN_SCHEMA}", plan.schema));
     }
     if plan.methodology.name.trim().is_empty() {
         v.plan(Code::PlanInvalid, "the methodology has no name".to_string());
@@ -31,10 +28,7 @@ pub fn validate(plan: &Plan) -> Diagnostics {
         if step.id.is_empty() {
             v.plan(Code::PlanInvalid, "a step has an empty id".to_string());
         } else if !ids.insert(step.id.as_str()) {
-            v.plan(
-                Code::PlanInvalid,
-                format!("the id `{}` is used by two steps", step.id),
-            );
+            v.plan(Code::PlanInvalid, format!("the id `{}` is used by two steps", step.id));
         }
         v.step(plan, step);
     }
@@ -58,9 +52,11 @@ struct Validator {
 
 impl Validator {
     fn plan(&mut self, code: Code, message: String) {
-        self.out.push(Diagnostic::unplaced(code, message).with_hint(
-            "compile the methodology again with `methodic compile` rather than editing the plan",
-        ));
+        self.out.push(
+            Diagnostic::unplaced(code, message).with_hint(
+                "compile the methodology again with `methodic compile` rather than editing the plan",
+            ),
+        );
     }
 
     fn problem(&mut self, whose: &str, p: Problem) {
@@ -79,9 +75,7 @@ impl Validator {
         let whose = format!("step `{}`", step.id);
         match (&step.target, step.action.touches_target()) {
             (None, true) => self.fail(step, "it touches the target but has no target settings"),
-            (Some(_), false) => {
-                self.fail(step, "it has target settings but does not touch the target")
-            }
+            (Some(_), false) => self.fail(step, "it has target settings but does not touch the target"),
             _ => {}
         }
         let target = step.target.unwrap_or_default();
@@ -103,20 +97,13 @@ impl Validator {
         }
         if let Some(r) = step.repeat {
             if r.run == 0 || r.run > r.runs {
-                self.fail(
-                    step,
-                    format!("run {} of {} is not a run of its repeat", r.run, r.runs),
-                );
+                self.fail(step, format!("run {} of {} is not a run of its repeat", r.run, r.runs));
             }
         }
         let counted = plan.conventions.queue_depth;
         match &step.action {
             Action::Erase { .. } | Action::DropCaches => {}
-            Action::Fill {
-                workload,
-                qd,
-                passes,
-            } => {
+            Action::Fill { workload, qd, passes } => {
                 self.io(step, workload, qd, counted, &target);
                 if *passes == 0 {
                     self.fail(step, "a fill of 0 passes");
@@ -124,19 +111,11 @@ impl Validator {
                 if workload.read != Percent::ZERO {
                     self.out.push(Diagnostic::unplaced(
                         Code::FillReads,
-                        format!(
-                            "{whose}: the fill's workload reads {} of the time",
-                            workload.read
-                        ),
+                        format!("{whose}: the fill's workload reads {} of the time", workload.read),
                     ));
                 }
             }
-            Action::Precondition {
-                workload,
-                qd,
-                stop,
-                series,
-            } => {
+            Action::Precondition { workload, qd, stop, series } => {
                 self.io(step, workload, qd, counted, &target);
                 self.series(
                     step,
@@ -156,13 +135,7 @@ impl Validator {
                     }
                 }
             }
-            Action::Measure {
-                workload,
-                qd,
-                stop,
-                series,
-                ..
-            } => {
+            Action::Measure { workload, qd, stop, series, .. } => {
                 self.io(step, workload, qd, counted, &target);
                 self.series(step, *series, stop.time);
                 match (stop.time, stop.written) {
@@ -176,10 +149,7 @@ impl Validator {
                     self.fail(step, "rounds with no measurement");
                 }
                 if *track as usize >= cells.len() {
-                    self.fail(
-                        step,
-                        format!("it tracks measurement {track} of {}", cells.len()),
-                    );
+                    self.fail(step, format!("it tracks measurement {track} of {}", cells.len()));
                 }
                 for p in rules::steady(rule) {
                     self.problem(&whose, p);
@@ -192,10 +162,7 @@ impl Validator {
             Action::Idle { time } => self.nonzero(step, *time, "idle time"),
             Action::LimitRam { limit } => {
                 if *limit != step.ram_limit {
-                    self.fail(
-                        step,
-                        "its limit differs from the RAM limit the step records",
-                    );
+                    self.fail(step, "its limit differs from the RAM limit the step records");
                 }
             }
             Action::Copy { dataset } => self.dataset(step, dataset),
@@ -205,10 +172,7 @@ impl Validator {
                 }
                 let offsets = rules::probe_offsets(p.io, p.step, p.range);
                 if offsets != p.offsets {
-                    self.fail(
-                        step,
-                        format!("the probe visits {offsets} offsets, not {}", p.offsets),
-                    );
+                    self.fail(step, format!("the probe visits {offsets} offsets, not {}", p.offsets));
                 }
             }
         }
@@ -244,10 +208,7 @@ impl Validator {
         if w.blocks.windows(2).any(|pair| pair[0].size >= pair[1].size) {
             self.out.push(Diagnostic::unplaced(
                 Code::PlanInvalid,
-                format!(
-                    "{whose}: block sizes of `{}` are not listed smallest first",
-                    w.name
-                ),
+                format!("{whose}: block sizes of `{}` are not listed smallest first", w.name),
             ));
         }
         for p in problems {
@@ -257,10 +218,7 @@ impl Validator {
 
     fn qd(&mut self, step: &Step, qd: &Qd, counted: QdCounting, target: &Target) {
         if qd.counted != counted {
-            self.fail(
-                step,
-                "its queue depth is counted differently from the plan's convention",
-            );
+            self.fail(step, "its queue depth is counted differently from the plan's convention");
             return;
         }
         let value = match counted {
@@ -312,10 +270,7 @@ impl Validator {
         if count != d.files || sum != d.total.0 {
             self.fail(
                 step,
-                format!(
-                    "dataset `{}` does not make {} files of {} in all",
-                    d.name, d.files, d.total
-                ),
+                format!("dataset `{}` does not make {} files of {} in all", d.name, d.files, d.total),
             );
         }
         if d.size_min != d.size_max
@@ -324,13 +279,7 @@ impl Validator {
                 .sum::<u64>()
                 >= d.total.0
         {
-            self.fail(
-                step,
-                format!(
-                    "dataset `{}` reaches its total before its last file",
-                    d.name
-                ),
-            );
+            self.fail(step, format!("dataset `{}` reaches its total before its last file", d.name));
         }
     }
 }

@@ -20,10 +20,7 @@ impl Span {
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
     }
 }
 
@@ -56,10 +53,7 @@ pub struct Item {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ItemKind {
     /// `methodology "name" version "1.0"`
-    Header {
-        name: Spanned<String>,
-        version: Spanned<String>,
-    },
+    Header { name: Spanned<String>, version: Spanned<String> },
     /// `describe "..."`
     Describe(Spanned<String>),
     /// `non_destructive`
@@ -69,15 +63,9 @@ pub enum ItemKind {
     /// `use std.mixes`
     Use(Spanned<String>),
     /// `workload NAME { ... }`
-    Workload {
-        name: Spanned<String>,
-        body: WorkloadBody,
-    },
+    Workload { name: Spanned<String>, body: WorkloadBody },
     /// `dataset NAME { ... }`
-    Dataset {
-        name: Spanned<String>,
-        settings: Vec<DatasetSetting>,
-    },
+    Dataset { name: Spanned<String>, settings: Vec<DatasetSetting> },
     /// `let NAME = EXPR`
     Let { name: Spanned<String>, value: Expr },
     /// A statement at the top level (a phase, a step, a top-level `target`).

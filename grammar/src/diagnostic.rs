@@ -379,12 +379,7 @@ impl Diagnostic {
             Severity::Warning => ReportKind::Warning,
         };
         let Some(span) = self.span else {
-            let mut out = format!(
-                "{}[{}]: {}\n  in {file_name}\n",
-                kind_word(kind),
-                self.code,
-                self.message
-            );
+            let mut out = format!("{}[{}]: {}\n  in {file_name}\n", kind_word(kind), self.code, self.message);
             if let Some(hint) = &self.hint {
                 out.push_str(&format!("  help: {hint}\n"));
             }
@@ -400,16 +395,8 @@ impl Diagnostic {
         let config = Config::default()
             .with_color(color)
             .with_index_type(IndexType::Byte)
-            .with_char_set(if color {
-                CharSet::Unicode
-            } else {
-                CharSet::Ascii
-            });
-        let main_color = if self.is_error() {
-            Color::Red
-        } else {
-            Color::Yellow
-        };
+            .with_char_set(if color { CharSet::Unicode } else { CharSet::Ascii });
+        let main_color = if self.is_error() { Color::Red } else { Color::Yellow };
         // ariadne draws no underline for a label without text.
         let main = Label::new((file_name, clamp(span)))
             .with_color(main_color)
@@ -438,10 +425,7 @@ impl Diagnostic {
             report = report.with_note(note);
         }
         let mut out = Vec::new();
-        match report
-            .finish()
-            .write((file_name, Source::from(src)), &mut out)
-        {
+        match report.finish().write((file_name, Source::from(src)), &mut out) {
             // ariadne pads some lines with spaces; they only get in the way
             // of diffs and golden files.
             Ok(()) => {
@@ -453,12 +437,7 @@ impl Diagnostic {
                 text.push('\n');
                 text
             }
-            Err(e) => format!(
-                "{}[{}]: {} ({e})\n",
-                kind_word(kind),
-                self.code,
-                self.message
-            ),
+            Err(e) => format!("{}[{}]: {} ({e})\n", kind_word(kind), self.code, self.message),
         }
     }
 }
@@ -527,8 +506,7 @@ impl Diagnostics {
             let key = |d: &Diagnostic| (d.span.map(|s| (s.start, s.end)), d.code);
             key(a).cmp(&key(b))
         });
-        self.0
-            .dedup_by(|a, b| a.code == b.code && a.span == b.span && a.message == b.message);
+        self.0.dedup_by(|a, b| a.code == b.code && a.span == b.span && a.message == b.message);
         self
     }
 
@@ -565,10 +543,7 @@ impl fmt::Display for Diagnostics {
 impl std::error::Error for Diagnostics {}
 
 /// The known word closest to `word`, if it is close enough to be a typo.
-pub fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(word, c);
@@ -599,9 +574,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
             }
@@ -638,12 +611,8 @@ mod tests {
     #[test]
     fn render_shows_code_message_and_hint() {
         let src = "idle 30\n";
-        let d = Diagnostic::new(
-            Code::ExpectedDuration,
-            Span::new(5, 7),
-            "expected a duration",
-        )
-        .with_hint("add a unit: 30s");
+        let d = Diagnostic::new(Code::ExpectedDuration, Span::new(5, 7), "expected a duration")
+            .with_hint("add a unit: 30s");
         let text = d.render("x.method", src, false);
         assert!(text.contains("[M0301]"), "{text}");
         assert!(text.contains("expected a duration"), "{text}");

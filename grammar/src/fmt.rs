@@ -14,14 +14,8 @@ const WIDTH: usize = 100;
 /// does not parse; formatting never changes what a file means.
 pub fn format(src: &str) -> Result<String, Diagnostics> {
     let ast = parse(src)?;
-    let mut p = Printer {
-        src,
-        comments: scan_comments(src),
-        next: 0,
-        out: String::new(),
-        indent: 0,
-        last_end: 0,
-    };
+    let mut p =
+        Printer { src, comments: scan_comments(src), next: 0, out: String::new(), indent: 0, last_end: 0 };
     for item in &ast.items {
         p.item(item);
     }
@@ -51,9 +45,7 @@ fn scan_comments(src: &str) -> Vec<Comment> {
                 while i < bytes.len() && bytes[i] != b'\n' {
                     i += 1;
                 }
-                out.push(Comment {
-                    span: Span::new(start, i),
-                });
+                out.push(Comment { span: Span::new(start, i) });
             }
             _ => i += 1,
         }
@@ -82,9 +74,7 @@ impl Printer<'_> {
     }
 
     fn has_comment_in(&self, span: Span) -> bool {
-        self.comments[self.next..]
-            .iter()
-            .any(|c| c.span.start >= span.start && c.span.start < span.end)
+        self.comments[self.next..].iter().any(|c| c.span.start >= span.start && c.span.start < span.end)
     }
 
     /// One blank line where the source had at least one between the last
@@ -133,8 +123,7 @@ impl Printer<'_> {
     fn trailing(&mut self) {
         if let Some(c) = self.comments.get(self.next).cloned() {
             let between = &self.src[self.last_end.min(c.span.start)..c.span.start];
-            if c.span.start >= self.last_end && !between.contains('\n') && between.trim().is_empty()
-            {
+            if c.span.start >= self.last_end && !between.contains('\n') && between.trim().is_empty() {
                 self.out.push(' ');
                 let text = self.comment_text(&c);
                 self.out.push_str(&text);
@@ -156,9 +145,7 @@ impl Printer<'_> {
             self.line(&inline, whole);
             return;
         }
-        let brace = self.src[whole.start..whole.end]
-            .find('{')
-            .map_or(whole.start, |i| whole.start + i);
+        let brace = self.src[whole.start..whole.end].find('{').map_or(whole.start, |i| whole.start + i);
         self.line(&format!("{head}{{"), Span::new(whole.start, brace + 1));
         self.indent += 1;
         for (text, span) in props {
@@ -166,18 +153,12 @@ impl Printer<'_> {
         }
         self.leading(whole.end.saturating_sub(1));
         self.indent -= 1;
-        self.line(
-            &format!("}}{tail}"),
-            Span::new(whole.end.saturating_sub(1), whole.end),
-        );
+        self.line(&format!("}}{tail}"), Span::new(whole.end.saturating_sub(1), whole.end));
     }
 
     /// A `{ ... }` of statements, always one statement a line.
     fn block(&mut self, head: &str, block: &Block, tail_of: Option<&dyn Fn(&mut Self)>) {
-        self.line(
-            &format!("{head}{{"),
-            Span::new(block.span.start, block.span.start + 1),
-        );
+        self.line(&format!("{head}{{"), Span::new(block.span.start, block.span.start + 1));
         self.indent += 1;
         for stmt in &block.stmts {
             self.stmt(stmt);
@@ -186,21 +167,15 @@ impl Printer<'_> {
         self.indent -= 1;
         match tail_of {
             Some(tail) => tail(self),
-            None => self.line(
-                "}",
-                Span::new(block.span.end.saturating_sub(1), block.span.end),
-            ),
+            None => self.line("}", Span::new(block.span.end.saturating_sub(1), block.span.end)),
         }
     }
 
     fn item(&mut self, item: &Item) {
         match &item.kind {
             ItemKind::Header { name, version } => {
-                let text = format!(
-                    "methodology {} version {}",
-                    self.text(name.span),
-                    self.text(version.span)
-                );
+                let text =
+                    format!("methodology {} version {}", self.text(name.span), self.text(version.span));
                 self.line(&text, item.span);
             }
             ItemKind::Describe(text) => {
@@ -213,9 +188,7 @@ impl Printer<'_> {
                     .iter()
                     .map(|c| match c {
                         Convention::Units(u) => (format!("units {}", self.text(u.span)), u.span),
-                        Convention::QueueDepth(q) => {
-                            (format!("queue_depth {}", self.text(q.span)), q.span)
-                        }
+                        Convention::QueueDepth(q) => (format!("queue_depth {}", self.text(q.span)), q.span),
                         Convention::Value(v) => (format!("value {}", self.text(v.span)), v.span),
                     })
                     .collect();
@@ -264,9 +237,7 @@ impl Printer<'_> {
 
     /// Top-level settings blocks are always written one setting a line.
     fn multi_line_props(&mut self, head: &str, props: &[(String, Span)], whole: Span) {
-        let brace = self.src[whole.start..whole.end]
-            .find('{')
-            .map_or(whole.start, |i| whole.start + i);
+        let brace = self.src[whole.start..whole.end].find('{').map_or(whole.start, |i| whole.start + i);
         self.line(&format!("{head}{{"), Span::new(whole.start, brace + 1));
         self.indent += 1;
         for (text, span) in props {
@@ -290,11 +261,7 @@ impl Printer<'_> {
                     None => self.block(&head, body, None),
                 }
             }
-            StmtKind::Repeat {
-                count,
-                aggregate,
-                body,
-            } => {
+            StmtKind::Repeat { count, aggregate, body } => {
                 let mut head = format!("repeat {} ", self.expr(count));
                 if let Some(a) = aggregate {
                     head.push_str(&format!("aggregate {} ", self.text(a.span)));
@@ -377,9 +344,7 @@ impl Printer<'_> {
                 } else {
                     let open = format!("{head} until steady ");
                     let body = Span::new(
-                        self.src[whole.start..whole.end]
-                            .find('{')
-                            .map_or(whole.start, |i| whole.start + i),
+                        self.src[whole.start..whole.end].find('{').map_or(whole.start, |i| whole.start + i),
                         rule_span.end,
                     );
                     self.prop_block_from(&open, &props, span.start, body);
@@ -393,10 +358,7 @@ impl Printer<'_> {
         let (head, steady) = self.step_parts(keyword, workload, opts);
         match steady {
             None => head,
-            Some((rule, _)) => format!(
-                "{head} until steady {}",
-                inline_body(&self.steady_props(rule))
-            ),
+            Some((rule, _)) => format!("{head} until steady {}", inline_body(&self.steady_props(rule))),
         }
     }
 
@@ -436,13 +398,7 @@ impl Printer<'_> {
     }
 
     /// Like `prop_block`, for a head that starts at `head_start` in the source.
-    fn prop_block_from(
-        &mut self,
-        head: &str,
-        props: &[(String, Span)],
-        head_start: usize,
-        body: Span,
-    ) {
+    fn prop_block_from(&mut self, head: &str, props: &[(String, Span)], head_start: usize, body: Span) {
         self.line(&format!("{head}{{"), Span::new(head_start, body.start + 1));
         self.indent += 1;
         for (text, span) in props {
@@ -480,9 +436,7 @@ impl Printer<'_> {
             StmtKind::LimitRam(None) => "limit_ram none".to_string(),
             StmtKind::Erase(method) => format!("erase {}", self.text(method.span)),
             StmtKind::Fill { workload, opts } => self.step_inline("fill", workload, opts),
-            StmtKind::Precondition { workload, opts } => {
-                self.step_inline("precondition", workload, opts)
-            }
+            StmtKind::Precondition { workload, opts } => self.step_inline("precondition", workload, opts),
             StmtKind::Sweep { workload, opts } => self.step_inline("sweep", workload, opts),
             StmtKind::Measure { workload, opts } => self.step_inline("measure", workload, opts),
             StmtKind::DropCaches => "drop_caches".to_string(),
@@ -643,10 +597,7 @@ mod tests {
     fn a_body_with_a_comment_is_broken_over_lines() {
         let src = "workload w { random # pattern\n block 4KiB; read 0% }\n";
         let out = fmt(src);
-        assert_eq!(
-            out,
-            "workload w {\n  random # pattern\n  block 4KiB\n  read 0%\n}\n"
-        );
+        assert_eq!(out, "workload w {\n  random # pattern\n  block 4KiB\n  read 0%\n}\n");
         assert_eq!(fmt(&out), out);
     }
 
@@ -662,10 +613,7 @@ mod tests {
     fn rounds_keeps_its_rule() {
         let src = "rounds { measure w qd 1 for 1min } until steady { window 5; track w }\n";
         let out = fmt(src);
-        assert_eq!(
-            out,
-            "rounds {\n  measure w qd 1 for 1min\n} until steady { window 5; track w }\n"
-        );
+        assert_eq!(out, "rounds {\n  measure w qd 1 for 1min\n} until steady { window 5; track w }\n");
         assert_eq!(fmt(&out), out);
     }
 }

@@ -25,14 +25,10 @@ pub(crate) use parser::Rule;
 pub fn parse(src: &str) -> Result<Methodology, Diagnostics> {
     match MethodologyParser::parse(Rule::file, src) {
         Ok(mut pairs) => {
-            let mut b = Builder {
-                offset: 0,
-                diags: Vec::new(),
-                depth: 0,
-            };
-            let file = pairs.next().ok_or_else(|| {
-                Diagnostics(vec![Diagnostic::internal(Span::new(0, 0), "empty parse")])
-            })?;
+            let mut b = Builder { offset: 0, diags: Vec::new(), depth: 0 };
+            let file = pairs
+                .next()
+                .ok_or_else(|| Diagnostics(vec![Diagnostic::internal(Span::new(0, 0), "empty parse")]))?;
             let ast = b.file(file);
             match ast {
                 Ok(ast) if b.diags.is_empty() => Ok(ast),
@@ -64,11 +60,7 @@ fn recover(src: &str, first: Diagnostic) -> Diagnostics {
                 }
             }
             Ok(mut pairs) => {
-                let mut b = Builder {
-                    offset: start,
-                    diags: Vec::new(),
-                    depth: 0,
-                };
+                let mut b = Builder { offset: start, diags: Vec::new(), depth: 0 };
                 if let Some(file) = pairs.next() {
                     if let Err(d) = b.file(file) {
                         b.diags.push(d);
@@ -259,10 +251,7 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::use_decl => w("`use std.mixes`", Definition),
         Rule::module_path => w("a module such as `std.mixes`", Other),
         Rule::workload_def => w("`workload NAME { ... }`", Definition),
-        Rule::workload_body => w(
-            "a workload in braces such as `{ random; block 4KiB; read 0% }`",
-            Other,
-        ),
+        Rule::workload_body => w("a workload in braces such as `{ random; block 4KiB; read 0% }`", Other),
         Rule::w_random => w("`random`", WorkloadProperty),
         Rule::w_sequential => w("`sequential`", WorkloadProperty),
         Rule::w_block => w("`block`", WorkloadProperty),
@@ -306,10 +295,7 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::opt_for => w("`for`", StepOption),
         Rule::opt_steady => w("`until steady`", StepOption),
         Rule::opt_written => w("`until written`", StepOption),
-        Rule::steady_body => w(
-            "a steady-state rule in braces such as `{ round 60s }`",
-            Other,
-        ),
+        Rule::steady_body => w("a steady-state rule in braces such as `{ round 60s }`", Other),
         Rule::s_round => w("`round`", SteadySetting),
         Rule::s_window => w("`window`", SteadySetting),
         Rule::s_excursion => w("`excursion`", SteadySetting),
@@ -515,10 +501,7 @@ fn syntax_error(text: &str, offset: usize) -> Diagnostic {
     let result = MethodologyParser::parse(Rule::file, text);
     pest::set_error_detail(false);
     match result {
-        Ok(_) => Diagnostic::internal(
-            Span::new(offset, offset),
-            "a failed parse succeeded on retry",
-        ),
+        Ok(_) => Diagnostic::internal(Span::new(offset, offset), "a failed parse succeeded on retry"),
         Err(e) => pest_error(text, offset, &e),
     }
 }
@@ -537,16 +520,10 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
                 Span::new(offset + pos, offset + pos + 1),
                 "this nests too deeply to be read",
             )
-            .with_hint(format!(
-                "blocks may nest {MAX_DEPTH} deep; flatten the methodology"
-            ));
+            .with_hint(format!("blocks may nest {MAX_DEPTH} deep; flatten the methodology"));
         }
         ErrorVariant::CustomError { message } => {
-            return Diagnostic::new(
-                Code::Syntax,
-                Span::new(offset + pos, offset + pos),
-                message.clone(),
-            );
+            return Diagnostic::new(Code::Syntax, Span::new(offset + pos, offset + pos), message.clone());
         }
     };
     // Punctuation the parser wanted at the furthest point it reached, which
@@ -569,24 +546,16 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
     }
 
     let rest = &text[pos.min(text.len())..];
-    let word_len = rest
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
+    let word_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
     let word = &rest[..word_len];
-    let found_len = if word_len > 0 {
-        word_len
-    } else {
-        rest.chars().next().map_or(0, char::len_utf8)
-    };
+    let found_len = if word_len > 0 { word_len } else { rest.chars().next().map_or(0, char::len_utf8) };
     let span = Span::new(offset + pos, offset + pos + found_len);
 
     // An opening quote with no closing quote on its line: the parser wanted
     // the closing quote at the end of the line, or failed at the opening one.
     let line_start = text[..pos.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
     let opening = if punctuation.iter().any(|p| p == "\"") {
-        text[line_start..pos.min(text.len())]
-            .rfind('"')
-            .map(|i| line_start + i)
+        text[line_start..pos.min(text.len())].rfind('"').map(|i| line_start + i)
     } else if rest.starts_with('"') && !rest[1..].split('\n').next().unwrap_or("").contains('"') {
         Some(pos)
     } else {
@@ -619,9 +588,7 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
             format!("`{word}` is a keyword and cannot be used as a name"),
         )
         .with_label("a name is expected here")
-        .with_hint(format!(
-            "choose another name, such as `{word}_wl` or `my_{word}`"
-        ));
+        .with_hint(format!("choose another name, such as `{word}_wl` or `my_{word}`"));
     }
 
     // "a string in double quotes or `"`" says the same thing twice.
@@ -629,12 +596,8 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
         punctuation.retain(|p| p != "\"");
     }
     let expected = expected_words(&positives, &punctuation);
-    let mut d = Diagnostic::new(
-        Code::Syntax,
-        span,
-        format!("expected {expected}, found {found}"),
-    )
-    .with_label(format!("expected {expected}"));
+    let mut d = Diagnostic::new(Code::Syntax, span, format!("expected {expected}, found {found}"))
+        .with_label(format!("expected {expected}"));
     if rest.is_empty() && punctuation.iter().any(|p| p == "}") {
         d = d.with_hint("a `{` is not closed: add the `}` that ends its block");
         if let Some(open) = unclosed_by_indentation(text) {
@@ -653,9 +616,7 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
              `precondition W qd N until steady`, or `rounds { ... } until steady`",
         );
     } else if positives.contains(&Rule::string) && word_len > 0 {
-        d = d.with_hint(format!(
-            "names of phases and methodologies are quoted: \"{word}\""
-        ));
+        d = d.with_hint(format!("names of phases and methodologies are quoted: \"{word}\""));
     } else if word_len > 0 {
         let keywords = keywords_of(&positives);
         if let Some(s) = did_you_mean(word, keywords.iter().copied()) {
@@ -666,9 +627,7 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
         {
             d = d.with_hint(format!(
                 "write the unit right after the number, without a space: `{}{word}`",
-                &before[before
-                    .rfind(|c: char| !(c.is_ascii_digit() || c == '.'))
-                    .map_or(0, |i| i + 1)..]
+                &before[before.rfind(|c: char| !(c.is_ascii_digit() || c == '.')).map_or(0, |i| i + 1)..]
             ));
         }
     }
@@ -714,10 +673,10 @@ const PUNCTUATION: [&str; 8] = [",", "]", "}", ":", "=", "{", "[", "\""];
 fn keyword_families(word: &str) -> &'static [Family] {
     use Family::*;
     match word {
-        "methodology" | "describe" | "non_destructive" | "conventions" | "use" | "workload"
-        | "dataset" | "let" => &[Definition],
-        "phase" | "repeat" | "rounds" | "limit_ram" | "erase" | "fill" | "precondition"
-        | "sweep" | "measure" | "drop_caches" | "idle" | "copy" | "probe" => &[Step],
+        "methodology" | "describe" | "non_destructive" | "conventions" | "use" | "workload" | "dataset"
+        | "let" => &[Definition],
+        "phase" | "repeat" | "rounds" | "limit_ram" | "erase" | "fill" | "precondition" | "sweep"
+        | "measure" | "drop_caches" | "idle" | "copy" | "probe" => &[Step],
         "for" => &[Step, StepOption],
         "target" => &[Step],
         "passes" | "qd" | "ramp" | "record" | "series" | "until" => &[StepOption],
@@ -726,9 +685,7 @@ fn keyword_families(word: &str) -> &'static [Family] {
         "span" | "workers" | "devices" | "data" => &[TargetSetting],
         "io" => &[TargetSetting, ProbeSetting],
         "files" | "size" | "total" | "seed" => &[DatasetSetting],
-        "round" | "window" | "excursion" | "slope" | "max_rounds" | "metric" | "track" => {
-            &[SteadySetting]
-        }
+        "round" | "window" | "excursion" | "slope" | "max_rounds" | "metric" | "track" => &[SteadySetting],
         "step" | "range" | "repeats" | "statistic" => &[ProbeSetting],
         "units" | "queue_depth" | "value" => &[Convention],
         _ => &[],
@@ -784,10 +741,7 @@ fn expected_words(positives: &[Rule], punctuation: &[String]) -> String {
             continue;
         }
         // The family with the most members present wins an ambiguous keyword.
-        let best = families
-            .iter()
-            .copied()
-            .max_by_key(|f| (count(*f), std::cmp::Reverse(*f)));
+        let best = families.iter().copied().max_by_key(|f| (count(*f), std::cmp::Reverse(*f)));
         match best {
             Some(f) if count(f) >= 3 || matches!(f, Definition | Step) && count(f) >= 2 => {
                 match grouped.iter_mut().find(|(g, _)| *g == f) {
@@ -811,8 +765,7 @@ fn expected_words(positives: &[Rule], punctuation: &[String]) -> String {
             Step if has(Definition) => continue,
             Definition => "a definition (`workload`, `dataset`, `let`, ...)".to_string(),
             Step => "a step (`sweep`, `measure`, `precondition`, ...)".to_string(),
-            Value => "a value (a number such as 32, 4KiB, 30s or 67%, a name, a list or a range)"
-                .to_string(),
+            Value => "a value (a number such as 32, 4KiB, 30s or 67%, a name, a list or a range)".to_string(),
             f => {
                 let list: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
                 format!("{} ({})", f.noun(), list.join(", "))
@@ -844,10 +797,8 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
         let text = describe_rule(*rule).text;
         for (i, part) in text.split('`').enumerate() {
             if i % 2 == 1 {
-                let word = part
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .next()
-                    .unwrap_or("");
+                let word =
+                    part.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
                 if !word.is_empty() {
                     out.push(word);
                 }
@@ -992,20 +943,15 @@ impl<'i> Children<'i> {
 
     /// The next child, which the grammar guarantees.
     fn expect(&mut self, what: &str) -> BuildResult<Pair<'i, Rule>> {
-        self.next().ok_or_else(|| {
-            Diagnostic::internal(self.parent, format!("{:?} has no {what}", self.parent_rule))
-        })
+        self.next()
+            .ok_or_else(|| Diagnostic::internal(self.parent, format!("{:?} has no {what}", self.parent_rule)))
     }
 
     /// The next child if it is of `rule`.
     fn next_if(&mut self, rule: Rule) -> Option<Pair<'i, Rule>> {
         let mut peek = self.inner.clone();
         let next = peek.find(|p| !is_keyword(p.as_rule()))?;
-        if next.as_rule() == rule {
-            self.next()
-        } else {
-            None
-        }
+        if next.as_rule() == rule { self.next() } else { None }
     }
 }
 
@@ -1019,18 +965,11 @@ impl Builder {
     }
 
     fn children<'i>(&self, pair: &Pair<'i, Rule>) -> Children<'i> {
-        Children {
-            inner: pair.clone().into_inner(),
-            parent: self.span(pair),
-            parent_rule: pair.as_rule(),
-        }
+        Children { inner: pair.clone().into_inner(), parent: self.span(pair), parent_rule: pair.as_rule() }
     }
 
     fn unexpected(&self, pair: &Pair<'_, Rule>, context: &str) -> Diagnostic {
-        Diagnostic::internal(
-            self.span(pair),
-            format!("unexpected {:?} in {context}", pair.as_rule()),
-        )
+        Diagnostic::internal(self.span(pair), format!("unexpected {:?} in {context}", pair.as_rule()))
     }
 
     fn file(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Methodology> {
@@ -1068,9 +1007,7 @@ impl Builder {
                         (Rule::conv_units, "decimal") => {
                             Convention::Units(Spanned::new(Units::Decimal, vspan))
                         }
-                        (Rule::conv_units, "binary") => {
-                            Convention::Units(Spanned::new(Units::Binary, vspan))
-                        }
+                        (Rule::conv_units, "binary") => Convention::Units(Spanned::new(Units::Binary, vspan)),
                         (Rule::conv_queue_depth, "total") => {
                             Convention::QueueDepth(Spanned::new(QdCounting::Total, vspan))
                         }
@@ -1083,9 +1020,7 @@ impl Builder {
                         (Rule::conv_value, "steady_state_average") => {
                             Convention::Value(Spanned::new(ValueKind::SteadyStateAverage, vspan))
                         }
-                        (Rule::conv_value, "peak") => {
-                            Convention::Value(Spanned::new(ValueKind::Peak, vspan))
-                        }
+                        (Rule::conv_value, "peak") => Convention::Value(Spanned::new(ValueKind::Peak, vspan)),
                         _ => return Err(self.unexpected(&p, "conventions")),
                     };
                     conventions.push(conv);
@@ -1130,18 +1065,10 @@ impl Builder {
     fn setting<K>(&mut self, pair: Pair<'_, Rule>, key: K) -> BuildResult<Setting<K>> {
         let span = self.span(&pair);
         let mut inner = pair.clone().into_inner();
-        let key_pair = inner
-            .next()
-            .ok_or_else(|| self.unexpected(&pair, "setting"))?;
+        let key_pair = inner.next().ok_or_else(|| self.unexpected(&pair, "setting"))?;
         let key_span = self.span(&key_pair);
-        let value = inner
-            .next()
-            .ok_or_else(|| self.unexpected(&pair, "setting value"))?;
-        Ok(Setting {
-            key: Spanned::new(key, key_span),
-            value: self.expr(value)?,
-            span,
-        })
+        let value = inner.next().ok_or_else(|| self.unexpected(&pair, "setting value"))?;
+        Ok(Setting { key: Spanned::new(key, key_span), value: self.expr(value)?, span })
     }
 
     fn block(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Block> {
@@ -1153,7 +1080,9 @@ impl Builder {
                 open,
                 format!("blocks nest more than {MAX_DEPTH} deep here"),
             )
-            .with_hint("flatten the methodology: a list of values in one `for` replaces loops inside loops"));
+            .with_hint(
+                "flatten the methodology: a list of values in one `for` replaces loops inside loops",
+            ));
         }
         self.depth += 1;
         let mut stmts = Vec::new();
@@ -1174,19 +1103,12 @@ impl Builder {
         let kind = match pair.as_rule() {
             Rule::phase => {
                 let name = self.string(c.expect("name")?);
-                StmtKind::Phase {
-                    name,
-                    body: self.block(c.expect("body")?)?,
-                }
+                StmtKind::Phase { name, body: self.block(c.expect("body")?)? }
             }
             Rule::for_loop => {
                 let var = self.ident(c.expect("variable")?);
                 let list = self.expr(c.expect("list")?)?;
-                StmtKind::For {
-                    var,
-                    list,
-                    body: self.block(c.expect("body")?)?,
-                }
+                StmtKind::For { var, list, body: self.block(c.expect("body")?)? }
             }
             Rule::repeat_block => {
                 let count = self.expr(c.expect("count")?)?;
@@ -1194,11 +1116,7 @@ impl Builder {
                     Some(a) => Some(self.aggregate(&a)?),
                     None => None,
                 };
-                StmtKind::Repeat {
-                    count,
-                    aggregate,
-                    body: self.block(c.expect("body")?)?,
-                }
+                StmtKind::Repeat { count, aggregate, body: self.block(c.expect("body")?)? }
             }
             Rule::rounds_block => {
                 let body = self.block(c.expect("body")?)?;
@@ -1393,11 +1311,7 @@ impl Builder {
                         let mut ec = self.children(&e);
                         let size = self.expr(ec.expect("size")?)?;
                         let share = self.expr(ec.expect("share")?)?;
-                        entries.push(SplitEntry {
-                            size,
-                            share,
-                            span: espan,
-                        });
+                        entries.push(SplitEntry { size, share, span: espan });
                     }
                     WorkloadPropKind::Blocks(entries)
                 }
@@ -1465,12 +1379,10 @@ impl Builder {
             Ok(Quantity::Percent(p)) => ExprKind::Percent(p),
             Err(e) => {
                 let d = match e {
-                    QuantityError::UnknownUnit { unit, hint } => Diagnostic::new(
-                        Code::UnknownUnit,
-                        span,
-                        format!("unknown unit `{unit}` in `{text}`"),
-                    )
-                    .with_hint(hint),
+                    QuantityError::UnknownUnit { unit, hint } => {
+                        Diagnostic::new(Code::UnknownUnit, span, format!("unknown unit `{unit}` in `{text}`"))
+                            .with_hint(hint)
+                    }
                     QuantityError::NotWhole { smallest } => {
                         let message = if smallest == "whole number" {
                             format!("`{text}` must be a whole number here")
@@ -1507,10 +1419,7 @@ impl Builder {
     fn string(&mut self, pair: Pair<'_, Rule>) -> Spanned<String> {
         let span = self.span(&pair);
         let raw = pair.as_str();
-        let inner = raw
-            .strip_prefix('"')
-            .and_then(|s| s.strip_suffix('"'))
-            .unwrap_or(raw);
+        let inner = raw.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(raw);
         let mut out = String::with_capacity(inner.len());
         let mut chars = inner.char_indices();
         while let Some((i, c)) = chars.next() {
@@ -1531,9 +1440,7 @@ impl Builder {
                             Span::new(at, span.start + 1 + j + other.len_utf8()),
                             format!("unknown escape `\\{other}` in a string"),
                         )
-                        .with_hint(
-                            "strings know \\\" \\\\ \\n and \\t; write \\\\ for a backslash",
-                        ),
+                        .with_hint("strings know \\\" \\\\ \\n and \\t; write \\\\ for a backslash"),
                     );
                 }
                 None => {}
@@ -1612,15 +1519,7 @@ probe pages { io 512B step 256B range 4MiB repeats 20 statistic median }
         let m = ok("let a = 1..256 step x2\nlet b = 0%..100% step 10%\nlet c = []");
         match &m.items[0].kind {
             ItemKind::Let {
-                value:
-                    Expr {
-                        kind:
-                            ExprKind::Range {
-                                step: Some(RangeStep::Mul(f)),
-                                ..
-                            },
-                        ..
-                    },
+                value: Expr { kind: ExprKind::Range { step: Some(RangeStep::Mul(f)), .. }, .. },
                 ..
             } => {
                 assert_eq!(f.node, 2)
@@ -1634,11 +1533,7 @@ probe pages { io 512B step 256B range 4MiB repeats 20 statistic median }
         let d = err("methodology \"x\" version \"1\"\nsweeep w qd 1 record 1s\n");
         let text = d.render("t.method", "", false);
         assert_eq!(d.0[0].code, Code::Syntax);
-        assert_eq!(
-            d.0[0].hint.as_deref(),
-            Some("did you mean `sweep`?"),
-            "{text}"
-        );
+        assert_eq!(d.0[0].hint.as_deref(), Some("did you mean `sweep`?"), "{text}");
         assert!(!d.0[0].message.contains("_def"), "{}", d.0[0].message);
     }
 
@@ -1648,10 +1543,7 @@ probe pages { io 512B step 256B range 4MiB repeats 20 statistic median }
         let d = err(src);
         let codes: Vec<_> = d.iter().map(|d| d.code).collect();
         assert!(codes.contains(&Code::UnknownUnit), "{codes:?}");
-        assert!(
-            codes.iter().filter(|c| **c == Code::Syntax).count() >= 2,
-            "{codes:?}\n{d}"
-        );
+        assert!(codes.iter().filter(|c| **c == Code::Syntax).count() >= 2, "{codes:?}\n{d}");
     }
 
     #[test]
@@ -1671,15 +1563,9 @@ probe pages { io 512B step 256B range 4MiB repeats 20 statistic median }
         // describe_rule is exhaustive; check that no phrase leaks a rule name.
         for text in [
             expected_words(&[Rule::quantity, Rule::ident, Rule::list, Rule::range], &[]),
-            expected_words(
-                &[Rule::opt_qd, Rule::opt_ramp, Rule::opt_record, Rule::EOI],
-                &[],
-            ),
+            expected_words(&[Rule::opt_qd, Rule::opt_ramp, Rule::opt_record, Rule::EOI], &[]),
         ] {
-            assert!(
-                !text.contains("opt_") && !text.contains("quantity"),
-                "{text}"
-            );
+            assert!(!text.contains("opt_") && !text.contains("quantity"), "{text}");
         }
     }
 }

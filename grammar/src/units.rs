@@ -8,9 +8,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A number of bytes. Serialized as a plain integer.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Bytes(pub u64);
 
@@ -76,13 +74,8 @@ impl fmt::Display for Bytes {
         if n == 0 {
             return write!(f, "0B");
         }
-        const BIN: [(&str, u64); 5] = [
-            ("PiB", 1 << 50),
-            ("TiB", 1 << 40),
-            ("GiB", 1 << 30),
-            ("MiB", 1 << 20),
-            ("KiB", 1 << 10),
-        ];
+        const BIN: [(&str, u64); 5] =
+            [("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
         const DEC: [(&str, u64); 5] = [
             ("PB", 1_000_000_000_000_000),
             ("TB", 1_000_000_000_000),
@@ -91,11 +84,8 @@ impl fmt::Display for Bytes {
             ("KB", 1_000),
         ];
         // The exact spelling with the smallest number; binary wins a tie.
-        let best = BIN
-            .iter()
-            .chain(DEC.iter())
-            .filter(|(_, size)| n % size == 0)
-            .min_by_key(|(_, size)| n / size);
+        let best =
+            BIN.iter().chain(DEC.iter()).filter(|(_, size)| n % size == 0).min_by_key(|(_, size)| n / size);
         if let Some((unit, size)) = best {
             return write!(f, "{}{unit}", n / size);
         }
@@ -133,15 +123,11 @@ impl Duration {
     }
 
     pub fn saturating_add(self, other: Duration) -> Duration {
-        Duration {
-            ms: self.ms.saturating_add(other.ms),
-        }
+        Duration { ms: self.ms.saturating_add(other.ms) }
     }
 
     pub fn saturating_mul(self, n: u64) -> Duration {
-        Duration {
-            ms: self.ms.saturating_mul(n),
-        }
+        Duration { ms: self.ms.saturating_mul(n) }
     }
 
     /// A reading for people: `6h 30min`, `5min 30s`, `250ms`, `0s`.
@@ -203,9 +189,7 @@ impl Percent {
     }
 
     pub fn whole(p: u32) -> Percent {
-        Percent {
-            hundredths: p * 100,
-        }
+        Percent { hundredths: p * 100 }
     }
 
     pub fn hundredths(self) -> u32 {
@@ -218,19 +202,13 @@ impl Percent {
 
     /// `n` times this share, saturating: 25% times 2 is 50%.
     pub fn times(self, n: u64) -> Percent {
-        Percent {
-            hundredths: (self.hundredths as u64)
-                .saturating_mul(n)
-                .min(u32::MAX as u64) as u32,
-        }
+        Percent { hundredths: (self.hundredths as u64).saturating_mul(n).min(u32::MAX as u64) as u32 }
     }
 
     /// This share of another: 25% of 400% is 100%.
     pub fn times_percent(self, other: Percent) -> Percent {
         let product = self.hundredths as u64 * other.hundredths as u64 / 10_000;
-        Percent {
-            hundredths: product.min(u32::MAX as u64) as u32,
-        }
+        Percent { hundredths: product.min(u32::MAX as u64) as u32 }
     }
 
     /// `fraction * value`, exact in integers: `25%` of 2000 is 500.
@@ -263,15 +241,12 @@ impl<'de> Deserialize<'de> for Percent {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = f64::deserialize(d)?;
         let hundredths = (v * 100.0).round();
-        if !(0.0..=u32::MAX as f64).contains(&hundredths) || ((v * 100.0) - hundredths).abs() > 1e-6
-        {
+        if !(0.0..=u32::MAX as f64).contains(&hundredths) || ((v * 100.0) - hundredths).abs() > 1e-6 {
             return Err(serde::de::Error::custom(format!(
                 "expected a percentage with at most two decimals, found {v}"
             )));
         }
-        Ok(Percent {
-            hundredths: hundredths as u32,
-        })
+        Ok(Percent { hundredths: hundredths as u32 })
     }
 }
 
@@ -308,9 +283,7 @@ pub enum QuantityError {
 /// Reads a quantity literal as the grammar lexes it: digits, an optional
 /// fraction, and an optional unit.
 pub fn parse_quantity(text: &str) -> Result<Quantity, QuantityError> {
-    let digits_end = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
+    let digits_end = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, unit) = text.split_at(digits_end);
     let (int_part, frac_part) = match number.split_once('.') {
         Some((i, f)) => (i, f),
@@ -320,16 +293,11 @@ pub fn parse_quantity(text: &str) -> Result<Quantity, QuantityError> {
     let mut mantissa: u128 = 0;
     for c in int_part.chars().chain(frac_part.chars()) {
         let d = c.to_digit(10).ok_or(QuantityError::TooLarge)? as u128;
-        mantissa = mantissa
-            .checked_mul(10)
-            .and_then(|m| m.checked_add(d))
-            .ok_or(QuantityError::TooLarge)?;
+        mantissa = mantissa.checked_mul(10).and_then(|m| m.checked_add(d)).ok_or(QuantityError::TooLarge)?;
     }
     let scale = 10u128.pow(frac_part.len().min(30) as u32);
     let exact = |multiplier: u128, smallest: &'static str| -> Result<u64, QuantityError> {
-        let scaled = mantissa
-            .checked_mul(multiplier)
-            .ok_or(QuantityError::TooLarge)?;
+        let scaled = mantissa.checked_mul(multiplier).ok_or(QuantityError::TooLarge)?;
         if scaled % scale != 0 {
             return Err(QuantityError::NotWhole { smallest });
         }
@@ -345,24 +313,13 @@ pub fn parse_quantity(text: &str) -> Result<Quantity, QuantityError> {
             let hundredths = u32::try_from(scaled / scale).map_err(|_| QuantityError::TooLarge)?;
             Ok(Quantity::Percent(Percent { hundredths }))
         }
-        "ms" => Ok(Quantity::Duration(Duration {
-            ms: exact(1, "millisecond")?,
-        })),
-        "s" => Ok(Quantity::Duration(Duration {
-            ms: exact(1000, "millisecond")?,
-        })),
-        "min" => Ok(Quantity::Duration(Duration {
-            ms: exact(60_000, "millisecond")?,
-        })),
-        "h" => Ok(Quantity::Duration(Duration {
-            ms: exact(3_600_000, "millisecond")?,
-        })),
+        "ms" => Ok(Quantity::Duration(Duration { ms: exact(1, "millisecond")? })),
+        "s" => Ok(Quantity::Duration(Duration { ms: exact(1000, "millisecond")? })),
+        "min" => Ok(Quantity::Duration(Duration { ms: exact(60_000, "millisecond")? })),
+        "h" => Ok(Quantity::Duration(Duration { ms: exact(3_600_000, "millisecond")? })),
         _ => match size_multiplier(unit) {
             Some(m) => Ok(Quantity::Size(Bytes(exact(m as u128, "byte")?))),
-            None => Err(QuantityError::UnknownUnit {
-                unit: unit.to_string(),
-                hint: unit_hint(number, unit),
-            }),
+            None => Err(QuantityError::UnknownUnit { unit: unit.to_string(), hint: unit_hint(number, unit) }),
         },
     }
 }
@@ -392,17 +349,16 @@ fn size_multiplier(unit: &str) -> Option<u64> {
 /// What to write instead of a unit methodic does not know.
 fn unit_hint(number: &str, unit: &str) -> String {
     let lower = unit.to_ascii_lowercase();
-    let size_pair = |bin: &str, dec: &str| {
-        format!("sizes are binary or decimal: write {number}{bin} or {number}{dec}")
-    };
+    let size_pair =
+        |bin: &str, dec: &str| format!("sizes are binary or decimal: write {number}{bin} or {number}{dec}");
     match lower.as_str() {
         "k" | "kb" | "kib" | "ki" => size_pair("KiB", "KB"),
         "g" | "gb" | "gib" | "gi" => size_pair("GiB", "GB"),
         "t" | "tb" | "tib" | "ti" => size_pair("TiB", "TB"),
         "p" | "pb" | "pib" | "pi" => size_pair("PiB", "PB"),
-        "m" => format!(
-            "`{unit}` could be minutes or megabytes: write {number}min, or {number}MiB or {number}MB"
-        ),
+        "m" => {
+            format!("`{unit}` could be minutes or megabytes: write {number}min, or {number}MiB or {number}MB")
+        }
         "mb" | "mib" | "mi" => size_pair("MiB", "MB"),
         "b" | "byte" | "bytes" => format!("write {number}B for bytes"),
         "sec" | "secs" | "second" | "seconds" => format!("write {number}s for seconds"),
@@ -445,40 +401,18 @@ mod tests {
         assert_eq!(q("250ms"), Quantity::Duration(Duration::from_millis(250)));
         assert_eq!(q("1.5h"), Quantity::Duration(Duration::from_secs(5400)));
         assert_eq!(q("67%"), Quantity::Percent(Percent::whole(67)));
-        assert_eq!(
-            q("33.34%"),
-            Quantity::Percent(Percent::from_hundredths(3334))
-        );
+        assert_eq!(q("33.34%"), Quantity::Percent(Percent::from_hundredths(3334)));
         assert_eq!(q("256"), Quantity::Int(256));
     }
 
     #[test]
     fn inexact_and_unknown_are_refused() {
-        assert_eq!(
-            parse_quantity("1.5B"),
-            Err(QuantityError::NotWhole { smallest: "byte" })
-        );
-        assert_eq!(
-            parse_quantity("0.5ms"),
-            Err(QuantityError::NotWhole {
-                smallest: "millisecond"
-            })
-        );
-        assert_eq!(
-            parse_quantity("1.5"),
-            Err(QuantityError::NotWhole {
-                smallest: "whole number"
-            })
-        );
+        assert_eq!(parse_quantity("1.5B"), Err(QuantityError::NotWhole { smallest: "byte" }));
+        assert_eq!(parse_quantity("0.5ms"), Err(QuantityError::NotWhole { smallest: "millisecond" }));
+        assert_eq!(parse_quantity("1.5"), Err(QuantityError::NotWhole { smallest: "whole number" }));
         assert_eq!(parse_quantity("12.345%"), Err(QuantityError::TooPrecise));
-        assert_eq!(
-            parse_quantity("99999999999999999999999"),
-            Err(QuantityError::TooLarge)
-        );
-        assert!(matches!(
-            parse_quantity("20EiB"),
-            Err(QuantityError::UnknownUnit { .. })
-        ));
+        assert_eq!(parse_quantity("99999999999999999999999"), Err(QuantityError::TooLarge));
+        assert!(matches!(parse_quantity("20EiB"), Err(QuantityError::UnknownUnit { .. })));
         match parse_quantity("4k") {
             Err(QuantityError::UnknownUnit { hint, .. }) => {
                 assert!(hint.contains("4KiB") && hint.contains("4KB"), "{hint}")
@@ -504,9 +438,7 @@ mod tests {
         assert_eq!(Bytes(185_500_000_000).human(false), "185.5 GB");
         assert_eq!(Bytes(167_761_920).human(true), "160.0 MiB");
         assert_eq!(Bytes(999).human(false), "999 B");
-        for d in [
-            0, 1, 999, 1000, 30_000, 90_000, 300_000, 5_400_000, 21_600_000,
-        ] {
+        for d in [0, 1, 999, 1000, 30_000, 90_000, 300_000, 5_400_000, 21_600_000] {
             let d = Duration::from_millis(d);
             assert_eq!(q(&d.to_string()), Quantity::Duration(d), "{d}");
         }

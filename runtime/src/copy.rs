@@ -50,8 +50,7 @@ pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
         return Ok(false);
     }
     if dir.exists() {
-        fs::remove_dir_all(dir)
-            .map_err(|e| Error::io(format!("cannot clear {}", dir.display()), e))?;
+        fs::remove_dir_all(dir).map_err(|e| Error::io(format!("cannot clear {}", dir.display()), e))?;
     }
     let mut rng = Rng::new(d.seed ^ 0xda7a);
     let mut buf = vec![0u8; 1 << 20];
@@ -61,36 +60,31 @@ pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
             fs::create_dir_all(parent)
                 .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
         }
-        let mut f = File::create(&path)
-            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        let mut f =
+            File::create(&path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
         let mut left = size;
         while left > 0 {
             let n = left.min(buf.len() as u64) as usize;
             rng.fill(&mut buf[..n]);
-            f.write_all(&buf[..n])
-                .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+            f.write_all(&buf[..n]).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
             left -= n as u64;
         }
     }
-    fs::write(&marker, stamp(d))
-        .map_err(|e| Error::io(format!("cannot write {}", marker.display()), e))?;
+    fs::write(&marker, stamp(d)).map_err(|e| Error::io(format!("cannot write {}", marker.display()), e))?;
     Ok(true)
 }
 
 fn file_path(dir: &Path, i: u64) -> PathBuf {
-    dir.join(format!("d{:04}", i / PER_DIR))
-        .join(format!("f{i:07}"))
+    dir.join(format!("d{:04}", i / PER_DIR)).join(format!("f{i:07}"))
 }
 
 /// Copies the tree at `src` (made by [`prepare`]) to `dst`, which is
 /// removed first, and syncs the destination's file system.
 pub fn copy_tree(src: &Path, dst: &Path, files: u64) -> Result<CopyResult> {
     if dst.exists() {
-        fs::remove_dir_all(dst)
-            .map_err(|e| Error::io(format!("cannot clear {}", dst.display()), e))?;
+        fs::remove_dir_all(dst).map_err(|e| Error::io(format!("cannot clear {}", dst.display()), e))?;
     }
-    fs::create_dir_all(dst)
-        .map_err(|e| Error::io(format!("cannot create {}", dst.display()), e))?;
+    fs::create_dir_all(dst).map_err(|e| Error::io(format!("cannot create {}", dst.display()), e))?;
     let mut buf = vec![0u8; 1 << 20];
     let mut bytes = 0u64;
     let start = Instant::now();
@@ -103,28 +97,20 @@ pub fn copy_tree(src: &Path, dst: &Path, files: u64) -> Result<CopyResult> {
                     .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
             }
         }
-        let mut r = File::open(&from)
-            .map_err(|e| Error::io(format!("cannot read {}", from.display()), e))?;
-        let mut w = File::create(&to)
-            .map_err(|e| Error::io(format!("cannot create {}", to.display()), e))?;
+        let mut r = File::open(&from).map_err(|e| Error::io(format!("cannot read {}", from.display()), e))?;
+        let mut w = File::create(&to).map_err(|e| Error::io(format!("cannot create {}", to.display()), e))?;
         loop {
-            let n = r
-                .read(&mut buf)
-                .map_err(|e| Error::io(format!("cannot read {}", from.display()), e))?;
+            let n = r.read(&mut buf).map_err(|e| Error::io(format!("cannot read {}", from.display()), e))?;
             if n == 0 {
                 break;
             }
-            w.write_all(&buf[..n])
-                .map_err(|e| Error::io(format!("cannot write {}", to.display()), e))?;
+            w.write_all(&buf[..n]).map_err(|e| Error::io(format!("cannot write {}", to.display()), e))?;
             bytes += n as u64;
         }
     }
     let d = File::open(dst).map_err(|e| Error::io(format!("cannot open {}", dst.display()), e))?;
     if unsafe { libc::syncfs(d.as_raw_fd()) } != 0 {
-        return Err(Error::io(
-            format!("cannot sync {}", dst.display()),
-            std::io::Error::last_os_error(),
-        ));
+        return Err(Error::io(format!("cannot sync {}", dst.display()), std::io::Error::last_os_error()));
     }
     let seconds = start.elapsed().as_secs_f64();
     Ok(CopyResult {
@@ -133,8 +119,7 @@ pub fn copy_tree(src: &Path, dst: &Path, files: u64) -> Result<CopyResult> {
         seconds,
         mb_s: bytes as f64 / seconds / 1e6,
         mib_s: bytes as f64 / seconds / 1_048_576.0,
-        method: "buffered read/write loop with a 1MiB buffer, then syncfs of the destination"
-            .into(),
+        method: "buffered read/write loop with a 1MiB buffer, then syncfs of the destination".into(),
         source: src.to_path_buf(),
         destination: dst.to_path_buf(),
     })
@@ -151,14 +136,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("methodic-copy-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         let d = Dataset::of_files("d", Bytes(1000), Bytes(100_000), 30, 4);
-        assert!(
-            prepare(&d, &dir.join("src")).unwrap(),
-            "made the first time"
-        );
-        assert!(
-            !prepare(&d, &dir.join("src")).unwrap(),
-            "reused the second time"
-        );
+        assert!(prepare(&d, &dir.join("src")).unwrap(), "made the first time");
+        assert!(!prepare(&d, &dir.join("src")).unwrap(), "reused the second time");
         let r = copy_tree(&dir.join("src"), &dir.join("dst"), d.files).unwrap();
         assert_eq!((r.files, r.bytes), (30, d.total.0));
         assert_eq!(

@@ -33,12 +33,7 @@ impl Buffers {
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        Buffers {
-            ptr,
-            layout,
-            slot_size,
-            slots: slots.max(1),
-        }
+        Buffers { ptr, layout, slot_size, slots: slots.max(1) }
     }
 
     pub fn slots(&self) -> usize {
@@ -62,10 +57,7 @@ impl Buffers {
     /// One iovec a slot, to register with io_uring.
     pub fn iovecs(&self) -> Vec<libc::iovec> {
         (0..self.slots)
-            .map(|i| libc::iovec {
-                iov_base: self.ptr(i).cast(),
-                iov_len: self.slot_size,
-            })
+            .map(|i| libc::iovec { iov_base: self.ptr(i).cast(), iov_len: self.slot_size })
             .collect()
     }
 }
@@ -85,11 +77,7 @@ pub struct Pattern {
 
 impl Pattern {
     pub fn new(kind: DataPattern, seed: u64) -> Pattern {
-        Pattern {
-            kind,
-            seed,
-            writes: 0,
-        }
+        Pattern { kind, seed, writes: 0 }
     }
 
     /// Fills every buffer once.

@@ -10,19 +10,11 @@ use std::path::PathBuf;
 pub enum Error {
     /// A target could not be opened, sized or used as the plan needs.
     #[error("{}: {message}", path.display())]
-    Target {
-        path: PathBuf,
-        message: String,
-        hint: Option<String>,
-    },
+    Target { path: PathBuf, message: String, hint: Option<String> },
 
     /// methodic refuses to write to a device that may hold data.
     #[error("refusing to write to {}: {reason}", path.display())]
-    Refused {
-        path: PathBuf,
-        reason: String,
-        hint: String,
-    },
+    Refused { path: PathBuf, reason: String, hint: String },
 
     /// An I/O error while running a step, with what was being done.
     #[error("{context}: {source}")]
@@ -31,10 +23,7 @@ pub enum Error {
     /// The plan cannot run here (a feature the machine lacks, a span
     /// larger than the target).
     #[error("{message}")]
-    Unsupported {
-        message: String,
-        hint: Option<String>,
-    },
+    Unsupported { message: String, hint: Option<String> },
 
     /// The run was stopped by a signal or the user.
     #[error("interrupted")]
@@ -43,33 +32,21 @@ pub enum Error {
 
 impl Error {
     pub fn io(context: impl Into<String>, source: io::Error) -> Error {
-        Error::Io {
-            context: context.into(),
-            source,
-        }
+        Error::Io { context: context.into(), source }
     }
 
     pub fn target(path: impl Into<PathBuf>, message: impl Into<String>) -> Error {
-        Error::Target {
-            path: path.into(),
-            message: message.into(),
-            hint: None,
-        }
+        Error::Target { path: path.into(), message: message.into(), hint: None }
     }
 
     pub fn unsupported(message: impl Into<String>) -> Error {
-        Error::Unsupported {
-            message: message.into(),
-            hint: None,
-        }
+        Error::Unsupported { message: message.into(), hint: None }
     }
 
     /// Adds what to do about it.
     pub fn with_hint(mut self, text: impl Into<String>) -> Error {
         match &mut self {
-            Error::Target { hint, .. } | Error::Unsupported { hint, .. } => {
-                *hint = Some(text.into())
-            }
+            Error::Target { hint, .. } | Error::Unsupported { hint, .. } => *hint = Some(text.into()),
             Error::Refused { hint, .. } => *hint = text.into(),
             Error::Io { .. } | Error::Interrupted => {}
         }

@@ -205,9 +205,7 @@ extern "C" fn on_signal(_: libc::c_int) {
 }
 
 fn stop_flag() -> Arc<AtomicBool> {
-    let flag = STOP
-        .get_or_init(|| Arc::new(AtomicBool::new(false)))
-        .clone();
+    let flag = STOP.get_or_init(|| Arc::new(AtomicBool::new(false))).clone();
     flag.store(false, Ordering::SeqCst);
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
@@ -222,11 +220,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     let started = time::unix_now();
     let clock = Instant::now();
     let original = plan;
-    let plan = if opts.rehearse {
-        rehearse::rehearse(plan)
-    } else {
-        plan.clone()
-    };
+    let plan = if opts.rehearse { rehearse::rehearse(plan) } else { plan.clone() };
 
     let mut results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
     if opts.rehearse {
@@ -239,15 +233,11 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         _ => worker::io_uring_available(),
     };
     if let (EngineChoice::IoUring, Err(why)) = (opts.engine, &uring) {
-        return Err(
-            Error::unsupported(format!("io_uring is not available here: {why}"))
-                .with_hint("leave out --engine io_uring to fall back to psync"),
-        );
+        return Err(Error::unsupported(format!("io_uring is not available here: {why}"))
+            .with_hint("leave out --engine io_uring to fall back to psync"));
     }
     if let (EngineChoice::Auto, Err(why)) = (opts.engine, &uring) {
-        observer.note(&format!(
-            "io_uring is not available ({why}): every step uses psync"
-        ));
+        observer.note(&format!("io_uring is not available ({why}): every step uses psync"));
     }
     let mut exec = Executor {
         plan: &plan,
@@ -264,9 +254,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     let mut error = None;
     let total = plan.steps.len();
     for (i, step) in plan.steps.iter().enumerate() {
-        let remaining = plan.steps[i..]
-            .iter()
-            .fold(TimeRange::default(), |t, s| t.add(s.estimate.time));
+        let remaining = plan.steps[i..].iter().fold(TimeRange::default(), |t, s| t.add(s.estimate.time));
         observer.step_started(i, total, step, remaining);
         let step_start = time::unix_now();
         let t0 = Instant::now();
@@ -371,38 +359,20 @@ pub fn describe(e: &Error) -> String {
 
 /// Opens the targets the plan needs, or makes scratch files in `out`.
 fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target>> {
-    let devices = plan
-        .steps
-        .iter()
-        .filter_map(|s| s.target.map(|t| t.devices))
-        .max()
-        .unwrap_or(1)
-        .max(1) as usize;
+    let devices =
+        plan.steps.iter().filter_map(|s| s.target.map(|t| t.devices)).max().unwrap_or(1).max(1) as usize;
     let need_direct = plan
         .steps
         .iter()
         .any(|s| s.target.is_some_and(|t| t.io == IoMode::Direct) && s.action.touches_target());
     let write = plan.steps.iter().any(|s| s.action.writes());
-    let mut open = OpenOptionsT {
-        create_size: None,
-        need_direct,
-        write,
-        destroy: opts.destroy.clone(),
-    };
+    let mut open = OpenOptionsT { create_size: None, need_direct, write, destroy: opts.destroy.clone() };
     if opts.targets.is_empty() {
-        let size = if opts.rehearse {
-            rehearse::CAPACITY
-        } else {
-            scratch_size(plan)
-        };
+        let size = if opts.rehearse { rehearse::CAPACITY } else { scratch_size(plan) };
         open.create_size = Some(size);
         return (0..devices)
             .map(|i| {
-                let name = if devices == 1 {
-                    "scratch.bin".to_string()
-                } else {
-                    format!("scratch-{i}.bin")
-                };
+                let name = if devices == 1 { "scratch.bin".to_string() } else { format!("scratch-{i}.bin") };
                 Target::open(&out.join(name), &open)
             })
             .collect();
@@ -411,20 +381,11 @@ fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target
         return Err(Error::unsupported(format!(
             "the plan spreads its workers over {devices} devices, but {} --target {} given",
             opts.targets.len(),
-            if opts.targets.len() == 1 {
-                "was"
-            } else {
-                "were"
-            }
+            if opts.targets.len() == 1 { "was" } else { "were" }
         ))
-        .with_hint(format!(
-            "give --target once for each of the {devices} devices"
-        )));
+        .with_hint(format!("give --target once for each of the {devices} devices")));
     }
-    opts.targets
-        .iter()
-        .map(|p| Target::open(p, &open))
-        .collect()
+    opts.targets.iter().map(|p| Target::open(p, &open)).collect()
 }
 
 /// A scratch file holds the largest span given in bytes, or 1GiB.
@@ -485,22 +446,13 @@ impl Executor<'_> {
         match &step.action {
             Action::Erase { method } => {
                 for t in self.targets.iter().take(settings.devices.max(1) as usize) {
-                    let region = step_region(
-                        settings.span,
-                        Bytes(0),
-                        Bytes(1),
-                        Bytes(t.capacity),
-                        t.logical_block,
-                    )
-                    .map_err(|e| Error::target(&t.path, e.to_string()))?;
+                    let region =
+                        step_region(settings.span, Bytes(0), Bytes(1), Bytes(t.capacity), t.logical_block)
+                            .map_err(|e| Error::target(&t.path, e.to_string()))?;
                     out.actions.push(system::erase(t, *method, region)?);
                 }
             }
-            Action::Fill {
-                workload,
-                qd,
-                passes,
-            } => {
+            Action::Fill { workload, qd, passes } => {
                 let csv = self.results.series_path(&step.id, "")?;
                 let run = self.io(
                     step,
@@ -517,13 +469,7 @@ impl Executor<'_> {
                 )?;
                 self.finish_io(step, out, run, settings, &csv);
             }
-            Action::Measure {
-                workload,
-                qd,
-                ramp,
-                stop,
-                series,
-            } => {
+            Action::Measure { workload, qd, ramp, stop, series } => {
                 let csv = self.results.series_path(&step.id, "")?;
                 let budget = stop.written.map(|w| self.bytes_of(w, settings));
                 let run = self.io(
@@ -541,12 +487,7 @@ impl Executor<'_> {
                 )?;
                 self.finish_io(step, out, run, settings, &csv);
             }
-            Action::Precondition {
-                workload,
-                qd,
-                stop: PreconditionStop::Time(d),
-                series,
-            } => {
+            Action::Precondition { workload, qd, stop: PreconditionStop::Time(d), series } => {
                 let csv = self.results.series_path(&step.id, "")?;
                 let run = self.io(
                     step,
@@ -563,15 +504,8 @@ impl Executor<'_> {
                 )?;
                 self.finish_io(step, out, run, settings, &csv);
             }
-            Action::Precondition {
-                workload,
-                qd,
-                stop: PreconditionStop::Steady { round, rule },
-                series,
-            } => {
-                self.precondition_until_steady(
-                    step, out, workload, *qd, settings, *round, rule, *series,
-                )?;
+            Action::Precondition { workload, qd, stop: PreconditionStop::Steady { round, rule }, series } => {
+                self.precondition_until_steady(step, out, workload, *qd, settings, *round, rule, *series)?;
             }
             Action::Rounds { cells, track, rule } => {
                 self.rounds(step, out, cells, *track as usize, rule, settings)?
@@ -587,11 +521,7 @@ impl Executor<'_> {
             // force is said here.
             Action::LimitRam { .. } if out.actions.is_empty() => {
                 out.actions.push(match &self.ram {
-                    Some(r) => format!(
-                        "RAM limited to {}: {}",
-                        crate::target::human(r.limit),
-                        r.method
-                    ),
+                    Some(r) => format!("RAM limited to {}: {}", crate::target::human(r.limit), r.method),
                     None => "RAM not limited".to_string(),
                 });
             }
@@ -600,21 +530,15 @@ impl Executor<'_> {
                 let t = &self.targets[0];
                 if t.kind != TargetKind::File {
                     return Err(Error::unsupported("copy steps copy files, and need a file target")
-                        .with_hint("give a file on the file system to test as --target, or run on a scratch file"));
+                        .with_hint(
+                            "give a file on the file system to test as --target, or run on a scratch file",
+                        ));
                 }
                 let source = self.results.path.join("datasets").join(&dataset.name);
                 if copy::prepare(dataset, &source)? {
-                    out.actions.push(format!(
-                        "generated dataset {} in {}",
-                        dataset.name,
-                        source.display()
-                    ));
+                    out.actions.push(format!("generated dataset {} in {}", dataset.name, source.display()));
                 }
-                let parent = t
-                    .path
-                    .parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .unwrap_or(Path::new("."));
+                let parent = t.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
                 let dest = parent.join(format!("methodic-copy-{}", std::process::id()));
                 if !self.copies.contains(&dest) {
                     self.copies.push(dest.clone());
@@ -641,11 +565,7 @@ impl Executor<'_> {
         self.ram = None;
         if let Some(limit) = wanted {
             let r = system::limit_ram(limit.0)?;
-            out.actions.push(format!(
-                "RAM limited to {}: {}",
-                crate::target::human(limit.0),
-                r.method
-            ));
+            out.actions.push(format!("RAM limited to {}: {}", crate::target::human(limit.0), r.method));
             self.ram = Some(r);
         } else {
             out.actions.push("RAM limit lifted".into());
@@ -673,9 +593,7 @@ impl Executor<'_> {
     }
 
     fn relative(&self, path: &Path) -> PathBuf {
-        path.strip_prefix(&self.results.path)
-            .unwrap_or(path)
-            .to_path_buf()
+        path.strip_prefix(&self.results.path).unwrap_or(path).to_path_buf()
     }
 
     fn finish_io(
@@ -693,8 +611,7 @@ impl Executor<'_> {
             for t in &self.targets {
                 let _ = t.file(false).sync_data();
             }
-            out.actions
-                .push("buffered writes synced to the device after the step (not timed)".into());
+            out.actions.push("buffered writes synced to the device after the step (not timed)".into());
         }
     }
 
@@ -719,16 +636,8 @@ impl Executor<'_> {
             (spec.qd.workers, spec.qd.per_worker)
         };
         let threads = threads.max(1) as usize;
-        let devices = (spec.settings.devices.max(1) as usize)
-            .min(self.targets.len())
-            .min(threads);
-        let largest = spec
-            .workload
-            .blocks
-            .iter()
-            .map(|b| b.size)
-            .max()
-            .unwrap_or(Bytes(4096));
+        let devices = (spec.settings.devices.max(1) as usize).min(self.targets.len()).min(threads);
+        let largest = spec.workload.blocks.iter().map(|b| b.size).max().unwrap_or(Bytes(4096));
         let direct = spec.settings.io == IoMode::Direct;
         // Each device's region, and the stripes of the threads on it.
         let mut layout: Vec<(usize, Region, Region)> = Vec::with_capacity(threads);
@@ -742,8 +651,7 @@ impl Executor<'_> {
                 t.logical_block,
             )
             .map_err(|e| {
-                Error::target(&t.path, e.to_string())
-                    .with_hint("use a larger target or a smaller span")
+                Error::target(&t.path, e.to_string()).with_hint("use a larger target or a smaller span")
             })?;
             let on_device: Vec<usize> = (0..threads).filter(|i| i % devices == d).collect();
             let stripe_align = spec.workload.align.0.max(largest.0).max(t.logical_block);
@@ -762,10 +670,7 @@ impl Executor<'_> {
             None => (None, None),
         };
         let barrier = Arc::new(Barrier::new(threads));
-        let budget = spec.budget.map(|target| SharedBudget {
-            issued: Arc::new(AtomicU64::new(0)),
-            target,
-        });
+        let budget = spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target });
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let seed0 = derive_seed(self.opts.seed, &step.id, 0);
         let jobs: Vec<Job> = layout
@@ -782,20 +687,14 @@ impl Executor<'_> {
                 stripe,
                 seed: derive_seed(self.opts.seed, &step.id, i as u32),
                 data: spec.settings.data,
-                timing: Timing {
-                    ramp: spec.ramp,
-                    record: spec.record,
-                },
+                timing: Timing { ramp: spec.ramp, record: spec.record },
                 start: barrier.clone(),
                 quota: spec.passes.map(|p| stripe.len * p as u64),
                 budget: budget.clone(),
                 series: tx.as_ref().map(|tx| SeriesLink {
                     tx: tx.clone(),
                     worker: i,
-                    interval: spec
-                        .series
-                        .as_ref()
-                        .map_or(StdDuration::from_secs(1), |s| s.0),
+                    interval: spec.series.as_ref().map_or(StdDuration::from_secs(1), |s| s.0),
                 }),
                 stop: self.stop.clone(),
                 cpu: self.opts.pin.then_some(i % cpus),
@@ -815,17 +714,13 @@ impl Executor<'_> {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(std::io::Error::other("a worker panicked")))
-                })
+                .map(|h| h.join().unwrap_or_else(|_| Err(std::io::Error::other("a worker panicked"))))
                 .collect()
         });
         let rows = match collector {
-            Some(h) => h
-                .join()
-                .map_err(|_| Error::unsupported("the series collector panicked"))?
-                .unwrap_or_default(),
+            Some(h) => {
+                h.join().map_err(|_| Error::unsupported("the series collector panicked"))?.unwrap_or_default()
+            }
             None => Vec::new(),
         };
         let mut recorder = Recorder::default();
@@ -838,11 +733,7 @@ impl Executor<'_> {
             if let Some(f) = o.first_error {
                 return Err(Error::Io {
                     context: format!("step {} on {}", step.id, self.targets[0].path.display()),
-                    source: std::io::Error::other(format!(
-                        "{} ({} failed I/Os)",
-                        f.describe(),
-                        o.errors
-                    )),
+                    source: std::io::Error::other(format!("{} ({} failed I/Os)", f.describe(), o.errors)),
                 });
             }
             recorder.merge(&o.recorder);
@@ -973,10 +864,8 @@ impl Executor<'_> {
         settings: Settings,
     ) -> Result<()> {
         let csv = self.results.series_path(&step.id, ".rounds")?;
-        let mut rounds_out = CsvOut::create(
-            &csv,
-            "round,cell,workload,qd,iops,mb_s,mean_latency_us,p99_latency_us",
-        )?;
+        let mut rounds_out =
+            CsvOut::create(&csv, "round,cell,workload,qd,iops,mb_s,mean_latency_us,p99_latency_us")?;
         let mut per_cell: Vec<Vec<Summary>> = vec![Vec::new(); cells.len()];
         let mut values = Vec::new();
         let mut window = None;
@@ -1029,9 +918,8 @@ impl Executor<'_> {
                 .filter(|(_, runs)| !runs.is_empty())
                 .map(|(cell, runs)| {
                     let tail = &runs[runs.len().saturating_sub(w)..];
-                    let avg = |f: &dyn Fn(&Summary) -> f64| {
-                        tail.iter().map(f).sum::<f64>() / tail.len() as f64
-                    };
+                    let avg =
+                        |f: &dyn Fn(&Summary) -> f64| tail.iter().map(f).sum::<f64>() / tail.len() as f64;
                     CellResult {
                         workload: cell.workload.name.clone(),
                         qd: cell.qd.total,
@@ -1075,10 +963,7 @@ impl CsvOut {
     fn create(path: &Path, header: &str) -> Result<CsvOut> {
         let f = std::fs::File::create(path)
             .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
-        let mut out = CsvOut {
-            path: path.to_path_buf(),
-            file: std::io::BufWriter::new(f),
-        };
+        let mut out = CsvOut { path: path.to_path_buf(), file: std::io::BufWriter::new(f) };
         out.row(header)?;
         Ok(out)
     }

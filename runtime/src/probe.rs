@@ -62,13 +62,9 @@ pub fn run(
         File::create(csv).map_err(|e| Error::io(format!("cannot create {}", csv.display()), e))?,
     );
     let write = |out: &mut BufWriter<File>, line: String| {
-        out.write_all(line.as_bytes())
-            .map_err(|e| Error::io(format!("cannot write {}", csv.display()), e))
+        out.write_all(line.as_bytes()).map_err(|e| Error::io(format!("cannot write {}", csv.display()), e))
     };
-    write(
-        &mut out,
-        "offset_bytes,latency_us,min_us,max_us\n".to_string(),
-    )?;
+    write(&mut out, "offset_bytes,latency_us,min_us,max_us\n".to_string())?;
     let mut kept = Vec::with_capacity(offsets);
     for (k, times) in samples.iter_mut().enumerate() {
         if times.is_empty() {
@@ -88,23 +84,14 @@ pub fn run(
             ),
         )?;
     }
-    out.flush()
-        .map_err(|e| Error::io(format!("cannot write {}", csv.display()), e))?;
+    out.flush().map_err(|e| Error::io(format!("cannot write {}", csv.display()), e))?;
     kept.sort_by(f64::total_cmp);
-    let pick = |q: f64| {
-        kept.get(((kept.len() as f64 - 1.0) * q).round() as usize)
-            .copied()
-            .unwrap_or(0.0)
-            / 1000.0
-    };
+    let pick =
+        |q: f64| kept.get(((kept.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0) / 1000.0;
     Ok(ProbeResult {
         offsets: p.offsets,
         repeats: p.repeats,
-        durable: if direct {
-            "O_DIRECT".into()
-        } else {
-            "fdatasync".into()
-        },
+        durable: if direct { "O_DIRECT".into() } else { "fdatasync".into() },
         min_us: pick(0.0),
         median_us: pick(0.5),
         max_us: pick(1.0),
@@ -119,11 +106,7 @@ fn statistic(sorted: &[u64], a: Aggregate) -> f64 {
         Aggregate::Mean => sorted.iter().sum::<u64>() as f64 / sorted.len() as f64,
         Aggregate::Median => {
             let n = sorted.len();
-            if n % 2 == 1 {
-                sorted[n / 2] as f64
-            } else {
-                (sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0
-            }
+            if n % 2 == 1 { sorted[n / 2] as f64 } else { (sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0 }
         }
     }
 }
@@ -161,19 +144,8 @@ mod tests {
             statistic: Aggregate::Median,
             offsets: 15,
         };
-        let r = run(
-            &p,
-            &file,
-            false,
-            0,
-            &dir.join("p.csv"),
-            &AtomicBool::new(false),
-        )
-        .unwrap();
-        assert_eq!(
-            (r.offsets, r.repeats, r.durable.as_str()),
-            (15, 3, "fdatasync")
-        );
+        let r = run(&p, &file, false, 0, &dir.join("p.csv"), &AtomicBool::new(false)).unwrap();
+        assert_eq!((r.offsets, r.repeats, r.durable.as_str()), (15, 3, "fdatasync"));
         let csv = std::fs::read_to_string(dir.join("p.csv")).unwrap();
         assert_eq!(csv.lines().count(), 16);
         assert!(csv.lines().nth(2).unwrap().starts_with("256,"));

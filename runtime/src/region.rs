@@ -35,10 +35,7 @@ impl std::fmt::Display for RegionError {
                 write!(f, "a span of {span} does not fit on a target of {capacity}")
             }
             RegionError::NoRoom { usable, block } => {
-                write!(
-                    f,
-                    "the span leaves {usable} after the offset, too little for a {block} block"
-                )
+                write!(f, "the span leaves {usable} after the offset, too little for a {block} block")
             }
         }
     }
@@ -66,15 +63,9 @@ pub fn step_region(
     let span_bytes = span_bytes / logical_block * logical_block;
     let usable = span_bytes.saturating_sub(offset.0);
     if usable < largest_block.0.max(1) {
-        return Err(RegionError::NoRoom {
-            usable: Bytes(usable),
-            block: largest_block,
-        });
+        return Err(RegionError::NoRoom { usable: Bytes(usable), block: largest_block });
     }
-    Ok(Region {
-        start: offset.0,
-        len: usable,
-    })
+    Ok(Region { start: offset.0, len: usable })
 }
 
 /// Splits a region into one contiguous stripe per worker, each a whole
@@ -88,11 +79,7 @@ pub fn worker_regions(region: Region, workers: u32, align: u64) -> Vec<Region> {
     (0..workers)
         .map(|w| {
             let start = region.start + w * per * align;
-            let len = if w == workers - 1 {
-                region.end() - start
-            } else {
-                per * align
-            };
+            let len = if w == workers - 1 { region.end() - start } else { per * align };
             Region { start, len }
         })
         .collect()
@@ -114,63 +101,27 @@ mod tests {
             4096,
         )
         .unwrap();
-        assert_eq!(
-            r,
-            Region {
-                start: 0,
-                len: 250_000_000 / 4096 * 4096
-            }
-        );
+        assert_eq!(r, Region { start: 0, len: 250_000_000 / 4096 * 4096 });
     }
 
     #[test]
     fn offsets_shrink_the_region_and_spans_must_fit() {
-        let r = step_region(
-            Extent::Bytes(Bytes(1 << 20)),
-            Bytes(4096),
-            Bytes(4096),
-            Bytes(1 << 30),
-            512,
-        )
-        .unwrap();
+        let r = step_region(Extent::Bytes(Bytes(1 << 20)), Bytes(4096), Bytes(4096), Bytes(1 << 30), 512)
+            .unwrap();
+        assert_eq!(r, Region { start: 4096, len: (1 << 20) - 4096 });
         assert_eq!(
-            r,
-            Region {
-                start: 4096,
-                len: (1 << 20) - 4096
-            }
-        );
-        assert_eq!(
-            step_region(
-                Extent::Bytes(Bytes(2 << 30)),
-                Bytes(0),
-                Bytes(4096),
-                Bytes(1 << 30),
-                512
-            ),
-            Err(RegionError::SpanTooLarge {
-                span: Bytes(2 << 30),
-                capacity: Bytes(1 << 30)
-            })
+            step_region(Extent::Bytes(Bytes(2 << 30)), Bytes(0), Bytes(4096), Bytes(1 << 30), 512),
+            Err(RegionError::SpanTooLarge { span: Bytes(2 << 30), capacity: Bytes(1 << 30) })
         );
         assert!(matches!(
-            step_region(
-                Extent::Bytes(Bytes(8192)),
-                Bytes(8192),
-                Bytes(4096),
-                Bytes(1 << 30),
-                512
-            ),
+            step_region(Extent::Bytes(Bytes(8192)), Bytes(8192), Bytes(4096), Bytes(1 << 30), 512),
             Err(RegionError::NoRoom { .. })
         ));
     }
 
     #[test]
     fn worker_stripes_cover_the_region_without_overlap() {
-        let region = Region {
-            start: 4096,
-            len: 10 * 131_072 + 4096,
-        };
+        let region = Region { start: 4096, len: 10 * 131_072 + 4096 };
         let stripes = worker_regions(region, 4, 131_072);
         assert_eq!(stripes.len(), 4);
         assert_eq!(stripes[0].start, region.start);

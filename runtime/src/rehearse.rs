@@ -25,18 +25,9 @@ pub fn rehearse(plan: &Plan) -> Plan {
     let total = p
         .steps
         .iter()
-        .map(|s| {
-            estimate::step(&s.action, s.target.as_ref())
-                .time
-                .max
-                .as_millis()
-        })
+        .map(|s| estimate::step(&s.action, s.target.as_ref()).time.max.as_millis())
         .sum::<u64>();
-    let factor = if total > BUDGET_MS {
-        BUDGET_MS as f64 / total as f64
-    } else {
-        1.0
-    };
+    let factor = if total > BUDGET_MS { BUDGET_MS as f64 / total as f64 } else { 1.0 };
     for step in &mut p.steps {
         scale(step, factor);
         step.estimate = estimate::step(&step.action, step.target.as_ref());
@@ -52,10 +43,7 @@ fn cap(step: &mut Step) {
         *t = shrink_target(*t);
     }
     match &mut step.action {
-        Action::Precondition {
-            stop: PreconditionStop::Steady { rule, .. },
-            ..
-        }
+        Action::Precondition { stop: PreconditionStop::Steady { rule, .. }, .. }
         | Action::Rounds { rule, .. } => {
             rule.max_rounds = rule.max_rounds.min(rule.window + 2);
         }
@@ -68,17 +56,12 @@ fn cap(step: &mut Step) {
         Action::Copy { dataset } => {
             let max = dataset.size_max.min(Bytes(1 << 20));
             let min = dataset.size_min.min(max);
-            *dataset =
-                Dataset::of_files(&dataset.name, min, max, dataset.files.min(32), dataset.seed);
+            *dataset = Dataset::of_files(&dataset.name, min, max, dataset.files.min(32), dataset.seed);
         }
         Action::Probe(p) => {
             p.range = p.range.min(Bytes((64 << 10).max(p.io.0)));
             p.repeats = p.repeats.min(3);
-            p.offsets = if p.step.0 == 0 {
-                0
-            } else {
-                (p.range.0 - p.io.0) / p.step.0 + 1
-            };
+            p.offsets = if p.step.0 == 0 { 0 } else { (p.range.0 - p.io.0) / p.step.0 + 1 };
         }
         _ => {}
     }
@@ -96,9 +79,7 @@ fn scale(step: &mut Step, factor: f64) {
         if d.is_zero() {
             return d;
         }
-        let ms = ((d.as_millis() as f64 * factor) as u64)
-            .max(floor)
-            .min(d.as_millis());
+        let ms = ((d.as_millis() as f64 * factor) as u64).max(floor).min(d.as_millis());
         Duration::from_millis(ms)
     };
     // A series interval no longer than what the step records.
@@ -119,9 +100,7 @@ fn scale(step: &mut Step, factor: f64) {
             };
             *series = series_for(*series, length);
         }
-        Action::Measure {
-            ramp, stop, series, ..
-        } => {
+        Action::Measure { ramp, stop, series, .. } => {
             *ramp = by(*ramp, 0);
             if let Some(t) = stop.time.as_mut() {
                 *t = by(*t, MIN_RECORD_MS);
@@ -149,9 +128,7 @@ mod tests {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             let src = std::fs::read_to_string(&path).unwrap();
-            let plan = methodic_compiler::compile(&src, &Default::default())
-                .unwrap()
-                .plan;
+            let plan = methodic_compiler::compile(&src, &Default::default()).unwrap().plan;
             let r = rehearse(&plan);
             let problems = methodic_compiler::validate(&r);
             assert!(problems.is_empty(), "{}: {problems}", path.display());

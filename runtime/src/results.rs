@@ -21,9 +21,7 @@ impl ResultsDir {
     /// the source in it.
     pub fn create(path: &Path, plan_ron: &str, source: Option<&str>) -> Result<ResultsDir> {
         if path.exists() {
-            let empty = fs::read_dir(path)
-                .map(|mut d| d.next().is_none())
-                .unwrap_or(false);
+            let empty = fs::read_dir(path).map(|mut d| d.next().is_none()).unwrap_or(false);
             if !empty {
                 return Err(Error::target(path, "already holds results")
                     .with_hint("give another --out, or move the old results away"));
@@ -39,17 +37,9 @@ impl ResultsDir {
             .create(true)
             .append(true)
             .open(path.join("steps.jsonl"))
-            .map_err(|e| {
-                Error::io(
-                    format!("cannot create {}", path.join("steps.jsonl").display()),
-                    e,
-                )
-            })?;
+            .map_err(|e| Error::io(format!("cannot create {}", path.join("steps.jsonl").display()), e))?;
         sync_dir(path);
-        Ok(ResultsDir {
-            path: path.to_path_buf(),
-            steps,
-        })
+        Ok(ResultsDir { path: path.to_path_buf(), steps })
     }
 
     /// Appends a finished step and makes it durable.
@@ -60,12 +50,7 @@ impl ResultsDir {
         self.steps
             .write_all(line.as_bytes())
             .and_then(|()| self.steps.sync_data())
-            .map_err(|e| {
-                Error::io(
-                    format!("cannot write {}", self.path.join("steps.jsonl").display()),
-                    e,
-                )
-            })
+            .map_err(|e| Error::io(format!("cannot write {}", self.path.join("steps.jsonl").display()), e))
     }
 
     /// Where a step's series goes: `series/<id>.csv`, a folder a phase.
@@ -87,10 +72,7 @@ impl ResultsDir {
         let tmp = self.path.join(".results.json.tmp");
         write_synced(&tmp, format!("{text}\n").as_bytes())?;
         fs::rename(&tmp, self.path.join("results.json")).map_err(|e| {
-            Error::io(
-                format!("cannot write {}", self.path.join("results.json").display()),
-                e,
-            )
+            Error::io(format!("cannot write {}", self.path.join("results.json").display()), e)
         })?;
         sync_dir(&self.path);
         Ok(())
@@ -98,8 +80,7 @@ impl ResultsDir {
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = File::create(path)
-        .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+    let mut f = File::create(path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
     f.write_all(bytes)
         .and_then(|()| f.sync_all())
         .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
@@ -119,18 +100,14 @@ mod tests {
     fn steps_are_appended_and_series_go_under_their_phase() {
         let dir = std::env::temp_dir().join(format!("methodic-results-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        let mut r =
-            ResultsDir::create(&dir, "(schema: 1)", Some("methodology \"x\" version \"1\""))
-                .unwrap();
+        let mut r = ResultsDir::create(&dir, "(schema: 1)", Some("methodology \"x\" version \"1\"")).unwrap();
         r.append_step(&serde_json::json!({"id": "a"})).unwrap();
         r.append_step(&serde_json::json!({"id": "b"})).unwrap();
         let lines = fs::read_to_string(dir.join("steps.jsonl")).unwrap();
         assert_eq!(lines.lines().count(), 2);
         let p = r.series_path("4kib-random/rnd4k_read-qd1", "").unwrap();
         assert_eq!(p, dir.join("series/4kib-random/rnd4k_read-qd1.csv"));
-        let p = r
-            .series_path("map/rnd4k-read-33.34-qd1", ".rounds")
-            .unwrap();
+        let p = r.series_path("map/rnd4k-read-33.34-qd1", ".rounds").unwrap();
         assert_eq!(p, dir.join("series/map/rnd4k-read-33.34-qd1.rounds.csv"));
         assert!(p.parent().unwrap().is_dir());
         r.finish(&serde_json::json!({"ok": true})).unwrap();

@@ -17,9 +17,7 @@ impl Rng {
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^ (z >> 31)
         };
-        Rng {
-            s: [next(), next(), next(), next()],
-        }
+        Rng { s: [next(), next(), next(), next()] }
     }
 
     #[inline]
@@ -64,8 +62,7 @@ pub fn derive_seed(run_seed: u64, step_id: &str, worker: u32) -> u64 {
         h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    Rng::new(h ^ run_seed.rotate_left(17) ^ (worker as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
-        .next_u64()
+    Rng::new(h ^ run_seed.rotate_left(17) ^ (worker as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
 }
 
 #[cfg(test)]

@@ -28,14 +28,7 @@ pub struct Interval {
 
 impl Interval {
     pub fn new(index: u64) -> Interval {
-        Interval {
-            index,
-            read_ios: 0,
-            write_ios: 0,
-            bytes: 0,
-            lat_sum_ns: 0,
-            lat: histogram(2),
-        }
+        Interval { index, read_ios: 0, write_ios: 0, bytes: 0, lat_sum_ns: 0, lat: histogram(2) }
     }
 
     #[inline]
@@ -124,51 +117,42 @@ fn collect(
     // How long the workers recorded, once all are done: the last interval
     // may be cut short, and its rates are over what it lasted.
     let mut recorded = 0.0f64;
-    let mut emit =
-        |iv: &Interval, out: &mut Option<BufWriter<File>>, recorded: f64| -> io::Result<()> {
-            let ios = iv.read_ios + iv.write_ios;
-            let start = iv.index as f64 * interval_s;
-            let end = if recorded > start {
-                ((iv.index + 1) as f64 * interval_s).min(recorded)
-            } else {
-                start + interval_s
-            };
-            let span = (end - start).max(1e-9);
-            let row = Row {
-                t: end,
-                iops: ios as f64 / span,
-                read_iops: iv.read_ios as f64 / span,
-                write_iops: iv.write_ios as f64 / span,
-                mb_s: iv.bytes as f64 / span / 1e6,
-                mean_latency_us: if ios > 0 {
-                    iv.lat_sum_ns as f64 / ios as f64 / 1000.0
-                } else {
-                    0.0
-                },
-                p99_latency_us: if ios > 0 {
-                    iv.lat.value_at_quantile(0.99) as f64 / 1000.0
-                } else {
-                    0.0
-                },
-            };
-            if let Some(w) = out.as_mut() {
-                writeln!(
-                    w,
-                    "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
-                    row.t,
-                    row.iops,
-                    row.read_iops,
-                    row.write_iops,
-                    row.mb_s,
-                    iv.bytes as f64 / span / 1_048_576.0,
-                    row.mean_latency_us,
-                    row.p99_latency_us
-                )?;
-                w.flush()?;
-            }
-            rows.push(row);
-            Ok(())
+    let mut emit = |iv: &Interval, out: &mut Option<BufWriter<File>>, recorded: f64| -> io::Result<()> {
+        let ios = iv.read_ios + iv.write_ios;
+        let start = iv.index as f64 * interval_s;
+        let end = if recorded > start {
+            ((iv.index + 1) as f64 * interval_s).min(recorded)
+        } else {
+            start + interval_s
         };
+        let span = (end - start).max(1e-9);
+        let row = Row {
+            t: end,
+            iops: ios as f64 / span,
+            read_iops: iv.read_ios as f64 / span,
+            write_iops: iv.write_ios as f64 / span,
+            mb_s: iv.bytes as f64 / span / 1e6,
+            mean_latency_us: if ios > 0 { iv.lat_sum_ns as f64 / ios as f64 / 1000.0 } else { 0.0 },
+            p99_latency_us: if ios > 0 { iv.lat.value_at_quantile(0.99) as f64 / 1000.0 } else { 0.0 },
+        };
+        if let Some(w) = out.as_mut() {
+            writeln!(
+                w,
+                "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
+                row.t,
+                row.iops,
+                row.read_iops,
+                row.write_iops,
+                row.mb_s,
+                iv.bytes as f64 / span / 1_048_576.0,
+                row.mean_latency_us,
+                row.p99_latency_us
+            )?;
+            w.flush()?;
+        }
+        rows.push(row);
+        Ok(())
+    };
     for msg in rx {
         match msg {
             Message::Interval { worker, interval } => {
@@ -189,23 +173,13 @@ fn collect(
         }
         // Every interval all workers have moved past is complete; once all
         // are done, everything left is.
-        let complete = (0..workers)
-            .map(|w| if done[w] { u64::MAX } else { reported[w] })
-            .min()
-            .unwrap_or(0);
-        let upto = if complete == u64::MAX {
-            pending.keys().next_back().map_or(next, |k| k + 1)
-        } else {
-            complete
-        };
+        let complete = (0..workers).map(|w| if done[w] { u64::MAX } else { reported[w] }).min().unwrap_or(0);
+        let upto =
+            if complete == u64::MAX { pending.keys().next_back().map_or(next, |k| k + 1) } else { complete };
         while next < upto {
             let iv = pending.remove(&next).unwrap_or_else(|| Interval::new(next));
             let all_done = complete == u64::MAX;
-            emit(
-                &iv,
-                &mut out,
-                if all_done { recorded } else { f64::INFINITY },
-            )?;
+            emit(&iv, &mut out, if all_done { recorded } else { f64::INFINITY })?;
             next += 1;
         }
         if done.iter().all(|d| *d) {
@@ -232,37 +206,13 @@ mod tests {
             }
             i
         };
-        tx.send(Message::Interval {
-            worker: 0,
-            interval: iv(0, 10),
-        })
-        .unwrap();
-        tx.send(Message::Interval {
-            worker: 0,
-            interval: iv(1, 20),
-        })
-        .unwrap();
-        tx.send(Message::Interval {
-            worker: 1,
-            interval: iv(0, 5),
-        })
-        .unwrap();
+        tx.send(Message::Interval { worker: 0, interval: iv(0, 10) }).unwrap();
+        tx.send(Message::Interval { worker: 0, interval: iv(1, 20) }).unwrap();
+        tx.send(Message::Interval { worker: 1, interval: iv(0, 5) }).unwrap();
         // Worker 1 skipped interval 1 (no completion) and reports 2.
-        tx.send(Message::Interval {
-            worker: 1,
-            interval: iv(2, 7),
-        })
-        .unwrap();
-        tx.send(Message::Done {
-            worker: 0,
-            seconds: 2.5,
-        })
-        .unwrap();
-        tx.send(Message::Done {
-            worker: 1,
-            seconds: 2.5,
-        })
-        .unwrap();
+        tx.send(Message::Interval { worker: 1, interval: iv(2, 7) }).unwrap();
+        tx.send(Message::Done { worker: 0, seconds: 2.5 }).unwrap();
+        tx.send(Message::Done { worker: 1, seconds: 2.5 }).unwrap();
         let rows = handle.join().unwrap().unwrap();
         let iops: Vec<f64> = rows.iter().map(|r| r.iops).collect();
         // The last interval lasted half a second: 7 I/Os are 14 a second.

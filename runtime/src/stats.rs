@@ -26,11 +26,7 @@ pub struct OpStats {
 
 impl OpStats {
     fn new() -> OpStats {
-        OpStats {
-            ios: 0,
-            bytes: 0,
-            lat: histogram(3),
-        }
+        OpStats { ios: 0, bytes: 0, lat: histogram(3) }
     }
 
     fn merge(&mut self, other: &OpStats) {
@@ -50,10 +46,7 @@ pub struct Recorder {
 
 impl Default for Recorder {
     fn default() -> Self {
-        Recorder {
-            read: OpStats::new(),
-            write: OpStats::new(),
-        }
+        Recorder { read: OpStats::new(), write: OpStats::new() }
     }
 }
 
@@ -87,12 +80,7 @@ impl Recorder {
         let mut all = self.read.clone();
         all.merge(&self.write);
         let part = |s: &OpStats| (s.ios > 0).then(|| Rates::of(s, seconds));
-        Summary {
-            seconds,
-            total: Rates::of(&all, seconds),
-            read: part(&self.read),
-            write: part(&self.write),
-        }
+        Summary { seconds, total: Rates::of(&all, seconds), read: part(&self.read), write: part(&self.write) }
     }
 }
 
@@ -192,16 +180,8 @@ mod tests {
         assert!((s.total.iops - 500.5).abs() < 1e-9);
         assert!((s.total.mb_s - (1000.0 * 4096.0 + 8192.0) / 2.0 / 1e6).abs() < 1e-9);
         let read = s.read.unwrap();
-        assert!(
-            (read.latency_us.p50 - 500.0).abs() < 1.0,
-            "{}",
-            read.latency_us.p50
-        );
-        assert!(
-            (read.latency_us.p99 - 990.0).abs() < 1.5,
-            "{}",
-            read.latency_us.p99
-        );
+        assert!((read.latency_us.p50 - 500.0).abs() < 1.0, "{}", read.latency_us.p50);
+        assert!((read.latency_us.p99 - 990.0).abs() < 1.5, "{}", read.latency_us.p99);
         assert!((read.latency_us.max - 1000.0).abs() < 1.0);
         assert_eq!(s.write.unwrap().ios, 1);
         let mut merged = Recorder::default();

@@ -80,12 +80,9 @@ mod tests {
     #[test]
     fn converging_series_become_steady_and_report_when() {
         // A drive settling: falling fast, then flat.
-        let values = [
-            300.0, 200.0, 150.0, 120.0, 101.0, 100.0, 99.0, 100.0, 100.5, 99.5,
-        ];
-        let first = (1..=values.len())
-            .find(|&n| check(&values[..n], &rule()).is_some_and(|w| w.steady))
-            .unwrap();
+        let values = [300.0, 200.0, 150.0, 120.0, 101.0, 100.0, 99.0, 100.0, 100.5, 99.5];
+        let first =
+            (1..=values.len()).find(|&n| check(&values[..n], &rule()).is_some_and(|w| w.steady)).unwrap();
         assert_eq!(first, 9, "rounds 5..9 are the first steady window");
         let w = check(&values[..first], &rule()).unwrap();
         assert_eq!((w.first, w.last), (5, 9));
@@ -99,10 +96,7 @@ mod tests {
         let noisy = [100.0, 130.0, 100.0, 130.0, 100.0];
         let w = check(&noisy, &rule()).unwrap();
         assert!(!w.steady && w.range > w.range_limit);
-        assert!(
-            !check(&[0.0; 5], &rule()).unwrap().steady,
-            "no I/O is not a steady state"
-        );
+        assert!(!check(&[0.0; 5], &rule()).unwrap().steady, "no I/O is not a steady state");
     }
 
     #[test]
@@ -119,23 +113,14 @@ mod tests {
         // of the average: steady on the slope, and the range is the same 10%.
         let line = [95.0, 97.5, 100.0, 102.5, 105.0];
         let w = check(&line, &rule()).unwrap();
-        assert!(
-            (w.change - 10.0).abs() < 1e-9 && (w.change_limit - 10.0).abs() < 1e-9,
-            "{w:?}"
-        );
+        assert!((w.change - 10.0).abs() < 1e-9 && (w.change_limit - 10.0).abs() < 1e-9, "{w:?}");
         assert!(w.steady);
         // A steeper line: not steady on the slope although within the range limit.
         let steeper = [94.9, 97.45, 100.0, 102.55, 105.1];
         let w = check(&steeper, &rule()).unwrap();
-        assert!(
-            w.range <= w.range_limit && w.change > w.change_limit && !w.steady,
-            "{w:?}"
-        );
+        assert!(w.range <= w.range_limit && w.change > w.change_limit && !w.steady, "{w:?}");
         // Tighter rules from the plan are honoured.
-        let tight = SteadyRule {
-            excursion: Percent::whole(5),
-            ..rule()
-        };
+        let tight = SteadyRule { excursion: Percent::whole(5), ..rule() };
         assert!(!check(&at_range, &tight).unwrap().steady);
     }
 }

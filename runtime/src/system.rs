@@ -41,24 +41,15 @@ pub fn erase(target: &Target, method: EraseMethod, region: Region) -> Result<Str
                     "punched holes over {} of the file (a file cannot be secure-erased)",
                     crate::target::human(region.len)
                 ),
-                EraseMethod::Discard => format!(
-                    "punched holes over {} of the file",
-                    crate::target::human(region.len)
-                ),
+                EraseMethod::Discard => {
+                    format!("punched holes over {} of the file", crate::target::human(region.len))
+                }
             })
         }
         TargetKind::BlockDevice => {
             let (request, range, name) = match method {
-                EraseMethod::Secure => (
-                    BLKSECDISCARD,
-                    [0, target.capacity],
-                    "BLKSECDISCARD (secure erase)",
-                ),
-                EraseMethod::Discard => (
-                    BLKDISCARD,
-                    [region.start, region.len],
-                    "BLKDISCARD (discard)",
-                ),
+                EraseMethod::Secure => (BLKSECDISCARD, [0, target.capacity], "BLKSECDISCARD (secure erase)"),
+                EraseMethod::Discard => (BLKDISCARD, [region.start, region.len], "BLKDISCARD (discard)"),
             };
             let rc = unsafe { libc::ioctl(fd, request as _, range.as_ptr()) };
             if rc != 0 {
@@ -67,9 +58,7 @@ pub fn erase(target: &Target, method: EraseMethod, region: Region) -> Result<Str
                     (EraseMethod::Secure, Some(libc::EOPNOTSUPP) | Some(libc::EINVAL)) => {
                         "this device has no secure discard; if a discard is enough, write `erase discard`"
                     }
-                    _ => {
-                        "check that the device supports discard (queue/discard_max_bytes in sysfs)"
-                    }
+                    _ => "check that the device supports discard (queue/discard_max_bytes in sysfs)",
                 };
                 return Err(Error::Unsupported {
                     message: format!("{name} on {} failed: {e}", target.path.display()),
@@ -148,10 +137,7 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
     if total > 0 && limit >= total {
         return Ok(RamLimit {
             limit,
-            method: format!(
-                "not needed: the machine has {} in all",
-                crate::target::human(total)
-            ),
+            method: format!("not needed: the machine has {} in all", crate::target::human(total)),
             cgroup: None,
             locked: None,
         });
@@ -160,11 +146,7 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
         Ok(cg) => {
             return Ok(RamLimit {
                 limit,
-                method: format!(
-                    "memory cgroup {} with memory.limit_in_bytes {}",
-                    cg.path.display(),
-                    limit
-                ),
+                method: format!("memory cgroup {} with memory.limit_in_bytes {}", cg.path.display(), limit),
                 cgroup: Some(cg),
                 locked: None,
             });
@@ -223,10 +205,7 @@ fn cgroup_v1(limit: u64) -> io::Result<Cgroup> {
         .find_map(|l| {
             let mut parts = l.splitn(3, ':');
             let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
-            controllers
-                .split(',')
-                .any(|c| c == "memory")
-                .then(|| path.trim_start_matches('/').to_string())
+            controllers.split(',').any(|c| c == "memory").then(|| path.trim_start_matches('/').to_string())
         })
         .unwrap_or_default();
     let home = root.join(rel);
@@ -275,23 +254,8 @@ mod tests {
         let mut f = fs::File::create(&path).unwrap();
         f.write_all(&vec![7u8; 1 << 20]).unwrap();
         f.sync_all().unwrap();
-        let t = Target::open(
-            &path,
-            &OpenOptionsT {
-                write: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        let how = erase(
-            &t,
-            EraseMethod::Discard,
-            Region {
-                start: 0,
-                len: 1 << 20,
-            },
-        )
-        .unwrap();
+        let t = Target::open(&path, &OpenOptionsT { write: true, ..Default::default() }).unwrap();
+        let how = erase(&t, EraseMethod::Discard, Region { start: 0, len: 1 << 20 }).unwrap();
         assert!(how.contains("punched holes"), "{how}");
         let data = fs::read(&path).unwrap();
         assert_eq!(data.len(), 1 << 20);

@@ -80,32 +80,26 @@ impl Target {
         let exists = path.exists();
         if !exists {
             let Some(size) = opts.create_size else {
-                return Err(Error::target(path, "does not exist")
-                    .with_hint("give an existing file or block device, or leave out --target to run on a scratch file"));
+                return Err(Error::target(path, "does not exist").with_hint(
+                    "give an existing file or block device, or leave out --target to run on a scratch file",
+                ));
             };
             return create_file(path, size, opts);
         }
-        let meta = std::fs::metadata(path)
-            .map_err(|e| Error::io(format!("cannot stat {}", path.display()), e))?;
+        let meta =
+            std::fs::metadata(path).map_err(|e| Error::io(format!("cannot stat {}", path.display()), e))?;
         if meta.file_type().is_block_device() {
             open_block_device(path, meta.rdev(), opts)
         } else if meta.is_file() {
             open_file(path, meta.len(), false, opts)
         } else {
-            Err(Error::target(
-                path,
-                "is neither a regular file nor a block device",
-            ))
+            Err(Error::target(path, "is neither a regular file nor a block device"))
         }
     }
 
     /// The file to issue I/O on: O_DIRECT or through the page cache.
     pub fn file(&self, direct: bool) -> &File {
-        if direct {
-            self.direct.as_ref().unwrap_or(&self.buffered)
-        } else {
-            &self.buffered
-        }
+        if direct { self.direct.as_ref().unwrap_or(&self.buffered) } else { &self.buffered }
     }
 
     pub fn has_direct(&self) -> bool {
@@ -141,11 +135,7 @@ fn create_file(path: &Path, size: u64, opts: &OpenOptionsT) -> Result<Target> {
         let _ = std::fs::remove_file(path);
         let err = io::Error::from_raw_os_error(rc);
         return Err(Error::Unsupported {
-            message: format!(
-                "cannot allocate {} for {}: {err}",
-                human(size),
-                path.display()
-            ),
+            message: format!("cannot allocate {} for {}: {err}", human(size), path.display()),
             hint: Some("free some space, or give a smaller span".to_string()),
         });
     }
@@ -158,37 +148,24 @@ fn open_file(path: &Path, size: u64, created: bool, opts: &OpenOptionsT) -> Resu
         .open(path)
         .map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
     let direct = if opts.need_direct {
-        match open_flags(opts.write)
-            .custom_flags(libc::O_DIRECT)
-            .open(path)
-        {
+        match open_flags(opts.write).custom_flags(libc::O_DIRECT).open(path) {
             Ok(f) => Some(f),
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                return Err(Error::target(
-                    path,
-                    "its file system does not support O_DIRECT (io direct)",
-                )
-                .with_hint(
-                    "put the target on a file system that supports O_DIRECT (ext4, xfs, btrfs), \
+                return Err(Error::target(path, "its file system does not support O_DIRECT (io direct)")
+                    .with_hint(
+                        "put the target on a file system that supports O_DIRECT (ext4, xfs, btrfs), \
                                 or use a methodology with `target { io buffered }`",
-                ));
+                    ));
             }
             Err(e) => {
-                return Err(Error::io(
-                    format!("cannot open {} with O_DIRECT", path.display()),
-                    e,
-                ));
+                return Err(Error::io(format!("cannot open {} with O_DIRECT", path.display()), e));
             }
         }
     } else {
         None
     };
     let (offset_align, _) = dio_align(path);
-    let block = buffered
-        .metadata()
-        .map(|m| m.blksize())
-        .unwrap_or(4096)
-        .max(512);
+    let block = buffered.metadata().map(|m| m.blksize()).unwrap_or(4096).max(512);
     Ok(Target {
         path: path.to_path_buf(),
         kind: TargetKind::File,
@@ -207,13 +184,7 @@ fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT) -> Result<Targ
     let name = sysfs_name(rdev);
     let identity = identity(name.as_deref());
     if opts.write {
-        guard(
-            path,
-            rdev,
-            name.as_deref(),
-            &identity,
-            opts.destroy.as_deref(),
-        )?;
+        guard(path, rdev, name.as_deref(), &identity, opts.destroy.as_deref())?;
     }
     // O_EXCL on a block device fails when the kernel has it in use (mounted,
     // part of a RAID or LVM volume).
@@ -224,29 +195,26 @@ fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT) -> Result<Targ
     let buffered = o.open(path).map_err(|e| match e.raw_os_error() {
         Some(libc::EBUSY) => Error::Refused {
             path: path.to_path_buf(),
-            reason: "the kernel has it in use (mounted, or held by RAID, LVM or device-mapper)"
-                .into(),
+            reason: "the kernel has it in use (mounted, or held by RAID, LVM or device-mapper)".into(),
             hint: "unmount it and stop what holds it first".into(),
         },
         _ => Error::io(format!("cannot open {}", path.display()), e),
     })?;
     let fd = buffered.as_raw_fd();
-    let capacity = ioctl_u64(fd, BLKGETSIZE64)
-        .map_err(|e| Error::io(format!("cannot size {}", path.display()), e))?;
+    let capacity =
+        ioctl_u64(fd, BLKGETSIZE64).map_err(|e| Error::io(format!("cannot size {}", path.display()), e))?;
     let logical = ioctl_int(fd, BLKSSZGET).map(|v| v as u64).unwrap_or(512);
-    let physical = ioctl_int(fd, BLKPBSZGET)
-        .map(|v| v as u64)
-        .unwrap_or(logical);
-    let direct =
-        if opts.need_direct {
-            let mut o = open_flags(opts.write);
-            o.custom_flags(libc::O_DIRECT);
-            Some(o.open(path).map_err(|e| {
-                Error::io(format!("cannot open {} with O_DIRECT", path.display()), e)
-            })?)
-        } else {
-            None
-        };
+    let physical = ioctl_int(fd, BLKPBSZGET).map(|v| v as u64).unwrap_or(logical);
+    let direct = if opts.need_direct {
+        let mut o = open_flags(opts.write);
+        o.custom_flags(libc::O_DIRECT);
+        Some(
+            o.open(path)
+                .map_err(|e| Error::io(format!("cannot open {} with O_DIRECT", path.display()), e))?,
+        )
+    } else {
+        None
+    };
     let (offset_align, _) = dio_align(path);
     Ok(Target {
         path: path.to_path_buf(),
@@ -265,21 +233,13 @@ fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT) -> Result<Targ
 fn ioctl_u64(fd: i32, req: libc::c_ulong) -> io::Result<u64> {
     let mut v: u64 = 0;
     let rc = unsafe { libc::ioctl(fd, req as _, &mut v as *mut u64) };
-    if rc < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(v)
-    }
+    if rc < 0 { Err(io::Error::last_os_error()) } else { Ok(v) }
 }
 
 fn ioctl_int(fd: i32, req: libc::c_ulong) -> io::Result<i32> {
     let mut v: libc::c_int = 0;
     let rc = unsafe { libc::ioctl(fd, req as _, &mut v as *mut libc::c_int) };
-    if rc < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(v)
-    }
+    if rc < 0 { Err(io::Error::last_os_error()) } else { Ok(v) }
 }
 
 /// The O_DIRECT offset and memory alignment statx reports (Linux 6.1+).
@@ -288,15 +248,7 @@ fn dio_align(path: &Path) -> (Option<u32>, Option<u32>) {
         return (None, None);
     };
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
-    let rc = unsafe {
-        libc::statx(
-            libc::AT_FDCWD,
-            c.as_ptr(),
-            0,
-            libc::STATX_DIOALIGN,
-            &mut stx,
-        )
-    };
+    let rc = unsafe { libc::statx(libc::AT_FDCWD, c.as_ptr(), 0, libc::STATX_DIOALIGN, &mut stx) };
     if rc != 0 || stx.stx_mask & libc::STATX_DIOALIGN == 0 || stx.stx_dio_offset_align == 0 {
         return (None, None);
     }
@@ -311,10 +263,7 @@ fn sysfs_name(rdev: u64) -> Option<String> {
 }
 
 fn sysfs(path: &str) -> Option<String> {
-    std::fs::read_to_string(path)
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
+    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
 }
 
 fn identity(name: Option<&str>) -> Identity {
@@ -331,8 +280,7 @@ fn identity(name: Option<&str>) -> Identity {
     Identity {
         name: Some(name.to_string()),
         model: sysfs(&format!("{base}/device/model")),
-        serial: sysfs(&format!("{base}/device/serial"))
-            .or_else(|| sysfs(&format!("{base}/serial"))),
+        serial: sysfs(&format!("{base}/device/serial")).or_else(|| sysfs(&format!("{base}/serial"))),
         firmware: sysfs(&format!("{base}/device/firmware_rev"))
             .or_else(|| sysfs(&format!("{base}/device/rev"))),
         rotational: sysfs(&format!("{base}/queue/rotational")).map(|r| r == "1"),
@@ -349,10 +297,7 @@ fn guard(
     identity: &Identity,
     destroy: Option<&str>,
 ) -> Result<()> {
-    let consent_name = identity
-        .serial
-        .clone()
-        .unwrap_or_else(|| path.display().to_string());
+    let consent_name = identity.serial.clone().unwrap_or_else(|| path.display().to_string());
     if let Some(given) = destroy {
         if given == consent_name || identity.serial.as_deref() == Some(given) {
             return Ok(());
@@ -390,21 +335,14 @@ fn guard(
             }
         }
         let holders: Vec<String> = std::fs::read_dir(base.join("holders"))
-            .map(|d| {
-                d.flatten()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
+            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
             .unwrap_or_default();
         if !holders.is_empty() {
             return Err(refuse(format!("it is held by {}", holders.join(", "))));
         }
         if !partitions.is_empty() {
             partitions.sort();
-            return Err(refuse(format!(
-                "it has partitions ({})",
-                partitions.join(", ")
-            )));
+            return Err(refuse(format!("it has partitions ({})", partitions.join(", "))));
         }
     }
     if let Ok(mountinfo) = std::fs::read_to_string("/proc/self/mountinfo") {
@@ -412,10 +350,7 @@ fn guard(
             let fields: Vec<&str> = line.split_whitespace().collect();
             if let (Some(dev), Some(point)) = (fields.get(2), fields.get(4)) {
                 if let Some((ma, mi)) = dev.split_once(':') {
-                    let d = (
-                        ma.parse().unwrap_or(u32::MAX),
-                        mi.parse().unwrap_or(u32::MAX),
-                    );
+                    let d = (ma.parse().unwrap_or(u32::MAX), mi.parse().unwrap_or(u32::MAX));
                     if devices.contains(&d) {
                         return Err(refuse(format!("it is mounted on {point}")));
                     }
@@ -425,17 +360,12 @@ fn guard(
     }
     if let Ok(swaps) = std::fs::read_to_string("/proc/swaps") {
         let p = path.display().to_string();
-        if swaps
-            .lines()
-            .skip(1)
-            .any(|l| l.split_whitespace().next() == Some(p.as_str()))
-        {
+        if swaps.lines().skip(1).any(|l| l.split_whitespace().next() == Some(p.as_str())) {
             return Err(refuse("it is in use as swap".to_string()));
         }
     }
     let mut head = vec![0u8; 1 << 20];
-    let file =
-        File::open(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+    let file = File::open(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
     let n = read_at_most(&file, &mut head);
     if let Some(what) = signature(&head[..n]) {
         return Err(refuse(format!("it holds {what}")));
@@ -457,9 +387,8 @@ fn read_at_most(file: &File, buf: &mut [u8]) -> usize {
 
 /// What the first bytes of a device say it holds, if anything known.
 pub fn signature(head: &[u8]) -> Option<&'static str> {
-    let at = |off: usize, magic: &[u8]| {
-        head.len() >= off + magic.len() && &head[off..off + magic.len()] == magic
-    };
+    let at =
+        |off: usize, magic: &[u8]| head.len() >= off + magic.len() && &head[off..off + magic.len()] == magic;
     if at(512, b"EFI PART") || at(4096, b"EFI PART") {
         return Some("a GPT partition table");
     }
@@ -491,8 +420,7 @@ pub fn signature(head: &[u8]) -> Option<&'static str> {
     if head.len() >= 256 << 10
         && head[128 << 10..256 << 10].chunks(1024).any(|c| {
             c.len() >= 8
-                && (c[..8] == 0x00ba_b10c_u64.to_le_bytes()
-                    || c[..8] == 0x00ba_b10c_u64.to_be_bytes())
+                && (c[..8] == 0x00ba_b10c_u64.to_le_bytes() || c[..8] == 0x00ba_b10c_u64.to_be_bytes())
         })
     {
         return Some("a ZFS pool");
@@ -525,11 +453,7 @@ mod tests {
         let mut head = vec![0u8; 1 << 20];
         head[510] = 0x55;
         head[511] = 0xaa;
-        assert_eq!(
-            signature(&head),
-            None,
-            "a boot signature without partitions is not a table"
-        );
+        assert_eq!(signature(&head), None, "a boot signature without partitions is not a table");
         head[446 + 4] = 0x83;
         assert_eq!(signature(&head), Some("an MBR partition table"));
         let mut head = vec![0u8; 1 << 20];
@@ -542,17 +466,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("methodic-target-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("scratch");
-        let opts = OpenOptionsT {
-            create_size: Some(8 << 20),
-            need_direct: false,
-            write: true,
-            destroy: None,
-        };
+        let opts =
+            OpenOptionsT { create_size: Some(8 << 20), need_direct: false, write: true, destroy: None };
         let t = Target::open(&path, &opts).unwrap();
-        assert_eq!(
-            (t.kind, t.capacity, t.created),
-            (TargetKind::File, 8 << 20, true)
-        );
+        assert_eq!((t.kind, t.capacity, t.created), (TargetKind::File, 8 << 20, true));
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 8 << 20);
         t.remove_scratch().unwrap();
         assert!(!path.exists());

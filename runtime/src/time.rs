@@ -5,32 +5,19 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds since the epoch, now.
 pub fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// `2026-11-30T06:54:15Z`.
 pub fn rfc3339(unix: f64) -> String {
     let (date, secs) = civil(unix);
-    format!(
-        "{date}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
+    format!("{date}T{:02}:{:02}:{:02}Z", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
 /// `20261130-065415`, for directory names.
 pub fn compact(unix: f64) -> String {
     let (date, secs) = civil(unix);
-    format!(
-        "{}-{:02}{:02}{:02}",
-        date.replace('-', ""),
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
+    format!("{}-{:02}{:02}{:02}", date.replace('-', ""), secs / 3600, secs / 60 % 60, secs % 60)
 }
 
 /// The date (`2026-11-30`) and the seconds into that day.

@@ -119,10 +119,7 @@ impl IoFailure {
                 io::Error::from_raw_os_error(-self.result)
             )
         } else {
-            format!(
-                "{what} of {} bytes at offset {} moved only {} bytes",
-                self.len, self.offset, self.result
-            )
+            format!("{what} of {} bytes at offset {} moved only {} bytes", self.len, self.offset, self.result)
         }
     }
 }
@@ -148,10 +145,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let engine_kind = engine.kind();
     job.start.wait();
     let record_from = Instant::now() + job.timing.ramp;
-    let clock = Clock {
-        record_from,
-        until: job.timing.record.map(|r| record_from + r),
-    };
+    let clock = Clock { record_from, until: job.timing.record.map(|r| record_from + r) };
     let mut last_recorded = None;
 
     let mut free: Vec<u16> = (0..depth as u16).rev().collect();
@@ -168,10 +162,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let mut issuing = true;
 
     let mut interval = job.series.as_ref().map(|_| Interval::new(0));
-    let interval_len = job
-        .series
-        .as_ref()
-        .map_or(Duration::from_secs(1), |s| s.interval);
+    let interval_len = job.series.as_ref().map_or(Duration::from_secs(1), |s| s.interval);
     let mut next_boundary = clock.record_from + interval_len;
 
     loop {
@@ -221,10 +212,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
             if let (Some(iv), Some(link)) = (interval.as_mut(), job.series.as_ref()) {
                 let index = (now - clock.record_from).as_nanos() / interval_len.as_nanos().max(1);
                 let finished = std::mem::replace(iv, Interval::new(index as u64));
-                let _ = link.tx.send(Message::Interval {
-                    worker: link.worker,
-                    interval: finished,
-                });
+                let _ = link.tx.send(Message::Interval { worker: link.worker, interval: finished });
                 next_boundary = clock.record_from + interval_len * (index as u32 + 1);
             }
         }
@@ -234,20 +222,13 @@ pub fn run(job: Job) -> io::Result<Outcome> {
             let (op, offset, len) = pending[c.slot as usize];
             if c.result != len as i32 {
                 errors += 1;
-                first_error.get_or_insert(IoFailure {
-                    op,
-                    offset,
-                    len,
-                    result: c.result,
-                });
+                first_error.get_or_insert(IoFailure { op, offset, len, result: c.result });
                 issuing = false;
                 continue;
             }
             if recording {
                 last_recorded = Some(now);
-                let latency = now
-                    .saturating_duration_since(issued_at[c.slot as usize])
-                    .as_nanos() as u64;
+                let latency = now.saturating_duration_since(issued_at[c.slot as usize]).as_nanos() as u64;
                 recorder.record(op, len as u64, latency);
                 if let Some(iv) = interval.as_mut() {
                     iv.record(op, len as u64, latency);
@@ -259,30 +240,20 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         }
     }
     if let (Some(iv), Some(link)) = (interval, job.series.as_ref()) {
-        let _ = link.tx.send(Message::Interval {
-            worker: link.worker,
-            interval: iv,
-        });
+        let _ = link.tx.send(Message::Interval { worker: link.worker, interval: iv });
         let recorded = match job.timing.record {
             Some(r) => r.as_secs_f64(),
-            None => last_recorded.map_or(0.0, |l| {
-                l.saturating_duration_since(clock.record_from).as_secs_f64()
-            }),
+            None => {
+                last_recorded.map_or(0.0, |l| l.saturating_duration_since(clock.record_from).as_secs_f64())
+            }
         };
-        let _ = link.tx.send(Message::Done {
-            worker: link.worker,
-            seconds: recorded,
-        });
+        let _ = link.tx.send(Message::Done { worker: link.worker, seconds: recorded });
     }
     Ok(Outcome {
         recorder,
         engine: engine_kind,
         fixed_buffers,
-        mean_inflight: if samples > 0 {
-            inflight_sum as f64 / samples as f64
-        } else {
-            0.0
-        },
+        mean_inflight: if samples > 0 { inflight_sum as f64 / samples as f64 } else { 0.0 },
         max_inflight,
         errors,
         first_error,
@@ -306,9 +277,7 @@ pub fn io_uring_available() -> Result<(), String> {
     let buffers = Buffers::new(1, 4096);
     let file = std::fs::File::open("/proc/self/stat").map_err(|e| e.to_string())?;
     use std::os::unix::io::AsRawFd;
-    Uring::new(file.as_raw_fd(), &buffers, 2)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    Uring::new(file.as_raw_fd(), &buffers, 2).map(|_| ()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -326,29 +295,17 @@ mod tests {
             depth,
             workload: Workload {
                 name: "t".into(),
-                blocks: vec![BlockShare {
-                    size: Bytes(4096),
-                    share: Percent::HUNDRED,
-                }],
+                blocks: vec![BlockShare { size: Bytes(4096), share: Percent::HUNDRED }],
                 read: Percent::whole(read),
                 random: Percent::HUNDRED,
                 align: Bytes(4096),
                 offset: Bytes(0),
             },
-            area: Region {
-                start: 0,
-                len: 16 << 20,
-            },
-            stripe: Region {
-                start: 0,
-                len: 16 << 20,
-            },
+            area: Region { start: 0, len: 16 << 20 },
+            stripe: Region { start: 0, len: 16 << 20 },
             seed: 5,
             data: DataPattern::Random,
-            timing: Timing {
-                ramp: Duration::ZERO,
-                record: Some(until),
-            },
+            timing: Timing { ramp: Duration::ZERO, record: Some(until) },
             start: Arc::new(Barrier::new(1)),
             quota: None,
             budget: None,
@@ -359,8 +316,7 @@ mod tests {
     }
 
     fn scratch(name: &str) -> (std::path::PathBuf, std::fs::File) {
-        let path =
-            std::env::temp_dir().join(format!("methodic-worker-{name}-{}", std::process::id()));
+        let path = std::env::temp_dir().join(format!("methodic-worker-{name}-{}", std::process::id()));
         let f = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -380,27 +336,12 @@ mod tests {
                 eprintln!("io_uring unavailable here: skipping it");
                 continue;
             }
-            let out = run(job(
-                f.as_raw_fd(),
-                engine,
-                depth,
-                50,
-                Duration::from_millis(200),
-            ))
-            .unwrap();
+            let out = run(job(f.as_raw_fd(), engine, depth, 50, Duration::from_millis(200))).unwrap();
             assert_eq!(out.engine, engine);
             assert_eq!(out.errors, 0);
-            assert!(
-                out.recorder.ios() > 100,
-                "{engine:?}: {} I/Os",
-                out.recorder.ios()
-            );
+            assert!(out.recorder.ios() > 100, "{engine:?}: {} I/Os", out.recorder.ios());
             assert!(out.recorder.read.ios > 0 && out.recorder.write.ios > 0);
-            assert!(
-                out.mean_inflight > depth as f64 * 0.9,
-                "{engine:?}: {}",
-                out.mean_inflight
-            );
+            assert!(out.mean_inflight > depth as f64 * 0.9, "{engine:?}: {}", out.mean_inflight);
         }
         std::fs::remove_file(path).unwrap();
     }
@@ -408,13 +349,7 @@ mod tests {
     #[test]
     fn a_quota_issues_exactly_its_bytes() {
         let (path, f) = scratch("quota");
-        let mut j = job(
-            f.as_raw_fd(),
-            EngineKind::Psync,
-            1,
-            0,
-            Duration::from_secs(60),
-        );
+        let mut j = job(f.as_raw_fd(), EngineKind::Psync, 1, 0, Duration::from_secs(60));
         j.timing.record = None;
         j.quota = Some(1 << 20);
         let out = run(j).unwrap();
@@ -426,27 +361,14 @@ mod tests {
     #[test]
     fn io_errors_are_counted_with_their_offset() {
         let (path, f) = scratch("errors");
-        let mut j = job(
-            f.as_raw_fd(),
-            EngineKind::Psync,
-            1,
-            100,
-            Duration::from_secs(5),
-        );
+        let mut j = job(f.as_raw_fd(), EngineKind::Psync, 1, 100, Duration::from_secs(5));
         // Reading past the end of the file moves 0 bytes: a short transfer.
-        j.area = Region {
-            start: 32 << 20,
-            len: 4096,
-        };
+        j.area = Region { start: 32 << 20, len: 4096 };
         let out = run(j).unwrap();
         assert_eq!(out.errors, 1);
         let e = out.first_error.unwrap();
         assert_eq!((e.offset, e.result), (32 << 20, 0));
-        assert!(
-            e.describe().contains("moved only 0 bytes"),
-            "{}",
-            e.describe()
-        );
+        assert!(e.describe().contains("moved only 0 bytes"), "{}", e.describe());
         std::fs::remove_file(path).unwrap();
     }
 }

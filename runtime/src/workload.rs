@@ -73,21 +73,15 @@ impl Generator {
             self.blocks[0].0
         } else {
             let pick = self.rng.below(10_000) as u32;
-            self.blocks
-                .iter()
-                .find(|b| pick < b.1)
-                .unwrap_or(&self.blocks[self.blocks.len() - 1])
-                .0
+            self.blocks.iter().find(|b| pick < b.1).unwrap_or(&self.blocks[self.blocks.len() - 1]).0
         };
-        let op = if self.read == 10_000
-            || (self.read > 0 && (self.rng.below(10_000) as u32) < self.read)
-        {
+        let op = if self.read == 10_000 || (self.read > 0 && (self.rng.below(10_000) as u32) < self.read) {
             Op::Read
         } else {
             Op::Write
         };
-        let random = self.random == 10_000
-            || (self.random > 0 && (self.rng.below(10_000) as u32) < self.random);
+        let random =
+            self.random == 10_000 || (self.random > 0 && (self.rng.below(10_000) as u32) < self.random);
         let offset = if random {
             let slots = (self.area.len.saturating_sub(len as u64)) / self.align + 1;
             self.area.start + self.rng.below(slots) * self.align
@@ -115,10 +109,7 @@ mod tests {
             name: "t".into(),
             blocks: blocks
                 .iter()
-                .map(|(s, p)| BlockShare {
-                    size: Bytes(*s),
-                    share: Percent::whole(*p),
-                })
+                .map(|(s, p)| BlockShare { size: Bytes(*s), share: Percent::whole(*p) })
                 .collect(),
             read: Percent::whole(read),
             random: Percent::whole(random),
@@ -129,10 +120,7 @@ mod tests {
 
     #[test]
     fn shares_and_alignment_are_kept() {
-        let area = Region {
-            start: 1 << 20,
-            len: 64 << 20,
-        };
+        let area = Region { start: 1 << 20, len: 64 << 20 };
         let w = workload(&[(512, 10), (4096, 60), (65536, 30)], 67, 100, 512);
         let mut g = Generator::new(&w, area, area, 11);
         let n = 200_000;
@@ -140,10 +128,7 @@ mod tests {
         for _ in 0..n {
             let io = g.next();
             assert_eq!(io.offset % 512, 0);
-            assert!(
-                io.offset >= area.start && io.offset + io.len as u64 <= area.end(),
-                "{io:?}"
-            );
+            assert!(io.offset >= area.start && io.offset + io.len as u64 <= area.end(), "{io:?}");
             if io.op == Op::Read {
                 reads += 1;
             }
@@ -162,14 +147,8 @@ mod tests {
 
     #[test]
     fn sequential_streams_stay_in_their_stripe_and_wrap() {
-        let area = Region {
-            start: 0,
-            len: 1 << 20,
-        };
-        let stripe = Region {
-            start: 256 << 10,
-            len: 256 << 10,
-        };
+        let area = Region { start: 0, len: 1 << 20 };
+        let stripe = Region { start: 256 << 10, len: 256 << 10 };
         let w = workload(&[(131_072, 100)], 0, 0, 131_072);
         let mut g = Generator::new(&w, area, stripe, 1);
         let offsets: Vec<u64> = (0..3).map(|_| g.next().offset).collect();

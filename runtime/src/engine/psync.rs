@@ -17,12 +17,7 @@ pub struct Psync {
 impl Psync {
     /// The buffers must outlive the engine; the worker owns both.
     pub fn new(fd: RawFd, buffers: &Buffers) -> Psync {
-        Psync {
-            fd,
-            buffers: (0..buffers.slots())
-                .map(|i| buffers.ptr(i) as usize)
-                .collect(),
-        }
+        Psync { fd, buffers: (0..buffers.slots()).map(|i| buffers.ptr(i) as usize).collect() }
     }
 }
 
@@ -31,42 +26,27 @@ impl Engine for Psync {
         EngineKind::Psync
     }
 
-    fn run(
-        &mut self,
-        reqs: &[Request],
-        _wait: usize,
-        done: &mut Vec<Completion>,
-    ) -> io::Result<()> {
+    fn run(&mut self, reqs: &[Request], _wait: usize, done: &mut Vec<Completion>) -> io::Result<()> {
         for r in reqs {
             let ptr = self.buffers[r.slot as usize] as *mut libc::c_void;
             let result = loop {
                 let n = unsafe {
                     match r.io.op {
-                        Op::Read => {
-                            libc::pread(self.fd, ptr, r.io.len as usize, r.io.offset as libc::off_t)
+                        Op::Read => libc::pread(self.fd, ptr, r.io.len as usize, r.io.offset as libc::off_t),
+                        Op::Write => {
+                            libc::pwrite(self.fd, ptr, r.io.len as usize, r.io.offset as libc::off_t)
                         }
-                        Op::Write => libc::pwrite(
-                            self.fd,
-                            ptr,
-                            r.io.len as usize,
-                            r.io.offset as libc::off_t,
-                        ),
                     }
                 };
                 if n >= 0 {
                     break n as i32;
                 }
-                let errno = io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::EIO);
+                let errno = io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
                 if errno != libc::EINTR {
                     break -errno;
                 }
             };
-            done.push(Completion {
-                slot: r.slot,
-                result,
-            });
+            done.push(Completion { slot: r.slot, result });
         }
         Ok(())
     }
