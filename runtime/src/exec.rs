@@ -227,15 +227,25 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         std::fs::write(results.path.join("rehearsal-plan.ron"), plan.to_ron())
             .map_err(|e| Error::io("cannot write the rehearsal plan", e))?;
     }
-    let targets = open_targets(&plan, opts, &results.path)?;
-    let uring = match opts.engine {
-        EngineChoice::Psync => Err("--engine psync".to_string()),
-        _ => worker::io_uring_available(),
+    // A run that cannot start leaves nothing behind.
+    let start = open_targets(&plan, opts, &results.path).and_then(|targets| {
+        let uring = match opts.engine {
+            EngineChoice::Psync => Err("--engine psync".to_string()),
+            _ => worker::io_uring_available(),
+        };
+        if let (EngineChoice::IoUring, Err(why)) = (opts.engine, &uring) {
+            return Err(Error::unsupported(format!("io_uring is not available here: {why}"))
+                .with_hint("leave out --engine io_uring to fall back to psync"));
+        }
+        Ok((targets, uring))
+    });
+    let (targets, uring) = match start {
+        Ok(t) => t,
+        Err(e) => {
+            results.discard();
+            return Err(e);
+        }
     };
-    if let (EngineChoice::IoUring, Err(why)) = (opts.engine, &uring) {
-        return Err(Error::unsupported(format!("io_uring is not available here: {why}"))
-            .with_hint("leave out --engine io_uring to fall back to psync"));
-    }
     if let (EngineChoice::Auto, Err(why)) = (opts.engine, &uring) {
         observer.note(&format!("io_uring is not available ({why}): every step uses psync"));
     }

@@ -14,12 +14,15 @@ use crate::error::{Error, Result};
 pub struct ResultsDir {
     pub path: PathBuf,
     steps: File,
+    /// The directory did not exist before: discarding removes it whole.
+    created: bool,
 }
 
 impl ResultsDir {
     /// Creates `path` (which must not exist, or be empty) with the plan and
     /// the source in it.
     pub fn create(path: &Path, plan_ron: &str, source: Option<&str>) -> Result<ResultsDir> {
+        let created = !path.exists();
         if path.exists() {
             let empty = fs::read_dir(path).map(|mut d| d.next().is_none()).unwrap_or(false);
             if !empty {
@@ -39,7 +42,19 @@ impl ResultsDir {
             .open(path.join("steps.jsonl"))
             .map_err(|e| Error::io(format!("cannot create {}", path.join("steps.jsonl").display()), e))?;
         sync_dir(path);
-        Ok(ResultsDir { path: path.to_path_buf(), steps })
+        Ok(ResultsDir { path: path.to_path_buf(), steps, created })
+    }
+
+    /// Removes what `create` wrote, for a run that could not start.
+    pub fn discard(self) {
+        if self.created {
+            let _ = fs::remove_dir_all(&self.path);
+        } else if let Ok(entries) = fs::read_dir(&self.path) {
+            for e in entries.flatten() {
+                let p = e.path();
+                let _ = if p.is_dir() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
+            }
+        }
     }
 
     /// Appends a finished step and makes it durable.

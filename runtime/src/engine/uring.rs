@@ -39,9 +39,7 @@ impl Uring {
         ring.submitter().register_files(&[fd])?;
         Ok(Uring {
             ring,
-            buffers: (0..buffers.slots())
-                .map(|i| buffers.ptr(i) as usize)
-                .collect(),
+            buffers: (0..buffers.slots()).map(|i| buffers.ptr(i) as usize).collect(),
             fixed_buffers,
             inflight: 0,
         })
@@ -55,18 +53,12 @@ impl Uring {
         let ptr = self.buffers[r.slot as usize] as *mut u8;
         let fd = types::Fixed(0);
         let e = match (r.io.op, self.fixed_buffers) {
-            (Op::Read, true) => opcode::ReadFixed::new(fd, ptr, r.io.len, r.slot)
-                .offset(r.io.offset)
-                .build(),
-            (Op::Write, true) => opcode::WriteFixed::new(fd, ptr, r.io.len, r.slot)
-                .offset(r.io.offset)
-                .build(),
-            (Op::Read, false) => opcode::Read::new(fd, ptr, r.io.len)
-                .offset(r.io.offset)
-                .build(),
-            (Op::Write, false) => opcode::Write::new(fd, ptr, r.io.len)
-                .offset(r.io.offset)
-                .build(),
+            (Op::Read, true) => opcode::ReadFixed::new(fd, ptr, r.io.len, r.slot).offset(r.io.offset).build(),
+            (Op::Write, true) => {
+                opcode::WriteFixed::new(fd, ptr, r.io.len, r.slot).offset(r.io.offset).build()
+            }
+            (Op::Read, false) => opcode::Read::new(fd, ptr, r.io.len).offset(r.io.offset).build(),
+            (Op::Write, false) => opcode::Write::new(fd, ptr, r.io.len).offset(r.io.offset).build(),
         };
         e.user_data(r.slot as u64)
     }
@@ -101,12 +93,21 @@ impl Engine for Uring {
         }
         let before = done.len();
         for cqe in self.ring.completion() {
-            done.push(Completion {
-                slot: cqe.user_data() as u16,
-                result: cqe.result(),
-            });
+            done.push(Completion { slot: cqe.user_data() as u16, result: cqe.result() });
         }
         self.inflight -= (done.len() - before).min(self.inflight);
         Ok(())
+    }
+}
+
+impl Drop for Uring {
+    /// Lets go of the registered file at once: the kernel tears a ring down
+    /// in the background, and until then a block device stays busy (a
+    /// following open with O_EXCL, or a zram reset, would fail).
+    fn drop(&mut self) {
+        let _ = self.ring.submitter().unregister_files();
+        if self.fixed_buffers {
+            let _ = self.ring.submitter().unregister_buffers();
+        }
     }
 }

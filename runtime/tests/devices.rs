@@ -1,0 +1,172 @@
+//! End to end on a block device the test sets up itself: zram0, sized to
+//! 1GiB for the test and reset afterwards. Needs root; without it (or when
+//! zram0 is in use) each test says why and passes without checking.
+//! Tests that use a device hold a lock file, so that no two use it at once
+//! (test binaries run in parallel).
+
+use std::fs::{self, File};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use methodic_compiler::plan::Plan;
+use methodic_runtime::{Quiet, RunOptions, RunReport, Status, StepResult, run};
+
+/// Holds the device lock until dropped.
+struct DeviceLock(#[allow(dead_code)] File);
+
+fn lock() -> DeviceLock {
+    let f = File::create("/tmp/methodic-test-devices.lock").expect("lock file");
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    DeviceLock(f)
+}
+
+fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// zram0 at 1GiB, reset when dropped.
+struct Zram {
+    _lock: DeviceLock,
+}
+
+impl Zram {
+    fn setup() -> Option<Zram> {
+        if !is_root() {
+            eprintln!("skipped: not root, so zram0 cannot be set up");
+            return None;
+        }
+        let sys = Path::new("/sys/block/zram0");
+        if !sys.exists() {
+            eprintln!("skipped: this machine has no zram0");
+            return None;
+        }
+        let lock = lock();
+        let size = fs::read_to_string(sys.join("disksize")).unwrap_or_default();
+        if size.trim() != "0" {
+            eprintln!("skipped: zram0 is in use (disksize {}), and is left alone", size.trim());
+            return None;
+        }
+        fs::write(sys.join("disksize"), "1073741824").expect("zram0 disksize");
+        Some(Zram { _lock: lock })
+    }
+
+    fn path(&self) -> PathBuf {
+        PathBuf::from("/dev/zram0")
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        // The kernel may hold the device a moment after the last close.
+        for _ in 0..50 {
+            if fs::write("/sys/block/zram0/reset", "1").is_ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("warning: zram0 could not be reset");
+    }
+}
+
+/// /sys/block/NAME/stat: reads, read sectors, writes, written sectors.
+fn stat(name: &str) -> (u64, u64, u64, u64) {
+    let text = fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+    let f: Vec<u64> = text.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    (f[0], f[2], f[4], f[6])
+}
+
+fn compile(src: &str) -> Plan {
+    methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("methodic-dev-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+fn run_on(plan: &Plan, target: &Path, name: &str) -> RunReport {
+    let opts =
+        RunOptions { targets: vec![target.to_path_buf()], out: out_dir(name), seed: 7, ..Default::default() };
+    let report = run(plan, &opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.status, Status::Completed, "{:?}", report.error);
+    let _ = fs::remove_dir_all(&opts.out);
+    report
+}
+
+fn step<'a>(r: &'a RunReport, id: &str) -> &'a StepResult {
+    r.steps.iter().find(|s| s.id == id).unwrap_or_else(|| panic!("no step {id}"))
+}
+
+#[test]
+fn io_counts_shares_and_queue_depth_match_what_the_device_saw() {
+    let Some(z) = Zram::setup() else { return };
+    let plan = compile(
+        "methodology \"t\" version \"1\"\ntarget { span 512MiB }\n\
+         workload mix { random; block 4KiB; read 67% }\n\
+         workload split { random; read 0%; blocks { 4KiB: 50%, 16KiB: 30%, 64KiB: 20% } }\n\
+         fill { sequential; block 1MiB; read 0% } qd 8\n\
+         measure mix qd 32 for 2s\nmeasure split qd 16 for 2s",
+    );
+    // Count around the mix alone: run the fill first.
+    let fill_only = Plan { steps: plan.steps[..1].to_vec(), ..plan.clone() };
+    run_on(&fill_only, &z.path(), "fill");
+    let mix_only = Plan { steps: plan.steps[1..2].to_vec(), ..plan.clone() };
+    let before = stat("zram0");
+    let r = run_on(&mix_only, &z.path(), "mix");
+    let after = stat("zram0");
+    let s = step(&r, "mix-qd32");
+    let summary = s.summary.as_ref().unwrap();
+    let io = s.io.as_ref().unwrap();
+    let seen = (after.0 - before.0) + (after.2 - before.2);
+    let recorded = summary.total.ios;
+    // The device also saw the I/Os still in flight when recording ended.
+    assert!(recorded > 10_000, "{recorded} I/Os");
+    let gap = seen.abs_diff(recorded) as f64 / seen as f64;
+    assert!(gap < 0.01, "methodic recorded {recorded} I/Os, the device saw {seen}");
+    let read_share = summary.read.as_ref().unwrap().ios as f64 / recorded as f64;
+    assert!((read_share - 0.67).abs() < 0.01, "read share {read_share}");
+    assert_eq!(io.engine.name(), "io_uring");
+    assert!(io.mean_inflight >= 0.95 * 32.0, "QD kept at {} of 32", io.mean_inflight);
+
+    let split_only = Plan { steps: plan.steps[2..3].to_vec(), ..plan.clone() };
+    let before = stat("zram0");
+    let r = run_on(&split_only, &z.path(), "split");
+    let after = stat("zram0");
+    let summary = step(&r, "split-qd16").summary.as_ref().unwrap();
+    let mean = summary.total.bytes as f64 / summary.total.ios as f64;
+    let expected = 0.5 * 4096.0 + 0.3 * 16384.0 + 0.2 * 65536.0;
+    assert!((mean / expected - 1.0).abs() < 0.01, "mean block {mean}, the split makes {expected}");
+    let device_bytes = ((after.3 - before.3) * 512) as f64;
+    let gap = (device_bytes - summary.total.bytes as f64).abs() / device_bytes;
+    assert!(gap < 0.01, "methodic wrote {}, the device saw {device_bytes}", summary.total.bytes);
+}
+
+/// orig_data_size from zram's mm_stat: the bytes it holds.
+fn zram_holds() -> u64 {
+    let text = fs::read_to_string("/sys/block/zram0/mm_stat").unwrap();
+    text.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn erase_discards_on_zram() {
+    let Some(z) = Zram::setup() else { return };
+    let fill = compile(
+        "methodology \"t\" version \"1\"\ntarget { span 256MiB; data random }\nfill { sequential; block 1MiB; read 0% }",
+    );
+    run_on(&fill, &z.path(), "erase-fill");
+    let held = zram_holds();
+    assert!(held >= 200 << 20, "zram holds {held} bytes after a 256MiB fill");
+    let erase = compile("methodology \"t\" version \"1\"\ntarget { span 256MiB }\nerase discard");
+    let r = run_on(&erase, &z.path(), "erase");
+    assert!(r.steps[0].actions[0].contains("BLKDISCARD"), "{:?}", r.steps[0].actions);
+    let left = zram_holds();
+    assert!(left < 16 << 20, "zram still holds {left} bytes after the discard");
+    // A secure erase zram cannot do fails with the way out in its hint.
+    let secure = compile("methodology \"t\" version \"1\"\nerase secure");
+    let opts = RunOptions { targets: vec![z.path()], out: out_dir("secure"), ..Default::default() };
+    let r = run(&secure, &opts, &mut Quiet).unwrap();
+    assert_eq!(r.status, Status::Failed);
+    assert!(r.error.as_deref().unwrap_or("").contains("erase discard"), "{:?}", r.error);
+    let _ = fs::remove_dir_all(&opts.out);
+}

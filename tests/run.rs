@@ -1,0 +1,119 @@
+//! `methodic run` end to end on scratch files: every spec of the library
+//! rehearses to completion, results directories hold what they promise,
+//! and --json prints nothing but JSON.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn methodic(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_methodic"))
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("methodic runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("methodic-run-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Every spec, rehearsed one after another (they would fight over two cores).
+#[test]
+fn every_spec_rehearses_to_completion() {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(root().join("specs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "method"))
+        .collect();
+    specs.sort();
+    for spec in specs {
+        let name = spec.file_stem().unwrap().to_string_lossy().to_string();
+        let out = out_dir(&name);
+        let started = std::time::Instant::now();
+        let o = methodic(&[
+            "run",
+            "--rehearse",
+            "--seed",
+            "1",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+        let report: serde_json::Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(report["status"], "completed", "{name}");
+        assert_eq!(report["rehearsal"], true, "{name}");
+        let plan_steps =
+            methodic_compiler::compile(&std::fs::read_to_string(&spec).unwrap(), &Default::default())
+                .unwrap()
+                .plan
+                .steps
+                .len();
+        let steps = report["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), plan_steps, "{name}");
+        assert!(steps.iter().all(|s| s["rehearsal"] == true && s["error"].is_null()), "{name}");
+        let lines = std::fs::read_to_string(out.join("steps.jsonl")).unwrap().lines().count();
+        assert_eq!(lines, plan_steps, "{name}: steps.jsonl");
+        assert!(!out.join("scratch.bin").exists(), "{name}: the scratch file is removed");
+        eprintln!("{name}: rehearsed in {:.1}s", started.elapsed().as_secs_f64());
+        assert!(started.elapsed().as_secs() < 60, "{name} took over a minute");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+}
+
+#[test]
+fn a_run_leaves_its_results_and_prints_a_table() {
+    let out = out_dir("quick");
+    let o = methodic(&["run", "--rehearse", "specs/quick.method", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let table = text(&o.stdout);
+    assert!(table.starts_with("REHEARSAL"), "{table}");
+    assert!(
+        table.contains("measure/rnd4k_read-qd32") && table.contains("io_uring 1x32")
+            || table.contains("psync"),
+        "{table}"
+    );
+    assert!(table.contains(&format!("results in {}", out.display())), "{table}");
+    for f in ["plan.ron", "rehearsal-plan.ron", "methodology.method", "steps.jsonl", "results.json"] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let csv = std::fs::read_to_string(out.join("series/measure/rnd4k_read-qd32.csv")).unwrap();
+    assert!(csv.starts_with("t_s,iops,"), "{csv}");
+    let err = text(&o.stderr);
+    assert!(err.contains("[3] measure/rnd4k_read-qd1:"), "progress lines on stderr: {err}");
+    // The same directory again is refused, not overwritten.
+    let again = methodic(&["run", "--rehearse", "specs/quick.method", "--out", out.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(text(&again.stderr).contains("already holds results"), "{}", text(&again.stderr));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_missing_target_is_a_clear_error() {
+    let out = out_dir("missing");
+    let o = methodic(&[
+        "run",
+        "specs/quick.method",
+        "--target",
+        "/no/such/device",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("/no/such/device: does not exist"), "{err}");
+    assert!(!out.exists(), "a run that cannot start leaves no results directory");
+}
