@@ -56,6 +56,9 @@ pub struct RunArgs {
     /// Print only the results, as JSON, on standard output.
     #[arg(long)]
     json: bool,
+    /// Do not record latencies or series (to measure what recording costs).
+    #[arg(long, hide = true)]
+    no_latency: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -89,6 +92,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         seed,
         pin: args.pin,
         source,
+        no_latency: args.no_latency,
     };
     let mut progress = Progress::new(
         !args.json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(),
@@ -264,7 +268,8 @@ fn table(plan: &Plan, report: &RunReport) -> String {
             notes.push(format!("failed: {e}"));
         }
         if let Some(io) = &r.io {
-            notes.push(format!("{} {}x{}", io.engine.name(), io.threads, io.depth));
+            let async_ = if io.forced_async { " async" } else { "" };
+            notes.push(format!("{}{async_} {}x{}", io.engine.name(), io.threads, io.depth));
         }
         if let Some(st) = &r.steady {
             notes.push(if st.reached {

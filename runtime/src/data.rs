@@ -1,8 +1,10 @@
 //! I/O buffers and the data written through them: a pool of aligned
 //! buffers (one per outstanding I/O) filled once with the plan's data
 //! pattern; before each write, random and compressible data get a fresh
-//! stamp in every 512-byte sector, so that no two writes carry the same
-//! bytes and a drive cannot deduplicate them.
+//! stamp in every 4KiB, so that no two blocks written carry the same bytes
+//! and a drive cannot deduplicate them. (Stamping every 512 bytes, as fio
+//! does, costs eight times the memory traffic and defeats only the rare
+//! deduplication finer than 4KiB.)
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 
@@ -20,6 +22,9 @@ pub struct Buffers {
 
 // The pool is owned by one worker thread at a time.
 unsafe impl Send for Buffers {}
+
+/// Stamps go at this distance.
+const STAMP_EVERY: usize = 4096;
 
 /// Buffer alignment: enough for O_DIRECT on any device methodic meets.
 pub const ALIGN: usize = 4096;
@@ -101,7 +106,7 @@ impl Pattern {
     }
 
     /// Makes `buf` (the first `len` bytes of a slot) unique before it is
-    /// written: a stamp in each 512-byte sector. Zeros stay zeros.
+    /// written: a stamp at the start of each 4KiB. Zeros stay zeros.
     #[inline]
     pub fn prepare_write(&mut self, buf: &mut [u8]) {
         if matches!(self.kind, DataPattern::Zeros) {
@@ -109,17 +114,12 @@ impl Pattern {
         }
         self.writes += 1;
         let base = self.seed ^ self.writes.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let random_part = match self.kind {
-            DataPattern::Compressible(p) => 4096 - p.of(4096) as usize,
-            _ => 4096,
-        };
-        for (i, sector) in buf.chunks_mut(512).enumerate() {
-            // Stamp only sectors in the random part of their 4KiB, and the
-            // first of each 4KiB, so that compressible data stays so.
-            let in_chunk = (i * 512) % 4096;
-            if (in_chunk < random_part || in_chunk == 0) && sector.len() >= 8 {
+        // The first 8 bytes of every 4KiB lie in its random part, whatever
+        // share of it is zeros.
+        for (i, block) in buf.chunks_mut(STAMP_EVERY).enumerate() {
+            if block.len() >= 8 {
                 let stamp = base ^ (i as u64).rotate_left(32);
-                sector[..8].copy_from_slice(&stamp.to_le_bytes());
+                block[..8].copy_from_slice(&stamp.to_le_bytes());
             }
         }
     }
@@ -153,8 +153,8 @@ mod tests {
         let first = b.slot(0).to_vec();
         p.prepare_write(b.slot(0));
         let second = b.slot(0).to_vec();
-        for (a, c) in first.chunks(512).zip(second.chunks(512)) {
-            assert_ne!(a, c, "each sector changes between writes");
+        for (a, c) in first.chunks(4096).zip(second.chunks(4096)) {
+            assert_ne!(a, c, "each 4KiB changes between writes");
         }
         let mut z = Pattern::new(DataPattern::Zeros, 9);
         z.init(&mut b, &mut rng);

@@ -60,6 +60,9 @@ pub struct RunOptions {
     pub pin: bool,
     /// The methodology source, copied into the results.
     pub source: Option<String>,
+    /// Do not record latencies and series: only to measure what recording
+    /// costs. Results say so.
+    pub no_latency: bool,
 }
 
 /// What the caller sees of a run as it goes: the CLI draws a progress
@@ -168,6 +171,11 @@ pub struct IoInfo {
     /// each submission: what queue depth was actually kept.
     pub mean_inflight: f64,
     pub registered_buffers: bool,
+    /// io_uring sent every I/O straight to a kernel worker, as the target
+    /// cannot be driven without blocking (zram, loop devices, tmpfs).
+    pub forced_async: bool,
+    /// Latencies were not recorded (`no_latency`).
+    pub latency_recorded: bool,
     pub bytes_written: u64,
     pub seed: u64,
 }
@@ -708,6 +716,7 @@ impl Executor<'_> {
                 }),
                 stop: self.stop.clone(),
                 cpu: self.opts.pin.then_some(i % cpus),
+                latency: !self.opts.no_latency,
             })
             .collect();
         drop(tx);
@@ -736,6 +745,7 @@ impl Executor<'_> {
         let mut recorder = Recorder::default();
         let (mut inflight, mut issued) = (0.0, 0u64);
         let mut fixed = true;
+        let mut forced_async = false;
         let mut from: Option<Instant> = None;
         let mut last: Option<Instant> = None;
         for o in outcomes {
@@ -750,6 +760,7 @@ impl Executor<'_> {
             inflight += o.mean_inflight;
             issued += o.issued_bytes;
             fixed &= o.fixed_buffers || engine == EngineKind::Psync;
+            forced_async |= o.force_async;
             from = Some(from.map_or(o.record_from, |f: Instant| f.min(o.record_from)));
             last = match (last, o.last_recorded) {
                 (Some(a), Some(b)) => Some(a.max(b)),
@@ -775,6 +786,8 @@ impl Executor<'_> {
                 depth,
                 mean_inflight: inflight,
                 registered_buffers: engine == EngineKind::IoUring && fixed,
+                forced_async,
+                latency_recorded: !self.opts.no_latency,
                 bytes_written: if spec.workload.writes() { issued } else { 0 },
                 seed: seed0,
             },

@@ -62,6 +62,17 @@ impl Recorder {
         s.lat.saturating_record(latency_ns.max(1));
     }
 
+    /// Counts an I/O without its latency.
+    #[inline]
+    pub fn count(&mut self, op: Op, bytes: u64) {
+        let s = match op {
+            Op::Read => &mut self.read,
+            Op::Write => &mut self.write,
+        };
+        s.ios += 1;
+        s.bytes += bytes;
+    }
+
     pub fn merge(&mut self, other: &Recorder) {
         self.read.merge(&other.read);
         self.write.merge(&other.write);

@@ -78,6 +78,9 @@ pub struct Job {
     pub stop: Arc<AtomicBool>,
     /// Pin the thread to this CPU.
     pub cpu: Option<usize>,
+    /// Record latencies and the series. Off only to measure what recording
+    /// costs (`bench/vs-fio.sh`): I/Os and bytes are still counted.
+    pub latency: bool,
 }
 
 /// What a worker did.
@@ -86,6 +89,8 @@ pub struct Outcome {
     pub recorder: Recorder,
     pub engine: EngineKind,
     pub fixed_buffers: bool,
+    /// io_uring sent every I/O to a kernel worker (the file has no nowait support).
+    pub force_async: bool,
     /// The average number of I/Os in flight, sampled at each submission.
     pub mean_inflight: f64,
     pub max_inflight: u32,
@@ -134,10 +139,12 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let mut pattern = Pattern::new(job.data, job.seed.rotate_left(29));
     pattern.init(&mut buffers, &mut Rng::new(job.seed ^ 0x5eed));
     let mut fixed_buffers = false;
+    let mut force_async = false;
     let mut engine: Box<dyn Engine> = match job.engine {
         EngineKind::IoUring => {
             let u = Uring::new(job.fd, &buffers, depth as u32)?;
             fixed_buffers = u.fixed_buffers();
+            force_async = u.force_async();
             Box::new(u)
         }
         EngineKind::Psync => Box::new(Psync::new(job.fd, &buffers)),
@@ -228,10 +235,14 @@ pub fn run(job: Job) -> io::Result<Outcome> {
             }
             if recording {
                 last_recorded = Some(now);
-                let latency = now.saturating_duration_since(issued_at[c.slot as usize]).as_nanos() as u64;
-                recorder.record(op, len as u64, latency);
-                if let Some(iv) = interval.as_mut() {
-                    iv.record(op, len as u64, latency);
+                if job.latency {
+                    let latency = now.saturating_duration_since(issued_at[c.slot as usize]).as_nanos() as u64;
+                    recorder.record(op, len as u64, latency);
+                    if let Some(iv) = interval.as_mut() {
+                        iv.record(op, len as u64, latency);
+                    }
+                } else {
+                    recorder.count(op, len as u64);
                 }
             }
         }
@@ -253,6 +264,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         recorder,
         engine: engine_kind,
         fixed_buffers,
+        force_async,
         mean_inflight: if samples > 0 { inflight_sum as f64 / samples as f64 } else { 0.0 },
         max_inflight,
         errors,
@@ -312,6 +324,7 @@ mod tests {
             series: None,
             stop: Arc::new(AtomicBool::new(false)),
             cpu: None,
+            latency: true,
         }
     }
 
