@@ -11,43 +11,32 @@ use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 
-use hdrhistogram::Histogram;
-
-use crate::stats::histogram;
+use crate::stats::Recorder;
 use crate::workload::Op;
 
 /// One worker's counts for one interval.
 pub struct Interval {
     pub index: u64,
-    pub read_ios: u64,
-    pub write_ios: u64,
-    pub bytes: u64,
+    /// Counts and latency histograms, reads and writes apart; a worker's
+    /// intervals add up to its step's record.
+    pub rec: Recorder,
     pub lat_sum_ns: u64,
-    pub lat: Histogram<u64>,
 }
 
 impl Interval {
     pub fn new(index: u64) -> Interval {
-        Interval { index, read_ios: 0, write_ios: 0, bytes: 0, lat_sum_ns: 0, lat: histogram(2) }
+        Interval { index, rec: Recorder::default(), lat_sum_ns: 0 }
     }
 
     #[inline]
     pub fn record(&mut self, op: Op, bytes: u64, latency_ns: u64) {
-        match op {
-            Op::Read => self.read_ios += 1,
-            Op::Write => self.write_ios += 1,
-        }
-        self.bytes += bytes;
+        self.rec.record(op, bytes, latency_ns);
         self.lat_sum_ns += latency_ns;
-        self.lat.saturating_record(latency_ns.max(1));
     }
 
     fn merge(&mut self, o: &Interval) {
-        self.read_ios += o.read_ios;
-        self.write_ios += o.write_ios;
-        self.bytes += o.bytes;
+        self.rec.merge(&o.rec);
         self.lat_sum_ns += o.lat_sum_ns;
-        let _ = self.lat.add(&o.lat);
     }
 }
 
@@ -74,6 +63,19 @@ pub struct Row {
     pub mb_s: f64,
     pub mean_latency_us: f64,
     pub p99_latency_us: f64,
+}
+
+/// The 99th percentile of reads and writes together, in nanoseconds.
+fn p99(rec: &Recorder) -> f64 {
+    if rec.write.ios == 0 {
+        return rec.read.lat.value_at_quantile(0.99) as f64;
+    }
+    if rec.read.ios == 0 {
+        return rec.write.lat.value_at_quantile(0.99) as f64;
+    }
+    let mut both = rec.read.lat.clone();
+    let _ = both.add(&rec.write.lat);
+    both.value_at_quantile(0.99) as f64
 }
 
 pub const HEADER: &str = "t_s,iops,read_iops,write_iops,mb_s,mib_s,mean_latency_us,p99_latency_us";
@@ -118,7 +120,8 @@ fn collect(
     // may be cut short, and its rates are over what it lasted.
     let mut recorded = 0.0f64;
     let mut emit = |iv: &Interval, out: &mut Option<BufWriter<File>>, recorded: f64| -> io::Result<()> {
-        let ios = iv.read_ios + iv.write_ios;
+        let (read_ios, write_ios, bytes) = (iv.rec.read.ios, iv.rec.write.ios, iv.rec.bytes());
+        let ios = read_ios + write_ios;
         let start = iv.index as f64 * interval_s;
         let end = if recorded > start {
             ((iv.index + 1) as f64 * interval_s).min(recorded)
@@ -129,11 +132,11 @@ fn collect(
         let row = Row {
             t: end,
             iops: ios as f64 / span,
-            read_iops: iv.read_ios as f64 / span,
-            write_iops: iv.write_ios as f64 / span,
-            mb_s: iv.bytes as f64 / span / 1e6,
+            read_iops: read_ios as f64 / span,
+            write_iops: write_ios as f64 / span,
+            mb_s: bytes as f64 / span / 1e6,
             mean_latency_us: if ios > 0 { iv.lat_sum_ns as f64 / ios as f64 / 1000.0 } else { 0.0 },
-            p99_latency_us: if ios > 0 { iv.lat.value_at_quantile(0.99) as f64 / 1000.0 } else { 0.0 },
+            p99_latency_us: if ios > 0 { p99(&iv.rec) / 1000.0 } else { 0.0 },
         };
         if let Some(w) = out.as_mut() {
             writeln!(
@@ -144,7 +147,7 @@ fn collect(
                 row.read_iops,
                 row.write_iops,
                 row.mb_s,
-                iv.bytes as f64 / span / 1_048_576.0,
+                bytes as f64 / span / 1_048_576.0,
                 row.mean_latency_us,
                 row.p99_latency_us
             )?;

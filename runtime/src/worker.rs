@@ -168,7 +168,10 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let mut first_error = None;
     let mut issuing = true;
 
-    let mut interval = job.series.as_ref().map(|_| Interval::new(0));
+    // Completions are recorded once, into the current interval; at each
+    // interval's end it is added to the worker's total (and sent to the
+    // series when there is one).
+    let mut interval = Interval::new(0);
     let interval_len = job.series.as_ref().map_or(Duration::from_secs(1), |s| s.interval);
     let mut next_boundary = clock.record_from + interval_len;
 
@@ -216,12 +219,13 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         let now = Instant::now();
         let recording = now >= clock.record_from && clock.until.is_none_or(|u| now <= u);
         if recording && now >= next_boundary {
-            if let (Some(iv), Some(link)) = (interval.as_mut(), job.series.as_ref()) {
-                let index = (now - clock.record_from).as_nanos() / interval_len.as_nanos().max(1);
-                let finished = std::mem::replace(iv, Interval::new(index as u64));
+            let index = (now - clock.record_from).as_nanos() / interval_len.as_nanos().max(1);
+            let finished = std::mem::replace(&mut interval, Interval::new(index as u64));
+            recorder.merge(&finished.rec);
+            if let Some(link) = job.series.as_ref() {
                 let _ = link.tx.send(Message::Interval { worker: link.worker, interval: finished });
-                next_boundary = clock.record_from + interval_len * (index as u32 + 1);
             }
+            next_boundary = clock.record_from + interval_len * (index as u32 + 1);
         }
         for c in done.drain(..) {
             inflight -= 1;
@@ -237,12 +241,9 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                 last_recorded = Some(now);
                 if job.latency {
                     let latency = now.saturating_duration_since(issued_at[c.slot as usize]).as_nanos() as u64;
-                    recorder.record(op, len as u64, latency);
-                    if let Some(iv) = interval.as_mut() {
-                        iv.record(op, len as u64, latency);
-                    }
+                    interval.record(op, len as u64, latency);
                 } else {
-                    recorder.count(op, len as u64);
+                    interval.rec.count(op, len as u64);
                 }
             }
         }
@@ -250,8 +251,9 @@ pub fn run(job: Job) -> io::Result<Outcome> {
             issuing = false;
         }
     }
-    if let (Some(iv), Some(link)) = (interval, job.series.as_ref()) {
-        let _ = link.tx.send(Message::Interval { worker: link.worker, interval: iv });
+    recorder.merge(&interval.rec);
+    if let Some(link) = job.series.as_ref() {
+        let _ = link.tx.send(Message::Interval { worker: link.worker, interval });
         let recorded = match job.timing.record {
             Some(r) => r.as_secs_f64(),
             None => {
