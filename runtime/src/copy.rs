@@ -8,6 +8,7 @@ use std::fs::{self, File};
 use std::io::{Read, Write};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use methodic_compiler::plan::Dataset;
@@ -80,7 +81,7 @@ fn file_path(dir: &Path, i: u64) -> PathBuf {
 
 /// Copies the tree at `src` (made by [`prepare`]) to `dst`, which is
 /// removed first, and syncs the destination's file system.
-pub fn copy_tree(src: &Path, dst: &Path, files: u64) -> Result<CopyResult> {
+pub fn copy_tree(src: &Path, dst: &Path, files: u64, stop: &AtomicBool) -> Result<CopyResult> {
     if dst.exists() {
         fs::remove_dir_all(dst).map_err(|e| Error::io(format!("cannot clear {}", dst.display()), e))?;
     }
@@ -89,6 +90,9 @@ pub fn copy_tree(src: &Path, dst: &Path, files: u64) -> Result<CopyResult> {
     let mut bytes = 0u64;
     let start = Instant::now();
     for i in 0..files {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
         let from = file_path(src, i);
         let to = file_path(dst, i);
         if let Some(parent) = to.parent() {
@@ -138,7 +142,7 @@ mod tests {
         let d = Dataset::of_files("d", Bytes(1000), Bytes(100_000), 30, 4);
         assert!(prepare(&d, &dir.join("src")).unwrap(), "made the first time");
         assert!(!prepare(&d, &dir.join("src")).unwrap(), "reused the second time");
-        let r = copy_tree(&dir.join("src"), &dir.join("dst"), d.files).unwrap();
+        let r = copy_tree(&dir.join("src"), &dir.join("dst"), d.files, &AtomicBool::new(false)).unwrap();
         assert_eq!((r.files, r.bytes), (30, d.total.0));
         assert_eq!(
             fs::read(file_path(&dir.join("src"), 7)).unwrap(),

@@ -164,6 +164,8 @@ pub struct StepResult {
 #[derive(Debug, Clone, Serialize)]
 pub struct IoInfo {
     pub engine: EngineKind,
+    /// Why methodic chose the engine.
+    pub engine_reason: &'static str,
     /// Worker threads, and the I/Os each kept in flight.
     pub threads: u32,
     pub depth: u32,
@@ -203,12 +205,24 @@ pub struct CellResult {
     pub last: Summary,
 }
 
+/// The most threads psync uses to keep a queue depth; deeper queues use
+/// io_uring.
+const MAX_PSYNC_THREADS: u32 = 128;
+
 /// The stop flag signals set.
 static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
-extern "C" fn on_signal(_: libc::c_int) {
+/// The first SIGINT or SIGTERM asks the run to stop after the step in
+/// flight has been recorded; a second one ends the process at once.
+extern "C" fn on_signal(sig: libc::c_int) {
     if let Some(s) = STOP.get() {
-        s.store(true, Ordering::SeqCst);
+        if !s.swap(true, Ordering::SeqCst) {
+            return;
+        }
+    }
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
     }
 }
 
@@ -297,23 +311,23 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         let outcome = exec.step(step, &mut result);
         result.seconds = t0.elapsed().as_secs_f64();
         let interrupted = exec.stop.load(Ordering::SeqCst);
-        if let Err(e) = &outcome {
-            result.error = Some(describe(e));
-        } else if interrupted {
+        if interrupted {
             result.error = Some("interrupted".into());
+        } else if let Err(e) = &outcome {
+            result.error = Some(describe(e));
         }
         exec.results.append_step(&result)?;
         observer.step_finished(i, step, &result);
         steps.push(result);
         match outcome {
+            _ if interrupted => {
+                status = Status::Interrupted;
+                error = Some("interrupted by a signal".into());
+                break;
+            }
             Err(e) => {
                 status = Status::Failed;
                 error = Some(describe(&e));
-                break;
-            }
-            Ok(()) if interrupted => {
-                status = Status::Interrupted;
-                error = Some("interrupted by a signal".into());
                 break;
             }
             Ok(()) => {}
@@ -561,7 +575,7 @@ impl Executor<'_> {
                 if !self.copies.contains(&dest) {
                     self.copies.push(dest.clone());
                 }
-                out.copy = Some(copy::copy_tree(&source, &dest, dataset.files)?);
+                out.copy = Some(copy::copy_tree(&source, &dest, dataset.files, &self.stop)?);
             }
             Action::Probe(p) => {
                 let t = &self.targets[0];
@@ -634,18 +648,28 @@ impl Executor<'_> {
     }
 
     /// The engine for a worker keeping `per_worker` I/Os in flight.
-    fn engine_for(&self, per_worker: u32) -> EngineKind {
+    /// The engine for a step whose workers keep `qd` in flight on the
+    /// first `devices` targets, and why.
+    fn engine_for(&self, qd: &Qd, devices: usize) -> (EngineKind, &'static str) {
+        let inline = self.targets.iter().take(devices).all(|t| t.inline_completion);
         match self.opts.engine {
-            EngineChoice::Psync => EngineKind::Psync,
-            EngineChoice::IoUring if self.uring => EngineKind::IoUring,
-            EngineChoice::Auto if self.uring && per_worker > 1 => EngineKind::IoUring,
-            _ => EngineKind::Psync,
+            EngineChoice::Psync => (EngineKind::Psync, "--engine psync"),
+            EngineChoice::IoUring if self.uring => (EngineKind::IoUring, "--engine io-uring"),
+            _ if !self.uring => (EngineKind::Psync, "io_uring is not available"),
+            _ if qd.per_worker == 1 => (EngineKind::Psync, "one I/O in flight a worker: psync is faster"),
+            _ if inline && qd.total <= MAX_PSYNC_THREADS => (
+                EngineKind::Psync,
+                "the target completes I/O in the submitting thread (zram, tmpfs): a psync thread an I/O \
+                 beats io_uring's kernel workers",
+            ),
+            _ => (EngineKind::IoUring, "io_uring keeps the queue depth from one thread a worker"),
         }
     }
 
     /// Runs workers on the targets as `spec` says and merges what they did.
     fn io(&mut self, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
-        let engine = self.engine_for(spec.qd.per_worker);
+        let device_count = (spec.settings.devices.max(1) as usize).min(self.targets.len());
+        let (engine, engine_reason) = self.engine_for(&spec.qd, device_count);
         // psync keeps one I/O in flight a thread: the queue depth is kept
         // with one thread per outstanding I/O.
         let (threads, depth) = if engine == EngineKind::Psync && spec.qd.per_worker > 1 {
@@ -654,7 +678,7 @@ impl Executor<'_> {
             (spec.qd.workers, spec.qd.per_worker)
         };
         let threads = threads.max(1) as usize;
-        let devices = (spec.settings.devices.max(1) as usize).min(self.targets.len()).min(threads);
+        let devices = device_count.min(threads);
         let largest = spec.workload.blocks.iter().map(|b| b.size).max().unwrap_or(Bytes(4096));
         let direct = spec.settings.io == IoMode::Direct;
         // Each device's region, and the stripes of the threads on it.
@@ -699,6 +723,12 @@ impl Executor<'_> {
                     self.targets[i % devices].file(direct).as_raw_fd()
                 },
                 engine,
+                // Block devices without nowait get every request punted to
+                // a kernel worker anyway; files write faster inline (tmpfs).
+                force_async: {
+                    let t = &self.targets[i % devices];
+                    t.kind == TargetKind::BlockDevice && !t.nowait
+                },
                 depth,
                 workload: spec.workload.clone(),
                 area: region,
@@ -782,6 +812,7 @@ impl Executor<'_> {
             seconds,
             info: IoInfo {
                 engine,
+                engine_reason,
                 threads: threads as u32,
                 depth,
                 mean_inflight: inflight,

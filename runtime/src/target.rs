@@ -55,6 +55,12 @@ pub struct Target {
     pub identity: Identity,
     /// methodic created this file (a scratch file): it may delete it.
     pub created: bool,
+    /// The kernel can start I/O on it without blocking (RWF_NOWAIT works).
+    pub nowait: bool,
+    /// I/O completes in the thread that submits it: a bio-based block
+    /// device (zram, brd) or a file system without nowait support (tmpfs).
+    /// A thread an I/O then beats any asynchronous engine.
+    pub inline_completion: bool,
     /// Opened with O_DIRECT, when the plan uses it.
     direct: Option<File>,
     /// Opened through the page cache.
@@ -104,6 +110,24 @@ impl Target {
 
     pub fn has_direct(&self) -> bool {
         self.direct.is_some()
+    }
+
+    /// Finds out how the kernel drives the target: whether it can start
+    /// I/O without blocking, and whether I/O completes inline.
+    fn probed(mut self) -> Target {
+        use std::os::unix::io::AsRawFd;
+        self.nowait = supports_nowait(self.file(true).as_raw_fd());
+        self.inline_completion = match self.kind {
+            TargetKind::File => !self.nowait,
+            // blk-mq devices have an mq folder in sysfs; bio-based ones, which
+            // complete I/O while it is submitted, do not.
+            TargetKind::BlockDevice => self
+                .identity
+                .name
+                .as_ref()
+                .is_some_and(|n| !Path::new(&format!("/sys/class/block/{n}/mq")).exists()),
+        };
+        self
     }
 
     /// Removes a scratch file methodic created.
@@ -175,9 +199,12 @@ fn open_file(path: &Path, size: u64, created: bool, opts: &OpenOptionsT) -> Resu
         dio_offset_align: offset_align,
         identity: Identity::default(),
         created,
+        nowait: false,
+        inline_completion: false,
         direct,
         buffered,
-    })
+    }
+    .probed())
 }
 
 fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT) -> Result<Target> {
@@ -225,9 +252,12 @@ fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT) -> Result<Targ
         dio_offset_align: offset_align,
         identity,
         created: false,
+        nowait: false,
+        inline_completion: false,
         direct,
         buffered,
-    })
+    }
+    .probed())
 }
 
 fn ioctl_u64(fd: i32, req: libc::c_ulong) -> io::Result<u64> {
@@ -240,6 +270,17 @@ fn ioctl_int(fd: i32, req: libc::c_ulong) -> io::Result<i32> {
     let mut v: libc::c_int = 0;
     let rc = unsafe { libc::ioctl(fd, req as _, &mut v as *mut libc::c_int) };
     if rc < 0 { Err(io::Error::last_os_error()) } else { Ok(v) }
+}
+
+/// Whether the kernel can read `fd` without blocking: a read with
+/// RWF_NOWAIT fails with EOPNOTSUPP where it cannot (the device or file
+/// system has no nowait support), and succeeds or says EAGAIN where it can.
+/// Reads the first 4KiB; the data is not used.
+fn supports_nowait(fd: i32) -> bool {
+    let buf = crate::data::Buffers::new(1, 4096);
+    let iov = libc::iovec { iov_base: buf.ptr(0).cast(), iov_len: 4096 };
+    let rc = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
+    rc >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EOPNOTSUPP)
 }
 
 /// The O_DIRECT offset and memory alignment statx reports (Linux 6.1+).

@@ -60,6 +60,8 @@ pub struct SeriesLink {
 pub struct Job {
     pub fd: RawFd,
     pub engine: EngineKind,
+    /// io_uring: send every I/O straight to a kernel worker.
+    pub force_async: bool,
     /// I/Os kept in flight.
     pub depth: u32,
     pub workload: Workload,
@@ -142,7 +144,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let mut force_async = false;
     let mut engine: Box<dyn Engine> = match job.engine {
         EngineKind::IoUring => {
-            let u = Uring::new(job.fd, &buffers, depth as u32)?;
+            let u = Uring::new(job.fd, &buffers, depth as u32, job.force_async)?;
             fixed_buffers = u.fixed_buffers();
             force_async = u.force_async();
             Box::new(u)
@@ -291,7 +293,7 @@ pub fn io_uring_available() -> Result<(), String> {
     let buffers = Buffers::new(1, 4096);
     let file = std::fs::File::open("/proc/self/stat").map_err(|e| e.to_string())?;
     use std::os::unix::io::AsRawFd;
-    Uring::new(file.as_raw_fd(), &buffers, 2).map(|_| ()).map_err(|e| e.to_string())
+    Uring::new(file.as_raw_fd(), &buffers, 2, false).map(|_| ()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -306,6 +308,7 @@ mod tests {
         Job {
             fd,
             engine,
+            force_async: false,
             depth,
             workload: Workload {
                 name: "t".into(),

@@ -9,7 +9,7 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use methodic_compiler::plan::Plan;
-use methodic_runtime::{Quiet, RunOptions, RunReport, Status, StepResult, run};
+use methodic_runtime::{EngineChoice, Quiet, RunOptions, RunReport, Status, StepResult, run};
 
 /// Holds the device lock until dropped.
 struct DeviceLock(#[allow(dead_code)] File);
@@ -126,8 +126,21 @@ fn io_counts_shares_and_queue_depth_match_what_the_device_saw() {
     assert!(gap < 0.01, "methodic recorded {recorded} I/Os, the device saw {seen}");
     let read_share = summary.read.as_ref().unwrap().ios as f64 / recorded as f64;
     assert!((read_share - 0.67).abs() < 0.01, "read share {read_share}");
-    assert_eq!(io.engine.name(), "io_uring");
+    // zram completes I/O inline: a psync thread an I/O keeps the depth.
+    assert_eq!((io.engine.name(), io.threads, io.depth), ("psync", 32, 1));
     assert!(io.mean_inflight >= 0.95 * 32.0, "QD kept at {} of 32", io.mean_inflight);
+    // io_uring keeps it too, from one thread.
+    let opts = RunOptions {
+        targets: vec![z.path()],
+        out: out_dir("uring"),
+        engine: EngineChoice::IoUring,
+        ..Default::default()
+    };
+    let r = run(&mix_only, &opts, &mut Quiet).unwrap();
+    let io = r.steps[0].io.as_ref().unwrap();
+    assert_eq!((io.engine.name(), io.threads, io.depth), ("io_uring", 1, 32));
+    assert!(io.mean_inflight >= 0.95 * 32.0, "io_uring kept QD {} of 32", io.mean_inflight);
+    let _ = fs::remove_dir_all(&opts.out);
 
     let split_only = Plan { steps: plan.steps[2..3].to_vec(), ..plan.clone() };
     let before = stat("zram0");
@@ -169,4 +182,132 @@ fn erase_discards_on_zram() {
     assert_eq!(r.status, Status::Failed);
     assert!(r.error.as_deref().unwrap_or("").contains("erase discard"), "{:?}", r.error);
     let _ = fs::remove_dir_all(&opts.out);
+}
+
+/// A loop device over a file in the temporary directory, with direct I/O;
+/// detached and its file removed when dropped.
+struct Loop {
+    dev: PathBuf,
+    backing: PathBuf,
+    _lock: DeviceLock,
+}
+
+impl Loop {
+    fn setup(size: u64) -> Option<Loop> {
+        if !is_root() {
+            eprintln!("skipped: not root, so no loop device can be set up");
+            return None;
+        }
+        let lock = lock();
+        let backing = std::env::temp_dir().join(format!("methodic-loop-{}.img", std::process::id()));
+        let f = File::create(&backing).unwrap();
+        f.set_len(size).unwrap();
+        drop(f);
+        let out = std::process::Command::new("losetup")
+            .args(["--direct-io=on", "-f", "--show"])
+            .arg(&backing)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            eprintln!("skipped: losetup failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+            let _ = fs::remove_file(&backing);
+            return None;
+        }
+        let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        Some(Loop { dev, backing, _lock: lock })
+    }
+
+    fn name(&self) -> String {
+        self.dev.file_name().unwrap().to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        for _ in 0..50 {
+            let ok = std::process::Command::new("losetup")
+                .arg("-d")
+                .arg(&self.dev)
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = fs::remove_file(&self.backing);
+    }
+}
+
+#[test]
+fn sub_4k_splits_on_a_loop_device_match_the_device_counts() {
+    let Some(l) = Loop::setup(256 << 20) else { return };
+    let plan = compile(
+        "methodology \"t\" version \"1\"\n\
+         workload split { random; read 70%; blocks { 512B: 10%, 4KiB: 60%, 64KiB: 30% } }\n\
+         measure split qd 16 for 2s",
+    );
+    let before = stat(&l.name());
+    let r = run_on(&plan, &l.dev, "loop-split");
+    let after = stat(&l.name());
+    let s = r.steps[0].summary.as_ref().unwrap();
+    let seen = (after.0 - before.0) + (after.2 - before.2);
+    let gap = seen.abs_diff(s.total.ios) as f64 / seen as f64;
+    assert!(gap < 0.01, "methodic recorded {} I/Os, the loop device saw {seen}", s.total.ios);
+    let mean = s.total.bytes as f64 / s.total.ios as f64;
+    let expected = 0.1 * 512.0 + 0.6 * 4096.0 + 0.3 * 65536.0;
+    assert!((mean / expected - 1.0).abs() < 0.01, "mean block {mean}, the split makes {expected}");
+    let reads = s.read.as_ref().unwrap().ios as f64 / s.total.ios as f64;
+    assert!((reads - 0.70).abs() < 0.01, "read share {reads}");
+}
+
+#[test]
+fn a_device_with_a_file_system_is_refused_unless_named() {
+    let Some(l) = Loop::setup(64 << 20) else { return };
+    let mkfs = std::process::Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&l.dev).status();
+    if !mkfs.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfs.ext4 is not available");
+        return;
+    }
+    let before = fs::read(&l.dev).unwrap();
+    let plan = compile("methodology \"t\" version \"1\"\nfill { sequential; block 1MiB; read 0% }");
+    let opts = RunOptions { targets: vec![l.dev.clone()], out: out_dir("guard"), ..Default::default() };
+    let err = run(&plan, &opts, &mut Quiet).unwrap_err().to_string();
+    assert!(err.contains("ext2/3/4 file system"), "{err}");
+    assert!(!opts.out.exists(), "a refused run leaves no results directory");
+    assert!(fs::read(&l.dev).unwrap() == before, "not one byte of the device changed");
+    let wrong = RunOptions { destroy: Some("/dev/not-this-one".into()), ..opts.clone() };
+    let err = run(&plan, &wrong, &mut Quiet).unwrap_err().to_string();
+    assert!(err.contains("does not name this device"), "{err}");
+    let named = RunOptions { destroy: Some(l.dev.display().to_string()), ..opts.clone() };
+    let r = run(&plan, &named, &mut Quiet).unwrap();
+    assert_eq!(r.status, Status::Completed, "{:?}", r.error);
+    assert!(fs::read(&l.dev).unwrap() != before);
+    let _ = fs::remove_dir_all(&opts.out);
+}
+
+#[test]
+fn workers_spread_over_two_targets() {
+    let dir = out_dir("two");
+    fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
+    for p in [&a, &b] {
+        File::create(p).unwrap().set_len(64 << 20).unwrap();
+    }
+    let plan = compile(
+        "methodology \"t\" version \"1\"\ntarget { workers 2; devices 2; io buffered }\n\
+         fill { sequential; block 1MiB; read 0% } qd 2",
+    );
+    let opts = RunOptions { targets: vec![a.clone(), b.clone()], out: dir.join("out"), ..Default::default() };
+    let r = run(&plan, &opts, &mut Quiet).unwrap();
+    assert_eq!(r.status, Status::Completed, "{:?}", r.error);
+    assert_eq!(r.targets.len(), 2);
+    for p in [&a, &b] {
+        let data = fs::read(p).unwrap();
+        assert!(data.iter().filter(|&&x| x != 0).count() > data.len() / 2, "{} was not written", p.display());
+    }
+    let one = RunOptions { targets: vec![a.clone()], out: dir.join("out1"), ..Default::default() };
+    let err = run(&plan, &one, &mut Quiet).unwrap_err().to_string();
+    assert!(err.contains("2 devices"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
 }

@@ -17,10 +17,9 @@ pub struct Uring {
     buffers: Vec<usize>,
     /// Buffers registered: fixed reads and writes skip page pinning.
     fixed_buffers: bool,
-    /// The block device cannot be driven without blocking (zram, loop):
-    /// every I/O would first be tried inline, fail with EAGAIN and then go to
-    /// a kernel worker, so it is sent to the worker at once. (On files it is
-    /// not: tmpfs, which has no nowait reads either, writes faster inline.)
+    /// The block device cannot be driven without blocking (loop): every I/O
+    /// would first be tried inline, fail with EAGAIN and then go to a kernel
+    /// worker, so it is sent to the worker at once.
     force_async: bool,
     inflight: usize,
 }
@@ -28,7 +27,9 @@ pub struct Uring {
 impl Uring {
     /// Sets up a ring for `depth` outstanding I/Os on `fd`. Fails where
     /// io_uring is unavailable; the caller falls back to psync.
-    pub fn new(fd: RawFd, buffers: &Buffers, depth: u32) -> io::Result<Uring> {
+    /// `force_async`: send every I/O straight to a kernel worker, for block
+    /// devices that cannot be driven without blocking.
+    pub fn new(fd: RawFd, buffers: &Buffers, depth: u32, force_async: bool) -> io::Result<Uring> {
         let entries = depth.max(1).next_power_of_two();
         // Single-issuer rings are cheaper (Linux 6.0+); older kernels
         // refuse the flag, and get a plain ring.
@@ -46,7 +47,7 @@ impl Uring {
             ring,
             buffers: (0..buffers.slots()).map(|i| buffers.ptr(i) as usize).collect(),
             fixed_buffers,
-            force_async: is_block_device(fd) && !supports_nowait(fd, buffers),
+            force_async,
             inflight: 0,
         })
     }
@@ -73,22 +74,6 @@ impl Uring {
         let e = e.user_data(r.slot as u64);
         if self.force_async { e.flags(io_uring::squeue::Flags::ASYNC) } else { e }
     }
-}
-
-fn is_block_device(fd: RawFd) -> bool {
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    unsafe { libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFBLK }
-}
-
-/// Whether the kernel can read `fd` without blocking: a read with
-/// RWF_NOWAIT fails with EOPNOTSUPP where it cannot (the block device or
-/// file system has no nowait support), and succeeds or says EAGAIN where it
-/// can. Reads the first block of the file; the result is not used.
-fn supports_nowait(fd: RawFd, buffers: &Buffers) -> bool {
-    let len = buffers.slot_size().min(4096);
-    let iov = libc::iovec { iov_base: buffers.ptr(0).cast(), iov_len: len };
-    let rc = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
-    rc >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EOPNOTSUPP)
 }
 
 impl Engine for Uring {
