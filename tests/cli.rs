@@ -1,21 +1,11 @@
 //! The `methodic` command end to end: exit codes, what goes to stdout and
 //! stderr, files written whole or not at all.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn methodic(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_methodic"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("methodic runs")
-}
+mod common;
+use common::{methodic, root};
 
 fn methodic_stdin(args: &[&str], input: &str) -> Output {
     use std::io::Write;

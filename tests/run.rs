@@ -2,21 +2,10 @@
 //! rehearses to completion, results directories hold what they promise,
 //! and --json prints nothing but JSON.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn methodic(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_methodic"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("methodic runs")
-}
+mod common;
+use common::{methodic, root};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
