@@ -898,13 +898,7 @@ impl Executor<'_> {
         out.summary = Some(all.summary(seconds));
         out.io = info;
         out.series = Some(self.relative(&csv));
-        out.steady = Some(SteadyResult {
-            metric: rule.metric,
-            reached: window.as_ref().is_some_and(|w| w.steady),
-            rounds: values.len() as u32,
-            values,
-            window,
-        });
+        out.steady = Some(steady_result(rule, values, window));
         Ok(())
     }
 
@@ -987,14 +981,19 @@ impl Executor<'_> {
         );
         out.io = info;
         out.series = Some(self.relative(&csv));
-        out.steady = Some(SteadyResult {
-            metric: rule.metric,
-            reached: window.as_ref().is_some_and(|w| w.steady),
-            rounds: values.len() as u32,
-            values,
-            window,
-        });
+        out.steady = Some(steady_result(rule, values, window));
         Ok(())
+    }
+}
+
+/// What a steady-state loop reports: the tracked values and the last window.
+fn steady_result(rule: &SteadyRule, values: Vec<f64>, window: Option<steady::Window>) -> SteadyResult {
+    SteadyResult {
+        metric: rule.metric,
+        reached: window.as_ref().is_some_and(|w| w.steady),
+        rounds: values.len() as u32,
+        values,
+        window,
     }
 }
 

@@ -61,7 +61,7 @@ fn cap(step: &mut Step) {
         Action::Probe(p) => {
             p.range = p.range.min(Bytes((64 << 10).max(p.io.0)));
             p.repeats = p.repeats.min(3);
-            p.offsets = if p.step.0 == 0 { 0 } else { (p.range.0 - p.io.0) / p.step.0 + 1 };
+            p.offsets = (p.range.0 - p.io.0).checked_div(p.step.0).map_or(0, |n| n + 1);
         }
         _ => {}
     }

@@ -43,7 +43,7 @@ impl Interval {
 pub enum Message {
     Interval {
         worker: usize,
-        interval: Interval,
+        interval: Box<Interval>,
     },
     /// The worker has sent its last interval; it recorded for `seconds`.
     Done {
@@ -80,6 +80,9 @@ fn p99(rec: &Recorder) -> f64 {
 
 pub const HEADER: &str = "t_s,iops,read_iops,write_iops,mb_s,mib_s,mean_latency_us,p99_latency_us";
 
+/// The collector's thread: joined, it gives the rows it wrote.
+pub type Collector = JoinHandle<io::Result<Vec<Row>>>;
+
 /// Starts a collector for `workers` workers writing to `path` (or only
 /// counting, for `None`). Returns the sender to give the workers and the
 /// handle that yields the rows when every worker is done.
@@ -87,7 +90,7 @@ pub fn collector(
     path: Option<&Path>,
     workers: usize,
     interval_s: f64,
-) -> io::Result<(Sender<Message>, JoinHandle<io::Result<Vec<Row>>>)> {
+) -> io::Result<(Sender<Message>, Collector)> {
     let out = match path {
         Some(p) => {
             let mut w = BufWriter::new(File::create(p)?);
@@ -165,7 +168,7 @@ fn collect(
                 match pending.get_mut(&interval.index) {
                     Some(iv) => iv.merge(&interval),
                     None => {
-                        pending.insert(interval.index, interval);
+                        pending.insert(interval.index, *interval);
                     }
                 }
             }
@@ -207,7 +210,7 @@ mod tests {
             for _ in 0..ios {
                 i.record(Op::Read, 4096, 100_000);
             }
-            i
+            Box::new(i)
         };
         tx.send(Message::Interval { worker: 0, interval: iv(0, 10) }).unwrap();
         tx.send(Message::Interval { worker: 0, interval: iv(1, 20) }).unwrap();

@@ -186,7 +186,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                     issuing = false;
                     break;
                 }
-                let mut io = generator.next();
+                let mut io = generator.next_io();
                 if let Some(q) = job.quota {
                     io.len = io.len.min((q - issued_bytes) as u32).max(1);
                 }
@@ -225,7 +225,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
             let finished = std::mem::replace(&mut interval, Interval::new(index as u64));
             recorder.merge(&finished.rec);
             if let Some(link) = job.series.as_ref() {
-                let _ = link.tx.send(Message::Interval { worker: link.worker, interval: finished });
+                let _ = link.tx.send(Message::Interval { worker: link.worker, interval: Box::new(finished) });
             }
             next_boundary = clock.record_from + interval_len * (index as u32 + 1);
         }
@@ -255,7 +255,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     }
     recorder.merge(&interval.rec);
     if let Some(link) = job.series.as_ref() {
-        let _ = link.tx.send(Message::Interval { worker: link.worker, interval });
+        let _ = link.tx.send(Message::Interval { worker: link.worker, interval: Box::new(interval) });
         let recorded = match job.timing.record {
             Some(r) => r.as_secs_f64(),
             None => {

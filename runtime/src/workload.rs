@@ -68,7 +68,7 @@ impl Generator {
     }
 
     #[inline]
-    pub fn next(&mut self) -> Io {
+    pub fn next_io(&mut self) -> Io {
         let len = if self.blocks.len() == 1 {
             self.blocks[0].0
         } else {
@@ -126,7 +126,7 @@ mod tests {
         let n = 200_000;
         let (mut reads, mut sizes) = (0, [0u32; 3]);
         for _ in 0..n {
-            let io = g.next();
+            let io = g.next_io();
             assert_eq!(io.offset % 512, 0);
             assert!(io.offset >= area.start && io.offset + io.len as u64 <= area.end(), "{io:?}");
             if io.op == Op::Read {
@@ -151,8 +151,8 @@ mod tests {
         let stripe = Region { start: 256 << 10, len: 256 << 10 };
         let w = workload(&[(131_072, 100)], 0, 0, 131_072);
         let mut g = Generator::new(&w, area, stripe, 1);
-        let offsets: Vec<u64> = (0..3).map(|_| g.next().offset).collect();
+        let offsets: Vec<u64> = (0..3).map(|_| g.next_io().offset).collect();
         assert_eq!(offsets, [256 << 10, 384 << 10, 256 << 10]);
-        assert!((0..10).all(|_| g.next().op == Op::Write));
+        assert!((0..10).all(|_| g.next_io().op == Op::Write));
     }
 }
