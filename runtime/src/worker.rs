@@ -188,7 +188,8 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                 }
                 let mut io = generator.next_io();
                 if let Some(q) = job.quota {
-                    io.len = io.len.min((q - issued_bytes) as u32).max(1);
+                    // The remainder can exceed 4GiB: a plain cast would wrap it.
+                    io.len = io.len.min(u32::try_from(q - issued_bytes).unwrap_or(u32::MAX)).max(1);
                 }
                 if let Some(b) = &job.budget {
                     if b.issued.fetch_add(io.len as u64, Ordering::Relaxed) >= b.target {
