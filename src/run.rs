@@ -117,7 +117,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
     match report.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
-        Status::Failed => {
+        Status::Failed | Status::Running => {
             eprintln!("error: {}", report.error.as_deref().unwrap_or("the run failed"));
             eprintln!("the steps that finished are in {}", report.results.display());
             Ok(ExitCode::from(1))
@@ -304,6 +304,7 @@ fn table(plan: &Plan, report: &RunReport) -> String {
             Status::Completed => "completed",
             Status::Failed => "failed",
             Status::Interrupted => "interrupted",
+            Status::Running => "running",
         }
     ));
     out.push_str(&t.to_string());

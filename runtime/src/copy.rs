@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use methodic_compiler::plan::Dataset;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;
@@ -21,7 +21,7 @@ use crate::rng::Rng;
 const PER_DIR: u64 = 1000;
 
 /// What one copy did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CopyResult {
     pub files: u64,
     pub bytes: u64,

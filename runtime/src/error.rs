@@ -25,6 +25,10 @@ pub enum Error {
     #[error("{message}")]
     Unsupported { message: String, hint: Option<String> },
 
+    /// A results directory, or a file in it, cannot be read.
+    #[error("{}: {message}", path.display())]
+    Results { path: PathBuf, message: String, hint: Option<String> },
+
     /// The run was stopped by a signal or the user.
     #[error("interrupted")]
     Interrupted,
@@ -39,6 +43,10 @@ impl Error {
         Error::Target { path: path.into(), message: message.into(), hint: None }
     }
 
+    pub fn results(path: impl Into<PathBuf>, message: impl Into<String>) -> Error {
+        Error::Results { path: path.into(), message: message.into(), hint: None }
+    }
+
     pub fn unsupported(message: impl Into<String>) -> Error {
         Error::Unsupported { message: message.into(), hint: None }
     }
@@ -46,7 +54,9 @@ impl Error {
     /// Adds what to do about it.
     pub fn with_hint(mut self, text: impl Into<String>) -> Error {
         match &mut self {
-            Error::Target { hint, .. } | Error::Unsupported { hint, .. } => *hint = Some(text.into()),
+            Error::Target { hint, .. } | Error::Unsupported { hint, .. } | Error::Results { hint, .. } => {
+                *hint = Some(text.into())
+            }
             Error::Refused { hint, .. } => *hint = text.into(),
             Error::Io { .. } | Error::Interrupted => {}
         }
@@ -56,7 +66,9 @@ impl Error {
     /// What to do about it, if methodic knows.
     pub fn hint(&self) -> Option<&str> {
         match self {
-            Error::Target { hint, .. } | Error::Unsupported { hint, .. } => hint.as_deref(),
+            Error::Target { hint, .. } | Error::Unsupported { hint, .. } | Error::Results { hint, .. } => {
+                hint.as_deref()
+            }
             Error::Refused { hint, .. } => Some(hint),
             Error::Io { .. } | Error::Interrupted => None,
         }

@@ -14,11 +14,13 @@ use methodic_compiler::plan::{
     Action, Bytes, Cell, Extent, IoMode, Metric, Plan, PreconditionStop, Qd, SteadyRule, Step,
     Target as Settings, TimeRange, Workload,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::copy::{self, CopyResult};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
+use crate::manifest::{self, DriveTracker, Manifest};
+pub use crate::manifest::{EngineNote, TargetInfo};
 use crate::probe::{self, ProbeResult};
 use crate::region::{Region, step_region, worker_regions};
 use crate::rehearse;
@@ -28,7 +30,7 @@ use crate::series::{self, Row};
 use crate::stats::{Recorder, Summary};
 use crate::steady::{self, Window};
 use crate::system::{self, RamLimit};
-use crate::target::{Identity, OpenOptionsT, Target, TargetKind};
+use crate::target::{OpenOptionsT, Target, TargetKind};
 use crate::time;
 use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing};
 
@@ -79,7 +81,7 @@ pub struct Quiet;
 impl Observer for Quiet {}
 
 /// `results.json`: the whole run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
     pub tool: String,
     pub methodology: MethodologyRef,
@@ -96,47 +98,29 @@ pub struct RunReport {
     pub steps: Vec<StepResult>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    Running,
     Completed,
     Failed,
     Interrupted,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MethodologyRef {
     pub name: String,
     pub version: String,
     pub source_hash: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct EngineNote {
-    pub choice: String,
-    pub io_uring: bool,
-    /// Why io_uring is not used, when it is not.
-    pub io_uring_unavailable: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TargetInfo {
-    pub path: PathBuf,
-    pub kind: TargetKind,
-    pub capacity: u64,
-    pub logical_block: u64,
-    pub physical_block: u64,
-    pub scratch: bool,
-    pub identity: Identity,
-}
-
 /// One step's record in `steps.jsonl` and `results.json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepResult {
     pub index: usize,
     pub id: String,
     pub phase: Option<String>,
-    pub kind: &'static str,
+    pub kind: String,
     pub rehearsal: bool,
     pub started: String,
     pub seconds: f64,
@@ -156,16 +140,16 @@ pub struct StepResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeResult>,
     /// What an erase, cache drop or RAM limit actually did.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
 }
 
 /// How a step's I/O ran.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IoInfo {
     pub engine: EngineKind,
     /// Why methodic chose the engine.
-    pub engine_reason: &'static str,
+    pub engine_reason: String,
     /// Worker threads, and the I/Os each kept in flight.
     pub threads: u32,
     pub depth: u32,
@@ -182,7 +166,7 @@ pub struct IoInfo {
     pub seed: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SteadyResult {
     pub metric: Metric,
     pub reached: bool,
@@ -195,7 +179,7 @@ pub struct SteadyResult {
 
 /// One measurement of a `rounds` step: its last round, and its averages
 /// over the steady-state window (or the last `window` rounds).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellResult {
     pub workload: String,
     pub qd: u32,
@@ -271,13 +255,37 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     if let (EngineChoice::Auto, Err(why)) = (opts.engine, &uring) {
         observer.note(&format!("io_uring is not available ({why}): every step uses psync"));
     }
+    let engine = EngineNote {
+        choice: format!("{:?}", opts.engine).to_lowercase(),
+        io_uring: uring.is_ok(),
+        io_uring_unavailable: uring.err(),
+        pinned: opts.pin,
+        latency_recorded: !opts.no_latency,
+        psync_max_threads: MAX_PSYNC_THREADS,
+    };
+    let plan_ron = original.to_ron();
+    let mut manifest = Manifest::start(manifest::Start {
+        plan: &plan,
+        plan_ron: &plan_ron,
+        targets: &targets,
+        host: crate::host::Host::read(),
+        engine: engine.clone(),
+        rehearsal: opts.rehearse,
+        seed: opts.seed,
+        started: time::rfc3339(started),
+    });
+    if let Err(e) = manifest.save(&results.path, time::rfc3339(time::unix_now())) {
+        results.discard();
+        return Err(e);
+    }
+    let mut drive = DriveTracker::new(targets.iter().all(|t| t.created));
     let mut exec = Executor {
         plan: &plan,
         opts,
         targets,
         results: &mut results,
         stop: stop_flag(),
-        uring: uring.is_ok(),
+        uring: engine.io_uring,
         ram: None,
         copies: Vec::new(),
     };
@@ -289,12 +297,18 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         let remaining = plan.steps[i..].iter().fold(TimeRange::default(), |t, s| t.add(s.estimate.time));
         observer.step_started(i, total, step, remaining);
         let step_start = time::unix_now();
+        manifest.step_started(i, &time::rfc3339(step_start), &drive.state);
+        if let Err(e) = manifest.save(&exec.results.path, time::rfc3339(step_start)) {
+            status = Status::Failed;
+            error = Some(describe(&e));
+            break;
+        }
         let t0 = Instant::now();
         let mut result = StepResult {
             index: i + 1,
             id: step.id.clone(),
             phase: step.phase.clone(),
-            kind: step.action.kind(),
+            kind: step.action.kind().to_string(),
             rehearsal: opts.rehearse,
             started: time::rfc3339(step_start),
             seconds: 0.0,
@@ -316,45 +330,49 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         } else if let Err(e) = &outcome {
             result.error = Some(describe(e));
         }
-        exec.results.append_step(&result)?;
+        manifest.step_finished(i, &result, interrupted);
+        drive.after(step, &result);
+        // The step goes to steps.jsonl first: the manifest points at it.
+        let recorded = exec
+            .results
+            .append_step(&result)
+            .and_then(|()| manifest.save(&exec.results.path, time::rfc3339(time::unix_now())));
         observer.step_finished(i, step, &result);
         steps.push(result);
-        match outcome {
+        match (outcome, recorded) {
+            (_, Err(e)) => {
+                status = Status::Failed;
+                error = Some(describe(&e));
+                break;
+            }
             _ if interrupted => {
                 status = Status::Interrupted;
                 error = Some("interrupted by a signal".into());
                 break;
             }
-            Err(e) => {
+            (Err(e), _) => {
                 status = Status::Failed;
                 error = Some(describe(&e));
                 break;
             }
-            Ok(()) => {}
+            (Ok(()), Ok(())) => {}
         }
     }
     exec.ram = None;
     for dir in &exec.copies {
         let _ = std::fs::remove_dir_all(dir);
     }
-    let target_info = exec
-        .targets
-        .iter()
-        .map(|t| TargetInfo {
-            path: t.path.clone(),
-            kind: t.kind,
-            capacity: t.capacity,
-            logical_block: t.logical_block,
-            physical_block: t.physical_block,
-            scratch: t.created,
-            identity: t.identity.clone(),
-        })
-        .collect();
     if !opts.keep_scratch {
         for t in &exec.targets {
             let _ = t.remove_scratch();
         }
     }
+    let finished = time::unix_now();
+    manifest.status = status;
+    manifest.error = error.clone();
+    manifest.finished = Some(time::rfc3339(finished));
+    manifest.seconds = clock.elapsed().as_secs_f64();
+    let saved = manifest.save(&results.path, time::rfc3339(finished));
     let report = RunReport {
         tool: format!("methodic {}", env!("CARGO_PKG_VERSION")),
         methodology: MethodologyRef {
@@ -367,17 +385,14 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         error,
         seed: opts.seed,
         started: time::rfc3339(started),
-        seconds: clock.elapsed().as_secs_f64(),
-        engine: EngineNote {
-            choice: format!("{:?}", opts.engine).to_lowercase(),
-            io_uring: uring.is_ok(),
-            io_uring_unavailable: uring.err(),
-        },
-        targets: target_info,
+        seconds: manifest.seconds,
+        engine,
+        targets: manifest.targets.clone(),
         results: results.path.clone(),
         steps,
     };
     results.finish(&report)?;
+    saved?;
     Ok(report)
 }
 
@@ -812,7 +827,7 @@ impl Executor<'_> {
             seconds,
             info: IoInfo {
                 engine,
-                engine_reason,
+                engine_reason: engine_reason.to_string(),
                 threads: threads as u32,
                 depth,
                 mean_inflight: inflight,

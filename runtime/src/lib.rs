@@ -7,6 +7,8 @@ pub mod data;
 pub mod engine;
 pub mod error;
 pub mod exec;
+pub mod host;
+pub mod manifest;
 pub mod probe;
 pub mod region;
 pub mod rehearse;

@@ -12,13 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use methodic_compiler::plan::{Aggregate, Probe};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::data::Buffers;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeResult {
     pub offsets: u64,
     pub repeats: u32,

@@ -84,14 +84,20 @@ impl ResultsDir {
     pub fn finish<T: Serialize>(&self, results: &T) -> Result<()> {
         let text = serde_json::to_string_pretty(results)
             .map_err(|e| Error::io("cannot encode the results", io::Error::other(e)))?;
-        let tmp = self.path.join(".results.json.tmp");
-        write_synced(&tmp, format!("{text}\n").as_bytes())?;
-        fs::rename(&tmp, self.path.join("results.json")).map_err(|e| {
-            Error::io(format!("cannot write {}", self.path.join("results.json").display()), e)
-        })?;
-        sync_dir(&self.path);
-        Ok(())
+        replace_synced(&self.path, "results.json", format!("{text}\n").as_bytes())
     }
+}
+
+/// Replaces `dir/name` atomically: the bytes go to a temporary file that
+/// is synced and renamed over the old one, and the directory is synced, so
+/// a crash leaves either the old file or the new one, whole.
+pub fn replace_synced(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let tmp = dir.join(format!(".{name}.tmp"));
+    write_synced(&tmp, bytes)?;
+    fs::rename(&tmp, dir.join(name))
+        .map_err(|e| Error::io(format!("cannot write {}", dir.join(name).display()), e))?;
+    sync_dir(dir);
+    Ok(())
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {

@@ -4,7 +4,7 @@
 //! and mean, p50 .. p99.99 and max latency.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::workload::Op;
 
@@ -96,7 +96,7 @@ impl Recorder {
 }
 
 /// A step's numbers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Seconds recorded.
     pub seconds: f64,
@@ -107,7 +107,7 @@ pub struct Summary {
     pub write: Option<Rates>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rates {
     pub ios: u64,
     pub bytes: u64,
@@ -135,7 +135,7 @@ impl Rates {
 }
 
 /// Latency in microseconds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
     pub mean: f64,
     pub min: f64,

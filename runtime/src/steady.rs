@@ -6,10 +6,10 @@
 //! window (its slope times the window's width).
 
 use methodic_compiler::plan::SteadyRule;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The steady-state calculation over one window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Window {
     /// Rounds in the window, counted from 1: `first..=last`.
     pub first: u32,

@@ -12,7 +12,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
@@ -22,7 +22,7 @@ const BLKPBSZGET: libc::c_ulong = 0x127b;
 pub(crate) const BLKDISCARD: libc::c_ulong = 0x1277;
 pub(crate) const BLKSECDISCARD: libc::c_ulong = 0x127d;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     File,
@@ -30,7 +30,7 @@ pub enum TargetKind {
 }
 
 /// What sysfs says about a block device; empty for files.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
     /// The kernel's name: `nvme0n1`, `zram0`, `loop3`.
     pub name: Option<String>,
@@ -39,6 +39,15 @@ pub struct Identity {
     pub firmware: Option<String>,
     pub rotational: Option<bool>,
     pub scheduler: Option<String>,
+    pub vendor: Option<String>,
+    /// `write back` or `write through` (queue/write_cache).
+    pub write_cache: Option<String>,
+    /// The kernel driver: `nvme`, `sd`, `zram`, `loop`.
+    pub driver: Option<String>,
+    /// For a loop device, the file behind it.
+    pub backing_file: Option<String>,
+    /// For a file target, the file system it is on and its mount options.
+    pub file_system: Option<crate::host::FileSystem>,
 }
 
 /// An opened target.
@@ -197,7 +206,7 @@ fn open_file(path: &Path, size: u64, created: bool, opts: &OpenOptionsT) -> Resu
         logical_block: offset_align.map_or(512, u64::from).max(512),
         physical_block: block,
         dio_offset_align: offset_align,
-        identity: Identity::default(),
+        identity: Identity { file_system: crate::host::file_system(path), ..Identity::default() },
         created,
         nowait: false,
         inline_completion: false,
@@ -326,6 +335,17 @@ fn identity(name: Option<&str>) -> Identity {
             .or_else(|| sysfs(&format!("{base}/device/rev"))),
         rotational: sysfs(&format!("{base}/queue/rotational")).map(|r| r == "1"),
         scheduler,
+        vendor: sysfs(&format!("{base}/device/vendor")),
+        write_cache: sysfs(&format!("{base}/queue/write_cache")),
+        driver: ["device/driver", "device/device/driver"]
+            .iter()
+            .find_map(|p| std::fs::read_link(format!("{base}/{p}")).ok())
+            .and_then(|l| l.file_name().map(|n| n.to_string_lossy().into_owned()))
+            // bio-based devices (zram, loop, brd) have no device folder:
+            // their name says the driver.
+            .or_else(|| Some(name.trim_end_matches(|c: char| c.is_ascii_digit()).to_string())),
+        backing_file: sysfs(&format!("{base}/loop/backing_file")),
+        file_system: None,
     }
 }
 
@@ -473,7 +493,7 @@ pub fn signature(head: &[u8]) -> Option<&'static str> {
 }
 
 /// `1.0 GiB`, for messages.
-pub(crate) fn human(bytes: u64) -> String {
+pub fn human(bytes: u64) -> String {
     methodic_compiler::plan::Bytes(bytes).human(true)
 }
 

@@ -1,0 +1,198 @@
+//! What the run's host is: CPU, cores, memory, kernel, OS; and, for a file
+//! target, the file system it sits on and how that is mounted. Read from
+//! /proc and /etc; anything unreadable is left out rather than guessed.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The machine a run ran on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    pub hostname: Option<String>,
+    /// `/proc/cpuinfo`'s model name.
+    pub cpu_model: Option<String>,
+    /// Logical CPUs online.
+    pub cpus: u32,
+    /// Logical CPUs this process may run on (its affinity mask).
+    pub cpus_allowed: u32,
+    /// MemTotal, bytes.
+    pub memory_bytes: u64,
+    /// `uname -r`.
+    pub kernel: Option<String>,
+    /// `uname -v`: the kernel's build.
+    pub kernel_build: Option<String>,
+    /// `/etc/os-release`'s PRETTY_NAME.
+    pub os: Option<String>,
+    pub arch: String,
+    /// A hypervisor or container, when the CPU flags or cgroups say so.
+    pub virtualization: Option<String>,
+}
+
+impl Host {
+    pub fn read() -> Host {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu_model = cpuinfo
+            .lines()
+            .find(|l| l.starts_with("model name") || l.starts_with("Model"))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string());
+        let hypervisor = cpuinfo
+            .lines()
+            .any(|l| l.starts_with("flags") && l.split_whitespace().any(|f| f == "hypervisor"));
+        let container = Path::new("/.dockerenv").exists()
+            || std::fs::read_to_string("/proc/1/cgroup")
+                .is_ok_and(|c| c.contains("docker") || c.contains("kubepods"));
+        let virtualization = match (hypervisor, container) {
+            (true, true) => Some("virtual machine, container".to_string()),
+            (true, false) => Some("virtual machine".to_string()),
+            (false, true) => Some("container".to_string()),
+            (false, false) => None,
+        };
+        let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as u32;
+        let cpus_allowed = std::thread::available_parallelism().map_or(cpus, |n| n.get() as u32);
+        let (memory_bytes, _) = crate::system::meminfo();
+        Host {
+            hostname: read_trimmed("/proc/sys/kernel/hostname"),
+            cpu_model,
+            cpus,
+            cpus_allowed,
+            memory_bytes,
+            kernel: read_trimmed("/proc/sys/kernel/osrelease"),
+            kernel_build: read_trimmed("/proc/sys/kernel/version"),
+            os: os_release(&std::fs::read_to_string("/etc/os-release").unwrap_or_default()),
+            arch: std::env::consts::ARCH.to_string(),
+            virtualization,
+        }
+    }
+
+    /// `host1: Intel Xeon ..., 2 CPUs, 24 GiB, Linux 6.1.0`.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![self.cpu_model.clone().unwrap_or_else(|| "unknown CPU".into())];
+        parts.push(format!("{} CPUs", self.cpus));
+        parts.push(crate::target::human(self.memory_bytes));
+        if let Some(k) = &self.kernel {
+            parts.push(format!("Linux {k}"));
+        }
+        format!("{}: {}", self.hostname.as_deref().unwrap_or("unknown host"), parts.join(", "))
+    }
+}
+
+/// The file system a path is on, from /proc/self/mountinfo.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSystem {
+    /// `ext4`, `xfs`, `tmpfs`.
+    pub fs_type: String,
+    /// What is mounted: `/dev/nvme0n1p2`, `tmpfs`.
+    pub source: String,
+    pub mount_point: String,
+    /// The mount's options and the file system's own: `rw,relatime`.
+    pub options: String,
+    /// `major:minor` of the file system's device.
+    pub device: String,
+}
+
+/// The mount `path` lives on: the mountinfo entry with its device number,
+/// the deepest one when several share it.
+pub fn file_system(path: &Path) -> Option<FileSystem> {
+    let dev = std::fs::metadata(path).ok()?.dev();
+    let wanted = format!("{}:{}", libc::major(dev), libc::minor(dev));
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let canonical = std::fs::canonicalize(path).ok()?;
+    mountinfo
+        .lines()
+        .filter_map(parse_mountinfo)
+        .filter(|m| m.device == wanted && canonical.starts_with(&m.mount_point))
+        .max_by_key(|m| m.mount_point.len())
+}
+
+/// One line of /proc/self/mountinfo:
+/// `36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue`.
+fn parse_mountinfo(line: &str) -> Option<FileSystem> {
+    let (left, right) = line.split_once(" - ")?;
+    let l: Vec<&str> = left.split_whitespace().collect();
+    let r: Vec<&str> = right.split_whitespace().collect();
+    let mount_options = l.get(5)?;
+    let super_options = r.get(2).copied().unwrap_or("");
+    let options = if super_options.is_empty() || super_options == *mount_options {
+        mount_options.to_string()
+    } else {
+        format!("{mount_options},{super_options}")
+    };
+    Some(FileSystem {
+        fs_type: r.first()?.to_string(),
+        source: r.get(1).copied().unwrap_or("").to_string(),
+        mount_point: unescape(l.get(4)?),
+        options,
+        device: l.get(2)?.to_string(),
+    })
+}
+
+/// mountinfo writes space, tab, newline and backslash as `\040` etc.
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            let code: String = chars.clone().take(3).collect();
+            if code.len() == 3 {
+                if let Ok(n) = u8::from_str_radix(&code, 8) {
+                    out.push(n as char);
+                    chars.nth(2);
+                    continue;
+                }
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn os_release(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim().trim_matches('"').to_string())
+        .filter(|v| !v.is_empty())
+}
+
+fn read_trimmed(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_lines_are_read_with_escapes_and_both_option_sets() {
+        let m = parse_mountinfo(
+            "36 35 98:0 /mnt1 /mnt/my\\040disk rw,noatime master:1 - ext4 /dev/sda1 rw,errors=remount-ro",
+        )
+        .unwrap();
+        assert_eq!(m.fs_type, "ext4");
+        assert_eq!(m.source, "/dev/sda1");
+        assert_eq!(m.mount_point, "/mnt/my disk");
+        assert_eq!(m.options, "rw,noatime,rw,errors=remount-ro");
+        assert_eq!(m.device, "98:0");
+        assert!(parse_mountinfo("garbage").is_none());
+    }
+
+    #[test]
+    fn os_release_gives_the_pretty_name() {
+        assert_eq!(
+            os_release("NAME=\"Debian\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n").as_deref(),
+            Some("Debian GNU/Linux 12 (bookworm)")
+        );
+        assert_eq!(os_release("NAME=x\n"), None);
+    }
+
+    #[test]
+    fn this_host_and_the_temp_dir_are_described() {
+        let h = Host::read();
+        assert!(h.cpus >= 1 && h.cpus_allowed >= 1 && h.memory_bytes > 0);
+        assert!(h.kernel.is_some(), "/proc/sys/kernel/osrelease is readable on Linux");
+        let fs = file_system(&std::env::temp_dir()).expect("the temp dir is on a mounted file system");
+        assert!(!fs.fs_type.is_empty() && fs.mount_point.starts_with('/'));
+    }
+}

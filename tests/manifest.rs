@@ -1,0 +1,103 @@
+//! manifest.json: a rehearsal of the enterprise sweep answers every
+//! question of the reader's checklist, for every measured step, as a named
+//! field that is set; and the run-level facts (host, target, engine,
+//! methodology) are there.
+
+use std::path::PathBuf;
+
+use methodic_runtime::exec::Status;
+use methodic_runtime::manifest::{self, Condition, StepStatus};
+
+mod common;
+use common::methodic;
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("methodic-manifest-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn an_enterprise_sweep_rehearsal_answers_every_checklist_question() {
+    let out = out_dir("enterprise");
+    let o = methodic(&["run", "--rehearse", "specs/enterprise-sweep.method", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let loaded = manifest::load(&out).unwrap();
+    let m = &loaded.manifest;
+
+    assert_eq!(m.schema, manifest::MANIFEST_SCHEMA);
+    assert_eq!(m.status, Status::Completed);
+    assert!(m.rehearsal && m.finished.is_some() && m.seconds > 0.0);
+    assert_eq!(m.tool.name, "methodic");
+    assert!(!m.tool.version.is_empty());
+    assert_eq!(m.methodology.name, "enterprise-sweep");
+    assert_eq!(m.methodology.version, "1.0");
+    assert!(m.methodology.source_hash.starts_with("sha256:"));
+    let plan_ron = std::fs::read_to_string(out.join("plan.ron")).unwrap();
+    assert_eq!(m.methodology.plan_hash, manifest::sha256(&plan_ron), "the plan hash is of plan.ron");
+    assert_eq!(m.plan.steps.len(), m.steps.len());
+
+    // Host.
+    assert!(m.host.hostname.is_some() && m.host.cpu_model.is_some() && m.host.kernel.is_some());
+    assert!(m.host.os.is_some() && m.host.cpus >= 1 && m.host.memory_bytes > 0);
+    // The scratch target: a file, with its file system and mount options.
+    let t = &m.targets[0];
+    assert!(t.scratch && t.capacity > 0 && t.logical_block >= 512);
+    let fs = t.identity.file_system.as_ref().expect("a file target names its file system");
+    assert!(!fs.fs_type.is_empty() && !fs.options.is_empty() && !fs.mount_point.is_empty());
+    // Engine.
+    assert_eq!(m.engine.choice, "auto");
+    assert!(m.engine.latency_recorded);
+
+    let measured: Vec<_> = m.steps.iter().filter(|s| s.kind == "measure").collect();
+    assert_eq!(measured.len(), (3 * 2 + 4) * 9, "every QD1..256 step of every sweep");
+    for s in &measured {
+        assert_eq!(s.status, StepStatus::Completed, "{}", s.id);
+        let c = &s.checklist;
+        let w = c.workload.as_ref().unwrap_or_else(|| panic!("{}: workload", s.id));
+        assert!(!w.blocks.is_empty() && !w.description.is_empty(), "{}", s.id);
+        let qd = c.queue_depth.as_ref().unwrap_or_else(|| panic!("{}: queue depth", s.id));
+        assert!(qd.total >= 1 && qd.workers >= 1 && qd.devices >= 1, "{}", s.id);
+        assert_eq!(qd.total, qd.workers * qd.per_worker, "{}", s.id);
+        assert!(qd.description.contains("over all workers"), "{}: {}", s.id, qd.description);
+        let state = c.drive_state.as_ref().unwrap_or_else(|| panic!("{}: drive state", s.id));
+        assert!(!state.description.is_empty(), "{}", s.id);
+        let span = c.span.as_ref().unwrap_or_else(|| panic!("{}: span", s.id));
+        assert_eq!(span.declared, "100%");
+        assert!(span.bytes > 0 && span.percent_of_capacity > 99.0, "{}: {span:?}", s.id);
+        assert!(c.value_kind.computed.contains("record time"), "{}", s.id);
+        assert!(c.data_pattern.is_some(), "{}: data pattern", s.id);
+        assert!(c.cache.io.is_some() && !c.cache.description.is_empty(), "{}: cache", s.id);
+        assert!(!c.host.is_empty(), "{}: host", s.id);
+        let io = s.io.as_ref().unwrap_or_else(|| panic!("{}: engine", s.id));
+        assert!(!io.engine_reason.is_empty() && io.threads >= 1);
+        assert!(s.started.is_some() && s.seconds.is_some());
+    }
+    // The drive state follows the methodology: the 4KiB sweeps run after
+    // their precondition, the server mixes after a 2x fill and the mix.
+    let state = |id: &str| {
+        m.steps
+            .iter()
+            .find(|s| s.id == id)
+            .unwrap()
+            .checklist
+            .drive_state
+            .clone()
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    let first = state("4kib-random/rnd4k_read-qd1");
+    assert_eq!(first.condition, Condition::Preconditioned);
+    assert!(first.description.contains("rnd4k_write") && first.description.contains("QD 256"), "{first:?}");
+    let db = state("server-mixes/database-qd1");
+    assert_eq!(db.fill_passes, 2, "{db:?}");
+    assert!(db.description.contains("filled sequentially 2 times") && db.description.contains("database"));
+    let later = state("4kib-random/rnd4k_write-qd2");
+    assert!(later.written_since > 0, "the write sweep's own writes are counted: {later:?}");
+
+    // steps.jsonl and the manifest agree.
+    assert_eq!(loaded.steps.len(), m.steps.len());
+    for r in &loaded.steps {
+        assert!(loaded.step_of(r).is_some() && loaded.plan_step(r).is_some(), "{}", r.id);
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
