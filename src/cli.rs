@@ -72,6 +72,12 @@ enum Command {
     },
     /// Run a methodology or plan on a file or block device, writing a results directory.
     Run(crate::run::RunArgs),
+    /// Show a results directory: each number with the job that made it, as a
+    /// table (or Markdown, CSV, JSON), and with --html one page with charts.
+    Report(crate::report::ReportArgs),
+    /// Compare results directories: steps paired by workload and queue depth,
+    /// ratios, and every manifest difference that can explain a gap.
+    Compare(crate::compare::CompareArgs),
     /// Format methodology files in place, keeping every comment.
     Fmt {
         /// Methodology files (`-` formats standard input to standard output).
@@ -104,6 +110,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Plan { file, capacity, format } => plan(&file, capacity, format),
         Command::Fmt { files, check } => fmt(&files, check),
         Command::Run(args) => crate::run::run(args),
+        Command::Report(args) => crate::report::report(args),
+        Command::Compare(args) => crate::compare::compare(args),
     }
 }
 
@@ -407,7 +415,7 @@ fn plan(path: &Path, capacity: Option<Bytes>, format: TableFormat) -> Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-fn csv_line(fields: &[impl AsRef<str>]) -> String {
+pub(crate) fn csv_line(fields: &[impl AsRef<str>]) -> String {
     let quoted: Vec<String> = fields
         .iter()
         .map(|f| {

@@ -3,7 +3,11 @@
 //! 1 a problem in the input or the run, 2 a usage error).
 
 mod cli;
+mod compare;
+mod points;
+mod report;
 mod run;
+mod svg;
 
 use std::process::ExitCode;
 

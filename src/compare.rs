@@ -1,0 +1,615 @@
+//! `methodic compare A B [C...]`: results directories in; out come their
+//! steps paired by what they did (workload I/O and queue depth, not step
+//! ids), the value of each and its ratio to the first directory's, the
+//! steps with no counterpart, and every difference in the manifests that
+//! can explain a gap, each said in a sentence. Reads the directories only.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Result;
+use methodic_compiler::plan::{IoMode, QdCounting, ValueKind};
+use methodic_runtime::manifest::{Checklist, Loaded, ManifestStep};
+use methodic_runtime::target::human;
+use serde::Serialize;
+use tabled::builder::Builder;
+use tabled::settings::object::Columns;
+use tabled::settings::{Alignment, Style};
+
+use crate::cli::write_output;
+use crate::points::{Point, points, rate_unit, step_of};
+use crate::report::load;
+
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Two or more results directories; the first is the baseline every
+    /// ratio is taken against.
+    #[arg(required = true, num_args = 2.., value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Print the comparison as JSON on standard output.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A, B, C... for the directories in command-line order.
+fn letter(i: usize) -> String {
+    if i < 26 { ((b'A' + i as u8) as char).to_string() } else { format!("R{}", i + 1) }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Comparison {
+    pub runs: Vec<RunRef>,
+    /// Steps present in every run, in the baseline's order.
+    pub pairs: Vec<Pair>,
+    /// Steps some run has and another lacks.
+    pub unpaired: Vec<Unpaired>,
+    pub differences: Vec<Difference>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RunRef {
+    pub name: String,
+    pub dir: PathBuf,
+    pub methodology: String,
+    pub status: String,
+    pub rehearsal: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Pair {
+    /// `rnd4k_read (4KiB random, 100% read) QD 32`.
+    pub label: String,
+    pub key: String,
+    /// One a run, in command-line order.
+    pub values: Vec<PairValue>,
+    /// Each later run's main value over the first's.
+    pub ratios: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PairValue {
+    pub step_id: String,
+    /// IOPS, or for a copy the rate.
+    pub value: Option<f64>,
+    pub unit: String,
+    pub mean_latency_us: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Unpaired {
+    pub label: String,
+    /// Which runs have it.
+    pub in_runs: Vec<String>,
+    pub step_ids: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Difference {
+    /// `span`, `drive state`, `firmware`, ...
+    pub field: String,
+    /// The runs compared: `A vs B`.
+    pub runs: String,
+    /// `run`, or how many paired steps differ: `12 of 90 paired steps`.
+    pub scope: String,
+    pub a: String,
+    pub b: String,
+    /// What the difference does to the numbers.
+    pub sentence: String,
+}
+
+pub fn compare(args: CompareArgs) -> Result<ExitCode> {
+    let runs: Vec<Loaded> = args.dirs.iter().map(|d| load(d)).collect::<Result<_>>()?;
+    let c = comparison(&runs);
+    let out = if args.json { format!("{}\n", serde_json::to_string_pretty(&c)?) } else { text(&c) };
+    write_output(Path::new("-"), &out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn comparison(runs: &[Loaded]) -> Comparison {
+    let all: Vec<Vec<Point>> = runs.iter().map(points).collect();
+    // Each point's key with its occurrence number, so that the second
+    // QD 32 of a workload pairs with the other run's second.
+    let keyed: Vec<Vec<(String, &Point)>> = all
+        .iter()
+        .map(|pts| {
+            let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+            pts.iter()
+                .map(|p| {
+                    let k = p.key();
+                    let n = seen.entry(k.clone()).or_default();
+                    *n += 1;
+                    (format!("{k} #{n}"), p)
+                })
+                .collect()
+        })
+        .collect();
+    let mut order: Vec<String> = Vec::new();
+    for run in &keyed {
+        for (k, _) in run {
+            if !order.contains(k) {
+                order.push(k.clone());
+            }
+        }
+    }
+    let lookup: Vec<BTreeMap<&str, &Point>> =
+        keyed.iter().map(|run| run.iter().map(|(k, p)| (k.as_str(), *p)).collect()).collect();
+    let mut pairs = Vec::new();
+    let mut unpaired = Vec::new();
+    let mut paired_points: Vec<Vec<&Point>> = Vec::new();
+    for k in &order {
+        let found: Vec<Option<&Point>> = lookup.iter().map(|l| l.get(k.as_str()).copied()).collect();
+        let any = found.iter().flatten().next().expect("the key came from a run");
+        let label = label(any);
+        if found.iter().all(Option::is_some) {
+            let pts: Vec<&Point> = found.into_iter().flatten().collect();
+            let units = runs[0].manifest.plan.conventions.units;
+            let values: Vec<PairValue> = pts
+                .iter()
+                .map(|p| {
+                    let (value, unit) = match p.iops {
+                        Some(i) => (Some(i), "IOPS".to_string()),
+                        None => (Some(p.rate(units)), rate_unit(units).to_string()),
+                    };
+                    PairValue {
+                        step_id: p.id.clone(),
+                        value: value.filter(|v| v.is_finite()),
+                        unit,
+                        mean_latency_us: p.mean_latency_us,
+                    }
+                })
+                .collect();
+            let base = values[0].value;
+            let ratios = values[1..]
+                .iter()
+                .map(|v| match (base, v.value) {
+                    (Some(a), Some(b)) if a > 0.0 => Some(b / a),
+                    _ => None,
+                })
+                .collect();
+            pairs.push(Pair { label, key: k.clone(), values, ratios });
+            paired_points.push(pts);
+        } else {
+            unpaired.push(Unpaired {
+                label,
+                in_runs: found
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.is_some())
+                    .map(|(i, _)| letter(i))
+                    .collect(),
+                step_ids: found.iter().flatten().map(|p| p.id.clone()).collect(),
+            });
+        }
+    }
+    let mut differences = Vec::new();
+    for j in 1..runs.len() {
+        differences.extend(run_differences(&runs[0], &runs[j], j));
+        let steps: Vec<(&ManifestStep, &ManifestStep)> = paired_points
+            .iter()
+            .filter_map(|pts| Some((step_of(&runs[0], pts[0])?, step_of(&runs[j], pts[j])?)))
+            .collect();
+        differences.extend(step_differences(&steps, j));
+    }
+    Comparison {
+        runs: runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RunRef {
+                name: letter(i),
+                dir: r.dir.clone(),
+                methodology: format!("{} {}", r.manifest.methodology.name, r.manifest.methodology.version),
+                status: format!("{:?}", r.manifest.status).to_lowercase(),
+                rehearsal: r.manifest.rehearsal,
+            })
+            .collect(),
+        pairs,
+        unpaired,
+        differences,
+    }
+}
+
+fn label(p: &Point) -> String {
+    match (&p.workload, &p.qd) {
+        (Some(w), Some(qd)) => {
+            let kind = if p.kind == "measure" { String::new() } else { format!("{} ", p.kind) };
+            format!("{kind}{} QD {}", w.label(), qd.total)
+        }
+        _ => p.label.clone(),
+    }
+}
+
+fn diff(field: &str, j: usize, a: String, b: String, sentence: String) -> Difference {
+    Difference {
+        field: field.into(),
+        runs: format!("A vs {}", letter(j)),
+        scope: "run".into(),
+        a,
+        b,
+        sentence,
+    }
+}
+
+/// Differences in what the two runs ran on and with.
+fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
+    let (ma, mb) = (&a.manifest, &b.manifest);
+    let l = letter(j);
+    let mut out = Vec::new();
+    let mut check = |field: &str, va: String, vb: String, why: &str| {
+        if va != vb {
+            out.push(diff(field, j, va, vb, why.to_string()));
+        }
+    };
+    check(
+        "rehearsal",
+        rehearsal_word(ma.rehearsal),
+        rehearsal_word(mb.rehearsal),
+        "a rehearsal scales sizes and times down on a scratch file: its numbers are not measurements and compare with nothing",
+    );
+    check(
+        "methodology",
+        format!("{} {}", ma.methodology.name, ma.methodology.version),
+        format!("{} {}", mb.methodology.name, mb.methodology.version),
+        "the runs followed different methodologies; the step differences below say where they part",
+    );
+    if ma.methodology.plan_hash != mb.methodology.plan_hash
+        && ma.methodology.name == mb.methodology.name
+        && ma.methodology.version == mb.methodology.version
+    {
+        check(
+            "plan",
+            ma.methodology.plan_hash.clone(),
+            mb.methodology.plan_hash.clone(),
+            "the same methodology name and version compiled to different plans: its source was edited without a new \
+             version; the plan.ron files of the two runs say what changed",
+        );
+    }
+    let ca = &ma.plan.conventions;
+    let cb = &mb.plan.conventions;
+    check(
+        "units",
+        format!("{:?}", ca.units),
+        format!("{:?}", cb.units),
+        "MB/s (10^6) and MiB/s (2^20) differ by 4.9%: rates in the tables are converted to each run's units",
+    );
+    check(
+        "value kind",
+        format!("{:?}", ca.value),
+        format!("{:?}", cb.value),
+        "a peak or a steady-state average is not a step average: the same drive gives different numbers",
+    );
+    let ha = &ma.host;
+    let hb = &mb.host;
+    check(
+        "host CPU",
+        format!("{} x{}", ha.cpu_model.clone().unwrap_or_default(), ha.cpus),
+        format!("{} x{}", hb.cpu_model.clone().unwrap_or_default(), hb.cpus),
+        "the host's CPU sets how many IOPS one core can submit and complete: at high IOPS it can be the limit",
+    );
+    check(
+        "host memory",
+        human(ha.memory_bytes),
+        human(hb.memory_bytes),
+        "with more RAM the page cache holds more: buffered tests and copies can read from memory instead of the drive",
+    );
+    check(
+        "kernel",
+        ha.kernel.clone().unwrap_or_default(),
+        hb.kernel.clone().unwrap_or_default(),
+        "kernels differ in their block layer, schedulers and io_uring: latency and IOPS at high QD move with them",
+    );
+    check(
+        "host",
+        ha.hostname.clone().unwrap_or_default(),
+        hb.hostname.clone().unwrap_or_default(),
+        "the runs ran on different machines (slots, PCIe links, cooling differ even when the parts match)",
+    );
+    let ta = ma.targets.first();
+    let tb = mb.targets.first();
+    if let (Some(ta), Some(tb)) = (ta, tb) {
+        let (ia, ib) = (&ta.identity, &tb.identity);
+        let s = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        check(
+            "target kind",
+            format!("{:?}", ta.kind),
+            format!("{:?}", tb.kind),
+            "a file goes through a file system, a block device does not: allocation and metadata work add to each I/O",
+        );
+        check(
+            "device model",
+            s(&ia.model),
+            s(&ib.model),
+            "different drive models: this is the comparison itself, not a flaw, if nothing else differs",
+        );
+        check(
+            "firmware",
+            s(&ia.firmware),
+            s(&ib.firmware),
+            "firmware changes garbage collection, caching and power states: the same model can measure differently",
+        );
+        check(
+            "capacity",
+            human(ta.capacity),
+            human(tb.capacity),
+            "larger drives of one family have more dies to spread I/O over and a larger cache: they are usually faster",
+        );
+        check(
+            "write cache",
+            s(&ia.write_cache),
+            s(&ib.write_cache),
+            "a write-back cache acknowledges writes before they are on flash: write latency drops",
+        );
+        check(
+            "I/O scheduler",
+            s(&ia.scheduler),
+            s(&ib.scheduler),
+            "a scheduler reorders and merges requests and costs CPU a request",
+        );
+        let fs = |t: &methodic_runtime::manifest::TargetInfo| {
+            t.identity.file_system.as_ref().map_or("-".into(), |f| format!("{} ({})", f.fs_type, f.options))
+        };
+        check(
+            "file system",
+            fs(ta),
+            fs(tb),
+            "file systems and their mount options change how I/O reaches the device (journaling, discard, atime)",
+        );
+    }
+    let (ea, eb) = (&ma.engine, &mb.engine);
+    check(
+        "engine",
+        format!("{} (io_uring {})", ea.choice, if ea.io_uring { "available" } else { "unavailable" }),
+        format!("{} (io_uring {})", eb.choice, if eb.io_uring { "available" } else { "unavailable" }),
+        "the engine that submits I/O sets the host's overhead a request; at QD1 it is part of the latency",
+    );
+    check(
+        "latency recording",
+        ea.latency_recorded.to_string(),
+        eb.latency_recorded.to_string(),
+        "recording latencies costs a clock read an I/O",
+    );
+    check(
+        "tool",
+        format!("{} {}", ma.tool.version, ma.tool.git_revision.clone().unwrap_or_default()),
+        format!("{} {}", mb.tool.version, mb.tool.git_revision.clone().unwrap_or_default()),
+        "different methodic builds; the engine's own speed may differ",
+    );
+    for d in &mut out {
+        d.runs = format!("A vs {l}");
+    }
+    out
+}
+
+fn rehearsal_word(r: bool) -> String {
+    if r { "rehearsal".into() } else { "measurement".into() }
+}
+
+/// What the step differences compare: a short value, and what to say.
+struct Field {
+    name: &'static str,
+    get: fn(&ManifestStep) -> Option<String>,
+    sentence: &'static str,
+}
+
+fn checklist(s: &ManifestStep) -> &Checklist {
+    &s.checklist
+}
+
+const FIELDS: &[Field] = &[
+    Field {
+        name: "span",
+        get: |s| checklist(s).span.as_ref().map(|sp| format!("{} = {}", sp.declared, human(sp.bytes))),
+        sentence: "the span is how much of the drive the I/O covers: a small span leaves spare area free and fits \
+                   in caches, so random writes and reads look faster than over the whole drive",
+    },
+    Field {
+        name: "drive state",
+        get: |s| {
+            checklist(s).drive_state.as_ref().map(|d| {
+                let steady = match d.steady {
+                    Some(st) if st.reached => ", steady",
+                    Some(_) => ", not steady",
+                    None => "",
+                };
+                let mut parts = Vec::new();
+                if d.erased.is_some() {
+                    parts.push("erased".to_string());
+                }
+                if d.fill_passes > 0 {
+                    parts.push(format!("filled {}x", d.fill_passes));
+                }
+                parts.extend(d.preconditions.iter().cloned());
+                let condition = format!("{:?}", d.condition).to_lowercase().replace("asfound", "as found");
+                if parts.is_empty() {
+                    format!("{condition}{steady}")
+                } else {
+                    format!("{condition}{steady} ({})", parts.join(", then "))
+                }
+            })
+        },
+        sentence: "a fresh (erased) or lightly written drive writes far faster than one in steady state, reads of \
+                   never-written blocks may not touch the flash at all, and a precondition of another length or \
+                   workload leaves the drive in another state",
+    },
+    Field {
+        name: "queue depth counting",
+        get: |s| {
+            checklist(s).queue_depth.as_ref().map(|q| {
+                let counted = match q.counted {
+                    QdCounting::Total => "total",
+                    QdCounting::PerWorker => "per worker",
+                };
+                format!(
+                    "{} workers x {} on {} devices (counted {counted})",
+                    q.workers, q.per_worker, q.devices
+                )
+            })
+        },
+        sentence: "the same total queue depth spread over more workers or devices is another job: more threads \
+                   submit in parallel, and per-worker counting multiplies the outstanding I/Os",
+    },
+    Field {
+        name: "cache policy",
+        get: |s| {
+            let c = &checklist(s).cache;
+            let io = match c.io {
+                Some(IoMode::Direct) => "direct",
+                Some(IoMode::Buffered) => "buffered",
+                None => "-",
+            };
+            Some(format!(
+                "{io}, caches {}dropped, RAM {}",
+                if c.caches_dropped { "" } else { "not " },
+                c.ram_limit.map_or("not limited".into(), |r| format!("limited to {}", human(r)))
+            ))
+        },
+        sentence: "buffered I/O and data that fits in RAM are served by the page cache, not the drive; dropping \
+                   caches or limiting RAM takes the cache out",
+    },
+    Field {
+        name: "data pattern",
+        get: |s| checklist(s).data_pattern.map(|d| d.to_string()),
+        sentence: "drives that compress or deduplicate write zeros and compressible data faster than random data",
+    },
+    Field {
+        name: "value kind",
+        get: |s| {
+            let v = &checklist(s).value_kind;
+            let kind = match v.kind {
+                ValueKind::StepAverage => "step average",
+                ValueKind::SteadyStateAverage => "steady-state average",
+                ValueKind::Peak => "peak",
+            };
+            Some(format!("{kind}: {}", v.computed))
+        },
+        sentence: "the value is made another way (record time, repeats, statistic): a peak beats an average, and a \
+                   short record time catches a drive's burst rather than its sustained rate",
+    },
+    Field {
+        name: "engine",
+        get: |s| s.io.as_ref().map(|io| format!("{} {}x{}", io.engine.name(), io.threads, io.depth)),
+        sentence: "another engine or thread layout submits the same queue depth with other overhead",
+    },
+];
+
+/// Differences in the checklists of paired steps, grouped by field and
+/// by the pair of values.
+fn step_differences(steps: &[(&ManifestStep, &ManifestStep)], j: usize) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for f in FIELDS {
+        let mut groups: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
+        for (a, b) in steps {
+            let (va, vb) = ((f.get)(a), (f.get)(b));
+            if va != vb {
+                let show = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+                groups.entry((show(va), show(vb))).or_default().push(&a.id);
+            }
+        }
+        for ((va, vb), ids) in groups {
+            let example = if ids.len() > 3 {
+                format!("{}, {}, ... {}", ids[0], ids[1], ids[ids.len() - 1])
+            } else {
+                ids.join(", ")
+            };
+            out.push(Difference {
+                field: f.name.into(),
+                runs: format!("A vs {}", letter(j)),
+                scope: format!("{} of {} paired steps ({example})", ids.len(), steps.len()),
+                a: va,
+                b: vb,
+                sentence: f.sentence.into(),
+            });
+        }
+    }
+    out
+}
+
+fn fmt_value(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.2}"),
+        None => "-".into(),
+    }
+}
+
+fn text(c: &Comparison) -> String {
+    let mut out = String::new();
+    for r in &c.runs {
+        out.push_str(&format!(
+            "{}: {} ({}, {}{})\n",
+            r.name,
+            r.dir.display(),
+            r.methodology,
+            r.status,
+            if r.rehearsal { ", rehearsal" } else { "" }
+        ));
+    }
+    out.push('\n');
+    if c.pairs.is_empty() {
+        out.push_str(
+            "no step of A has a counterpart in the others (steps pair by workload I/O and queue depth)\n",
+        );
+    } else {
+        let mut b = Builder::default();
+        let mut head = vec!["step (workload, QD)".to_string(), "unit".into()];
+        head.extend(c.runs.iter().map(|r| r.name.clone()));
+        head.extend(c.runs[1..].iter().map(|r| format!("{}/A", r.name)));
+        head.extend(c.runs.iter().map(|r| format!("{} mean us", r.name)));
+        b.push_record(head);
+        for p in &c.pairs {
+            let mut row = vec![p.label.clone(), p.values[0].unit.clone()];
+            row.extend(p.values.iter().map(|v| fmt_value(v.value)));
+            row.extend(p.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
+            row.extend(p.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
+            b.push_record(row);
+        }
+        let mut t = b.build();
+        t.with(Style::sharp());
+        t.modify(Columns::new(2..), Alignment::right());
+        out.push_str(&t.to_string());
+        out.push('\n');
+        let ratios: Vec<f64> = c.pairs.iter().filter_map(|p| p.ratios.first().copied().flatten()).collect();
+        if !ratios.is_empty() && c.runs.len() == 2 {
+            let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+            out.push_str(&format!(
+                "{} paired steps; B/A geometric mean {:.2}x (from {:.2}x to {:.2}x)\n",
+                c.pairs.len(),
+                geo,
+                ratios.iter().copied().fold(f64::INFINITY, f64::min),
+                ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            ));
+        }
+    }
+    if !c.unpaired.is_empty() {
+        out.push_str(&format!("\nsteps with no counterpart ({}):\n", c.unpaired.len()));
+        for u in &c.unpaired {
+            out.push_str(&format!(
+                "  only in {}: {} ({})\n",
+                u.in_runs.join(", "),
+                u.label,
+                u.step_ids.join(", ")
+            ));
+        }
+    }
+    if c.differences.is_empty() {
+        out.push_str(
+            "\nno manifest difference found: same methodology, host, target, engine and checklist in every paired \
+             step; the gaps are the drive's own variation\n",
+        );
+    } else {
+        out.push_str(&format!("\ndifferences that can explain the gaps ({}):\n", c.differences.len()));
+        for d in &c.differences {
+            out.push_str(&format!(
+                "- {} ({}, {}): A {}; {} {}\n",
+                d.field,
+                d.runs,
+                d.scope,
+                d.a,
+                &d.runs[5..],
+                d.b
+            ));
+            out.push_str(&format!("  {}\n", d.sentence));
+        }
+    }
+    out
+}

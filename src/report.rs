@@ -1,0 +1,868 @@
+//! `methodic report DIR`: a results directory in, its numbers out with the
+//! job that made each one: a terminal table (or Markdown, CSV, JSON), and
+//! with `--html` one self-contained page with the setup header and inline
+//! SVG charts (IOPS and latency against QD, precondition plots with the
+//! steady-state window, read-share x QD maps). Reads the directory only.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use methodic_compiler::plan::{Action, Units, ValueKind};
+use methodic_runtime::exec::Status;
+use methodic_runtime::manifest::{self, Loaded, Manifest};
+use methodic_runtime::target::human;
+use serde::Serialize;
+use tabled::builder::Builder;
+use tabled::settings::object::Columns;
+use tabled::settings::{Alignment, Style};
+
+use crate::cli::{csv_line, write_output};
+use crate::points::{Point, points, rate_unit, step_of};
+use crate::svg::{Chart, Series};
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// A results directory, as `methodic run` printed it.
+    dir: PathBuf,
+    /// Also write one self-contained HTML page (tables and SVG charts, no
+    /// network) to this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// How to print the tables on standard output.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    format: ReportFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Table,
+    Md,
+    Csv,
+    Json,
+}
+
+pub fn report(args: ReportArgs) -> Result<ExitCode> {
+    let run = load(&args.dir)?;
+    let pts = points(&run);
+    if let Some(path) = &args.html {
+        let page = html(&run, &pts)?;
+        write_output(path, &page)?;
+        eprintln!("wrote {}", path.display());
+    }
+    let out = match args.format {
+        ReportFormat::Table => terminal(&run, &pts),
+        ReportFormat::Md => markdown(&run, &pts),
+        ReportFormat::Csv => csv(&run, &pts),
+        ReportFormat::Json => format!("{}\n", serde_json::to_string_pretty(&json(&run, &pts))?),
+    };
+    write_output(Path::new("-"), &out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a results directory, with the runtime's error (which names the
+/// file) and its hint.
+pub fn load(dir: &Path) -> Result<Loaded> {
+    manifest::load(dir).map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))
+}
+
+/// The columns of every result table.
+const COLUMNS: [&str; 12] = [
+    "#",
+    "step",
+    "workload",
+    "QD",
+    "IOPS",
+    "RATE",
+    "mean us",
+    "p99 us",
+    "drive state",
+    "span",
+    "value",
+    "notes",
+];
+
+fn columns(units: Units) -> Vec<String> {
+    COLUMNS.iter().map(|c| if *c == "RATE" { rate_unit(units).to_string() } else { c.to_string() }).collect()
+}
+
+fn num(v: Option<f64>, decimals: usize) -> String {
+    v.filter(|v| v.is_finite()).map_or("-".into(), |v| format!("{v:.decimals$}"))
+}
+
+fn value_word(k: ValueKind) -> &'static str {
+    match k {
+        ValueKind::StepAverage => "step average",
+        ValueKind::SteadyStateAverage => "steady-state average",
+        ValueKind::Peak => "peak",
+    }
+}
+
+/// One row a point, as text.
+fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
+    let units = run.manifest.plan.conventions.units;
+    pts.iter()
+        .map(|p| {
+            let step = step_of(run, p);
+            let c = step.map(|s| &s.checklist);
+            let qd = p.qd.map_or("-".into(), |q| {
+                if q.workers > 1 {
+                    format!("{} ({}x{})", q.total, q.workers, q.per_worker)
+                } else {
+                    q.total.to_string()
+                }
+            });
+            let mut notes = Vec::new();
+            if let Some(e) = &p.error {
+                notes.push(format!("failed: {e}"));
+            }
+            if let Some(r) = p.repeat {
+                notes.push(format!("run {} of {}", r.run, r.runs));
+            }
+            if p.kind != "measure" {
+                notes.push(p.kind.clone());
+            }
+            if let Some(st) = step.and_then(|s| s.steady.as_ref()) {
+                notes.push(if st.reached {
+                    format!("steady at round {}", st.rounds)
+                } else {
+                    format!("not steady in {} rounds", st.rounds)
+                });
+            }
+            vec![
+                p.step.to_string(),
+                p.id.clone(),
+                p.workload.as_ref().map_or("-".into(), |w| w.label()),
+                qd,
+                num(p.iops, 0),
+                num(Some(p.rate(units)), 1),
+                num(p.mean_latency_us, 1),
+                num(p.p99_latency_us, 1),
+                c.and_then(|c| c.drive_state.as_ref())
+                    .map_or("-".into(), |d| if short { short_state(d) } else { d.description.clone() }),
+                c.and_then(|c| c.span.as_ref()).map_or("-".into(), |s| {
+                    if short { s.declared.clone() } else { format!("{} ({})", s.declared, human(s.bytes)) }
+                }),
+                c.map_or("-".into(), |c| value_word(c.value_kind.kind).to_string()),
+                notes.join("; "),
+            ]
+        })
+        .collect()
+}
+
+/// `preconditioned`, `steady (round 7)`, `filled 2x`: the drive state in a word or two.
+fn short_state(d: &manifest::DriveState) -> String {
+    use manifest::Condition;
+    let mut s = match d.condition {
+        Condition::AsFound => "as found".to_string(),
+        Condition::Fresh if d.erased.is_some() => "erased".into(),
+        Condition::Fresh => "fresh".into(),
+        Condition::Filled => format!("filled {}x", d.fill_passes),
+        Condition::Preconditioned => "preconditioned".into(),
+        Condition::Steady => format!("steady (round {})", d.steady.map_or(0, |s| s.rounds)),
+    };
+    if d.in_doubt {
+        s.push_str(", in doubt");
+    }
+    s
+}
+
+/// `Platform`, `Device`, `Setup`, `Test parameters`: what the SNIA PTS
+/// report header shows, from the manifest.
+fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+    let h = &m.host;
+    let mut platform = vec![
+        ("host".to_string(), opt(&h.hostname)),
+        ("CPU".into(), format!("{} ({} CPUs online, {} allowed)", opt(&h.cpu_model), h.cpus, h.cpus_allowed)),
+        ("memory".into(), human(h.memory_bytes)),
+        ("kernel".into(), format!("Linux {} {}", opt(&h.kernel), h.kernel_build.as_deref().unwrap_or(""))),
+        ("OS".into(), opt(&h.os)),
+        ("architecture".into(), h.arch.clone()),
+    ];
+    if let Some(v) = &h.virtualization {
+        platform.push(("virtualization".into(), v.clone()));
+    }
+    let mut device = Vec::new();
+    for (i, t) in m.targets.iter().enumerate() {
+        let n = if m.targets.len() > 1 { format!(" {}", i + 1) } else { String::new() };
+        let id = &t.identity;
+        device.push((format!("target{n}"), format!("{} ({})", t.path.display(), t.describe())));
+        device.push((format!("capacity{n}"), format!("{} ({} bytes)", human(t.capacity), t.capacity)));
+        device.push((
+            format!("block size{n}"),
+            format!("{} B logical, {} B physical", t.logical_block, t.physical_block),
+        ));
+        let known = [
+            ("model", &id.model),
+            ("serial", &id.serial),
+            ("firmware", &id.firmware),
+            ("vendor", &id.vendor),
+            ("driver", &id.driver),
+            ("I/O scheduler", &id.scheduler),
+            ("write cache", &id.write_cache),
+            ("loop backing file", &id.backing_file),
+        ];
+        for (k, v) in known {
+            if let Some(v) = v {
+                device.push((format!("{k}{n}"), v.clone()));
+            }
+        }
+        if let Some(r) = id.rotational {
+            device.push((format!("rotational{n}"), if r { "yes" } else { "no (solid state)" }.into()));
+        }
+        if let Some(fs) = &id.file_system {
+            device.push((
+                format!("file system{n}"),
+                format!("{} on {} at {} ({})", fs.fs_type, fs.source, fs.mount_point, fs.options),
+            ));
+        }
+    }
+    let e = &m.engine;
+    let setup = vec![
+        (
+            "methodology".to_string(),
+            format!(
+                "{} version {}{}",
+                m.methodology.name,
+                m.methodology.version,
+                m.methodology.description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+            ),
+        ),
+        ("source hash".into(), m.methodology.source_hash.clone()),
+        ("plan hash".into(), format!("{} (schema {})", m.methodology.plan_hash, m.methodology.plan_schema)),
+        (
+            "tool".into(),
+            format!(
+                "{} {}{}",
+                m.tool.name,
+                m.tool.version,
+                m.tool.git_revision.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
+            ),
+        ),
+        (
+            "engine".into(),
+            format!(
+                "{}; io_uring {}; workers {}pinned; latency {}recorded",
+                e.choice,
+                match &e.io_uring_unavailable {
+                    Some(why) => format!("unavailable ({why})"),
+                    None if e.io_uring => "available".into(),
+                    None => "not used".into(),
+                },
+                if e.pinned { "" } else { "not " },
+                if e.latency_recorded { "" } else { "NOT " }
+            ),
+        ),
+        ("run".into(), format!("{}: started {}, {:.1}s", status_word(m.status), m.started, m.seconds)),
+        ("seed".into(), m.seed.to_string()),
+    ];
+    let c = &m.plan.conventions;
+    let t = &m.plan.target;
+    let params = vec![
+        (
+            "units".to_string(),
+            match c.units {
+                Units::Decimal => "decimal: MB = 10^6 bytes".into(),
+                Units::Binary => "binary: MiB = 2^20 bytes".to_string(),
+            },
+        ),
+        (
+            "queue depth".into(),
+            match c.queue_depth {
+                methodic_compiler::plan::QdCounting::Total => "counted in total, over all workers".into(),
+                methodic_compiler::plan::QdCounting::PerWorker => "counted per worker".to_string(),
+            },
+        ),
+        ("value reported".into(), value_word(c.value).into()),
+        ("span".into(), t.span.to_string()),
+        ("workers x devices".into(), format!("{} x {}", t.workers, t.devices)),
+        (
+            "I/O".into(),
+            match t.io {
+                methodic_compiler::plan::IoMode::Direct => "direct (O_DIRECT)".into(),
+                methodic_compiler::plan::IoMode::Buffered => "buffered (page cache)".to_string(),
+            },
+        ),
+        ("data pattern".into(), t.data.to_string()),
+        (
+            "steps".into(),
+            format!(
+                "{} planned, {} recorded",
+                m.plan.steps.len(),
+                m.steps.iter().filter(|s| s.seconds.is_some()).count()
+            ),
+        ),
+    ];
+    vec![
+        ("Platform".into(), platform),
+        ("Device".into(), device),
+        ("Setup".into(), setup),
+        ("Test parameters".into(), params),
+    ]
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Running => "running (or cut off)",
+        Status::Completed => "completed",
+        Status::Failed => "failed",
+        Status::Interrupted => "interrupted",
+    }
+}
+
+fn title(m: &Manifest) -> String {
+    format!("{} version {}", m.methodology.name, m.methodology.version)
+}
+
+fn subtitle(m: &Manifest) -> String {
+    let target = m.targets.first().map_or("no target".into(), |t| t.describe());
+    format!("{} on {}; {}", status_word(m.status), target, m.host.describe())
+}
+
+fn terminal(run: &Loaded, pts: &[Point]) -> String {
+    let m = &run.manifest;
+    let mut out = String::new();
+    if m.rehearsal {
+        out.push_str("REHEARSAL: scaled down to try the methodology; these numbers are not measurements.\n");
+    }
+    out.push_str(&format!("{} ({}, {:.1}s)\n", title(m), status_word(m.status), m.seconds));
+    for t in &m.targets {
+        out.push_str(&format!("target: {} ({})\n", t.path.display(), t.describe()));
+    }
+    out.push_str(&format!("host: {}\n", m.host.describe()));
+    let c = &m.plan.conventions;
+    out.push_str(&format!(
+        "conventions: rates in {}, queue depth counted {}, values are {}; engine {}\n",
+        rate_unit(c.units),
+        match c.queue_depth {
+            methodic_compiler::plan::QdCounting::Total => "in total",
+            methodic_compiler::plan::QdCounting::PerWorker => "per worker",
+        },
+        value_word(c.value),
+        m.engine.choice
+    ));
+    if m.status != Status::Completed {
+        out.push_str(&format!(
+            "the run {}{}: only the steps that finished are shown\n",
+            status_word(m.status),
+            m.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
+        ));
+    }
+    if pts.is_empty() {
+        out.push_str("no step measured anything yet\n");
+        return out;
+    }
+    let mut b = Builder::default();
+    b.push_record(columns(m.plan.conventions.units));
+    for r in rows(run, pts, true) {
+        b.push_record(r);
+    }
+    let mut t = b.build();
+    t.with(Style::sharp());
+    t.modify(Columns::new(0..1), Alignment::right());
+    t.modify(Columns::new(3..8), Alignment::right());
+    out.push_str(&t.to_string());
+    out.push('\n');
+    out
+}
+
+fn markdown(run: &Loaded, pts: &[Point]) -> String {
+    let m = &run.manifest;
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut out = format!("# {}\n\n{}\n\n", title(m), subtitle(m));
+    if m.rehearsal {
+        out.push_str("**Rehearsal**: scaled down; these numbers are not measurements.\n\n");
+    }
+    for (name, rows) in header(m) {
+        out.push_str(&format!("## {name}\n\n| | |\n|---|---|\n"));
+        for (k, v) in rows {
+            out.push_str(&format!("| {} | {} |\n", cell(&k), cell(&v)));
+        }
+        out.push('\n');
+    }
+    out.push_str("## Results\n\n");
+    let cols = columns(m.plan.conventions.units);
+    out.push_str(&format!("| {} |\n", cols.join(" | ")));
+    let align: Vec<&str> =
+        (0..cols.len()).map(|i| if (3..8).contains(&i) || i == 0 { "---:" } else { "---" }).collect();
+    out.push_str(&format!("|{}|\n", align.join("|")));
+    for r in rows(run, pts, false) {
+        let r: Vec<String> = r.iter().map(|c| cell(c)).collect();
+        out.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    out
+}
+
+fn csv(run: &Loaded, pts: &[Point]) -> String {
+    let mut out = String::new();
+    out.push_str(&csv_line(&[
+        "step",
+        "id",
+        "phase",
+        "kind",
+        "workload",
+        "blocks",
+        "read_percent",
+        "random_percent",
+        "qd_total",
+        "workers",
+        "per_worker",
+        "iops",
+        "mb_s",
+        "mib_s",
+        "mean_latency_us",
+        "p99_latency_us",
+        "seconds",
+        "drive_state",
+        "span_bytes",
+        "span_percent",
+        "value_kind",
+        "io",
+        "error",
+    ]));
+    for p in pts {
+        let c = step_of(run, p).map(|s| &s.checklist);
+        let w = p.workload.as_ref();
+        let blocks = w.map_or(String::new(), |w| {
+            w.blocks
+                .iter()
+                .map(|b| format!("{}:{}", b.size.0, b.share.as_f64()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+        let f = |v: Option<f64>| v.filter(|v| v.is_finite()).map_or(String::new(), |v| format!("{v:.3}"));
+        out.push_str(&csv_line(&[
+            p.step.to_string(),
+            p.id.clone(),
+            p.phase.clone().unwrap_or_default(),
+            p.kind.clone(),
+            w.map_or(String::new(), |w| w.name.clone()),
+            blocks,
+            w.map_or(String::new(), |w| w.read.as_f64().to_string()),
+            w.map_or(String::new(), |w| w.random.as_f64().to_string()),
+            p.qd.map_or(String::new(), |q| q.total.to_string()),
+            p.qd.map_or(String::new(), |q| q.workers.to_string()),
+            p.qd.map_or(String::new(), |q| q.per_worker.to_string()),
+            f(p.iops),
+            f(Some(p.mb_s)),
+            f(Some(p.mib_s)),
+            f(p.mean_latency_us),
+            f(p.p99_latency_us),
+            format!("{:.3}", p.seconds),
+            c.and_then(|c| c.drive_state.as_ref()).map_or(String::new(), |d| d.description.clone()),
+            c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.bytes.to_string()),
+            c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.percent_of_capacity.to_string()),
+            c.map_or(String::new(), |c| value_word(c.value_kind.kind).to_string()),
+            c.and_then(|c| c.cache.io).map_or(String::new(), |io| format!("{io:?}").to_lowercase()),
+            p.error.clone().unwrap_or_default(),
+        ]));
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    dir: &'a Path,
+    manifest_schema: u32,
+    methodology: &'a manifest::Methodology,
+    status: Status,
+    rehearsal: bool,
+    host: &'a methodic_runtime::host::Host,
+    targets: &'a [manifest::TargetInfo],
+    units: Units,
+    points: Vec<JsonPoint<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonPoint<'a> {
+    #[serde(flatten)]
+    point: &'a Point,
+    checklist: Option<&'a manifest::Checklist>,
+}
+
+fn json<'a>(run: &'a Loaded, pts: &'a [Point]) -> JsonReport<'a> {
+    let m = &run.manifest;
+    JsonReport {
+        dir: &run.dir,
+        manifest_schema: m.schema,
+        methodology: &m.methodology,
+        status: m.status,
+        rehearsal: m.rehearsal,
+        host: &m.host,
+        targets: &m.targets,
+        units: m.plan.conventions.units,
+        points: pts
+            .iter()
+            .map(|p| JsonPoint { point: p, checklist: step_of(run, p).map(|s| &s.checklist) })
+            .collect(),
+    }
+}
+
+#[derive(Serialize)]
+struct SweepView {
+    title: String,
+    note: String,
+    iops_svg: String,
+    latency_svg: String,
+}
+
+#[derive(Serialize)]
+struct PlotView {
+    title: String,
+    note: String,
+    svgs: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct MapView {
+    title: String,
+    units: String,
+    qds: Vec<u32>,
+    rows: Vec<MapRow>,
+}
+
+#[derive(Serialize)]
+struct MapRow {
+    read: String,
+    cells: Vec<MapCell>,
+}
+
+#[derive(Serialize)]
+struct MapCell {
+    value: String,
+    shade: String,
+}
+
+#[derive(Serialize)]
+struct ChecklistRow {
+    step: usize,
+    id: String,
+    drive_state: String,
+    span: String,
+    qd: String,
+    cache: String,
+    value: String,
+    data: String,
+}
+
+/// IOPS and latency against QD for each phase's sweeps: one line a sweep.
+fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
+    let mut groups: BTreeMap<(usize, String), BTreeMap<u32, Vec<&Point>>> = BTreeMap::new();
+    for p in pts.iter().filter(|p| p.kind == "measure" && p.error.is_none()) {
+        let (Some(sweep), Some(_)) = (p.sweep, p.qd) else { continue };
+        let phase = p.phase.clone().unwrap_or_else(|| "steps".into());
+        // Keep phases in plan order: key by the first step of the phase.
+        let first = pts.iter().find(|q| q.phase == p.phase).map_or(0, |q| q.step);
+        groups.entry((first, phase)).or_default().entry(sweep).or_default().push(p);
+    }
+    let units = run.manifest.plan.conventions.units;
+    groups
+        .into_iter()
+        .map(|((_, phase), sweeps)| {
+            let mut iops = Vec::new();
+            let mut lat = Vec::new();
+            let mut names = Vec::new();
+            for points in sweeps.values() {
+                let name = points[0].workload.as_ref().map_or("?".into(), |w| w.name.clone());
+                let xy = |f: &dyn Fn(&Point) -> Option<f64>| -> Vec<(f64, f64)> {
+                    points.iter().filter_map(|p| Some((p.qd?.total as f64, f(p)?))).collect()
+                };
+                iops.push(Series { name: name.clone(), points: xy(&|p| p.iops) });
+                lat.push(Series { name: format!("{name} mean"), points: xy(&|p| p.mean_latency_us) });
+                lat.push(Series { name: format!("{name} p99"), points: xy(&|p| p.p99_latency_us) });
+                let w = points[0].workload.as_ref().map_or(String::new(), |w| w.label());
+                names.push(w);
+            }
+            let first = sweeps.values().next().and_then(|v| v.first()).and_then(|p| step_of(run, p));
+            let qd_note = first.and_then(|s| s.checklist.queue_depth.as_ref()).map_or(String::new(), |q| {
+                match q.counted {
+                    methodic_compiler::plan::QdCounting::Total => {
+                        "QD counts outstanding I/Os over all workers".into()
+                    }
+                    methodic_compiler::plan::QdCounting::PerWorker => {
+                        "QD counts outstanding I/Os in each worker".to_string()
+                    }
+                }
+            });
+            let state = first
+                .and_then(|s| s.checklist.drive_state.as_ref())
+                .map_or(String::new(), |d| d.description.clone());
+            let title_iops = format!("{phase}: IOPS by queue depth");
+            let title_lat = format!("{phase}: latency by queue depth");
+            SweepView {
+                title: phase.clone(),
+                note: format!(
+                    "{}. {qd_note}. Drive state before the first sweep: {state}. Rates in {}.",
+                    names.join("; "),
+                    rate_unit(units)
+                ),
+                iops_svg: Chart {
+                    title: &title_iops,
+                    x_label: "queue depth (outstanding I/Os)",
+                    y_label: "IOPS",
+                    log2_x: true,
+                    series: iops,
+                    band: None,
+                }
+                .render(),
+                latency_svg: Chart {
+                    title: &title_lat,
+                    x_label: "queue depth (outstanding I/Os)",
+                    y_label: "latency (µs)",
+                    log2_x: true,
+                    series: lat,
+                    band: None,
+                }
+                .render(),
+            }
+        })
+        .collect()
+}
+
+/// `t_s` and one column of a series CSV.
+fn read_series(path: &Path, column: &str) -> Vec<(f64, f64)> {
+    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
+    let mut lines = text.lines();
+    let Some(head) = lines.next() else { return Vec::new() };
+    let cols: Vec<&str> = head.split(',').collect();
+    let (Some(t), Some(c)) = (cols.iter().position(|c| *c == "t_s"), cols.iter().position(|c| *c == column))
+    else {
+        return Vec::new();
+    };
+    lines
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            Some((f.get(t)?.parse().ok()?, f.get(c)?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Each fill, precondition and rounds step: its per-second series and, for
+/// the steady-state rule, the tracked value by round with the window shaded.
+fn preparation(run: &Loaded) -> Vec<PlotView> {
+    let units = run.manifest.plan.conventions.units;
+    let mut out = Vec::new();
+    for r in &run.steps {
+        let Some(step) = run.plan_step(r) else { continue };
+        if !matches!(step.action, Action::Fill { .. } | Action::Precondition { .. } | Action::Rounds { .. }) {
+            continue;
+        }
+        let mut svgs = Vec::new();
+        if !matches!(step.action, Action::Rounds { .. }) {
+            if let Some(series) = &r.series {
+                let path = run.dir.join(series);
+                let (column, y_label) = if matches!(step.action, Action::Fill { .. }) {
+                    (if units == Units::Binary { "mib_s" } else { "mb_s" }, rate_unit(units).to_string())
+                } else {
+                    ("iops", "IOPS".to_string())
+                };
+                let pts = read_series(&path, column);
+                if !pts.is_empty() {
+                    let title = format!("{}: {y_label} each interval", r.id);
+                    svgs.push(
+                        Chart {
+                            title: &title,
+                            x_label: "time (s)",
+                            y_label: &y_label,
+                            log2_x: false,
+                            series: vec![Series { name: y_label.clone(), points: pts }],
+                            band: None,
+                        }
+                        .render(),
+                    );
+                }
+            }
+        }
+        let mut note = step.describe();
+        if let Some(st) = &r.steady {
+            let metric = match st.metric {
+                methodic_compiler::plan::Metric::Iops => "IOPS".to_string(),
+                methodic_compiler::plan::Metric::Bandwidth => rate_unit(units).to_string(),
+                methodic_compiler::plan::Metric::Latency => "mean latency (µs)".to_string(),
+            };
+            let band = st.window.as_ref().map(|w| {
+                let label = if w.steady {
+                    format!("steady-state window, rounds {}-{}", w.first, w.last)
+                } else {
+                    format!("last window checked, rounds {}-{} (not steady)", w.first, w.last)
+                };
+                (w.first as f64, w.last as f64, label)
+            });
+            let mut series = vec![Series {
+                name: metric.clone(),
+                points: st.values.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect(),
+            }];
+            if let Some(w) = st.window.as_ref() {
+                series.push(Series {
+                    name: "window average".into(),
+                    points: vec![(w.first as f64, w.average), (w.last as f64, w.average)],
+                });
+            }
+            let title = format!("{}: {metric} each round", r.id);
+            svgs.push(
+                Chart { title: &title, x_label: "round", y_label: &metric, log2_x: false, series, band }
+                    .render(),
+            );
+            note.push_str(&if st.reached {
+                format!(". Steady state reached at round {}.", st.rounds)
+            } else {
+                format!(". Steady state not reached in {} rounds.", st.rounds)
+            });
+        }
+        if !svgs.is_empty() {
+            out.push(PlotView { title: r.id.clone(), note, svgs });
+        }
+    }
+    out
+}
+
+/// Read share x QD maps: where one phase measured the same block sizes at
+/// two or more read shares and two or more queue depths.
+fn maps(run: &Loaded, pts: &[Point]) -> Vec<MapView> {
+    let units = run.manifest.plan.conventions.units;
+    let mut groups: BTreeMap<(usize, String), Vec<&Point>> = BTreeMap::new();
+    for p in pts.iter().filter(|p| matches!(p.kind.as_str(), "measure" | "rounds") && p.error.is_none()) {
+        let (Some(w), Some(_)) = (&p.workload, p.qd) else { continue };
+        let blocks: Vec<String> = w.blocks.iter().map(|b| format!("{}", b.size)).collect();
+        let first = pts.iter().find(|q| q.phase == p.phase).map_or(0, |q| q.step);
+        let key = format!(
+            "{}: {} {}",
+            p.phase.clone().unwrap_or_else(|| "steps".into()),
+            blocks.join("/"),
+            if w.random.as_f64() >= 100.0 { "random".to_string() } else { format!("{} random", w.random) }
+        );
+        groups.entry((first, key)).or_default().push(p);
+    }
+    let mut out = Vec::new();
+    for ((_, title), points) in groups {
+        let mut reads: Vec<(u32, String)> = points
+            .iter()
+            .filter_map(|p| {
+                p.workload.as_ref().map(|w| ((w.read.as_f64() * 100.0) as u32, w.read.to_string()))
+            })
+            .collect();
+        reads.sort();
+        reads.dedup();
+        let mut qds: Vec<u32> = points.iter().filter_map(|p| p.qd.map(|q| q.total)).collect();
+        qds.sort();
+        qds.dedup();
+        if reads.len() < 2 || qds.len() < 2 {
+            continue;
+        }
+        let max = points.iter().filter_map(|p| p.iops).fold(0.0f64, f64::max);
+        let rows = reads
+            .iter()
+            .rev()
+            .map(|(key, label)| MapRow {
+                read: label.clone(),
+                cells: qds
+                    .iter()
+                    .map(|qd| {
+                        let v = points
+                            .iter()
+                            .rev()
+                            .filter(|p| {
+                                p.qd.is_some_and(|q| q.total == *qd)
+                                    && p.workload
+                                        .as_ref()
+                                        .is_some_and(|w| (w.read.as_f64() * 100.0) as u32 == *key)
+                            })
+                            .find_map(|p| p.iops);
+                        MapCell {
+                            value: v.map_or("-".into(), |v| format!("{v:.0}")),
+                            shade: v.map_or("0".into(), |v| {
+                                format!("{:.2}", if max > 0.0 { 0.08 + 0.5 * v / max } else { 0.0 })
+                            }),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        out.push(MapView {
+            title,
+            units: format!(
+                "IOPS at each read share (rows) and queue depth (columns); rates elsewhere in {}.",
+                rate_unit(units)
+            ),
+            qds,
+            rows,
+        });
+    }
+    out
+}
+
+fn html(run: &Loaded, pts: &[Point]) -> Result<String> {
+    let m = &run.manifest;
+    let mut env = minijinja::Environment::new();
+    env.add_template("report.html", include_str!("templates/report.html")).context("the report template")?;
+    let checklist: Vec<ChecklistRow> = pts
+        .iter()
+        .filter_map(|p| {
+            let c = &step_of(run, p)?.checklist;
+            Some(ChecklistRow {
+                step: p.step,
+                id: p.id.clone(),
+                drive_state: c.drive_state.as_ref().map_or("-".into(), |d| d.description.clone()),
+                span: c.span.as_ref().map_or("-".into(), |s| {
+                    format!(
+                        "{} = {} ({:.1}% of {})",
+                        s.declared,
+                        human(s.bytes),
+                        s.percent_of_capacity,
+                        human(s.capacity)
+                    )
+                }),
+                qd: c.queue_depth.as_ref().map_or("-".into(), |q| q.description.clone()),
+                cache: c.cache.description.clone(),
+                value: format!("{}: {}", value_word(c.value_kind.kind), c.value_kind.computed),
+                data: c.data_pattern.map_or("-".into(), |d| d.to_string()),
+            })
+        })
+        .collect();
+    let units_note = match m.plan.conventions.units {
+        Units::Decimal => "decimal, MB/s = 10^6 bytes a second",
+        Units::Binary => "binary, MiB/s = 2^20 bytes a second",
+    };
+    let ctx = minijinja::context! {
+        title => title(m),
+        subtitle => subtitle(m),
+        tool => format!("{} {}", m.tool.name, m.tool.version),
+        dir => run.dir.display().to_string(),
+        rehearsal => m.rehearsal,
+        status => status_word(m.status),
+        error => m.error,
+        header => header(m).into_iter().map(|(name, rows)| minijinja::context! { name, rows }).collect::<Vec<_>>(),
+        units_note,
+        sweeps => sweeps(run, pts),
+        maps => maps(run, pts),
+        preparation => preparation(run),
+        columns => columns(m.plan.conventions.units),
+        rows => rows(run, pts, false),
+        checklist,
+    };
+    env.get_template("report.html")?.render(ctx).context("cannot render the report")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_as_dashes_when_missing() {
+        assert_eq!(num(None, 1), "-");
+        assert_eq!(num(Some(f64::NAN), 1), "-");
+        assert_eq!(num(Some(1.26), 1), "1.3");
+    }
+
+    #[test]
+    fn series_columns_are_found_by_name() {
+        let p = std::env::temp_dir().join(format!("methodic-report-series-{}.csv", std::process::id()));
+        std::fs::write(&p, "t_s,iops,mb_s\n1.0,100,0.4\n2.0,200,0.8\n").unwrap();
+        assert_eq!(read_series(&p, "iops"), vec![(1.0, 100.0), (2.0, 200.0)]);
+        assert_eq!(read_series(&p, "nope"), vec![]);
+        std::fs::remove_file(&p).unwrap();
+    }
+}

@@ -1,0 +1,269 @@
+//! Line charts as inline SVG: no script, no fonts to fetch, readable in
+//! any browser and in a file viewer. Axes carry their units; a shaded band
+//! marks a range of x (the steady-state window).
+
+use std::fmt::Write;
+
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+pub struct Chart<'a> {
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    /// Queue depths: x on a log2 axis, ticks at the powers of two.
+    pub log2_x: bool,
+    pub series: Vec<Series>,
+    /// A shaded range of x with its label.
+    pub band: Option<(f64, f64, String)>,
+}
+
+const W: f64 = 720.0;
+const H: f64 = 340.0;
+const LEFT: f64 = 72.0;
+const RIGHT: f64 = 180.0;
+const TOP: f64 = 34.0;
+const BOTTOM: f64 = 48.0;
+const COLORS: [&str; 8] =
+    ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+
+/// `&`, `<`, `>` and quotes escaped for SVG text and attributes.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// A step of 1, 2 or 5 times a power of ten that cuts `max` into about `n` parts.
+fn nice_step(max: f64, n: f64) -> f64 {
+    if max.is_nan() || max <= 0.0 || !max.is_finite() {
+        return 1.0;
+    }
+    let raw = max / n;
+    let mag = 10f64.powf(raw.log10().floor());
+    let f = raw / mag;
+    let nice = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+/// `1.5k`, `250`, `0.12`: short tick labels.
+fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{}M", trim(v / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", trim(v / 1e3))
+    } else {
+        trim(v)
+    }
+}
+
+fn trim(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() || s == "-0" { "0".into() } else { s.to_string() }
+}
+
+impl Chart<'_> {
+    pub fn render(&self) -> String {
+        let all: Vec<(f64, f64)> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().copied())
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .collect();
+        let tx = |x: f64| if self.log2_x { x.max(1e-9).log2() } else { x };
+        let (mut x0, mut x1) =
+            all.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(tx(p.0)), b.max(tx(p.0))));
+        if let Some((a, b, _)) = &self.band {
+            x0 = x0.min(tx(*a));
+            x1 = x1.max(tx(*b));
+        }
+        if !x0.is_finite() {
+            (x0, x1) = (0.0, 1.0);
+        }
+        if x1 <= x0 {
+            x1 = x0 + 1.0;
+        }
+        let ymax_data = all.iter().map(|p| p.1).fold(0.0f64, f64::max);
+        let ystep = nice_step(ymax_data, 5.0);
+        let ymax = ((ymax_data / ystep).ceil() * ystep).max(ystep);
+        let pw = W - LEFT - RIGHT;
+        let ph = H - TOP - BOTTOM;
+        let px = |x: f64| LEFT + (tx(x) - x0) / (x1 - x0) * pw;
+        let py = |y: f64| TOP + ph - y / ymax * ph;
+
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img"><title>{}</title>"##,
+            escape(self.title)
+        );
+        let _ = write!(s, r##"<text x="{LEFT}" y="20" class="title">{}</text>"##, escape(self.title));
+        if let Some((a, b, label)) = &self.band {
+            let (xa, xb) = (px(*a), px(*b));
+            let _ = write!(
+                s,
+                r##"<rect class="band" x="{xa:.1}" y="{TOP}" width="{:.1}" height="{ph}" fill="#f5d76e" fill-opacity="0.35"/><text x="{:.1}" y="{:.1}" class="band-label">{}</text>"##,
+                (xb - xa).max(1.0),
+                xa + 4.0,
+                TOP + 14.0,
+                escape(label)
+            );
+        }
+        // Grid and y ticks.
+        let mut y = 0.0;
+        while y <= ymax + ystep * 0.01 {
+            let yy = py(y);
+            let _ = write!(
+                s,
+                r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
+                LEFT + pw,
+                LEFT - 6.0,
+                yy + 4.0,
+                tick_label(y)
+            );
+            y += ystep;
+        }
+        // x ticks.
+        let ticks: Vec<f64> = if self.log2_x {
+            (x0.floor() as i32..=x1.ceil() as i32)
+                .map(|e| 2f64.powi(e))
+                .filter(|v| tx(*v) >= x0 - 1e-9 && tx(*v) <= x1 + 1e-9)
+                .collect()
+        } else {
+            let step = nice_step(x1 - x0, 6.0);
+            let mut v = (x0 / step).ceil() * step;
+            let mut t = Vec::new();
+            while v <= x1 + step * 1e-6 {
+                t.push(v);
+                v += step;
+            }
+            t
+        };
+        for t in ticks {
+            let xx = px(t);
+            let _ = write!(
+                s,
+                r##"<line x1="{xx:.1}" y1="{:.1}" x2="{xx:.1}" y2="{:.1}" stroke="#999"/><text x="{xx:.1}" y="{:.1}" text-anchor="middle" class="tick">{}</text>"##,
+                TOP + ph,
+                TOP + ph + 5.0,
+                TOP + ph + 18.0,
+                tick_label(t)
+            );
+        }
+        let _ = write!(
+            s,
+            r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#555"/><text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">{}</text><text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle" class="axis">{}</text>"##,
+            LEFT + pw / 2.0,
+            H - 10.0,
+            escape(self.x_label),
+            TOP + ph / 2.0,
+            escape(self.y_label)
+        );
+        for (i, series) in self.series.iter().enumerate() {
+            let color = COLORS[i % COLORS.len()];
+            let pts: Vec<(f64, f64)> =
+                series.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
+            if pts.is_empty() {
+                continue;
+            }
+            let mut d = String::new();
+            for (k, (x, y)) in pts.iter().enumerate() {
+                let _ = write!(d, "{}{:.1} {:.1}", if k == 0 { "M" } else { " L" }, px(*x), py(*y));
+            }
+            if pts.len() == 1 {
+                let _ = write!(d, " l0.1 0");
+            }
+            let _ = write!(
+                s,
+                r##"<path class="line" d="{d}" fill="none" stroke="{color}" stroke-width="2"><title>{}</title></path>"##,
+                escape(&series.name)
+            );
+            if pts.len() <= 40 {
+                for (x, y) in &pts {
+                    let _ = write!(
+                        s,
+                        r##"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"><title>{}: {} at {}</title></circle>"##,
+                        px(*x),
+                        py(*y),
+                        escape(&series.name),
+                        tick_label(*y),
+                        tick_label(*x)
+                    );
+                }
+            }
+            let ly = TOP + 10.0 + i as f64 * 18.0;
+            let lx = LEFT + pw + 12.0;
+            let _ = write!(
+                s,
+                r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"/><text x="{:.1}" y="{:.1}" class="legend">{}</text>"##,
+                lx + 18.0,
+                lx + 24.0,
+                ly + 4.0,
+                escape(&series.name)
+            );
+        }
+        s.push_str("</svg>");
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chart_draws_one_path_a_series_inside_the_plot() {
+        let c = Chart {
+            title: "IOPS <by> QD",
+            x_label: "queue depth",
+            y_label: "IOPS",
+            log2_x: true,
+            series: vec![
+                Series { name: "read".into(), points: vec![(1.0, 10.0), (2.0, 20.0), (256.0, 1000.0)] },
+                Series { name: "write".into(), points: vec![(1.0, 5.0)] },
+            ],
+            band: None,
+        };
+        let svg = c.render();
+        assert_eq!(svg.matches("<path ").count(), 2);
+        assert!(svg.contains("IOPS &lt;by&gt; QD"), "text is escaped");
+        // The first point sits at the left edge, the last at the right.
+        assert!(svg.contains(&format!("M{LEFT:.1} ")), "{svg}");
+        assert!(svg.contains(&format!("L{:.1} ", W - RIGHT)), "{svg}");
+        assert!(svg.contains(">256<"), "a tick at QD 256");
+        assert!(!svg.contains("NaN") && !svg.contains("inf"));
+    }
+
+    #[test]
+    fn an_empty_or_flat_chart_still_renders() {
+        let c = Chart {
+            title: "t",
+            x_label: "s",
+            y_label: "IOPS",
+            log2_x: false,
+            series: vec![Series { name: "zero".into(), points: vec![(0.0, 0.0), (1.0, 0.0)] }],
+            band: Some((0.0, 1.0, "window".into())),
+        };
+        let svg = c.render();
+        assert!(!svg.contains("NaN") && svg.contains("class=\"band\""));
+    }
+
+    #[test]
+    fn ticks_are_short_and_steps_nice() {
+        assert_eq!(tick_label(15000.0), "15k");
+        assert_eq!(tick_label(2_500_000.0), "2.5M");
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(nice_step(97.0, 5.0), 20.0);
+        assert_eq!(nice_step(0.0, 5.0), 1.0);
+    }
+}
