@@ -247,6 +247,12 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
         "a rehearsal scales sizes and times down on a scratch file: its numbers are not measurements and compare with nothing",
     );
     check(
+        "run status",
+        format!("{:?}", ma.status).to_lowercase(),
+        format!("{:?}", mb.status).to_lowercase(),
+        "a run that did not complete lacks its later steps, and its last step may have been cut short",
+    );
+    check(
         "methodology",
         format!("{} {}", ma.methodology.name, ma.methodology.version),
         format!("{} {}", mb.methodology.name, mb.methodology.version),
@@ -398,7 +404,11 @@ fn checklist(s: &ManifestStep) -> &Checklist {
 const FIELDS: &[Field] = &[
     Field {
         name: "span",
-        get: |s| checklist(s).span.as_ref().map(|sp| format!("{} = {}", sp.declared, human(sp.bytes))),
+        get: |s| {
+            checklist(s).span.as_ref().map(|sp| {
+                format!("{} ({}% of {})", human(sp.bytes), sp.percent_of_capacity, human(sp.capacity))
+            })
+        },
         sentence: "the span is how much of the drive the I/O covers: a small span leaves spare area free and fits \
                    in caches, so random writes and reads look faster than over the whole drive",
     },

@@ -304,6 +304,18 @@ fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
     ]
 }
 
+/// `the run failed`, for the line that says not everything is shown.
+fn status_sentence(s: Status) -> &'static str {
+    match s {
+        Status::Running => {
+            "the run did not finish (its manifest still says running: cut off by a crash, or still going)"
+        }
+        Status::Completed => "the run completed",
+        Status::Failed => "the run failed",
+        Status::Interrupted => "the run was interrupted",
+    }
+}
+
 fn status_word(s: Status) -> &'static str {
     match s {
         Status::Running => "running (or cut off)",
@@ -346,8 +358,8 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
     ));
     if m.status != Status::Completed {
         out.push_str(&format!(
-            "the run {}{}: only the steps that finished are shown\n",
-            status_word(m.status),
+            "{}{}: only the steps that finished are shown\n",
+            status_sentence(m.status),
             m.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
         ));
     }
@@ -833,6 +845,7 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String> {
         dir => run.dir.display().to_string(),
         rehearsal => m.rehearsal,
         status => status_word(m.status),
+        status_sentence => status_sentence(m.status),
         error => m.error,
         header => header(m).into_iter().map(|(name, rows)| minijinja::context! { name, rows }).collect::<Vec<_>>(),
         units_note,

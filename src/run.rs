@@ -309,5 +309,9 @@ fn table(plan: &Plan, report: &RunReport) -> String {
     ));
     out.push_str(&t.to_string());
     out.push_str(&format!("\nresults in {}\n", report.results.display()));
+    out.push_str(&format!(
+        "read them with: methodic report {0} [--html report.html]; methodic compare {0} OTHER_RESULTS\n",
+        report.results.display()
+    ));
     out
 }

@@ -101,3 +101,43 @@ fn an_enterprise_sweep_rehearsal_answers_every_checklist_question() {
     }
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// Every object key in `v` (outside the plan, which docs/PLAN.md and the
+/// golden files cover), with the path to it.
+fn keys(v: &serde_json::Value, path: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, child) in map {
+                if path.is_empty() && k == "plan" {
+                    continue;
+                }
+                out.push((k.clone(), format!("{path}.{k}")));
+                keys(child, &format!("{path}.{k}"), out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                keys(item, path, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_manifest_field_is_documented() {
+    let out = out_dir("documented");
+    let o = methodic(&["run", "--rehearse", "specs/snia-pts-e-iops.method", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let doc = std::fs::read_to_string(common::root().join("docs/RESULTS.md")).unwrap();
+    let mut found = Vec::new();
+    keys(&manifest, "", &mut found);
+    let missing: Vec<&(String, String)> = found
+        .iter()
+        .filter(|(k, _)| !doc.contains(&format!("`{k}`")) && !doc.contains(&format!(".{k}`")))
+        .collect();
+    assert!(missing.is_empty(), "fields of manifest.json not in docs/RESULTS.md: {missing:?}");
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -145,7 +145,7 @@ fn compare_names_the_span_when_only_the_span_differs() {
     let t = text(&o.stdout);
     assert!(t.contains("rnd4k_read (4KiB random, 100% read) QD 4"), "paired by workload and QD: {t}");
     assert!(t.contains("- span (A vs B, 5 of 5 paired steps"), "the fill and the 4 measurements: {t}");
-    assert!(t.contains("A 100% = 128.0 MiB; B 25% = 32.0 MiB"), "{t}");
+    assert!(t.contains("A 128.0 MiB (100% of 128.0 MiB); B 32.0 MiB (25% of 128.0 MiB)"), "{t}");
     assert!(!t.contains("- drive state"), "the same preparation: {t}");
 
     let o = methodic(&["compare", "--json", a.to_str().unwrap(), b.to_str().unwrap()]);

@@ -57,6 +57,21 @@ fn every_spec_rehearses_to_completion() {
         let lines = std::fs::read_to_string(out.join("steps.jsonl")).unwrap().lines().count();
         assert_eq!(lines, plan_steps, "{name}: steps.jsonl");
         assert!(!out.join("scratch.bin").exists(), "{name}: the scratch file is removed");
+        // The manifest reads back, every step finished; the report renders.
+        let loaded = methodic_runtime::manifest::load(&out).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(loaded.manifest.status, methodic_runtime::Status::Completed, "{name}");
+        assert!(
+            loaded
+                .manifest
+                .steps
+                .iter()
+                .all(|s| s.status == methodic_runtime::manifest::StepStatus::Completed),
+            "{name}"
+        );
+        let html = out.join("report.html");
+        let o = methodic(&["report", out.to_str().unwrap(), "--html", html.to_str().unwrap()]);
+        assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+        assert!(std::fs::read_to_string(&html).unwrap().contains("</html>"), "{name}");
         eprintln!("{name}: rehearsed in {:.1}s", started.elapsed().as_secs_f64());
         assert!(started.elapsed().as_secs() < 60, "{name} took over a minute");
         std::fs::remove_dir_all(&out).unwrap();
