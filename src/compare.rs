@@ -60,7 +60,8 @@ pub struct RunRef {
 pub struct Pair {
     /// `rnd4k_read (4KiB random, 100% read) QD 32`.
     pub label: String,
-    pub key: String,
+    /// `measure`, `rounds`, `fill`, `precondition`, `copy`.
+    pub kind: String,
     /// One a run, in command-line order.
     pub values: Vec<PairValue>,
     /// Each later run's main value over the first's.
@@ -74,6 +75,8 @@ pub struct PairValue {
     pub value: Option<f64>,
     pub unit: String,
     pub mean_latency_us: Option<f64>,
+    /// The step failed or was interrupted: its value is partial and has no ratio.
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -106,44 +109,76 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn comparison(runs: &[Loaded]) -> Comparison {
-    let all: Vec<Vec<Point>> = runs.iter().map(points).collect();
-    // Each point's key with its occurrence number, so that the second
-    // QD 32 of a workload pairs with the other run's second.
-    let keyed: Vec<Vec<(String, &Point)>> = all
-        .iter()
-        .map(|pts| {
-            let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-            pts.iter()
-                .map(|p| {
-                    let k = p.key();
+/// Groups of points, one a run, that did the same thing; and the groups
+/// some run lacks. First pass: the same phase, workload I/O, QD and repeat
+/// run (the nth such in each run); second pass, for what is left: the same
+/// workload I/O and QD in any phase (a renamed or moved phase). Pairs come
+/// in the first run's step order.
+fn pair_up(all: &[Vec<Point>]) -> (Vec<Vec<&Point>>, Vec<Vec<Option<&Point>>>) {
+    let mut used: Vec<Vec<bool>> = all.iter().map(|pts| vec![false; pts.len()]).collect();
+    let mut pairs: Vec<Vec<usize>> = Vec::new();
+    let passes: [fn(&Point) -> String; 2] = [
+        |p| format!("{}|{}|{:?}", p.phase.as_deref().unwrap_or(""), p.key(), p.repeat.map(|r| r.run)),
+        |p| p.key(),
+    ];
+    let mut leftover: Vec<(String, Vec<Option<usize>>)> = Vec::new();
+    for (pass, key_of) in passes.iter().enumerate() {
+        // Each unused point's key with its occurrence number in its run.
+        let keyed: Vec<BTreeMap<String, usize>> = all
+            .iter()
+            .zip(&used)
+            .map(|(pts, used)| {
+                let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+                let mut out = BTreeMap::new();
+                for (i, p) in pts.iter().enumerate().filter(|(i, _)| !used[*i]) {
+                    let k = key_of(p);
                     let n = seen.entry(k.clone()).or_default();
                     *n += 1;
-                    (format!("{k} #{n}"), p)
-                })
-                .collect()
-        })
-        .collect();
-    let mut order: Vec<String> = Vec::new();
-    for run in &keyed {
-        for (k, _) in run {
-            if !order.contains(k) {
-                order.push(k.clone());
+                    out.insert(format!("{k} #{n}"), i);
+                }
+                out
+            })
+            .collect();
+        let mut order: Vec<(usize, usize, String)> = Vec::new();
+        for (r, run) in keyed.iter().enumerate() {
+            for (k, i) in run {
+                order.push((r, *i, k.clone()));
+            }
+        }
+        order.sort();
+        let mut done = std::collections::BTreeSet::new();
+        for (_, _, k) in order {
+            if !done.insert(k.clone()) {
+                continue;
+            }
+            let found: Vec<Option<usize>> = keyed.iter().map(|run| run.get(&k).copied()).collect();
+            if found.iter().all(Option::is_some) {
+                let idx: Vec<usize> = found.into_iter().flatten().collect();
+                for (r, i) in idx.iter().enumerate() {
+                    used[r][*i] = true;
+                }
+                pairs.push(idx);
+            } else if pass == passes.len() - 1 {
+                leftover.push((k, found));
             }
         }
     }
-    let lookup: Vec<BTreeMap<&str, &Point>> =
-        keyed.iter().map(|run| run.iter().map(|(k, p)| (k.as_str(), *p)).collect()).collect();
-    let mut pairs = Vec::new();
-    let mut unpaired = Vec::new();
-    let mut paired_points: Vec<Vec<&Point>> = Vec::new();
-    for k in &order {
-        let found: Vec<Option<&Point>> = lookup.iter().map(|l| l.get(k.as_str()).copied()).collect();
-        let any = found.iter().flatten().next().expect("the key came from a run");
-        let label = label(any);
-        if found.iter().all(Option::is_some) {
-            let pts: Vec<&Point> = found.into_iter().flatten().collect();
-            let units = runs[0].manifest.plan.conventions.units;
+    pairs.sort_by_key(|idx| idx[0]);
+    let paired = pairs.iter().map(|idx| idx.iter().enumerate().map(|(r, i)| &all[r][*i]).collect()).collect();
+    let unpaired = leftover
+        .into_iter()
+        .map(|(_, f)| f.iter().enumerate().map(|(r, i)| i.map(|i| &all[r][i])).collect())
+        .collect();
+    (paired, unpaired)
+}
+
+pub fn comparison(runs: &[Loaded]) -> Comparison {
+    let all: Vec<Vec<Point>> = runs.iter().map(points).collect();
+    let (paired_points, missing) = pair_up(&all);
+    let units = runs[0].manifest.plan.conventions.units;
+    let pairs: Vec<Pair> = paired_points
+        .iter()
+        .map(|pts| {
             let values: Vec<PairValue> = pts
                 .iter()
                 .map(|p| {
@@ -156,22 +191,27 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
                         value: value.filter(|v| v.is_finite()),
                         unit,
                         mean_latency_us: p.mean_latency_us,
+                        error: p.error.clone(),
                     }
                 })
                 .collect();
-            let base = values[0].value;
+            let base = values[0].value.filter(|_| values[0].error.is_none());
             let ratios = values[1..]
                 .iter()
                 .map(|v| match (base, v.value) {
-                    (Some(a), Some(b)) if a > 0.0 => Some(b / a),
+                    (Some(a), Some(b)) if a > 0.0 && v.error.is_none() => Some(b / a),
                     _ => None,
                 })
                 .collect();
-            pairs.push(Pair { label, key: k.clone(), values, ratios });
-            paired_points.push(pts);
-        } else {
-            unpaired.push(Unpaired {
-                label,
+            Pair { label: label(pts[0]), kind: pts[0].kind.clone(), values, ratios }
+        })
+        .collect();
+    let unpaired = missing
+        .iter()
+        .map(|found| {
+            let any = found.iter().flatten().next().expect("a point of some run");
+            Unpaired {
+                label: label(any),
                 in_runs: found
                     .iter()
                     .enumerate()
@@ -179,16 +219,21 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
                     .map(|(i, _)| letter(i))
                     .collect(),
                 step_ids: found.iter().flatten().map(|p| p.id.clone()).collect(),
-            });
-        }
-    }
+            }
+        })
+        .collect();
     let mut differences = Vec::new();
     for j in 1..runs.len() {
         differences.extend(run_differences(&runs[0], &runs[j], j));
-        let steps: Vec<(&ManifestStep, &ManifestStep)> = paired_points
-            .iter()
-            .filter_map(|pts| Some((step_of(&runs[0], pts[0])?, step_of(&runs[j], pts[j])?)))
-            .collect();
+        // Rounds give a point a measurement; each step counts once.
+        let mut steps: Vec<(&ManifestStep, &ManifestStep)> = Vec::new();
+        for pts in &paired_points {
+            if let (Some(a), Some(b)) = (step_of(&runs[0], pts[0]), step_of(&runs[j], pts[j])) {
+                if !steps.iter().any(|(x, y)| x.index == a.index && y.index == b.index) {
+                    steps.push((a, b));
+                }
+            }
+        }
         differences.extend(step_differences(&steps, j));
     }
     Comparison {
@@ -276,7 +321,7 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
         "units",
         format!("{:?}", ca.units),
         format!("{:?}", cb.units),
-        "MB/s (10^6) and MiB/s (2^20) differ by 4.9%: rates in the tables are converted to each run's units",
+        "MB/s (10^6) and MiB/s (2^20) differ by 4.9%: the rates compared above are all in A's units",
     );
     check(
         "value kind",
@@ -310,9 +355,13 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
         hb.hostname.clone().unwrap_or_default(),
         "the runs ran on different machines (slots, PCIe links, cooling differ even when the parts match)",
     );
-    let ta = ma.targets.first();
-    let tb = mb.targets.first();
-    if let (Some(ta), Some(tb)) = (ta, tb) {
+    check(
+        "targets",
+        ma.targets.len().to_string(),
+        mb.targets.len().to_string(),
+        "another number of devices: a step spread over more devices has more parallelism",
+    );
+    for (ta, tb) in ma.targets.iter().zip(&mb.targets) {
         let (ia, ib) = (&ta.identity, &tb.identity);
         let s = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         check(
@@ -364,9 +413,15 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     let (ea, eb) = (&ma.engine, &mb.engine);
     check(
         "engine",
-        format!("{} (io_uring {})", ea.choice, if ea.io_uring { "available" } else { "unavailable" }),
-        format!("{} (io_uring {})", eb.choice, if eb.io_uring { "available" } else { "unavailable" }),
+        engine_word(ea),
+        engine_word(eb),
         "the engine that submits I/O sets the host's overhead a request; at QD1 it is part of the latency",
+    );
+    check(
+        "CPU pinning",
+        if ea.pinned { "pinned" } else { "not pinned" }.to_string(),
+        if eb.pinned { "pinned" } else { "not pinned" }.to_string(),
+        "pinned workers keep their caches and avoid migrations: latency is steadier and often lower",
     );
     check(
         "latency recording",
@@ -384,6 +439,17 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
         d.runs = format!("A vs {l}");
     }
     out
+}
+
+/// `auto (io_uring available)`, `psync (chosen; io_uring available)`.
+fn engine_word(e: &methodic_runtime::manifest::EngineNote) -> String {
+    let uring = match &e.io_uring_unavailable {
+        _ if e.io_uring => "io_uring available".to_string(),
+        Some(why) if e.choice == "psync" && why == "--engine psync" => "io_uring not used".to_string(),
+        Some(why) => format!("io_uring unavailable: {why}"),
+        None => "io_uring unavailable".to_string(),
+    };
+    format!("{} ({uring})", e.choice)
 }
 
 fn rehearsal_word(r: bool) -> String {
@@ -496,6 +562,16 @@ const FIELDS: &[Field] = &[
                    short record time catches a drive's burst rather than its sustained rate",
     },
     Field {
+        name: "steady state",
+        get: |s| {
+            s.steady
+                .as_ref()
+                .map(|st| if st.reached { "reached".to_string() } else { "not reached".to_string() })
+        },
+        sentence: "a step whose steady-state rule was not met reports values that were still moving: they \
+                   depend on when the step gave up",
+    },
+    Field {
         name: "engine",
         get: |s| s.io.as_ref().map(|io| format!("{} {}x{}", io.engine.name(), io.threads, io.depth)),
         sentence: "another engine or thread layout submits the same queue depth with other overhead",
@@ -568,7 +644,10 @@ fn text(c: &Comparison) -> String {
         b.push_record(head);
         for p in &c.pairs {
             let mut row = vec![p.label.clone(), p.values[0].unit.clone()];
-            row.extend(p.values.iter().map(|v| fmt_value(v.value)));
+            row.extend(p.values.iter().map(|v| match &v.error {
+                Some(_) => format!("{} (failed)", fmt_value(v.value)),
+                None => fmt_value(v.value),
+            }));
             row.extend(p.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
             row.extend(p.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
             b.push_record(row);
@@ -578,12 +657,25 @@ fn text(c: &Comparison) -> String {
         t.modify(Columns::new(2..), Alignment::right());
         out.push_str(&t.to_string());
         out.push('\n');
-        let ratios: Vec<f64> = c.pairs.iter().filter_map(|p| p.ratios.first().copied().flatten()).collect();
+        // Measurements only: fills and preconditions prepare the drive.
+        let ratios: Vec<f64> = c
+            .pairs
+            .iter()
+            .filter(|p| matches!(p.kind.as_str(), "measure" | "rounds" | "copy"))
+            .filter_map(|p| p.ratios.first().copied().flatten())
+            .collect();
+        let failed = c.pairs.iter().filter(|p| p.values.iter().any(|v| v.error.is_some())).count();
+        if failed > 0 {
+            out.push_str(&format!(
+                "{failed} paired {} failed or was interrupted in some run: partial values, no ratio\n",
+                if failed == 1 { "step" } else { "steps" }
+            ));
+        }
         if !ratios.is_empty() && c.runs.len() == 2 {
             let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
             out.push_str(&format!(
-                "{} paired steps; B/A geometric mean {:.2}x (from {:.2}x to {:.2}x)\n",
-                c.pairs.len(),
+                "{} paired measurements; B/A geometric mean {:.2}x (from {:.2}x to {:.2}x)\n",
+                ratios.len(),
                 geo,
                 ratios.iter().copied().fold(f64::INFINITY, f64::min),
                 ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max)
@@ -622,4 +714,65 @@ fn text(c: &Comparison) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use methodic_runtime::{Quiet, RunOptions};
+
+    /// Rehearses `src` in-process and reads the results back.
+    fn run(name: &str, src: &str) -> Loaded {
+        let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
+        let out = std::env::temp_dir().join(format!("methodic-compare-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let opts = RunOptions { out: out.clone(), rehearse: true, seed: 3, ..Default::default() };
+        methodic_runtime::run(&plan, &opts, &mut Quiet).unwrap();
+        let loaded = methodic_runtime::manifest::load(&out).unwrap();
+        std::fs::remove_dir_all(&out).unwrap();
+        loaded
+    }
+
+    const BASE: &str = "methodology \"c\" version \"1\"\n\
+        workload r { random; block 4KiB; read 100% }\n\
+        workload s { sequential; block 128KiB; read 0% }\n";
+
+    #[test]
+    fn steps_pair_within_their_phase_before_across_phases() {
+        let a = run(
+            "pair-a",
+            &format!(
+                "{BASE}phase \"fill\" {{ fill s passes 1 }}\nphase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
+            ),
+        );
+        let b = run(
+            "pair-b",
+            &format!(
+                "{BASE}phase \"fresh\" {{ sweep r qd [1, 2] record 1s }}\nphase \"fill\" {{ fill s passes 1 }}\n\
+                 phase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
+            ),
+        );
+        let c = comparison(&[a, b]);
+        let ids: Vec<(&str, &str)> =
+            c.pairs.iter().map(|p| (p.values[0].step_id.as_str(), p.values[1].step_id.as_str())).collect();
+        assert_eq!(ids, [("fill/fill-s", "fill/fill-s"), ("m/r-qd1", "m/r-qd1"), ("m/r-qd2", "m/r-qd2"),]);
+        let only: Vec<&str> = c.unpaired.iter().flat_map(|u| u.step_ids.iter().map(String::as_str)).collect();
+        assert_eq!(only, ["fresh/r-qd1", "fresh/r-qd2"]);
+        assert!(c.unpaired.iter().all(|u| u.in_runs == ["B"]));
+    }
+
+    #[test]
+    fn a_renamed_phase_still_pairs_and_a_failed_step_has_no_ratio() {
+        let a = run("renamed-a", &format!("{BASE}phase \"one\" {{ sweep r qd [1, 2] record 1s }}\n"));
+        let mut b = run("renamed-b", &format!("{BASE}phase \"two\" {{ sweep r qd [1, 2] record 1s }}\n"));
+        b.steps[1].error = Some("interrupted".into());
+        let c = comparison(&[a, b]);
+        assert_eq!(c.pairs.len(), 2, "paired by workload and QD across the rename");
+        assert!(c.unpaired.is_empty());
+        assert!(c.pairs[0].ratios[0].is_some_and(|r| r > 0.0));
+        assert_eq!(c.pairs[1].ratios[0], None, "a failed step gets no ratio");
+        let t = text(&c);
+        assert!(t.contains("(failed)") && t.contains("1 paired step failed or was interrupted"), "{t}");
+        assert!(t.contains("1 paired measurements; B/A geometric mean"), "{t}");
+    }
 }

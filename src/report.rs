@@ -121,7 +121,9 @@ fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
             if let Some(r) = p.repeat {
                 notes.push(format!("run {} of {}", r.run, r.runs));
             }
-            if p.kind != "measure" {
+            if p.kind == "rounds" {
+                notes.push("rounds: p99 of the last round".into());
+            } else if p.kind != "measure" {
                 notes.push(p.kind.clone());
             }
             if let Some(st) = step.and_then(|s| s.steady.as_ref()) {
@@ -145,11 +147,26 @@ fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
                 c.and_then(|c| c.span.as_ref()).map_or("-".into(), |s| {
                     if short { s.declared.clone() } else { format!("{} ({})", s.declared, human(s.bytes)) }
                 }),
-                c.map_or("-".into(), |c| value_word(c.value_kind.kind).to_string()),
+                value_short(p, step),
                 notes.join("; "),
             ]
         })
         .collect()
+}
+
+/// How this number was made, in a few words (the methodology's convention
+/// is in the header).
+fn value_short(p: &Point, step: Option<&manifest::ManifestStep>) -> String {
+    let steady = step.and_then(|s| s.steady.as_ref());
+    match p.kind.as_str() {
+        "measure" => "step average".into(),
+        "fill" => "fill average".into(),
+        "precondition" => "precondition average".into(),
+        "rounds" if steady.is_some_and(|s| s.reached) => "steady-state window average".into(),
+        "rounds" => "last-window average, not steady".into(),
+        "copy" => "copy rate".into(),
+        other => other.to_string(),
+    }
 }
 
 /// `preconditioned`, `steady (round 7)`, `filled 2x`: the drive state in a word or two.
@@ -560,15 +577,30 @@ struct ChecklistRow {
     data: String,
 }
 
+/// The lines of one phase's charts: (sweep, line) to its points.
+type Lines<'a> = BTreeMap<(u32, usize), Vec<&'a Point>>;
+
 /// IOPS and latency against QD for each phase's sweeps: one line a sweep.
 fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
-    let mut groups: BTreeMap<(usize, String), BTreeMap<u32, Vec<&Point>>> = BTreeMap::new();
+    // A line for each sweep and workload (a sweep over read shares gives a
+    // line a share), in plan order, its points by QD.
+    let mut groups: BTreeMap<(usize, String), Lines> = BTreeMap::new();
     for p in pts.iter().filter(|p| p.kind == "measure" && p.error.is_none()) {
-        let (Some(sweep), Some(_)) = (p.sweep, p.qd) else { continue };
+        let (Some(sweep), Some(_), Some(w)) = (p.sweep, p.qd, &p.workload) else { continue };
         let phase = p.phase.clone().unwrap_or_else(|| "steps".into());
         // Keep phases in plan order: key by the first step of the phase.
         let first = pts.iter().find(|q| q.phase == p.phase).map_or(0, |q| q.step);
-        groups.entry((first, phase)).or_default().entry(sweep).or_default().push(p);
+        let lines = groups.entry((first, phase)).or_default();
+        let same = |q: &&Point| q.workload.as_ref().is_some_and(|v| v.name == w.name && v.same_io(w));
+        let line =
+            lines.iter().find(|((s, _), l)| *s == sweep && l.first().is_some_and(same)).map(|(k, _)| *k);
+        let key = line.unwrap_or((sweep, lines.len()));
+        lines.entry(key).or_default().push(p);
+    }
+    for lines in groups.values_mut() {
+        for points in lines.values_mut() {
+            points.sort_by_key(|p| p.qd.map_or(0, |q| q.total));
+        }
     }
     let units = run.manifest.plan.conventions.units;
     groups
@@ -577,6 +609,7 @@ fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
             let mut iops = Vec::new();
             let mut lat = Vec::new();
             let mut names = Vec::new();
+            let many = sweeps.len() > 6;
             for points in sweeps.values() {
                 let name = points[0].workload.as_ref().map_or("?".into(), |w| w.name.clone());
                 let xy = |f: &dyn Fn(&Point) -> Option<f64>| -> Vec<(f64, f64)> {
@@ -584,7 +617,10 @@ fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
                 };
                 iops.push(Series { name: name.clone(), points: xy(&|p| p.iops) });
                 lat.push(Series { name: format!("{name} mean"), points: xy(&|p| p.mean_latency_us) });
-                lat.push(Series { name: format!("{name} p99"), points: xy(&|p| p.p99_latency_us) });
+                // Many lines: the means alone keep the chart readable.
+                if !many {
+                    lat.push(Series { name: format!("{name} p99"), points: xy(&|p| p.p99_latency_us) });
+                }
                 let w = points[0].workload.as_ref().map_or(String::new(), |w| w.label());
                 names.push(w);
             }

@@ -201,7 +201,9 @@ impl Chart<'_> {
                     );
                 }
             }
-            let ly = TOP + 10.0 + i as f64 * 18.0;
+            // Legend rows shrink to fit many series beside the plot.
+            let row = ((ph - 10.0) / self.series.len().max(1) as f64).min(18.0);
+            let ly = TOP + 10.0 + i as f64 * row;
             let lx = LEFT + pw + 12.0;
             let _ = write!(
                 s,

@@ -58,7 +58,10 @@ fn rehearse(name: &str, source: &str) -> PathBuf {
 fn quick() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let out = temp("quick");
+        // Under cargo's scratch folder for tests: replaced by the next run,
+        // never left in /tmp.
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-quick");
+        let _ = std::fs::remove_dir_all(&out);
         let o = methodic(&["run", "--rehearse", "specs/quick.method", "--out", out.to_str().unwrap()]);
         assert!(o.status.success(), "{}", text(&o.stderr));
         out

@@ -299,6 +299,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         let step_start = time::unix_now();
         manifest.step_started(i, &time::rfc3339(step_start), &drive.state);
         if let Err(e) = manifest.save(&exec.results.path, time::rfc3339(step_start)) {
+            manifest.step_unrecorded(i, &describe(&e));
             status = Status::Failed;
             error = Some(describe(&e));
             break;
@@ -330,13 +331,16 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         } else if let Err(e) = &outcome {
             result.error = Some(describe(e));
         }
-        manifest.step_finished(i, &result, interrupted);
         drive.after(step, &result);
-        // The step goes to steps.jsonl first: the manifest points at it.
-        let recorded = exec
-            .results
-            .append_step(&result)
-            .and_then(|()| manifest.save(&exec.results.path, time::rfc3339(time::unix_now())));
+        // The step goes to steps.jsonl first: the manifest points at it. A
+        // step that could not be recorded is failed in the manifest too.
+        let appended = exec.results.append_step(&result);
+        manifest.step_finished(i, &result, interrupted);
+        if let Err(e) = &appended {
+            manifest.step_unrecorded(i, &describe(e));
+        }
+        let recorded =
+            appended.and_then(|()| manifest.save(&exec.results.path, time::rfc3339(time::unix_now())));
         observer.step_finished(i, step, &result);
         steps.push(result);
         match (outcome, recorded) {
@@ -818,8 +822,10 @@ impl Executor<'_> {
         };
         // A timed step records completions inside its record time, so that
         // is its length; a step that stops by bytes lasts as long as it took.
+        // A timed step stopped early by a signal lasted as long as it ran.
         let seconds = match spec.record {
-            Some(r) => r.as_secs_f64(),
+            Some(r) if !self.stop.load(Ordering::SeqCst) => r.as_secs_f64(),
+            Some(r) => measured.min(r.as_secs_f64()),
             None => measured,
         };
         Ok(IoRun {

@@ -391,8 +391,13 @@ impl DriveTracker {
         if !finished && step.establishes_state {
             s.in_doubt = true;
         }
-        let written =
-            result.io.as_ref().map_or(0, |io| io.bytes_written) + result.copy.as_ref().map_or(0, |c| c.bytes);
+        let probed = match (&step.action, &result.probe) {
+            (Action::Probe(p), Some(r)) => p.io.0 * r.offsets * r.repeats as u64,
+            _ => 0,
+        };
+        let written = result.io.as_ref().map_or(0, |io| io.bytes_written)
+            + result.copy.as_ref().map_or(0, |c| c.bytes)
+            + probed;
         match &step.action {
             Action::Erase { .. } if finished => {
                 *s = DriveState::new(false);
@@ -515,7 +520,11 @@ impl Manifest {
                         queue_depth: qd.map(|q| QdFacts::of(q, settings.devices)),
                         drive_state: None,
                         span: if touches && !matches!(step.action, Action::Copy { .. }) {
-                            span_facts(settings, workload, s.targets)
+                            // The workers of a shallow queue use only as
+                            // many devices as there are of them.
+                            let devices =
+                                qd.map_or(settings.devices, |q| settings.devices.min(q.workers.max(1)));
+                            span_facts(Settings { devices, ..settings }, workload, s.targets)
                         } else {
                             None
                         },
@@ -589,6 +598,13 @@ impl Manifest {
         st.actions = r.actions.clone();
     }
 
+    /// Marks step `i` failed because its record could not be written.
+    pub fn step_unrecorded(&mut self, i: usize, why: &str) {
+        let st = &mut self.steps[i];
+        st.status = StepStatus::Failed;
+        st.error = Some(format!("not recorded: {why}"));
+    }
+
     /// Writes the manifest to `dir` atomically: a temporary file, synced,
     /// renamed over the old one, and the directory synced.
     pub fn save(&mut self, dir: &Path, now: String) -> Result<()> {
@@ -649,16 +665,23 @@ fn cache_facts(io: Option<IoMode>, caches_dropped: bool, ram_limit: Option<Bytes
 /// How a step's numbers are made, in a sentence.
 fn computed(step: &Step) -> String {
     let base = match &step.action {
-        Action::Measure { stop, .. } => match (stop.time, stop.written) {
-            (Some(t), None) => format!("the average over the {} record time", t.human()),
-            (None, Some(_)) => {
-                "the average from the first to the last completion until the bytes were written".into()
+        Action::Measure { stop, ramp, .. } => {
+            let what = match (stop.time, stop.written) {
+                (Some(t), None) => format!("the average over the {} record time", t.human()),
+                (None, Some(w)) => {
+                    format!("the average from the first to the last completion until {w} was written")
+                }
+                (Some(t), Some(w)) => {
+                    format!("the average over the record time ({} or until {w} was written)", t.human())
+                }
+                (None, None) => "the average over the step".into(),
+            };
+            if ramp.is_zero() {
+                format!("{what}, no ramp")
+            } else {
+                format!("{what}, after a {} ramp", ramp.human())
             }
-            (Some(t), Some(_)) => {
-                format!("the average over the record time ({} or until written)", t.human())
-            }
-            (None, None) => "the average over the step".into(),
-        },
+        }
         Action::Fill { .. } => "the average over the whole fill".into(),
         Action::Precondition { stop: PreconditionStop::Time(d), .. } => {
             format!("the average over the {} precondition", d.human())
@@ -808,4 +831,123 @@ pub fn read_steps(path: &Path) -> Result<Vec<StepResult>> {
         steps.push(step);
     }
     Ok(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::OpenOptionsT;
+
+    fn plan(src: &str) -> Plan {
+        methodic_compiler::compile(src, &Default::default()).unwrap().plan
+    }
+
+    fn result(step: &Step, error: Option<&str>) -> StepResult {
+        StepResult {
+            index: 1,
+            id: step.id.clone(),
+            phase: step.phase.clone(),
+            kind: step.action.kind().to_string(),
+            rehearsal: false,
+            started: String::new(),
+            seconds: 1.0,
+            error: error.map(str::to_string),
+            io: None,
+            summary: None,
+            series: None,
+            steady: None,
+            cells: None,
+            copy: None,
+            probe: None,
+            actions: vec!["BLKDISCARD (discard) of 1.0 GiB".into()],
+        }
+    }
+
+    const SOURCE: &str = "methodology \"t\" version \"1\"\n\
+        workload w { random; block 4KiB; read 0% }\n\
+        workload r { random; block 4KiB; read 100% }\n\
+        workload s { sequential; block 128KiB; read 0% }\n\
+        erase discard\n\
+        fill s passes 2\n\
+        precondition w qd 32 for 1h\n\
+        measure r qd 1 for 1s\n\
+        fill s passes 1\n";
+
+    #[test]
+    fn the_drive_state_follows_erase_fill_and_precondition() {
+        let p = plan(SOURCE);
+        let mut d = DriveTracker::new(false);
+        assert_eq!(d.state.condition, Condition::AsFound);
+        assert!(d.state.description.starts_with("as found"), "{}", d.state.description);
+        d.after(&p.steps[0], &result(&p.steps[0], None));
+        assert_eq!(d.state.condition, Condition::Fresh);
+        assert_eq!(d.state.description, "erased (BLKDISCARD (discard) of 1.0 GiB)");
+        d.after(&p.steps[1], &result(&p.steps[1], None));
+        assert_eq!((d.state.condition, d.state.fill_passes), (Condition::Filled, 2));
+        d.after(&p.steps[2], &result(&p.steps[2], None));
+        assert_eq!(d.state.condition, Condition::Preconditioned);
+        assert!(d.state.description.contains("filled sequentially 2 times, preconditioned with w"));
+        assert!(d.state.description.contains("at QD 32 for 1h"), "{}", d.state.description);
+        // A read-only measurement changes nothing; a fill after the
+        // precondition starts the history anew.
+        let before = d.state.clone();
+        d.after(&p.steps[3], &result(&p.steps[3], None));
+        assert_eq!(d.state, before);
+        d.after(&p.steps[4], &result(&p.steps[4], None));
+        assert_eq!((d.state.condition, d.state.fill_passes), (Condition::Filled, 1));
+        assert!(d.state.preconditions.is_empty() && d.state.erased.is_none());
+    }
+
+    #[test]
+    fn a_state_step_that_fails_leaves_the_state_in_doubt() {
+        let p = plan(SOURCE);
+        let mut d = DriveTracker::new(true);
+        assert_eq!(d.state.condition, Condition::Fresh, "a new scratch file");
+        d.after(&p.steps[2], &result(&p.steps[2], Some("interrupted")));
+        assert!(d.state.in_doubt && d.state.preconditions.is_empty());
+        assert!(d.state.description.contains("in doubt"), "{}", d.state.description);
+        d.after(&p.steps[1], &result(&p.steps[1], None));
+        assert!(!d.state.in_doubt, "a finished fill settles it");
+    }
+
+    #[test]
+    fn the_span_counts_only_the_devices_a_step_uses() {
+        let p = plan(
+            "methodology \"t\" version \"1\"\n\
+             target { workers 4; devices 4; span 50% }\n\
+             workload r { random; block 4KiB; read 100% }\n\
+             sweep r qd [1, 8] record 1s\n",
+        );
+        let dir = std::env::temp_dir().join(format!("methodic-manifest-span-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let open =
+            OpenOptionsT { create_size: Some(1 << 20), need_direct: false, write: false, destroy: None };
+        let targets: Vec<Target> =
+            (0..4).map(|i| Target::open(&dir.join(format!("t{i}")), &open).unwrap()).collect();
+        let m = Manifest::start(Start {
+            plan: &p,
+            plan_ron: &p.to_ron(),
+            targets: &targets,
+            host: Host::default(),
+            engine: EngineNote {
+                choice: "auto".into(),
+                io_uring: true,
+                io_uring_unavailable: None,
+                pinned: false,
+                latency_recorded: true,
+                psync_max_threads: 128,
+            },
+            rehearsal: false,
+            seed: 1,
+            started: String::new(),
+        });
+        let span = |i: usize| m.steps[i].checklist.span.clone().unwrap();
+        assert_eq!(m.steps[0].checklist.queue_depth.as_ref().unwrap().devices, 1);
+        assert_eq!((span(0).bytes, span(0).capacity), (512 << 10, 1 << 20), "QD1: one worker, one device");
+        assert_eq!((span(1).bytes, span(1).capacity), (2 << 20, 4 << 20), "QD8: four devices");
+        assert_eq!(span(1).percent_of_capacity, 50.0);
+        assert_eq!(m.methodology.plan_hash, sha256(&p.to_ron()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

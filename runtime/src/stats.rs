@@ -111,12 +111,21 @@ pub struct Summary {
 pub struct Rates {
     pub ios: u64,
     pub bytes: u64,
+    /// NaN (written as JSON `null`) when no time was recorded.
+    #[serde(deserialize_with = "nullable")]
     pub iops: f64,
     /// Decimal megabytes (10^6 B) a second.
+    #[serde(deserialize_with = "nullable")]
     pub mb_s: f64,
     /// Binary mebibytes (2^20 B) a second.
+    #[serde(deserialize_with = "nullable")]
     pub mib_s: f64,
     pub latency_us: Latency,
+}
+
+/// A rate read back: JSON has no NaN, serde_json writes it as `null`.
+fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 impl Rates {
