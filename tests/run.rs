@@ -72,8 +72,9 @@ fn every_spec_rehearses_to_completion() {
         let o = methodic(&["report", out.to_str().unwrap(), "--html", html.to_str().unwrap()]);
         assert!(o.status.success(), "{name}: {}", text(&o.stderr));
         assert!(std::fs::read_to_string(&html).unwrap().contains("</html>"), "{name}");
+        // How long each took is printed, not asserted: tests make no timing
+        // claims (bench/ measures speed).
         eprintln!("{name}: rehearsed in {:.1}s", started.elapsed().as_secs_f64());
-        assert!(started.elapsed().as_secs() < 60, "{name} took over a minute");
         std::fs::remove_dir_all(&out).unwrap();
     }
 }
