@@ -75,6 +75,13 @@ enum Command {
     /// Show a results directory: each number with the job that made it, as a
     /// table (or Markdown, CSV, JSON), and with --html one page with charts.
     Report(crate::report::ReportArgs),
+    /// What changed between two methodologies or plans, and whether old
+    /// results stay comparable.
+    ///
+    /// Exits 0 when nothing changed, 1 when every change keeps results
+    /// comparable, 2 when a change breaks comparability, 3 when an input
+    /// cannot be read.
+    Diff(crate::diff::DiffArgs),
     /// Compare results directories: steps paired by workload and queue depth,
     /// ratios, and every manifest difference that can explain a gap.
     Compare(crate::compare::CompareArgs),
@@ -103,7 +110,15 @@ enum TableFormat {
 }
 
 pub fn run() -> Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // diff's exit codes 1 and 2 mean changes: its usage errors are 3.
+        Err(e) if e.use_stderr() && std::env::args().nth(1).as_deref() == Some("diff") => {
+            let _ = e.print();
+            return Ok(ExitCode::from(crate::diff::TROUBLE));
+        }
+        Err(e) => e.exit(),
+    };
     match cli.command {
         Command::Check { files, deny_warnings } => check(&files, deny_warnings),
         Command::Compile { file, output, format, capacity } => compile(&file, &output, format, capacity),
@@ -112,6 +127,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Run(args) => crate::run::run(args),
         Command::Report(args) => crate::report::report(args),
         Command::Compare(args) => crate::compare::compare(args),
+        Command::Diff(args) => crate::diff::run(args),
     }
 }
 

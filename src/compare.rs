@@ -280,6 +280,7 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     let (ma, mb) = (&a.manifest, &b.manifest);
     let l = letter(j);
     let mut out = Vec::new();
+    let mut plan_changes = Vec::new();
     let mut check = |field: &str, va: String, vb: String, why: &str| {
         if va != vb {
             out.push(diff(field, j, va, vb, why.to_string()));
@@ -303,6 +304,23 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
         format!("{} {}", mb.methodology.name, mb.methodology.version),
         "the runs followed different methodologies; the step differences below say where they part",
     );
+    // What the plans changed, as `methodic diff` says it (presentation
+    // aside: it moves no number).
+    if ma.methodology.plan_hash != mb.methodology.plan_hash {
+        for c in methodic_compiler::diff::diff(&ma.plan, &mb.plan).changes {
+            if c.class == methodic_compiler::diff::Class::PresentationOnly {
+                continue;
+            }
+            plan_changes.push(Difference {
+                field: format!("plan: {}", c.what),
+                runs: String::new(),
+                scope: format!("{}: {}", c.class.word(), c.affected),
+                a: c.old,
+                b: c.new,
+                sentence: c.reason,
+            });
+        }
+    }
     if ma.methodology.plan_hash != mb.methodology.plan_hash
         && ma.methodology.name == mb.methodology.name
         && ma.methodology.version == mb.methodology.version
@@ -312,7 +330,7 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
             ma.methodology.plan_hash.clone(),
             mb.methodology.plan_hash.clone(),
             "the same methodology name and version compiled to different plans: its source was edited without a new \
-             version; the plan.ron files of the two runs say what changed",
+             version; what changed in the plan is listed below",
         );
     }
     let ca = &ma.plan.conventions;
@@ -435,6 +453,7 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
         format!("{} {}", mb.tool.version, mb.tool.git_revision.clone().unwrap_or_default()),
         "different methodic builds; the engine's own speed may differ",
     );
+    out.extend(plan_changes);
     for d in &mut out {
         d.runs = format!("A vs {l}");
     }

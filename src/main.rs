@@ -4,6 +4,7 @@
 
 mod cli;
 mod compare;
+mod diff;
 mod points;
 mod report;
 mod run;

@@ -150,6 +150,7 @@ fn compare_names_the_span_when_only_the_span_differs() {
     assert!(t.contains("- span (A vs B, 5 of 5 paired steps"), "the fill and the 4 measurements: {t}");
     assert!(t.contains("A 128.0 MiB (100% of 128.0 MiB); B 32.0 MiB (25% of 128.0 MiB)"), "{t}");
     assert!(!t.contains("- drive state"), "the same preparation: {t}");
+    assert!(t.contains("- plan: span (A vs B, breaks comparability: every step"), "the plan diff: {t}");
 
     let o = methodic(&["compare", "--json", a.to_str().unwrap(), b.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

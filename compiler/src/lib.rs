@@ -1,5 +1,6 @@
 #![doc = include_str!("../ARCHITECTURE.md")]
 
+pub mod diff;
 pub mod estimate;
 mod lower;
 pub mod plan;
