@@ -381,9 +381,19 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
         ));
     }
     if pts.is_empty() {
-        out.push_str("no step measured anything yet\n");
-        return out;
+        out.push_str("no step measured a rate\n");
+    } else {
+        out.push_str(&table(run, pts));
     }
+    for f in findings(run) {
+        out.push_str(&format!("{}: {}: {}\n", f.level, f.step, f.text));
+    }
+    out
+}
+
+fn table(run: &Loaded, pts: &[Point]) -> String {
+    let m = &run.manifest;
+    let mut out = String::new();
     let mut b = Builder::default();
     b.push_record(columns(m.plan.conventions.units));
     for r in rows(run, pts, true) {
@@ -670,13 +680,91 @@ fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
         .collect()
 }
 
-/// `t_s` and one column of a series CSV.
-fn read_series(path: &Path, column: &str) -> Vec<(f64, f64)> {
+#[derive(Serialize)]
+struct Finding {
+    /// `warning` or `note`.
+    level: &'static str,
+    step: String,
+    text: String,
+}
+
+/// What the numbers say beyond their averages: repeats whose first run
+/// stands apart (and the statistics of every repeat), cache cliffs of
+/// sustained writes, and page sizes from probes.
+fn findings(run: &Loaded) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for r in &run.steps {
+        if let Some(rep) = &r.repeats {
+            let stats = format!(
+                "{} runs: {} {}; mean {:.1}, sd {:.1}, median {:.1}, CV {:.1}%; reported ({}) {:.1} {}",
+                rep.runs.len(),
+                rep.runs.iter().map(|v| format!("{v:.1}")).collect::<Vec<_>>().join(", "),
+                rep.unit,
+                rep.mean,
+                rep.sd,
+                rep.median,
+                rep.cv * 100.0,
+                methodic_compiler::plan::aggregate_word(rep.aggregate),
+                rep.value,
+                rep.unit
+            );
+            out.push(Finding { level: "note", step: r.id.clone(), text: stats });
+            if let Some(w) = &rep.warning {
+                out.push(Finding { level: "warning", step: r.id.clone(), text: w.clone() });
+            }
+        }
+        if let Some(c) = &r.cliff {
+            out.push(Finding { level: "note", step: r.id.clone(), text: c.verdict.clone() });
+        }
+        if let Some(pages) = r.probe.as_ref().and_then(|p| p.pages.as_ref()) {
+            out.push(Finding { level: "note", step: r.id.clone(), text: pages.verdict.clone() });
+        }
+    }
+    out.sort_by_key(|f| f.level != "warning");
+    out
+}
+
+/// Each page probe's latency by offset, with its estimate.
+fn probes(run: &Loaded) -> Vec<PlotView> {
+    run.steps
+        .iter()
+        .filter_map(|r| {
+            let p = r.probe.as_ref()?;
+            let path = run.dir.join(r.series.as_ref()?);
+            let pts: Vec<(f64, f64)> = read_series(&path, "offset_bytes", "latency_us")
+                .into_iter()
+                .map(|(x, y)| (x / 1024.0, y))
+                .collect();
+            let title = format!("{}: write latency by offset", r.id);
+            let svg = Chart {
+                title: &title,
+                x_label: "offset (KiB)",
+                y_label: "latency (µs)",
+                log2_x: false,
+                series: vec![Series { name: "latency".into(), points: pts }],
+                band: None,
+            }
+            .render();
+            let verdict = p.pages.as_ref().map_or("no estimate".into(), |e| e.verdict.clone());
+            Some(PlotView {
+                title: r.id.clone(),
+                note: format!(
+                    "{} offsets, {} of {} repeats each, made durable with {}. {verdict}.",
+                    p.offsets, "the statistic", p.repeats, p.durable
+                ),
+                svgs: vec![svg],
+            })
+        })
+        .collect()
+}
+
+/// Two columns of a CSV with a header: `x` and `column`.
+fn read_series(path: &Path, x: &str, column: &str) -> Vec<(f64, f64)> {
     let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
     let mut lines = text.lines();
     let Some(head) = lines.next() else { return Vec::new() };
     let cols: Vec<&str> = head.split(',').collect();
-    let (Some(t), Some(c)) = (cols.iter().position(|c| *c == "t_s"), cols.iter().position(|c| *c == column))
+    let (Some(t), Some(c)) = (cols.iter().position(|c| *c == x), cols.iter().position(|c| *c == column))
     else {
         return Vec::new();
     };
@@ -695,19 +783,30 @@ fn preparation(run: &Loaded) -> Vec<PlotView> {
     let mut out = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
-        if !matches!(step.action, Action::Fill { .. } | Action::Precondition { .. } | Action::Rounds { .. }) {
+        let sustained = matches!(&step.action, Action::Measure { stop, .. } if stop.written.is_some());
+        if !sustained
+            && !matches!(
+                step.action,
+                Action::Fill { .. } | Action::Precondition { .. } | Action::Rounds { .. }
+            )
+        {
             continue;
         }
         let mut svgs = Vec::new();
         if !matches!(step.action, Action::Rounds { .. }) {
             if let Some(series) = &r.series {
                 let path = run.dir.join(series);
-                let (column, y_label) = if matches!(step.action, Action::Fill { .. }) {
+                let (column, y_label) = if sustained || matches!(step.action, Action::Fill { .. }) {
                     (if units == Units::Binary { "mib_s" } else { "mb_s" }, rate_unit(units).to_string())
                 } else {
                     ("iops", "IOPS".to_string())
                 };
-                let pts = read_series(&path, column);
+                let pts = read_series(&path, "t_s", column);
+                // The cliff of a sustained write: the lower plateau shaded.
+                let band = r.cliff.as_ref().filter(|c| c.found).and_then(|c| {
+                    let end = pts.last()?.0;
+                    Some((c.at_seconds?, end, format!("after the cliff: {:.0} MB/s", c.after_mb_s?)))
+                });
                 if !pts.is_empty() {
                     let title = format!("{}: {y_label} each interval", r.id);
                     svgs.push(
@@ -717,7 +816,7 @@ fn preparation(run: &Loaded) -> Vec<PlotView> {
                             y_label: &y_label,
                             log2_x: false,
                             series: vec![Series { name: y_label.clone(), points: pts }],
-                            band: None,
+                            band,
                         }
                         .render(),
                     );
@@ -725,6 +824,9 @@ fn preparation(run: &Loaded) -> Vec<PlotView> {
             }
         }
         let mut note = step.describe();
+        if let Some(c) = &r.cliff {
+            note.push_str(&format!(". {}.", c.verdict));
+        }
         if let Some(st) = &r.steady {
             let metric = match st.metric {
                 methodic_compiler::plan::Metric::Iops => "IOPS".to_string(),
@@ -888,6 +990,8 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String> {
         sweeps => sweeps(run, pts),
         maps => maps(run, pts),
         preparation => preparation(run),
+        findings => findings(run),
+        probes => probes(run),
         columns => columns(m.plan.conventions.units),
         rows => rows(run, pts, false),
         checklist,
@@ -910,8 +1014,8 @@ mod tests {
     fn series_columns_are_found_by_name() {
         let p = std::env::temp_dir().join(format!("methodic-report-series-{}.csv", std::process::id()));
         std::fs::write(&p, "t_s,iops,mb_s\n1.0,100,0.4\n2.0,200,0.8\n").unwrap();
-        assert_eq!(read_series(&p, "iops"), vec![(1.0, 100.0), (2.0, 200.0)]);
-        assert_eq!(read_series(&p, "nope"), vec![]);
+        assert_eq!(read_series(&p, "t_s", "iops"), vec![(1.0, 100.0), (2.0, 200.0)]);
+        assert_eq!(read_series(&p, "t_s", "nope"), vec![]);
         std::fs::remove_file(&p).unwrap();
     }
 }

@@ -139,6 +139,14 @@ pub struct StepResult {
     pub copy: Option<CopyResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeResult>,
+    /// For a measurement until written: where the rate fell to a lower
+    /// plateau and stayed, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cliff: Option<crate::analysis::cliff::Cliff>,
+    /// On the last run of a repeat: every run's value, their statistics,
+    /// and a warning when run 1 stands apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<crate::analysis::repeats::RepeatSummary>,
     /// What an erase, cache drop or RAM limit actually did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
@@ -321,6 +329,8 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
             cells: None,
             copy: None,
             probe: None,
+            cliff: None,
+            repeats: None,
             actions: Vec::new(),
         };
         let outcome = exec.step(step, &mut result);
@@ -330,6 +340,10 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
             result.error = Some("interrupted".into());
         } else if let Err(e) = &outcome {
             result.error = Some(describe(e));
+        }
+        result.repeats = repeat_summary(&plan, i, &result, &steps, &manifest);
+        if let Some(w) = result.repeats.as_ref().and_then(|r| r.warning.as_ref()) {
+            observer.note(&format!("{}: {w}", step.id));
         }
         drive.after(step, &result);
         // The step goes to steps.jsonl first: the manifest points at it. A
@@ -398,6 +412,52 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     results.finish(&report)?;
     saved?;
     Ok(report)
+}
+
+/// On the last run of a repeat, the statistics of this step over every
+/// run, with a warning when run 1 stands apart.
+fn repeat_summary(
+    plan: &Plan,
+    i: usize,
+    result: &StepResult,
+    done: &[StepResult],
+    m: &Manifest,
+) -> Option<crate::analysis::repeats::RepeatSummary> {
+    use crate::analysis::repeats::{CacheContext, summarize};
+    let step = &plan.steps[i];
+    let r = step.repeat?;
+    if r.run != r.runs || result.error.is_some() {
+        return None;
+    }
+    // Runs of a step share its id but for the `-runN` at the end.
+    let base = |id: &str| id.rsplit_once("-run").map_or(id.to_string(), |(b, _)| b.to_string());
+    let me = base(&step.id);
+    let value =
+        |s: &StepResult| s.copy.as_ref().map(|c| c.mb_s).or_else(|| s.summary.as_ref().map(|x| x.total.iops));
+    let mut values: Vec<f64> = done
+        .iter()
+        .filter(|s| {
+            plan.steps.get(s.index - 1).and_then(|p| p.repeat).is_some_and(|q| q.group == r.group)
+                && base(&s.id) == me
+                && s.error.is_none()
+        })
+        .filter_map(value)
+        .collect();
+    values.push(value(result)?);
+    let checklist = &m.steps[i].checklist;
+    let available = system::meminfo().1;
+    let ctx = CacheContext {
+        buffered: checklist.cache.io == Some(IoMode::Buffered),
+        data_bytes: match &step.action {
+            Action::Copy { dataset } => Some(dataset.total.0),
+            _ => checklist.span.as_ref().map(|s| s.bytes),
+        },
+        free_ram: step.ram_limit.map_or(available, |l| available.min(l.0)),
+        caches_dropped: checklist.cache.caches_dropped,
+        ram_limit: step.ram_limit.map(|b| b.0),
+    };
+    let unit = if result.copy.is_some() { "MB/s" } else { "IOPS" };
+    Some(summarize(&values, unit, r.aggregate, &ctx))
 }
 
 /// An error in one line, with its hint.
@@ -536,6 +596,10 @@ impl Executor<'_> {
                         series: Some((std_duration(*series), Some(csv.clone()))),
                     },
                 )?;
+                if stop.written.is_some() {
+                    let rows: Vec<(f64, f64)> = run.rows.iter().map(|r| (r.t, r.mb_s)).collect();
+                    out.cliff = Some(crate::analysis::cliff::detect(&rows, run.info.bytes_written));
+                }
                 self.finish_io(step, out, run, settings, &csv);
             }
             Action::Precondition { workload, qd, stop: PreconditionStop::Time(d), series } => {

@@ -2,6 +2,7 @@
 //! steps are executed with an io_uring or psync engine, and each step's
 //! numbers come out, written to a results directory as they are made.
 
+pub mod analysis;
 pub mod copy;
 pub mod data;
 pub mod engine;

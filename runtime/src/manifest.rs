@@ -859,6 +859,8 @@ mod tests {
             cells: None,
             copy: None,
             probe: None,
+            cliff: None,
+            repeats: None,
             actions: vec!["BLKDISCARD (discard) of 1.0 GiB".into()],
         }
     }

@@ -28,6 +28,9 @@ pub struct ProbeResult {
     pub min_us: f64,
     pub median_us: f64,
     pub max_us: f64,
+    /// The page size the latencies point at, or why none was found.
+    #[serde(default)]
+    pub pages: Option<crate::analysis::pages::PageEstimate>,
 }
 
 /// Runs the probe from `start` on the target `file`, and writes
@@ -66,6 +69,7 @@ pub fn run(
     };
     write(&mut out, "offset_bytes,latency_us,min_us,max_us\n".to_string())?;
     let mut kept = Vec::with_capacity(offsets);
+    let mut series: (Vec<u64>, Vec<f64>) = (Vec::with_capacity(offsets), Vec::with_capacity(offsets));
     for (k, times) in samples.iter_mut().enumerate() {
         if times.is_empty() {
             continue;
@@ -73,6 +77,8 @@ pub fn run(
         times.sort_unstable();
         let value = statistic(times, p.statistic);
         kept.push(value);
+        series.0.push(k as u64 * p.step.0);
+        series.1.push(value / 1000.0);
         write(
             &mut out,
             format!(
@@ -95,6 +101,7 @@ pub fn run(
         min_us: pick(0.0),
         median_us: pick(0.5),
         max_us: pick(1.0),
+        pages: Some(crate::analysis::pages::estimate(&series.0, &series.1, p.io.0, p.step.0)),
     })
 }
 

@@ -1,0 +1,232 @@
+//! The flash page size from a page probe: the latency of a small write at
+//! each offset. A write that straddles a page boundary programs two pages
+//! and takes far longer, so the slow offsets come in clusters, one a
+//! boundary. The estimate is the spacing that best explains where those
+//! clusters sit: for each candidate spacing (a multiple of the probe's
+//! step, so 100 KiB and 400 KiB pages are found as well as powers of two)
+//! and phase, the share of clusters that fall on the comb (precision) and
+//! the share of the comb's teeth that have a cluster (recall); the F1 of
+//! the two is the score, which a spacing twice or half the true one cannot
+//! reach. A best score under 0.7 means no periodic structure.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageEstimate {
+    /// The page size found, bytes; `None` when no periodic structure was.
+    pub page_bytes: Option<u64>,
+    /// Where the first boundary lies, bytes from the start of the probe.
+    pub first_boundary: Option<u64>,
+    /// The score of the best spacing, 0 to 1.
+    pub confidence: f64,
+    /// Clusters of slow offsets found.
+    pub spikes: usize,
+    /// The latency above which an offset counts as slow, µs.
+    pub threshold_us: f64,
+    /// `page size 100 KiB (confidence 0.97, 40 boundaries)`.
+    pub verdict: String,
+}
+
+/// Scores below this mean the slow offsets have no spacing in common.
+const MIN_SCORE: f64 = 0.7;
+
+fn median(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return f64::NAN;
+    }
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 }
+}
+
+fn kib(b: u64) -> String {
+    if b % 1024 == 0 { format!("{} KiB", b / 1024) } else { format!("{b} B") }
+}
+
+/// Estimates the page size from `latency_us[i]` measured at `offsets[i]`
+/// (ascending, `step` apart) for writes of `io` bytes.
+pub fn estimate(offsets: &[u64], latency_us: &[f64], io: u64, step: u64) -> PageEstimate {
+    let none = |spikes: usize, threshold: f64, why: String| PageEstimate {
+        page_bytes: None,
+        first_boundary: None,
+        confidence: 0.0,
+        spikes,
+        threshold_us: threshold,
+        verdict: why,
+    };
+    let n = offsets.len().min(latency_us.len());
+    if n < 8 || step == 0 {
+        return none(0, f64::NAN, "no periodic structure found: too few offsets probed".into());
+    }
+    let base = median(&latency_us[..n]);
+    let deviations: Vec<f64> = latency_us[..n].iter().map(|x| (x - base).abs()).collect();
+    let mad = median(&deviations) * 1.4826;
+    let threshold = base + (5.0 * mad).max(0.25 * base);
+    // Clusters: runs of slow offsets no further apart than a write's length.
+    let gap = io.max(step);
+    let mut clusters: Vec<(u64, u64)> = Vec::new();
+    for i in (0..n).filter(|&i| latency_us[i] > threshold) {
+        match clusters.last_mut() {
+            Some((_, last)) if offsets[i] - *last <= gap => *last = offsets[i],
+            _ => clusters.push((offsets[i], offsets[i])),
+        }
+    }
+    // A write at o straddles boundary b when o < b < o + io: a cluster
+    // [first, last] points at a boundary about io/2 past its middle.
+    let boundaries: Vec<f64> =
+        clusters.iter().map(|(a, b)| (*a + *b) as f64 / 2.0 + io as f64 / 2.0).collect();
+    let e = boundaries.len();
+    if e < 3 {
+        return none(
+            e,
+            threshold,
+            format!("no periodic structure found: {e} slow spots, too few for a spacing"),
+        );
+    }
+    let lo = offsets[0] as f64 + io as f64 / 2.0;
+    let hi = offsets[n - 1] as f64 + io as f64 / 2.0;
+    let range = hi - lo;
+    let tol = (io.max(2 * step)) as f64;
+    let mut best = (0.0f64, 0u64, 0.0f64);
+    let mut p = 2 * step;
+    while (p as f64) * 2.0 <= range {
+        let pf = p as f64;
+        let circ = |x: f64, phase: f64| {
+            let d = (x - phase).rem_euclid(pf);
+            d.min(pf - d)
+        };
+        for &phase in &boundaries {
+            let hits = boundaries.iter().filter(|b| circ(**b, phase) <= tol).count();
+            let precision = hits as f64 / e as f64;
+            // The comb's teeth inside the probed range.
+            let first = phase - ((phase - lo) / pf).floor() * pf;
+            let teeth = ((hi - first) / pf).floor() as usize + 1;
+            if teeth < 3 {
+                continue;
+            }
+            let found = (0..teeth)
+                .filter(|k| {
+                    let t = first + *k as f64 * pf;
+                    boundaries.iter().any(|b| (b - t).abs() <= tol)
+                })
+                .count();
+            let recall = found as f64 / teeth as f64;
+            let f1 =
+                if precision + recall > 0.0 { 2.0 * precision * recall / (precision + recall) } else { 0.0 };
+            if f1 > best.0 + 1e-9 {
+                best = (f1, p, first);
+            }
+        }
+        p += step;
+    }
+    let (score, page, first) = best;
+    if score < MIN_SCORE {
+        return PageEstimate {
+            confidence: score,
+            ..none(
+                e,
+                threshold,
+                format!("no periodic structure found: {e} slow spots with no common spacing"),
+            )
+        };
+    }
+    // Round the first boundary to the probe's step.
+    let first = ((first / step as f64).round() as u64) * step;
+    PageEstimate {
+        page_bytes: Some(page),
+        first_boundary: Some(first),
+        confidence: (score * 100.0).round() / 100.0,
+        spikes: e,
+        threshold_us: threshold,
+        verdict: format!("page size {} (confidence {:.2}, {e} boundaries seen)", kib(page), score),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic noise source (SplitMix64), in [-1, 1).
+    fn noise(seed: &mut u64) -> f64 {
+        *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+
+    /// A probe of `io` writes every `step` over `range`, pages of `page`
+    /// bytes starting at `phase`: 100 µs, 2000 µs across a boundary, with
+    /// `jitter` (a share) of noise, `miss` of the spikes lost and `false_`
+    /// of the offsets slow for no reason.
+    #[allow(clippy::too_many_arguments)]
+    fn series(
+        page: u64,
+        phase: u64,
+        io: u64,
+        step: u64,
+        range: u64,
+        jitter: f64,
+        miss: f64,
+        false_: f64,
+    ) -> (Vec<u64>, Vec<f64>) {
+        let mut seed = page ^ 0x5eed;
+        let offsets: Vec<u64> = (0..).map(|k| k * step).take_while(|o| o + io <= range).collect();
+        let lat = offsets
+            .iter()
+            .map(|&o| {
+                // The first boundary past o, and whether the write reaches it.
+                let next = if o < phase { phase } else { phase + ((o - phase) / page + 1) * page };
+                let crosses = next < o + io;
+                let r = noise(&mut seed);
+                let spike = crosses && (r.abs() >= miss);
+                let wrong = !crosses && noise(&mut seed).abs() < false_;
+                let base = 100.0 * (1.0 + jitter * noise(&mut seed));
+                if spike || wrong { base + 1900.0 } else { base }
+            })
+            .collect();
+        (offsets, lat)
+    }
+
+    #[test]
+    fn a_clean_power_of_two_page_is_found() {
+        let (o, l) = series(64 << 10, 0, 512, 256, 4 << 20, 0.0, 0.0, 0.0);
+        let e = estimate(&o, &l, 512, 256);
+        assert_eq!(e.page_bytes, Some(64 << 10), "{e:?}");
+        assert!(e.confidence > 0.95 && e.spikes >= 60, "{e:?}");
+        assert!(e.verdict.starts_with("page size 64 KiB"), "{}", e.verdict);
+    }
+
+    #[test]
+    fn pages_that_are_not_powers_of_two_are_found() {
+        for page in [100 << 10, 400 << 10] {
+            let (o, l) = series(page, 0, 512, 256, 4 << 20, 0.05, 0.0, 0.0);
+            let e = estimate(&o, &l, 512, 256);
+            assert_eq!(e.page_bytes, Some(page), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn a_noisy_probe_with_missed_and_false_spikes_still_finds_the_page() {
+        let (o, l) = series(128 << 10, 8 << 10, 512, 256, 4 << 20, 0.2, 0.15, 0.0003);
+        let e = estimate(&o, &l, 512, 256);
+        assert_eq!(e.page_bytes, Some(128 << 10), "{e:?}");
+        assert!(e.confidence >= 0.7 && e.confidence < 1.0, "{e:?}");
+        let first = e.first_boundary.unwrap();
+        assert!(first.abs_diff(8 << 10) <= 512, "the first boundary near 8 KiB: {first}");
+    }
+
+    #[test]
+    fn noise_alone_has_no_periodic_structure() {
+        let (o, l) = series(u64::MAX / 4, 0, 512, 256, 4 << 20, 0.3, 0.0, 0.003);
+        let e = estimate(&o, &l, 512, 256);
+        assert_eq!(e.page_bytes, None, "{e:?}");
+        assert!(e.verdict.starts_with("no periodic structure found"), "{}", e.verdict);
+        let flat = vec![100.0; 64];
+        let offsets: Vec<u64> = (0..64).map(|k| k * 256).collect();
+        assert_eq!(estimate(&offsets, &flat, 512, 256).page_bytes, None);
+        assert_eq!(estimate(&offsets[..4], &flat[..4], 512, 256).page_bytes, None, "too few offsets");
+    }
+}

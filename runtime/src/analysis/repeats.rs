@@ -1,0 +1,198 @@
+//! Repeated runs of a step: each run's value, their mean, standard
+//! deviation, median and coefficient of variation, the value the
+//! methodology's aggregate gives, and a warning when run 1 stands apart
+//! from runs 2..N. That is the page-cache trap: a buffered test whose data
+//! fits in free RAM reads the drive once and the cache after; the warning
+//! says how much RAM was free and how large the data was, and what to do.
+
+use methodic_compiler::plan::Aggregate;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepeatSummary {
+    /// The value of each run, in order.
+    pub runs: Vec<f64>,
+    /// `MB/s` or `IOPS`.
+    pub unit: String,
+    pub mean: f64,
+    pub sd: f64,
+    pub median: f64,
+    /// sd / mean.
+    pub cv: f64,
+    pub aggregate: Aggregate,
+    /// The methodology's aggregate of the runs: what it reports.
+    pub value: f64,
+    /// Run 1 stands apart from runs 2..N.
+    pub first_run_apart: bool,
+    pub warning: Option<String>,
+}
+
+/// What a warning needs to know about caching.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CacheContext {
+    /// The I/O went through the page cache.
+    pub buffered: bool,
+    /// Bytes the step reads or writes (a data set, a span), when known.
+    pub data_bytes: Option<u64>,
+    /// Free (available) RAM when the runs ended, bytes.
+    pub free_ram: u64,
+    /// A drop_caches ran before each run.
+    pub caches_dropped: bool,
+    /// A RAM limit was in force, bytes.
+    pub ram_limit: Option<u64>,
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn sd(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let m = mean(v);
+    (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 }
+}
+
+fn gib(b: u64) -> String {
+    crate::target::human(b)
+}
+
+/// Whether run 1 stands apart from runs 2..N: more than 3 standard
+/// deviations of runs 2..N and more than 5% away, or more than 20% away
+/// while runs 2..N agree within 5%.
+pub fn first_run_apart(values: &[f64]) -> bool {
+    if values.len() < 3 {
+        return false;
+    }
+    let rest = &values[1..];
+    let (m, s) = (mean(rest), sd(rest));
+    if m <= 0.0 || !m.is_finite() {
+        return false;
+    }
+    let apart = (values[0] - m).abs() / m;
+    (apart > 0.05 && (values[0] - m).abs() > 3.0 * s) || (apart > 0.2 && s / m < 0.05)
+}
+
+pub fn summarize(values: &[f64], unit: &str, aggregate: Aggregate, ctx: &CacheContext) -> RepeatSummary {
+    let (m, s, med) = (mean(values), sd(values), median(values));
+    let value = match aggregate {
+        Aggregate::Mean => m,
+        Aggregate::Median => med,
+        Aggregate::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Aggregate::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+    };
+    let apart = first_run_apart(values);
+    let warning = apart.then(|| {
+        let rest = &values[1..];
+        let head = format!(
+            "run 1 ({:.1} {unit}) stands apart from runs 2..{} (mean {:.1} {unit}, CV {:.1}%)",
+            values[0],
+            values.len(),
+            mean(rest),
+            100.0 * sd(rest) / mean(rest)
+        );
+        let fits = ctx.data_bytes.is_some_and(|d| d < ctx.free_ram);
+        match ctx.data_bytes {
+            Some(d) if ctx.buffered && fits && !ctx.caches_dropped => format!(
+                "{head}: the data ({}) fits in the {} of free RAM, so runs 2..{} likely came from the page cache, \
+                 not the drive. Drop caches before each run (drop_caches inside the repeat) or limit RAM \
+                 (limit_ram) below the data's size",
+                gib(d),
+                gib(ctx.free_ram),
+                values.len()
+            ),
+            _ => format!(
+                "{head}: {}; look for a warm-up effect instead (the drive's own cache, an SLC area, power \
+                 states): a ramp or a discarded first run helps",
+                if !ctx.buffered {
+                    "the I/O bypassed the page cache".to_string()
+                } else if ctx.caches_dropped {
+                    "caches were dropped before each run".to_string()
+                } else {
+                    format!(
+                        "the data ({}) does not fit in the {} of free RAM",
+                        ctx.data_bytes.map_or("of unknown size".into(), gib),
+                        gib(ctx.free_ram)
+                    )
+                }
+            ),
+        }
+    });
+    RepeatSummary {
+        runs: values.to_vec(),
+        unit: unit.to_string(),
+        mean: m,
+        sd: s,
+        median: med,
+        cv: if m != 0.0 { s / m } else { f64::NAN },
+        aggregate,
+        value,
+        first_run_apart: apart,
+        warning,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CACHED: CacheContext = CacheContext {
+        buffered: true,
+        data_bytes: Some(1 << 30),
+        free_ram: 8 << 30,
+        caches_dropped: false,
+        ram_limit: None,
+    };
+
+    #[test]
+    fn statistics_of_the_runs() {
+        let s = summarize(&[10.0, 12.0, 11.0, 13.0], "MB/s", Aggregate::Median, &CACHED);
+        assert_eq!((s.mean, s.median, s.value), (11.5, 11.5, 11.5));
+        assert!((s.sd - 1.2910).abs() < 1e-3, "{}", s.sd);
+        assert!((s.cv - 0.1123).abs() < 1e-3);
+        assert!(!s.first_run_apart && s.warning.is_none());
+        assert_eq!(summarize(&[1.0, 3.0, 2.0], "IOPS", Aggregate::Max, &CACHED).value, 3.0);
+        assert_eq!(summarize(&[1.0, 3.0, 2.0], "IOPS", Aggregate::Min, &CACHED).value, 1.0);
+    }
+
+    #[test]
+    fn a_slow_first_run_over_cached_data_names_the_page_cache() {
+        let s = summarize(&[400.0, 2100.0, 2150.0, 2080.0, 2120.0], "MB/s", Aggregate::Mean, &CACHED);
+        assert!(s.first_run_apart);
+        let w = s.warning.unwrap();
+        assert!(w.starts_with("run 1 (400.0 MB/s) stands apart from runs 2..5"), "{w}");
+        assert!(
+            w.contains("the data (1.0 GiB) fits in the 8.0 GiB of free RAM") && w.contains("drop_caches"),
+            "{w}"
+        );
+    }
+
+    #[test]
+    fn without_the_cache_in_play_the_warning_says_warm_up() {
+        for ctx in [
+            CacheContext { buffered: false, ..CACHED },
+            CacheContext { caches_dropped: true, ..CACHED },
+            CacheContext { data_bytes: Some(32 << 30), ..CACHED },
+        ] {
+            let w =
+                summarize(&[400.0, 2100.0, 2150.0, 2080.0], "MB/s", Aggregate::Mean, &ctx).warning.unwrap();
+            assert!(w.contains("warm-up") && !w.contains("likely came from the page cache"), "{w}");
+        }
+    }
+
+    #[test]
+    fn runs_that_agree_or_scatter_raise_nothing() {
+        assert!(!first_run_apart(&[100.0, 101.0, 99.0, 100.5]), "all agree");
+        assert!(!first_run_apart(&[100.0, 60.0, 140.0, 90.0]), "all scatter: run 1 is not apart");
+        assert!(first_run_apart(&[130.0, 100.0, 101.0, 99.0]), "25% apart while the rest agree");
+        assert!(!first_run_apart(&[130.0, 100.0]), "two runs cannot tell");
+    }
+}
