@@ -161,38 +161,97 @@ fn qd_total(s: &Step) -> Option<u32> {
 }
 
 /// Matches steps across versions: pairs (old index, new index), in passes
-/// from the strictest key to the loosest.
+/// from the strictest key to the loosest. The strictest also asks for the
+/// same drive preparation before the step, so that two identical
+/// measurements around a precondition pair with their own counterparts.
+/// The loosest passes compare phases through the renames the earlier
+/// passes found.
 fn match_steps(old: &Plan, new: &Plan) -> Vec<(usize, usize)> {
-    let phase = |s: &Step| s.phase.clone().unwrap_or_default();
     let run = |s: &Step| s.repeat.map_or(0, |r| r.run);
-    let passes: [&dyn Fn(&Step) -> String; 4] = [
-        &|s| format!("{}|{}|{}", phase(s), content_key(s), run(s)),
-        &|s| format!("{}|{}", content_key(s), run(s)),
-        &|s| format!("{}|{}|{:?}|{}", phase(s), s.action.kind(), qd_total(s), run(s)),
-        &|s| format!("{}|{}", phase(s), s.action.kind()),
-    ];
+    let context = |plan: &Plan| -> Vec<String> {
+        dependencies(plan)
+            .iter()
+            .map(|deps| deps.iter().map(|d| content_key(&plan.steps[*d])).collect::<Vec<_>>().join(" > "))
+            .collect()
+    };
+    let (ctx_old, ctx_new) = (context(old), context(new));
     let mut used_old = vec![false; old.steps.len()];
     let mut used_new = vec![false; new.steps.len()];
-    let mut pairs = Vec::new();
-    for key in passes {
-        let keyed = |steps: &[Step], used: &[bool]| {
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut renames: BTreeMap<String, String> = BTreeMap::new();
+    for pass in 0..5 {
+        // A step's key in this pass; `is_old` maps old phase names through
+        // the renames found so far.
+        let key = |s: &Step, ctx: &str, is_old: bool| {
+            let phase = s.phase.clone().unwrap_or_default();
+            let phase = if is_old { renames.get(&phase).cloned().unwrap_or(phase) } else { phase };
+            match pass {
+                0 => format!("{phase}|{}|{}|{ctx}", content_key(s), run(s)),
+                1 => format!("{phase}|{}|{}", content_key(s), run(s)),
+                2 => format!("{}|{}", content_key(s), run(s)),
+                3 => format!("{phase}|{}|{:?}|{}", s.action.kind(), qd_total(s), run(s)),
+                _ => format!("{phase}|{}", s.action.kind()),
+            }
+        };
+        let keyed = |steps: &[Step], ctx: &[String], used: &[bool], is_old: bool| {
             let mut seen: BTreeMap<String, usize> = BTreeMap::new();
             let mut out: BTreeMap<String, usize> = BTreeMap::new();
             for (i, s) in steps.iter().enumerate().filter(|(i, _)| !used[*i]) {
-                let k = key(s);
+                let k = key(s, &ctx[i], is_old);
                 let n = seen.entry(k.clone()).or_default();
                 *n += 1;
                 out.insert(format!("{k} #{n}"), i);
             }
             out
         };
-        let a = keyed(&old.steps, &used_old);
-        let b = keyed(&new.steps, &used_new);
+        let a = keyed(&old.steps, &ctx_old, &used_old, true);
+        let b = keyed(&new.steps, &ctx_new, &used_new, false);
         for (k, i) in &a {
             if let Some(j) = b.get(k) {
                 used_old[*i] = true;
                 used_new[*j] = true;
                 pairs.push((*i, *j));
+            }
+        }
+        // Each old phase goes to the new phase most of its matched steps went to.
+        let mut votes: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for &(i, j) in &pairs {
+            let (pa, pb) = (
+                old.steps[i].phase.clone().unwrap_or_default(),
+                new.steps[j].phase.clone().unwrap_or_default(),
+            );
+            *votes.entry((pa, pb)).or_default() += 1;
+        }
+        renames.clear();
+        let mut best: BTreeMap<String, (usize, String)> = BTreeMap::new();
+        for ((pa, pb), n) in votes {
+            let e = best.entry(pa).or_insert((0, String::new()));
+            if n > e.0 {
+                *e = (n, pb);
+            }
+        }
+        renames.extend(best.into_iter().map(|(pa, (_, pb))| (pa, pb)));
+        // A phase none of whose steps matched takes the name of the new
+        // phase in its place, if that one is nobody's yet.
+        let order = |plan: &Plan| {
+            let mut v: Vec<String> = Vec::new();
+            for st in &plan.steps {
+                let p = st.phase.clone().unwrap_or_default();
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+            }
+            v
+        };
+        let (phases_old, phases_new) = (order(old), order(new));
+        for (k, pa) in phases_old.iter().enumerate() {
+            if renames.contains_key(pa) {
+                continue;
+            }
+            if let Some(pb) = phases_new.get(k) {
+                if !renames.values().any(|v| v == pb) && !phases_old.contains(pb) {
+                    renames.insert(pa.clone(), pb.clone());
+                }
             }
         }
     }
@@ -217,8 +276,8 @@ fn caches_dropped(plan: &Plan) -> Vec<bool> {
         .collect()
 }
 
-/// For each step, the state-establishing steps it depends on: those since
-/// the last erase (the erase included), as indices.
+/// For each step, the steps before it that its drive state depends on
+/// ([`affects_state`]), since the last erase (the erase included), in order.
 fn dependencies(plan: &Plan) -> Vec<Vec<usize>> {
     let mut current: Vec<usize> = Vec::new();
     plan.steps
@@ -228,12 +287,21 @@ fn dependencies(plan: &Plan) -> Vec<Vec<usize>> {
             let before = current.clone();
             if matches!(s.action, Action::Erase { .. }) {
                 current = vec![i];
-            } else if s.establishes_state {
+            } else if affects_state(s) {
                 current.push(i);
             }
             before
         })
         .collect()
+}
+
+/// Whether later results depend on this step having run as it did: it
+/// sets the drive's state (erase, fill, a writing precondition or rounds),
+/// writes an amount (until written), or lets the drive recover (idle).
+fn affects_state(s: &Step) -> bool {
+    s.establishes_state
+        || matches!(s.action, Action::Idle { .. })
+        || matches!(&s.action, Action::Measure { stop, workload, .. } if stop.written.is_some() && workload.writes())
 }
 
 /// Changes group by class, what, old, new, reason and which plan their
@@ -255,6 +323,24 @@ struct Raw {
 fn raw(class: Class, what: &str, old: String, new: String, reason: &str, steps: Vec<usize>) -> Raw {
     Raw { class, what: what.into(), old, new, reason: reason.into(), steps, in_old: false }
 }
+
+/// Changes to a step that alter what it leaves on the drive.
+const DRIVE: &[&str] = &[
+    "erase method",
+    "fill passes",
+    "precondition length or stop rule",
+    "workload",
+    "queue depth",
+    "workers",
+    "span",
+    "data pattern",
+    "devices",
+    "until written",
+    "record time",
+    "idle time",
+    "steady-state rule",
+    "rounds measurements",
+];
 
 const PREPARATION: &str =
     "the drive is prepared differently, so it is in another state when the measurements run";
@@ -418,7 +504,17 @@ fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize, out: &mut 
                     here.clone(),
                 ));
             }
-            if sa.time != sb.time {
+            if sa.time != sb.time && (sa.written.is_some() || sb.written.is_some()) {
+                let show = |t: Option<crate::plan::Duration>| t.map_or("none".into(), dur);
+                out.push(raw(
+                    BreaksComparability,
+                    "record time",
+                    show(sa.time),
+                    show(sb.time),
+                    "a time limit on a step that writes until an amount changes how much it writes",
+                    here.clone(),
+                ));
+            } else if sa.time != sb.time {
                 let show = |t: Option<crate::plan::Duration>| t.map_or("none".into(), dur);
                 out.push(raw(ShiftsPrecision, "record time", show(sa.time), show(sb.time), "the same I/O recorded for longer or shorter: the average is more or less certain (a short record may catch a burst)", here.clone()));
             }
@@ -561,14 +657,10 @@ fn target_changes(ta: Target, tb: Target, here: &[usize], out: &mut Vec<Raw>) {
 
 fn workload_changes(a: &Workload, b: &Workload, reason: &str, here: &[usize], out: &mut Vec<Raw>) {
     if !a.same_io(b) {
-        out.push(raw(
-            Class::BreaksComparability,
-            "workload",
-            a.describe(),
-            b.describe(),
-            reason,
-            here.to_vec(),
-        ));
+        // The short description, or every field where that hides the change.
+        let (da, db) =
+            if a.describe() != b.describe() { (a.describe(), b.describe()) } else { (io_sig(a), io_sig(b)) };
+        out.push(raw(Class::BreaksComparability, "workload", da, db, reason, here.to_vec()));
     }
 }
 
@@ -584,14 +676,16 @@ fn qd_changes(a: &crate::plan::Qd, b: &crate::plan::Qd, here: &[usize], out: &mu
             here.to_vec(),
         ));
     }
+    // How the methodology counts the queue depth moves nothing by itself:
+    // the depth as it runs (total, workers, per worker) is compared too.
     if a.counted != b.counted {
         let w = |c: QdCounting| if c == QdCounting::Total { "in total" } else { "per worker" }.to_string();
         out.push(raw(
-            B,
+            Class::PresentationOnly,
             "QD counting",
             w(a.counted),
             w(b.counted),
-            "the same number means another queue depth",
+            "the same outstanding I/Os are counted another way",
             here.to_vec(),
         ));
     }
@@ -701,20 +795,8 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
             Vec::new(),
         ));
     }
-    // The target defaults: the steps that inherit them show the same change,
-    // and group with this one.
-    target_changes(old.target, new.target, &[], &mut out);
-    if old.target.workers != new.target.workers {
-        out.push(raw(
-            BreaksComparability,
-            "workers",
-            old.target.workers.to_string(),
-            new.target.workers.to_string(),
-            "the same queue depth kept by another number of threads is another job",
-            Vec::new(),
-        ));
-    }
-
+    // Target defaults show in the steps that use them (a default no step
+    // uses changes no result).
     // Matched steps.
     let dropped_a = caches_dropped(old);
     let dropped_b = caches_dropped(new);
@@ -735,41 +817,71 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
                 vec![j],
             ));
         }
-        // A changed step that sets the drive's state touches the steps that
+        // Cache policy moves no number of a step that bypasses the cache.
+        let buffered =
+            b.target.unwrap_or(new.target).io == IoMode::Buffered || matches!(b.action, Action::Copy { .. });
+        for r in &mut out[before..] {
+            if !buffered && matches!(r.what.as_str(), "caches dropped" | "RAM limit") {
+                r.class = PresentationOnly;
+                r.reason =
+                    "the step bypasses the page cache (direct I/O), so the cache policy does not change its \
+                            numbers"
+                        .into();
+            }
+        }
+        // A change to what a step does to the drive touches the steps that
         // depend on it.
-        if b.establishes_state || a.establishes_state {
+        if affects_state(a) || affects_state(b) {
             let later: Vec<usize> = (j + 1..new.steps.len()).filter(|k| deps_b[*k].contains(&j)).collect();
             for r in &mut out[before..] {
-                if r.class == BreaksComparability {
+                if r.class == BreaksComparability && DRIVE.contains(&r.what.as_str()) {
                     r.steps.extend(later.iter().copied());
                 }
             }
         }
     }
-    // Drive state: the state-establishing steps each matched step depends on.
+    // Drive state: the steps each matched step's drive state depends on,
+    // in order, compared through the matching.
     for &(i, j) in &pairs {
-        let was: BTreeSet<String> = deps_a[i]
+        let was: Vec<String> = deps_a[i]
             .iter()
-            .map(|d| new_of_old.get(d).map_or(format!("old {d}"), |n| format!("step {n}")))
+            .map(|d| new_of_old.get(d).map_or(format!("old {d}"), |n| format!("{n}")))
             .collect();
-        let is: BTreeSet<String> = deps_b[j].iter().map(|d| format!("step {d}")).collect();
-        if was != is {
-            let show = |plan: &Plan, deps: &[usize]| {
-                if deps.is_empty() {
-                    "no erase, fill or precondition before it".to_string()
-                } else {
-                    deps.iter().map(|d| brief(&plan.steps[*d])).collect::<Vec<_>>().join("; ")
-                }
-            };
-            out.push(raw(
-                BreaksComparability,
-                "drive state before the step",
-                show(old, &deps_a[i]),
-                show(new, &deps_b[j]),
-                "other erase, fill or precondition steps run before it: the drive is in another state",
-                vec![j],
-            ));
+        let is: Vec<String> = deps_b[j].iter().map(|d| format!("{d}")).collect();
+        if was == is {
+            continue;
         }
+        let gone: Vec<String> = deps_a[i]
+            .iter()
+            .zip(&was)
+            .filter(|(_, w)| !is.contains(w))
+            .map(|(d, _)| format!("- {}", brief(&old.steps[*d])))
+            .collect();
+        let came: Vec<String> = deps_b[j]
+            .iter()
+            .zip(&is)
+            .filter(|(_, w)| !was.contains(w))
+            .map(|(d, _)| format!("+ {}", brief(&new.steps[*d])))
+            .collect();
+        let (old_v, new_v) = if gone.is_empty() && came.is_empty() {
+            let order = |plan: &Plan, deps: &[usize]| {
+                deps.iter().map(|d| brief(&plan.steps[*d])).collect::<Vec<_>>().join(", then ")
+            };
+            (order(old, &deps_a[i]), order(new, &deps_b[j]))
+        } else {
+            (
+                if gone.is_empty() { "-".into() } else { gone.join("; ") },
+                if came.is_empty() { "-".into() } else { came.join("; ") },
+            )
+        };
+        out.push(raw(
+            BreaksComparability,
+            "drive state before the step",
+            old_v,
+            new_v,
+            "other steps prepare the drive before it (or the same in another order): it is in another state",
+            vec![j],
+        ));
     }
     // Order of matched steps: a step whose order changed relative to the
     // others, when no state depends on it, is a change of presentation.
@@ -1011,13 +1123,23 @@ mod tests {
         assert_eq!(span.changes[0].affected, "every step (7)");
         let io = diff(&plan(BASE), &plan(&format!("target {{ io buffered }}\n{BASE}")));
         assert_eq!(classes(&io), [(Class::BreaksComparability, "io mode")]);
-        let dropped = plan(&BASE.replace("phase \"a\" { sweep", "phase \"a\" { drop_caches\n sweep"));
-        let d = diff(&plan(BASE), &dropped);
+        let buffered = format!("target {{ io buffered }}\n{BASE}");
+        let dropped = plan(&buffered.replace("phase \"a\" { sweep", "phase \"a\" { drop_caches\n sweep"));
+        let d = diff(&plan(&buffered), &dropped);
         assert_eq!(
             classes(&d),
             [(Class::BreaksComparability, "caches dropped"), (Class::AddsRemovesSteps, "step added")]
         );
         assert_eq!(d.changes[0].steps, ["a/r-qd1"], "only the step right after the drop");
+        // Direct I/O bypasses the cache: the same drop moves no number.
+        let direct = diff(
+            &plan(BASE),
+            &plan(&BASE.replace("phase \"a\" { sweep", "phase \"a\" { drop_caches\n sweep")),
+        );
+        assert_eq!(
+            classes(&direct),
+            [(Class::AddsRemovesSteps, "step added"), (Class::PresentationOnly, "caches dropped")]
+        );
     }
 
     #[test]
@@ -1069,5 +1191,82 @@ mod tests {
             [(Class::PresentationOnly, "description"), (Class::PresentationOnly, "units")]
         );
         assert_eq!(d.exit_code(), 1);
+    }
+
+    #[test]
+    fn swapped_preparation_steps_change_the_drive_state_of_what_follows() {
+        let swapped = BASE.replace(
+            " fill s passes 2\n precondition w qd 32 for 1h }",
+            " precondition w qd 32 for 1h\n fill s passes 2 }",
+        );
+        let d = diff(&plan(BASE), &plan(&swapped));
+        let flagged: Vec<&String> = d
+            .changes
+            .iter()
+            .filter(|c| c.what == "drive state before the step")
+            .flat_map(|c| &c.steps)
+            .collect();
+        assert!(flagged.contains(&&"a/r-qd1".to_string()), "{flagged:?}");
+        assert!(!d.comparable.contains(&"a/r-qd1".to_string()));
+        assert_eq!(d.exit_code(), 2);
+    }
+
+    #[test]
+    fn a_renamed_phase_with_a_changed_workload_still_breaks() {
+        let p = plan(&format!(
+            "workload r70 {{ random; block 4KiB; read 70% }}\n{}",
+            BASE.replace("phase \"a\" { sweep r ", "phase \"4KiB random\" { sweep r70 ")
+        ));
+        let d = diff(&plan(BASE), &p);
+        assert!(
+            d.changes.iter().any(|c| c.what == "workload" && c.class == Class::BreaksComparability),
+            "{:?}",
+            classes(&d)
+        );
+        assert!(d.changes.iter().any(|c| c.what == "phase name"));
+        assert!(!d.changes.iter().any(|c| c.class == Class::AddsRemovesSteps), "{:?}", classes(&d));
+        assert_eq!(d.exit_code(), 2);
+    }
+
+    #[test]
+    fn idle_and_sustained_writes_count_as_drive_state() {
+        let idle = diff(&plan(BASE), &plan(&BASE.replace("phase \"a\" {", "phase \"a\" { idle 1h\n")));
+        assert_eq!(idle.exit_code(), 2, "{:?}", classes(&idle));
+        let longer = diff(
+            &plan(&BASE.replace("phase \"a\" {", "phase \"a\" { idle 1s\n")),
+            &plan(&BASE.replace("phase \"a\" {", "phase \"a\" { idle 1h\n")),
+        );
+        let c = longer.changes.iter().find(|c| c.what == "idle time").unwrap();
+        assert!(c.steps.len() > 1, "the steps after the idle: {:?}", c.steps);
+        let capped = diff(
+            &plan("measure s qd 32 until written 400%\n"),
+            &plan("measure s qd 32 for 1min until written 400%\n"),
+        );
+        assert_eq!(classes(&capped), [(Class::BreaksComparability, "record time")]);
+    }
+
+    #[test]
+    fn identical_steps_pair_by_their_drive_state() {
+        let old =
+            "erase discard\nmeasure r qd 1 for 1min\nprecondition w qd 32 for 1h\nmeasure r qd 1 for 1min\n";
+        let new = "erase discard\nprecondition w qd 32 for 1h\nmeasure r qd 1 for 1min\n";
+        let d = diff(&plan(old), &plan(new));
+        assert_eq!(classes(&d), [(Class::AddsRemovesSteps, "step removed")], "{:?}", d.changes);
+        assert_eq!(d.changes[0].steps, [plan(old).steps[1].id.clone()]);
+        assert_eq!(d.exit_code(), 1);
+    }
+
+    #[test]
+    fn counting_the_same_queue_depth_another_way_is_presentation() {
+        let a = plan("conventions { queue_depth total }\ntarget { workers 4 }\nmeasure r qd 128 for 1min\n");
+        let b =
+            plan("conventions { queue_depth per_worker }\ntarget { workers 4 }\nmeasure r qd 32 for 1min\n");
+        let d = diff(&a, &b);
+        assert_eq!(classes(&d), [(Class::PresentationOnly, "QD counting")]);
+        let one = diff(
+            &plan("measure r qd 1 for 1min\n"),
+            &plan("target { workers 4 }\nmeasure r qd 1 for 1min\n"),
+        );
+        assert!(one.changes.is_empty(), "QD 1 runs on one worker either way: {:?}", one.changes);
     }
 }
