@@ -1,8 +1,8 @@
 //! Copy tests: a dataset goes in, generated once as a tree of files of
-//! incompressible data (and reused while it matches its definition); a copy
-//! of the tree to the target's file system comes out, made as a normal copy
-//! tool makes it (buffered reads and writes), with the time to the last
-//! sync of the destination.
+//! incompressible data, in parallel (and reused while it matches its
+//! definition); a copy of the tree to the target's file system comes out,
+//! made as a normal copy tool makes it (buffered reads and writes), with
+//! the time to the last sync of the destination.
 
 use std::fs::{self, File};
 use std::io::{Read, Write};
@@ -36,16 +36,22 @@ pub struct CopyResult {
 }
 
 /// The description a generated tree is kept with, to know it is current.
+/// `v2`: each file's bytes come from its own seed.
 fn stamp(d: &Dataset) -> String {
     format!(
-        "name={} files={} total={} size_min={} size_max={} seed={}\n",
+        "v2 name={} files={} total={} size_min={} size_max={} seed={}\n",
         d.name, d.files, d.total.0, d.size_min.0, d.size_max.0, d.seed
     )
 }
 
-/// Makes the dataset's tree under `dir`, unless it is there already.
-/// Returns whether it was made now.
+/// Makes the dataset's tree under `dir`, unless it is there already, and
+/// returns whether it was made now. Files are written in parallel (each
+/// from its own seed, so the bytes do not depend on the order), synced,
+/// and dropped from the page cache: the first copy reads them from the
+/// device, as a copy of files written long ago would. A tree that is
+/// reused is left as the page cache has it.
 pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
+    use rayon::prelude::*;
     let marker = dir.join(".methodic-dataset");
     if fs::read_to_string(&marker).is_ok_and(|s| s == stamp(d)) {
         return Ok(false);
@@ -53,24 +59,31 @@ pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
     if dir.exists() {
         fs::remove_dir_all(dir).map_err(|e| Error::io(format!("cannot clear {}", dir.display()), e))?;
     }
-    let mut rng = Rng::new(d.seed ^ 0xda7a);
-    let mut buf = vec![0u8; 1 << 20];
-    for (i, size) in d.file_sizes().enumerate() {
-        let path = file_path(dir, i as u64);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent)
-                .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
-        }
-        let mut f =
-            File::create(&path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
-        let mut left = size;
-        while left > 0 {
-            let n = left.min(buf.len() as u64) as usize;
-            rng.fill(&mut buf[..n]);
-            f.write_all(&buf[..n]).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
-            left -= n as u64;
-        }
+    let sizes: Vec<u64> = d.file_sizes().collect();
+    for k in 0..sizes.len().div_ceil(PER_DIR as usize) {
+        let sub = dir.join(format!("d{k:04}"));
+        fs::create_dir_all(&sub).map_err(|e| Error::io(format!("cannot create {}", sub.display()), e))?;
     }
+    sizes.par_iter().enumerate().try_for_each_init(
+        || vec![0u8; 1 << 20],
+        |buf, (i, &size)| -> Result<()> {
+            let path = file_path(dir, i as u64);
+            let mut f =
+                File::create(&path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+            let mut rng = Rng::new(crate::rng::derive_seed(d.seed ^ 0xda7a, &d.name, i as u32));
+            let mut left = size;
+            while left > 0 {
+                let n = left.min(buf.len() as u64) as usize;
+                rng.fill(&mut buf[..n]);
+                f.write_all(&buf[..n])
+                    .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+                left -= n as u64;
+            }
+            f.sync_data().map_err(|e| Error::io(format!("cannot sync {}", path.display()), e))?;
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+            Ok(())
+        },
+    )?;
     fs::write(&marker, stamp(d)).map_err(|e| Error::io(format!("cannot write {}", marker.display()), e))?;
     Ok(true)
 }

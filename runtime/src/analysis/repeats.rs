@@ -65,9 +65,10 @@ fn gib(b: u64) -> String {
     crate::target::human(b)
 }
 
-/// Whether run 1 stands apart from runs 2..N: more than 3 standard
-/// deviations of runs 2..N and more than 5% away, or more than 20% away
-/// while runs 2..N agree within 5%.
+/// Whether run 1 stands apart from runs 2..N: more than 20% away while
+/// runs 2..N agree within 5%; or, where there are at least 4 of runs 2..N
+/// to estimate their spread from, more than 3 of their standard deviations
+/// and more than 5% away.
 pub fn first_run_apart(values: &[f64]) -> bool {
     if values.len() < 3 {
         return false;
@@ -78,7 +79,7 @@ pub fn first_run_apart(values: &[f64]) -> bool {
         return false;
     }
     let apart = (values[0] - m).abs() / m;
-    (apart > 0.05 && (values[0] - m).abs() > 3.0 * s) || (apart > 0.2 && s / m < 0.05)
+    (rest.len() >= 4 && apart > 0.05 && (values[0] - m).abs() > 3.0 * s) || (apart > 0.2 && s / m < 0.05)
 }
 
 pub fn summarize(values: &[f64], unit: &str, aggregate: Aggregate, ctx: &CacheContext) -> RepeatSummary {
@@ -194,5 +195,7 @@ mod tests {
         assert!(!first_run_apart(&[100.0, 60.0, 140.0, 90.0]), "all scatter: run 1 is not apart");
         assert!(first_run_apart(&[130.0, 100.0, 101.0, 99.0]), "25% apart while the rest agree");
         assert!(!first_run_apart(&[130.0, 100.0]), "two runs cannot tell");
+        assert!(!first_run_apart(&[727.0, 830.0, 787.0, 837.0]), "11% off three runs: too few to trust their spread");
+        assert!(first_run_apart(&[880.0, 1000.0, 1010.0, 990.0, 1005.0, 995.0]), "12% off five tight runs");
     }
 }
