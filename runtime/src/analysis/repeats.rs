@@ -195,7 +195,10 @@ mod tests {
         assert!(!first_run_apart(&[100.0, 60.0, 140.0, 90.0]), "all scatter: run 1 is not apart");
         assert!(first_run_apart(&[130.0, 100.0, 101.0, 99.0]), "25% apart while the rest agree");
         assert!(!first_run_apart(&[130.0, 100.0]), "two runs cannot tell");
-        assert!(!first_run_apart(&[727.0, 830.0, 787.0, 837.0]), "11% off three runs: too few to trust their spread");
+        assert!(
+            !first_run_apart(&[727.0, 830.0, 787.0, 837.0]),
+            "11% off three runs: too few to trust their spread"
+        );
         assert!(first_run_apart(&[880.0, 1000.0, 1010.0, 990.0, 1005.0, 995.0]), "12% off five tight runs");
     }
 }
