@@ -72,6 +72,9 @@ enum Command {
     },
     /// Run a methodology or plan on a file or block device, writing a results directory.
     Run(crate::run::RunArgs),
+    /// Measure the host ceiling: the engine against a file in RAM, and a
+    /// memory copy, with no device in the way.
+    Calibrate(crate::run::CalibrateArgs),
     /// Show a results directory: each number with the job that made it, as a
     /// table (or Markdown, CSV, JSON), and with --html one page with charts.
     Report(crate::report::ReportArgs),
@@ -126,13 +129,14 @@ pub fn run() -> Result<ExitCode> {
         Command::Fmt { files, check } => fmt(&files, check),
         Command::Run(args) => crate::run::run(args),
         Command::Report(args) => crate::report::report(args),
+        Command::Calibrate(args) => crate::run::calibrate(args),
         Command::Compare(args) => crate::compare::compare(args),
         Command::Diff(args) => crate::diff::run(args),
     }
 }
 
 /// `--capacity 2TB`: a size with a unit.
-fn parse_size(text: &str) -> std::result::Result<Bytes, String> {
+pub(crate) fn parse_size(text: &str) -> std::result::Result<Bytes, String> {
     match parse_quantity(text) {
         Ok(Quantity::Size(b)) if b.0 > 0 => Ok(b),
         Ok(Quantity::Size(_)) => Err("a capacity of 0B holds nothing".to_string()),

@@ -202,6 +202,9 @@ fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
     if let Some(v) = &h.virtualization {
         platform.push(("virtualization".into(), v.clone()));
     }
+    if let Some(c) = &m.host_ceiling {
+        platform.push(("host ceiling".into(), ceiling_words(c)));
+    }
     let mut device = Vec::new();
     for (i, t) in m.targets.iter().enumerate() {
         let n = if m.targets.len() > 1 { format!(" {}", i + 1) } else { String::new() };
@@ -333,6 +336,14 @@ fn status_sentence(s: Status) -> &'static str {
     }
 }
 
+/// `3300000 IOPS (4096 B random reads from RAM at QD 32), 51758 MB/s (...)`.
+fn ceiling_words(c: &methodic_runtime::ceiling::Ceiling) -> String {
+    format!(
+        "{:.0} IOPS ({} B random reads from RAM at QD {}), {:.0} MB/s ({} B sequential), memory copy {:.0} MB/s; {}",
+        c.iops, c.iops_block, c.qd, c.mb_s, c.bandwidth_block, c.memory_copy_mb_s, c.engine
+    )
+}
+
 fn status_word(s: Status) -> &'static str {
     match s {
         Status::Running => "running (or cut off)",
@@ -362,6 +373,9 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
         out.push_str(&format!("target: {} ({})\n", t.path.display(), t.describe()));
     }
     out.push_str(&format!("host: {}\n", m.host.describe()));
+    if let Some(c) = &m.host_ceiling {
+        out.push_str(&format!("host ceiling: {}\n", ceiling_words(c)));
+    }
     let c = &m.plan.conventions;
     out.push_str(&format!(
         "conventions: rates in {}, queue depth counted {}, values are {}; engine {}\n",
@@ -715,6 +729,9 @@ fn findings(run: &Loaded) -> Vec<Finding> {
         }
         if let Some(c) = &r.cliff {
             out.push(Finding { level: "note", step: r.id.clone(), text: c.verdict.clone() });
+        }
+        if let Some(h) = &r.host_bound {
+            out.push(Finding { level: "warning", step: r.id.clone(), text: h.clone() });
         }
         if let Some(pages) = r.probe.as_ref().and_then(|p| p.pages.as_ref()) {
             out.push(Finding { level: "note", step: r.id.clone(), text: pages.verdict.clone() });

@@ -59,13 +59,84 @@ pub struct RunArgs {
     /// Do not record latencies or series (to measure what recording costs).
     #[arg(long, hide = true)]
     no_latency: bool,
+    /// Skip the host ceiling (the engine against RAM, about 2 seconds)
+    /// measured before the first step.
+    #[arg(long)]
+    no_ceiling: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum EngineArg {
+pub(crate) enum EngineArg {
     Auto,
     IoUring,
     Psync,
+}
+
+impl EngineArg {
+    pub(crate) fn choice(self) -> EngineChoice {
+        match self {
+            EngineArg::Auto => EngineChoice::Auto,
+            EngineArg::IoUring => EngineChoice::IoUring,
+            EngineArg::Psync => EngineChoice::Psync,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CalibrateArgs {
+    /// The block size for IOPS (random reads).
+    #[arg(long, default_value = "4KiB", value_parser = crate::cli::parse_size)]
+    block: methodic_compiler::plan::Bytes,
+    /// The block size for bandwidth (sequential reads).
+    #[arg(long, default_value = "1MiB", value_parser = crate::cli::parse_size)]
+    large_block: methodic_compiler::plan::Bytes,
+    /// Outstanding I/Os.
+    #[arg(long, default_value_t = 32)]
+    qd: u32,
+    /// Seconds each measurement records.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+    /// The engine, as for run.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    engine: EngineArg,
+    /// Print the ceiling as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `methodic calibrate`: the host ceiling on its own.
+pub fn calibrate(args: CalibrateArgs) -> Result<ExitCode> {
+    if !(args.seconds > 0.0 && args.seconds <= 600.0) || args.qd == 0 {
+        bail!("--seconds must be above 0 and at most 600, and --qd at least 1");
+    }
+    let c = methodic_runtime::exec::calibrate(
+        args.block,
+        args.large_block,
+        args.qd,
+        args.seconds,
+        args.engine.choice(),
+    )
+    .map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))?;
+    let out = if args.json {
+        format!("{}\n", serde_json::to_string_pretty(&c)?)
+    } else {
+        format!(
+            "host ceiling against {}, {} at QD {}, {:.1}s each:\n  {:.0} IOPS reading {} blocks at random\n  \
+             {:.0} MB/s reading {} blocks in sequence\n  {:.0} MB/s copying the data buffers in memory\n\
+             A result within 10% of these may measure the host, not the drive.\n",
+            c.target,
+            c.engine,
+            c.qd,
+            c.seconds_each,
+            c.iops,
+            args.block,
+            c.mb_s,
+            args.large_block,
+            c.memory_copy_mb_s
+        )
+    };
+    write_output(std::path::Path::new("-"), &out)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
@@ -82,17 +153,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         targets: args.targets.clone(),
         out,
         rehearse: args.rehearse,
-        engine: match args.engine {
-            EngineArg::Auto => EngineChoice::Auto,
-            EngineArg::IoUring => EngineChoice::IoUring,
-            EngineArg::Psync => EngineChoice::Psync,
-        },
+        engine: args.engine.choice(),
         destroy: args.destroy.clone(),
         keep_scratch: args.keep_scratch,
         seed,
         pin: args.pin,
         source,
         no_latency: args.no_latency,
+        skip_ceiling: args.no_ceiling,
     };
     let mut progress = Progress::new(
         !args.json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(),

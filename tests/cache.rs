@@ -1,7 +1,8 @@
 //! The page-cache trap, for real: a buffered copy of a data set that fits
 //! in free RAM, repeated without dropping caches, reads the drive once and
 //! the cache after, and the results must say so; the same copy with
-//! drop_caches before each run must not. Needs root (drop_caches writes
+//! drop_caches before each run must not. The data set is on the results
+//! directory's file system; the copies go to tmpfs. Needs root (drop_caches writes
 //! /proc/sys/vm/drop_caches); skips, saying why, without it.
 
 use std::path::PathBuf;
@@ -25,7 +26,21 @@ fn run(name: &str, body: &str) -> methodic_runtime::analysis::repeats::RepeatSum
     let file = dir.join("m.method");
     std::fs::write(&file, COPY.replace("COPY", body)).unwrap();
     let out: PathBuf = dir.join("results");
-    let o = methodic(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    // The copies land in RAM (beside a target file on tmpfs), so that only
+    // the reads of the data set, from the drive or the page cache, differ
+    // between runs: the file system's own writeback and discards after
+    // each run would blur them.
+    let target = PathBuf::from(format!("/dev/shm/methodic-cache-{name}-{}.bin", std::process::id()));
+    std::fs::write(&target, vec![0u8; 64 << 20]).unwrap();
+    let o = methodic(&[
+        "run",
+        file.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_file(&target);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let loaded = manifest::load(&out).unwrap();
     let last = loaded.steps.last().unwrap();

@@ -16,6 +16,7 @@ use methodic_compiler::plan::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::ceiling::Ceiling;
 use crate::copy::{self, CopyResult};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
@@ -65,6 +66,8 @@ pub struct RunOptions {
     /// Do not record latencies and series: only to measure what recording
     /// costs. Results say so.
     pub no_latency: bool,
+    /// Do not measure the host ceiling before the first step.
+    pub skip_ceiling: bool,
 }
 
 /// What the caller sees of a run as it goes: the CLI draws a progress
@@ -143,6 +146,10 @@ pub struct StepResult {
     /// plateau and stayed, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cliff: Option<crate::analysis::cliff::Cliff>,
+    /// Within 10% of the host ceiling: the number may be the host's, not
+    /// the drive's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_bound: Option<String>,
     /// On the last run of a repeat: every run's value, their statistics,
     /// and a warning when run 1 stands apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,6 +304,14 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         ram: None,
         copies: Vec::new(),
     };
+    if let (false, Some((small, large, qd))) = (opts.skip_ceiling, io_shape(&plan)) {
+        let seconds = if opts.rehearse { 0.2 } else { 1.0 };
+        observer.note("measuring the host ceiling: the engine against RAM, with no device in the way");
+        match exec.ceiling(small, large, qd, seconds) {
+            Ok(c) => manifest.host_ceiling = Some(c),
+            Err(e) => observer.note(&format!("the host ceiling was not measured: {}", describe(&e))),
+        }
+    }
     let mut steps = Vec::new();
     let mut status = Status::Completed;
     let mut error = None;
@@ -331,6 +346,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
             probe: None,
             cliff: None,
             repeats: None,
+            host_bound: None,
             actions: Vec::new(),
         };
         let outcome = exec.step(step, &mut result);
@@ -342,6 +358,9 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
             result.error = Some(describe(e));
         }
         result.repeats = repeat_summary(&plan, i, &result, &steps, &manifest);
+        if let (Some(c), Some(sum)) = (&manifest.host_ceiling, &result.summary) {
+            result.host_bound = c.host_bound(sum.total.iops, sum.total.mb_s);
+        }
         if let Some(w) = result.repeats.as_ref().and_then(|r| r.warning.as_ref()) {
             observer.note(&format!("{}: {w}", step.id));
         }
@@ -412,6 +431,54 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     results.finish(&report)?;
     saved?;
     Ok(report)
+}
+
+/// The plan's smallest and largest block sizes and its deepest total queue,
+/// over the steps that do I/O; `None` when none does.
+fn io_shape(plan: &Plan) -> Option<(Bytes, Bytes, u32)> {
+    let mut shape: Option<(Bytes, Bytes, u32)> = None;
+    let mut take = |w: &Workload, qd: &Qd| {
+        for b in &w.blocks {
+            let (lo, hi, q) = shape.unwrap_or((b.size, b.size, qd.total));
+            shape = Some((lo.min(b.size), hi.max(b.size), q.max(qd.total)));
+        }
+    };
+    for s in &plan.steps {
+        match &s.action {
+            Action::Fill { workload, qd, .. }
+            | Action::Precondition { workload, qd, .. }
+            | Action::Measure { workload, qd, .. } => take(workload, qd),
+            Action::Rounds { cells, .. } => cells.iter().for_each(|c| take(&c.workload, &c.qd)),
+            _ => {}
+        }
+    }
+    shape
+}
+
+/// Measures the host ceiling on its own (`methodic calibrate`): random
+/// reads of `small` and sequential reads of `large` bytes at `qd` from a
+/// file in RAM, `seconds` each, and a memory copy.
+pub fn calibrate(small: Bytes, large: Bytes, qd: u32, seconds: f64, engine: EngineChoice) -> Result<Ceiling> {
+    let plan = methodic_compiler::compile("methodology \"calibrate\" version \"1\"\n", &Default::default())
+        .map_err(|_| Error::unsupported("the calibration plan does not compile"))?
+        .plan;
+    let out = Path::new("/dev/shm").join(format!("methodic-calibrate-{}", std::process::id()));
+    let opts = RunOptions { out: out.clone(), engine, ..Default::default() };
+    let mut results = ResultsDir::create(&out, "", None)?;
+    let uring = worker::io_uring_available().is_ok() && engine != EngineChoice::Psync;
+    let mut exec = Executor {
+        plan: &plan,
+        opts: &opts,
+        targets: Vec::new(),
+        results: &mut results,
+        stop: stop_flag(),
+        uring,
+        ram: None,
+        copies: Vec::new(),
+    };
+    let c = exec.ceiling(small, large, qd, seconds);
+    results.discard();
+    c
 }
 
 /// On the last run of a repeat, the statistics of this step over every
@@ -688,6 +755,93 @@ impl Executor<'_> {
         Ok(())
     }
 
+    /// Runs the engine against a file in RAM (tmpfs at /dev/shm) instead of
+    /// the targets: random reads of `small`, then sequential reads of
+    /// `large` bytes, at `qd`, `seconds` each; and a memory copy.
+    fn ceiling(&mut self, small: Bytes, large: Bytes, qd: u32, seconds: f64) -> Result<Ceiling> {
+        let shm = Path::new("/dev/shm");
+        if !shm.is_dir() {
+            return Err(Error::unsupported("there is no /dev/shm to hold a file in RAM"));
+        }
+        let size = (large.0.saturating_mul(qd as u64 * 2)).clamp(64 << 20, 512 << 20);
+        let path = shm.join(format!("methodic-ceiling-{}.bin", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let open = OpenOptionsT { create_size: Some(size), need_direct: false, write: true, destroy: None };
+        let ram = Target::open(&path, &open)?;
+        // Real data: tmpfs reads unwritten pages without copying them.
+        let written = {
+            use std::os::unix::fs::FileExt;
+            let mut chunk = vec![0u8; 1 << 20];
+            crate::rng::Rng::new(0xce11).fill(&mut chunk);
+            (0..size / chunk.len() as u64)
+                .try_for_each(|k| ram.file(false).write_all_at(&chunk, k * chunk.len() as u64))
+        };
+        if let Err(e) = written {
+            let _ = ram.remove_scratch();
+            return Err(Error::io(format!("cannot write {}", path.display()), e));
+        }
+        let saved = std::mem::replace(&mut self.targets, vec![ram]);
+        let settings = Settings {
+            span: Extent::Percent(methodic_compiler::plan::Percent::HUNDRED),
+            workers: 1,
+            devices: 1,
+            io: IoMode::Buffered,
+            data: methodic_compiler::plan::DataPattern::Random,
+        };
+        let qd = Qd {
+            total: qd.max(1),
+            per_worker: qd.max(1),
+            workers: 1,
+            counted: methodic_compiler::plan::QdCounting::Total,
+        };
+        let workload = |size: Bytes, random: bool| Workload {
+            name: "ceiling".into(),
+            blocks: vec![methodic_compiler::plan::BlockShare {
+                size,
+                share: methodic_compiler::plan::Percent::HUNDRED,
+            }],
+            read: methodic_compiler::plan::Percent::HUNDRED,
+            random: if random {
+                methodic_compiler::plan::Percent::HUNDRED
+            } else {
+                methodic_compiler::plan::Percent::ZERO
+            },
+            align: size,
+            offset: Bytes(0),
+        };
+        fn spec(w: &Workload, qd: Qd, settings: Settings, seconds: f64) -> IoSpec<'_> {
+            IoSpec {
+                workload: w,
+                qd,
+                settings,
+                ramp: StdDuration::from_secs_f64(seconds / 5.0),
+                record: Some(StdDuration::from_secs_f64(seconds)),
+                passes: None,
+                budget: None,
+                series: None,
+            }
+        }
+        let (w_small, w_large) = (workload(small, true), workload(large, false));
+        let runs = self.io_as("calibrate/iops", spec(&w_small, qd, settings, seconds)).and_then(|a| {
+            self.io_as("calibrate/bandwidth", spec(&w_large, qd, settings, seconds)).map(|b| (a, b))
+        });
+        let ram = std::mem::replace(&mut self.targets, saved);
+        let _ = ram[0].remove_scratch();
+        let (a, b) = runs?;
+        let (sa, sb) = (a.recorder.summary(a.seconds), b.recorder.summary(b.seconds));
+        Ok(Ceiling {
+            target: format!("{} (tmpfs)", path.display()),
+            iops: sa.total.iops,
+            iops_block: small.0,
+            mb_s: sb.total.mb_s,
+            bandwidth_block: large.0,
+            qd: qd.total,
+            engine: format!("{} {}x{}", a.info.engine.name(), a.info.threads, a.info.depth),
+            memory_copy_mb_s: crate::ceiling::memory_copy_mb_s(seconds / 2.0),
+            seconds_each: seconds,
+        })
+    }
+
     /// Bytes of an `until written` amount: a size, or a share of the span.
     fn bytes_of(&self, w: Extent, settings: Settings) -> u64 {
         match w {
@@ -751,6 +905,11 @@ impl Executor<'_> {
 
     /// Runs workers on the targets as `spec` says and merges what they did.
     fn io(&mut self, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
+        self.io_as(&step.id, spec)
+    }
+
+    /// Runs workers as `spec` says, seeded and named by `id`.
+    fn io_as(&mut self, id: &str, spec: IoSpec<'_>) -> Result<IoRun> {
         let device_count = (spec.settings.devices.max(1) as usize).min(self.targets.len());
         let (engine, engine_reason) = self.engine_for(&spec.qd, device_count);
         // psync keeps one I/O in flight a thread: the queue depth is kept
@@ -797,7 +956,7 @@ impl Executor<'_> {
         let barrier = Arc::new(Barrier::new(threads));
         let budget = spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target });
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let seed0 = derive_seed(self.opts.seed, &step.id, 0);
+        let seed0 = derive_seed(self.opts.seed, id, 0);
         let jobs: Vec<Job> = layout
             .iter()
             .map(|&(i, region, stripe)| Job {
@@ -816,7 +975,7 @@ impl Executor<'_> {
                 workload: spec.workload.clone(),
                 area: region,
                 stripe,
-                seed: derive_seed(self.opts.seed, &step.id, i as u32),
+                seed: derive_seed(self.opts.seed, id, i as u32),
                 data: spec.settings.data,
                 timing: Timing { ramp: spec.ramp, record: spec.record },
                 start: barrier.clone(),
@@ -862,10 +1021,10 @@ impl Executor<'_> {
         let mut from: Option<Instant> = None;
         let mut last: Option<Instant> = None;
         for o in outcomes {
-            let o = o.map_err(|e| Error::io(format!("step {}", step.id), e))?;
+            let o = o.map_err(|e| Error::io(format!("step {id}"), e))?;
             if let Some(f) = o.first_error {
                 return Err(Error::Io {
-                    context: format!("step {} on {}", step.id, self.targets[0].path.display()),
+                    context: format!("step {id} on {}", self.targets[0].path.display()),
                     source: std::io::Error::other(format!("{} ({} failed I/Os)", f.describe(), o.errors)),
                 });
             }

@@ -3,6 +3,7 @@
 //! numbers come out, written to a results directory as they are made.
 
 pub mod analysis;
+pub mod ceiling;
 pub mod copy;
 pub mod data;
 pub mod engine;

@@ -53,6 +53,10 @@ pub struct Manifest {
     pub host: Host,
     pub targets: Vec<TargetInfo>,
     pub engine: EngineNote,
+    /// What the host and engine reach against RAM, measured before the
+    /// first step; `None` when it was not measured.
+    #[serde(default)]
+    pub host_ceiling: Option<crate::ceiling::Ceiling>,
     /// The plan as it ran (for a rehearsal, the scaled-down plan; the
     /// methodology's own plan is `plan.ron` beside this file).
     pub plan: Plan,
@@ -570,6 +574,7 @@ impl Manifest {
             host: s.host,
             targets: s.targets.iter().map(TargetInfo::of).collect(),
             engine: s.engine,
+            host_ceiling: None,
             plan: s.plan.clone(),
             steps,
         }
@@ -861,6 +866,7 @@ mod tests {
             probe: None,
             cliff: None,
             repeats: None,
+            host_bound: None,
             actions: vec!["BLKDISCARD (discard) of 1.0 GiB".into()],
         }
     }

@@ -65,10 +65,10 @@ fn gib(b: u64) -> String {
     crate::target::human(b)
 }
 
-/// Whether run 1 stands apart from runs 2..N: more than 20% away while
-/// runs 2..N agree within 5%; or, where there are at least 4 of runs 2..N
-/// to estimate their spread from, more than 3 of their standard deviations
-/// and more than 5% away.
+/// Whether run 1 stands apart from runs 2..N: it lies outside their
+/// range by more than twice that range and by more than 10% of their mean;
+/// or, where there are at least 4 of runs 2..N to estimate their spread
+/// from, it is more than 3 of their standard deviations and 5% away.
 pub fn first_run_apart(values: &[f64]) -> bool {
     if values.len() < 3 {
         return false;
@@ -78,8 +78,12 @@ pub fn first_run_apart(values: &[f64]) -> bool {
     if m <= 0.0 || !m.is_finite() {
         return false;
     }
-    let apart = (values[0] - m).abs() / m;
-    (rest.len() >= 4 && apart > 0.05 && (values[0] - m).abs() > 3.0 * s) || (apart > 0.2 && s / m < 0.05)
+    let lo = rest.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = rest.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let outside = (lo - values[0]).max(values[0] - hi).max(0.0);
+    let by_range = outside > 2.0 * (hi - lo) && outside > 0.1 * m;
+    let by_sd = rest.len() >= 4 && (values[0] - m).abs() > 0.05 * m && (values[0] - m).abs() > 3.0 * s;
+    by_range || by_sd
 }
 
 pub fn summarize(values: &[f64], unit: &str, aggregate: Aggregate, ctx: &CacheContext) -> RepeatSummary {
@@ -193,7 +197,8 @@ mod tests {
     fn runs_that_agree_or_scatter_raise_nothing() {
         assert!(!first_run_apart(&[100.0, 101.0, 99.0, 100.5]), "all agree");
         assert!(!first_run_apart(&[100.0, 60.0, 140.0, 90.0]), "all scatter: run 1 is not apart");
-        assert!(first_run_apart(&[130.0, 100.0, 101.0, 99.0]), "25% apart while the rest agree");
+        assert!(first_run_apart(&[130.0, 100.0, 101.0, 99.0]), "29% apart while the rest agree");
+        assert!(first_run_apart(&[999.0, 2300.0, 2534.0, 2533.0]), "far outside a 10% spread");
         assert!(!first_run_apart(&[130.0, 100.0]), "two runs cannot tell");
         assert!(
             !first_run_apart(&[727.0, 830.0, 787.0, 837.0]),
