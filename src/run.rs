@@ -63,6 +63,12 @@ pub struct RunArgs {
     /// measured before the first step.
     #[arg(long)]
     no_ceiling: bool,
+    /// Where copy tests generate their datasets, such as a tmpfs
+    /// (/dev/shm/methodic-datasets) so that the source is not the
+    /// bottleneck [default: datasets/ in the results directory]. A dataset
+    /// already there is reused while it matches its definition.
+    #[arg(long, value_name = "DIR")]
+    datasets: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -161,6 +167,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         source,
         no_latency: args.no_latency,
         skip_ceiling: args.no_ceiling,
+        datasets: args.datasets.clone(),
     };
     let mut progress = Progress::new(
         !args.json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(),

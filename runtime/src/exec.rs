@@ -68,6 +68,10 @@ pub struct RunOptions {
     pub no_latency: bool,
     /// Do not measure the host ceiling before the first step.
     pub skip_ceiling: bool,
+    /// Where copy tests generate their datasets (a tmpfs keeps the source
+    /// from being the bottleneck); `datasets/` in the results directory
+    /// when `None`.
+    pub datasets: Option<PathBuf>,
 }
 
 /// What the caller sees of a run as it goes: the CLI draws a progress
@@ -289,6 +293,17 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         seed: opts.seed,
         started: time::rfc3339(started),
     });
+    if plan.steps.iter().any(|s| matches!(s.action, Action::Copy { .. })) {
+        let dir = datasets_dir(opts, &results.path);
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            results.discard();
+            return Err(Error::io(format!("cannot create the datasets folder {}", dir.display()), e));
+        }
+        manifest.datasets = Some(manifest::DatasetsNote {
+            file_system: crate::host::file_system(&dir),
+            dir: std::fs::canonicalize(&dir).unwrap_or(dir),
+        });
+    }
     if let Err(e) = manifest.save(&results.path, time::rfc3339(time::unix_now())) {
         results.discard();
         return Err(e);
@@ -433,6 +448,11 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     Ok(report)
 }
 
+/// Where copy tests keep their datasets.
+fn datasets_dir(opts: &RunOptions, results: &Path) -> PathBuf {
+    opts.datasets.clone().unwrap_or_else(|| results.join("datasets"))
+}
+
 /// The plan's smallest and largest block sizes and its deepest total queue,
 /// over the steps that do I/O; `None` when none does.
 fn io_shape(plan: &Plan) -> Option<(Bytes, Bytes, u32)> {
@@ -522,6 +542,8 @@ fn repeat_summary(
         free_ram: step.ram_limit.map_or(available, |l| available.min(l.0)),
         caches_dropped: checklist.cache.caches_dropped,
         ram_limit: step.ram_limit.map(|b| b.0),
+        source_in_ram: matches!(step.action, Action::Copy { .. })
+            && m.datasets.as_ref().and_then(|d| d.file_system.as_ref()).is_some_and(|f| f.fs_type == "tmpfs"),
     };
     let unit = if result.copy.is_some() { "MB/s" } else { "IOPS" };
     Some(summarize(&values, unit, r.aggregate, &ctx))
@@ -716,7 +738,7 @@ impl Executor<'_> {
                             "give a file on the file system to test as --target, or run on a scratch file",
                         ));
                 }
-                let source = self.results.path.join("datasets").join(&dataset.name);
+                let source = datasets_dir(self.opts, &self.results.path).join(&dataset.name);
                 if copy::prepare(dataset, &source)? {
                     out.actions.push(format!("generated dataset {} in {}", dataset.name, source.display()));
                 }
@@ -729,9 +751,10 @@ impl Executor<'_> {
             }
             Action::Probe(p) => {
                 let t = &self.targets[0];
-                let direct = settings.io == IoMode::Direct && t.has_direct();
+                let direct = (settings.io == IoMode::Direct && t.has_direct()).then(|| t.file(true));
+                let align = t.dio_offset_align.map_or(t.logical_block, u64::from).max(512);
                 let csv = self.results.series_path(&step.id, "")?;
-                out.probe = Some(probe::run(p, t.file(direct), direct, 0, &csv, &self.stop)?);
+                out.probe = Some(probe::run(p, direct, t.file(false), align, 0, &csv, &self.stop)?);
                 out.series = Some(self.relative(&csv));
             }
         }

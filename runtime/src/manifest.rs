@@ -57,6 +57,9 @@ pub struct Manifest {
     /// first step; `None` when it was not measured.
     #[serde(default)]
     pub host_ceiling: Option<crate::ceiling::Ceiling>,
+    /// Where copy tests read their datasets from, for plans that copy.
+    #[serde(default)]
+    pub datasets: Option<DatasetsNote>,
     /// The plan as it ran (for a rehearsal, the scaled-down plan; the
     /// methodology's own plan is `plan.ron` beside this file).
     pub plan: Plan,
@@ -154,6 +157,14 @@ impl TargetInfo {
             }
         }
     }
+}
+
+/// The folder copy tests read their source files from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetsNote {
+    pub dir: PathBuf,
+    /// Its file system: `tmpfs` keeps the source out of the way.
+    pub file_system: Option<crate::host::FileSystem>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -575,6 +586,7 @@ impl Manifest {
             targets: s.targets.iter().map(TargetInfo::of).collect(),
             engine: s.engine,
             host_ceiling: None,
+            datasets: None,
             plan: s.plan.clone(),
             steps,
         }

@@ -1,7 +1,8 @@
 //! The flash page-size probe: a probe's settings and a target go in; every
 //! offset's write latency comes out, as the chosen statistic of its
-//! repeats, written as CSV (offset, latency). Each write is made durable:
-//! with O_DIRECT where the plan uses it, else buffered and followed by
+//! repeats, written as CSV (offset, latency), and the page size those
+//! latencies point at. Each write is made durable: with O_DIRECT where the
+//! plan uses it and the offset is aligned, else buffered and followed by
 //! fdatasync, which sub-sector offsets need.
 
 use std::fs::File;
@@ -22,7 +23,8 @@ use crate::rng::Rng;
 pub struct ProbeResult {
     pub offsets: u64,
     pub repeats: u32,
-    /// `O_DIRECT` or `fdatasync`: how each write was made durable.
+    /// How each write was made durable: `fdatasync`, or O_DIRECT at
+    /// aligned offsets and fdatasync elsewhere.
     pub durable: String,
     /// Over the offsets' kept values, in microseconds.
     pub min_us: f64,
@@ -33,12 +35,15 @@ pub struct ProbeResult {
     pub pages: Option<crate::analysis::pages::PageEstimate>,
 }
 
-/// Runs the probe from `start` on the target `file`, and writes
-/// `offset_bytes,latency_us,min_us,max_us` rows to `csv`.
+/// Runs the probe from `start` on a target, and writes
+/// `offset_bytes,latency_us,min_us,max_us` rows to `csv`. Each write is
+/// made durable: with O_DIRECT (`direct`, when given) at offsets and sizes
+/// aligned to `align`, and through the page cache with fdatasync elsewhere.
 pub fn run(
     p: &Probe,
-    file: &File,
-    direct: bool,
+    direct: Option<&File>,
+    buffered: &File,
+    align: u64,
     start: u64,
     csv: &Path,
     stop: &AtomicBool,
@@ -54,10 +59,13 @@ pub fn run(
             }
             let offset = start + k as u64 * p.step.0;
             let buf = &buffers.slot(0)[..p.io.0 as usize];
+            let aligned = direct.filter(|_| offset % align == 0 && p.io.0 % align == 0);
             let t = Instant::now();
-            file.write_all_at(buf, offset)
-                .and_then(|()| if direct { Ok(()) } else { file.sync_data() })
-                .map_err(|e| Error::io(format!("probe write at offset {offset}"), e))?;
+            match aligned {
+                Some(f) => f.write_all_at(buf, offset),
+                None => buffered.write_all_at(buf, offset).and_then(|()| buffered.sync_data()),
+            }
+            .map_err(|e| Error::io(format!("probe write at offset {offset}"), e))?;
             times.push(t.elapsed().as_nanos() as u64);
         }
     }
@@ -97,7 +105,11 @@ pub fn run(
     Ok(ProbeResult {
         offsets: p.offsets,
         repeats: p.repeats,
-        durable: if direct { "O_DIRECT".into() } else { "fdatasync".into() },
+        durable: if direct.is_some() {
+            format!("O_DIRECT at offsets aligned to {align} B, fdatasync elsewhere")
+        } else {
+            "fdatasync".into()
+        },
         min_us: pick(0.0),
         median_us: pick(0.5),
         max_us: pick(1.0),
@@ -120,6 +132,8 @@ fn statistic(sorted: &[u64], a: Aggregate) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::OpenOptionsExt;
+
     use methodic_compiler::plan::Bytes;
 
     use super::*;
@@ -151,12 +165,25 @@ mod tests {
             statistic: Aggregate::Median,
             offsets: 15,
         };
-        let r = run(&p, &file, false, 0, &dir.join("p.csv"), &AtomicBool::new(false)).unwrap();
+        let r = run(&p, None, &file, 512, 0, &dir.join("p.csv"), &AtomicBool::new(false)).unwrap();
         assert_eq!((r.offsets, r.repeats, r.durable.as_str()), (15, 3, "fdatasync"));
         let csv = std::fs::read_to_string(dir.join("p.csv")).unwrap();
         assert_eq!(csv.lines().count(), 16);
         assert!(csv.lines().nth(2).unwrap().starts_with("256,"));
         assert!(r.min_us > 0.0 && r.min_us <= r.median_us && r.median_us <= r.max_us);
+        // With O_DIRECT where aligned: the unaligned offsets (256, 768, ...)
+        // go through the page cache instead of failing.
+        let direct = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(dir.join("t"));
+        if let Ok(direct) = direct {
+            let r =
+                run(&p, Some(&direct), &file, 512, 0, &dir.join("q.csv"), &AtomicBool::new(false)).unwrap();
+            assert!(r.durable.starts_with("O_DIRECT at offsets aligned to 512 B"), "{}", r.durable);
+            assert_eq!(std::fs::read_to_string(dir.join("q.csv")).unwrap().lines().count(), 16);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -40,6 +40,9 @@ pub struct CacheContext {
     pub caches_dropped: bool,
     /// A RAM limit was in force, bytes.
     pub ram_limit: Option<u64>,
+    /// The data is in RAM anyway (a copy's source on tmpfs): no cache to
+    /// flatter later runs.
+    pub source_in_ram: bool,
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -106,7 +109,7 @@ pub fn summarize(values: &[f64], unit: &str, aggregate: Aggregate, ctx: &CacheCo
         );
         let fits = ctx.data_bytes.is_some_and(|d| d < ctx.free_ram);
         match ctx.data_bytes {
-            Some(d) if ctx.buffered && fits && !ctx.caches_dropped => format!(
+            Some(d) if ctx.buffered && fits && !ctx.caches_dropped && !ctx.source_in_ram => format!(
                 "{head}: the data ({}) fits in the {} of free RAM, so runs 2..{} likely came from the page cache, \
                  not the drive. Drop caches before each run (drop_caches inside the repeat) or limit RAM \
                  (limit_ram) below the data's size",
@@ -117,7 +120,9 @@ pub fn summarize(values: &[f64], unit: &str, aggregate: Aggregate, ctx: &CacheCo
             _ => format!(
                 "{head}: {}; look for a warm-up effect instead (the drive's own cache, an SLC area, power \
                  states): a ramp or a discarded first run helps",
-                if !ctx.buffered {
+                if ctx.source_in_ram {
+                    "the source is in RAM (tmpfs) for every run".to_string()
+                } else if !ctx.buffered {
                     "the I/O bypassed the page cache".to_string()
                 } else if ctx.caches_dropped {
                     "caches were dropped before each run".to_string()
@@ -186,6 +191,7 @@ mod tests {
             CacheContext { buffered: false, ..CACHED },
             CacheContext { caches_dropped: true, ..CACHED },
             CacheContext { data_bytes: Some(32 << 30), ..CACHED },
+            CacheContext { source_in_ram: true, ..CACHED },
         ] {
             let w =
                 summarize(&[400.0, 2100.0, 2150.0, 2080.0], "MB/s", Aggregate::Mean, &ctx).warning.unwrap();
