@@ -160,6 +160,7 @@ mod tests {
         free_ram: 8 << 30,
         caches_dropped: false,
         ram_limit: None,
+        source_in_ram: false,
     };
 
     #[test]
