@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use methodic_runtime::manifest;
 
 mod common;
-use common::methodic;
+use common::{methodic, run_source};
 
 /// One test at a time: a drop_caches in one would empty the cache another
 /// is timing.
@@ -28,34 +28,22 @@ const COPY: &str = "methodology \"cache-trap\" version \"1.0\"\n\
 /// Runs the copy methodology with `body` in its repeat; the last run's
 /// repeat summary.
 fn run(name: &str, body: &str) -> methodic_runtime::analysis::repeats::RepeatSummary {
-    let dir = std::env::temp_dir().join(format!("methodic-cache-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("m.method");
-    std::fs::write(&file, COPY.replace("COPY", body)).unwrap();
-    let out: PathBuf = dir.join("results");
     // The copies land in RAM (beside a target file on tmpfs), so that only
     // the reads of the data set, from the drive or the page cache, differ
     // between runs: the file system's own writeback and discards after
     // each run would blur them.
     let target = PathBuf::from(format!("/dev/shm/methodic-cache-{name}-{}.bin", std::process::id()));
     std::fs::write(&target, vec![0u8; 64 << 20]).unwrap();
-    let o = methodic(&[
-        "run",
-        file.to_str().unwrap(),
-        "--target",
-        target.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let out = run_source(
+        &format!("cache-{name}"),
+        &COPY.replace("COPY", body),
+        &["--target", target.to_str().unwrap()],
+    );
     let _ = std::fs::remove_file(&target);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let loaded = manifest::load(&out).unwrap();
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
     let last = loaded.steps.last().unwrap();
-    let summary =
-        last.repeats.clone().unwrap_or_else(|| panic!("{name}: the last run has the repeat summary"));
-    std::fs::remove_dir_all(&dir).unwrap();
-    summary
+    last.repeats.clone().unwrap_or_else(|| panic!("{name}: the last run has the repeat summary"))
 }
 
 #[test]
@@ -70,9 +58,17 @@ fn a_repeated_buffered_copy_warns_of_the_page_cache_unless_caches_are_dropped() 
     let cached = run("cached", "copy d");
     assert_eq!(cached.runs.len(), 4);
     let w = cached.warning.as_deref().unwrap_or_else(|| panic!("no warning: {cached:?}"));
-    assert!(w.contains("fits in the") && w.contains("page cache") && w.contains("drop_caches"), "{w}");
+    assert!(
+        w.contains("fits in the")
+            && w.contains("likely came from the page cache")
+            && w.contains("drop_caches"),
+        "{w}"
+    );
     let dropped = run("dropped", "drop_caches\n copy d");
-    assert!(dropped.warning.is_none(), "caches dropped before each run: {dropped:?}");
+    // Run 1 may still be a little slower (a warm-up the results may name);
+    // what must not happen is blaming the page cache.
+    let blamed = dropped.warning.as_deref().is_some_and(|w| w.contains("likely came from the page cache"));
+    assert!(!blamed, "caches dropped before each run: {dropped:?}");
 }
 
 /// Rehearses the consumer copy methodology v1.0 with `extra` arguments.
@@ -97,7 +93,7 @@ fn consumer_v1_0_warns_of_the_page_cache() {
     let loaded = consumer("disk", &[]);
     let warnings: Vec<_> = loaded.steps.iter().filter_map(|s| s.repeats.as_ref()?.warning.clone()).collect();
     assert!(!warnings.is_empty(), "run 1 stands apart in at least one of the two copy tests");
-    assert!(warnings.iter().all(|w| w.contains("page cache")), "{warnings:?}");
+    assert!(warnings.iter().all(|w| w.contains("likely came from the page cache")), "{warnings:?}");
 }
 
 /// With `--datasets` on a tmpfs the source is in RAM all along: the
@@ -118,6 +114,6 @@ fn datasets_on_tmpfs_are_named_in_the_manifest() {
         .steps
         .iter()
         .filter_map(|s| s.repeats.as_ref()?.warning.clone())
-        .any(|w| w.contains("page cache"));
+        .any(|w| w.contains("likely came from the page cache"));
     assert!(!blamed, "a source in RAM is not the page-cache trap");
 }

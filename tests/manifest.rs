@@ -146,8 +146,6 @@ fn every_manifest_field_is_documented() {
 /// manifest holds the ceiling and the step says it may be host-bound.
 #[test]
 fn a_step_that_runs_at_the_host_ceiling_is_flagged() {
-    let dir = out_dir("ceiling");
-    std::fs::create_dir_all(&dir).unwrap();
     let target =
         std::path::Path::new("/dev/shm").join(format!("methodic-test-ram-{}.bin", std::process::id()));
     if !target.parent().unwrap().is_dir() {
@@ -156,24 +154,13 @@ fn a_step_that_runs_at_the_host_ceiling_is_flagged() {
     }
     let data: Vec<u8> = (0..64u32 << 20).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();
     std::fs::write(&target, data).unwrap();
-    let method = dir.join("m.method");
-    std::fs::write(
-        &method,
+    let out = common::run_source(
+        "ceiling",
         "methodology \"ram\" version \"1\"\ntarget { span 64MiB; io buffered }\n\
          workload seq4k { sequential; block 4KiB; read 100% }\nmeasure seq4k qd 32 for 2s\n",
-    )
-    .unwrap();
-    let out = dir.join("results");
-    let o = methodic(&[
-        "run",
-        method.to_str().unwrap(),
-        "--target",
-        target.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+        &["--target", target.to_str().unwrap()],
+    );
     let _ = std::fs::remove_file(&target);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let loaded = manifest::load(&out).unwrap();
     let c = loaded.manifest.host_ceiling.as_ref().expect("the ceiling was measured");
     assert!(c.iops > 0.0 && c.mb_s > 0.0 && c.memory_copy_mb_s > 0.0 && c.qd == 32 && c.iops_block == 4096);
@@ -184,5 +171,5 @@ fn a_step_that_runs_at_the_host_ceiling_is_flagged() {
     assert!(flagged.contains("host ceiling") && flagged.contains("possibly host-bound"), "{flagged}");
     let report = methodic(&["report", out.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&report.stdout).contains("possibly host-bound"));
-    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }

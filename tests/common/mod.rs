@@ -18,3 +18,22 @@ pub fn methodic(args: &[&str]) -> Output {
         .output()
         .expect("methodic runs")
 }
+
+/// Writes `source` as a methodology in a new temporary folder named for
+/// `name` and runs `methodic run FILE ARGS... --out FOLDER/results`; the
+/// results folder, once the run succeeded. The caller removes its parent.
+#[allow(dead_code)]
+pub fn run_source(name: &str, source: &str, args: &[&str]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("methodic-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("m.method");
+    std::fs::write(&file, source).unwrap();
+    let out = dir.join("results");
+    let mut all = vec!["run", file.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let o = methodic(&all);
+    assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+    out
+}
