@@ -49,9 +49,7 @@ fn run(name: &str, body: &str) -> methodic_runtime::analysis::repeats::RepeatSum
 #[test]
 fn a_repeated_buffered_copy_warns_of_the_page_cache_unless_caches_are_dropped() {
     let _serial = serial();
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let root = status.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
-    if !root {
+    if !is_root() {
         eprintln!("skipped: dropping the page cache needs root");
         return;
     }
@@ -69,6 +67,37 @@ fn a_repeated_buffered_copy_warns_of_the_page_cache_unless_caches_are_dropped() 
     // what must not happen is blaming the page cache.
     let blamed = dropped.warning.as_deref().is_some_and(|w| w.contains("likely came from the page cache"));
     assert!(!blamed, "caches dropped before each run: {dropped:?}");
+}
+
+/// The v1.1 remedy, for real: RAM limited (memory cgroup) below the data
+/// set's size, so no run can read it from the cache; the runs agree and
+/// nothing blames the page cache. (The consumer v1.1 spec limits RAM to
+/// 16GiB against its 29.7GB set; here 1GiB against 1.25GiB.)
+#[test]
+fn with_ram_limited_below_the_data_set_the_cache_is_not_blamed() {
+    let _serial = serial();
+    if !is_root() {
+        eprintln!("skipped: limiting RAM with a memory cgroup needs root");
+        return;
+    }
+    let source = COPY
+        .replace("total 256MiB", "total 1280MiB")
+        .replace("  repeat 4", "  limit_ram 1GiB\n  repeat 4")
+        .replace("COPY", "copy d");
+    let out = run_source("cache-limited", &source, &[]);
+    let loaded = manifest::load(&out).unwrap();
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+    let limit =
+        loaded.steps.iter().flat_map(|s| &s.actions).find(|a| a.starts_with("RAM limited to 1.0 GiB"));
+    assert!(limit.is_some(), "the limit was put in force: {:?}", loaded.steps[0].actions);
+    let summary = loaded.steps.last().unwrap().repeats.clone().expect("the repeat summary");
+    let blamed = summary.warning.as_deref().is_some_and(|w| w.contains("likely came from the page cache"));
+    assert!(!blamed, "{summary:?}");
+}
+
+fn is_root() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
 }
 
 /// Rehearses the consumer copy methodology v1.0 with `extra` arguments.
