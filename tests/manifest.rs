@@ -142,8 +142,9 @@ fn every_manifest_field_is_documented() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
-/// A run on a file in RAM measures what the host ceiling measures: the
-/// manifest holds the ceiling and the step says it may be host-bound.
+/// A run on a file in RAM measures about what the host ceiling measures:
+/// the manifest holds the ceiling, and the step carries the host-bound flag
+/// exactly when its numbers reach 90% of it (which they usually do here).
 #[test]
 fn a_step_that_runs_at_the_host_ceiling_is_flagged() {
     let target =
@@ -164,12 +165,15 @@ fn a_step_that_runs_at_the_host_ceiling_is_flagged() {
     let loaded = manifest::load(&out).unwrap();
     let c = loaded.manifest.host_ceiling.as_ref().expect("the ceiling was measured");
     assert!(c.iops > 0.0 && c.mb_s > 0.0 && c.memory_copy_mb_s > 0.0 && c.qd == 32 && c.iops_block == 4096);
-    let flagged = loaded.steps[0]
-        .host_bound
-        .as_deref()
-        .unwrap_or_else(|| panic!("not flagged: {:?}", loaded.steps[0].summary));
-    assert!(flagged.contains("host ceiling") && flagged.contains("possibly host-bound"), "{flagged}");
+    // The flag follows the rule from what was recorded (whether this run
+    // reached 90% is the machine's business, not the test's).
+    let sum = loaded.steps[0].summary.as_ref().unwrap();
+    let near = sum.total.iops >= 0.9 * c.iops || sum.total.mb_s >= 0.9 * c.mb_s;
+    assert_eq!(loaded.steps[0].host_bound.is_some(), near, "{:?} against {c:?}", loaded.steps[0].host_bound);
+    if let Some(flag) = &loaded.steps[0].host_bound {
+        assert!(flag.contains("of the host ceiling") && flag.contains("possibly host-bound"), "{flag}");
+    }
     let report = methodic(&["report", out.to_str().unwrap()]);
-    assert!(String::from_utf8_lossy(&report.stdout).contains("possibly host-bound"));
+    assert_eq!(String::from_utf8_lossy(&report.stdout).contains("possibly host-bound"), near);
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }

@@ -57,6 +57,13 @@ pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
         return Ok(false);
     }
     if dir.exists() {
+        // Only a tree methodic made (it has the marker) or an empty folder
+        // is cleared: --datasets may point anywhere.
+        let empty = fs::read_dir(dir).map(|mut e| e.next().is_none()).unwrap_or(false);
+        if !marker.exists() && !empty {
+            return Err(Error::target(dir, "exists and was not made by methodic; it is left alone")
+                .with_hint("give --datasets a folder of its own, or remove this one"));
+        }
         fs::remove_dir_all(dir).map_err(|e| Error::io(format!("cannot clear {}", dir.display()), e))?;
     }
     let sizes: Vec<u64> = d.file_sizes().collect();
@@ -86,6 +93,15 @@ pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
     )?;
     fs::write(&marker, stamp(d)).map_err(|e| Error::io(format!("cannot write {}", marker.display()), e))?;
     Ok(true)
+}
+
+/// Drops a generated tree's files from the page cache.
+pub fn evict(dir: &Path, files: u64) {
+    for i in 0..files {
+        if let Ok(f) = File::open(file_path(dir, i)) {
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        }
+    }
 }
 
 fn file_path(dir: &Path, i: u64) -> PathBuf {
@@ -155,6 +171,10 @@ mod tests {
         let d = Dataset::of_files("d", Bytes(1000), Bytes(100_000), 30, 4);
         assert!(prepare(&d, &dir.join("src")).unwrap(), "made the first time");
         assert!(!prepare(&d, &dir.join("src")).unwrap(), "reused the second time");
+        fs::create_dir_all(dir.join("mine")).unwrap();
+        fs::write(dir.join("mine/keep.txt"), "x").unwrap();
+        assert!(prepare(&d, &dir.join("mine")).is_err(), "a folder methodic did not make is not cleared");
+        assert!(dir.join("mine/keep.txt").exists());
         let r = copy_tree(&dir.join("src"), &dir.join("dst"), d.files, &AtomicBool::new(false)).unwrap();
         assert_eq!((r.files, r.bytes), (30, d.total.0));
         assert_eq!(

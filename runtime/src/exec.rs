@@ -318,11 +318,14 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         uring: engine.io_uring,
         ram: None,
         copies: Vec::new(),
+        datasets_seen: Vec::new(),
     };
     if let (false, Some((small, large, qd))) = (opts.skip_ceiling, io_shape(&plan)) {
         let seconds = if opts.rehearse { 0.2 } else { 1.0 };
         observer.note("measuring the host ceiling: the engine against RAM, with no device in the way");
         match exec.ceiling(small, large, qd, seconds) {
+            // A ceiling cut short by a signal is no ceiling.
+            Ok(_) if exec.stop.load(Ordering::SeqCst) => {}
             Ok(c) => manifest.host_ceiling = Some(c),
             Err(e) => observer.note(&format!("the host ceiling was not measured: {}", describe(&e))),
         }
@@ -332,6 +335,13 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     let mut error = None;
     let total = plan.steps.len();
     for (i, step) in plan.steps.iter().enumerate() {
+        // A signal between steps (or during the host ceiling) stops the run
+        // before the next step starts.
+        if exec.stop.load(Ordering::SeqCst) {
+            status = Status::Interrupted;
+            error = Some("interrupted by a signal".into());
+            break;
+        }
         let remaining = plan.steps[i..].iter().fold(TimeRange::default(), |t, s| t.add(s.estimate.time));
         observer.step_started(i, total, step, remaining);
         let step_start = time::unix_now();
@@ -495,6 +505,7 @@ pub fn calibrate(small: Bytes, large: Bytes, qd: u32, seconds: f64, engine: Engi
         uring,
         ram: None,
         copies: Vec::new(),
+        datasets_seen: Vec::new(),
     };
     let c = exec.ceiling(small, large, qd, seconds);
     results.discard();
@@ -513,28 +524,41 @@ fn repeat_summary(
     use crate::analysis::repeats::{CacheContext, summarize};
     let step = &plan.steps[i];
     let r = step.repeat?;
-    if r.run != r.runs || result.error.is_some() {
+    if r.run != r.runs {
         return None;
     }
-    // Runs of a step share its id but for the `-runN` at the end.
-    let base = |id: &str| id.rsplit_once("-run").map_or(id.to_string(), |(b, _)| b.to_string());
-    let me = base(&step.id);
+    // The same step of every run: the one at this step's place among the
+    // steps of its run.
+    let in_run = |k: u32| -> Vec<usize> {
+        plan.steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.repeat.is_some_and(|q| q.group == r.group && q.run == k))
+            .map(|(n, _)| n)
+            .collect()
+    };
+    let place = in_run(r.run).iter().position(|&n| n == i)?;
     let value =
         |s: &StepResult| s.copy.as_ref().map(|c| c.mb_s).or_else(|| s.summary.as_ref().map(|x| x.total.iops));
-    let mut values: Vec<f64> = done
-        .iter()
-        .filter(|s| {
-            plan.steps.get(s.index - 1).and_then(|p| p.repeat).is_some_and(|q| q.group == r.group)
-                && base(&s.id) == me
-                && s.error.is_none()
-        })
-        .filter_map(value)
-        .collect();
-    values.push(value(result)?);
+    let mut runs: Vec<(u32, f64)> = Vec::new();
+    for k in 1..=r.runs {
+        let Some(&n) = in_run(k).get(place) else { continue };
+        let res = if n == i { Some(result) } else { done.iter().find(|s| s.index == n + 1) };
+        if let Some(v) = res.filter(|s| s.error.is_none()).and_then(value) {
+            runs.push((k, v));
+        }
+    }
+    if runs.is_empty() {
+        return None;
+    }
+    let values: Vec<f64> = runs.iter().map(|(_, v)| *v).collect();
+    // Run 1 is judged only when it is there to judge.
+    let judge_first = runs[0].0 == 1;
     let checklist = &m.steps[i].checklist;
     let available = system::meminfo().1;
     let ctx = CacheContext {
-        buffered: checklist.cache.io == Some(IoMode::Buffered),
+        // Copies always go through the page cache, whatever the io mode.
+        buffered: checklist.cache.io == Some(IoMode::Buffered) || matches!(step.action, Action::Copy { .. }),
         data_bytes: match &step.action {
             Action::Copy { dataset } => Some(dataset.total.0),
             _ => checklist.span.as_ref().map(|s| s.bytes),
@@ -546,7 +570,7 @@ fn repeat_summary(
             && m.datasets.as_ref().and_then(|d| d.file_system.as_ref()).is_some_and(|f| f.fs_type == "tmpfs"),
     };
     let unit = if result.copy.is_some() { "MB/s" } else { "IOPS" };
-    Some(summarize(&values, unit, r.aggregate, &ctx))
+    Some(summarize(&values, unit, r.aggregate, &ctx, judge_first))
 }
 
 /// An error in one line, with its hint.
@@ -611,6 +635,8 @@ struct Executor<'a> {
     ram: Option<RamLimit>,
     /// Copy destinations to remove at the end.
     copies: Vec<PathBuf>,
+    /// Datasets this run has copied from (kept: they are reused).
+    datasets_seen: Vec<PathBuf>,
 }
 
 /// What an I/O run is asked to do.
@@ -741,6 +767,18 @@ impl Executor<'_> {
                 let source = datasets_dir(self.opts, &self.results.path).join(&dataset.name);
                 if copy::prepare(dataset, &source)? {
                     out.actions.push(format!("generated dataset {} in {}", dataset.name, source.display()));
+                } else if !self.datasets_seen.contains(&source) {
+                    // Made by an earlier run: out of the page cache, as a
+                    // new one would be, before this run's first copy of it.
+                    copy::evict(&source, dataset.files);
+                    out.actions.push(format!(
+                        "reused dataset {} in {}, dropped from the page cache",
+                        dataset.name,
+                        source.display()
+                    ));
+                }
+                if !self.datasets_seen.contains(&source) {
+                    self.datasets_seen.push(source.clone());
                 }
                 let parent = t.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
                 let dest = parent.join(format!("methodic-copy-{}", std::process::id()));
@@ -751,8 +789,13 @@ impl Executor<'_> {
             }
             Action::Probe(p) => {
                 let t = &self.targets[0];
-                let direct = (settings.io == IoMode::Direct && t.has_direct()).then(|| t.file(true));
+                // One write path for every offset, or the two paths' own
+                // difference would show as a pattern: O_DIRECT only when
+                // every offset and the size are aligned.
                 let align = t.dio_offset_align.map_or(t.logical_block, u64::from).max(512);
+                let aligned = p.step.0 % align == 0 && p.io.0 % align == 0;
+                let direct =
+                    (settings.io == IoMode::Direct && t.has_direct() && aligned).then(|| t.file(true));
                 let csv = self.results.series_path(&step.id, "")?;
                 out.probe = Some(probe::run(p, direct, t.file(false), align, 0, &csv, &self.stop)?);
                 out.series = Some(self.relative(&csv));
@@ -790,7 +833,26 @@ impl Executor<'_> {
         let path = shm.join(format!("methodic-ceiling-{}.bin", std::process::id()));
         let _ = std::fs::remove_file(&path);
         let open = OpenOptionsT { create_size: Some(size), need_direct: false, write: true, destroy: None };
+        let free = {
+            let c = std::ffi::CString::new("/dev/shm").expect("no NUL");
+            let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+            if unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0 {
+                st.f_bavail as u64 * st.f_frsize as u64
+            } else {
+                0
+            }
+        };
+        if free < size * 2 {
+            return Err(Error::unsupported(format!(
+                "/dev/shm has {} free, too little for a {} file in RAM",
+                crate::target::human(free),
+                crate::target::human(size)
+            )));
+        }
         let ram = Target::open(&path, &open)?;
+        // The workers use the open file: its name can go now, so that no
+        // crash leaves it holding RAM.
+        let _ = std::fs::remove_file(&path);
         // Real data: tmpfs reads unwritten pages without copying them.
         let written = {
             use std::os::unix::fs::FileExt;

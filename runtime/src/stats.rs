@@ -124,7 +124,7 @@ pub struct Rates {
 }
 
 /// A rate read back: JSON has no NaN, serde_json writes it as `null`.
-fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+pub(crate) fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 

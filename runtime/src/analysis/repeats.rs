@@ -17,7 +17,8 @@ pub struct RepeatSummary {
     pub mean: f64,
     pub sd: f64,
     pub median: f64,
-    /// sd / mean.
+    /// sd / mean (NaN, written as null, when the mean is 0).
+    #[serde(deserialize_with = "crate::stats::nullable")]
     pub cv: f64,
     pub aggregate: Aggregate,
     /// The methodology's aggregate of the runs: what it reports.
@@ -89,7 +90,15 @@ pub fn first_run_apart(values: &[f64]) -> bool {
     by_range || by_sd
 }
 
-pub fn summarize(values: &[f64], unit: &str, aggregate: Aggregate, ctx: &CacheContext) -> RepeatSummary {
+/// The statistics of `values`, one a successful run in order; run 1 is
+/// judged against the others only when `judge_first` (run 1 succeeded).
+pub fn summarize(
+    values: &[f64],
+    unit: &str,
+    aggregate: Aggregate,
+    ctx: &CacheContext,
+    judge_first: bool,
+) -> RepeatSummary {
     let (m, s, med) = (mean(values), sd(values), median(values));
     let value = match aggregate {
         Aggregate::Mean => m,
@@ -97,7 +106,7 @@ pub fn summarize(values: &[f64], unit: &str, aggregate: Aggregate, ctx: &CacheCo
         Aggregate::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         Aggregate::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
     };
-    let apart = first_run_apart(values);
+    let apart = judge_first && first_run_apart(values);
     let warning = apart.then(|| {
         let rest = &values[1..];
         let head = format!(
@@ -165,18 +174,18 @@ mod tests {
 
     #[test]
     fn statistics_of_the_runs() {
-        let s = summarize(&[10.0, 12.0, 11.0, 13.0], "MB/s", Aggregate::Median, &CACHED);
+        let s = summarize(&[10.0, 12.0, 11.0, 13.0], "MB/s", Aggregate::Median, &CACHED, true);
         assert_eq!((s.mean, s.median, s.value), (11.5, 11.5, 11.5));
         assert!((s.sd - 1.2910).abs() < 1e-3, "{}", s.sd);
         assert!((s.cv - 0.1123).abs() < 1e-3);
         assert!(!s.first_run_apart && s.warning.is_none());
-        assert_eq!(summarize(&[1.0, 3.0, 2.0], "IOPS", Aggregate::Max, &CACHED).value, 3.0);
-        assert_eq!(summarize(&[1.0, 3.0, 2.0], "IOPS", Aggregate::Min, &CACHED).value, 1.0);
+        assert_eq!(summarize(&[1.0, 3.0, 2.0], "IOPS", Aggregate::Max, &CACHED, true).value, 3.0);
+        assert_eq!(summarize(&[1.0, 3.0, 2.0], "IOPS", Aggregate::Min, &CACHED, true).value, 1.0);
     }
 
     #[test]
     fn a_slow_first_run_over_cached_data_names_the_page_cache() {
-        let s = summarize(&[400.0, 2100.0, 2150.0, 2080.0, 2120.0], "MB/s", Aggregate::Mean, &CACHED);
+        let s = summarize(&[400.0, 2100.0, 2150.0, 2080.0, 2120.0], "MB/s", Aggregate::Mean, &CACHED, true);
         assert!(s.first_run_apart);
         let w = s.warning.unwrap();
         assert!(w.starts_with("run 1 (400.0 MB/s) stands apart from runs 2..5"), "{w}");
@@ -194,8 +203,9 @@ mod tests {
             CacheContext { data_bytes: Some(32 << 30), ..CACHED },
             CacheContext { source_in_ram: true, ..CACHED },
         ] {
-            let w =
-                summarize(&[400.0, 2100.0, 2150.0, 2080.0], "MB/s", Aggregate::Mean, &ctx).warning.unwrap();
+            let w = summarize(&[400.0, 2100.0, 2150.0, 2080.0], "MB/s", Aggregate::Mean, &ctx, true)
+                .warning
+                .unwrap();
             assert!(w.contains("warm-up") && !w.contains("likely came from the page cache"), "{w}");
         }
     }
@@ -207,6 +217,12 @@ mod tests {
         assert!(first_run_apart(&[130.0, 100.0, 101.0, 99.0]), "29% apart while the rest agree");
         assert!(first_run_apart(&[999.0, 2300.0, 2534.0, 2533.0]), "far outside a 10% spread");
         assert!(!first_run_apart(&[130.0, 100.0]), "two runs cannot tell");
+        let failed_first =
+            summarize(&[400.0, 2100.0, 2150.0, 2080.0], "MB/s", Aggregate::Mean, &CACHED, false);
+        assert!(
+            !failed_first.first_run_apart && failed_first.warning.is_none(),
+            "run 1 failed: run 2 is not run 1"
+        );
         assert!(
             !first_run_apart(&[727.0, 830.0, 787.0, 837.0]),
             "11% off three runs: too few to trust their spread"
