@@ -198,8 +198,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
         Status::Interrupted => {
-            eprintln!("interrupted: the steps that finished are in {}", report.results.display());
-            Ok(ExitCode::from(130))
+            eprintln!(
+                "{}: the steps that finished, and the one in flight with its partial numbers, are in {}",
+                report.error.as_deref().unwrap_or("interrupted"),
+                report.results.display()
+            );
+            // The shell's convention: 128 + the signal (130 SIGINT, 143 SIGTERM).
+            Ok(ExitCode::from(128 + report.signal.unwrap_or(2).clamp(1, 127) as u8))
         }
     }
 }
@@ -292,7 +297,7 @@ impl Observer for Progress {
 /// A finished step in a few words.
 fn one_line(r: &StepResult, binary: bool) -> String {
     if let Some(e) = &r.error {
-        return format!("failed: {e}");
+        return if e.starts_with("interrupted") { e.clone() } else { format!("failed: {e}") };
     }
     let unit = if binary { "MiB/s" } else { "MB/s" };
     let mut parts = Vec::new();
@@ -340,7 +345,7 @@ fn table(plan: &Plan, report: &RunReport) -> String {
         };
         let mut notes = Vec::new();
         if let Some(e) = &r.error {
-            notes.push(format!("failed: {e}"));
+            notes.push(if e.starts_with("interrupted") { e.clone() } else { format!("failed: {e}") });
         }
         if let Some(io) = &r.io {
             let async_ = if io.forced_async { " async" } else { "" };

@@ -122,3 +122,55 @@ fn a_missing_target_is_a_clear_error() {
     assert!(err.contains("/no/such/device: does not exist"), "{err}");
     assert!(!out.exists(), "a run that cannot start leaves no results directory");
 }
+
+/// SIGTERM (and SIGINT) stop a run: the step in flight is recorded as
+/// interrupted with its partial numbers, the manifest says interrupted and
+/// by what, later steps stay pending, and the exit code is 128 + the signal.
+#[test]
+fn a_signal_stops_the_run_and_keeps_the_step_in_flight() {
+    for (sig, name, code) in [("TERM", "SIGTERM", 143), ("INT", "SIGINT", 130)] {
+        let dir = out_dir(&format!("signal-{sig}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let method = dir.join("long.method");
+        std::fs::write(
+            &method,
+            "methodology \"long\" version \"1\"\ntarget { span 64MiB }\n\
+             workload r { random; block 4KiB; read 100% }\nmeasure r qd 4 for 60s\nmeasure r qd 8 for 60s\n",
+        )
+        .unwrap();
+        let out = dir.join("results");
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_methodic"))
+            .args(["run", method.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-ceiling"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until the first step is running (the manifest says so).
+        for _ in 0..200 {
+            let running = std::fs::read_to_string(out.join("manifest.json"))
+                .is_ok_and(|m| m.contains("\"status\": \"running\",\n      \"started\""));
+            if running {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let killed =
+            std::process::Command::new("kill").args([&format!("-{sig}"), &child.id().to_string()]).status();
+        assert!(killed.unwrap().success());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{name}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(&format!("interrupted by {name}")), "{}", text(&o.stderr));
+        let loaded = methodic_runtime::manifest::load(&out).unwrap();
+        assert_eq!(loaded.manifest.status, methodic_runtime::Status::Interrupted);
+        assert_eq!(loaded.manifest.error.as_deref(), Some(format!("interrupted by {name}").as_str()));
+        use methodic_runtime::manifest::StepStatus;
+        let statuses: Vec<StepStatus> = loaded.manifest.steps.iter().map(|s| s.status).collect();
+        assert_eq!(statuses, [StepStatus::Interrupted, StepStatus::Pending]);
+        let step = &loaded.steps[0];
+        let partial = step.summary.as_ref().expect("the partial numbers of the step in flight");
+        assert!(partial.total.ios > 0 && partial.seconds < 60.0, "{partial:?}");
+        assert_eq!(step.error.as_deref(), Some(format!("interrupted by {name}").as_str()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

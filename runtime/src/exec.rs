@@ -6,7 +6,7 @@
 //! copies) however the run ends.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration as StdDuration, Instant};
 
@@ -103,6 +103,9 @@ pub struct RunReport {
     pub targets: Vec<TargetInfo>,
     pub results: PathBuf,
     pub steps: Vec<StepResult>,
+    /// The signal that interrupted the run (2 SIGINT, 15 SIGTERM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -215,11 +218,15 @@ const MAX_PSYNC_THREADS: u32 = 128;
 /// The stop flag signals set.
 static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
+/// The signal that stopped the run (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
 /// The first SIGINT or SIGTERM asks the run to stop after the step in
 /// flight has been recorded; a second one ends the process at once.
 extern "C" fn on_signal(sig: libc::c_int) {
     if let Some(s) = STOP.get() {
         if !s.swap(true, Ordering::SeqCst) {
+            SIGNAL.store(sig, Ordering::SeqCst);
             return;
         }
     }
@@ -232,6 +239,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 fn stop_flag() -> Arc<AtomicBool> {
     let flag = STOP.get_or_init(|| Arc::new(AtomicBool::new(false))).clone();
     flag.store(false, Ordering::SeqCst);
+    SIGNAL.store(0, Ordering::SeqCst);
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
@@ -339,7 +347,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         // before the next step starts.
         if exec.stop.load(Ordering::SeqCst) {
             status = Status::Interrupted;
-            error = Some("interrupted by a signal".into());
+            error = Some(interrupted_by());
             break;
         }
         let remaining = plan.steps[i..].iter().fold(TimeRange::default(), |t, s| t.add(s.estimate.time));
@@ -378,7 +386,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         result.seconds = t0.elapsed().as_secs_f64();
         let interrupted = exec.stop.load(Ordering::SeqCst);
         if interrupted {
-            result.error = Some("interrupted".into());
+            result.error = Some(interrupted_by());
         } else if let Err(e) = &outcome {
             result.error = Some(describe(e));
         }
@@ -409,7 +417,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
             }
             _ if interrupted => {
                 status = Status::Interrupted;
-                error = Some("interrupted by a signal".into());
+                error = Some(interrupted_by());
                 break;
             }
             (Err(e), _) => {
@@ -452,6 +460,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         targets: manifest.targets.clone(),
         results: results.path.clone(),
         steps,
+        signal: (status == Status::Interrupted).then(|| SIGNAL.load(Ordering::SeqCst)).filter(|s| *s != 0),
     };
     results.finish(&report)?;
     saved?;
@@ -571,6 +580,16 @@ fn repeat_summary(
     };
     let unit = if result.copy.is_some() { "MB/s" } else { "IOPS" };
     Some(summarize(&values, unit, r.aggregate, &ctx, judge_first))
+}
+
+/// `interrupted by SIGTERM`.
+fn interrupted_by() -> String {
+    match SIGNAL.load(Ordering::SeqCst) {
+        libc::SIGINT => "interrupted by SIGINT".into(),
+        libc::SIGTERM => "interrupted by SIGTERM".into(),
+        0 => "interrupted".into(),
+        n => format!("interrupted by signal {n}"),
+    }
 }
 
 /// An error in one line, with its hint.
