@@ -139,7 +139,7 @@ fn a_signal_stops_the_run_and_keeps_the_step_in_flight() {
         )
         .unwrap();
         let out = dir.join("results");
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_methodic"))
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_methodic"))
             .args(["run", method.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-ceiling"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())

@@ -1119,7 +1119,7 @@ impl Executor<'_> {
             None => Vec::new(),
         };
         let mut recorder = Recorder::default();
-        let (mut inflight, mut issued) = (0.0, 0u64);
+        let (mut inflight, mut written) = (0.0, 0u64);
         let mut fixed = true;
         let mut forced_async = false;
         let mut from: Option<Instant> = None;
@@ -1134,7 +1134,7 @@ impl Executor<'_> {
             }
             recorder.merge(&o.recorder);
             inflight += o.mean_inflight;
-            issued += o.issued_bytes;
+            written += o.written_bytes;
             fixed &= o.fixed_buffers || engine == EngineKind::Psync;
             forced_async |= o.force_async;
             from = Some(from.map_or(o.record_from, |f: Instant| f.min(o.record_from)));
@@ -1167,7 +1167,7 @@ impl Executor<'_> {
                 registered_buffers: engine == EngineKind::IoUring && fixed,
                 forced_async,
                 latency_recorded: !self.opts.no_latency,
-                bytes_written: if spec.workload.writes() { issued } else { 0 },
+                bytes_written: written,
                 seed: seed0,
             },
             rows,

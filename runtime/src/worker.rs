@@ -41,7 +41,7 @@ struct Clock {
 }
 
 /// A shared byte budget: workers stop issuing once together they have
-/// issued `target` bytes (`until written`).
+/// written `target` bytes (`until written`; reads do not count).
 #[derive(Debug, Clone)]
 pub struct SharedBudget {
     pub issued: Arc<AtomicU64>,
@@ -101,6 +101,8 @@ pub struct Outcome {
     pub first_error: Option<IoFailure>,
     /// Bytes issued, recorded or not (ramp included).
     pub issued_bytes: u64,
+    /// Of those, bytes written.
+    pub written_bytes: u64,
     /// When recording began, and when the last recorded I/O completed.
     pub record_from: Instant,
     pub last_recorded: Option<Instant>,
@@ -166,6 +168,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let mut inflight = 0usize;
     let (mut inflight_sum, mut samples, mut max_inflight) = (0u64, 0u64, 0u32);
     let mut issued_bytes = 0u64;
+    let mut written_bytes = 0u64;
     let mut errors = 0u64;
     let mut first_error = None;
     let mut issuing = true;
@@ -192,7 +195,14 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                     io.len = io.len.min(u32::try_from(q - issued_bytes).unwrap_or(u32::MAX)).max(1);
                 }
                 if let Some(b) = &job.budget {
-                    if b.issued.fetch_add(io.len as u64, Ordering::Relaxed) >= b.target {
+                    // The budget counts writes: `until written`. Reads of a
+                    // mix go on while writes are left to make.
+                    let spent = if io.op == Op::Write {
+                        b.issued.fetch_add(io.len as u64, Ordering::Relaxed)
+                    } else {
+                        b.issued.load(Ordering::Relaxed)
+                    };
+                    if spent >= b.target {
                         free.push(slot);
                         issuing = false;
                         break;
@@ -200,6 +210,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                 }
                 if io.op == Op::Write {
                     pattern.prepare_write(&mut buffers.slot(slot as usize)[..io.len as usize]);
+                    written_bytes += io.len as u64;
                 }
                 issued_bytes += io.len as u64;
                 pending[slot as usize] = (io.op, io.offset, io.len);
@@ -275,6 +286,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         errors,
         first_error,
         issued_bytes,
+        written_bytes,
         record_from: clock.record_from,
         last_recorded,
     })
@@ -374,6 +386,25 @@ mod tests {
         let out = run(j).unwrap();
         assert_eq!(out.issued_bytes, 1 << 20);
         assert_eq!(out.recorder.write.bytes, 1 << 20);
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn an_until_written_budget_counts_only_writes() {
+        let (path, f) = scratch("budget");
+        let mut j = job(f.as_raw_fd(), EngineKind::Psync, 1, 50, Duration::from_secs(60));
+        j.timing.record = None;
+        let budget = SharedBudget { issued: Arc::new(AtomicU64::new(0)), target: 1 << 20 };
+        j.budget = Some(budget.clone());
+        let out = run(j).unwrap();
+        // One worker, one I/O at a time: it stops with the write that
+        // reaches the budget.
+        assert_eq!(out.written_bytes, 1 << 20);
+        assert_eq!(out.recorder.write.bytes, 1 << 20);
+        assert!(
+            out.recorder.read.bytes > 0 && out.issued_bytes == out.written_bytes + out.recorder.read.bytes
+        );
+        assert!(budget.issued.load(Ordering::Relaxed) >= 1 << 20);
         std::fs::remove_file(path).unwrap();
     }
 
