@@ -174,3 +174,23 @@ fn a_signal_stops_the_run_and_keeps_the_step_in_flight() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// A measurement with a time limit that ends by its byte budget first
+/// reports its rates over the time it ran, not over the limit.
+#[test]
+fn a_step_ended_by_its_budget_reports_rates_over_the_time_it_ran() {
+    let out = common::run_source(
+        "budget",
+        "methodology \"tw\" version \"1\"\ntarget { span 64MiB }\n\
+         workload w { sequential; block 1MiB; read 0% }\nmeasure w qd 4 for 10min until written 128MiB\n",
+        &["--no-ceiling"],
+    );
+    let loaded = methodic_runtime::manifest::load(&out).unwrap();
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+    let step = &loaded.steps[0];
+    let s = step.summary.as_ref().unwrap();
+    assert_eq!(step.io.as_ref().unwrap().bytes_written, 128 << 20);
+    assert!(s.seconds < 600.0, "the budget ended it: {}", s.seconds);
+    let implied = s.total.mb_s * 1e6 * s.seconds;
+    assert!((implied / s.total.bytes as f64 - 1.0).abs() < 0.01, "rate x time = bytes: {s:?}");
+}

@@ -1149,9 +1149,10 @@ impl Executor<'_> {
         };
         // A timed step records completions inside its record time, so that
         // is its length; a step that stops by bytes lasts as long as it took.
-        // A timed step stopped early by a signal lasted as long as it ran.
+        // A timed step stopped early by a signal, or by its byte budget
+        // (`for T until written N`), lasted as long as it ran.
         let seconds = match spec.record {
-            Some(r) if !self.stop.load(Ordering::SeqCst) => r.as_secs_f64(),
+            Some(r) if !self.stop.load(Ordering::SeqCst) && spec.budget.is_none() => r.as_secs_f64(),
             Some(r) => measured.min(r.as_secs_f64()),
             None => measured,
         };
