@@ -1058,6 +1058,7 @@ impl Executor<'_> {
             None => (None, None),
         };
         let barrier = Arc::new(Barrier::new(threads));
+        let abort = Arc::new(AtomicBool::new(false));
         let budget = spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target });
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let seed0 = derive_seed(self.opts.seed, id, 0);
@@ -1091,6 +1092,7 @@ impl Executor<'_> {
                     interval: spec.series.as_ref().map_or(StdDuration::from_secs(1), |s| s.0),
                 }),
                 stop: self.stop.clone(),
+                abort: abort.clone(),
                 cpu: self.opts.pin.then_some(i % cpus),
                 latency: !self.opts.no_latency,
             })

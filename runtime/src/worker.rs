@@ -78,6 +78,9 @@ pub struct Job {
     pub budget: Option<SharedBudget>,
     pub series: Option<SeriesLink>,
     pub stop: Arc<AtomicBool>,
+    /// Set by a worker that cannot start, so that the others, already
+    /// past the start barrier, stop too.
+    pub abort: Arc<AtomicBool>,
     /// Pin the thread to this CPU.
     pub cpu: Option<usize>,
     /// Record latencies and the series. Off only to measure what recording
@@ -144,17 +147,22 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     pattern.init(&mut buffers, &mut Rng::new(job.seed ^ 0x5eed));
     let mut fixed_buffers = false;
     let mut force_async = false;
-    let mut engine: Box<dyn Engine> = match job.engine {
-        EngineKind::IoUring => {
-            let u = Uring::new(job.fd, &buffers, depth as u32, job.force_async)?;
+    let made: io::Result<Box<dyn Engine>> = match job.engine {
+        EngineKind::IoUring => Uring::new(job.fd, &buffers, depth as u32, job.force_async).map(|u| {
             fixed_buffers = u.fixed_buffers();
             force_async = u.force_async();
-            Box::new(u)
-        }
-        EngineKind::Psync => Box::new(Psync::new(job.fd, &buffers)),
+            Box::new(u) as Box<dyn Engine>
+        }),
+        EngineKind::Psync => Ok(Box::new(Psync::new(job.fd, &buffers))),
     };
-    let engine_kind = engine.kind();
+    // Every worker reaches the barrier, the one that failed too, or the
+    // others would wait for it forever; it tells them to stop at once.
+    if made.is_err() {
+        job.abort.store(true, Ordering::SeqCst);
+    }
     job.start.wait();
+    let mut engine = made?;
+    let engine_kind = engine.kind();
     let record_from = Instant::now() + job.timing.ramp;
     let clock = Clock { record_from, until: job.timing.record.map(|r| record_from + r) };
     let mut last_recorded = None;
@@ -184,7 +192,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         if issuing {
             while let Some(slot) = free.pop() {
                 let over_quota = job.quota.is_some_and(|q| issued_bytes >= q);
-                if over_quota || job.stop.load(Ordering::Relaxed) {
+                if over_quota || job.stop.load(Ordering::Relaxed) || job.abort.load(Ordering::Relaxed) {
                     free.push(slot);
                     issuing = false;
                     break;
@@ -261,7 +269,10 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                 }
             }
         }
-        if clock.until.is_some_and(|u| now >= u) || job.stop.load(Ordering::Relaxed) {
+        if clock.until.is_some_and(|u| now >= u)
+            || job.stop.load(Ordering::Relaxed)
+            || job.abort.load(Ordering::Relaxed)
+        {
             issuing = false;
         }
     }
@@ -341,6 +352,7 @@ mod tests {
             budget: None,
             series: None,
             stop: Arc::new(AtomicBool::new(false)),
+            abort: Arc::new(AtomicBool::new(false)),
             cpu: None,
             latency: true,
         }
@@ -405,6 +417,32 @@ mod tests {
             out.recorder.read.bytes > 0 && out.issued_bytes == out.written_bytes + out.recorder.read.bytes
         );
         assert!(budget.issued.load(Ordering::Relaxed) >= 1 << 20);
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_worker_that_cannot_start_stops_the_others() {
+        if io_uring_available().is_err() {
+            eprintln!("io_uring unavailable here: skipping");
+            return;
+        }
+        let (path, f) = scratch("abort");
+        let start = Arc::new(Barrier::new(2));
+        let abort = Arc::new(AtomicBool::new(false));
+        let mut good = job(f.as_raw_fd(), EngineKind::Psync, 1, 100, Duration::from_secs(3600));
+        let mut bad = job(1 << 20, EngineKind::IoUring, 4, 100, Duration::from_secs(3600));
+        for j in [&mut good, &mut bad] {
+            j.start = start.clone();
+            j.abort = abort.clone();
+        }
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(move || run(good));
+            let b = s.spawn(move || run(bad));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert!(b.is_err(), "no file behind fd 1<<20");
+        assert!(a.is_ok(), "the good worker stopped when told, instead of running its hour");
+        assert!(abort.load(Ordering::SeqCst));
         std::fs::remove_file(path).unwrap();
     }
 
