@@ -113,10 +113,21 @@ impl Engine for Uring {
 }
 
 impl Drop for Uring {
-    /// Lets go of the registered file at once: the kernel tears a ring down
+    /// Waits for the I/O in flight, then lets go of the registered file at once: the kernel tears a ring down
     /// in the background, and until then a block device stays busy (a
     /// following open with O_EXCL, or a zram reset, would fail).
     fn drop(&mut self) {
+        // I/O still in flight (a worker ending on an error) writes into the
+        // worker's buffers, which go next: wait for it first.
+        while self.inflight > 0 {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(_) => break,
+            }
+            let reaped = self.ring.completion().count();
+            self.inflight -= reaped.min(self.inflight);
+        }
         let _ = self.ring.submitter().unregister_files();
         if self.fixed_buffers {
             let _ = self.ring.submitter().unregister_buffers();
