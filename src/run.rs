@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// without one, its path): methodic refuses devices that may hold data.
     #[arg(long, value_name = "SERIAL")]
     destroy: Option<String>,
+    /// Write over an existing file given as --target: methodic refuses a
+    /// file it did not create when the plan writes to it.
+    #[arg(long)]
+    overwrite: bool,
     /// Keep the scratch file after the run.
     #[arg(long)]
     keep_scratch: bool,
@@ -161,6 +165,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         rehearse: args.rehearse,
         engine: args.engine.choice(),
         destroy: args.destroy.clone(),
+        overwrite: args.overwrite,
         keep_scratch: args.keep_scratch,
         seed,
         pin: args.pin,

@@ -194,3 +194,82 @@ fn a_step_ended_by_its_budget_reports_rates_over_the_time_it_ran() {
     let implied = s.total.mb_s * 1e6 * s.seconds;
     assert!((implied / s.total.bytes as f64 - 1.0).abs() < 0.01, "rate x time = bytes: {s:?}");
 }
+
+/// A file given as --target that methodic did not create is not written
+/// over without --overwrite (and is left as it was); a scratch file methodic
+/// kept is its own; a plan that claims non_destructive but writes is refused.
+#[test]
+fn existing_files_are_written_only_with_consent() {
+    let dir = out_dir("overwrite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("mine.bin");
+    let before: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&target, &before).unwrap();
+    let method = dir.join("w.method");
+    std::fs::write(
+        &method,
+        "methodology \"w\" version \"1\"\ntarget { io buffered }\n\
+         workload w { random; block 4KiB; read 0% }\nmeasure w qd 1 for 200ms\n",
+    )
+    .unwrap();
+    let run_on = |out: &str, extra: &[&str]| {
+        let out = dir.join(out);
+        let mut args =
+            vec!["run", method.to_str().unwrap(), "--target", target.to_str().unwrap(), "--no-ceiling"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        (methodic(&args), out)
+    };
+    let (o, out) = run_on("refused", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = text(&o.stderr);
+    assert!(e.contains("existing file methodic did not create") && e.contains("--overwrite"), "{e}");
+    assert_eq!(std::fs::read(&target).unwrap(), before, "not one byte changed");
+    assert!(!out.exists(), "a run that cannot start leaves nothing behind");
+    let (o, _) = run_on("consented", &["--overwrite"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_ne!(std::fs::read(&target).unwrap(), before, "written with consent");
+
+    // A kept scratch file carries methodic's mark (where the file system
+    // has user xattrs) and needs no consent.
+    let kept = dir.join("kept");
+    let o = methodic(&[
+        "run",
+        method.to_str().unwrap(),
+        "--keep-scratch",
+        "--no-ceiling",
+        "--out",
+        kept.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let scratch = kept.join("scratch.bin");
+    let marked = std::process::Command::new("getfattr").arg("-n").arg("user.methodic").arg(&scratch).output();
+    if marked.is_err() {
+        eprintln!("getfattr (package attr, which .ci/run installs) is missing: the kept-scratch check is skipped");
+    }
+    if marked.is_ok_and(|m| m.status.success() && String::from_utf8_lossy(&m.stdout).contains("scratch")) {
+        let again = dir.join("again");
+        let o = methodic(&[
+            "run",
+            method.to_str().unwrap(),
+            "--target",
+            scratch.to_str().unwrap(),
+            "--no-ceiling",
+            "--out",
+            again.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+
+    // A plan edited to claim non_destructive while it writes.
+    let plan = dir.join("w.ron");
+    assert!(methodic(&["compile", method.to_str().unwrap(), "-o", plan.to_str().unwrap()]).status.success());
+    let ron =
+        std::fs::read_to_string(&plan).unwrap().replace("non_destructive: false", "non_destructive: true");
+    std::fs::write(&plan, ron).unwrap();
+    let bad = dir.join("bad");
+    let o = methodic(&["run", plan.to_str().unwrap(), "--out", bad.to_str().unwrap(), "--no-ceiling"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("non_destructive"), "{}", text(&o.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -68,6 +68,8 @@ pub struct RunOptions {
     pub no_latency: bool,
     /// Do not measure the host ceiling before the first step.
     pub skip_ceiling: bool,
+    /// `--overwrite`: write over an existing file target methodic did not create.
+    pub overwrite: bool,
     /// Where copy tests generate their datasets (a tmpfs keeps the source
     /// from being the bottleneck); `datasets/` in the results directory
     /// when `None`.
@@ -608,8 +610,21 @@ fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target
         .steps
         .iter()
         .any(|s| s.target.is_some_and(|t| t.io == IoMode::Direct) && s.action.touches_target());
-    let write = plan.steps.iter().any(|s| s.action.writes());
-    let mut open = OpenOptionsT { create_size: None, need_direct, write, destroy: opts.destroy.clone() };
+    // Copies write beside the target, not to it.
+    let write = plan.steps.iter().any(|s| s.action.writes() && !matches!(s.action, Action::Copy { .. }));
+    if write && plan.methodology.non_destructive {
+        return Err(Error::unsupported(
+            "the plan says non_destructive but has steps that write to the target: it was edited by hand?",
+        )
+        .with_hint("compile the methodology again; methodic does not open a non_destructive plan's target for writing"));
+    }
+    let mut open = OpenOptionsT {
+        create_size: None,
+        need_direct,
+        write,
+        destroy: opts.destroy.clone(),
+        overwrite: opts.overwrite,
+    };
     if opts.targets.is_empty() {
         let size = if opts.rehearse { rehearse::CAPACITY } else { scratch_size(plan) };
         open.create_size = Some(size);
@@ -851,7 +866,13 @@ impl Executor<'_> {
         let size = (large.0.saturating_mul(qd as u64 * 2)).clamp(64 << 20, 512 << 20);
         let path = shm.join(format!("methodic-ceiling-{}.bin", std::process::id()));
         let _ = std::fs::remove_file(&path);
-        let open = OpenOptionsT { create_size: Some(size), need_direct: false, write: true, destroy: None };
+        let open = OpenOptionsT {
+            create_size: Some(size),
+            need_direct: false,
+            write: true,
+            destroy: None,
+            overwrite: false,
+        };
         let free = {
             let c = std::ffi::CString::new("/dev/shm").expect("no NUL");
             let mut st: libc::statvfs = unsafe { std::mem::zeroed() };

@@ -941,8 +941,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("methodic-manifest-span-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let open =
-            OpenOptionsT { create_size: Some(1 << 20), need_direct: false, write: false, destroy: None };
+        let open = OpenOptionsT {
+            create_size: Some(1 << 20),
+            need_direct: false,
+            write: false,
+            destroy: None,
+            overwrite: false,
+        };
         let targets: Vec<Target> =
             (0..4).map(|i| Target::open(&dir.join(format!("t{i}")), &open).unwrap()).collect();
         let m = Manifest::start(Start {

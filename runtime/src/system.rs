@@ -254,7 +254,8 @@ mod tests {
         let mut f = fs::File::create(&path).unwrap();
         f.write_all(&vec![7u8; 1 << 20]).unwrap();
         f.sync_all().unwrap();
-        let t = Target::open(&path, &OpenOptionsT { write: true, ..Default::default() }).unwrap();
+        let t = Target::open(&path, &OpenOptionsT { write: true, overwrite: true, ..Default::default() })
+            .unwrap();
         let how = erase(&t, EraseMethod::Discard, Region { start: 0, len: 1 << 20 }).unwrap();
         assert!(how.contains("punched holes"), "{how}");
         let data = fs::read(&path).unwrap();

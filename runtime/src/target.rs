@@ -87,6 +87,8 @@ pub struct OpenOptionsT {
     pub write: bool,
     /// `--destroy`: the serial (or path) the user agreed to write over.
     pub destroy: Option<String>,
+    /// `--overwrite`: write over an existing file methodic did not create.
+    pub overwrite: bool,
 }
 
 impl Target {
@@ -106,6 +108,15 @@ impl Target {
         if meta.file_type().is_block_device() {
             open_block_device(path, meta.rdev(), opts)
         } else if meta.is_file() {
+            if opts.write && !opts.overwrite && !made_by_methodic(path) {
+                return Err(Error::Refused {
+                    path: path.to_path_buf(),
+                    reason: "it is an existing file methodic did not create, and the plan writes to it".into(),
+                    hint: "pass --overwrite to write over it (what it holds is lost), or leave out --target to run \
+                           on a scratch file"
+                        .into(),
+                });
+            }
             open_file(path, meta.len(), false, opts)
         } else {
             Err(Error::target(path, "is neither a regular file nor a block device"))
@@ -148,6 +159,17 @@ impl Target {
     }
 }
 
+/// The extended attribute methodic marks its scratch files with.
+const MARK: &std::ffi::CStr = c"user.methodic";
+
+/// Whether methodic created this file (it carries the mark).
+fn made_by_methodic(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else { return false };
+    let mut buf = [0u8; 16];
+    let n = unsafe { libc::getxattr(c.as_ptr(), MARK.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    n == 7 && &buf[..7] == b"scratch"
+}
+
 fn open_flags(write: bool) -> OpenOptions {
     let mut o = OpenOptions::new();
     o.read(true).write(write);
@@ -161,6 +183,9 @@ fn create_file(path: &Path, size: u64, opts: &OpenOptionsT) -> Result<Target> {
         .create_new(true)
         .open(path)
         .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+    // Marked as methodic's, so that a kept scratch file can be a target
+    // again without --overwrite (where the file system has user xattrs).
+    let _ = unsafe { libc::fsetxattr(file.as_raw_fd(), MARK.as_ptr(), b"scratch".as_ptr().cast(), 7, 0) };
     // Allocate the blocks now, so that the run does not measure the file
     // system growing the file.
     let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, size as libc::off_t) };
@@ -527,8 +552,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("methodic-target-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("scratch");
-        let opts =
-            OpenOptionsT { create_size: Some(8 << 20), need_direct: false, write: true, destroy: None };
+        let opts = OpenOptionsT {
+            create_size: Some(8 << 20),
+            need_direct: false,
+            write: true,
+            destroy: None,
+            overwrite: false,
+        };
         let t = Target::open(&path, &opts).unwrap();
         assert_eq!((t.kind, t.capacity, t.created), (TargetKind::File, 8 << 20, true));
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 8 << 20);

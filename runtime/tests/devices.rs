@@ -298,7 +298,17 @@ fn workers_spread_over_two_targets() {
         "methodology \"t\" version \"1\"\ntarget { workers 2; devices 2; io buffered }\n\
          fill { sequential; block 1MiB; read 0% } qd 2",
     );
-    let opts = RunOptions { targets: vec![a.clone(), b.clone()], out: dir.join("out"), ..Default::default() };
+    // Files the test made: methodic refuses them without --overwrite.
+    let refused =
+        RunOptions { targets: vec![a.clone(), b.clone()], out: dir.join("out0"), ..Default::default() };
+    let err = run(&plan, &refused, &mut Quiet).unwrap_err().to_string();
+    assert!(err.contains("existing file methodic did not create"), "{err}");
+    let opts = RunOptions {
+        targets: vec![a.clone(), b.clone()],
+        out: dir.join("out"),
+        overwrite: true,
+        ..Default::default()
+    };
     let r = run(&plan, &opts, &mut Quiet).unwrap();
     assert_eq!(r.status, Status::Completed, "{:?}", r.error);
     assert_eq!(r.targets.len(), 2);
@@ -306,7 +316,8 @@ fn workers_spread_over_two_targets() {
         let data = fs::read(p).unwrap();
         assert!(data.iter().filter(|&&x| x != 0).count() > data.len() / 2, "{} was not written", p.display());
     }
-    let one = RunOptions { targets: vec![a.clone()], out: dir.join("out1"), ..Default::default() };
+    let one =
+        RunOptions { targets: vec![a.clone()], out: dir.join("out1"), overwrite: true, ..Default::default() };
     let err = run(&plan, &one, &mut Quiet).unwrap_err().to_string();
     assert!(err.contains("2 devices"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
