@@ -245,7 +245,9 @@ fn existing_files_are_written_only_with_consent() {
     let scratch = kept.join("scratch.bin");
     let marked = std::process::Command::new("getfattr").arg("-n").arg("user.methodic").arg(&scratch).output();
     if marked.is_err() {
-        eprintln!("getfattr (package attr, which .ci/run installs) is missing: the kept-scratch check is skipped");
+        eprintln!(
+            "getfattr (package attr, which .ci/run installs) is missing: the kept-scratch check is skipped"
+        );
     }
     if marked.is_ok_and(|m| m.status.success() && String::from_utf8_lossy(&m.stdout).contains("scratch")) {
         let again = dir.join("again");
