@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use methodic_compiler::plan::{IoMode, QdCounting, ValueKind};
+use methodic_compiler::plan::{IoMode, QdCounting};
 use methodic_runtime::manifest::{Checklist, Loaded, ManifestStep};
 use methodic_runtime::target::human;
 use serde::Serialize;
@@ -570,12 +570,7 @@ const FIELDS: &[Field] = &[
         name: "value kind",
         get: |s| {
             let v = &checklist(s).value_kind;
-            let kind = match v.kind {
-                ValueKind::StepAverage => "step average",
-                ValueKind::SteadyStateAverage => "steady-state average",
-                ValueKind::Peak => "peak",
-            };
-            Some(format!("{kind}: {}", v.computed))
+            Some(format!("{}: {}", v.kind.words(), v.computed))
         },
         sentence: "the value is made another way (record time, repeats, statistic): a peak beats an average, and a \
                    short record time catches a drive's burst rather than its sustained rate",

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use methodic_compiler::plan::{Action, Units, ValueKind};
+use methodic_compiler::plan::{Action, Units};
 use methodic_runtime::exec::Status;
 use methodic_runtime::manifest::{self, Loaded, Manifest};
 use methodic_runtime::target::human;
@@ -90,14 +90,6 @@ fn columns(units: Units) -> Vec<String> {
 
 fn num(v: Option<f64>, decimals: usize) -> String {
     v.filter(|v| v.is_finite()).map_or("-".into(), |v| format!("{v:.decimals$}"))
-}
-
-fn value_word(k: ValueKind) -> &'static str {
-    match k {
-        ValueKind::StepAverage => "step average",
-        ValueKind::SteadyStateAverage => "steady-state average",
-        ValueKind::Peak => "peak",
-    }
 }
 
 /// One row a point, as text.
@@ -296,7 +288,7 @@ fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
                 methodic_compiler::plan::QdCounting::PerWorker => "counted per worker".to_string(),
             },
         ),
-        ("value reported".into(), value_word(c.value).into()),
+        ("value reported".into(), c.value.words().into()),
         ("span".into(), t.span.to_string()),
         ("workers x devices".into(), format!("{} x {}", t.workers, t.devices)),
         (
@@ -384,7 +376,7 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
             methodic_compiler::plan::QdCounting::Total => "in total",
             methodic_compiler::plan::QdCounting::PerWorker => "per worker",
         },
-        value_word(c.value),
+        c.value.words(),
         m.engine.choice
     ));
     if m.status != Status::Completed {
@@ -508,7 +500,7 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
             c.and_then(|c| c.drive_state.as_ref()).map_or(String::new(), |d| d.description.clone()),
             c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.bytes.to_string()),
             c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.percent_of_capacity.to_string()),
-            c.map_or(String::new(), |c| value_word(c.value_kind.kind).to_string()),
+            c.map_or(String::new(), |c| c.value_kind.kind.words().to_string()),
             c.and_then(|c| c.cache.io).map_or(String::new(), |io| format!("{io:?}").to_lowercase()),
             p.error.clone().unwrap_or_default(),
         ]));
@@ -984,7 +976,7 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String> {
                 }),
                 qd: c.queue_depth.as_ref().map_or("-".into(), |q| q.description.clone()),
                 cache: c.cache.description.clone(),
-                value: format!("{}: {}", value_word(c.value_kind.kind), c.value_kind.computed),
+                value: format!("{}: {}", c.value_kind.kind.words(), c.value_kind.computed),
                 data: c.data_pattern.map_or("-".into(), |d| d.to_string()),
             })
         })

@@ -34,7 +34,11 @@ fn an_enterprise_sweep_rehearsal_answers_every_checklist_question() {
     assert_eq!(m.methodology.version, "1.0");
     assert!(m.methodology.source_hash.starts_with("sha256:"));
     let plan_ron = std::fs::read_to_string(out.join("plan.ron")).unwrap();
-    assert_eq!(m.methodology.plan_hash, manifest::sha256(&plan_ron), "the plan hash is of plan.ron");
+    assert_eq!(
+        m.methodology.plan_hash,
+        methodic_compiler::source_hash(&plan_ron),
+        "the plan hash is of plan.ron"
+    );
     assert_eq!(m.plan.steps.len(), m.steps.len());
 
     // Host.

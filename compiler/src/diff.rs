@@ -166,15 +166,19 @@ fn qd_total(s: &Step) -> Option<u32> {
 /// measurements around a precondition pair with their own counterparts.
 /// The loosest passes compare phases through the renames the earlier
 /// passes found.
-fn match_steps(old: &Plan, new: &Plan) -> Vec<(usize, usize)> {
+fn match_steps(
+    old: &Plan,
+    new: &Plan,
+    deps_old: &[Vec<usize>],
+    deps_new: &[Vec<usize>],
+) -> Vec<(usize, usize)> {
     let run = |s: &Step| s.repeat.map_or(0, |r| r.run);
-    let context = |plan: &Plan| -> Vec<String> {
-        dependencies(plan)
-            .iter()
+    let context = |plan: &Plan, deps: &[Vec<usize>]| -> Vec<String> {
+        deps.iter()
             .map(|deps| deps.iter().map(|d| content_key(&plan.steps[*d])).collect::<Vec<_>>().join(" > "))
             .collect()
     };
-    let (ctx_old, ctx_new) = (context(old), context(new));
+    let (ctx_old, ctx_new) = (context(old, deps_old), context(new, deps_new));
     let mut used_old = vec![false; old.steps.len()];
     let mut used_new = vec![false; new.steps.len()];
     let mut pairs: Vec<(usize, usize)> = Vec::new();
@@ -257,23 +261,6 @@ fn match_steps(old: &Plan, new: &Plan) -> Vec<(usize, usize)> {
     }
     pairs.sort();
     pairs
-}
-
-/// For each step, whether a drop_caches ran since the last step on the target.
-fn caches_dropped(plan: &Plan) -> Vec<bool> {
-    let mut dropped = false;
-    plan.steps
-        .iter()
-        .map(|s| {
-            let before = dropped;
-            if matches!(s.action, Action::DropCaches) {
-                dropped = true;
-            } else if s.action.touches_target() {
-                dropped = false;
-            }
-            before
-        })
-        .collect()
 }
 
 /// For each step, the steps before it that its drive state depends on
@@ -725,7 +712,11 @@ fn brief(s: &Step) -> String {
 
 pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
     use Class::*;
-    let pairs = match_steps(old, new);
+    // What each step's drive state depends on: matching and the drive-state
+    // comparison both use it.
+    let deps_a = dependencies(old);
+    let deps_b = dependencies(new);
+    let pairs = match_steps(old, new, &deps_a, &deps_b);
     let new_of_old: BTreeMap<usize, usize> = pairs.iter().copied().collect();
     let old_of_new: BTreeMap<usize, usize> = pairs.iter().map(|(a, b)| (*b, *a)).collect();
     let mut out: Vec<Raw> = Vec::new();
@@ -756,14 +747,7 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
         ));
     }
     if ca.value != cb.value {
-        let v = |v: ValueKind| {
-            match v {
-                ValueKind::StepAverage => "step average",
-                ValueKind::SteadyStateAverage => "steady-state average",
-                ValueKind::Peak => "peak",
-            }
-            .to_string()
-        };
+        let v = |v: ValueKind| v.words().to_string();
         out.push(raw(
             BreaksComparability,
             "value kind",
@@ -798,10 +782,8 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
     // Target defaults show in the steps that use them (a default no step
     // uses changes no result).
     // Matched steps.
-    let dropped_a = caches_dropped(old);
-    let dropped_b = caches_dropped(new);
-    let deps_a = dependencies(old);
-    let deps_b = dependencies(new);
+    let dropped_a = old.caches_dropped();
+    let dropped_b = new.caches_dropped();
     for &(i, j) in &pairs {
         let (a, b) = (&old.steps[i], &new.steps[j]);
         let before = out.len();
@@ -1001,7 +983,6 @@ fn affected(plan: &Plan, steps: &[usize]) -> String {
         return "the methodology".into();
     }
     let n = steps.len();
-    let plural = |n: usize, w: &str| if n == 1 { format!("1 {w}") } else { format!("{n} {w}s") };
     if n == plan.steps.len() {
         return format!("every step ({n})");
     }
@@ -1041,7 +1022,13 @@ fn affected(plan: &Plan, steps: &[usize]) -> String {
     if n <= 3 {
         ids.join(", ")
     } else {
-        format!("{}: {}, {} ... {}", plural(n, "step"), ids[0], ids[1], ids[n - 1])
+        format!(
+            "{}: {}, {} ... {}",
+            crate::plan::plural(n as u64, "step", "steps"),
+            ids[0],
+            ids[1],
+            ids[n - 1]
+        )
     }
 }
 

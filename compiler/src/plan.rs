@@ -233,6 +233,26 @@ impl Action {
     }
 }
 
+impl Plan {
+    /// For each step, whether a drop_caches ran since the last step that
+    /// touched the target: the cache policy the step runs under.
+    pub fn caches_dropped(&self) -> Vec<bool> {
+        let mut dropped = false;
+        self.steps
+            .iter()
+            .map(|s| {
+                let before = dropped;
+                if matches!(s.action, Action::DropCaches) {
+                    dropped = true;
+                } else if s.action.touches_target() {
+                    dropped = false;
+                }
+                before
+            })
+            .collect()
+    }
+}
+
 impl Step {
     /// One line saying what the step does, for tables and logs:
     /// `measure rnd4k_write QD 32: 30s ramp, 5min record`.
@@ -333,7 +353,7 @@ impl Step {
 }
 
 /// `1 pass`, `2 passes`.
-fn plural(n: u64, one: &str, many: &str) -> String {
+pub fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
 }
 

@@ -109,6 +109,17 @@ pub enum ValueKind {
     Peak,
 }
 
+impl ValueKind {
+    /// `step average`, `steady-state average`, `peak`: for tables and sentences.
+    pub fn words(self) -> &'static str {
+        match self {
+            ValueKind::StepAverage => "step average",
+            ValueKind::SteadyStateAverage => "steady-state average",
+            ValueKind::Peak => "peak",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum IoMode {
     /// O_DIRECT: the page cache is bypassed.

@@ -18,13 +18,13 @@ use methodic_compiler::plan::{
     Target as Settings, Units, ValueKind, Workload,
 };
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::exec::{IoInfo, Status, SteadyResult, StepResult};
 use crate::host::Host;
 use crate::region::step_region;
 use crate::target::{Identity, Target, TargetKind, human};
+use methodic_compiler::plan::plural;
 
 /// The version of the manifest format. Bump it when a field changes
 /// meaning or goes away; readers refuse a manifest newer than they know.
@@ -503,7 +503,7 @@ impl Manifest {
     pub fn start(s: Start<'_>) -> Manifest {
         let hostname = s.host.hostname.clone().unwrap_or_else(|| "unknown".into());
         let conventions = s.plan.conventions;
-        let mut dropped = false;
+        let dropped = s.plan.caches_dropped();
         let steps = s
             .plan
             .steps
@@ -512,12 +512,7 @@ impl Manifest {
             .map(|(i, step)| {
                 let settings = step.target.unwrap_or(s.plan.target);
                 let touches = step.action.touches_target();
-                let caches_dropped = dropped;
-                if matches!(step.action, Action::DropCaches) {
-                    dropped = true;
-                } else if touches {
-                    dropped = false;
-                }
+                let caches_dropped = dropped[i];
                 let (workload, qd) = workload_and_qd(&step.action);
                 ManifestStep {
                     index: i + 1,
@@ -577,7 +572,7 @@ impl Manifest {
                 version: m.version.clone(),
                 description: m.description.clone(),
                 source_hash: m.source_hash.clone(),
-                plan_hash: sha256(s.plan_ron),
+                plan_hash: methodic_compiler::source_hash(s.plan_ron),
                 plan_schema: s.plan.schema,
                 compiler: s.plan.compiler.clone(),
                 non_destructive: m.non_destructive,
@@ -737,16 +732,6 @@ fn metric_word(m: methodic_compiler::plan::Metric) -> &'static str {
         methodic_compiler::plan::Metric::Bandwidth => "bandwidth",
         methodic_compiler::plan::Metric::Latency => "mean latency",
     }
-}
-
-pub fn sha256(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
 }
 
 /// A results directory read back: its manifest and its finished steps.
@@ -972,7 +957,7 @@ mod tests {
         assert_eq!((span(0).bytes, span(0).capacity), (512 << 10, 1 << 20), "QD1: one worker, one device");
         assert_eq!((span(1).bytes, span(1).capacity), (2 << 20, 4 << 20), "QD8: four devices");
         assert_eq!(span(1).percent_of_capacity, 50.0);
-        assert_eq!(m.methodology.plan_hash, sha256(&p.to_ron()));
+        assert_eq!(m.methodology.plan_hash, methodic_compiler::source_hash(&p.to_ron()));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

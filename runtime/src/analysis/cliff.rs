@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{mean, sd};
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cliff {
     /// Whether a cliff was found.
@@ -21,15 +23,6 @@ pub struct Cliff {
     pub after_mb_s: Option<f64>,
     /// `fast for 12.3 GB at 1450 MB/s, then 480 MB/s`, or `no cliff within 40 GB`.
     pub verdict: String,
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-fn sd(v: &[f64]) -> f64 {
-    let m = mean(v);
-    (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len().max(2).saturating_sub(1) as f64).sqrt()
 }
 
 fn gb(bytes: f64) -> String {

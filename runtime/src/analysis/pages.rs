@@ -16,6 +16,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::median;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageEstimate {
     /// The page size found, bytes; `None` when no periodic structure was.
@@ -36,16 +38,6 @@ pub struct PageEstimate {
 
 /// Scores below this mean the slow offsets have no spacing in common.
 const MIN_SCORE: f64 = 0.7;
-
-fn median(v: &[f64]) -> f64 {
-    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if s.is_empty() {
-        return f64::NAN;
-    }
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 }
-}
 
 fn kib(b: u64) -> String {
     if b % 1024 == 0 { format!("{} KiB", b / 1024) } else { format!("{b} B") }

@@ -8,6 +8,9 @@
 use methodic_compiler::plan::Aggregate;
 use serde::{Deserialize, Serialize};
 
+use super::{mean, median, sd};
+use crate::target::human;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RepeatSummary {
     /// The value of each run, in order.
@@ -44,29 +47,6 @@ pub struct CacheContext {
     /// The data is in RAM anyway (a copy's source on tmpfs): no cache to
     /// flatter later runs.
     pub source_in_ram: bool,
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-fn sd(v: &[f64]) -> f64 {
-    if v.len() < 2 {
-        return 0.0;
-    }
-    let m = mean(v);
-    (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 }
-}
-
-fn gib(b: u64) -> String {
-    crate::target::human(b)
 }
 
 /// Whether run 1 stands apart from runs 2..N: it lies outside their
@@ -122,8 +102,8 @@ pub fn summarize(
                 "{head}: the data ({}) fits in the {} of free RAM, so runs 2..{} likely came from the page cache, \
                  not the drive. Drop caches before each run (drop_caches inside the repeat) or limit RAM \
                  (limit_ram) below the data's size",
-                gib(d),
-                gib(ctx.free_ram),
+                human(d),
+                human(ctx.free_ram),
                 values.len()
             ),
             _ => format!(
@@ -138,8 +118,8 @@ pub fn summarize(
                 } else {
                     format!(
                         "the data ({}) does not fit in the {} of free RAM",
-                        ctx.data_bytes.map_or("of unknown size".into(), gib),
-                        gib(ctx.free_ram)
+                        ctx.data_bytes.map_or("of unknown size".into(), human),
+                        human(ctx.free_ram)
                     )
                 }
             ),
