@@ -21,8 +21,16 @@ use crate::cli::{load, write_output};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// A methodology (.method) or a compiled plan (.ron or .json).
-    file: PathBuf,
+    /// A methodology (.method) or a compiled plan (.ron or .json). With
+    /// --resume it may be left out; given, it must compile to the run's plan.
+    #[arg(required_unless_present = "resume")]
+    file: Option<PathBuf>,
+    /// Go on with the run in this results directory (interrupted, failed or
+    /// crashed): same plan, same targets, checked; from the first step not
+    /// finished, or from the step that set the drive state when the step
+    /// cut off was changing it. --destroy/--overwrite are asked again.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "rehearse", "engine", "seed", "pin", "no_ceiling", "datasets", "no_latency"])]
+    resume: Option<PathBuf>,
     /// A file or block device to run on, once for each device of the plan.
     /// Without it, methodic runs on a scratch file in the results directory.
     #[arg(short, long = "target", value_name = "PATH")]
@@ -150,7 +158,11 @@ pub fn calibrate(args: CalibrateArgs) -> Result<ExitCode> {
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    let Some((plan, source)) = load(&args.file, None)? else {
+    if let Some(dir) = &args.resume {
+        return resume(dir, &args);
+    }
+    let Some(file) = &args.file else { bail!("give the methodology to run") };
+    let Some((plan, source)) = load(file, None)? else {
         return Ok(ExitCode::from(1));
     };
     let now = methodic_runtime::time::unix_now();
@@ -189,22 +201,67 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         }
     };
     progress.finish();
-    if args.json {
+    finish(&plan, &report, args.json)
+}
+
+/// `methodic run --resume DIR [FILE]`.
+fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
+    let given = match &args.file {
+        Some(f) => match load(f, None)? {
+            Some((plan, _)) => Some(plan),
+            None => return Ok(ExitCode::from(1)),
+        },
+        None => None,
+    };
+    // The run's own plan, for the progress and the table; resume says what
+    // is wrong with it when it cannot be read.
+    let plan = std::fs::read_to_string(dir.join("plan.ron")).ok().and_then(|t| Plan::from_ron(&t).ok());
+    let opts = RunOptions {
+        targets: args.targets.clone(),
+        out: dir.to_path_buf(),
+        destroy: args.destroy.clone(),
+        overwrite: args.overwrite,
+        keep_scratch: args.keep_scratch,
+        ..RunOptions::default()
+    };
+    let mut progress = Progress::new(
+        !args.json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(),
+        plan.as_ref().is_some_and(|p| p.conventions.units == Units::Binary),
+    );
+    let report = match methodic_runtime::resume(dir, given.as_ref(), &opts, &mut progress) {
+        Ok(r) => r,
+        Err(e) => {
+            progress.finish();
+            bail!("{}", methodic_runtime::exec::describe(&e));
+        }
+    };
+    progress.finish();
+    let plan = plan.or(given).ok_or_else(|| anyhow::anyhow!("the run's plan.ron cannot be read"))?;
+    finish(&plan, &report, args.json)
+}
+
+/// Prints the report and says how the run ended, in the exit code too.
+fn finish(plan: &Plan, report: &RunReport, json: bool) -> Result<ExitCode> {
+    if json {
         let text = serde_json::to_string_pretty(&report)?;
         write_output(std::path::Path::new("-"), &format!("{text}\n"))?;
     } else {
-        write_output(std::path::Path::new("-"), &table(&plan, &report))?;
+        write_output(std::path::Path::new("-"), &table(plan, report))?;
     }
     match report.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
         Status::Failed | Status::Running => {
             eprintln!("error: {}", report.error.as_deref().unwrap_or("the run failed"));
-            eprintln!("the steps that finished are in {}", report.results.display());
+            eprintln!(
+                "the steps that finished are in {0}; after fixing the cause, go on with `methodic run --resume {0}`",
+                report.results.display()
+            );
             Ok(ExitCode::from(1))
         }
         Status::Interrupted => {
             eprintln!(
-                "{}: the steps that finished, and the one in flight with its partial numbers, are in {}",
+                "{}: the steps that finished, and the one in flight with its partial numbers, are in {1}; \
+                 go on with `methodic run --resume {1}`",
                 report.error.as_deref().unwrap_or("interrupted"),
                 report.results.display()
             );

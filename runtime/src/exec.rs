@@ -253,11 +253,10 @@ fn stop_flag() -> Arc<AtomicBool> {
 /// report is returned (and written as `results.json`) however it ends.
 pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
     let started = time::unix_now();
-    let clock = Instant::now();
     let original = plan;
     let plan = if opts.rehearse { rehearse::rehearse(plan) } else { plan.clone() };
 
-    let mut results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
+    let results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
     if opts.rehearse {
         std::fs::write(results.path.join("rehearsal-plan.ron"), plan.to_ron())
             .map_err(|e| Error::io("cannot write the rehearsal plan", e))?;
@@ -318,7 +317,75 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         results.discard();
         return Err(e);
     }
-    let mut drive = DriveTracker::new(targets.iter().all(|t| t.created));
+    let drive = DriveTracker::new(targets.iter().all(|t| t.created));
+    execute(
+        Session {
+            original: original.clone(),
+            plan,
+            opts: opts.clone(),
+            results,
+            manifest,
+            targets,
+            engine,
+            first: 0,
+            earlier: Vec::new(),
+            drive,
+            started: time::rfc3339(started),
+            seconds_before: 0.0,
+            measure_ceiling: !opts.skip_ceiling,
+            ram: None,
+        },
+        observer,
+    )
+}
+
+/// A run ready to go: its results directory, manifest and open targets,
+/// and where in the plan it starts (after the steps a resume keeps).
+pub(crate) struct Session {
+    /// The methodology's plan (`plan.ron`).
+    pub original: Plan,
+    /// The plan that runs: the original, or its rehearsal.
+    pub plan: Plan,
+    pub opts: RunOptions,
+    pub results: ResultsDir,
+    pub manifest: Manifest,
+    pub targets: Vec<Target>,
+    pub engine: EngineNote,
+    /// The first step to run (from 0).
+    pub first: usize,
+    /// The records of the steps before `first`.
+    pub earlier: Vec<StepResult>,
+    /// The drive state when `first` starts.
+    pub drive: DriveTracker,
+    /// When the run first started.
+    pub started: String,
+    /// Seconds the run ran before this session.
+    pub seconds_before: f64,
+    pub measure_ceiling: bool,
+    /// A RAM limit in force at `first`, set again before it runs.
+    pub ram: Option<Bytes>,
+}
+
+/// Runs a session's steps from its first to the end, recording each.
+pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<RunReport> {
+    let clock = Instant::now();
+    let Session {
+        original,
+        plan,
+        opts,
+        mut results,
+        mut manifest,
+        targets,
+        engine,
+        first,
+        earlier,
+        mut drive,
+        started,
+        seconds_before,
+        measure_ceiling,
+        ram,
+    } = session;
+    let opts = &opts;
     let mut exec = Executor {
         plan: &plan,
         opts,
@@ -330,7 +397,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         copies: Vec::new(),
         datasets_seen: Vec::new(),
     };
-    if let (false, Some((small, large, qd))) = (opts.skip_ceiling, io_shape(&plan)) {
+    if let (true, Some((small, large, qd))) = (measure_ceiling, io_shape(&plan)) {
         let seconds = if opts.rehearse { 0.2 } else { 1.0 };
         observer.note("measuring the host ceiling: the engine against RAM, with no device in the way");
         match exec.ceiling(small, large, qd, seconds) {
@@ -340,11 +407,28 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
             Err(e) => observer.note(&format!("the host ceiling was not measured: {}", describe(&e))),
         }
     }
-    let mut steps = Vec::new();
+    let mut steps = earlier;
     let mut status = Status::Completed;
     let mut error = None;
+    if let (Some(limit), Some(step)) = (ram, plan.steps.get(first)) {
+        let mut note = StepResult::new(first, step, opts.rehearse, String::new());
+        match exec.apply_ram_limit(Some(limit), &mut note) {
+            Ok(()) => observer.note(&format!("as before step {}: {}", first + 1, note.actions.join("; "))),
+            Err(e) => {
+                status = Status::Failed;
+                error = Some(format!(
+                    "the RAM limit in force at step {} cannot be set again: {}",
+                    first + 1,
+                    describe(&e)
+                ));
+            }
+        }
+    }
     let total = plan.steps.len();
-    for (i, step) in plan.steps.iter().enumerate() {
+    for (i, step) in plan.steps.iter().enumerate().skip(first) {
+        if error.is_some() {
+            break;
+        }
         // A signal between steps (or during the host ceiling) stops the run
         // before the next step starts.
         if exec.stop.load(Ordering::SeqCst) {
@@ -363,27 +447,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
             break;
         }
         let t0 = Instant::now();
-        let mut result = StepResult {
-            index: i + 1,
-            id: step.id.clone(),
-            phase: step.phase.clone(),
-            kind: step.action.kind().to_string(),
-            rehearsal: opts.rehearse,
-            started: time::rfc3339(step_start),
-            seconds: 0.0,
-            error: None,
-            io: None,
-            summary: None,
-            series: None,
-            steady: None,
-            cells: None,
-            copy: None,
-            probe: None,
-            cliff: None,
-            repeats: None,
-            host_bound: None,
-            actions: Vec::new(),
-        };
+        let mut result = StepResult::new(i, step, opts.rehearse, time::rfc3339(step_start));
         let outcome = exec.step(step, &mut result);
         result.seconds = t0.elapsed().as_secs_f64();
         let interrupted = exec.stop.load(Ordering::SeqCst);
@@ -434,16 +498,24 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     for dir in &exec.copies {
         let _ = std::fs::remove_dir_all(dir);
     }
-    if !opts.keep_scratch {
-        for t in &exec.targets {
+    // An interrupted run keeps its scratch files: `--resume` goes on with them.
+    let keep = opts.keep_scratch || status == Status::Interrupted;
+    for t in exec.targets.iter().filter(|t| t.created) {
+        if !keep {
             let _ = t.remove_scratch();
+        } else if !opts.keep_scratch {
+            observer.note(&format!(
+                "the scratch file {} is kept so that `methodic run --resume {}` can go on; delete it if you will not",
+                t.path.display(),
+                exec.results.path.display()
+            ));
         }
     }
     let finished = time::unix_now();
     manifest.status = status;
     manifest.error = error.clone();
     manifest.finished = Some(time::rfc3339(finished));
-    manifest.seconds = clock.elapsed().as_secs_f64();
+    manifest.seconds = seconds_before + clock.elapsed().as_secs_f64();
     let saved = manifest.save(&results.path, time::rfc3339(finished));
     let report = RunReport {
         tool: format!("methodic {}", env!("CARGO_PKG_VERSION")),
@@ -456,7 +528,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         status,
         error,
         seed: opts.seed,
-        started: time::rfc3339(started),
+        started,
         seconds: manifest.seconds,
         engine,
         targets: manifest.targets.clone(),
@@ -469,7 +541,33 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     Ok(report)
 }
 
-/// Where copy tests keep their datasets.
+impl StepResult {
+    /// The record of step `i` (from 0) before it runs.
+    pub(crate) fn new(i: usize, step: &Step, rehearsal: bool, started: String) -> StepResult {
+        StepResult {
+            index: i + 1,
+            id: step.id.clone(),
+            phase: step.phase.clone(),
+            kind: step.action.kind().to_string(),
+            rehearsal,
+            started,
+            seconds: 0.0,
+            error: None,
+            io: None,
+            summary: None,
+            series: None,
+            steady: None,
+            cells: None,
+            copy: None,
+            probe: None,
+            cliff: None,
+            repeats: None,
+            host_bound: None,
+            actions: Vec::new(),
+        }
+    }
+}
+
 fn datasets_dir(opts: &RunOptions, results: &Path) -> PathBuf {
     opts.datasets.clone().unwrap_or_else(|| results.join("datasets"))
 }
@@ -604,27 +702,8 @@ pub fn describe(e: &Error) -> String {
 
 /// Opens the targets the plan needs, or makes scratch files in `out`.
 fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target>> {
-    let devices =
-        plan.steps.iter().filter_map(|s| s.target.map(|t| t.devices)).max().unwrap_or(1).max(1) as usize;
-    let need_direct = plan
-        .steps
-        .iter()
-        .any(|s| s.target.is_some_and(|t| t.io == IoMode::Direct) && s.action.touches_target());
-    // Copies write beside the target, not to it.
-    let write = plan.steps.iter().any(|s| s.action.writes() && !matches!(s.action, Action::Copy { .. }));
-    if write && plan.methodology.non_destructive {
-        return Err(Error::unsupported(
-            "the plan says non_destructive but has steps that write to the target: it was edited by hand?",
-        )
-        .with_hint("compile the methodology again; methodic does not open a non_destructive plan's target for writing"));
-    }
-    let mut open = OpenOptionsT {
-        create_size: None,
-        need_direct,
-        write,
-        destroy: opts.destroy.clone(),
-        overwrite: opts.overwrite,
-    };
+    let devices = devices(plan);
+    let mut open = open_options(plan, opts)?;
     if opts.targets.is_empty() {
         let size = if opts.rehearse { rehearse::CAPACITY } else { scratch_size(plan) };
         open.create_size = Some(size);
@@ -644,6 +723,35 @@ fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target
         .with_hint(format!("give --target once for each of the {devices} devices")));
     }
     opts.targets.iter().map(|p| Target::open(p, &open)).collect()
+}
+
+/// How many devices the plan spreads its workers over.
+pub(crate) fn devices(plan: &Plan) -> usize {
+    plan.steps.iter().filter_map(|s| s.target.map(|t| t.devices)).max().unwrap_or(1).max(1) as usize
+}
+
+/// How the plan needs its targets opened: for writing or not, with
+/// O_DIRECT or not, and the consent given on the command line.
+pub(crate) fn open_options(plan: &Plan, opts: &RunOptions) -> Result<OpenOptionsT> {
+    let need_direct = plan
+        .steps
+        .iter()
+        .any(|s| s.target.is_some_and(|t| t.io == IoMode::Direct) && s.action.touches_target());
+    // Copies write beside the target, not to it.
+    let write = plan.steps.iter().any(|s| s.action.writes() && !matches!(s.action, Action::Copy { .. }));
+    if write && plan.methodology.non_destructive {
+        return Err(Error::unsupported(
+            "the plan says non_destructive but has steps that write to the target: it was edited by hand?",
+        )
+        .with_hint("compile the methodology again; methodic does not open a non_destructive plan's target for writing"));
+    }
+    Ok(OpenOptionsT {
+        create_size: None,
+        need_direct,
+        write,
+        destroy: opts.destroy.clone(),
+        overwrite: opts.overwrite,
+    })
 }
 
 /// A scratch file holds the largest span given in bytes, or 1GiB.

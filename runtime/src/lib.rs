@@ -15,6 +15,7 @@ pub mod probe;
 pub mod region;
 pub mod rehearse;
 pub mod results;
+pub mod resume;
 pub mod rng;
 pub mod series;
 pub mod stats;
@@ -27,3 +28,4 @@ pub mod workload;
 
 pub use error::{Error, Result};
 pub use exec::{EngineChoice, Observer, Quiet, RunOptions, RunReport, Status, StepResult, run};
+pub use resume::resume;

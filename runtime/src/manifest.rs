@@ -64,6 +64,26 @@ pub struct Manifest {
     /// methodology's own plan is `plan.ron` beside this file).
     pub plan: Plan,
     pub steps: Vec<ManifestStep>,
+    /// Each `methodic run --resume` of this run, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed: Vec<ResumeNote>,
+}
+
+/// A resume: where the run went on from, and why there.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResumeNote {
+    /// When the resume started.
+    pub at: String,
+    /// The methodic (and git revision) that resumed.
+    pub tool: Tool,
+    /// The step run first (from 1), and its id.
+    pub from_step: usize,
+    pub from_id: String,
+    /// Why from there: the first step not finished, or the last step that
+    /// establishes the drive state before one cut off while writing.
+    pub reason: String,
+    /// Records of steps that were run again, moved to `superseded.jsonl`.
+    pub superseded: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -72,6 +92,17 @@ pub struct Tool {
     pub version: String,
     /// The git commit methodic was built from, when the build knew it.
     pub git_revision: Option<String>,
+}
+
+impl Tool {
+    /// This methodic.
+    pub fn this() -> Tool {
+        Tool {
+            name: "methodic".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            git_revision: option_env!("METHODIC_GIT_REVISION").map(str::to_string),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -554,11 +585,7 @@ impl Manifest {
         let m = &s.plan.methodology;
         Manifest {
             schema: MANIFEST_SCHEMA,
-            tool: Tool {
-                name: "methodic".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-                git_revision: option_env!("METHODIC_GIT_REVISION").map(str::to_string),
-            },
+            tool: Tool::this(),
             status: Status::Running,
             error: None,
             rehearsal: s.rehearsal,
@@ -584,6 +611,7 @@ impl Manifest {
             datasets: None,
             plan: s.plan.clone(),
             steps,
+            resumed: Vec::new(),
         }
     }
 
@@ -608,6 +636,19 @@ impl Manifest {
         st.io = r.io.clone();
         st.steady = r.steady.clone();
         st.actions = r.actions.clone();
+    }
+
+    /// Puts step `i` back to pending, to be run again by a resume.
+    pub fn reset_step(&mut self, i: usize) {
+        let st = &mut self.steps[i];
+        st.status = StepStatus::Pending;
+        st.started = None;
+        st.seconds = None;
+        st.error = None;
+        st.io = None;
+        st.steady = None;
+        st.actions.clear();
+        st.checklist.drive_state = None;
     }
 
     /// Marks step `i` failed because its record could not be written.
@@ -757,6 +798,13 @@ impl Loaded {
 /// Reads a results directory; changes nothing in it. Every error names the
 /// file it is about.
 pub fn load(dir: &Path) -> Result<Loaded> {
+    let manifest = read_manifest(&manifest_path(dir)?)?;
+    let steps = read_steps(&dir.join(STEPS_FILE))?;
+    Ok(Loaded { dir: dir.to_path_buf(), manifest, steps })
+}
+
+/// The manifest of results directory `dir`, refusing what is not one.
+pub fn manifest_path(dir: &Path) -> Result<PathBuf> {
     if !dir.exists() {
         return Err(Error::results(dir, "does not exist")
             .with_hint("give the results directory `methodic run` printed (its --out)"));
@@ -775,16 +823,21 @@ pub fn load(dir: &Path) -> Result<Loaded> {
         return Err(Error::results(dir, "is not a methodic results directory (it has no manifest.json)")
             .with_hint(hint));
     }
-    let text =
-        fs::read_to_string(&path).map_err(|e| Error::results(&path, format!("cannot be read: {e}")))?;
+    Ok(path)
+}
+
+/// Reads `manifest.json` alone: refuses a damaged file, a newer schema and
+/// a file that is not a manifest, naming it.
+pub fn read_manifest(path: &Path) -> Result<Manifest> {
+    let text = fs::read_to_string(path).map_err(|e| Error::results(path, format!("cannot be read: {e}")))?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        Error::results(&path, format!("is not valid JSON ({e})"))
+        Error::results(path, format!("is not valid JSON ({e})"))
             .with_hint("the file is damaged; results are also in steps.jsonl and results.json")
     })?;
     match value.get("schema").and_then(|v| v.as_u64()) {
         Some(n) if n > MANIFEST_SCHEMA as u64 => {
             return Err(Error::results(
-                &path,
+                path,
                 format!(
                     "was written with manifest schema {n}; this methodic {} reads schema {MANIFEST_SCHEMA} and older",
                     env!("CARGO_PKG_VERSION")
@@ -794,13 +847,10 @@ pub fn load(dir: &Path) -> Result<Loaded> {
         }
         Some(_) => {}
         None => {
-            return Err(Error::results(&path, "is not a methodic manifest (it has no schema number)"));
+            return Err(Error::results(path, "is not a methodic manifest (it has no schema number)"));
         }
     }
-    let manifest: Manifest = serde_json::from_value(value)
-        .map_err(|e| Error::results(&path, format!("is not a valid manifest: {e}")))?;
-    let steps = read_steps(&dir.join(STEPS_FILE))?;
-    Ok(Loaded { dir: dir.to_path_buf(), manifest, steps })
+    serde_json::from_value(value).map_err(|e| Error::results(path, format!("is not a valid manifest: {e}")))
 }
 
 /// Reads `steps.jsonl`: one step a line, each line whole.

@@ -2,20 +2,26 @@
 //! `steps.jsonl` (one JSON object per finished step, appended and synced
 //! to disk before the next step starts, so that a crash loses at most the
 //! step in flight), `series/<step-id>.csv`, and `results.json` at the end.
+//! A run holds a lock on the directory (flock) while it writes, so that a
+//! resume cannot start while the run is still going.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::manifest::STEPS_FILE;
 
 pub struct ResultsDir {
     pub path: PathBuf,
     steps: File,
     /// The directory did not exist before: discarding removes it whole.
     created: bool,
+    /// The directory itself, flocked while the run writes to it.
+    _lock: File,
 }
 
 impl ResultsDir {
@@ -36,13 +42,40 @@ impl ResultsDir {
         if let Some(src) = source {
             write_synced(&path.join("methodology.method"), src.as_bytes())?;
         }
-        let steps = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path.join("steps.jsonl"))
-            .map_err(|e| Error::io(format!("cannot create {}", path.join("steps.jsonl").display()), e))?;
+        let lock = lock(path)?;
+        let steps = open_steps(path)?;
         sync_dir(path);
-        Ok(ResultsDir { path: path.to_path_buf(), steps, created })
+        Ok(ResultsDir { path: path.to_path_buf(), steps, created, _lock: lock })
+    }
+
+    /// Opens the results directory of an earlier run to go on with it;
+    /// refused while a run still holds it.
+    pub fn reopen(path: &Path) -> Result<ResultsDir> {
+        let lock = lock(path)?;
+        let steps = open_steps(path)?;
+        Ok(ResultsDir { path: path.to_path_buf(), steps, created: false, _lock: lock })
+    }
+
+    /// Keeps only the `kept` lines of `steps.jsonl`; the others (steps run
+    /// again on a resume) are appended to `superseded.jsonl` first, so
+    /// nothing recorded is lost whenever a crash comes.
+    pub fn supersede_steps(&mut self, kept: &[&str], superseded: &[&str]) -> Result<()> {
+        if !superseded.is_empty() {
+            let path = self.path.join(SUPERSEDED_FILE);
+            let mut f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+            let text: String = superseded.iter().map(|l| format!("{l}\n")).collect();
+            f.write_all(text.as_bytes())
+                .and_then(|()| f.sync_data())
+                .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+        }
+        let text: String = kept.iter().map(|l| format!("{l}\n")).collect();
+        replace_synced(&self.path, STEPS_FILE, text.as_bytes())?;
+        self.steps = open_steps(&self.path)?;
+        Ok(())
     }
 
     /// Removes what `create` wrote, for a run that could not start.
@@ -65,7 +98,7 @@ impl ResultsDir {
         self.steps
             .write_all(line.as_bytes())
             .and_then(|()| self.steps.sync_data())
-            .map_err(|e| Error::io(format!("cannot write {}", self.path.join("steps.jsonl").display()), e))
+            .map_err(|e| Error::io(format!("cannot write {}", self.path.join(STEPS_FILE).display()), e))
     }
 
     /// Where a step's series goes: `series/<id>.csv`, a folder a phase.
@@ -86,6 +119,33 @@ impl ResultsDir {
             .map_err(|e| Error::io("cannot encode the results", io::Error::other(e)))?;
         replace_synced(&self.path, "results.json", format!("{text}\n").as_bytes())
     }
+}
+
+/// Step records superseded by a resume (the steps it ran again).
+pub const SUPERSEDED_FILE: &str = "superseded.jsonl";
+
+fn open_steps(dir: &Path) -> Result<File> {
+    let path = dir.join(STEPS_FILE);
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| Error::io(format!("cannot open {}", path.display()), e))
+}
+
+/// Takes the run's lock on its results directory.
+fn lock(dir: &Path) -> Result<File> {
+    let f = File::open(dir).map_err(|e| Error::io(format!("cannot open {}", dir.display()), e))?;
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            return Err(Error::results(dir, "is in use: a methodic run is still writing to it").with_hint(
+                "wait for that run to end, or stop it (Ctrl-C, or kill its process) and then resume it",
+            ));
+        }
+        return Err(Error::io(format!("cannot lock {}", dir.display()), e));
+    }
+    Ok(f)
 }
 
 /// Replaces `dir/name` atomically: the bytes go to a temporary file that

@@ -1,0 +1,368 @@
+//! `methodic run --resume DIR`: goes on with a run that was interrupted,
+//! failed or crashed. The plan must be the one the run started with (the
+//! manifest's plan hash) and each target the device or file it ran on (its
+//! identity). The run goes on from the first step not finished; when that
+//! step was cut off while it changed the drive state (a fill, a
+//! precondition, a write in a phase that establishes the state), it goes
+//! back to the last step before it that establishes the drive state, and
+//! says so. Records of steps run again move to `superseded.jsonl`, so
+//! nothing recorded is lost.
+
+use std::fs;
+use std::path::Path;
+
+use methodic_compiler::plan::{Action, Plan};
+
+use crate::error::{Error, Result};
+use crate::exec::{self, EngineChoice, Observer, RunOptions, RunReport, Session, Status, StepResult};
+use crate::manifest::{self, DriveTracker, ResumeNote, STEPS_FILE, TargetInfo, Tool};
+use crate::results::ResultsDir;
+use crate::target::Target;
+use crate::{rehearse, time};
+
+/// Goes on with the run in `dir`. `given` is the methodology or plan the
+/// user named, checked against the run's; `opts` gives the targets (where
+/// they moved), `--destroy`, `--overwrite` and `--keep-scratch`: consent is
+/// asked again. Everything else (seed, engine, rehearsal) is the run's.
+pub fn resume(
+    dir: &Path,
+    given: Option<&Plan>,
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<RunReport> {
+    let session = prepare(dir, given, opts, observer)?;
+    exec::execute(session, observer)
+}
+
+fn prepare(
+    dir: &Path,
+    given: Option<&Plan>,
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<Session> {
+    let manifest_path = manifest::manifest_path(dir)?;
+    // The lock first: a run that is still going is not touched.
+    let mut results = ResultsDir::reopen(dir)?;
+    let mut m = manifest::read_manifest(&manifest_path)?;
+    if m.status == Status::Completed {
+        return Err(Error::results(dir, "holds a run that completed: there is nothing to resume")
+            .with_hint("start a new run with `methodic run FILE`"));
+    }
+    let plan_path = dir.join("plan.ron");
+    let text = fs::read_to_string(&plan_path)
+        .map_err(|e| Error::results(&plan_path, format!("cannot be read: {e}")))?;
+    if methodic_compiler::source_hash(&text) != m.methodology.plan_hash {
+        return Err(Error::results(
+            &plan_path,
+            "is not the plan the run started with (its hash is not the manifest's)",
+        )
+        .with_hint("put back the plan.ron the run wrote; a changed plan is a new run"));
+    }
+    let original = Plan::from_ron(&text)
+        .map_err(|d| Error::results(&plan_path, format!("cannot be read: {}", d.message)))?;
+    if let Some(g) = given {
+        if methodic_compiler::source_hash(&g.to_ron()) != m.methodology.plan_hash {
+            return Err(Error::unsupported(format!(
+                "the methodology given compiles to another plan than the one the run in {} started with",
+                dir.display()
+            ))
+            .with_hint(format!(
+                "`methodic diff {} FILE` says what changed; leave out FILE to go on with the run's own plan",
+                plan_path.display()
+            )));
+        }
+    }
+    let plan = if m.rehearsal { rehearse::rehearse(&original) } else { original.clone() };
+    if plan != m.plan {
+        return Err(Error::results(&manifest_path, "holds another plan than plan.ron")
+            .with_hint("the manifest was edited or damaged; the run cannot be resumed"));
+    }
+    let steps_path = dir.join(STEPS_FILE);
+    let text = match fs::read_to_string(&steps_path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::results(&steps_path, format!("cannot be read: {e}"))),
+    };
+    let (lines, torn) = records(&text);
+    let mut done = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let r: StepResult = serde_json::from_str(line).map_err(|e| {
+            Error::results(&steps_path, format!("line {} is not a step record: {e}", n + 1))
+                .with_hint("the file is damaged or was edited; the run cannot be resumed")
+        })?;
+        if plan.steps.get(r.index.wrapping_sub(1)).is_none_or(|s| s.id != r.id) {
+            return Err(Error::results(
+                &steps_path,
+                format!("line {} records step {} ({}), which is not the plan's", n + 1, r.index, r.id),
+            )
+            .with_hint("the file is damaged or was edited; the run cannot be resumed"));
+        }
+        done.push(r);
+    }
+    let (mut first, mut reason) = restart_point(&plan, &done);
+
+    let open = exec::open_options(&plan, opts)?;
+    let mut targets = Vec::new();
+    for (i, was) in m.targets.iter().enumerate() {
+        let path = match opts.targets.get(i) {
+            Some(p) => p.clone(),
+            // A scratch file is where the results are, wherever they moved.
+            None if was.scratch => dir.join(was.path.file_name().unwrap_or_default()),
+            None => was.path.clone(),
+        };
+        let mut open = open.clone();
+        if was.scratch && !path.exists() {
+            open.create_size = Some(was.capacity);
+            first = 0;
+            reason = format!(
+                "the scratch file {} was removed, and the drive state with it: the run starts again from step 1",
+                path.display()
+            );
+        }
+        let mut t = Target::open(&path, &open)?;
+        // The run's scratch file stays the run's: removed when it completes.
+        t.created |= was.scratch;
+        let differences = differences(was, &t);
+        if !differences.is_empty() {
+            return Err(Error::target(
+                &path,
+                format!("is not the target the run started on: {}", differences.join("; ")),
+            )
+            .with_hint(format!("give the run's target ({}) with --target", was.describe())));
+        }
+        targets.push(t);
+    }
+    let uring = crate::worker::io_uring_available();
+    if let (true, Err(why)) = (m.engine.io_uring, &uring) {
+        return Err(Error::unsupported(format!("the run used io_uring, which is not available now: {why}"))
+            .with_hint("resume on the machine (and kernel) the run started on"));
+    }
+
+    let kept: Vec<StepResult> = done.iter().filter(|r| r.index <= first).cloned().collect();
+    let mut superseded: Vec<&str> = lines.iter().skip(kept.len()).copied().collect();
+    superseded.extend(torn);
+    let kept_lines: Vec<&str> = lines[..kept.len()].to_vec();
+    results.supersede_steps(&kept_lines, &superseded)?;
+
+    let mut drive = DriveTracker::new(m.targets.iter().all(|t| t.scratch));
+    for r in &kept {
+        drive.after(&plan.steps[r.index - 1], r);
+    }
+    let ram = plan.steps[..first]
+        .iter()
+        .rev()
+        .find_map(|s| match s.action {
+            Action::LimitRam { limit } => Some(limit),
+            _ => None,
+        })
+        .flatten();
+    // The records are the truth: a kill between a record and the manifest
+    // leaves the manifest one step behind.
+    for r in &kept {
+        m.step_finished(r.index - 1, r, false);
+    }
+    for i in first..plan.steps.len() {
+        m.reset_step(i);
+    }
+    let now = time::rfc3339(time::unix_now());
+    m.resumed.push(ResumeNote {
+        at: now.clone(),
+        tool: Tool::this(),
+        from_step: first + 1,
+        from_id: plan.steps.get(first).map_or_else(String::new, |s| s.id.clone()),
+        reason: reason.clone(),
+        superseded: superseded.len(),
+    });
+    m.status = Status::Running;
+    m.error = None;
+    m.finished = None;
+    for (info, t) in m.targets.iter_mut().zip(&targets) {
+        info.path = t.path.clone();
+    }
+    m.save(dir, now)?;
+    observer.note(&format!("resuming {}: {reason}", dir.display()));
+
+    let engine = match m.engine.choice.as_str() {
+        "iouring" => EngineChoice::IoUring,
+        "psync" => EngineChoice::Psync,
+        _ => EngineChoice::Auto,
+    };
+    let run_opts = RunOptions {
+        targets: targets.iter().map(|t| t.path.clone()).collect(),
+        out: dir.to_path_buf(),
+        rehearse: m.rehearsal,
+        engine,
+        destroy: opts.destroy.clone(),
+        keep_scratch: opts.keep_scratch,
+        seed: m.seed,
+        pin: m.engine.pinned,
+        source: None,
+        no_latency: !m.engine.latency_recorded,
+        skip_ceiling: true,
+        overwrite: opts.overwrite,
+        datasets: m.datasets.as_ref().map(|d| d.dir.clone()),
+    };
+    Ok(Session {
+        original,
+        plan,
+        opts: run_opts,
+        results,
+        engine: m.engine.clone(),
+        started: m.started.clone(),
+        seconds_before: m.seconds,
+        manifest: m,
+        targets,
+        first,
+        earlier: kept,
+        drive,
+        measure_ceiling: false,
+        ram,
+    })
+}
+
+/// The whole lines of `steps.jsonl`, and a last line cut off by a crash.
+fn records(text: &str) -> (Vec<&str>, Option<&str>) {
+    let (whole, torn) = match text.rfind('\n') {
+        Some(end) => (&text[..end], &text[end + 1..]),
+        None => ("", text),
+    };
+    let lines = whole.split('\n').filter(|l| !l.trim().is_empty()).collect();
+    (lines, Some(torn).filter(|t| !t.trim().is_empty()))
+}
+
+/// Where a run goes on, and why there: the first step not finished, or,
+/// when that step was cut off while it changed the drive state, the last
+/// step up to it that establishes the drive state.
+pub(crate) fn restart_point(plan: &Plan, done: &[StepResult]) -> (usize, String) {
+    let f = done.iter().enumerate().take_while(|(k, r)| r.index == k + 1 && r.error.is_none()).count();
+    let Some(step) = plan.steps.get(f) else {
+        return (f, "every step is recorded; the run had only not been marked finished".into());
+    };
+    let named = |i: usize| format!("step {} ({})", i + 1, plan.steps[i].id);
+    // A write in a phase that establishes the drive state is part of
+    // establishing it.
+    let establishing_phase =
+        step.phase.is_some() && plan.steps.iter().any(|s| s.phase == step.phase && s.establishes_state);
+    let changed_state = step.establishes_state
+        || (step.action.writes() && !matches!(step.action, Action::Copy { .. }) && establishing_phase);
+    if !changed_state {
+        return (f, format!("{} is the first step not finished", named(f)));
+    }
+    match (0..=f).rev().find(|&j| plan.steps[j].establishes_state) {
+        Some(s) if s == f => (
+            f,
+            format!(
+                "{} was cut off while it established the drive state: it runs again from its start",
+                named(f)
+            ),
+        ),
+        Some(s) => (
+            s,
+            format!(
+                "{} was cut off while it wrote, so the drive is not in the state the plan set: going back to {}, \
+                 the last step before it that establishes the drive state",
+                named(f),
+                named(s)
+            ),
+        ),
+        None => (
+            f,
+            format!(
+                "{} was cut off while it wrote, and no step before it establishes the drive state: it runs again \
+                 on the state it left",
+                named(f)
+            ),
+        ),
+    }
+}
+
+/// How an opened target differs from the one the run started on.
+fn differences(was: &TargetInfo, now: &Target) -> Vec<String> {
+    let mut out = Vec::new();
+    if was.kind != now.kind {
+        out.push(format!("it was a {:?}, now a {:?}", was.kind, now.kind));
+    }
+    if was.capacity != now.capacity {
+        out.push(format!("it held {} bytes, now {}", was.capacity, now.capacity));
+    }
+    let (a, b) = (&was.identity, &now.identity);
+    for (what, before, after) in [
+        ("serial", &a.serial, &b.serial),
+        ("model", &a.model, &b.model),
+        ("firmware", &a.firmware, &b.firmware),
+        ("backing file", &a.backing_file, &b.backing_file),
+    ] {
+        if before != after {
+            let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+            out.push(format!("its {what} was {}, now {}", show(before), show(after)));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> Plan {
+        let src = "methodology \"r\" version \"1\"\ntarget { span 64MiB }\n\
+                   workload seq { sequential; block 1MiB; read 0% }\n\
+                   workload r { random; block 4KiB; read 100% }\n\
+                   workload w { random; block 4KiB; read 0% }\n\
+                   phase \"state\" {\n  erase discard\n  fill seq passes 1\n  measure w qd 4 for 1s\n  measure r qd 1 for 1s\n}\n\
+                   phase \"sweep\" {\n  measure r qd 4 for 1s\n  measure w qd 4 for 1s\n}\n";
+        methodic_compiler::compile(src, &Default::default()).unwrap().plan
+    }
+
+    /// Records of the first `n` steps, the last one cut off when `cut`.
+    fn done(plan: &Plan, n: usize, cut: bool) -> Vec<StepResult> {
+        (0..n)
+            .map(|i| {
+                let mut r = StepResult::new(i, &plan.steps[i], false, String::new());
+                if cut && i + 1 == n {
+                    r.error = Some("interrupted by SIGTERM".into());
+                }
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_goes_on_from_the_first_step_not_finished() {
+        let p = plan();
+        let ids: Vec<&str> = p.steps.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids.len(), 6, "{ids:?}");
+        // Nothing recorded: from the start.
+        assert_eq!(restart_point(&p, &[]).0, 0);
+        // A read in the state phase, and any step of the sweep, run again alone.
+        assert_eq!(restart_point(&p, &done(&p, 3, false)).0, 3);
+        assert_eq!(restart_point(&p, &done(&p, 4, true)).0, 3);
+        let (at, why) = restart_point(&p, &done(&p, 5, true));
+        assert_eq!(at, 4, "a write outside a state-setting phase runs again on its own: {why}");
+        assert!(why.contains("first step not finished"), "{why}");
+        assert_eq!(restart_point(&p, &done(&p, 6, false)).0, 6);
+    }
+
+    #[test]
+    fn a_step_cut_off_while_setting_the_drive_state_goes_back_to_what_sets_it() {
+        let p = plan();
+        // The fill was cut off: it runs again from its start.
+        let (at, why) = restart_point(&p, &done(&p, 2, true));
+        assert_eq!(at, 1, "{why}");
+        assert!(why.contains("while it established the drive state"), "{why}");
+        // A write in the state phase was cut off: back to the fill.
+        let (at, why) = restart_point(&p, &done(&p, 3, true));
+        assert_eq!(at, 1, "{why}");
+        assert!(why.contains("going back to step 2 (") && why.contains("cut off while it wrote"), "{why}");
+        // With no record at all of the write (a crash), the same.
+        assert_eq!(restart_point(&p, &done(&p, 2, false)).0, 1);
+    }
+
+    #[test]
+    fn torn_last_lines_are_set_apart() {
+        assert_eq!(records("a\nb\n"), (vec!["a", "b"], None));
+        assert_eq!(records("a\nb\n{\"index\": 3"), (vec!["a", "b"], Some("{\"index\": 3")));
+        assert_eq!(records(""), (vec![], None));
+        assert_eq!(records("{\"in"), (vec![], Some("{\"in")));
+    }
+}
