@@ -191,6 +191,17 @@ pub enum Action {
 }
 
 impl Action {
+    /// Every workload the step runs: one, a rounds step's cells, or none.
+    pub fn workloads(&self) -> Vec<&Workload> {
+        match self {
+            Action::Fill { workload, .. }
+            | Action::Precondition { workload, .. }
+            | Action::Measure { workload, .. } => vec![workload],
+            Action::Rounds { cells, .. } => cells.iter().map(|c| &c.workload).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The word for the step's kind: `measure`, `fill`, ...
     pub fn kind(&self) -> &'static str {
         match self {

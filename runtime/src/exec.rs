@@ -263,6 +263,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     }
     // A run that cannot start leaves nothing behind.
     let start = open_targets(&plan, opts, &results.path).and_then(|targets| {
+        check_alignment(&plan, &targets)?;
         let uring = match opts.engine {
             EngineChoice::Psync => Err("--engine psync".to_string()),
             _ => worker::io_uring_available(),
@@ -752,6 +753,40 @@ pub(crate) fn open_options(plan: &Plan, opts: &RunOptions) -> Result<OpenOptions
         destroy: opts.destroy.clone(),
         overwrite: opts.overwrite,
     })
+}
+
+/// Refuses, before anything is written, a step whose O_DIRECT I/O the
+/// target cannot take: block sizes, alignment and start offsets must be
+/// multiples of its direct-I/O alignment (statx's dio_offset_align, else
+/// the logical block size), or every I/O fails with EINVAL mid-run.
+fn check_alignment(plan: &Plan, targets: &[Target]) -> Result<()> {
+    for (i, step) in plan.steps.iter().enumerate() {
+        let Some(settings) = step.target.filter(|t| t.io == IoMode::Direct) else { continue };
+        for t in targets.iter().take(settings.devices.max(1) as usize).filter(|t| t.has_direct()) {
+            let align = t.dio_offset_align.map_or(t.logical_block, u64::from).max(1);
+            for w in step.action.workloads() {
+                let sizes = w.blocks.iter().map(|b| b.size).chain([w.align, w.offset]);
+                if let Some(bad) = sizes.filter(|b| b.0 != 0).find(|b| b.0 % align != 0) {
+                    return Err(Error::target(
+                        &t.path,
+                        format!(
+                            "step {} ({}) does O_DIRECT I/O in multiples of {bad}, but this target takes direct I/O \
+                             only in multiples of {} (its {})",
+                            i + 1,
+                            step.id,
+                            Bytes(align),
+                            if t.dio_offset_align.is_some() { "direct-I/O alignment" } else { "logical block size" }
+                        ),
+                    )
+                    .with_hint(format!(
+                        "use `io buffered` for that step, or block sizes and alignment in multiples of {}",
+                        Bytes(align)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A scratch file holds the largest span given in bytes, or 1GiB.
