@@ -584,7 +584,7 @@ impl DeviceFacts {
         }
         if !others.is_empty() {
             let cmds: Vec<String> = others.iter().map(|m| format!("umount {}", m.point.display())).collect();
-            fix.push(format!("unmount it ({})", cmds.join(", ")));
+            fix.push(format!("unmount it: {}", cmds.join(", ")));
         }
         for s in &self.swaps {
             why.push(if s.direct {
@@ -596,7 +596,7 @@ impl DeviceFacts {
         if !self.swaps.is_empty() {
             let cmds: Vec<String> =
                 self.swaps.iter().map(|s| format!("swapoff {}", s.entry.display())).collect();
-            fix.push(format!("turn the swap off ({})", cmds.join(", ")));
+            fix.push(format!("turn the swap off: {}", cmds.join(", ")));
         }
         for h in &self.holders {
             why.push(if Some(&h.of) == self.name.as_ref() {
@@ -607,7 +607,7 @@ impl DeviceFacts {
         }
         if !self.holders.is_empty() {
             let names: Vec<&str> = self.holders.iter().map(|h| h.holder.as_str()).collect();
-            fix.push(format!("take down what is built on it ({})", names.join(", ")));
+            fix.push(format!("take down what is built on it: {}", names.join(", ")));
         }
         (why, fix)
     }
@@ -653,7 +653,7 @@ fn judge(facts: &DeviceFacts, destroy: Option<&str>) -> Result<()> {
         return Err(refuse(
             busy,
             format!(
-                "{}. --destroy does not lift this: methodic never writes to a device in use",
+                "{}. --destroy does not lift this, as methodic never writes to a device in use",
                 fix.join("; ")
             ),
         ));
@@ -678,7 +678,7 @@ fn judge(facts: &DeviceFacts, destroy: Option<&str>) -> Result<()> {
     let data = facts.may_hold_data();
     if !data.is_empty() {
         let loop_note = if facts.backing.as_ref().is_some_and(|b| !b.marked && !b.device) {
-            " (or give a loop device over a file methodic made: its scratch files carry the user.methodic mark)"
+            ", or give a loop device over one of methodic's scratch files, which carry the user.methodic mark"
         } else {
             ""
         };
@@ -1052,7 +1052,7 @@ mod tests {
             why.contains("it is held by dm-0") && why.contains("it is held by md127 (through sdz1)"),
             "{why}"
         );
-        assert!(hint.contains("take down what is built on it (dm-0, md127)"), "{hint}");
+        assert!(hint.contains("take down what is built on it: dm-0, md127"), "{hint}");
         assert!(hint.contains("--destroy does not lift this"), "{hint}");
     }
 
