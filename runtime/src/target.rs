@@ -648,8 +648,17 @@ fn judge(facts: &DeviceFacts, destroy: Option<&str>) -> Result<()> {
         reason: why.join("; "),
         hint,
     };
-    let (busy, fix) = facts.in_use();
+    let consent = facts.consent();
+    let whose = || match &facts.serial {
+        Some(serial) => format!("its serial is {serial}"),
+        None => format!("it has no serial, so --destroy takes its path, {}", facts.path.display()),
+    };
+    let (mut busy, fix) = facts.in_use();
     if !busy.is_empty() {
+        // Said as well, so that a second try does not fail on the name.
+        if let Some(given) = destroy.filter(|&given| given != consent) {
+            busy.push(format!("and --destroy {given} does not name it: {}", whose()));
+        }
         return Err(refuse(
             busy,
             format!(
@@ -658,17 +667,12 @@ fn judge(facts: &DeviceFacts, destroy: Option<&str>) -> Result<()> {
             ),
         ));
     }
-    let consent = facts.consent();
     if let Some(given) = destroy {
         if given == consent {
             return Ok(());
         }
-        let whose = match &facts.serial {
-            Some(serial) => format!("its serial is {serial}"),
-            None => format!("it has no serial, so --destroy takes its path, {}", facts.path.display()),
-        };
         return Err(refuse(
-            vec![format!("--destroy {given} does not name this device: {whose}")],
+            vec![format!("--destroy {given} does not name this device: {}", whose())],
             format!(
                 "check that {} is the device you mean; to write over it, pass --destroy {consent}",
                 facts.path.display()
@@ -1077,6 +1081,16 @@ mod tests {
         let (why, hint) = refusal(&disk(), Some("S999"));
         assert!(why.contains("it has no serial, so --destroy takes its path, /dev/sdz"), "{why}");
         assert!(hint.contains("pass --destroy /dev/sdz"), "{hint}");
+        // In use as well: both are said, and consent is not offered.
+        let swap = SwapUse { entry: "/dev/sdz".into(), direct: true };
+        let busy = DeviceFacts { swaps: vec![swap], ..facts };
+        let (why, hint) = refusal(&busy, Some("/dev/sdz"));
+        assert!(
+            why.contains("it is in use as swap; and --destroy /dev/sdz does not name it: its serial is S123")
+        );
+        assert!(!hint.contains("pass --destroy"), "{hint}");
+        let (why, _) = refusal(&busy, Some("S123"));
+        assert!(!why.contains("does not name"), "{why}");
     }
 
     #[test]

@@ -56,9 +56,9 @@ fn consent_lifts(dev: &Path, consent: &str, why: &str) {
     assert_eq!(target.path, dev);
 }
 
-/// A refusal consent does not lift: refused without `--destroy` and with
-/// the right one, saying `why` and what to do (`fix`), and not one byte of
-/// the device changed.
+/// A refusal consent does not lift: refused without `--destroy`, with the
+/// right one and with a wrong one, saying `why` and what to do (`fix`), and
+/// not one byte of the device changed.
 fn consent_does_not_lift(dev: &Path, results: Option<&Path>, why: &str, fix: &str) {
     let before = sha256(dev);
     let consent = dev.display().to_string();
@@ -68,6 +68,10 @@ fn consent_does_not_lift(dev: &Path, results: Option<&Path>, why: &str, fix: &st
         assert!(hint.contains(fix), "{hint}");
         assert!(hint.contains("--destroy does not lift this"), "{hint}");
     }
+    // A wrong name is said as well, with the right one.
+    let (message, _) = refusal(dev, Some("S0M3-0THER-DISK"), results);
+    assert!(message.contains(why), "{message}");
+    assert!(message.contains(&format!("--destroy S0M3-0THER-DISK does not name it: it has no serial, so --destroy takes its path, {consent}")), "{message}");
     assert_eq!(sha256(dev), before, "not one byte of {} changed", dev.display());
 }
 
@@ -75,11 +79,15 @@ fn s(dev: &Path) -> &OsStr {
     dev.as_os_str()
 }
 
+fn ext4(dev: &Path) -> Option<()> {
+    tool("mkfs.ext4", &["-q".as_ref(), "-F".as_ref(), s(dev)])
+}
+
 #[test]
 fn an_ext4_file_system_is_refused_unless_destroy_names_the_device() {
     let Some(lock) = common::devices() else { return };
     let Some(l) = Loop::setup(&lock, 64 << 20) else { return };
-    let Some(()) = tool("mkfs.ext4", &["-q".as_ref(), "-F".as_ref(), s(&l.dev)]) else { return };
+    let Some(()) = ext4(&l.dev) else { return };
     consent_lifts(&l.dev, &l.dev.display().to_string(), "it holds an ext2/3/4 file system");
 }
 
@@ -230,19 +238,15 @@ fn partitions_without_a_table_are_refused_unless_destroy_names_the_device() {
     consent_lifts(&l.dev, &l.dev.display().to_string(), &format!("it has partitions ({}p1)", l.name()));
 }
 
-/// Mounted without atime updates and idle, so that the file system itself
-/// changes no byte while the test checks the device.
+/// The tests mount read-only: a read-only mount is as much in use to the
+/// guard, and unlike a read-write one (whose journal is written at times of
+/// its own) it changes no byte while the test checks the device.
 #[test]
 fn a_mounted_file_system_is_refused_whatever_destroy_says() {
     let Some(lock) = common::devices() else { return };
     let Some(l) = Loop::setup(&lock, 64 << 20) else { return };
-    let lazy = "lazy_itable_init=0,lazy_journal_init=0";
-    let Some(()) =
-        tool("mkfs.ext4", &["-q".as_ref(), "-F".as_ref(), "-E".as_ref(), lazy.as_ref(), s(&l.dev)])
-    else {
-        return;
-    };
-    let Some(m) = Mounted::new(&l.dev, "noatime") else { return };
+    let Some(()) = ext4(&l.dev) else { return };
+    let Some(m) = Mounted::new(&l.dev, "ro") else { return };
     let why = format!("it is mounted on {}", m.point.display());
     consent_does_not_lift(&l.dev, None, &why, &format!("umount {}", m.point.display()));
 }
@@ -254,7 +258,7 @@ fn a_mounted_btrfs_is_refused_whatever_destroy_says() {
     let Some(lock) = common::devices() else { return };
     let Some(l) = Loop::setup(&lock, 128 << 20) else { return };
     let Some(()) = tool("mkfs.btrfs", &["-q".as_ref(), "-f".as_ref(), s(&l.dev)]) else { return };
-    let Some(m) = Mounted::new(&l.dev, "noatime") else { return };
+    let Some(m) = Mounted::new(&l.dev, "ro") else { return };
     let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap();
     let line = mountinfo.lines().find(|x| x.contains(&*m.point.to_string_lossy())).unwrap();
     assert!(line.split(' ').nth(2).unwrap().starts_with("0:"), "btrfs shows a device number: {line}");
@@ -273,12 +277,8 @@ fn a_device_whose_partition_is_mounted_is_refused_whatever_destroy_says() {
     };
     let Some(()) = partitions_show(&l) else { return };
     let p2 = l.partition(2);
-    let lazy = "lazy_itable_init=0,lazy_journal_init=0";
-    let Some(()) = tool("mkfs.ext4", &["-q".as_ref(), "-F".as_ref(), "-E".as_ref(), lazy.as_ref(), s(&p2)])
-    else {
-        return;
-    };
-    let Some(m) = Mounted::new(&p2, "noatime") else { return };
+    let Some(()) = ext4(&p2) else { return };
+    let Some(m) = Mounted::new(&p2, "ro") else { return };
     let why = format!("it holds the file system mounted on {} (from {})", m.point.display(), p2.display());
     consent_does_not_lift(&l.dev, None, &why, &format!("umount {}", m.point.display()));
 }
@@ -310,19 +310,12 @@ impl Drop for Removed {
 fn a_device_holding_the_results_directory_is_refused_whatever_destroy_says() {
     let Some(lock) = common::devices() else { return };
     let Some(l) = Loop::setup(&lock, 64 << 20) else { return };
-    let lazy = "lazy_itable_init=0,lazy_journal_init=0";
-    let Some(()) =
-        tool("mkfs.ext4", &["-q".as_ref(), "-F".as_ref(), "-E".as_ref(), lazy.as_ref(), s(&l.dev)])
-    else {
-        return;
-    };
-    let Some(m) = Mounted::new(&l.dev, "noatime") else { return };
-    let results = m.point.join("results");
-    fs::create_dir(&results).unwrap();
-    m.sync();
-    // One not made yet is judged by the folder it will be made in.
+    let Some(()) = ext4(&l.dev) else { return };
+    let Some(m) = Mounted::new(&l.dev, "ro") else { return };
+    // The mount point itself, and one not made yet, judged by the folder it
+    // will be made in.
     let later = m.point.join("later/results");
-    for dir in [&results, &later] {
+    for dir in [&m.point, &later] {
         let why = format!(
             "it holds the results directory {} (on the file system mounted on {})",
             dir.display(),
@@ -360,17 +353,12 @@ fn a_loop_device_over_a_file_methodic_did_not_make_is_refused_unless_destroy_nam
 fn a_loop_device_over_a_mounted_device_is_refused_whatever_destroy_says() {
     let Some(lock) = common::devices() else { return };
     let Some(under) = Loop::setup(&lock, 64 << 20) else { return };
-    let lazy = "lazy_itable_init=0,lazy_journal_init=0";
-    let Some(()) =
-        tool("mkfs.ext4", &["-q".as_ref(), "-F".as_ref(), "-E".as_ref(), lazy.as_ref(), s(&under.dev)])
-    else {
-        return;
-    };
+    let Some(()) = ext4(&under.dev) else { return };
     let Some(over) = Loop::over(&lock, &under.dev) else { return };
     let (message, _) = refusal(&over.dev, None, None);
     assert!(message.contains(&format!("it is a loop device over the block device {}", under.dev.display())));
     assert!(message.contains("it holds an ext2/3/4 file system"), "{message}");
-    let Some(m) = Mounted::new(&under.dev, "noatime") else { return };
+    let Some(m) = Mounted::new(&under.dev, "ro") else { return };
     let why =
         format!("it holds the file system mounted on {} (from {})", m.point.display(), under.dev.display());
     consent_does_not_lift(&over.dev, None, &why, &format!("umount {}", m.point.display()));
@@ -381,7 +369,7 @@ fn a_loop_device_over_a_mounted_device_is_refused_whatever_destroy_says() {
 fn a_device_without_a_serial_is_named_by_its_path() {
     let Some(lock) = common::devices() else { return };
     let Some(z) = Zram::setup(&lock, 64 << 20) else { return };
-    let Some(()) = tool("mkfs.ext4", &["-q".as_ref(), "-F".as_ref(), s(&z.path())]) else { return };
+    let Some(()) = ext4(&z.path()) else { return };
     consent_lifts(&z.path(), "/dev/zram0", "it holds an ext2/3/4 file system");
     let (message, hint) = refusal(&z.path(), Some("zram0"), None);
     assert!(message.contains("it has no serial, so --destroy takes its path, /dev/zram0"), "{message}");
