@@ -1,13 +1,17 @@
 //! Targets: a path goes in, an opened file or block device comes out with
 //! its capacity, block sizes, O_DIRECT alignment and identity. Checks that
-//! a file system supports O_DIRECT when the plan needs it, and refuses a
-//! block device that may hold data (mounted, partitioned, held, or carrying
-//! a partition table or file system) unless `--destroy` names it.
+//! a file system supports O_DIRECT when the plan needs it, and guards
+//! against destroying data: before the first write it refuses a block
+//! device in use (mounted, swap, held, under the root file system or the
+//! results directory) whatever the user says, and one that may hold data
+//! (a partition table, a file system or volume signature, partitions, a
+//! loop device over a file methodic did not make) unless `--destroy` names
+//! it.
 
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -94,6 +98,13 @@ pub struct OpenOptionsT {
 impl Target {
     /// Opens `path` as the plan needs it.
     pub fn open(path: &Path, opts: &OpenOptionsT) -> Result<Target> {
+        Target::open_with_results(path, opts, None)
+    }
+
+    /// Opens `path` as `open` does, and refuses, as well, a block device
+    /// that holds `results` (the run's results directory: it need not
+    /// exist yet).
+    pub fn open_with_results(path: &Path, opts: &OpenOptionsT, results: Option<&Path>) -> Result<Target> {
         let exists = path.exists();
         if !exists {
             let Some(size) = opts.create_size else {
@@ -106,7 +117,7 @@ impl Target {
         let meta =
             std::fs::metadata(path).map_err(|e| Error::io(format!("cannot stat {}", path.display()), e))?;
         if meta.file_type().is_block_device() {
-            open_block_device(path, meta.rdev(), opts)
+            open_block_device(path, meta.rdev(), opts, results)
         } else if meta.is_file() {
             if opts.write && !opts.overwrite && !made_by_methodic(path) {
                 return Err(Error::Refused {
@@ -241,11 +252,12 @@ fn open_file(path: &Path, size: u64, created: bool, opts: &OpenOptionsT) -> Resu
     .probed())
 }
 
-fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT) -> Result<Target> {
+fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT, results: Option<&Path>) -> Result<Target> {
     let name = sysfs_name(rdev);
     let identity = identity(name.as_deref());
     if opts.write {
-        guard(path, rdev, name.as_deref(), &identity, opts.destroy.as_deref())?;
+        let facts = DeviceFacts::read(path, rdev, &identity, results)?;
+        judge(&facts, opts.destroy.as_deref())?;
     }
     // O_EXCL on a block device fails when the kernel has it in use (mounted,
     // part of a RAID or LVM volume).
@@ -374,89 +386,523 @@ fn identity(name: Option<&str>) -> Identity {
     }
 }
 
-/// Refuses a block device that may hold data, unless `destroy` names it
-/// by serial (or, for a device without one, by its path).
-fn guard(
-    path: &Path,
-    rdev: u64,
-    name: Option<&str>,
-    identity: &Identity,
-    destroy: Option<&str>,
-) -> Result<()> {
-    let consent_name = identity.serial.clone().unwrap_or_else(|| path.display().to_string());
+// The destructive-write guard. `DeviceFacts::read` finds out what a block
+// device holds and what uses it; `judge` decides from those facts alone, so
+// that every refusal can be tested without a real device.
+//
+// Two kinds of refusal:
+// - in use, which no consent lifts: a file system on the device, one of
+//   its partitions, or something built on them is mounted (the root file
+//   system and the results directory are named as such); swap is on it;
+//   something (device-mapper, md, bcache) holds it or a partition.
+// - may hold data, which `--destroy` lifts when it names the device: a
+//   partition table or a file system or volume signature in the first MiB,
+//   partitions, or, for a loop device, a backing file methodic did not
+//   make. A loop device writes through to its file, so it is treated like a
+//   file target: expected only when the file carries methodic's scratch
+//   mark. A loop device over another block device writes over that
+//   device, and is in use when that device is.
+
+/// A block device's number: (major, minor).
+type DevNum = (u32, u32);
+
+/// What methodic found out about a block device before writing to it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct DeviceFacts {
+    /// The path as given.
+    path: PathBuf,
+    /// The kernel's name: `loop0`.
+    name: Option<String>,
+    serial: Option<String>,
+    /// Its partitions' kernel names.
+    partitions: Vec<String>,
+    /// What holds it, or a partition of it.
+    holders: Vec<Holder>,
+    /// File systems on it (or on a partition, or on something built on
+    /// them) that are mounted.
+    mounts: Vec<MountUse>,
+    /// Swap on it that is in use.
+    swaps: Vec<SwapUse>,
+    /// The results directory, when its file system is on the device.
+    results: Option<ResultsUse>,
+    /// For a loop device, the file behind it.
+    backing: Option<Backing>,
+    /// What its first MiB holds, if methodic knows the signature.
+    signature: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Holder {
+    /// The holding device: `dm-0`.
+    holder: String,
+    /// The device it holds: the target or one of its partitions.
+    of: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct MountUse {
+    point: PathBuf,
+    /// The source mountinfo gives: `/dev/loop0p1`.
+    source: String,
+    /// Mounted from the device itself, not from a partition of it or a
+    /// device built on it.
+    direct: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SwapUse {
+    /// The path /proc/swaps lists.
+    entry: PathBuf,
+    /// The swap area is the device itself.
+    direct: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ResultsUse {
+    dir: PathBuf,
+    /// Where the file system holding it is mounted.
+    point: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Backing {
+    file: PathBuf,
+    /// The file is itself a block device.
+    device: bool,
+    /// It carries methodic's scratch mark.
+    marked: bool,
+    /// The mount it is on: its mount point and source.
+    on: Option<(PathBuf, String)>,
+}
+
+impl DeviceFacts {
+    /// Reads what the kernel says about the block device `rdev`, opened as
+    /// `path`, and its first MiB. Writes nothing.
+    fn read(path: &Path, rdev: u64, identity: &Identity, results: Option<&Path>) -> Result<DeviceFacts> {
+        let mounts = mounts();
+        let me = dev_num(rdev);
+        let written = written_by(me);
+        let on_it = |devs: &[DevNum]| beneath(devs, &mounts).iter().any(|d| written.contains(d));
+
+        let mut in_use: Vec<MountUse> = Vec::new();
+        for m in &mounts {
+            let devs = mount_devices(m);
+            if !devs.is_empty() && on_it(&devs) && !in_use.iter().any(|u| u.point == m.point) {
+                in_use.push(MountUse {
+                    point: m.point.clone(),
+                    source: m.source.clone(),
+                    direct: devs.contains(&me),
+                });
+            }
+        }
+        let swaps = swap_entries()
+            .into_iter()
+            .filter_map(|entry| {
+                let devs = backing_devices(&entry, &mounts);
+                on_it(&devs).then(|| SwapUse { direct: devs == [me], entry })
+            })
+            .collect();
+        let holders = written
+            .iter()
+            .filter_map(|&d| name_of(d))
+            .flat_map(|of| {
+                entry_names(&Path::new("/sys/class/block").join(&of).join("holders"))
+                    .into_iter()
+                    .map(move |holder| Holder { holder, of: of.clone() })
+            })
+            .collect();
+        let results = results.and_then(|dir| {
+            let existing = dir.ancestors().find(|a| a.exists())?;
+            on_it(&fs_devices(existing, &mounts)).then(|| ResultsUse {
+                dir: dir.to_path_buf(),
+                point: mount_of(existing, &mounts).map(|m| m.point.clone()),
+            })
+        });
+        let backing = identity.backing_file.as_ref().map(|f| {
+            let file = PathBuf::from(f);
+            Backing {
+                device: std::fs::metadata(&file).is_ok_and(|m| m.file_type().is_block_device()),
+                marked: made_by_methodic(&file),
+                on: mount_of(&file, &mounts).map(|m| (m.point.clone(), m.source.clone())),
+                file,
+            }
+        });
+        let mut partitions: Vec<String> = identity
+            .name
+            .as_deref()
+            .map(partitions_of)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| p.0)
+            .collect();
+        partitions.sort();
+        let mut head = vec![0u8; 1 << 20];
+        let file = File::open(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        let n = read_at_most(&file, &mut head);
+        Ok(DeviceFacts {
+            path: path.to_path_buf(),
+            name: identity.name.clone(),
+            serial: identity.serial.clone(),
+            partitions,
+            holders,
+            mounts: in_use,
+            swaps,
+            results,
+            backing,
+            signature: signature(&head[..n]),
+        })
+    }
+
+    /// What `--destroy` must say: the serial, or the path for a device
+    /// without one.
+    fn consent(&self) -> String {
+        self.serial.clone().unwrap_or_else(|| self.path.display().to_string())
+    }
+
+    /// Why the device is in use, and what to do about each.
+    fn in_use(&self) -> (Vec<String>, Vec<String>) {
+        let (mut why, mut fix) = (Vec::new(), Vec::new());
+        let root = Path::new("/");
+        if self.mounts.iter().any(|m| m.point == root) {
+            why.push("it holds the root file system (/)".to_string());
+            fix.push(
+                "methodic never writes to the device the running system is on: choose another".to_string(),
+            );
+        }
+        if let Some(r) = &self.results {
+            let on = r.point.as_ref().map(|p| format!(" (on the file system mounted on {})", p.display()));
+            why.push(format!("it holds the results directory {}{}", r.dir.display(), on.unwrap_or_default()));
+            fix.push("give --out a directory on another device".to_string());
+        }
+        let others: Vec<&MountUse> = self.mounts.iter().filter(|m| m.point != root).collect();
+        for m in &others {
+            why.push(if m.direct {
+                format!("it is mounted on {}", m.point.display())
+            } else {
+                format!("it holds the file system mounted on {} (from {})", m.point.display(), m.source)
+            });
+        }
+        if !others.is_empty() {
+            let cmds: Vec<String> = others.iter().map(|m| format!("umount {}", m.point.display())).collect();
+            fix.push(format!("unmount it: {}", cmds.join(", ")));
+        }
+        for s in &self.swaps {
+            why.push(if s.direct {
+                "it is in use as swap".to_string()
+            } else {
+                format!("it holds swap in use ({})", s.entry.display())
+            });
+        }
+        if !self.swaps.is_empty() {
+            let cmds: Vec<String> =
+                self.swaps.iter().map(|s| format!("swapoff {}", s.entry.display())).collect();
+            fix.push(format!("turn the swap off: {}", cmds.join(", ")));
+        }
+        for h in &self.holders {
+            why.push(if Some(&h.of) == self.name.as_ref() {
+                format!("it is held by {}", h.holder)
+            } else {
+                format!("it is held by {} (through {})", h.holder, h.of)
+            });
+        }
+        if !self.holders.is_empty() {
+            let names: Vec<&str> = self.holders.iter().map(|h| h.holder.as_str()).collect();
+            fix.push(format!("take down what is built on it: {}", names.join(", ")));
+        }
+        (why, fix)
+    }
+
+    /// Why the device may hold data someone wants.
+    fn may_hold_data(&self) -> Vec<String> {
+        let mut why = Vec::new();
+        if let Some(what) = self.signature {
+            why.push(format!("it holds {what}"));
+        }
+        if !self.partitions.is_empty() {
+            why.push(format!("it has partitions ({})", self.partitions.join(", ")));
+        }
+        if let Some(b) = self.backing.as_ref().filter(|b| !b.marked) {
+            why.push(if b.device {
+                format!("it is a loop device over the block device {}, and writes over it", b.file.display())
+            } else {
+                let on = b.on.as_ref().map_or_else(
+                    || " (on no mount methodic can find)".to_string(),
+                    |(point, source)| format!(" (on the file system mounted on {} from {source})", point.display()),
+                );
+                format!(
+                    "it is a loop device over {}{on}, a file methodic did not make, and writes over that file",
+                    b.file.display()
+                )
+            });
+        }
+        why
+    }
+}
+
+/// Decides from the facts alone: in use is refused whatever `destroy`
+/// says; a wrong `destroy` is refused, naming the right one; a device that
+/// may hold data is refused unless `destroy` names it.
+fn judge(facts: &DeviceFacts, destroy: Option<&str>) -> Result<()> {
+    let refuse = |why: Vec<String>, hint: String| Error::Refused {
+        path: facts.path.clone(),
+        reason: why.join("; "),
+        hint,
+    };
+    let consent = facts.consent();
+    let whose = || match &facts.serial {
+        Some(serial) => format!("its serial is {serial}"),
+        None => format!("it has no serial, so --destroy takes its path, {}", facts.path.display()),
+    };
+    let (mut busy, fix) = facts.in_use();
+    if !busy.is_empty() {
+        // Said as well, so that a second try does not fail on the name.
+        if let Some(given) = destroy.filter(|&given| given != consent) {
+            busy.push(format!("and --destroy {given} does not name it: {}", whose()));
+        }
+        return Err(refuse(
+            busy,
+            format!(
+                "{}. --destroy does not lift this, as methodic never writes to a device in use",
+                fix.join("; ")
+            ),
+        ));
+    }
     if let Some(given) = destroy {
-        if given == consent_name || identity.serial.as_deref() == Some(given) {
+        if given == consent {
             return Ok(());
         }
-        return Err(Error::Refused {
-            path: path.to_path_buf(),
-            reason: format!(
-                "--destroy {given} does not name this device, whose serial (or path) is {consent_name}"
+        return Err(refuse(
+            vec![format!("--destroy {given} does not name this device: {}", whose())],
+            format!(
+                "check that {} is the device you mean; to write over it, pass --destroy {consent}",
+                facts.path.display()
             ),
-            hint: format!("check the device; to write over it, pass --destroy {consent_name}"),
-        });
+        ));
     }
-    let refuse = |reason: String| Error::Refused {
-        path: path.to_path_buf(),
-        reason,
-        hint: format!(
-            "methodic overwrites its targets. If nothing on this device matters, run again with \
-             --destroy {consent_name}"
-        ),
-    };
-    let mut devices = vec![(libc::major(rdev), libc::minor(rdev))];
-    if let Some(name) = name {
-        let base = PathBuf::from(format!("/sys/class/block/{name}"));
-        let mut partitions = Vec::new();
-        if let Ok(entries) = std::fs::read_dir(&base) {
-            for e in entries.flatten() {
-                if e.path().join("partition").exists() {
-                    partitions.push(e.file_name().to_string_lossy().into_owned());
-                    if let Some(dev) = sysfs(&e.path().join("dev").to_string_lossy()) {
-                        if let Some((ma, mi)) = dev.split_once(':') {
-                            devices.push((ma.parse().unwrap_or(0), mi.parse().unwrap_or(0)));
-                        }
-                    }
-                }
-            }
-        }
-        let holders: Vec<String> = std::fs::read_dir(base.join("holders"))
-            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-            .unwrap_or_default();
-        if !holders.is_empty() {
-            return Err(refuse(format!("it is held by {}", holders.join(", "))));
-        }
-        if !partitions.is_empty() {
-            partitions.sort();
-            return Err(refuse(format!("it has partitions ({})", partitions.join(", "))));
-        }
-    }
-    if let Ok(mountinfo) = std::fs::read_to_string("/proc/self/mountinfo") {
-        for line in mountinfo.lines() {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            if let (Some(dev), Some(point)) = (fields.get(2), fields.get(4)) {
-                if let Some((ma, mi)) = dev.split_once(':') {
-                    let d = (ma.parse().unwrap_or(u32::MAX), mi.parse().unwrap_or(u32::MAX));
-                    if devices.contains(&d) {
-                        return Err(refuse(format!("it is mounted on {point}")));
-                    }
-                }
-            }
-        }
-    }
-    if let Ok(swaps) = std::fs::read_to_string("/proc/swaps") {
-        let p = path.display().to_string();
-        if swaps.lines().skip(1).any(|l| l.split_whitespace().next() == Some(p.as_str())) {
-            return Err(refuse("it is in use as swap".to_string()));
-        }
-    }
-    let mut head = vec![0u8; 1 << 20];
-    let file = File::open(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
-    let n = read_at_most(&file, &mut head);
-    if let Some(what) = signature(&head[..n]) {
-        return Err(refuse(format!("it holds {what}")));
+    let data = facts.may_hold_data();
+    if !data.is_empty() {
+        let loop_note = if facts.backing.as_ref().is_some_and(|b| !b.marked && !b.device) {
+            ", or give a loop device over one of methodic's scratch files, which carry the user.methodic mark"
+        } else {
+            ""
+        };
+        return Err(refuse(
+            data,
+            format!(
+                "methodic writes over its target, and what is on it is lost. If nothing on it matters, \
+                 run again with --destroy {consent}{loop_note}"
+            ),
+        ));
     }
     Ok(())
+}
+
+fn dev_num(rdev: u64) -> DevNum {
+    (libc::major(rdev), libc::minor(rdev))
+}
+
+fn name_of(d: DevNum) -> Option<String> {
+    sysfs_name(libc::makedev(d.0, d.1))
+}
+
+/// The device number in a sysfs folder's `dev` file ("7:1").
+fn sysfs_dev(dir: &Path) -> Option<DevNum> {
+    let text = sysfs(&dir.join("dev").to_string_lossy())?;
+    let (major, minor) = text.split_once(':')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// The names in a folder (holders/, slaves/); none if it is missing.
+fn entry_names(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default()
+}
+
+/// A device's partitions: their kernel names and numbers.
+fn partitions_of(name: &str) -> Vec<(String, DevNum)> {
+    let Ok(entries) = std::fs::read_dir(format!("/sys/class/block/{name}")) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|e| e.path().join("partition").exists())
+        .filter_map(|e| Some((e.file_name().to_string_lossy().into_owned(), sysfs_dev(&e.path())?)))
+        .collect()
+}
+
+/// What writing to a device writes over: the device, its partitions and,
+/// for a loop device over another block device, what writing that one
+/// writes over.
+fn written_by(me: DevNum) -> Vec<DevNum> {
+    let mut out = Vec::new();
+    let mut todo = vec![me];
+    while let Some(d) = todo.pop() {
+        if out.contains(&d) || out.len() > 256 {
+            continue;
+        }
+        out.push(d);
+        let Some(name) = name_of(d) else { continue };
+        todo.extend(partitions_of(&name).into_iter().map(|p| p.1));
+        if let Some(file) = sysfs(&format!("/sys/class/block/{name}/loop/backing_file")) {
+            if let Ok(meta) = std::fs::metadata(&file) {
+                if meta.file_type().is_block_device() {
+                    todo.push(dev_num(meta.rdev()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The devices a set of devices sits on, each once: themselves, what a
+/// device-mapper, md or bcache device is built from (slaves/), and what a
+/// loop device's file is on.
+fn beneath(start: &[DevNum], mounts: &[Mount]) -> Vec<DevNum> {
+    let mut seen = Vec::new();
+    let mut todo = start.to_vec();
+    while let Some(d) = todo.pop() {
+        if seen.contains(&d) || seen.len() > 256 {
+            continue;
+        }
+        seen.push(d);
+        let Some(name) = name_of(d) else { continue };
+        let base = Path::new("/sys/class/block").join(&name);
+        todo.extend(
+            entry_names(&base.join("slaves")).iter().filter_map(|s| sysfs_dev(&base.join("slaves").join(s))),
+        );
+        if let Some(file) = sysfs(&base.join("loop/backing_file").to_string_lossy()) {
+            todo.extend(backing_devices(Path::new(&file), mounts));
+        }
+    }
+    seen
+}
+
+/// The devices under a path: a block device itself, or the devices of the
+/// file system a file is on.
+fn backing_devices(path: &Path, mounts: &[Mount]) -> Vec<DevNum> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.file_type().is_block_device() => vec![dev_num(meta.rdev())],
+        Ok(_) => fs_devices(path, mounts),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The block devices of the file system `path` is on; none for tmpfs,
+/// overlay and the like. btrfs gives its files an anonymous device number,
+/// so the mount's source counts too.
+fn fs_devices(path: &Path, mounts: &[Mount]) -> Vec<DevNum> {
+    let Ok(meta) = std::fs::metadata(path) else { return Vec::new() };
+    let st = dev_num(meta.dev());
+    let mut devs = if st.0 != 0 { vec![st] } else { Vec::new() };
+    for m in mounts.iter().filter(|m| m.dev == st) {
+        for d in mount_devices(m) {
+            if !devs.contains(&d) {
+                devs.push(d);
+            }
+        }
+    }
+    devs
+}
+
+/// The mount `path` is on: the deepest mount point over it on its device.
+fn mount_of<'a>(path: &Path, mounts: &'a [Mount]) -> Option<&'a Mount> {
+    let st = dev_num(std::fs::metadata(path).ok()?.dev());
+    let path = std::fs::canonicalize(path).ok()?;
+    mounts
+        .iter()
+        .filter(|m| m.dev == st && path.starts_with(&m.point))
+        .max_by_key(|m| m.point.as_os_str().len())
+}
+
+/// One line of /proc/self/mountinfo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Mount {
+    /// `st_dev` of its files: anonymous (major 0) for btrfs, tmpfs, overlay.
+    dev: DevNum,
+    point: PathBuf,
+    fstype: String,
+    source: String,
+}
+
+fn mounts() -> Vec<Mount> {
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .map(|text| text.lines().filter_map(parse_mount).collect())
+        .unwrap_or_default()
+}
+
+/// `36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw`.
+fn parse_mount(line: &str) -> Option<Mount> {
+    let (head, tail) = line.split_once(" - ")?;
+    let head: Vec<&str> = head.split(' ').collect();
+    let (major, minor) = head.get(2)?.split_once(':')?;
+    let mut tail = tail.split(' ');
+    let fstype = tail.next()?.to_string();
+    let source = unescape(tail.next()?).to_string_lossy().into_owned();
+    Some(Mount {
+        dev: (major.parse().ok()?, minor.parse().ok()?),
+        point: unescape(head.get(4)?),
+        fstype,
+        source,
+    })
+}
+
+/// The block devices a mounted file system is on: the number mountinfo
+/// gives (unless anonymous), its source device, and for btrfs every device
+/// of the file system.
+fn mount_devices(m: &Mount) -> Vec<DevNum> {
+    let mut devs = if m.dev.0 != 0 { vec![m.dev] } else { Vec::new() };
+    if m.source.starts_with('/') {
+        if let Ok(meta) = std::fs::metadata(&m.source) {
+            if meta.file_type().is_block_device() && !devs.contains(&dev_num(meta.rdev())) {
+                devs.push(dev_num(meta.rdev()));
+            }
+        }
+    }
+    if m.fstype == "btrfs" {
+        // /sys/fs/btrfs/UUID/devices/ lists every device of each file system.
+        let names: Vec<String> = devs.iter().filter_map(|&d| name_of(d)).collect();
+        let Ok(all) = std::fs::read_dir("/sys/fs/btrfs") else { return devs };
+        for fs in all.flatten() {
+            let dir = fs.path().join("devices");
+            let members = entry_names(&dir);
+            if members.iter().any(|n| names.contains(n)) {
+                for d in members.iter().filter_map(|n| sysfs_dev(&dir.join(n))) {
+                    if !devs.contains(&d) {
+                        devs.push(d);
+                    }
+                }
+            }
+        }
+    }
+    devs
+}
+
+/// The paths /proc/swaps lists.
+fn swap_entries() -> Vec<PathBuf> {
+    std::fs::read_to_string("/proc/swaps")
+        .map(|text| text.lines().skip(1).filter_map(|l| l.split_whitespace().next()).map(unescape).collect())
+        .unwrap_or_default()
+}
+
+/// Undoes the kernel's octal escapes (`\040` for a space) in mountinfo and
+/// /proc/swaps.
+fn unescape(s: &str) -> PathBuf {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let octal = b.get(i + 1..i + 4).filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match octal {
+            Some(d) if b[i] == b'\\' => {
+                out.push(d.iter().fold(0u16, |v, c| v * 8 + u16::from(c - b'0')) as u8);
+                i += 4;
+            }
+            _ => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    PathBuf::from(std::ffi::OsString::from_vec(out))
 }
 
 fn read_at_most(file: &File, buf: &mut [u8]) -> usize {
@@ -545,6 +991,166 @@ mod tests {
         let mut head = vec![0u8; 1 << 20];
         head[4086..4096].copy_from_slice(b"SWAPSPACE2");
         assert_eq!(signature(&head), Some("swap space"));
+    }
+
+    /// A made-up disk, sdz, that nothing uses and that holds nothing.
+    fn disk() -> DeviceFacts {
+        DeviceFacts { path: "/dev/sdz".into(), name: Some("sdz".into()), ..DeviceFacts::default() }
+    }
+
+    fn refusal(facts: &DeviceFacts, destroy: Option<&str>) -> (String, String) {
+        match judge(facts, destroy) {
+            Err(Error::Refused { reason, hint, .. }) => (reason, hint),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_device_that_holds_nothing_and_is_unused_is_written_without_consent() {
+        assert!(judge(&disk(), None).is_ok());
+        let serial = DeviceFacts { serial: Some("S123".into()), ..disk() };
+        assert!(judge(&serial, Some("S123")).is_ok());
+    }
+
+    #[test]
+    fn the_root_file_system_is_refused_by_name_whatever_destroy_says() {
+        let facts = DeviceFacts {
+            mounts: vec![MountUse { point: "/".into(), source: "/dev/sdz2".into(), direct: false }],
+            partitions: vec!["sdz1".into(), "sdz2".into()],
+            ..disk()
+        };
+        let (why, hint) = refusal(&facts, Some("/dev/sdz"));
+        assert!(why.contains("it holds the root file system (/)"), "{why}");
+        assert!(!why.contains("mounted on /"), "the root is named once, as the root: {why}");
+        assert!(hint.contains("choose another") && hint.contains("--destroy does not lift this"), "{hint}");
+    }
+
+    #[test]
+    fn the_results_directory_is_refused_by_name() {
+        let facts = DeviceFacts {
+            mounts: vec![MountUse { point: "/mnt/r".into(), source: "/dev/sdz".into(), direct: true }],
+            results: Some(ResultsUse { dir: "/mnt/r/out".into(), point: Some("/mnt/r".into()) }),
+            ..disk()
+        };
+        let (why, hint) = refusal(&facts, Some("/dev/sdz"));
+        assert!(
+            why.contains("it holds the results directory /mnt/r/out (on the file system mounted on /mnt/r)")
+        );
+        assert!(why.contains("it is mounted on /mnt/r"), "{why}");
+        assert!(hint.contains("give --out a directory on another device") && hint.contains("umount /mnt/r"));
+    }
+
+    /// No device-mapper, md or bcache on the test machines, so holders are
+    /// tested here with made-up facts only.
+    #[test]
+    fn a_held_device_is_refused_whatever_destroy_says() {
+        let facts = DeviceFacts {
+            holders: vec![
+                Holder { holder: "dm-0".into(), of: "sdz".into() },
+                Holder { holder: "md127".into(), of: "sdz1".into() },
+            ],
+            ..disk()
+        };
+        let (why, hint) = refusal(&facts, Some("/dev/sdz"));
+        assert!(
+            why.contains("it is held by dm-0") && why.contains("it is held by md127 (through sdz1)"),
+            "{why}"
+        );
+        assert!(hint.contains("take down what is built on it: dm-0, md127"), "{hint}");
+        assert!(hint.contains("--destroy does not lift this"), "{hint}");
+    }
+
+    #[test]
+    fn swap_on_a_partition_is_refused_whatever_destroy_says() {
+        let facts = DeviceFacts {
+            swaps: vec![SwapUse { entry: "/dev/sdz2".into(), direct: false }],
+            partitions: vec!["sdz2".into()],
+            ..disk()
+        };
+        let (why, hint) = refusal(&facts, Some("/dev/sdz"));
+        assert!(why.contains("it holds swap in use (/dev/sdz2)"), "{why}");
+        assert!(hint.contains("swapoff /dev/sdz2"), "{hint}");
+    }
+
+    #[test]
+    fn a_wrong_destroy_is_refused_and_the_right_one_named() {
+        let facts = DeviceFacts { serial: Some("S123".into()), ..disk() };
+        let (why, hint) = refusal(&facts, Some("/dev/sdz"));
+        assert!(why.contains("--destroy /dev/sdz does not name this device: its serial is S123"), "{why}");
+        assert!(hint.contains("pass --destroy S123"), "{hint}");
+        let (why, hint) = refusal(&disk(), Some("S999"));
+        assert!(why.contains("it has no serial, so --destroy takes its path, /dev/sdz"), "{why}");
+        assert!(hint.contains("pass --destroy /dev/sdz"), "{hint}");
+        // In use as well: both are said, and consent is not offered.
+        let swap = SwapUse { entry: "/dev/sdz".into(), direct: true };
+        let busy = DeviceFacts { swaps: vec![swap], ..facts };
+        let (why, hint) = refusal(&busy, Some("/dev/sdz"));
+        assert!(
+            why.contains("it is in use as swap; and --destroy /dev/sdz does not name it: its serial is S123")
+        );
+        assert!(!hint.contains("pass --destroy"), "{hint}");
+        let (why, _) = refusal(&busy, Some("S123"));
+        assert!(!why.contains("does not name"), "{why}");
+    }
+
+    #[test]
+    fn data_is_refused_unless_destroy_names_the_device() {
+        let facts = DeviceFacts {
+            signature: Some("a GPT partition table"),
+            partitions: vec!["sdz1".into()],
+            serial: Some("S123".into()),
+            ..disk()
+        };
+        let (why, hint) = refusal(&facts, None);
+        assert!(why.contains("it holds a GPT partition table; it has partitions (sdz1)"), "{why}");
+        assert!(hint.contains("run again with --destroy S123"), "{hint}");
+        assert!(judge(&facts, Some("S123")).is_ok());
+    }
+
+    #[test]
+    fn a_loop_device_is_expected_only_over_a_file_methodic_made() {
+        let backing = Backing {
+            file: "/srv/disk.img".into(),
+            device: false,
+            marked: false,
+            on: Some(("/srv".into(), "/dev/sdz1".into())),
+        };
+        let facts = DeviceFacts {
+            path: "/dev/loop7".into(),
+            name: Some("loop7".into()),
+            backing: Some(backing.clone()),
+            ..DeviceFacts::default()
+        };
+        let (why, hint) = refusal(&facts, None);
+        assert!(
+            why.contains("over /srv/disk.img (on the file system mounted on /srv from /dev/sdz1), a file methodic did not make"),
+            "{why}"
+        );
+        assert!(hint.contains("--destroy /dev/loop7") && hint.contains("user.methodic"), "{hint}");
+        assert!(judge(&facts, Some("/dev/loop7")).is_ok());
+        let marked =
+            DeviceFacts { backing: Some(Backing { marked: true, ..backing.clone() }), ..facts.clone() };
+        assert!(judge(&marked, None).is_ok());
+        let over_disk = DeviceFacts {
+            backing: Some(Backing { file: "/dev/sdz".into(), device: true, on: None, ..backing }),
+            ..facts
+        };
+        let (why, _) = refusal(&over_disk, None);
+        assert!(why.contains("a loop device over the block device /dev/sdz"), "{why}");
+    }
+
+    #[test]
+    fn mountinfo_lines_and_escapes_are_read() {
+        let m = parse_mount(
+            "43 27 0:39 / /tmp/a\\040b rw,noatime shared:1 - btrfs /dev/loop0 rw,space_cache=v2,subvolid=5",
+        )
+        .unwrap();
+        assert_eq!(m.dev, (0, 39));
+        assert_eq!(m.point, PathBuf::from("/tmp/a b"));
+        assert_eq!((m.fstype.as_str(), m.source.as_str()), ("btrfs", "/dev/loop0"));
+        assert_eq!(unescape("/swap\\011file\\134x"), PathBuf::from("/swap\tfile\\x"));
+        assert_eq!(unescape("/a\\9"), PathBuf::from("/a\\9"), "not an octal escape");
+        assert!(parse_mount("garbage").is_none());
     }
 
     #[test]

@@ -1,72 +1,20 @@
-//! End to end on a block device the test sets up itself: zram0, sized to
-//! 1GiB for the test and reset afterwards. Needs root; without it (or when
-//! zram0 is in use) each test says why and passes without checking.
-//! Tests that use a device hold a lock file, so that no two use it at once
-//! (test binaries run in parallel).
+//! End to end on block devices the test sets up itself: zram0, sized to
+//! 1GiB for the test and reset afterwards, and loop devices over files
+//! that carry methodic's scratch mark (so that the guard lets methodic
+//! write to them). Needs root; without it (or when zram0 is in use) each
+//! test says why and passes without checking. Tests that use a device hold
+//! a lock file, so that no two use it at once (test binaries run in
+//! parallel).
+
+mod common;
 
 use std::fs::{self, File};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+
+use common::{Loop, Zram};
 
 use methodic_compiler::plan::Plan;
 use methodic_runtime::{EngineChoice, Quiet, RunOptions, RunReport, Status, StepResult, run};
-
-/// Holds the device lock until dropped.
-struct DeviceLock(#[allow(dead_code)] File);
-
-fn lock() -> DeviceLock {
-    let f = File::create("/tmp/methodic-test-devices.lock").expect("lock file");
-    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
-    DeviceLock(f)
-}
-
-fn is_root() -> bool {
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// zram0 at 1GiB, reset when dropped.
-struct Zram {
-    _lock: DeviceLock,
-}
-
-impl Zram {
-    fn setup() -> Option<Zram> {
-        if !is_root() {
-            eprintln!("skipped: not root, so zram0 cannot be set up");
-            return None;
-        }
-        let sys = Path::new("/sys/block/zram0");
-        if !sys.exists() {
-            eprintln!("skipped: this machine has no zram0");
-            return None;
-        }
-        let lock = lock();
-        let size = fs::read_to_string(sys.join("disksize")).unwrap_or_default();
-        if size.trim() != "0" {
-            eprintln!("skipped: zram0 is in use (disksize {}), and is left alone", size.trim());
-            return None;
-        }
-        fs::write(sys.join("disksize"), "1073741824").expect("zram0 disksize");
-        Some(Zram { _lock: lock })
-    }
-
-    fn path(&self) -> PathBuf {
-        PathBuf::from("/dev/zram0")
-    }
-}
-
-impl Drop for Zram {
-    fn drop(&mut self) {
-        // The kernel may hold the device a moment after the last close.
-        for _ in 0..50 {
-            if fs::write("/sys/block/zram0/reset", "1").is_ok() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        eprintln!("warning: zram0 could not be reset");
-    }
-}
 
 /// /sys/block/NAME/stat: reads, read sectors, writes, written sectors.
 fn stat(name: &str) -> (u64, u64, u64, u64) {
@@ -100,7 +48,8 @@ fn step<'a>(r: &'a RunReport, id: &str) -> &'a StepResult {
 
 #[test]
 fn io_counts_shares_and_queue_depth_match_what_the_device_saw() {
-    let Some(z) = Zram::setup() else { return };
+    let Some(lock) = common::devices() else { return };
+    let Some(z) = Zram::setup(&lock, 1 << 30) else { return };
     let plan = compile(
         "methodology \"t\" version \"1\"\ntarget { span 512MiB }\n\
          workload mix { random; block 4KiB; read 67% }\n\
@@ -163,7 +112,8 @@ fn zram_holds() -> u64 {
 
 #[test]
 fn erase_discards_on_zram() {
-    let Some(z) = Zram::setup() else { return };
+    let Some(lock) = common::devices() else { return };
+    let Some(z) = Zram::setup(&lock, 1 << 30) else { return };
     let fill = compile(
         "methodology \"t\" version \"1\"\ntarget { span 256MiB; data random }\nfill { sequential; block 1MiB; read 0% }",
     );
@@ -184,64 +134,10 @@ fn erase_discards_on_zram() {
     let _ = fs::remove_dir_all(&opts.out);
 }
 
-/// A loop device over a file in the temporary directory, with direct I/O;
-/// detached and its file removed when dropped.
-struct Loop {
-    dev: PathBuf,
-    backing: PathBuf,
-    _lock: DeviceLock,
-}
-
-impl Loop {
-    fn setup(size: u64) -> Option<Loop> {
-        if !is_root() {
-            eprintln!("skipped: not root, so no loop device can be set up");
-            return None;
-        }
-        let lock = lock();
-        let backing = std::env::temp_dir().join(format!("methodic-loop-{}.img", std::process::id()));
-        let f = File::create(&backing).unwrap();
-        f.set_len(size).unwrap();
-        drop(f);
-        let out = std::process::Command::new("losetup")
-            .args(["--direct-io=on", "-f", "--show"])
-            .arg(&backing)
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            eprintln!("skipped: losetup failed: {}", String::from_utf8_lossy(&out.stderr).trim());
-            let _ = fs::remove_file(&backing);
-            return None;
-        }
-        let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        Some(Loop { dev, backing, _lock: lock })
-    }
-
-    fn name(&self) -> String {
-        self.dev.file_name().unwrap().to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        for _ in 0..50 {
-            let ok = std::process::Command::new("losetup")
-                .arg("-d")
-                .arg(&self.dev)
-                .status()
-                .is_ok_and(|s| s.success());
-            if ok {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        let _ = fs::remove_file(&self.backing);
-    }
-}
-
 #[test]
 fn sub_4k_splits_on_a_loop_device_match_the_device_counts() {
-    let Some(l) = Loop::setup(256 << 20) else { return };
+    let Some(lock) = common::devices() else { return };
+    let Some(l) = Loop::setup(&lock, 256 << 20) else { return };
     let plan = compile(
         "methodology \"t\" version \"1\"\n\
          workload split { random; read 70%; blocks { 512B: 10%, 4KiB: 60%, 64KiB: 30% } }\n\
@@ -263,7 +159,8 @@ fn sub_4k_splits_on_a_loop_device_match_the_device_counts() {
 
 #[test]
 fn a_device_with_a_file_system_is_refused_unless_named() {
-    let Some(l) = Loop::setup(64 << 20) else { return };
+    let Some(lock) = common::devices() else { return };
+    let Some(l) = Loop::setup(&lock, 64 << 20) else { return };
     let mkfs = std::process::Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&l.dev).status();
     if !mkfs.is_ok_and(|s| s.success()) {
         eprintln!("skipped: mkfs.ext4 is not available");
@@ -366,7 +263,8 @@ impl Drop for Throttle {
 /// series interval of the change, with the 4:1 step between its levels.
 #[test]
 fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
-    let Some(l) = Loop::setup(640 << 20) else { return };
+    let Some(lock) = common::devices() else { return };
+    let Some(l) = Loop::setup(&lock, 640 << 20) else { return };
     let Some(t) = Throttle::setup() else { return };
     let dev = fs::read_to_string(format!("/sys/block/{}/dev", l.name())).unwrap().trim().to_string();
     Throttle::limit(&t.dir, &dev, 200_000_000);

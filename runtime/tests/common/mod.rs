@@ -1,0 +1,305 @@
+//! Setup the device tests share: the lock that keeps two tests (or two
+//! test binaries) off the devices at once, and loop devices, zram, mounts
+//! and swap that the test makes itself and that are put back when dropped,
+//! however the test ends. Every device helper borrows the lock, so that it
+//! is undone before the lock goes.
+
+// Each test binary uses a part of this.
+#![allow(dead_code)]
+
+use std::ffi::{CString, OsStr};
+use std::fs::{self, File};
+use std::marker::PhantomData;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+/// Held while a test uses devices.
+pub struct DeviceLock(#[allow(dead_code)] File);
+
+/// Takes the device lock, or says why not and gives None: only root can
+/// set up devices.
+pub fn devices() -> Option<DeviceLock> {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: not root, so no device can be set up");
+        return None;
+    }
+    let f = File::create("/tmp/methodic-test-devices.lock").expect("lock file");
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    Some(DeviceLock(f))
+}
+
+/// Runs a tool the test needs. None, saying so, when it is not installed
+/// (.ci/run installs it); a tool that runs and fails fails the test.
+pub fn tool(cmd: &str, args: &[&OsStr]) -> Option<()> {
+    tool_in(cmd, args, None)
+}
+
+/// `tool` with `input` on its standard input.
+pub fn tool_in(cmd: &str, args: &[&OsStr], input: Option<&str>) -> Option<()> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut c = Command::new(cmd);
+    c.args(args).env("LVM_SUPPRESS_FD_WARNINGS", "1").stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() });
+    let mut child = match c.spawn() {
+        Ok(child) => child,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("skipped: {cmd} is not installed (.ci/run installs it)");
+            return None;
+        }
+        Err(e) => panic!("cannot run {cmd}: {e}"),
+    };
+    if let Some(text) = input {
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd} {:?} failed: {}{}",
+        args,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(())
+}
+
+fn unique(what: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("methodic-{what}-{}-{n}", std::process::id()))
+}
+
+/// Sets methodic's scratch mark on a file, as methodic does on the scratch
+/// files it makes. False where the file system has no user xattrs.
+pub fn mark(path: &Path) -> bool {
+    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+    let rc =
+        unsafe { libc::setxattr(c.as_ptr(), c"user.methodic".as_ptr(), b"scratch".as_ptr().cast(), 7, 0) };
+    rc == 0
+}
+
+/// What a loop device is made over.
+#[derive(Debug, Clone, Copy)]
+pub struct LoopSpec {
+    pub size: u64,
+    /// The backing file carries methodic's scratch mark.
+    pub marked: bool,
+    /// The kernel scans it for partitions (losetup -P).
+    pub partscan: bool,
+}
+
+impl LoopSpec {
+    /// A loop device over a scratch file methodic could have made.
+    pub fn marked(size: u64) -> LoopSpec {
+        LoopSpec { size, marked: true, partscan: false }
+    }
+}
+
+/// A loop device over a sparse file in the temporary directory, with
+/// direct I/O; detached and its file removed when dropped.
+pub struct Loop<'a> {
+    pub dev: PathBuf,
+    pub backing: PathBuf,
+    /// The backing file is the test's, to remove.
+    owns_backing: bool,
+    _lock: PhantomData<&'a DeviceLock>,
+}
+
+impl<'a> Loop<'a> {
+    /// A loop device over a marked file of `size` bytes.
+    pub fn setup(lock: &'a DeviceLock, size: u64) -> Option<Loop<'a>> {
+        Loop::with(lock, LoopSpec::marked(size))
+    }
+
+    pub fn with(_lock: &'a DeviceLock, spec: LoopSpec) -> Option<Loop<'a>> {
+        let backing = unique("loop").with_extension("img");
+        File::create(&backing).unwrap().set_len(spec.size).unwrap();
+        if spec.marked && !mark(&backing) {
+            eprintln!(
+                "skipped: {} takes no user xattrs, so it cannot carry methodic's mark",
+                backing.display()
+            );
+            let _ = fs::remove_file(&backing);
+            return None;
+        }
+        let mut args = vec!["--direct-io=on", "-f", "--show"];
+        if spec.partscan {
+            args.push("-P");
+        }
+        let made = attach(&args, &backing);
+        if made.is_none() {
+            let _ = fs::remove_file(&backing);
+        }
+        Some(Loop { dev: made?, backing, owns_backing: true, _lock: PhantomData })
+    }
+
+    /// A loop device over another block device.
+    pub fn over(_lock: &'a DeviceLock, dev: &Path) -> Option<Loop<'a>> {
+        let made = attach(&["-f", "--show"], dev)?;
+        Some(Loop { dev: made, backing: dev.to_path_buf(), owns_backing: false, _lock: PhantomData })
+    }
+
+    /// The kernel's name: `loop3`.
+    pub fn name(&self) -> String {
+        self.dev.file_name().unwrap().to_string_lossy().into_owned()
+    }
+
+    /// The path of partition `n`: `/dev/loop3p1`.
+    pub fn partition(&self, n: u32) -> PathBuf {
+        PathBuf::from(format!("{}p{n}", self.dev.display()))
+    }
+}
+
+/// `losetup ARGS FILE`: the loop device made, or None, saying why.
+fn attach(args: &[&str], file: &Path) -> Option<PathBuf> {
+    match Command::new("losetup").args(args).arg(file).output() {
+        Ok(out) if out.status.success() => Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())),
+        Ok(out) => {
+            eprintln!("skipped: losetup failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+            None
+        }
+        Err(e) => {
+            eprintln!("skipped: cannot run losetup: {e}");
+            None
+        }
+    }
+}
+
+impl Drop for Loop<'_> {
+    fn drop(&mut self) {
+        // Partitions added by partx or addpart outlive the loop device (the
+        // kernel drops them at detach only with partscan on): they go first.
+        let name = self.name();
+        let parts = fs::read_dir(format!("/sys/class/block/{name}")).into_iter().flatten().flatten();
+        for n in parts.filter_map(|e| fs::read_to_string(e.path().join("partition")).ok()) {
+            let _ = Command::new("delpart").arg(&self.dev).arg(n.trim()).status();
+        }
+        retry(|| Command::new("losetup").arg("-d").arg(&self.dev).status().is_ok_and(|s| s.success()));
+        if self.owns_backing {
+            let _ = fs::remove_file(&self.backing);
+        }
+    }
+}
+
+/// zram0 at a size the test gives, reset when dropped.
+pub struct Zram<'a> {
+    _lock: PhantomData<&'a DeviceLock>,
+}
+
+impl<'a> Zram<'a> {
+    pub fn setup(_lock: &'a DeviceLock, size: u64) -> Option<Zram<'a>> {
+        let sys = Path::new("/sys/block/zram0");
+        if !sys.exists() {
+            eprintln!("skipped: this machine has no zram0");
+            return None;
+        }
+        let now = fs::read_to_string(sys.join("disksize")).unwrap_or_default();
+        if now.trim() != "0" {
+            eprintln!("skipped: zram0 is in use (disksize {}), and is left alone", now.trim());
+            return None;
+        }
+        fs::write(sys.join("disksize"), size.to_string()).expect("zram0 disksize");
+        Some(Zram { _lock: PhantomData })
+    }
+
+    pub fn path(&self) -> PathBuf {
+        PathBuf::from("/dev/zram0")
+    }
+}
+
+impl Drop for Zram<'_> {
+    fn drop(&mut self) {
+        // The kernel may hold the device a moment after the last close.
+        if !retry(|| fs::write("/sys/block/zram0/reset", "1").is_ok()) {
+            eprintln!("warning: zram0 could not be reset");
+        }
+    }
+}
+
+/// A file system mounted on a new folder in the temporary directory;
+/// unmounted, and the folder removed, when dropped.
+pub struct Mounted {
+    pub point: PathBuf,
+}
+
+impl Mounted {
+    pub fn new(dev: &Path, options: &str) -> Option<Mounted> {
+        let point = unique("mnt");
+        fs::create_dir_all(&point).unwrap();
+        let mounted = Mounted { point };
+        tool("mount", &["-o".as_ref(), options.as_ref(), dev.as_os_str(), mounted.point.as_os_str()])?;
+        // What mounting changed (the superblock, a journal commit) is
+        // written now, so that an idle file system changes no byte later.
+        mounted.sync();
+        Some(mounted)
+    }
+
+    /// Writes out everything the file system holds back.
+    pub fn sync(&self) {
+        let dir = File::open(&self.point).unwrap();
+        unsafe { libc::syncfs(dir.as_raw_fd()) };
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let point = &self.point;
+        let mounted = || {
+            fs::read_to_string("/proc/self/mountinfo")
+                .is_ok_and(|m| m.lines().any(|l| l.split(' ').nth(4) == Some(&*point.to_string_lossy())))
+        };
+        if mounted() && !retry(|| Command::new("umount").arg(point).status().is_ok_and(|s| s.success())) {
+            eprintln!("warning: {} could not be unmounted", point.display());
+            return;
+        }
+        let _ = fs::remove_dir_all(point);
+    }
+}
+
+/// Swap in use on a device; turned off when dropped.
+pub struct SwapOn {
+    pub dev: PathBuf,
+}
+
+impl SwapOn {
+    pub fn new(dev: &Path) -> Option<SwapOn> {
+        tool("swapon", &[dev.as_os_str()])?;
+        Some(SwapOn { dev: dev.to_path_buf() })
+    }
+}
+
+impl Drop for SwapOn {
+    fn drop(&mut self) {
+        if !retry(|| Command::new("swapoff").arg(&self.dev).status().is_ok_and(|s| s.success())) {
+            eprintln!("warning: swapoff {} failed", self.dev.display());
+        }
+    }
+}
+
+/// Tries for up to 5 s: the kernel may hold a device a moment after the
+/// last close.
+fn retry(mut f: impl FnMut() -> bool) -> bool {
+    for _ in 0..50 {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+/// The SHA-256 of every byte of a device, read from the device itself:
+/// its page cache is flushed and dropped first (BLKFLSBUF).
+pub fn sha256(dev: &Path) -> String {
+    const BLKFLSBUF: libc::c_ulong = 0x1261;
+    let f = File::open(dev).unwrap();
+    unsafe { libc::ioctl(f.as_raw_fd(), BLKFLSBUF as _) };
+    drop(f);
+    let out = Command::new("sha256sum").arg(dev).output().expect("sha256sum (coreutils)");
+    assert!(out.status.success(), "sha256sum {}: {}", dev.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap().to_string()
+}
