@@ -723,7 +723,7 @@ fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target
         ))
         .with_hint(format!("give --target once for each of the {devices} devices")));
     }
-    opts.targets.iter().map(|p| Target::open(p, &open)).collect()
+    opts.targets.iter().map(|p| Target::open_with_results(p, &open, Some(out))).collect()
 }
 
 /// How many devices the plan spreads its workers over.

@@ -119,7 +119,7 @@ fn prepare(
                 path.display()
             );
         }
-        let mut t = Target::open(&path, &open)?;
+        let mut t = Target::open_with_results(&path, &open, Some(dir))?;
         // The run's scratch file stays the run's: removed when it completes.
         t.created |= was.scratch;
         let differences = differences(was, &t);

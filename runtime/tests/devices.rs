@@ -304,3 +304,25 @@ fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
     let ratio = cliff.before_mb_s.unwrap() / cliff.after_mb_s.unwrap();
     assert!((ratio - 4.0).abs() < 0.8, "before/after {ratio:.2}: {cliff:?}");
 }
+
+/// zram takes direct I/O only in 4KiB multiples: a 512B direct step is
+/// refused at the start, naming the step and the alignment, before any
+/// I/O; buffered, the same step runs.
+#[test]
+fn direct_io_the_device_cannot_align_is_refused_at_the_start() {
+    let Some(lock) = common::devices() else { return };
+    let Some(z) = Zram::setup(&lock, 256 << 20) else { return };
+    let src = |io: &str| {
+        format!(
+            "methodology \"t\" version \"1\"\ntarget {{ span 64MiB; io {io} }}\n\
+             measure {{ random; block 512B; read 100% }} qd 1 for 100ms\n"
+        )
+    };
+    let before = stat("zram0");
+    let opts = RunOptions { targets: vec![z.path()], out: out_dir("align"), ..Default::default() };
+    let e = run(&compile(&src("direct")), &opts, &mut Quiet).unwrap_err().to_string();
+    assert!(e.contains("step 1") && e.contains("multiples of 512B") && e.contains("4KiB"), "{e}");
+    assert_eq!(stat("zram0").0, before.0, "no I/O before the refusal");
+    assert!(!opts.out.exists(), "a run that cannot start leaves nothing behind");
+    run_on(&compile(&src("buffered")), &z.path(), "align-buffered");
+}
