@@ -49,7 +49,7 @@ fn run(name: &str, body: &str) -> methodic_runtime::analysis::repeats::RepeatSum
 #[test]
 fn a_repeated_buffered_copy_warns_of_the_page_cache_unless_caches_are_dropped() {
     let _serial = serial();
-    if !is_root() {
+    if !common::is_root() {
         eprintln!("skipped: dropping the page cache needs root");
         return;
     }
@@ -76,7 +76,7 @@ fn a_repeated_buffered_copy_warns_of_the_page_cache_unless_caches_are_dropped() 
 #[test]
 fn with_ram_limited_below_the_data_set_the_cache_is_not_blamed() {
     let _serial = serial();
-    if !is_root() {
+    if !common::is_root() {
         eprintln!("skipped: limiting RAM with a memory cgroup needs root");
         return;
     }
@@ -93,11 +93,6 @@ fn with_ram_limited_below_the_data_set_the_cache_is_not_blamed() {
     let summary = loaded.steps.last().unwrap().repeats.clone().expect("the repeat summary");
     let blamed = summary.warning.as_deref().is_some_and(|w| w.contains("likely came from the page cache"));
     assert!(!blamed, "{summary:?}");
-}
-
-fn is_root() -> bool {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
 }
 
 /// Rehearses the consumer copy methodology v1.0 with `extra` arguments.

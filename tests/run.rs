@@ -2,7 +2,7 @@
 //! rehearses to completion, results directories hold what they promise,
 //! and --json prints nothing but JSON.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod common;
 use common::{methodic, root};
@@ -273,5 +273,58 @@ fn existing_files_are_written_only_with_consent() {
     let o = methodic(&["run", plan.to_str().unwrap(), "--out", bad.to_str().unwrap(), "--no-ceiling"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).contains("non_destructive"), "{}", text(&o.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A results directory on a file system without room for the run (a 8MiB
+/// tmpfs; a rehearsal's scratch file is 128MiB), on a read-only one, or
+/// given as a file, is refused before anything is made, saying why.
+#[test]
+fn a_results_directory_without_room_or_write_access_is_refused_up_front() {
+    if !common::is_root() {
+        eprintln!("skipped: mounting a small tmpfs needs root");
+        return;
+    }
+    let dir = out_dir("space");
+    std::fs::create_dir_all(&dir).unwrap();
+    struct Mounts(Vec<PathBuf>);
+    impl Drop for Mounts {
+        fn drop(&mut self) {
+            for m in &self.0 {
+                let _ = std::process::Command::new("umount").arg(m).status();
+            }
+        }
+    }
+    let mut mounts = Mounts(Vec::new());
+    for (name, options) in [("small", "size=8m"), ("ro", "ro,size=512m")] {
+        let m = dir.join(name);
+        std::fs::create_dir_all(&m).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", options, "tmpfs"])
+            .arg(&m)
+            .status();
+        assert!(ok.unwrap().success(), "mount {name}");
+        mounts.0.push(m);
+    }
+    let run = |out: &Path| {
+        let o = methodic(&["run", "specs/quick.method", "--rehearse", "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(!out.exists() || out.is_file(), "nothing made at {}", out.display());
+        text(&o.stderr)
+    };
+    let err = run(&dir.join("small/results"));
+    assert!(
+        err.contains("its file system has 8.0 MiB free") && err.contains("the scratch file 128.0 MiB"),
+        "{err}"
+    );
+    assert!(std::fs::read_dir(dir.join("small")).unwrap().next().is_none(), "the small tmpfs is left empty");
+    let err = run(&dir.join("ro/results"));
+    assert!(err.contains("is on a read-only file system"), "{err}");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let err = run(&file);
+    assert!(err.contains("is a file, not a directory"), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    drop(mounts);
     std::fs::remove_dir_all(&dir).unwrap();
 }

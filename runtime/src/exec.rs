@@ -256,6 +256,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     let original = plan;
     let plan = if opts.rehearse { rehearse::rehearse(plan) } else { plan.clone() };
 
+    check_space(&plan, opts)?;
     let results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
     if opts.rehearse {
         std::fs::write(results.path.join("rehearsal-plan.ron"), plan.to_ron())
@@ -789,6 +790,60 @@ fn check_alignment(plan: &Plan, targets: &[Target]) -> Result<()> {
     Ok(())
 }
 
+/// What a run puts in its results directory beyond its records: scratch
+/// files, datasets generated there, and copies beside a scratch target.
+/// Refused before anything is made when the file system has not the room,
+/// rather than failing a day later.
+fn check_space(plan: &Plan, opts: &RunOptions) -> Result<()> {
+    let mut parts = Vec::new();
+    if opts.targets.is_empty() {
+        let size = if opts.rehearse { rehearse::CAPACITY } else { scratch_size(plan) };
+        parts.push((devices(plan) as u64 * size, "the scratch file"));
+    }
+    let mut datasets: Vec<&methodic_compiler::plan::Dataset> = Vec::new();
+    for s in &plan.steps {
+        if let Action::Copy { dataset } = &s.action {
+            if !datasets.iter().any(|d| d == &dataset) {
+                datasets.push(dataset);
+            }
+        }
+    }
+    if opts.datasets.is_none() && !datasets.is_empty() {
+        parts.push((datasets.iter().map(|d| d.total.0).sum(), "the copy datasets"));
+    }
+    if opts.targets.is_empty() {
+        if let Some(largest) = datasets.iter().map(|d| d.total.0).max() {
+            parts.push((largest, "copies beside the scratch file"));
+        }
+    }
+    // steps.jsonl, series and the manifest: a generous allowance.
+    parts.push((16 << 20, "records and series"));
+    let need: u64 = parts.iter().map(|p| p.0).sum();
+    let Some((free, read_only)) = system::free_bytes(&opts.out) else { return Ok(()) };
+    if read_only {
+        return Err(Error::results(&opts.out, "is on a read-only file system")
+            .with_hint("give --out a directory on a file system you can write to"));
+    }
+    if free >= need {
+        return Ok(());
+    }
+    let what: Vec<String> = parts.iter().map(|(b, w)| format!("{w} {}", crate::target::human(*b))).collect();
+    Err(Error::results(
+        &opts.out,
+        format!(
+            "its file system has {} free, and the run puts about {} there ({})",
+            crate::target::human(free),
+            crate::target::human(need),
+            what.join(", ")
+        ),
+    )
+    .with_hint(if opts.targets.is_empty() {
+        "give --out on a file system with room, --target a file or device to run on, or --datasets DIR elsewhere"
+    } else {
+        "give --out on a file system with room, or --datasets DIR elsewhere"
+    }))
+}
+
 /// A scratch file holds the largest span given in bytes, or 1GiB.
 fn scratch_size(plan: &Plan) -> u64 {
     plan.steps
@@ -1016,15 +1071,7 @@ impl Executor<'_> {
             destroy: None,
             overwrite: false,
         };
-        let free = {
-            let c = std::ffi::CString::new("/dev/shm").expect("no NUL");
-            let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-            if unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0 {
-                st.f_bavail as u64 * st.f_frsize as u64
-            } else {
-                0
-            }
-        };
+        let free = system::free_bytes(shm).map_or(0, |f| f.0);
         if free < size * 2 {
             return Err(Error::unsupported(format!(
                 "/dev/shm has {} free, too little for a {} file in RAM",

@@ -29,6 +29,10 @@ impl ResultsDir {
     /// the source in it.
     pub fn create(path: &Path, plan_ron: &str, source: Option<&str>) -> Result<ResultsDir> {
         let created = !path.exists();
+        if path.exists() && !path.is_dir() {
+            return Err(Error::results(path, "is a file, not a directory")
+                .with_hint("give --out a new directory for the results"));
+        }
         if path.exists() {
             let empty = fs::read_dir(path).map(|mut d| d.next().is_none()).unwrap_or(false);
             if !empty {
@@ -36,8 +40,13 @@ impl ResultsDir {
                     .with_hint("give another --out, or move the old results away"));
             }
         }
-        fs::create_dir_all(path.join("series"))
-            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        fs::create_dir_all(path.join("series")).map_err(|e| match e.raw_os_error() {
+            Some(libc::EROFS | libc::EACCES | libc::EPERM | libc::ENOSPC | libc::EDQUOT) => {
+                Error::results(path, format!("cannot be created: {e}"))
+                    .with_hint("give --out a directory on a file system you can write to, with room")
+            }
+            _ => Error::io(format!("cannot create {}", path.display()), e),
+        })?;
         write_synced(&path.join("plan.ron"), plan_ron.as_bytes())?;
         if let Some(src) = source {
             write_synced(&path.join("methodology.method"), src.as_bytes())?;

@@ -90,6 +90,19 @@ pub fn drop_caches(targets: &[Target]) -> Vec<String> {
     done
 }
 
+/// Bytes free to an unprivileged writer on the file system holding `path`
+/// (or, for a path not made yet, the nearest folder above it), and whether
+/// it is mounted read-only; `None` when statvfs cannot say.
+pub fn free_bytes(path: &std::path::Path) -> Option<(u64, bool)> {
+    use std::os::unix::ffi::OsStrExt;
+    let existing = path.ancestors().find(|p| p.exists()).unwrap_or(std::path::Path::new("."));
+    let existing = if existing.as_os_str().is_empty() { std::path::Path::new(".") } else { existing };
+    let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
+        .then(|| (st.f_bavail as u64 * st.f_frsize as u64, st.f_flag & libc::ST_RDONLY != 0))
+}
+
 /// `MemTotal` and `MemAvailable` from /proc/meminfo, in bytes.
 pub fn meminfo() -> (u64, u64) {
     let text = fs::read_to_string("/proc/meminfo").unwrap_or_default();

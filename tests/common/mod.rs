@@ -37,3 +37,10 @@ pub fn run_source(name: &str, source: &str, args: &[&str]) -> std::path::PathBuf
     assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
     out
 }
+
+/// Whether the tests run as root (device and mount tests need it).
+#[allow(dead_code)]
+pub fn is_root() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
+}
