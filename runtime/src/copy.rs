@@ -49,8 +49,10 @@ fn stamp(d: &Dataset) -> String {
 /// from its own seed, so the bytes do not depend on the order), synced,
 /// and dropped from the page cache: the first copy reads them from the
 /// device, as a copy of files written long ago would. A tree that is
-/// reused is left as the page cache has it.
-pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
+/// reused is left as the page cache has it. A `stop` (a signal) ends the
+/// making between files; the tree's marker says unfinished then, and it is
+/// made again next time.
+pub fn prepare(d: &Dataset, dir: &Path, stop: &AtomicBool) -> Result<bool> {
     use rayon::prelude::*;
     let marker = dir.join(".methodic-dataset");
     if fs::read_to_string(&marker).is_ok_and(|s| s == stamp(d)) {
@@ -67,6 +69,11 @@ pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
         fs::remove_dir_all(dir).map_err(|e| Error::io(format!("cannot clear {}", dir.display()), e))?;
     }
     let sizes: Vec<u64> = d.file_sizes().collect();
+    // Marked methodic's at once, as not finished: a tree cut off (a signal,
+    // a crash) is cleared and made again next time, not refused.
+    fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
+    fs::write(&marker, "v2 unfinished\n")
+        .map_err(|e| Error::io(format!("cannot write {}", marker.display()), e))?;
     for k in 0..sizes.len().div_ceil(PER_DIR as usize) {
         let sub = dir.join(format!("d{k:04}"));
         fs::create_dir_all(&sub).map_err(|e| Error::io(format!("cannot create {}", sub.display()), e))?;
@@ -74,6 +81,9 @@ pub fn prepare(d: &Dataset, dir: &Path) -> Result<bool> {
     sizes.par_iter().enumerate().try_for_each_init(
         || vec![0u8; 1 << 20],
         |buf, (i, &size)| -> Result<()> {
+            if stop.load(Ordering::Relaxed) {
+                return Err(Error::unsupported("interrupted while the dataset was made"));
+            }
             let path = file_path(dir, i as u64);
             let mut f =
                 File::create(&path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
@@ -169,11 +179,19 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("methodic-copy-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         let d = Dataset::of_files("d", Bytes(1000), Bytes(100_000), 30, 4);
-        assert!(prepare(&d, &dir.join("src")).unwrap(), "made the first time");
-        assert!(!prepare(&d, &dir.join("src")).unwrap(), "reused the second time");
+        let go = AtomicBool::new(false);
+        // Stopped, it is not finished (no marker), and is made next time.
+        let e = prepare(&d, &dir.join("src"), &AtomicBool::new(true)).unwrap_err();
+        assert!(e.to_string().contains("interrupted"), "{e}");
+        assert_eq!(fs::read_to_string(dir.join("src/.methodic-dataset")).unwrap(), "v2 unfinished\n");
+        assert!(prepare(&d, &dir.join("src"), &go).unwrap(), "made the first time");
+        assert!(!prepare(&d, &dir.join("src"), &go).unwrap(), "reused the second time");
         fs::create_dir_all(dir.join("mine")).unwrap();
         fs::write(dir.join("mine/keep.txt"), "x").unwrap();
-        assert!(prepare(&d, &dir.join("mine")).is_err(), "a folder methodic did not make is not cleared");
+        assert!(
+            prepare(&d, &dir.join("mine"), &go).is_err(),
+            "a folder methodic did not make is not cleared"
+        );
         assert!(dir.join("mine/keep.txt").exists());
         let r = copy_tree(&dir.join("src"), &dir.join("dst"), d.files, &AtomicBool::new(false)).unwrap();
         assert_eq!((r.files, r.bytes), (30, d.total.0));

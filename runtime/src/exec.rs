@@ -997,7 +997,7 @@ impl Executor<'_> {
                         ));
                 }
                 let source = datasets_dir(self.opts, &self.results.path).join(&dataset.name);
-                if copy::prepare(dataset, &source)? {
+                if copy::prepare(dataset, &source, &self.stop)? {
                     out.actions.push(format!("generated dataset {} in {}", dataset.name, source.display()));
                 } else if !self.datasets_seen.contains(&source) {
                     // Made by an earlier run: out of the page cache, as a
