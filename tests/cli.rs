@@ -1,7 +1,7 @@
 //! The `methodic` command end to end: exit codes, what goes to stdout and
 //! stderr, files written whole or not at all.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
@@ -240,4 +240,52 @@ fn bad_command_lines_are_usage_errors() {
     assert!(text(&out.stderr).contains("error: cannot read no/such/file.method"), "{}", text(&out.stderr));
     let out = methodic(&["frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Every input `run` takes, when wrong, gets an error that names it and a
+/// non-zero exit, never a panic, and leaves nothing behind.
+#[test]
+fn run_refuses_bad_inputs_clearly_and_leaves_nothing() {
+    let dir = scratch("bad-run-inputs");
+    std::fs::create_dir_all(dir.join("a-dir")).unwrap();
+    std::fs::write(dir.join("binary.method"), b"\x00\xff\xfe").unwrap();
+    std::fs::write(dir.join("empty.method"), "").unwrap();
+    std::fs::write(dir.join("cut.ron"), "(schema: 1").unwrap();
+    std::fs::write(dir.join("future.json"), "{\"schema\": 99}").unwrap();
+    let d = |p: &str| dir.join(p).to_str().unwrap().to_string();
+    let out = d("results");
+    let cases: Vec<(Vec<String>, i32, &str)> = vec![
+        (vec![d("missing.method")], 1, "cannot read"),
+        (vec![d("a-dir")], 1, "Is a directory"),
+        (vec![d("binary.method")], 1, "is not UTF-8 text"),
+        (vec![d("empty.method")], 1, "the methodology has no header"),
+        (vec![d("cut.ron")], 1, "not a readable plan"),
+        (vec![d("future.json")], 1, "schema version 99"),
+        (
+            vec!["specs/quick.method".into(), "--target".into(), d("a-dir")],
+            1,
+            "is neither a regular file nor a block device",
+        ),
+        (vec!["specs/quick.method".into(), "--target".into(), d("missing.bin")], 1, "does not exist"),
+        (vec!["specs/quick.method".into(), "--seed".into(), "abc".into()], 2, "invalid value 'abc'"),
+        (vec!["--resume".into(), d("a-dir")], 1, "is not a methodic results directory"),
+        (vec!["--resume".into(), d("missing")], 1, "does not exist"),
+        (vec!["--resume".into(), d("a-dir"), "--seed".into(), "3".into()], 2, "cannot be used with"),
+        (vec![], 2, "required"),
+    ];
+    for (args, code, says) in cases {
+        let mut all = vec!["run".to_string()];
+        all.extend(args.iter().cloned());
+        if code == 1 && args.first().is_some_and(|a| a != "--resume") {
+            all.extend(["--out".to_string(), out.clone()]);
+        }
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+        let o = methodic(&refs);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{all:?}: {err}");
+        assert!(err.contains(says), "{all:?} should say {says:?}: {err}");
+        assert!(!err.contains("panicked"), "{all:?}: {err}");
+        assert!(!Path::new(&out).exists(), "{all:?} left {out}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
