@@ -1412,56 +1412,64 @@ impl Executor<'_> {
         let mut all = Recorder::default();
         let mut info = None;
         let mut seconds = 0.0;
-        for r in 1..=rule.max_rounds {
-            let run = self.io(
-                step,
-                IoSpec {
-                    workload,
-                    qd,
-                    settings,
-                    ramp: StdDuration::ZERO,
-                    record: Some(std_duration(round)),
-                    passes: None,
-                    budget: None,
-                    series: Some((std_duration(series), None)),
-                },
-            )?;
-            let summary = run.recorder.summary(run.seconds);
-            let value = metric_of(&summary, rule.metric);
-            values.push(value);
-            for row in &run.rows {
-                series_out.row(&format!(
-                    "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
-                    seconds + row.t,
-                    row.iops,
-                    row.read_iops,
-                    row.write_iops,
-                    row.mb_s,
-                    row.mb_s * 1e6 / 1_048_576.0,
-                    row.mean_latency_us,
-                    row.p99_latency_us
-                ))?;
+        // An error in a round ends the loop, but the rounds before it are
+        // kept in the step's record.
+        let mut gather = || -> Result<()> {
+            for r in 1..=rule.max_rounds {
+                let run = self.io(
+                    step,
+                    IoSpec {
+                        workload,
+                        qd,
+                        settings,
+                        ramp: StdDuration::ZERO,
+                        record: Some(std_duration(round)),
+                        passes: None,
+                        budget: None,
+                        series: Some((std_duration(series), None)),
+                    },
+                )?;
+                let summary = run.recorder.summary(run.seconds);
+                let value = metric_of(&summary, rule.metric);
+                values.push(value);
+                for row in &run.rows {
+                    series_out.row(&format!(
+                        "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
+                        seconds + row.t,
+                        row.iops,
+                        row.read_iops,
+                        row.write_iops,
+                        row.mb_s,
+                        row.mb_s * 1e6 / 1_048_576.0,
+                        row.mean_latency_us,
+                        row.p99_latency_us
+                    ))?;
+                }
+                seconds += run.seconds;
+                all.merge(&run.recorder);
+                info = Some(run.info);
+                window = steady::check(&values, rule);
+                match &window {
+                    Some(w) => rounds_out.row(&format!(
+                        "{r},{value:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{}",
+                        w.average, w.range, w.range_limit, w.change, w.change_limit, w.steady
+                    ))?,
+                    None => rounds_out.row(&format!("{r},{value:.3},,,,,,false"))?,
+                }
+                if window.as_ref().is_some_and(|w| w.steady) || self.stop.load(Ordering::Relaxed) {
+                    break;
+                }
             }
-            seconds += run.seconds;
-            all.merge(&run.recorder);
-            info = Some(run.info);
-            window = steady::check(&values, rule);
-            match &window {
-                Some(w) => rounds_out.row(&format!(
-                    "{r},{value:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{}",
-                    w.average, w.range, w.range_limit, w.change, w.change_limit, w.steady
-                ))?,
-                None => rounds_out.row(&format!("{r},{value:.3},,,,,,false"))?,
-            }
-            if window.as_ref().is_some_and(|w| w.steady) || self.stop.load(Ordering::Relaxed) {
-                break;
-            }
+            Ok(())
+        };
+        let outcome = gather();
+        if !values.is_empty() {
+            out.summary = Some(all.summary(seconds));
+            out.io = info;
+            out.series = Some(self.relative(&csv));
+            out.steady = Some(steady_result(rule, values, window));
         }
-        out.summary = Some(all.summary(seconds));
-        out.io = info;
-        out.series = Some(self.relative(&csv));
-        out.steady = Some(steady_result(rule, values, window));
-        Ok(())
+        outcome
     }
 
     fn rounds(
@@ -1480,45 +1488,53 @@ impl Executor<'_> {
         let mut values = Vec::new();
         let mut window = None;
         let mut info = None;
-        for r in 1..=rule.max_rounds {
-            for (k, cell) in cells.iter().enumerate() {
-                let run = self.io(
-                    step,
-                    IoSpec {
-                        workload: &cell.workload,
-                        qd: cell.qd,
-                        settings,
-                        ramp: std_duration(cell.ramp),
-                        record: Some(std_duration(cell.record)),
-                        passes: None,
-                        budget: None,
-                        series: None,
-                    },
-                )?;
-                let s = run.recorder.summary(run.seconds);
-                rounds_out.row(&format!(
-                    "{r},{},{},{},{:.1},{:.3},{:.2},{:.2}",
-                    k + 1,
-                    cell.workload.name.replace(',', ";"),
-                    cell.qd.total,
-                    s.total.iops,
-                    s.total.mb_s,
-                    s.total.latency_us.mean,
-                    s.total.latency_us.p99
-                ))?;
-                if k == track {
-                    values.push(metric_of(&s, rule.metric));
+        // As for a precondition: an error keeps the rounds before it.
+        let mut gather = || -> Result<()> {
+            for r in 1..=rule.max_rounds {
+                for (k, cell) in cells.iter().enumerate() {
+                    let run = self.io(
+                        step,
+                        IoSpec {
+                            workload: &cell.workload,
+                            qd: cell.qd,
+                            settings,
+                            ramp: std_duration(cell.ramp),
+                            record: Some(std_duration(cell.record)),
+                            passes: None,
+                            budget: None,
+                            series: None,
+                        },
+                    )?;
+                    let s = run.recorder.summary(run.seconds);
+                    rounds_out.row(&format!(
+                        "{r},{},{},{},{:.1},{:.3},{:.2},{:.2}",
+                        k + 1,
+                        cell.workload.name.replace(',', ";"),
+                        cell.qd.total,
+                        s.total.iops,
+                        s.total.mb_s,
+                        s.total.latency_us.mean,
+                        s.total.latency_us.p99
+                    ))?;
+                    if k == track {
+                        values.push(metric_of(&s, rule.metric));
+                    }
+                    per_cell[k].push(s);
+                    info = Some(run.info);
+                    if self.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                 }
-                per_cell[k].push(s);
-                info = Some(run.info);
-                if self.stop.load(Ordering::Relaxed) {
+                window = steady::check(&values, rule);
+                if window.as_ref().is_some_and(|w| w.steady) || self.stop.load(Ordering::Relaxed) {
                     break;
                 }
             }
-            window = steady::check(&values, rule);
-            if window.as_ref().is_some_and(|w| w.steady) || self.stop.load(Ordering::Relaxed) {
-                break;
-            }
+            Ok(())
+        };
+        let outcome = gather();
+        if per_cell.iter().all(Vec::is_empty) {
+            return outcome;
         }
         let w = rule.window as usize;
         out.cells = Some(
@@ -1544,7 +1560,7 @@ impl Executor<'_> {
         out.io = info;
         out.series = Some(self.relative(&csv));
         out.steady = Some(steady_result(rule, values, window));
-        Ok(())
+        outcome
     }
 }
 
