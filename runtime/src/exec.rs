@@ -1116,6 +1116,8 @@ impl Executor<'_> {
                 abort: abort.clone(),
                 cpu: self.opts.pin.then_some(i % cpus),
                 latency: !self.opts.no_latency,
+                #[cfg(test)]
+                fault: None,
             })
             .collect();
         drop(tx);

@@ -1,0 +1,60 @@
+//! A fault injector for tests: an engine wrapped so that the I/Os touching
+//! a chosen byte range fail with a chosen errno instead of reaching the
+//! file, as a failing drive's would. Every other I/O goes to the wrapped
+//! engine unchanged. Test builds only: methodic never injects faults.
+
+use std::io;
+use std::ops::Range;
+
+use super::{Completion, Engine, EngineKind, Request};
+use crate::workload::Op;
+
+/// Which I/Os fail, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    /// Reads, writes, or both (`None`).
+    pub op: Option<Op>,
+    /// I/Os that overlap these bytes fail.
+    pub bytes: Range<u64>,
+    /// The error they fail with (`libc::EIO`).
+    pub errno: i32,
+}
+
+impl Fault {
+    /// EIO for `op` (both when `None`) on I/Os overlapping `bytes`.
+    pub fn eio(op: Option<Op>, bytes: Range<u64>) -> Fault {
+        Fault { op, bytes, errno: libc::EIO }
+    }
+
+    fn hits(&self, r: &Request) -> bool {
+        let end = r.io.offset + r.io.len as u64;
+        self.op.is_none_or(|op| op == r.io.op) && r.io.offset < self.bytes.end && self.bytes.start < end
+    }
+}
+
+/// An engine whose I/Os fail where its [`Fault`] says.
+pub struct Faulty {
+    inner: Box<dyn Engine>,
+    fault: Fault,
+}
+
+impl Faulty {
+    pub fn new(inner: Box<dyn Engine>, fault: Fault) -> Faulty {
+        Faulty { inner, fault }
+    }
+}
+
+impl Engine for Faulty {
+    fn kind(&self) -> EngineKind {
+        self.inner.kind()
+    }
+
+    fn run(&mut self, reqs: &[Request], wait: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+        let (failing, passing): (Vec<Request>, Vec<Request>) = reqs.iter().partition(|r| self.fault.hits(r));
+        // The failed I/Os complete at once; the wrapped engine need not
+        // wait for as many of its own.
+        self.inner.run(&passing, wait.saturating_sub(failing.len()), done)?;
+        done.extend(failing.iter().map(|r| Completion { slot: r.slot, result: -self.fault.errno }));
+        Ok(())
+    }
+}
