@@ -11,7 +11,7 @@ use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration as StdDuration, Instant};
 
 use methodic_compiler::plan::{
-    Action, Bytes, Cell, Extent, IoMode, Metric, Plan, PreconditionStop, Qd, SteadyRule, Step,
+    Action, Bytes, Cell, Extent, IoMode, Metric, OnError, Plan, PreconditionStop, Qd, SteadyRule, Step,
     Target as Settings, TimeRange, Workload,
 };
 use serde::{Deserialize, Serialize};
@@ -188,6 +188,99 @@ pub struct IoInfo {
     pub latency_recorded: bool,
     pub bytes_written: u64,
     pub seed: u64,
+    /// I/Os that failed: the step stopped at the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<IoErrors>,
+}
+
+/// The failed I/Os of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IoErrors {
+    /// I/Os that failed or moved fewer bytes than asked.
+    pub failed: u64,
+    /// I/Os that completed in full, ramp included.
+    pub completed: u64,
+    /// The first failure (of the first worker that had one).
+    pub first: FailedIo,
+    /// Other targets I/Os failed on, when the step used several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_on: Vec<PathBuf>,
+}
+
+/// One failed I/O: where, what, and what the kernel said.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedIo {
+    pub target: PathBuf,
+    /// `read` or `write`.
+    pub op: String,
+    pub offset: u64,
+    pub len: u32,
+    /// `EIO`; `null` for a short transfer.
+    pub errno: Option<String>,
+    /// -errno, or the bytes a short transfer moved.
+    pub result: i32,
+    /// In words: `write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)`.
+    pub error: String,
+}
+
+impl FailedIo {
+    fn new(target: &Path, f: &worker::IoFailure) -> FailedIo {
+        FailedIo {
+            target: target.to_path_buf(),
+            op: if f.op == crate::workload::Op::Read { "read" } else { "write" }.to_string(),
+            offset: f.offset,
+            len: f.len,
+            errno: f.errno(),
+            result: f.result,
+            error: f.describe(),
+        }
+    }
+}
+
+/// A step whose I/Os failed, and what it measured until it stopped: the
+/// counts of the I/Os that completed, their rates over the time recorded,
+/// and how the I/O ran (with [`IoErrors`]).
+#[derive(Debug)]
+pub struct IoFailed {
+    pub step: String,
+    pub summary: Summary,
+    pub info: IoInfo,
+    /// The series CSV written until the failure, relative to the results.
+    pub series: Option<PathBuf>,
+}
+
+impl IoFailed {
+    /// Keeps what the step measured in its result, where the step had not
+    /// recorded more already.
+    pub fn keep_in(&self, out: &mut StepResult) {
+        out.summary.get_or_insert_with(|| self.summary.clone());
+        out.io.get_or_insert_with(|| self.info.clone());
+        if out.series.is_none() {
+            out.series.clone_from(&self.series);
+        }
+    }
+}
+
+impl std::fmt::Display for IoFailed {
+    /// `step fill on /dev/loop0: write of 65536 bytes at offset 8388608
+    /// failed with EIO (Input/output error); 1 of 129 I/Os failed`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Some(e) = &self.info.errors else { return write!(f, "step {}: I/O failed", self.step) };
+        write!(
+            f,
+            "step {} on {}: {}; {} of {} I/Os failed",
+            self.step,
+            e.first.target.display(),
+            e.first.error,
+            e.failed,
+            e.failed + e.completed
+        )?;
+        if !e.also_on.is_empty() {
+            let others: Vec<String> = e.also_on.iter().map(|p| p.display().to_string()).collect();
+            write!(f, " (I/Os failed on {} too)", others.join(", "))?;
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -392,6 +485,10 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         } else if let Err(e) = &outcome {
             result.error = Some(describe(e));
         }
+        // A step whose I/Os failed keeps what it measured until then.
+        if let Err(Error::IoFailed(f)) = &outcome {
+            f.keep_in(&mut result);
+        }
         result.repeats = repeat_summary(&plan, i, &result, &steps, &manifest);
         if let (Some(c), Some(sum)) = (&manifest.host_ceiling, &result.summary) {
             result.host_bound = c.host_bound(sum.total.iops, sum.total.mb_s);
@@ -422,6 +519,10 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
                 error = Some(interrupted_by());
                 break;
             }
+            // Recorded as failed above; the run goes on, and ends failed.
+            (Err(_), _) if plan.methodology.on_error == OnError::Continue => {
+                observer.note(&format!("{} failed; on_error continue: going on to the next step", step.id));
+            }
             (Err(e), _) => {
                 status = Status::Failed;
                 error = Some(describe(&e));
@@ -429,6 +530,12 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
             }
             (Ok(()), Ok(())) => {}
         }
+    }
+    // Steps failed and the run went past them (on_error continue): it
+    // still failed, and says which steps did.
+    if let (Status::Completed, Some(e)) = (status, failed_steps(&plan, &steps)) {
+        status = Status::Failed;
+        error = Some(e);
     }
     exec.ram = None;
     for dir in &exec.copies {
@@ -467,6 +574,39 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     results.finish(&report)?;
     saved?;
     Ok(report)
+}
+
+/// The run's error when steps failed and it went on past them: how many,
+/// which, the first one's error, and whose drive state is in doubt.
+fn failed_steps(plan: &Plan, steps: &[StepResult]) -> Option<String> {
+    let failed: Vec<&StepResult> = steps.iter().filter(|r| r.error.is_some()).collect();
+    let first = failed.first()?;
+    let ids: Vec<&str> = failed.iter().map(|r| r.id.as_str()).collect();
+    let mut text = format!(
+        "{} of {} steps failed and the run went on past {} (on_error continue): {}; the first: {}",
+        failed.len(),
+        steps.len(),
+        if failed.len() == 1 { "it" } else { "them" },
+        ids.join(", "),
+        first.error.as_deref().unwrap_or_default()
+    );
+    // The first failed step that sets the drive's state, with steps after it.
+    let state = failed
+        .iter()
+        .find(|r| plan.steps.get(r.index - 1).is_some_and(|s| s.establishes_state) && r.index < steps.len());
+    if let Some(r) = state {
+        text.push_str(&format!(
+            "; {} sets the drive's state and did not finish, so the drive state of the steps after it is in doubt",
+            r.id
+        ));
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: the fault the workers of runs on this thread inject.
+    static FAULT: std::cell::RefCell<Option<crate::engine::fault::Fault>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Where copy tests keep their datasets.
@@ -1117,7 +1257,7 @@ impl Executor<'_> {
                 cpu: self.opts.pin.then_some(i % cpus),
                 latency: !self.opts.no_latency,
                 #[cfg(test)]
-                fault: None,
+                fault: FAULT.with(|f| f.borrow().clone()),
             })
             .collect();
         drop(tx);
@@ -1149,13 +1289,17 @@ impl Executor<'_> {
         let mut forced_async = false;
         let mut from: Option<Instant> = None;
         let mut last: Option<Instant> = None;
-        for o in outcomes {
-            let o = o.map_err(|e| Error::io(format!("step {id}"), e))?;
+        // Worker k drives target k % devices (see `layout`).
+        let (mut failed, mut completed) = (0u64, 0u64);
+        let mut failures: Vec<(usize, worker::IoFailure)> = Vec::new();
+        for (k, o) in outcomes.into_iter().enumerate() {
+            let on = k % devices;
+            let o =
+                o.map_err(|e| Error::io(format!("step {id} on {}", self.targets[on].path.display()), e))?;
+            failed += o.errors;
+            completed += o.completed;
             if let Some(f) = o.first_error {
-                return Err(Error::Io {
-                    context: format!("step {id} on {}", self.targets[0].path.display()),
-                    source: std::io::Error::other(format!("{} ({} failed I/Os)", f.describe(), o.errors)),
-                });
+                failures.push((on, f));
             }
             recorder.merge(&o.recorder);
             inflight += o.mean_inflight;
@@ -1176,12 +1320,24 @@ impl Executor<'_> {
         // is its length; a step that stops by bytes lasts as long as it took.
         // A timed step stopped early by a signal, or by its byte budget
         // (`for T until written N`), lasted as long as it ran.
+        // A step that failed lasted until its failure.
+        let cut_short = self.stop.load(Ordering::SeqCst) || spec.budget.is_some() || !failures.is_empty();
         let seconds = match spec.record {
-            Some(r) if !self.stop.load(Ordering::SeqCst) && spec.budget.is_none() => r.as_secs_f64(),
+            Some(r) if !cut_short => r.as_secs_f64(),
             Some(r) => measured.min(r.as_secs_f64()),
             None => measured,
         };
-        Ok(IoRun {
+        let errors = failures.first().map(|(on, f)| {
+            let mut also_on: Vec<PathBuf> = Vec::new();
+            for (t, _) in &failures {
+                let p = &self.targets[*t].path;
+                if *t != *on && !also_on.contains(p) {
+                    also_on.push(p.clone());
+                }
+            }
+            IoErrors { failed, completed, first: FailedIo::new(&self.targets[*on].path, f), also_on }
+        });
+        let run = IoRun {
             recorder,
             seconds,
             info: IoInfo {
@@ -1195,9 +1351,20 @@ impl Executor<'_> {
                 latency_recorded: !self.opts.no_latency,
                 bytes_written: written,
                 seed: seed0,
+                errors,
             },
             rows,
-        })
+        };
+        if run.info.errors.is_some() {
+            let series = spec.series.as_ref().and_then(|(_, p)| p.as_deref()).map(|p| self.relative(p));
+            return Err(Error::IoFailed(Box::new(IoFailed {
+                step: id.to_string(),
+                summary: run.recorder.summary(run.seconds),
+                info: run.info,
+                series,
+            })));
+        }
+        Ok(run)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1402,3 +1569,7 @@ impl CsvOut {
             .map_err(|e| Error::io(format!("cannot write {}", self.path.display()), e))
     }
 }
+
+#[cfg(test)]
+#[path = "exec_tests.rs"]
+mod tests;
