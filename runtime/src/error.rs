@@ -23,7 +23,7 @@ pub enum Error {
     /// I/Os of a step failed on its target (EIO from the device, a short
     /// transfer): the step stopped, with what it measured until then.
     #[error("{0}")]
-    IoFailed(Box<crate::exec::IoFailed>),
+    IoFailed(Box<crate::failure::IoFailed>),
 
     /// The plan cannot run here (a feature the machine lacks, a span
     /// larger than the target).

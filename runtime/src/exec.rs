@@ -20,6 +20,8 @@ use crate::ceiling::Ceiling;
 use crate::copy::{self, CopyResult};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
+use crate::failure::failed_steps;
+pub use crate::failure::{FailedIo, IoErrors, IoFailed};
 use crate::manifest::{self, DriveTracker, Manifest};
 pub use crate::manifest::{EngineNote, TargetInfo};
 use crate::probe::{self, ProbeResult};
@@ -191,96 +193,6 @@ pub struct IoInfo {
     /// I/Os that failed: the step stopped at the first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<IoErrors>,
-}
-
-/// The failed I/Os of a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IoErrors {
-    /// I/Os that failed or moved fewer bytes than asked.
-    pub failed: u64,
-    /// I/Os that completed in full, ramp included.
-    pub completed: u64,
-    /// The first failure (of the first worker that had one).
-    pub first: FailedIo,
-    /// Other targets I/Os failed on, when the step used several.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub also_on: Vec<PathBuf>,
-}
-
-/// One failed I/O: where, what, and what the kernel said.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FailedIo {
-    pub target: PathBuf,
-    /// `read` or `write`.
-    pub op: String,
-    pub offset: u64,
-    pub len: u32,
-    /// `EIO`; `null` for a short transfer.
-    pub errno: Option<String>,
-    /// -errno, or the bytes a short transfer moved.
-    pub result: i32,
-    /// In words: `write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)`.
-    pub error: String,
-}
-
-impl FailedIo {
-    fn new(target: &Path, f: &worker::IoFailure) -> FailedIo {
-        FailedIo {
-            target: target.to_path_buf(),
-            op: if f.op == crate::workload::Op::Read { "read" } else { "write" }.to_string(),
-            offset: f.offset,
-            len: f.len,
-            errno: f.errno(),
-            result: f.result,
-            error: f.describe(),
-        }
-    }
-}
-
-/// A step whose I/Os failed, and what it measured until it stopped: the
-/// counts of the I/Os that completed, their rates over the time recorded,
-/// and how the I/O ran (with [`IoErrors`]).
-#[derive(Debug)]
-pub struct IoFailed {
-    pub step: String,
-    pub summary: Summary,
-    pub info: IoInfo,
-    /// The series CSV written until the failure, relative to the results.
-    pub series: Option<PathBuf>,
-}
-
-impl IoFailed {
-    /// Keeps what the step measured in its result, where the step had not
-    /// recorded more already.
-    pub fn keep_in(&self, out: &mut StepResult) {
-        out.summary.get_or_insert_with(|| self.summary.clone());
-        out.io.get_or_insert_with(|| self.info.clone());
-        if out.series.is_none() {
-            out.series.clone_from(&self.series);
-        }
-    }
-}
-
-impl std::fmt::Display for IoFailed {
-    /// `step fill on /dev/loop0: write of 65536 bytes at offset 8388608
-    /// failed with EIO (Input/output error); 1 of 129 I/Os failed`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Some(e) = &self.info.errors else { return write!(f, "step {}: I/O failed", self.step) };
-        write!(
-            f,
-            "step {} on {}: {}; {} of {} I/Os failed",
-            self.step,
-            e.first.target.display(),
-            e.first.error,
-            e.failed,
-            e.failed + e.completed
-        )?;
-        if !e.also_on.is_empty() {
-            let others: Vec<String> = e.also_on.iter().map(|p| p.display().to_string()).collect();
-            write!(f, " (I/Os failed on {} too)", others.join(", "))?;
-        }
-        Ok(())
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -576,37 +488,12 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     Ok(report)
 }
 
-/// The run's error when steps failed and it went on past them: how many,
-/// which, the first one's error, and whose drive state is in doubt.
-fn failed_steps(plan: &Plan, steps: &[StepResult]) -> Option<String> {
-    let failed: Vec<&StepResult> = steps.iter().filter(|r| r.error.is_some()).collect();
-    let first = failed.first()?;
-    let ids: Vec<&str> = failed.iter().map(|r| r.id.as_str()).collect();
-    let mut text = format!(
-        "{} of {} steps failed and the run went on past {} (on_error continue): {}; the first: {}",
-        failed.len(),
-        steps.len(),
-        if failed.len() == 1 { "it" } else { "them" },
-        ids.join(", "),
-        first.error.as_deref().unwrap_or_default()
-    );
-    // The first failed step that sets the drive's state, with steps after it.
-    let state = failed
-        .iter()
-        .find(|r| plan.steps.get(r.index - 1).is_some_and(|s| s.establishes_state) && r.index < steps.len());
-    if let Some(r) = state {
-        text.push_str(&format!(
-            "; {} sets the drive's state and did not finish, so the drive state of the steps after it is in doubt",
-            r.id
-        ));
-    }
-    Some(text)
-}
-
 #[cfg(test)]
 thread_local! {
-    /// Tests: the fault the workers of runs on this thread inject.
-    static FAULT: std::cell::RefCell<Option<crate::engine::fault::Fault>> = const { std::cell::RefCell::new(None) };
+    /// Tests: the fault that the workers on the target of this index
+    /// inject, in runs on this thread.
+    static FAULT: std::cell::RefCell<Option<(usize, crate::engine::fault::Fault)>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// Where copy tests keep their datasets.
@@ -1257,7 +1144,9 @@ impl Executor<'_> {
                 cpu: self.opts.pin.then_some(i % cpus),
                 latency: !self.opts.no_latency,
                 #[cfg(test)]
-                fault: FAULT.with(|f| f.borrow().clone()),
+                fault: FAULT.with(|f| {
+                    f.borrow().as_ref().filter(|(t, _)| *t == i % devices).map(|(_, fault)| fault.clone())
+                }),
             })
             .collect();
         drop(tx);

@@ -10,7 +10,8 @@ use crate::workload::Op;
 
 const EIGHT_MIB: u64 = 8 << 20;
 
-/// Reads, a fill whose write at 8MiB fails, reads again.
+/// Reads, a fill whose write at 8MiB fails (one worker: the 128 writes
+/// before it complete), reads again.
 fn source(on_error: &str) -> String {
     format!(
         "methodology \"faults\" version \"1\"\n{on_error}\n\
@@ -18,22 +19,26 @@ fn source(on_error: &str) -> String {
          workload r {{ random; block 4KiB; read 100% }}\n\
          workload s {{ sequential; block 64KiB; read 0% }}\n\
          measure r qd 1 for 200ms\n\
-         fill s passes 1\n\
+         fill s passes 1 qd 1\n\
          measure r qd 4 for 200ms\n"
     )
 }
 
-/// Runs `src` on a scratch file with writes to the 512 bytes at 8MiB
-/// failing with EIO; the report and the results directory.
-fn run_failing(name: &str, src: &str) -> (RunReport, PathBuf) {
+/// Runs `src` on scratch files with writes to the 512 bytes at 8MiB of
+/// target `on` failing with EIO; the report and the results directory.
+fn run_failing_on(on: usize, name: &str, src: &str) -> (RunReport, PathBuf) {
     let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
     let out = std::env::temp_dir().join(format!("methodic-exec-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let opts = RunOptions { out: out.clone(), seed: 1, skip_ceiling: true, ..Default::default() };
-    FAULT.with(|f| *f.borrow_mut() = Some(Fault::eio(Some(Op::Write), EIGHT_MIB..EIGHT_MIB + 512)));
+    FAULT.with(|f| *f.borrow_mut() = Some((on, Fault::eio(Some(Op::Write), EIGHT_MIB..EIGHT_MIB + 512))));
     let report = run(&plan, &opts, &mut Quiet);
     FAULT.with(|f| *f.borrow_mut() = None);
     (report.unwrap(), out)
+}
+
+fn run_failing(name: &str, src: &str) -> (RunReport, PathBuf) {
+    run_failing_on(0, name, src)
 }
 
 fn journal(out: &Path) -> Vec<StepResult> {
@@ -84,7 +89,9 @@ fn an_eio_mid_step_fails_the_run_there_with_its_offset_and_keeps_what_came_befor
     // step failed and that the last never ran, results.json is whole.
     let journaled = journal(&out);
     assert_eq!(journaled.len(), 2);
-    assert_eq!(journaled[0].summary, before.summary);
+    // JSON keeps the numbers (a float's last digit aside).
+    let ios = |r: &StepResult| r.summary.as_ref().map(|s| (s.total.ios, s.total.bytes));
+    assert_eq!(ios(&journaled[0]), ios(before));
     assert_the_fill_failed_at_8mib(&journaled[1], &scratch);
     let m = crate::manifest::load(&out).unwrap().manifest;
     assert_eq!(m.status, Status::Failed);
@@ -120,6 +127,26 @@ fn on_error_continue_runs_the_later_steps_and_still_ends_failed() {
     assert_eq!(statuses, [StepStatus::Completed, StepStatus::Failed, StepStatus::Completed]);
     let state = m.steps[2].checklist.drive_state.as_ref().unwrap();
     assert!(state.in_doubt, "the fill did not finish: {}", state.description);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn the_error_names_the_target_the_failing_worker_drove() {
+    // Two scratch files, a worker on each; the second one's writes fail.
+    let src = "methodology \"two\" version \"1\"\ntarget { span 16MiB; io buffered; workers 2; devices 2 }\n\
+               workload s { sequential; block 64KiB; read 0% }\nfill s passes 1 qd 2\n";
+    let (report, out) = run_failing_on(1, "two", src);
+    let second = out.join("scratch-1.bin");
+    let error = report.error.unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "step fill-s on {}: write of 65536 bytes at offset 8388608",
+            second.display()
+        )),
+        "{error}"
+    );
+    let errors = report.steps[0].io.as_ref().unwrap().errors.clone().unwrap();
+    assert_eq!((errors.first.target, errors.failed, errors.also_on), (second, 1, vec![]));
     std::fs::remove_dir_all(&out).unwrap();
 }
 
