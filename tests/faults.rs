@@ -7,27 +7,11 @@
 mod common;
 mod faultfs;
 
-use faultfs::{FaultFs, Ops};
-
-#[test]
-fn faultfs_fails_where_told() {
-    use std::os::unix::fs::FileExt;
-    let Some(fs) = FaultFs::mount("smoke", 1 << 20) else { return };
-    let f = std::fs::OpenOptions::new().read(true).write(true).open(fs.file()).unwrap();
-    f.write_all_at(&[7u8; 4096], 0).unwrap();
-    fs.fail(Ops::Writes, 65536..65536 + 512);
-    let e = f.write_all_at(&[7u8; 4096], 65536).unwrap_err();
-    assert_eq!(e.raw_os_error(), Some(libc::EIO));
-    let mut b = [0u8; 4096];
-    f.read_exact_at(&mut b, 65536).unwrap();
-    assert_eq!(fs.failed(), 1);
-    assert_eq!(fs.bytes(0..4), [7, 7, 7, 7]);
-}
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::methodic;
+use faultfs::{FaultFs, Ops};
 
 const EIGHT_MIB: u64 = 8 << 20;
 
@@ -98,6 +82,21 @@ fn manifest_statuses(out: &Path) -> (serde_json::Value, Vec<String>) {
     let statuses =
         m["steps"].as_array().unwrap().iter().map(|s| s["status"].as_str().unwrap().to_string()).collect();
     (m, statuses)
+}
+
+#[test]
+fn faultfs_fails_where_told() {
+    use std::os::unix::fs::FileExt;
+    let Some(fs) = FaultFs::mount("smoke", 1 << 20) else { return };
+    let f = std::fs::OpenOptions::new().read(true).write(true).open(fs.file()).unwrap();
+    f.write_all_at(&[7u8; 4096], 0).unwrap();
+    fs.fail(Ops::Writes, 65536..65536 + 512);
+    let e = f.write_all_at(&[7u8; 4096], 65536).unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(libc::EIO));
+    let mut b = [0u8; 4096];
+    f.read_exact_at(&mut b, 65536).unwrap();
+    assert_eq!(fs.failed(), 1);
+    assert_eq!(fs.bytes(0..4), [7, 7, 7, 7]);
 }
 
 #[test]
