@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::plan::{
-    Action, IoMode, Plan, PreconditionStop, QdCounting, Step, Target, Units, ValueKind, Workload,
+    Action, IoMode, OnError, Plan, PreconditionStop, QdCounting, Step, Target, Units, ValueKind, Workload,
 };
 
 /// How a change bears on comparing results, most serious first.
@@ -31,7 +31,8 @@ pub enum Class {
     AddsRemovesSteps,
     /// The same thing measured with more or less precision.
     ShiftsPrecision,
-    /// Names, descriptions, units of display: no number changes.
+    /// Names, descriptions, units of display, what the run does after a
+    /// failed step: no number changes.
     PresentationOnly,
 }
 
@@ -779,6 +780,20 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
             Vec::new(),
         ));
     }
+    // A run-level change: the steps that run are the same and measure the
+    // same; only a run with a failed step goes further under one of them.
+    if ma.on_error != mb.on_error {
+        let w = |o: OnError| format!("on_error {}", o.word());
+        out.push(raw(
+            PresentationOnly,
+            "on error",
+            w(ma.on_error),
+            w(mb.on_error),
+            "what the run does after a failed step (end there, or go on to the next): every step that runs \
+             measures the same",
+            Vec::new(),
+        ));
+    }
     // Target defaults show in the steps that use them (a default no step
     // uses changes no result).
     // Matched steps.
@@ -1166,6 +1181,18 @@ mod tests {
         assert_eq!(state.steps.len(), 4, "{:?}", state.steps);
         assert!(state.old.contains("precondition w QD 32 for 1h") && !state.new.contains("precondition"));
         assert_eq!(d.exit_code(), 2);
+    }
+
+    #[test]
+    fn on_error_is_a_run_level_change_that_keeps_every_result_comparable() {
+        let d = diff(&plan(BASE), &plan(&format!("on_error continue\n{BASE}")));
+        assert_eq!(classes(&d), [(Class::PresentationOnly, "on error")]);
+        let c = &d.changes[0];
+        assert_eq!((c.old.as_str(), c.new.as_str()), ("on_error stop", "on_error continue"));
+        assert!(c.steps.is_empty(), "no step's numbers change: {:?}", c.steps);
+        assert_eq!((d.exit_code(), d.comparable.len()), (1, 7));
+        // Spelling out the default is no change.
+        assert!(diff(&plan(BASE), &plan(&format!("on_error stop\n{BASE}"))).changes.is_empty());
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub fn ast_to_plan(ast: &Methodology, src: &str, options: &Options) -> Result<Co
             description: defs.description,
             source_hash: source_hash(src),
             non_destructive: defs.non_destructive.is_some(),
+            on_error: defs.on_error.map(|o| o.node).unwrap_or_default(),
             uses: defs.uses,
         },
         conventions: defs.conventions,

@@ -265,6 +265,22 @@ fn non_destructive_allows_reads_only() {
 }
 
 #[test]
+fn on_error_is_carried_into_the_plan_and_left_out_when_it_is_the_default() {
+    let body = "workload r { random; block 4KiB; read 100% }\nmeasure r qd 1 for 1s";
+    let default = plan(body);
+    assert_eq!(default.methodology.on_error, OnError::Stop);
+    assert!(!default.to_ron().contains("on_error"), "old plans and goldens stay as they were");
+    assert!(!plan(&format!("on_error stop\n{body}")).to_ron().contains("on_error"));
+    let go_on = plan(&format!("on_error continue\n{body}"));
+    assert_eq!(go_on.methodology.on_error, OnError::Continue);
+    let ron = go_on.to_ron();
+    assert!(ron.contains("on_error: Continue"), "{ron}");
+    assert_eq!(Plan::from_ron(&ron).unwrap(), go_on, "it reads back");
+    assert_eq!(Plan::from_ron(&default.to_ron()).unwrap().methodology.on_error, OnError::Stop);
+    assert_eq!(codes(&format!("on_error continue\non_error stop\n{body}")), [Code::DuplicateSetting]);
+}
+
+#[test]
 fn errors_in_loops_are_reported_once_per_place() {
     let c = codes(
         "workload w { random; block 4KiB; read 0% }\nfor i in [1, 2, 3] { sweep w qd [0, 1] record 1s }",

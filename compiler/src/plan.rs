@@ -7,7 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use methodic_grammar::ast::{Aggregate, EraseMethod, IoMode, Metric, QdCounting, Units, ValueKind};
+pub use methodic_grammar::ast::{
+    Aggregate, EraseMethod, IoMode, Metric, OnError, QdCounting, Units, ValueKind,
+};
 pub use methodic_grammar::units::{Bytes, Duration, Percent};
 use methodic_grammar::{Code, Diagnostic};
 
@@ -42,6 +44,10 @@ pub struct Header {
     pub source_hash: String,
     /// The methodology promises never to write to its target.
     pub non_destructive: bool,
+    /// What the run does after a step fails: stop there (the default, left
+    /// out of the plan) or go on to the next step.
+    #[serde(default, skip_serializing_if = "OnError::is_stop")]
+    pub on_error: OnError,
     /// Modules brought in with `use`.
     pub uses: Vec<String>,
 }

@@ -45,6 +45,8 @@ pub(crate) struct Defs<'a> {
     pub version: String,
     pub description: Option<String>,
     pub non_destructive: Option<Span>,
+    /// `on_error`, and where it was given.
+    pub on_error: Option<Spanned<OnError>>,
     pub conventions: Conventions,
     /// The settings of the top-level `target` block.
     pub target: Vec<&'a TargetSetting>,
@@ -63,6 +65,7 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
         version: String::new(),
         description: None,
         non_destructive: None,
+        on_error: None,
         conventions: Conventions::default(),
         target: Vec::new(),
         uses: Vec::new(),
@@ -99,6 +102,12 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
                     diags.push(duplicate(item.span, first, "`non_destructive`"));
                 }
                 defs.non_destructive = Some(item.span);
+            }
+            ItemKind::OnError(action) => {
+                if let Some(first) = &defs.on_error {
+                    diags.push(duplicate(item.span, first.span, "`on_error`"));
+                }
+                defs.on_error = Some(Spanned::new(action.node, item.span));
             }
             ItemKind::Conventions(conventions) => {
                 for c in conventions {

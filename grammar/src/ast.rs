@@ -58,6 +58,8 @@ pub enum ItemKind {
     Describe(Spanned<String>),
     /// `non_destructive`
     NonDestructive,
+    /// `on_error continue` or `on_error stop`
+    OnError(Spanned<OnError>),
     /// `conventions { ... }`
     Conventions(Vec<Convention>),
     /// `use std.mixes`
@@ -70,6 +72,31 @@ pub enum ItemKind {
     Let { name: Spanned<String>, value: Expr },
     /// A statement at the top level (a phase, a step, a top-level `target`).
     Stmt(Stmt),
+}
+
+/// What a run does after a step fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum OnError {
+    /// The run ends at the first failed step (the default).
+    #[default]
+    Stop,
+    /// The failed step is recorded and the run goes on to the next; the
+    /// run still ends as failed.
+    Continue,
+}
+
+impl OnError {
+    /// `stop` or `continue`, as written.
+    pub fn word(self) -> &'static str {
+        match self {
+            OnError::Stop => "stop",
+            OnError::Continue => "continue",
+        }
+    }
+
+    pub fn is_stop(&self) -> bool {
+        *self == OnError::Stop
+    }
 }
 
 /// One line of a `conventions` block.

@@ -183,6 +183,10 @@ impl Printer<'_> {
                 self.line(&line, item.span);
             }
             ItemKind::NonDestructive => self.line("non_destructive", item.span),
+            ItemKind::OnError(action) => {
+                let line = format!("on_error {}", action.node.word());
+                self.line(&line, item.span);
+            }
             ItemKind::Conventions(conventions) => {
                 let props: Vec<(String, Span)> = conventions
                     .iter()
@@ -584,6 +588,12 @@ mod tests {
             out,
             "methodology \"x\" version \"1.0\"\nconventions {\n  units decimal\n  queue_depth total\n}\n\nworkload w { random; block 4KiB; read 0% }\nphase \"p\" {\n  sweep w qd [1, 2, 4] ramp 30s record 5min\n  drop_caches\n}\n"
         );
+    }
+
+    #[test]
+    fn on_error_keeps_its_line() {
+        let out = fmt("methodology \"x\" version \"1\"\non_error   continue # go on\nidle 1s\n");
+        assert_eq!(out, "methodology \"x\" version \"1\"\non_error continue # go on\nidle 1s\n");
     }
 
     #[test]

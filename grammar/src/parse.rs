@@ -75,10 +75,11 @@ fn recover(src: &str, first: Diagnostic) -> Diagnostics {
 
 /// Words that start a top-level item; a line starting with one at brace
 /// depth 0 starts a new chunk for error recovery.
-const ITEM_STARTS: [&str; 23] = [
+const ITEM_STARTS: [&str; 24] = [
     "methodology",
     "describe",
     "non_destructive",
+    "on_error",
     "conventions",
     "use",
     "workload",
@@ -244,6 +245,8 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::header => w("`methodology \"name\" version \"1.0\"`", Definition),
         Rule::describe => w("`describe \"...\"`", Definition),
         Rule::non_destructive => w("`non_destructive`", Definition),
+        Rule::on_error => w("`on_error`", Definition),
+        Rule::on_error_action => w("`stop` or `continue`", Other),
         Rule::conventions => w("`conventions { ... }`", Definition),
         Rule::conv_units => w("`units`", Convention),
         Rule::conv_queue_depth => w("`queue_depth`", Convention),
@@ -350,6 +353,7 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::k_version => w("`version`", Other),
         Rule::k_describe => w("`describe`", Other),
         Rule::k_non_destructive => w("`non_destructive`", Other),
+        Rule::k_on_error => w("`on_error`", Other),
         Rule::k_conventions => w("`conventions`", Other),
         Rule::k_units => w("`units`", Other),
         Rule::k_queue_depth => w("`queue_depth`", Other),
@@ -425,6 +429,7 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::k_version
             | Rule::k_describe
             | Rule::k_non_destructive
+            | Rule::k_on_error
             | Rule::k_conventions
             | Rule::k_units
             | Rule::k_queue_depth
@@ -673,8 +678,8 @@ const PUNCTUATION: [&str; 8] = [",", "]", "}", ":", "=", "{", "[", "\""];
 fn keyword_families(word: &str) -> &'static [Family] {
     use Family::*;
     match word {
-        "methodology" | "describe" | "non_destructive" | "conventions" | "use" | "workload" | "dataset"
-        | "let" => &[Definition],
+        "methodology" | "describe" | "non_destructive" | "on_error" | "conventions" | "use" | "workload"
+        | "dataset" | "let" => &[Definition],
         "phase" | "repeat" | "rounds" | "limit_ram" | "erase" | "fill" | "precondition" | "sweep"
         | "measure" | "drop_caches" | "idle" | "copy" | "probe" => &[Step],
         "for" => &[Step, StepOption],
@@ -808,11 +813,12 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
     out
 }
 
-const ALL_KEYWORDS: [&str; 66] = [
+const ALL_KEYWORDS: [&str; 67] = [
     "methodology",
     "version",
     "describe",
     "non_destructive",
+    "on_error",
     "conventions",
     "units",
     "queue_depth",
@@ -996,6 +1002,15 @@ impl Builder {
             }
             Rule::describe => ItemKind::Describe(self.string(c.expect("text")?)),
             Rule::non_destructive => ItemKind::NonDestructive,
+            Rule::on_error => {
+                let value = c.expect("action")?;
+                let action = match value.as_str() {
+                    "stop" => OnError::Stop,
+                    "continue" => OnError::Continue,
+                    _ => return Err(self.unexpected(&value, "on_error")),
+                };
+                ItemKind::OnError(Spanned::new(action, self.span(&value)))
+            }
             Rule::conventions => {
                 let mut conventions = Vec::new();
                 while let Some(p) = c.next() {
@@ -1544,6 +1559,17 @@ probe pages { io 512B step 256B range 4MiB repeats 20 statistic median }
         let codes: Vec<_> = d.iter().map(|d| d.code).collect();
         assert!(codes.contains(&Code::UnknownUnit), "{codes:?}");
         assert!(codes.iter().filter(|c| **c == Code::Syntax).count() >= 2, "{codes:?}\n{d}");
+    }
+
+    #[test]
+    fn on_error_takes_stop_or_continue() {
+        let m = ok("methodology \"x\" version \"1\"\non_error continue\n");
+        assert!(matches!(&m.items[1].kind, ItemKind::OnError(a) if a.node == OnError::Continue));
+        let m = ok("on_error stop");
+        assert!(matches!(&m.items[0].kind, ItemKind::OnError(a) if a.node == OnError::Stop));
+        let d = err("on_error retry\n");
+        assert_eq!(d.0[0].code, Code::Syntax, "{d}");
+        assert!(d.to_string().contains("`stop` or `continue`"), "{d}");
     }
 
     #[test]

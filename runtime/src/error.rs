@@ -20,6 +20,11 @@ pub enum Error {
     #[error("{context}: {source}")]
     Io { context: String, source: io::Error },
 
+    /// I/Os of a step failed on its target (EIO from the device, a short
+    /// transfer): the step stopped, with what it measured until then.
+    #[error("{0}")]
+    IoFailed(Box<crate::failure::IoFailed>),
+
     /// The plan cannot run here (a feature the machine lacks, a span
     /// larger than the target).
     #[error("{message}")]
@@ -58,7 +63,7 @@ impl Error {
                 *hint = Some(text.into())
             }
             Error::Refused { hint, .. } => *hint = text.into(),
-            Error::Io { .. } | Error::Interrupted => {}
+            Error::Io { .. } | Error::IoFailed(_) | Error::Interrupted => {}
         }
         self
     }
@@ -70,7 +75,7 @@ impl Error {
                 hint.as_deref()
             }
             Error::Refused { hint, .. } => Some(hint),
-            Error::Io { .. } | Error::Interrupted => None,
+            Error::Io { .. } | Error::IoFailed(_) | Error::Interrupted => None,
         }
     }
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration as StdDuration, Instant};
 
 use methodic_compiler::plan::{
-    Action, Bytes, Cell, Extent, IoMode, Metric, Plan, PreconditionStop, Qd, SteadyRule, Step,
+    Action, Bytes, Cell, Extent, IoMode, Metric, OnError, Plan, PreconditionStop, Qd, SteadyRule, Step,
     Target as Settings, TimeRange, Workload,
 };
 use serde::{Deserialize, Serialize};
@@ -20,6 +20,8 @@ use crate::ceiling::Ceiling;
 use crate::copy::{self, CopyResult};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
+use crate::failure::failed_steps;
+pub use crate::failure::{FailedIo, IoErrors, IoFailed};
 use crate::manifest::{self, DriveTracker, Manifest};
 pub use crate::manifest::{EngineNote, TargetInfo};
 use crate::probe::{self, ProbeResult};
@@ -188,6 +190,9 @@ pub struct IoInfo {
     pub latency_recorded: bool,
     pub bytes_written: u64,
     pub seed: u64,
+    /// I/Os that failed: the step stopped at the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<IoErrors>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -458,6 +463,10 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         } else if let Err(e) = &outcome {
             result.error = Some(describe(e));
         }
+        // A step whose I/Os failed keeps what it measured until then.
+        if let Err(Error::IoFailed(f)) = &outcome {
+            f.keep_in(&mut result);
+        }
         result.repeats = repeat_summary(&plan, i, &result, &steps, &manifest);
         if let (Some(c), Some(sum)) = (&manifest.host_ceiling, &result.summary) {
             result.host_bound = c.host_bound(sum.total.iops, sum.total.mb_s);
@@ -488,6 +497,10 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
                 error = Some(interrupted_by());
                 break;
             }
+            // Recorded as failed above; the run goes on, and ends failed.
+            (Err(_), _) if plan.methodology.on_error == OnError::Continue => {
+                observer.note(&format!("{} failed; on_error continue: going on to the next step", step.id));
+            }
             (Err(e), _) => {
                 status = Status::Failed;
                 error = Some(describe(&e));
@@ -495,6 +508,12 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
             }
             (Ok(()), Ok(())) => {}
         }
+    }
+    // Steps failed and the run went past them (on_error continue): it
+    // still failed, and says which steps did.
+    if let (Status::Completed, Some(e)) = (status, failed_steps(&plan, &steps)) {
+        status = Status::Failed;
+        error = Some(e);
     }
     exec.ram = None;
     for dir in &exec.copies {
@@ -570,6 +589,15 @@ impl StepResult {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: the fault that the workers on the target of this index
+    /// inject, in runs on this thread.
+    static FAULT: std::cell::RefCell<Option<(usize, crate::engine::fault::Fault)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Where copy tests keep their datasets.
 fn datasets_dir(opts: &RunOptions, results: &Path) -> PathBuf {
     opts.datasets.clone().unwrap_or_else(|| results.join("datasets"))
 }
@@ -1306,6 +1334,10 @@ impl Executor<'_> {
                 abort: abort.clone(),
                 cpu: self.opts.pin.then_some(i % cpus),
                 latency: !self.opts.no_latency,
+                #[cfg(test)]
+                fault: FAULT.with(|f| {
+                    f.borrow().as_ref().filter(|(t, _)| *t == i % devices).map(|(_, fault)| fault.clone())
+                }),
             })
             .collect();
         drop(tx);
@@ -1337,13 +1369,17 @@ impl Executor<'_> {
         let mut forced_async = false;
         let mut from: Option<Instant> = None;
         let mut last: Option<Instant> = None;
-        for o in outcomes {
-            let o = o.map_err(|e| Error::io(format!("step {id}"), e))?;
+        // Worker k drives target k % devices (see `layout`).
+        let (mut failed, mut completed) = (0u64, 0u64);
+        let mut failures: Vec<(usize, worker::IoFailure)> = Vec::new();
+        for (k, o) in outcomes.into_iter().enumerate() {
+            let on = k % devices;
+            let o =
+                o.map_err(|e| Error::io(format!("step {id} on {}", self.targets[on].path.display()), e))?;
+            failed += o.errors;
+            completed += o.completed;
             if let Some(f) = o.first_error {
-                return Err(Error::Io {
-                    context: format!("step {id} on {}", self.targets[0].path.display()),
-                    source: std::io::Error::other(format!("{} ({} failed I/Os)", f.describe(), o.errors)),
-                });
+                failures.push((on, f));
             }
             recorder.merge(&o.recorder);
             inflight += o.mean_inflight;
@@ -1364,12 +1400,24 @@ impl Executor<'_> {
         // is its length; a step that stops by bytes lasts as long as it took.
         // A timed step stopped early by a signal, or by its byte budget
         // (`for T until written N`), lasted as long as it ran.
+        // A step that failed lasted until its failure.
+        let cut_short = self.stop.load(Ordering::SeqCst) || spec.budget.is_some() || !failures.is_empty();
         let seconds = match spec.record {
-            Some(r) if !self.stop.load(Ordering::SeqCst) && spec.budget.is_none() => r.as_secs_f64(),
+            Some(r) if !cut_short => r.as_secs_f64(),
             Some(r) => measured.min(r.as_secs_f64()),
             None => measured,
         };
-        Ok(IoRun {
+        let errors = failures.first().map(|(on, f)| {
+            let mut also_on: Vec<PathBuf> = Vec::new();
+            for (t, _) in &failures {
+                let p = &self.targets[*t].path;
+                if *t != *on && !also_on.contains(p) {
+                    also_on.push(p.clone());
+                }
+            }
+            IoErrors { failed, completed, first: FailedIo::new(&self.targets[*on].path, f), also_on }
+        });
+        let run = IoRun {
             recorder,
             seconds,
             info: IoInfo {
@@ -1383,9 +1431,20 @@ impl Executor<'_> {
                 latency_recorded: !self.opts.no_latency,
                 bytes_written: written,
                 seed: seed0,
+                errors,
             },
             rows,
-        })
+        };
+        if run.info.errors.is_some() {
+            let series = spec.series.as_ref().and_then(|(_, p)| p.as_deref()).map(|p| self.relative(p));
+            return Err(Error::IoFailed(Box::new(IoFailed {
+                step: id.to_string(),
+                summary: run.recorder.summary(run.seconds),
+                info: run.info,
+                series,
+            })));
+        }
+        Ok(run)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1463,6 +1522,10 @@ impl Executor<'_> {
             Ok(())
         };
         let outcome = gather();
+        // The failed round's I/O facts (its errors) stand for the step's.
+        if let Err(Error::IoFailed(f)) = &outcome {
+            info = Some(f.info.clone());
+        }
         if !values.is_empty() {
             out.summary = Some(all.summary(seconds));
             out.io = info;
@@ -1533,6 +1596,9 @@ impl Executor<'_> {
             Ok(())
         };
         let outcome = gather();
+        if let Err(Error::IoFailed(f)) = &outcome {
+            info = Some(f.info.clone());
+        }
         if per_cell.iter().all(Vec::is_empty) {
             return outcome;
         }
@@ -1606,3 +1672,7 @@ impl CsvOut {
             .map_err(|e| Error::io(format!("cannot write {}", self.path.display()), e))
     }
 }
+
+#[cfg(test)]
+#[path = "exec_tests.rs"]
+mod tests;

@@ -9,6 +9,7 @@ pub mod data;
 pub mod engine;
 pub mod error;
 pub mod exec;
+pub mod failure;
 pub mod host;
 pub mod manifest;
 pub mod probe;

@@ -86,6 +86,9 @@ pub struct Job {
     /// Record latencies and the series. Off only to measure what recording
     /// costs (`bench/vs-fio.sh`): I/Os and bytes are still counted.
     pub latency: bool,
+    /// Tests: fail the I/Os this says, as a failing drive would.
+    #[cfg(test)]
+    pub fault: Option<crate::engine::fault::Fault>,
 }
 
 /// What a worker did.
@@ -99,12 +102,16 @@ pub struct Outcome {
     /// The average number of I/Os in flight, sampled at each submission.
     pub mean_inflight: f64,
     pub max_inflight: u32,
-    /// Failed or short I/Os.
+    /// Failed or short I/Os. The first one stops the step: this worker
+    /// issues no more, and tells the step's other workers to stop.
     pub errors: u64,
     pub first_error: Option<IoFailure>,
+    /// I/Os that completed in full, recorded or not (ramp included).
+    pub completed: u64,
     /// Bytes issued, recorded or not (ramp included).
     pub issued_bytes: u64,
-    /// Of those, bytes written.
+    /// Bytes written: those of the writes issued, less what failed writes
+    /// did not write.
     pub written_bytes: u64,
     /// When recording began, and when the last recorded I/O completed.
     pub record_from: Instant,
@@ -121,19 +128,58 @@ pub struct IoFailure {
 }
 
 impl IoFailure {
+    /// `write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)`.
     pub fn describe(&self) -> String {
         let what = if self.op == Op::Read { "read" } else { "write" };
         if self.result < 0 {
+            let errno = -self.result;
+            let text = io::Error::from_raw_os_error(errno).to_string();
+            // `Input/output error (os error 5)`: the words, without the number.
+            let words = text.split(" (os error").next().unwrap_or(&text);
             format!(
-                "{what} of {} bytes at offset {} failed: {}",
+                "{what} of {} bytes at offset {} failed with {} ({words})",
                 self.len,
                 self.offset,
-                io::Error::from_raw_os_error(-self.result)
+                errno_name(errno)
             )
         } else {
             format!("{what} of {} bytes at offset {} moved only {} bytes", self.len, self.offset, self.result)
         }
     }
+
+    /// The errno name (`EIO`), or `None` for a short transfer.
+    pub fn errno(&self) -> Option<String> {
+        (self.result < 0).then(|| errno_name(-self.result))
+    }
+}
+
+/// The name of an errno a storage I/O may fail with; others as `errno N`.
+fn errno_name(errno: i32) -> String {
+    let name = match errno {
+        libc::EIO => "EIO",
+        libc::ENOSPC => "ENOSPC",
+        libc::EINVAL => "EINVAL",
+        libc::EAGAIN => "EAGAIN",
+        libc::EBADF => "EBADF",
+        libc::EFAULT => "EFAULT",
+        libc::ENODEV => "ENODEV",
+        libc::ENXIO => "ENXIO",
+        libc::EROFS => "EROFS",
+        libc::EPERM => "EPERM",
+        libc::EACCES => "EACCES",
+        libc::ENOMEM => "ENOMEM",
+        libc::EFBIG => "EFBIG",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ETIMEDOUT => "ETIMEDOUT",
+        libc::ECANCELED => "ECANCELED",
+        libc::EILSEQ => "EILSEQ",
+        libc::ENODATA => "ENODATA",
+        libc::EREMOTEIO => "EREMOTEIO",
+        libc::ENOTCONN => "ENOTCONN",
+        libc::EDQUOT => "EDQUOT",
+        _ => return format!("errno {errno}"),
+    };
+    name.to_string()
 }
 
 pub fn run(job: Job) -> io::Result<Outcome> {
@@ -162,6 +208,10 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     }
     job.start.wait();
     let mut engine = made?;
+    #[cfg(test)]
+    if let Some(fault) = job.fault.clone() {
+        engine = Box::new(crate::engine::fault::Faulty::new(engine, fault));
+    }
     let engine_kind = engine.kind();
     let record_from = Instant::now() + job.timing.ramp;
     let clock = Clock { record_from, until: job.timing.record.map(|r| record_from + r) };
@@ -179,6 +229,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let mut written_bytes = 0u64;
     let mut errors = 0u64;
     let mut first_error = None;
+    let mut completed = 0u64;
     let mut issuing = true;
 
     // Completions are recorded once, into the current interval; at each
@@ -256,9 +307,16 @@ pub fn run(job: Job) -> io::Result<Outcome> {
             if c.result != len as i32 {
                 errors += 1;
                 first_error.get_or_insert(IoFailure { op, offset, len, result: c.result });
+                if op == Op::Write {
+                    written_bytes -= len as u64 - c.result.max(0) as u64;
+                }
+                // The step has failed: no worker of it issues more, and
+                // what is in flight completes and is counted.
                 issuing = false;
+                job.abort.store(true, Ordering::SeqCst);
                 continue;
             }
+            completed += 1;
             if recording {
                 last_recorded = Some(now);
                 if job.latency {
@@ -296,6 +354,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         max_inflight,
         errors,
         first_error,
+        completed,
         issued_bytes,
         written_bytes,
         record_from: clock.record_from,
@@ -327,6 +386,7 @@ mod tests {
     use methodic_compiler::plan::{BlockShare, Bytes, Percent};
 
     use super::*;
+    use crate::engine::fault::Fault;
 
     fn job(fd: RawFd, engine: EngineKind, depth: u32, read: u32, until: Duration) -> Job {
         Job {
@@ -355,6 +415,7 @@ mod tests {
             abort: Arc::new(AtomicBool::new(false)),
             cpu: None,
             latency: true,
+            fault: None,
         }
     }
 
@@ -457,6 +518,81 @@ mod tests {
         let e = out.first_error.unwrap();
         assert_eq!((e.offset, e.result), (32 << 20, 0));
         assert!(e.describe().contains("moved only 0 bytes"), "{}", e.describe());
+        std::fs::remove_file(path).unwrap();
+    }
+
+    /// A fill (sequential writes of 64KiB over a 16MiB stripe) whose write
+    /// at 8MiB fails with EIO.
+    fn failing_fill(fd: RawFd, engine: EngineKind, depth: u32) -> Job {
+        let mut j = job(fd, engine, depth, 0, Duration::from_secs(60));
+        j.workload.random = Percent::ZERO;
+        j.workload.blocks[0].size = Bytes(64 << 10);
+        j.timing.record = None;
+        j.quota = Some(16 << 20);
+        j.fault = Some(Fault::eio(Some(Op::Write), (8 << 20) + 512..(8 << 20) + 1024));
+        j
+    }
+
+    #[test]
+    fn an_injected_eio_fails_the_io_at_its_offset_and_stops_the_worker() {
+        use std::os::unix::fs::FileExt;
+        for (engine, depth) in [(EngineKind::Psync, 1), (EngineKind::IoUring, 8)] {
+            if engine == EngineKind::IoUring && io_uring_available().is_err() {
+                eprintln!("io_uring unavailable here: skipping it");
+                continue;
+            }
+            let (path, f) = scratch(&format!("eio-{}", engine.name()));
+            let out = run(failing_fill(f.as_raw_fd(), engine, depth)).unwrap();
+            assert_eq!(out.engine, engine);
+            assert_eq!(out.errors, 1, "{engine:?}: only the write over the bad bytes fails");
+            let e = out.first_error.unwrap();
+            assert_eq!((e.op, e.offset, e.len, e.result), (Op::Write, 8 << 20, 64 << 10, -libc::EIO));
+            assert_eq!(
+                e.describe(),
+                "write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)"
+            );
+            // The worker stopped issuing at the failure: what was in flight
+            // completed, nothing after it was started.
+            assert!(
+                out.issued_bytes <= (8 << 20) + depth as u64 * (64 << 10),
+                "{engine:?}: {}",
+                out.issued_bytes
+            );
+            assert_eq!(out.completed, out.issued_bytes / (64 << 10) - 1, "{engine:?}");
+            assert_eq!(out.written_bytes, out.issued_bytes - (64 << 10), "the failed write wrote nothing");
+            assert_eq!(
+                out.recorder.write.bytes, out.written_bytes,
+                "{engine:?}: every write that completed is counted"
+            );
+            // The failed write never reached the file; the one before it did.
+            let mut block = vec![0u8; 64 << 10];
+            f.read_exact_at(&mut block, 8 << 20).unwrap();
+            assert!(block.iter().all(|b| *b == 0), "{engine:?}");
+            f.read_exact_at(&mut block, (8 << 20) - (64 << 10)).unwrap();
+            assert!(block.iter().any(|b| *b != 0), "{engine:?}");
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_failed_io_stops_the_other_workers_of_the_step() {
+        let (path, f) = scratch("eio-others");
+        let start = Arc::new(Barrier::new(2));
+        let abort = Arc::new(AtomicBool::new(false));
+        let mut failing = failing_fill(f.as_raw_fd(), EngineKind::Psync, 1);
+        let mut other = job(f.as_raw_fd(), EngineKind::Psync, 1, 100, Duration::from_secs(3600));
+        for j in [&mut failing, &mut other] {
+            j.start = start.clone();
+            j.abort = abort.clone();
+        }
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(move || run(failing));
+            let b = s.spawn(move || run(other));
+            (a.join().unwrap().unwrap(), b.join().unwrap().unwrap())
+        });
+        assert_eq!(a.errors, 1);
+        assert!(abort.load(Ordering::SeqCst), "the failing worker raised the abort");
+        assert_eq!(b.errors, 0, "the other worker stopped when told, instead of reading for an hour");
         std::fs::remove_file(path).unwrap();
     }
 }

@@ -2,6 +2,8 @@
 //! A worker hands an engine the I/Os to start and asks for completions;
 //! the engine owns how they reach the kernel.
 
+#[cfg(test)]
+pub mod fault;
 pub mod psync;
 pub mod uring;
 

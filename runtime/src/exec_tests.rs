@@ -1,0 +1,191 @@
+//! The run loop when a step's I/O fails: EIO injected into the engine
+//! (`engine::fault`) under runs on scratch files. The failed step says
+//! where and on what; every earlier step stays recorded; with `on_error
+//! continue` the later steps run too and the run still ends failed.
+
+use super::*;
+use crate::engine::fault::Fault;
+use crate::manifest::StepStatus;
+use crate::workload::Op;
+
+const EIGHT_MIB: u64 = 8 << 20;
+
+/// Reads, a fill whose write at 8MiB fails (one worker: the 128 writes
+/// before it complete), reads again.
+fn source(on_error: &str) -> String {
+    format!(
+        "methodology \"faults\" version \"1\"\n{on_error}\n\
+         target {{ span 16MiB; io buffered }}\n\
+         workload r {{ random; block 4KiB; read 100% }}\n\
+         workload s {{ sequential; block 64KiB; read 0% }}\n\
+         measure r qd 1 for 200ms\n\
+         fill s passes 1 qd 1\n\
+         measure r qd 4 for 200ms\n"
+    )
+}
+
+/// Runs `src` on scratch files with writes to the 512 bytes at 8MiB of
+/// target `on` failing with EIO; the report and the results directory.
+fn run_failing_on(on: usize, name: &str, src: &str) -> (RunReport, PathBuf) {
+    let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
+    let out = std::env::temp_dir().join(format!("methodic-exec-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let opts = RunOptions { out: out.clone(), seed: 1, skip_ceiling: true, ..Default::default() };
+    FAULT.with(|f| *f.borrow_mut() = Some((on, Fault::eio(Some(Op::Write), EIGHT_MIB..EIGHT_MIB + 512))));
+    let report = run(&plan, &opts, &mut Quiet);
+    FAULT.with(|f| *f.borrow_mut() = None);
+    (report.unwrap(), out)
+}
+
+fn run_failing(name: &str, src: &str) -> (RunReport, PathBuf) {
+    run_failing_on(0, name, src)
+}
+
+fn journal(out: &Path) -> Vec<StepResult> {
+    std::fs::read_to_string(out.join("steps.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The fill's record: failed at 8MiB with EIO on the scratch file, the
+/// 128 writes before it counted.
+fn assert_the_fill_failed_at_8mib(fill: &StepResult, scratch: &Path) {
+    let error = fill.error.as_deref().expect("the fill failed");
+    let words = format!(
+        "step fill-s on {}: write of 65536 bytes at offset 8388608 failed with EIO (Input/output error); 1 of 129 \
+         I/Os failed",
+        scratch.display()
+    );
+    assert_eq!(error, words);
+    let io = fill.io.as_ref().expect("how its I/O ran is kept");
+    let errors = io.errors.as_ref().expect("the failed I/Os are recorded");
+    assert_eq!((errors.failed, errors.completed), (1, 128));
+    let first = &errors.first;
+    assert_eq!((first.op.as_str(), first.offset, first.len), ("write", EIGHT_MIB, 65536));
+    assert_eq!((first.errno.as_deref(), first.result, first.target.as_path()), (Some("EIO"), -5, scratch));
+    assert_eq!(io.bytes_written, EIGHT_MIB, "what was written before the failure, and no more");
+    let summary = fill.summary.as_ref().expect("what the fill measured is kept");
+    assert_eq!((summary.total.ios, summary.total.bytes), (128, EIGHT_MIB));
+    assert!(fill.series.is_some());
+}
+
+#[test]
+fn an_eio_mid_step_fails_the_run_there_with_its_offset_and_keeps_what_came_before() {
+    let (report, out) = run_failing("stop", &source(""));
+    let scratch = out.join("scratch.bin");
+    assert_eq!(report.status, Status::Failed);
+    assert_eq!(report.steps.len(), 2, "the run ended at the failed step");
+    assert!(
+        report.error.as_deref().unwrap().contains("offset 8388608 failed with EIO"),
+        "{:?}",
+        report.error
+    );
+    let [before, fill] = &report.steps[..] else { unreachable!() };
+    assert!(before.error.is_none() && before.summary.as_ref().unwrap().total.ios > 0);
+    assert_the_fill_failed_at_8mib(fill, &scratch);
+    // On disk: both steps journaled as reported, the manifest says which
+    // step failed and that the last never ran, results.json is whole.
+    let journaled = journal(&out);
+    assert_eq!(journaled.len(), 2);
+    // JSON keeps the numbers (a float's last digit aside).
+    let ios = |r: &StepResult| r.summary.as_ref().map(|s| (s.total.ios, s.total.bytes));
+    assert_eq!(ios(&journaled[0]), ios(before));
+    assert_the_fill_failed_at_8mib(&journaled[1], &scratch);
+    let m = crate::manifest::load(&out).unwrap().manifest;
+    assert_eq!(m.status, Status::Failed);
+    let statuses: Vec<StepStatus> = m.steps.iter().map(|s| s.status).collect();
+    assert_eq!(statuses, [StepStatus::Completed, StepStatus::Failed, StepStatus::Pending]);
+    assert_eq!(m.steps[1].io.as_ref().unwrap().errors.as_ref().unwrap().first.offset, EIGHT_MIB);
+    let results: RunReport =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!((results.status, results.steps.len()), (Status::Failed, 2));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn on_error_continue_runs_the_later_steps_and_still_ends_failed() {
+    let (report, out) = run_failing("continue", &source("on_error continue"));
+    let scratch = out.join("scratch.bin");
+    assert_eq!(report.status, Status::Failed, "a step failed: so did the run");
+    assert_eq!(report.steps.len(), 3, "the run went on past the failed fill");
+    assert_the_fill_failed_at_8mib(&report.steps[1], &scratch);
+    let after = &report.steps[2];
+    assert!(after.error.is_none(), "{:?}", after.error);
+    assert!(after.summary.as_ref().unwrap().total.ios > 0, "the step after the failure measured");
+    let error = report.error.unwrap();
+    assert!(
+        error.starts_with("1 of 3 steps failed and the run went on past it (on_error continue): fill-s;"),
+        "{error}"
+    );
+    assert!(error.contains("offset 8388608"), "{error}");
+    assert!(error.contains("the drive state of the steps after it is in doubt"), "{error}");
+    assert_eq!(journal(&out).len(), 3);
+    let m = crate::manifest::load(&out).unwrap().manifest;
+    let statuses: Vec<StepStatus> = m.steps.iter().map(|s| s.status).collect();
+    assert_eq!(statuses, [StepStatus::Completed, StepStatus::Failed, StepStatus::Completed]);
+    let state = m.steps[2].checklist.drive_state.as_ref().unwrap();
+    assert!(state.in_doubt, "the fill did not finish: {}", state.description);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn the_error_names_the_target_the_failing_worker_drove() {
+    // Two scratch files, a worker on each; the second one's writes fail.
+    let src = "methodology \"two\" version \"1\"\ntarget { span 16MiB; io buffered; workers 2; devices 2 }\n\
+               workload s { sequential; block 64KiB; read 0% }\nfill s passes 1 qd 2\n";
+    let (report, out) = run_failing_on(1, "two", src);
+    let second = out.join("scratch-1.bin");
+    let error = report.error.unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "step fill-s on {}: write of 65536 bytes at offset 8388608",
+            second.display()
+        )),
+        "{error}"
+    );
+    let errors = report.steps[0].io.as_ref().unwrap().errors.clone().unwrap();
+    assert_eq!((errors.first.target, errors.failed, errors.also_on), (second, 1, vec![]));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_run_whose_steps_all_finish_is_not_failed_under_on_error_continue() {
+    let src = "methodology \"ok\" version \"1\"\non_error continue\ntarget { span 16MiB; io buffered }\n\
+               workload r { random; block 4KiB; read 100% }\nmeasure r qd 1 for 100ms\n";
+    let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
+    let out = std::env::temp_dir().join(format!("methodic-exec-ok-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let opts = RunOptions { out: out.clone(), seed: 1, skip_ceiling: true, ..Default::default() };
+    let report = run(&plan, &opts, &mut Quiet).unwrap();
+    assert_eq!((report.status, report.error), (Status::Completed, None));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// A precondition until steady whose third round fails (its worker's
+/// engine is the third made): the step fails with the EIO, and the two
+/// rounds before it stay in the record, with the failed round's errors.
+#[test]
+fn a_round_that_fails_keeps_the_rounds_before_it() {
+    let src = "methodology \"rounds\" version \"1\"\ntarget { span 16MiB; io buffered }\n\
+               workload w { random; block 4KiB; read 0% }\n\
+               precondition w qd 1 until steady { round 50ms; window 5; max_rounds 10 }\n";
+    let plan = methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
+    let out = std::env::temp_dir().join(format!("methodic-exec-rounds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let opts = RunOptions { out: out.clone(), seed: 1, skip_ceiling: true, ..Default::default() };
+    FAULT.with(|f| *f.borrow_mut() = Some((0, Fault::eio(Some(Op::Write), 0..u64::MAX).from_engine(2))));
+    let report = run(&plan, &opts, &mut Quiet);
+    FAULT.with(|f| *f.borrow_mut() = None);
+    let report = report.unwrap();
+    assert_eq!(report.status, Status::Failed);
+    let step = &journal(&out)[0];
+    assert!(step.error.as_deref().unwrap_or("").contains("failed with EIO"), "{:?}", step.error);
+    let steady = step.steady.as_ref().expect("the rounds before the failure are kept");
+    assert_eq!(steady.rounds, 2, "{steady:?}");
+    assert!(!steady.reached);
+    assert!(step.summary.as_ref().is_some_and(|s| s.total.ios > 0));
+    assert!(step.io.as_ref().and_then(|io| io.errors.as_ref()).is_some(), "the failed round's errors");
+    std::fs::remove_dir_all(&out).unwrap();
+}

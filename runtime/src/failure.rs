@@ -1,0 +1,132 @@
+//! What a failed step says: the failed I/Os of a step (where, what, the
+//! errno, how many) as results record them, the error a step whose I/Os
+//! failed ends with (carrying what it measured until then), and the run's
+//! error when steps failed and the run went on past them (`on_error
+//! continue`).
+
+use std::path::{Path, PathBuf};
+
+use methodic_compiler::plan::Plan;
+use serde::{Deserialize, Serialize};
+
+use crate::exec::{IoInfo, StepResult};
+use crate::stats::Summary;
+use crate::worker::IoFailure;
+use crate::workload::Op;
+
+/// The failed I/Os of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IoErrors {
+    /// I/Os that failed or moved fewer bytes than asked.
+    pub failed: u64,
+    /// I/Os that completed in full, ramp included.
+    pub completed: u64,
+    /// The first failure (of the first worker that had one).
+    pub first: FailedIo,
+    /// Other targets I/Os failed on, when the step used several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_on: Vec<PathBuf>,
+}
+
+/// One failed I/O: where, what, and what the kernel said.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedIo {
+    pub target: PathBuf,
+    /// `read` or `write`.
+    pub op: String,
+    pub offset: u64,
+    pub len: u32,
+    /// `EIO`; `null` for a short transfer.
+    pub errno: Option<String>,
+    /// -errno, or the bytes a short transfer moved.
+    pub result: i32,
+    /// In words: `write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)`.
+    pub error: String,
+}
+
+impl FailedIo {
+    pub(crate) fn new(target: &Path, f: &IoFailure) -> FailedIo {
+        FailedIo {
+            target: target.to_path_buf(),
+            op: if f.op == Op::Read { "read" } else { "write" }.to_string(),
+            offset: f.offset,
+            len: f.len,
+            errno: f.errno(),
+            result: f.result,
+            error: f.describe(),
+        }
+    }
+}
+
+/// A step whose I/Os failed, and what it measured until it stopped: the
+/// counts of the I/Os that completed, their rates over the time recorded,
+/// and how the I/O ran (with [`IoErrors`]).
+#[derive(Debug)]
+pub struct IoFailed {
+    pub step: String,
+    pub summary: Summary,
+    pub info: IoInfo,
+    /// The series CSV written until the failure, relative to the results.
+    pub series: Option<PathBuf>,
+}
+
+impl IoFailed {
+    /// Keeps what the step measured in its result, where the step had not
+    /// recorded more already.
+    pub fn keep_in(&self, out: &mut StepResult) {
+        out.summary.get_or_insert_with(|| self.summary.clone());
+        out.io.get_or_insert_with(|| self.info.clone());
+        if out.series.is_none() {
+            out.series.clone_from(&self.series);
+        }
+    }
+}
+
+impl std::fmt::Display for IoFailed {
+    /// `step fill on /dev/loop0: write of 65536 bytes at offset 8388608
+    /// failed with EIO (Input/output error); 1 of 129 I/Os failed`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Some(e) = &self.info.errors else { return write!(f, "step {}: I/O failed", self.step) };
+        write!(
+            f,
+            "step {} on {}: {}; {} of {} I/Os failed",
+            self.step,
+            e.first.target.display(),
+            e.first.error,
+            e.failed,
+            e.failed + e.completed
+        )?;
+        if !e.also_on.is_empty() {
+            let others: Vec<String> = e.also_on.iter().map(|p| p.display().to_string()).collect();
+            write!(f, " (I/Os failed on {} too)", others.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// The run's error when steps failed and it went on past them: how many,
+/// which, the first one's error, and whose drive state is in doubt.
+pub(crate) fn failed_steps(plan: &Plan, steps: &[StepResult]) -> Option<String> {
+    let failed: Vec<&StepResult> = steps.iter().filter(|r| r.error.is_some()).collect();
+    let first = failed.first()?;
+    let ids: Vec<&str> = failed.iter().map(|r| r.id.as_str()).collect();
+    let mut text = format!(
+        "{} of {} steps failed and the run went on past {} (on_error continue): {}; the first: {}",
+        failed.len(),
+        steps.len(),
+        if failed.len() == 1 { "it" } else { "them" },
+        ids.join(", "),
+        first.error.as_deref().unwrap_or_default()
+    );
+    // The first failed step that sets the drive's state, with steps after it.
+    let state = failed
+        .iter()
+        .find(|r| plan.steps.get(r.index - 1).is_some_and(|s| s.establishes_state) && r.index < steps.len());
+    if let Some(r) = state {
+        text.push_str(&format!(
+            "; {} sets the drive's state and did not finish, so the drive state of the steps after it is in doubt",
+            r.id
+        ));
+    }
+    Some(text)
+}

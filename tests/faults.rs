@@ -1,0 +1,266 @@
+//! Faults end to end: `methodic run` on a target whose reads or writes
+//! fail with EIO at a chosen offset. The failing target is a FUSE file
+//! (tests/faultfs), used as a file target and as the backing file of a
+//! loop device; this kernel has no device-mapper (dm-error, dm-flakey).
+//! Needs root and /dev/fuse; each test says why it skips without them.
+
+mod common;
+mod faultfs;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::methodic;
+use faultfs::{FaultFs, Ops};
+
+const EIGHT_MIB: u64 = 8 << 20;
+
+/// Reads, a sequential fill over the target (64KiB writes), reads again.
+fn source(on_error: &str) -> String {
+    format!(
+        "methodology \"faults\" version \"1\"\n{on_error}\n\
+         workload r {{ random; block 4KiB; read 100% }}\n\
+         workload s {{ sequential; block 64KiB; read 0% }}\n\
+         measure r qd 1 for 300ms\n\
+         fill s passes 1\n\
+         measure r qd 4 for 300ms\n"
+    )
+}
+
+/// Runs `source` with `args` in a new folder named for `name`; the output
+/// and the results folder. The caller removes the folder's parent.
+fn run(name: &str, source: &str, args: &[&str]) -> (Output, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("methodic-faults-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("m.method");
+    std::fs::write(&file, source).unwrap();
+    let out = dir.join("results");
+    let mut all = vec!["run", file.to_str().unwrap(), "--no-ceiling", "--seed", "1", "--json"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    (methodic(&all), out)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn journal(out: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(out.join("steps.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The file target's fill: failed at 8MiB with EIO on `target`, with
+/// the writes that completed before it counted and kept.
+fn assert_the_fill_failed_at_8mib(fill: &serde_json::Value, target: &Path) {
+    let error = fill["error"].as_str().expect("the fill failed");
+    let words = format!(
+        "step fill-s on {}: write of 65536 bytes at offset 8388608 failed with EIO (Input/output error); ",
+        target.display()
+    );
+    assert!(error.starts_with(&words) && error.ends_with("I/Os failed"), "{error}");
+    let errors = &fill["io"]["errors"];
+    assert_eq!(errors["first"]["offset"], EIGHT_MIB);
+    assert_eq!(errors["first"]["op"], "write");
+    assert_eq!(errors["first"]["errno"], "EIO");
+    assert_eq!(errors["first"]["target"], target.to_str().unwrap());
+    let completed = errors["completed"].as_u64().unwrap();
+    assert!(completed > 0 && errors["failed"].as_u64() >= Some(1), "{errors}");
+    // A fill records from its first I/O: every completed write is counted.
+    assert_eq!(fill["summary"]["total"]["ios"], completed);
+    assert_eq!(fill["io"]["bytes_written"], completed * 65536);
+}
+
+/// The step statuses in the manifest, in order.
+fn manifest_statuses(out: &Path) -> (serde_json::Value, Vec<String>) {
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let statuses =
+        m["steps"].as_array().unwrap().iter().map(|s| s["status"].as_str().unwrap().to_string()).collect();
+    (m, statuses)
+}
+
+#[test]
+fn faultfs_fails_where_told() {
+    use std::os::unix::fs::FileExt;
+    let Some(fs) = FaultFs::mount("smoke", 1 << 20) else { return };
+    let f = std::fs::OpenOptions::new().read(true).write(true).open(fs.file()).unwrap();
+    f.write_all_at(&[7u8; 4096], 0).unwrap();
+    fs.fail(Ops::Writes, 65536..65536 + 512);
+    let e = f.write_all_at(&[7u8; 4096], 65536).unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(libc::EIO));
+    let mut b = [0u8; 4096];
+    f.read_exact_at(&mut b, 65536).unwrap();
+    assert_eq!(fs.failed(), 1);
+    assert_eq!(fs.bytes(0..4), [7, 7, 7, 7]);
+}
+
+#[test]
+fn an_eio_mid_step_on_a_fuse_file_fails_the_run_there_and_keeps_the_steps_before() {
+    let Some(fs) = FaultFs::mount("stop", 16 << 20) else { return };
+    fs.fail(Ops::Writes, EIGHT_MIB..EIGHT_MIB + 4096);
+    let target = fs.file();
+    let (o, out) = run("stop", &source(""), &["--target", target.to_str().unwrap(), "--overwrite"]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "error: step fill-s on {}: write of 65536 bytes at offset 8388608 failed with EIO",
+            target.display()
+        )),
+        "{stderr}"
+    );
+    assert!(fs.failed() >= 1);
+    // The report on stdout, the journal and results.json: the reads before,
+    // then the fill that failed, and nothing after.
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the report, as JSON");
+    assert_eq!(report["status"], "failed");
+    let steps = report["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "the run ended at the failed step");
+    assert!(steps[0]["error"].is_null() && steps[0]["summary"]["total"]["ios"].as_u64() > Some(0));
+    assert_the_fill_failed_at_8mib(&steps[1], &target);
+    let journaled = journal(&out);
+    assert_eq!(journaled.len(), 2);
+    assert_eq!(journaled[0]["summary"], steps[0]["summary"]);
+    assert_the_fill_failed_at_8mib(&journaled[1], &target);
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!((&results["status"], results["steps"].as_array().unwrap().len()), (&"failed".into(), 2));
+    let (m, statuses) = manifest_statuses(&out);
+    assert_eq!(m["status"], "failed");
+    assert_eq!(statuses, ["completed", "failed", "pending"]);
+    // The failed write never reached the file; the fill's first one did.
+    assert!(fs.bytes(EIGHT_MIB..EIGHT_MIB + 65536).iter().all(|b| *b == 0));
+    assert!(fs.bytes(0..65536).iter().any(|b| *b != 0));
+    // The results read back.
+    let r = methodic(&["report", out.to_str().unwrap()]);
+    let shown = text(&r.stdout);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    assert!(shown.contains("failed: step fill-s") && shown.contains("offset 8388608"), "{shown}");
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn on_error_continue_runs_the_steps_after_an_eio_and_the_run_still_fails() {
+    let Some(fs) = FaultFs::mount("continue", 16 << 20) else { return };
+    fs.fail(Ops::Writes, EIGHT_MIB..EIGHT_MIB + 4096);
+    let target = fs.file();
+    // io_uring this time (psync where the machine has none): the EIO comes
+    // back in a completion, with 31 other writes in flight.
+    let engine = if methodic_runtime::worker::io_uring_available().is_ok() { "io-uring" } else { "psync" };
+    let args = ["--target", target.to_str().unwrap(), "--overwrite", "--engine", engine];
+    let (o, out) = run("continue", &source("on_error continue"), &args);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "steps failed, so the run did: {stderr}");
+    assert!(
+        stderr
+            .contains("error: 1 of 3 steps failed and the run went on past it (on_error continue): fill-s;"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("the drive state of the steps after it is in doubt"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["status"], "failed");
+    let steps = report["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3, "the run went on past the failed fill");
+    assert_the_fill_failed_at_8mib(&steps[1], &target);
+    assert_eq!(steps[1]["io"]["engine"], engine.replace('-', "_"));
+    assert!(steps[2]["error"].is_null(), "{}", steps[2]["error"]);
+    assert!(steps[2]["summary"]["total"]["ios"].as_u64() > Some(0), "the step after the failure measured");
+    assert_eq!(journal(&out).len(), 3);
+    let (m, statuses) = manifest_statuses(&out);
+    assert_eq!(statuses, ["completed", "failed", "completed"]);
+    assert_eq!(m["steps"][2]["checklist"]["drive_state"]["in_doubt"], true);
+    let r = methodic(&["report", out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
+
+/// Holds the lock device tests take (runtime/tests/devices.rs), so that no
+/// two tests set up loop devices at once.
+struct DeviceLock(#[allow(dead_code)] std::fs::File);
+
+fn lock() -> DeviceLock {
+    use std::os::unix::io::AsRawFd;
+    let f = std::fs::File::create("/tmp/methodic-test-devices.lock").expect("lock file");
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    DeviceLock(f)
+}
+
+/// A loop device over `file`, detached when dropped.
+struct Loop {
+    dev: PathBuf,
+    _lock: DeviceLock,
+}
+
+impl Loop {
+    fn setup(file: &Path) -> Option<Loop> {
+        let lock = lock();
+        let out = match std::process::Command::new("losetup").args(["-f", "--show"]).arg(file).output() {
+            Ok(o) if o.status.success() => o,
+            Ok(o) => {
+                eprintln!("skipped: losetup failed: {}", text(&o.stderr).trim());
+                return None;
+            }
+            Err(e) => {
+                eprintln!("skipped: no losetup ({e})");
+                return None;
+            }
+        };
+        Some(Loop { dev: PathBuf::from(text(&out.stdout).trim()), _lock: lock })
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        for _ in 0..50 {
+            let detached = std::process::Command::new("losetup")
+                .arg("-d")
+                .arg(&self.dev)
+                .status()
+                .is_ok_and(|s| s.success());
+            if detached {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("warning: {} could not be detached", self.dev.display());
+    }
+}
+
+#[test]
+fn an_eio_from_a_loop_device_over_a_failing_file_names_the_device_and_the_offset() {
+    // Declared first, dropped last: the loop device lets go of the file
+    // before it is unmounted.
+    let Some(fs) = FaultFs::mount("loop", 16 << 20) else { return };
+    let Some(dev) = Loop::setup(&fs.file()) else { return };
+    fs.fail(Ops::Reads, EIGHT_MIB..EIGHT_MIB + 4096);
+    let source = "methodology \"faults\" version \"1\"\n\
+                  workload s { sequential; block 64KiB; read 0% }\n\
+                  workload q { sequential; block 64KiB; read 100% }\n\
+                  fill s passes 1 qd 1\n\
+                  measure q qd 1 for 5s\n\
+                  measure q qd 1 for 300ms\n";
+    let device = dev.dev.to_str().unwrap();
+    let (o, out) = run("loop", source, &["--target", device, "--destroy", device]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let words = format!("step q-qd1 on {device}: read of 65536 bytes at offset 8388608 failed with EIO");
+    assert!(stderr.contains(&format!("error: {words}")), "{stderr}");
+    assert!(fs.failed() >= 1, "the read reached the file system");
+    let steps = journal(&out);
+    assert_eq!(steps.len(), 2, "the fill, then the read that failed");
+    assert!(steps[0]["error"].is_null() && steps[0]["io"]["bytes_written"] == 16 << 20, "{}", steps[0]);
+    let read = &steps[1];
+    assert_eq!(read["io"]["errors"]["first"]["offset"], EIGHT_MIB);
+    assert_eq!(read["io"]["errors"]["first"]["target"], device);
+    // The 128 reads before 8MiB completed, and were kept.
+    assert_eq!(read["io"]["errors"]["completed"], 128);
+    assert_eq!(read["summary"]["total"]["ios"], 128);
+    let (_, statuses) = manifest_statuses(&out);
+    assert_eq!(statuses, ["completed", "failed", "pending"]);
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
