@@ -179,6 +179,29 @@ fn on_error_continue_runs_the_steps_after_an_eio_and_the_run_still_fails() {
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }
 
+/// A buffered write step whose writes all land but whose sync to the
+/// device fails (a lost write-back) fails with that said, and keeps what
+/// it measured.
+#[test]
+fn a_failed_sync_after_buffered_writes_fails_the_step_and_keeps_its_numbers() {
+    let Some(fs) = FaultFs::mount("sync", 16 << 20) else { return };
+    fs.fail_sync();
+    let target = fs.file();
+    let src = "methodology \"sync\" version \"1\"\ntarget { io buffered }\n\
+               measure { random; block 4KiB; read 0% } qd 1 for 200ms\n";
+    let (o, out) = run("sync", src, &["--target", target.to_str().unwrap(), "--overwrite"]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the buffered writes could not be synced to {}", target.display())),
+        "{stderr}"
+    );
+    let step = &journal(&out)[0];
+    assert!(step["error"].as_str().unwrap_or("").contains("Input/output error"), "{step}");
+    assert!(step["summary"]["total"]["ios"].as_u64() > Some(0), "what it measured is kept: {step}");
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
+
 /// Holds the lock device tests take (runtime/tests/devices.rs), so that no
 /// two tests set up loop devices at once.
 struct DeviceLock(#[allow(dead_code)] std::fs::File);

@@ -953,7 +953,7 @@ impl Executor<'_> {
                         series: Some((StdDuration::from_secs(1), Some(csv.clone()))),
                     },
                 )?;
-                self.finish_io(step, out, run, settings, &csv);
+                self.finish_io(step, out, run, settings, &csv)?;
             }
             Action::Measure { workload, qd, ramp, stop, series } => {
                 let csv = self.results.series_path(&step.id, "")?;
@@ -975,7 +975,7 @@ impl Executor<'_> {
                     let rows: Vec<(f64, f64)> = run.rows.iter().map(|r| (r.t, r.mb_s)).collect();
                     out.cliff = Some(crate::analysis::cliff::detect(&rows, run.info.bytes_written));
                 }
-                self.finish_io(step, out, run, settings, &csv);
+                self.finish_io(step, out, run, settings, &csv)?;
             }
             Action::Precondition { workload, qd, stop: PreconditionStop::Time(d), series } => {
                 let csv = self.results.series_path(&step.id, "")?;
@@ -992,7 +992,7 @@ impl Executor<'_> {
                         series: Some((std_duration(*series), Some(csv.clone()))),
                     },
                 )?;
-                self.finish_io(step, out, run, settings, &csv);
+                self.finish_io(step, out, run, settings, &csv)?;
             }
             Action::Precondition { workload, qd, stop: PreconditionStop::Steady { round, rule }, series } => {
                 self.precondition_until_steady(step, out, workload, *qd, settings, *round, rule, *series)?;
@@ -1215,16 +1215,21 @@ impl Executor<'_> {
         run: IoRun,
         settings: Settings,
         series: &Path,
-    ) {
+    ) -> Result<()> {
         out.summary = Some(run.recorder.summary(run.seconds));
         out.io = Some(run.info);
         out.series = Some(self.relative(series));
         if settings.io == IoMode::Buffered && step.action.writes() {
+            // The numbers are recorded first: a sync that fails (EIO on
+            // write-back) fails the step, and says so, but keeps them.
             for t in &self.targets {
-                let _ = t.file(false).sync_data();
+                t.file(false).sync_data().map_err(|e| {
+                    Error::io(format!("the buffered writes could not be synced to {}", t.path.display()), e)
+                })?;
             }
             out.actions.push("buffered writes synced to the device after the step (not timed)".into());
         }
+        Ok(())
     }
 
     /// The engine for a worker keeping `per_worker` I/Os in flight.
@@ -1299,7 +1304,9 @@ impl Executor<'_> {
         let barrier = Arc::new(Barrier::new(threads));
         let abort = Arc::new(AtomicBool::new(false));
         let budget = spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target });
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Pinned round robin over the CPUs the process may use (a taskset or
+        // cgroup mask), not CPU 0..n.
+        let cpus = crate::host::allowed_cpus();
         let seed0 = derive_seed(self.opts.seed, id, 0);
         let jobs: Vec<Job> = layout
             .iter()
@@ -1332,7 +1339,7 @@ impl Executor<'_> {
                 }),
                 stop: self.stop.clone(),
                 abort: abort.clone(),
-                cpu: self.opts.pin.then_some(i % cpus),
+                cpu: self.opts.pin.then_some(cpus[i % cpus.len()]),
                 latency: !self.opts.no_latency,
                 #[cfg(test)]
                 fault: FAULT.with(|f| {
@@ -1359,7 +1366,11 @@ impl Executor<'_> {
         });
         let rows = match collector {
             Some(h) => {
-                h.join().map_err(|_| Error::unsupported("the series collector panicked"))?.unwrap_or_default()
+                h.join().map_err(|_| Error::unsupported("the series collector panicked"))?.map_err(|e| {
+                    let path =
+                        spec.series.as_ref().and_then(|(_, p)| p.as_deref()).unwrap_or(Path::new("series"));
+                    Error::io(format!("cannot write {}", path.display()), e)
+                })?
             }
             None => Vec::new(),
         };

@@ -30,6 +30,23 @@ pub struct Host {
     pub virtualization: Option<String>,
 }
 
+/// The CPUs this process may run on (its affinity mask), in order; all
+/// online CPUs when the mask cannot be read.
+pub fn allowed_cpus() -> Vec<usize> {
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    let cpus: Vec<usize> = if rc == 0 {
+        (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect()
+    } else {
+        Vec::new()
+    };
+    if cpus.is_empty() {
+        (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+    } else {
+        cpus
+    }
+}
+
 impl Host {
     pub fn read() -> Host {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -191,6 +208,7 @@ mod tests {
     fn this_host_and_the_temp_dir_are_described() {
         let h = Host::read();
         assert!(h.cpus >= 1 && h.cpus_allowed >= 1 && h.memory_bytes > 0);
+        assert_eq!(allowed_cpus().len(), h.cpus_allowed as usize, "the mask and the count agree");
         assert!(h.kernel.is_some(), "/proc/sys/kernel/osrelease is readable on Linux");
         let fs = file_system(&std::env::temp_dir()).expect("the temp dir is on a mounted file system");
         assert!(!fs.fs_type.is_empty() && fs.mount_point.starts_with('/'));

@@ -42,6 +42,8 @@ struct State {
     fault: Mutex<Option<(Ops, Range<u64>)>>,
     /// Reads and writes failed so far.
     failed: AtomicU64,
+    /// fsync fails with EIO (a write-back error).
+    fail_sync: std::sync::atomic::AtomicBool,
 }
 
 const NAME: &str = "disk.img";
@@ -68,6 +70,7 @@ impl FaultFs {
             data: Mutex::new(vec![0; size as usize]),
             fault: Mutex::new(None),
             failed: AtomicU64::new(0),
+            fail_sync: Default::default(),
         });
         let mut config = Config::default();
         config.mount_options = vec![MountOption::FSName("methodic-faultfs".into()), MountOption::RW];
@@ -91,6 +94,11 @@ impl FaultFs {
     /// From now on, `ops` touching `bytes` fail with EIO.
     pub fn fail(&self, ops: Ops, bytes: Range<u64>) {
         *self.state.fault.lock().unwrap() = Some((ops, bytes));
+    }
+
+    /// From now on, fsync fails with EIO, as after a lost write-back.
+    pub fn fail_sync(&self) {
+        self.state.fail_sync.store(true, Ordering::SeqCst);
     }
 
     /// Reads and writes failed so far.
@@ -258,6 +266,9 @@ impl Filesystem for Fs {
     }
 
     fn fsync(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
+        if self.0.fail_sync.load(Ordering::SeqCst) {
+            return reply.error(Errno::EIO);
+        }
         reply.ok();
     }
 
