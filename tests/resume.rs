@@ -46,9 +46,21 @@ fn wait_for_manifest(dir: &Path) {
     assert!(dir.join("manifest.json").exists(), "the run never wrote its manifest");
 }
 
-/// Every whole line of a JSONL file.
+/// Every whole line of a JSONL file, with a superseded record's series
+/// path put back where it was before the resume moved it aside.
 fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path).unwrap_or_default().lines().map(str::to_string).collect()
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| match l.find("\"series\":\"superseded/") {
+            Some(at) => {
+                let rest = &l[at + "\"series\":\"superseded/".len()..];
+                let after = rest.find('/').map_or(rest, |k| &rest[k + 1..]);
+                format!("{}\"series\":\"{after}", &l[..at])
+            }
+            None => l.to_string(),
+        })
+        .collect()
 }
 
 /// xorshift, seeded from the clock (printed, to replay a failure).
@@ -203,6 +215,11 @@ fn a_stopped_run_goes_on_from_the_step_cut_off() {
     let superseded = lines(&out.join("superseded.jsonl"));
     assert_eq!(superseded.len(), 1);
     assert!(superseded[0].contains("interrupted by SIGTERM"), "{}", superseded[0]);
+    // Its series moved aside with it; the step's own series is the new run's.
+    let raw = std::fs::read_to_string(out.join("superseded.jsonl")).unwrap();
+    assert!(raw.contains("\"series\":\"superseded/1/series/r-qd4.csv\""), "{raw}");
+    assert!(out.join("superseded/1/series/r-qd4.csv").is_file());
+    assert!(out.join("series/r-qd4.csv").is_file());
     let note = &loaded.manifest.resumed[0];
     assert_eq!((note.from_step, note.from_id.as_str(), note.superseded), (2, "r-qd4", 1));
     assert!(!out.join("scratch.bin").exists(), "the completed run removed its scratch file");

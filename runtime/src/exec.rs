@@ -519,8 +519,9 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
     for dir in &exec.copies {
         let _ = std::fs::remove_dir_all(dir);
     }
-    // An interrupted run keeps its scratch files: `--resume` goes on with them.
-    let keep = opts.keep_scratch || status == Status::Interrupted;
+    // A run that did not complete keeps its scratch files: `--resume` goes
+    // on with them.
+    let keep = opts.keep_scratch || status != Status::Completed;
     for t in exec.targets.iter().filter(|t| t.created) {
         if !keep {
             let _ = t.remove_scratch();

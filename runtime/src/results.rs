@@ -33,12 +33,8 @@ impl ResultsDir {
             return Err(Error::results(path, "is a file, not a directory")
                 .with_hint("give --out a new directory for the results"));
         }
-        if path.exists() {
-            let empty = fs::read_dir(path).map(|mut d| d.next().is_none()).unwrap_or(false);
-            if !empty {
-                return Err(Error::target(path, "already holds results")
-                    .with_hint("give another --out, or move the old results away"));
-            }
+        if holds_anything(path, false) {
+            return Err(already(path));
         }
         fs::create_dir_all(path.join("series")).map_err(|e| match e.raw_os_error() {
             Some(libc::EROFS | libc::EACCES | libc::EPERM | libc::ENOSPC | libc::EDQUOT) => {
@@ -47,11 +43,16 @@ impl ResultsDir {
             }
             _ => Error::io(format!("cannot create {}", path.display()), e),
         })?;
+        // Locked before anything is written: a second run started on the
+        // same new directory is refused, not mixed in.
+        let lock = lock(path)?;
+        if holds_anything(path, true) {
+            return Err(already(path));
+        }
         write_synced(&path.join("plan.ron"), plan_ron.as_bytes())?;
         if let Some(src) = source {
             write_synced(&path.join("methodology.method"), src.as_bytes())?;
         }
-        let lock = lock(path)?;
         let steps = open_steps(path)?;
         sync_dir(path);
         Ok(ResultsDir { path: path.to_path_buf(), steps, created, _lock: lock })
@@ -128,6 +129,19 @@ impl ResultsDir {
             .map_err(|e| Error::io("cannot encode the results", io::Error::other(e)))?;
         replace_synced(&self.path, "results.json", format!("{text}\n").as_bytes())
     }
+}
+
+/// Whether `dir` holds anything but (when `made`, as just made here) an
+/// empty `series` folder.
+fn holds_anything(dir: &Path, made: bool) -> bool {
+    let Ok(entries) = fs::read_dir(dir) else { return false };
+    entries.flatten().any(|e| {
+        !(made && e.file_name() == "series" && fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_none()))
+    })
+}
+
+fn already(dir: &Path) -> Error {
+    Error::target(dir, "already holds results").with_hint("give another --out, or move the old results away")
 }
 
 /// Step records superseded by a resume (the steps it ran again).

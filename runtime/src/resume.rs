@@ -73,8 +73,17 @@ fn prepare(
         }
     }
     let plan = if m.rehearsal { rehearse::rehearse(&original) } else { original.clone() };
-    if plan != m.plan {
-        return Err(Error::results(&manifest_path, "holds another plan than plan.ron")
+    let damaged = if plan != m.plan {
+        Some("holds another plan than plan.ron")
+    } else if m.steps.len() != plan.steps.len() {
+        Some("lists another number of steps than its plan has")
+    } else if m.targets.len() != exec::devices(&plan) {
+        Some("lists another number of targets than its plan spreads over")
+    } else {
+        None
+    };
+    if let Some(why) = damaged {
+        return Err(Error::results(&manifest_path, why)
             .with_hint("the manifest was edited or damaged; the run cannot be resumed"));
     }
     let steps_path = dir.join(STEPS_FILE);
@@ -99,7 +108,11 @@ fn prepare(
         }
         done.push(r);
     }
-    let (mut first, mut reason) = restart_point(&plan, &done);
+    let started = m
+        .steps
+        .get(done.iter().take_while(|r| r.error.is_none()).count())
+        .is_some_and(|st| st.status != manifest::StepStatus::Pending);
+    let (mut first, mut reason) = restart_point(&plan, &done, started);
 
     let open = exec::open_options(&plan, opts)?;
     let mut targets = Vec::new();
@@ -120,8 +133,9 @@ fn prepare(
             );
         }
         let mut t = Target::open_with_results(&path, &open, Some(dir))?;
-        // The run's scratch file stays the run's: removed when it completes.
-        t.created |= was.scratch;
+        // The run's own scratch file stays the run's: removed when it
+        // completes. A file named with --target is never removed.
+        t.created |= was.scratch && opts.targets.get(i).is_none();
         let differences = differences(was, &t);
         if !differences.is_empty() {
             return Err(Error::target(
@@ -138,11 +152,35 @@ fn prepare(
             .with_hint("resume on the machine (and kernel) the run started on"));
     }
 
-    let kept: Vec<StepResult> = done.iter().filter(|r| r.index <= first).cloned().collect();
-    let mut superseded: Vec<&str> = lines.iter().skip(kept.len()).copied().collect();
-    superseded.extend(torn);
-    let kept_lines: Vec<&str> = lines[..kept.len()].to_vec();
-    results.supersede_steps(&kept_lines, &superseded)?;
+    // The records before `first` are whole, finished and in order (see
+    // restart_point): kept as they are.
+    let first_kept = first.min(done.len());
+    let kept: Vec<StepResult> = done[..first_kept].to_vec();
+    // Steps run again write their series anew: the old series move aside,
+    // under superseded/N/, and the moved records point there.
+    let aside = format!("superseded/{}", m.resumed.len() + 1);
+    for r in &done[first_kept..] {
+        for suffix in ["", ".rounds"] {
+            let from = results.series_path(&r.id, suffix)?;
+            if from.exists() {
+                let rel = from.strip_prefix(dir).unwrap_or(&from);
+                let to = dir.join(&aside).join(rel);
+                if let Some(parent) = to.parent() {
+                    fs::create_dir_all(parent)
+                        .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
+                }
+                fs::rename(&from, &to)
+                    .map_err(|e| Error::io(format!("cannot move {} aside", from.display()), e))?;
+            }
+        }
+    }
+    let mut superseded: Vec<String> = lines[first_kept..]
+        .iter()
+        .map(|l| l.replacen("\"series\":\"series/", &format!("\"series\":\"{aside}/series/"), 1))
+        .collect();
+    superseded.extend(torn.map(str::to_string));
+    let superseded: Vec<&str> = superseded.iter().map(String::as_str).collect();
+    results.supersede_steps(&lines[..first_kept], &superseded)?;
 
     let mut drive = DriveTracker::new(m.targets.iter().all(|t| t.scratch));
     for r in &kept {
@@ -233,20 +271,44 @@ fn records(text: &str) -> (Vec<&str>, Option<&str>) {
 /// Where a run goes on, and why there: the first step not finished, or,
 /// when that step was cut off while it changed the drive state, the last
 /// step up to it that establishes the drive state.
-pub(crate) fn restart_point(plan: &Plan, done: &[StepResult]) -> (usize, String) {
+///
+/// `started` says whether that step began at all (its manifest entry left
+/// pending): one that never started changed nothing.
+pub(crate) fn restart_point(plan: &Plan, done: &[StepResult], started: bool) -> (usize, String) {
     let f = done.iter().enumerate().take_while(|(k, r)| r.index == k + 1 && r.error.is_none()).count();
     let Some(step) = plan.steps.get(f) else {
         return (f, "every step is recorded; the run had only not been marked finished".into());
     };
     let named = |i: usize| format!("step {} ({})", i + 1, plan.steps[i].id);
+    let writes =
+        |s: &methodic_compiler::plan::Step| s.action.writes() && !matches!(s.action, Action::Copy { .. });
     // A write in a phase that establishes the drive state is part of
     // establishing it.
     let establishing_phase =
         step.phase.is_some() && plan.steps.iter().any(|s| s.phase == step.phase && s.establishes_state);
-    let changed_state = step.establishes_state
-        || (step.action.writes() && !matches!(step.action, Action::Copy { .. }) && establishing_phase);
-    if !changed_state {
+    let changed_state = step.establishes_state || (writes(step) && establishing_phase);
+    // Under on_error continue, steps after a failed one ran and may have
+    // written: the drive is not where the failed step expects it.
+    let later_wrote = done.iter().any(|r| r.index > f + 1 && plan.steps.get(r.index - 1).is_some_and(writes));
+    let cut_off = started || done.iter().any(|r| r.index == f + 1);
+    let changed_state = changed_state && cut_off;
+    if !changed_state && !later_wrote {
         return (f, format!("{} is the first step not finished", named(f)));
+    }
+    if !changed_state {
+        let to = (0..=f).rev().find(|&j| plan.steps[j].establishes_state);
+        return match to {
+            Some(s) => (
+                s,
+                format!(
+                    "{} failed and later steps wrote to the drive (on_error continue): going back to {}, the \
+                     last step up to it that establishes the drive state",
+                    named(f),
+                    named(s)
+                ),
+            ),
+            None => (f, format!("{} is the first step not finished", named(f))),
+        };
     }
     match (0..=f).rev().find(|&j| plan.steps[j].establishes_state) {
         Some(s) if s == f => (
@@ -333,29 +395,48 @@ mod tests {
         let ids: Vec<&str> = p.steps.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids.len(), 6, "{ids:?}");
         // Nothing recorded: from the start.
-        assert_eq!(restart_point(&p, &[]).0, 0);
+        assert_eq!(restart_point(&p, &[], false).0, 0);
         // A read in the state phase, and any step of the sweep, run again alone.
-        assert_eq!(restart_point(&p, &done(&p, 3, false)).0, 3);
-        assert_eq!(restart_point(&p, &done(&p, 4, true)).0, 3);
-        let (at, why) = restart_point(&p, &done(&p, 5, true));
+        assert_eq!(restart_point(&p, &done(&p, 3, false), true).0, 3);
+        assert_eq!(restart_point(&p, &done(&p, 4, true), true).0, 3);
+        let (at, why) = restart_point(&p, &done(&p, 5, true), true);
         assert_eq!(at, 4, "a write outside a state-setting phase runs again on its own: {why}");
         assert!(why.contains("first step not finished"), "{why}");
-        assert_eq!(restart_point(&p, &done(&p, 6, false)).0, 6);
+        assert_eq!(restart_point(&p, &done(&p, 6, false), false).0, 6);
     }
 
     #[test]
     fn a_step_cut_off_while_setting_the_drive_state_goes_back_to_what_sets_it() {
         let p = plan();
         // The fill was cut off: it runs again from its start.
-        let (at, why) = restart_point(&p, &done(&p, 2, true));
+        let (at, why) = restart_point(&p, &done(&p, 2, true), true);
         assert_eq!(at, 1, "{why}");
         assert!(why.contains("while it established the drive state"), "{why}");
         // A write in the state phase was cut off: back to the fill.
-        let (at, why) = restart_point(&p, &done(&p, 3, true));
+        let (at, why) = restart_point(&p, &done(&p, 3, true), true);
         assert_eq!(at, 1, "{why}");
         assert!(why.contains("going back to step 2 (") && why.contains("cut off while it wrote"), "{why}");
         // With no record at all of the write (a crash), the same.
-        assert_eq!(restart_point(&p, &done(&p, 2, false)).0, 1);
+        assert_eq!(restart_point(&p, &done(&p, 2, false), true).0, 1);
+        // A write step that never started (the run stopped between steps)
+        // changed nothing: it runs, without going back.
+        assert_eq!(restart_point(&p, &done(&p, 2, false), false).0, 2);
+    }
+
+    #[test]
+    fn a_failed_step_that_later_writes_followed_goes_back_to_what_set_the_state() {
+        let p = plan();
+        // on_error continue: step 4 (a read) failed, steps 5 and 6 (a
+        // write) ran after it.
+        let mut records = done(&p, 6, false);
+        records[3].error = Some("EIO".into());
+        let (at, why) = restart_point(&p, &records, true);
+        assert_eq!(at, 1, "{why}");
+        assert!(why.contains("later steps wrote to the drive (on_error continue)"), "{why}");
+        // Only reads after it: the failed step runs again alone.
+        let mut records = done(&p, 5, false);
+        records[3].error = Some("EIO".into());
+        assert_eq!(restart_point(&p, &records, true).0, 3);
     }
 
     #[test]

@@ -429,6 +429,10 @@ struct DeviceFacts {
     backing: Option<Backing>,
     /// What its first MiB holds, if methodic knows the signature.
     signature: Option<&'static str>,
+    /// Loop devices set up over it (or a partition), and processes that
+    /// have it open: `loop3 is set up over it`,
+    /// `process 812 (qemu-system-x86) has it open`.
+    users: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -536,6 +540,7 @@ impl DeviceFacts {
             .map(|p| p.0)
             .collect();
         partitions.sort();
+        let users = users_of(&written, identity.name.as_deref());
         let mut head = vec![0u8; 1 << 20];
         let file = File::open(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
         let n = read_at_most(&file, &mut head);
@@ -550,6 +555,7 @@ impl DeviceFacts {
             results,
             backing,
             signature: signature(&head[..n]),
+            users,
         })
     }
 
@@ -597,6 +603,10 @@ impl DeviceFacts {
             let cmds: Vec<String> =
                 self.swaps.iter().map(|s| format!("swapoff {}", s.entry.display())).collect();
             fix.push(format!("turn the swap off: {}", cmds.join(", ")));
+        }
+        if !self.users.is_empty() {
+            why.extend(self.users.iter().cloned());
+            fix.push("stop what uses it (losetup -d, or end the process) first".to_string());
         }
         for h in &self.holders {
             why.push(if Some(&h.of) == self.name.as_ref() {
@@ -727,6 +737,42 @@ fn partitions_of(name: &str) -> Vec<(String, DevNum)> {
         .filter(|e| e.path().join("partition").exists())
         .filter_map(|e| Some((e.file_name().to_string_lossy().into_owned(), sysfs_dev(&e.path())?)))
         .collect()
+}
+
+/// Loop devices over any of `devices`, and other processes that have one
+/// of them open (a VM on the raw disk, a database, a dd): O_EXCL catches
+/// only exclusive holders.
+fn users_of(devices: &[DevNum], itself: Option<&str>) -> Vec<String> {
+    let is_ours = |p: &Path| {
+        std::fs::metadata(p)
+            .is_ok_and(|m| m.file_type().is_block_device() && devices.contains(&dev_num(m.rdev())))
+    };
+    let mut out = Vec::new();
+    // A loop device over another device writes through to it: that one is
+    // the target's own, not a user.
+    for name in entry_names(Path::new("/sys/block")).into_iter().filter(|n| Some(n.as_str()) != itself) {
+        if let Some(file) = sysfs(&format!("/sys/block/{name}/loop/backing_file")) {
+            if is_ours(Path::new(&file)) {
+                out.push(format!("{name} is set up over it"));
+            }
+        }
+    }
+    let me = std::process::id().to_string();
+    for pid in entry_names(Path::new("/proc")) {
+        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
+            continue;
+        }
+        let fds = Path::new("/proc").join(&pid).join("fd");
+        let open = entry_names(&fds).iter().any(|fd| {
+            let link = fds.join(fd);
+            std::fs::read_link(&link).is_ok_and(|t| t.starts_with("/dev")) && is_ours(&link)
+        });
+        if open {
+            let comm = sysfs(&format!("/proc/{pid}/comm")).unwrap_or_default();
+            out.push(format!("process {pid} ({comm}) has it open"));
+        }
+    }
+    out
 }
 
 /// What writing to a device writes over: the device, its partitions and,
@@ -1023,6 +1069,19 @@ mod tests {
         assert!(why.contains("it holds the root file system (/)"), "{why}");
         assert!(!why.contains("mounted on /"), "the root is named once, as the root: {why}");
         assert!(hint.contains("choose another") && hint.contains("--destroy does not lift this"), "{hint}");
+    }
+
+    #[test]
+    fn a_device_a_process_has_open_or_a_loop_sits_on_is_in_use() {
+        let facts = DeviceFacts {
+            users: vec!["process 812 (qemu-system-x86) has it open".into(), "loop3 is set up over it".into()],
+            ..disk()
+        };
+        let (why, hint) = refusal(&facts, Some("/dev/sdz"));
+        assert!(why.contains("process 812 (qemu-system-x86) has it open") && why.contains("loop3"), "{why}");
+        assert!(hint.contains("losetup -d") && hint.contains("--destroy does not lift this"), "{hint}");
+        // The scan finds nothing for a device no one has open.
+        assert!(users_of(&[(4095, 4095)], None).is_empty());
     }
 
     #[test]

@@ -375,3 +375,30 @@ fn a_device_without_a_serial_is_named_by_its_path() {
     assert!(message.contains("it has no serial, so --destroy takes its path, /dev/zram0"), "{message}");
     assert!(hint.contains("pass --destroy /dev/zram0"), "{hint}");
 }
+
+/// A device another process has open (a VM, a database, a dd: O_EXCL
+/// misses them), or that a loop device is set up over, is in use.
+#[test]
+fn a_device_another_process_or_a_loop_device_uses_is_refused_whatever_destroy_says() {
+    let Some(lock) = common::devices() else { return };
+    let Some(z) = Zram::setup(&lock, 64 << 20) else { return };
+    struct Child(std::process::Child);
+    impl Drop for Child {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let holder = std::process::Command::new("sleep")
+        .arg("60")
+        .stdin(std::fs::File::open(z.path()).unwrap())
+        .spawn()
+        .map(Child)
+        .unwrap();
+    let why = format!("process {} (sleep) has it open", holder.0.id());
+    consent_does_not_lift(&z.path(), None, &why, "end the process");
+    drop(holder);
+    let Some(over) = Loop::over(&lock, &z.path()) else { return };
+    let name = over.dev.file_name().unwrap().to_string_lossy().into_owned();
+    consent_does_not_lift(&z.path(), None, &format!("{name} is set up over it"), "losetup -d");
+}
