@@ -88,6 +88,14 @@ enum Command {
     /// Compare results directories: steps paired by workload and queue depth,
     /// ratios, and every manifest difference that can explain a gap.
     Compare(crate::compare::CompareArgs),
+    /// Run one measured step with methodic and with fio on the same
+    /// target, alternately, and compare their medians.
+    ///
+    /// Exits 0 when they agree within 10%, 1 when they do not or a run fails.
+    Crosscheck(crate::crosscheck::CrosscheckArgs),
+    /// Export a methodology or plan as fio jobs: a section a step, with
+    /// the closest fio options and a comment where fio differs.
+    Export(crate::export::ExportArgs),
     /// Format methodology files in place, keeping every comment.
     Fmt {
         /// Methodology files (`-` formats standard input to standard output).
@@ -132,6 +140,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Calibrate(args) => crate::run::calibrate(args),
         Command::Compare(args) => crate::compare::compare(args),
         Command::Diff(args) => crate::diff::run(args),
+        Command::Export(args) => crate::export::export(args),
+        Command::Crosscheck(args) => crate::crosscheck::crosscheck(args),
     }
 }
 

@@ -4,7 +4,9 @@
 
 mod cli;
 mod compare;
+mod crosscheck;
 mod diff;
+mod export;
 mod points;
 mod report;
 mod run;

@@ -21,7 +21,7 @@ pub(crate) fn sd(v: &[f64]) -> f64 {
 }
 
 /// The median of the finite values of `v` (NaN when there are none).
-pub(crate) fn median(v: &[f64]) -> f64 {
+pub fn median(v: &[f64]) -> f64 {
     let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
     if s.is_empty() {
         return f64::NAN;

@@ -1,0 +1,219 @@
+//! `methodic crosscheck FILE --step ID --target PATH`: one measured step
+//! run by methodic and by fio on the same target, alternately, N times
+//! each; both medians and their ratio, flagged when they differ by more
+//! than 10%. fio gets the step exported as methodic ran it (the engine,
+//! threads and depth of methodic's run before it), so that the two measure
+//! the same thing: the honest answer to "does methodic measure what fio
+//! measures?".
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+use methodic_compiler::plan::Action;
+use methodic_runtime::{EngineChoice, Quiet, RunOptions, Status};
+use serde::Serialize;
+
+use crate::cli::{load, write_output};
+use crate::export::{Engine, job_file};
+use methodic_runtime::analysis::median;
+
+#[derive(Debug, clap::Args)]
+pub struct CrosscheckArgs {
+    /// A methodology (.method) or a compiled plan (.ron or .json).
+    file: PathBuf,
+    /// The measured step: its id (as `methodic plan` shows it) or number.
+    #[arg(long, value_name = "ID")]
+    step: String,
+    /// The file or block device both run on.
+    #[arg(long, value_name = "PATH")]
+    target: PathBuf,
+    /// Runs of each, alternating methodic and fio.
+    #[arg(long, default_value_t = 3)]
+    runs: u32,
+    /// As for run: write over this block device (its serial, or path).
+    #[arg(long, value_name = "SERIAL")]
+    destroy: Option<String>,
+    /// As for run: write over an existing file methodic did not create.
+    #[arg(long)]
+    overwrite: bool,
+    /// The fio to run.
+    #[arg(long, default_value = "fio", value_name = "PATH")]
+    fio: PathBuf,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Both tools' numbers, run by run, and how far apart their medians are.
+#[derive(Debug, Serialize)]
+pub struct Crosscheck {
+    pub step: String,
+    pub target: PathBuf,
+    /// How methodic ran the step, and so how fio was told to.
+    pub engine: String,
+    pub methodic_iops: Vec<f64>,
+    pub fio_iops: Vec<f64>,
+    pub methodic_median: f64,
+    pub fio_median: f64,
+    /// methodic's median over fio's.
+    pub ratio: f64,
+    /// Within 10% of each other.
+    pub agree: bool,
+}
+
+pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {
+    if args.runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    let Some((plan, _)) = load(&args.file, None)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let index = plan.steps.iter().position(|s| s.id == args.step).or_else(|| {
+        args.step.parse::<usize>().ok().filter(|n| (1..=plan.steps.len()).contains(n)).map(|n| n - 1)
+    });
+    let measured: Vec<&str> = plan
+        .steps
+        .iter()
+        .filter(|s| matches!(s.action, Action::Measure { .. }))
+        .map(|s| s.id.as_str())
+        .collect();
+    let Some(index) = index.filter(|&i| matches!(plan.steps[i].action, Action::Measure { .. })) else {
+        let some: Vec<&str> = measured.iter().take(8).copied().collect();
+        bail!(
+            "{} is not a measured step of {} (measured steps: {}{})",
+            args.step,
+            args.file.display(),
+            some.join(", "),
+            if measured.len() > some.len() { ", ..." } else { "" }
+        );
+    };
+    let version = Command::new(&args.fio).arg("--version").output();
+    let Ok(version) = version.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()) else {
+        bail!("{} cannot be run: install fio (apt-get install fio) or give --fio PATH", args.fio.display());
+    };
+    let mut single = plan.clone();
+    single.steps = vec![plan.steps[index].clone()];
+    let work = std::env::temp_dir().join(format!("methodic-crosscheck-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
+    let outcome = alternate(&args, &single, &work, &version);
+    let _ = std::fs::remove_dir_all(&work);
+    let c = outcome?;
+    if args.json {
+        write_output(Path::new("-"), &format!("{}\n", serde_json::to_string_pretty(&c)?))?;
+    } else {
+        let mut out = format!(
+            "{} on {} ({}, {version}), {} runs each:\n",
+            c.step,
+            c.target.display(),
+            c.engine,
+            args.runs
+        );
+        for (k, (m, f)) in c.methodic_iops.iter().zip(&c.fio_iops).enumerate() {
+            out.push_str(&format!("  run {}: methodic {m:.0} IOPS, fio {f:.0} IOPS\n", k + 1));
+        }
+        out.push_str(&format!(
+            "median: methodic {:.0} IOPS, fio {:.0} IOPS, ratio {:.3}: {}\n",
+            c.methodic_median,
+            c.fio_median,
+            c.ratio,
+            if c.agree { "within 10%" } else { "DIFFERENT by more than 10%" }
+        ));
+        write_output(Path::new("-"), &out)?;
+    }
+    Ok(if c.agree { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// methodic, then fio, `runs` times.
+fn alternate(
+    args: &CrosscheckArgs,
+    single: &methodic_compiler::plan::Plan,
+    work: &Path,
+    version: &str,
+) -> Result<Crosscheck> {
+    let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+    let mut engine = String::new();
+    for k in 0..args.runs {
+        let opts = RunOptions {
+            targets: vec![args.target.clone()],
+            out: work.join(format!("methodic-{}", k + 1)),
+            engine: EngineChoice::Auto,
+            destroy: args.destroy.clone(),
+            overwrite: args.overwrite,
+            seed: k as u64 + 1,
+            skip_ceiling: true,
+            ..RunOptions::default()
+        };
+        let report = methodic_runtime::run(single, &opts, &mut Quiet)
+            .map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))?;
+        let step = &report.steps[0];
+        if report.status != Status::Completed {
+            bail!("methodic's run {} failed: {}", k + 1, report.error.unwrap_or_default());
+        }
+        let (Some(summary), Some(io)) = (&step.summary, &step.io) else {
+            bail!("methodic's run recorded nothing")
+        };
+        mine.push(summary.total.iops);
+        let psync = format!("{:?}", io.engine).to_lowercase() == "psync";
+        engine = format!("{} {}x{}", if psync { "psync" } else { "io_uring" }, io.threads, io.depth);
+        let job = job_file(single, Some((0, Some(Engine { psync, threads: io.threads, depth: io.depth }))));
+        let path = work.join("step.fio");
+        std::fs::write(&path, &job).with_context(|| format!("cannot write {}", path.display()))?;
+        let o = Command::new(&args.fio)
+            .arg("--output-format=json")
+            .arg(&path)
+            .env("TARGET", &args.target)
+            .output()
+            .with_context(|| format!("cannot run {}", args.fio.display()))?;
+        if !o.status.success() {
+            bail!("{version} failed on run {}: {}", k + 1, String::from_utf8_lossy(&o.stderr).trim());
+        }
+        theirs.push(fio_iops(&String::from_utf8_lossy(&o.stdout)).context("fio's JSON output")?);
+        eprintln!(
+            "run {}/{}: methodic {:.0} IOPS, fio {:.0} IOPS",
+            k + 1,
+            args.runs,
+            mine[k as usize],
+            theirs[k as usize]
+        );
+    }
+    let (m, f) = (median(&mine), median(&theirs));
+    let ratio = m / f;
+    Ok(Crosscheck {
+        step: single.steps[0].id.clone(),
+        target: args.target.clone(),
+        engine,
+        methodic_iops: mine,
+        fio_iops: theirs,
+        methodic_median: m,
+        fio_median: f,
+        ratio,
+        agree: (ratio - 1.0).abs() <= 0.10,
+    })
+}
+
+/// Reads plus writes a second over fio's jobs (one group: group_reporting).
+fn fio_iops(stdout: &str) -> Result<f64> {
+    let start = stdout.find('{').context("no JSON")?;
+    let v: serde_json::Value = serde_json::from_str(&stdout[start..])?;
+    let jobs = v["jobs"].as_array().context("no jobs")?;
+    let iops: f64 = jobs
+        .iter()
+        .map(|j| j["read"]["iops"].as_f64().unwrap_or(0.0) + j["write"]["iops"].as_f64().unwrap_or(0.0))
+        .sum();
+    Ok(iops)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_json_reads_and_writes_add_up() {
+        let out =
+            "fio: some warning\n{\"jobs\": [{\"read\": {\"iops\": 100.5}, \"write\": {\"iops\": 20.0}}]}";
+        assert_eq!(fio_iops(out).unwrap(), 120.5);
+        assert!(fio_iops("no json").is_err());
+    }
+}

@@ -1,0 +1,401 @@
+//! `methodic export fio FILE|PLAN [-o DIR]`: a plan as a fio job file, one
+//! section a step that does I/O, run one after another (`stonewall`), as
+//! methodic runs them. Each section carries the closest fio options: rw,
+//! rwmixread and percentage_random, bs or bssplit, blockalign, iodepth and
+//! numjobs from the queue depth split, size and offset for the span (and
+//! offset_increment, so that a fill's workers write stripes as methodic's
+//! do), direct, ioengine, ramp_time, runtime and time_based, loops for fill
+//! passes, io_size for `until written`, the buffer options for the data
+//! pattern, and ss= for a precondition until steady. What fio cannot say
+//! (the SNIA steady-state rule, rounds, erase, drop_caches, limit_ram,
+//! copies, probes, idle) is a comment at its place that says what differs.
+//!
+//! The target is `${TARGET}` (fio expands environment variables):
+//! `TARGET=/dev/nvme0n1 fio FILE.fio`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use methodic_compiler::plan::{
+    Action, DataPattern, EraseMethod, Extent, IoMode, Metric, Plan, PreconditionStop, Qd, Step,
+    Target as Settings, Workload, plural,
+};
+
+use crate::cli::load;
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The format to export to.
+    #[arg(value_enum)]
+    format: ExportFormat,
+    /// A methodology (.method) or a compiled plan (.ron or .json).
+    file: PathBuf,
+    /// The folder to write `NAME.fio` in [default: standard output].
+    #[arg(short, long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ExportFormat {
+    /// fio job files.
+    Fio,
+}
+
+pub fn export(args: ExportArgs) -> Result<ExitCode> {
+    let ExportFormat::Fio = args.format;
+    let Some((plan, _)) = load(&args.file, None)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let text = job_file(&plan, None);
+    match &args.out {
+        None => crate::cli::write_output(Path::new("-"), &text)?,
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            let m = &plan.methodology;
+            let path = dir.join(format!("{}-{}.fio", file_name(&m.name), file_name(&m.version)));
+            crate::cli::write_output(&path, &text)?;
+            eprintln!("wrote {} ({} steps)", path.display(), plan.steps.len());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How methodic ran a step's I/O, when known (a crosscheck runs methodic
+/// first): the fio job then uses the same engine, threads and depth.
+#[derive(Debug, Clone, Copy)]
+pub struct Engine {
+    pub psync: bool,
+    pub threads: u32,
+    pub depth: u32,
+}
+
+/// The whole plan as one job file; with `only`, just that step (from 0),
+/// run as methodic ran it when `engine` says how.
+pub fn job_file(plan: &Plan, only: Option<(usize, Option<Engine>)>) -> String {
+    let m = &plan.methodology;
+    let mut out = String::new();
+    let _ = writeln!(out, "; fio jobs for methodology \"{}\" version {}", m.name, m.version);
+    let _ = writeln!(
+        out,
+        "; exported by methodic {} from the plan of {}",
+        env!("CARGO_PKG_VERSION"),
+        m.source_hash
+    );
+    out.push_str(
+        "; Run: TARGET=/dev/DEVICE fio THIS_FILE. Steps that write write over the target.\n\
+         ; Sections run one after another (stonewall), as methodic runs its steps; what fio\n\
+         ; cannot express is said in a comment where the step would be.\n\n\
+         [global]\nfilename=${TARGET}\ngroup_reporting=1\n",
+    );
+    let steps: Vec<usize> = match only {
+        Some((i, _)) => vec![i],
+        None => (0..plan.steps.len()).collect(),
+    };
+    for i in steps {
+        let step = &plan.steps[i];
+        out.push('\n');
+        for s in sections(i, step, only.and_then(|o| o.1)) {
+            for note in &s.notes {
+                let _ = writeln!(out, "; {note}");
+            }
+            if s.options.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "[{}]", s.name);
+            for (k, v) in &s.options {
+                match v {
+                    Some(v) => {
+                        let _ = writeln!(out, "{k}={v}");
+                    }
+                    None => {
+                        let _ = writeln!(out, "{k}");
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One fio section, or only notes when fio cannot run the step.
+struct Section {
+    name: String,
+    notes: Vec<String>,
+    options: Vec<(&'static str, Option<String>)>,
+}
+
+fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
+    let label = format!("step {} ({})", i + 1, step.id);
+    let name = |suffix: &str| format!("{}-{}{suffix}", i + 1, file_name(&step.id));
+    let settings = step.target.unwrap_or_default();
+    let note_only = |text: String| vec![Section { name: name(""), notes: vec![text], options: Vec::new() }];
+    match &step.action {
+        Action::Erase { method } => note_only(match method {
+            EraseMethod::Secure => format!(
+                "{label}: secure erase. fio cannot erase a drive: run `nvme format --ses=1` (NVMe) or \
+                 `blkdiscard --secure ${{TARGET}}` before the next section"
+            ),
+            EraseMethod::Discard => format!(
+                "{label}: discard of the span. fio cannot say it here: run `blkdiscard ${{TARGET}}` (on a file, \
+                 `fallocate --punch-hole`) before the next section"
+            ),
+        }),
+        Action::DropCaches => note_only(format!(
+            "{label}: drop caches. fio cannot: run `sync; echo 3 > /proc/sys/vm/drop_caches` before the next \
+             section (fio's invalidate=1, its default, drops only the target's pages)"
+        )),
+        Action::Idle { time } => note_only(format!(
+            "{label}: idle {}. fio cannot wait between sections: sleep before the next one",
+            time.human()
+        )),
+        Action::LimitRam { limit } => note_only(match limit {
+            Some(b) => format!(
+                "{label}: RAM limited to {b} for the steps that follow. fio cannot: run fio in a memory cgroup \
+                 (systemd-run --scope -p MemoryMax={})",
+                b.0
+            ),
+            None => format!("{label}: the RAM limit is lifted"),
+        }),
+        Action::Copy { dataset } => note_only(format!(
+            "{label}: copy of dataset {} ({} files, {}). fio does not copy files: methodic times a copy of a \
+             generated tree onto the target's file system",
+            dataset.name, dataset.files, dataset.total
+        )),
+        Action::Probe(p) => note_only(format!(
+            "{label}: page-size probe ({} writes every {} over {}, {} repeats). fio cannot time each offset on \
+             its own",
+            p.io, p.step, p.range, p.repeats
+        )),
+        Action::Fill { workload, qd, passes } => {
+            let mut s = io_section(name(""), workload, qd, &settings, engine, true);
+            s.notes.insert(
+                0,
+                format!("{label}: fill, {} over the span", plural(*passes as u64, "pass", "passes")),
+            );
+            if *passes > 1 {
+                s.options.push(("loops", Some(passes.to_string())));
+            }
+            vec![s]
+        }
+        Action::Measure { workload, qd, ramp, stop, .. } => {
+            let mut s = io_section(name(""), workload, qd, &settings, engine, false);
+            s.notes.insert(0, format!("{label}: measure"));
+            if !ramp.is_zero() {
+                s.options.push(("ramp_time", Some(format!("{}ms", ramp.as_millis()))));
+            }
+            if let Some(t) = stop.time {
+                s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
+                s.options.push(("time_based", None));
+            }
+            match stop.written {
+                Some(Extent::Bytes(b)) => s.options.push(("io_size", Some(b.0.to_string()))),
+                Some(Extent::Percent(p)) => s
+                    .notes
+                    .push(format!("until {p} of the span is written: fio's io_size takes bytes, set it")),
+                None => {}
+            }
+            vec![s]
+        }
+        Action::Precondition { workload, qd, stop, .. } => {
+            let mut s = io_section(name(""), workload, qd, &settings, engine, false);
+            match stop {
+                PreconditionStop::Time(t) => {
+                    s.notes.insert(0, format!("{label}: precondition for {}", t.human()));
+                    s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
+                    s.options.push(("time_based", None));
+                }
+                PreconditionStop::Steady { round, rule } => {
+                    let metric = match rule.metric {
+                        Metric::Iops => "iops",
+                        _ => "bw",
+                    };
+                    s.notes.insert(
+                        0,
+                        format!(
+                            "{label}: precondition in {} rounds until steady (SNIA: a {}-round window, excursion \
+                             within {} and slope within {} of its average, at most {} rounds). fio's ss= judges a \
+                             sliding window of samples, not rounds: close, not the same rule",
+                            round.human(),
+                            rule.window,
+                            rule.excursion,
+                            rule.slope,
+                            rule.max_rounds
+                        ),
+                    );
+                    let window_ms = round.as_millis() * rule.window as u64;
+                    s.options
+                        .push(("runtime", Some(format!("{}ms", round.as_millis() * rule.max_rounds as u64))));
+                    s.options.push(("time_based", None));
+                    s.options.push(("ss", Some(format!("{metric}_slope:{}%", rule.slope.as_f64()))));
+                    s.options.push(("ss_dur", Some(format!("{}s", window_ms.div_ceil(1000)))));
+                }
+            }
+            vec![s]
+        }
+        Action::Rounds { cells, rule, .. } => {
+            let mut out = Vec::new();
+            for (k, cell) in cells.iter().enumerate() {
+                let mut s = io_section(
+                    name(&format!("-cell{}", k + 1)),
+                    &cell.workload,
+                    &cell.qd,
+                    &settings,
+                    engine,
+                    false,
+                );
+                if k == 0 {
+                    s.notes.insert(
+                        0,
+                        format!(
+                            "{label}: {} measurements repeated in rounds until the tracked one is steady (a \
+                             {}-round window, at most {} rounds). fio runs each once: repeat these sections for \
+                             more rounds",
+                            cells.len(),
+                            rule.window,
+                            rule.max_rounds
+                        ),
+                    );
+                }
+                if !cell.ramp.is_zero() {
+                    s.options.push(("ramp_time", Some(format!("{}ms", cell.ramp.as_millis()))));
+                }
+                s.options.push(("runtime", Some(format!("{}ms", cell.record.as_millis()))));
+                s.options.push(("time_based", None));
+                out.push(s);
+            }
+            out
+        }
+    }
+}
+
+/// The options every section with I/O shares: what it does, where, how
+/// deep and on what.
+fn io_section(
+    name: String,
+    w: &Workload,
+    qd: &Qd,
+    settings: &Settings,
+    engine: Option<Engine>,
+    fill: bool,
+) -> Section {
+    let mut notes = Vec::new();
+    let mut o: Vec<(&'static str, Option<String>)> = vec![("stonewall", None)];
+    let read = w.read.as_f64();
+    let random = w.random.as_f64();
+    let rw = match (read, random > 0.0) {
+        (r, false) if r >= 100.0 => "read",
+        (r, true) if r >= 100.0 => "randread",
+        (r, false) if r <= 0.0 => "write",
+        (r, true) if r <= 0.0 => "randwrite",
+        (_, false) => "rw",
+        (_, true) => "randrw",
+    };
+    o.push(("rw", Some(rw.into())));
+    if read > 0.0 && read < 100.0 {
+        o.push(("rwmixread", Some(format!("{}", read.round() as u32))));
+        if read.fract() != 0.0 {
+            notes.push(format!("read share {read}%: fio's rwmixread takes whole percents"));
+        }
+    }
+    if random > 0.0 && random < 100.0 {
+        o.push(("percentage_random", Some(format!("{}", random.round() as u32))));
+    }
+    if let [one] = w.blocks.as_slice() {
+        o.push(("bs", Some(one.size.0.to_string())));
+    } else {
+        // fio's shares are whole percents adding up to 100.
+        let mut shares: Vec<u32> = w.blocks.iter().map(|b| b.share.as_f64().round() as u32).collect();
+        let sum: u32 = shares.iter().sum();
+        if let Some(last) = shares.last_mut() {
+            *last = (*last + 100).saturating_sub(sum);
+        }
+        if w.blocks.iter().any(|b| b.share.as_f64().fract() != 0.0) || sum != 100 {
+            notes.push("block shares rounded to whole percents, as fio takes them".into());
+        }
+        let split: Vec<String> =
+            w.blocks.iter().zip(&shares).map(|(b, s)| format!("{}/{s}", b.size.0)).collect();
+        o.push(("bssplit", Some(split.join(":"))));
+    }
+    let smallest = w.blocks.iter().map(|b| b.size.0).min().unwrap_or(4096);
+    if w.align.0 != 0 && w.align.0 != smallest {
+        o.push(("blockalign", Some(w.align.0.to_string())));
+    }
+    // methodic gives each worker its own stripe of the span for a fill;
+    // fio's jobs would each write the whole size.
+    let workers = engine.map_or(qd.workers, |e| e.threads).max(1);
+    let striped = fill && workers > 1;
+    let start = w.offset.0;
+    match settings.span {
+        Extent::Bytes(b) => {
+            let size =
+                if striped { b.0.saturating_sub(start) / workers as u64 } else { b.0.saturating_sub(start) };
+            o.push(("size", Some(size.to_string())));
+            if striped {
+                o.push(("offset_increment", Some(size.to_string())));
+            }
+        }
+        Extent::Percent(p) => {
+            let p = p.as_f64();
+            let size = if striped { p / workers as f64 } else { p };
+            o.push(("size", Some(format!("{}%", trim(size)))));
+            if striped {
+                o.push(("offset_increment", Some(format!("{}%", trim(size)))));
+            }
+            if start > 0 {
+                notes.push(format!("I/O starts {start} bytes in: fio takes the size from there"));
+            }
+        }
+    }
+    if start > 0 {
+        o.push(("offset", Some(start.to_string())));
+    }
+    let (psync, threads, depth) = match engine {
+        Some(e) => (e.psync, e.threads, e.depth),
+        None => (qd.per_worker == 1, qd.workers, qd.per_worker),
+    };
+    if engine.is_none() && qd.per_worker > 1 {
+        notes.push(
+            "methodic keeps this queue depth with one psync thread an I/O on targets that complete I/O in the \
+             submitting thread (zram, tmpfs); `methodic crosscheck` exports the job as methodic ran it"
+                .into(),
+        );
+    }
+    o.push(("ioengine", Some(if psync { "psync" } else { "io_uring" }.into())));
+    o.push(("iodepth", Some(depth.max(1).to_string())));
+    o.push(("numjobs", Some(threads.max(1).to_string())));
+    o.push(("direct", Some(if settings.io == IoMode::Direct { "1" } else { "0" }.into())));
+    // What is written: fresh random data for each write, zeros, or data
+    // that compresses by a share.
+    match settings.data {
+        _ if !w.writes() => {}
+        DataPattern::Random => o.push(("refill_buffers", None)),
+        DataPattern::Zeros => o.push(("zero_buffers", None)),
+        DataPattern::Compressible(p) => {
+            o.push(("buffer_compress_percentage", Some(format!("{}", p.as_f64().round() as u32))));
+            o.push(("refill_buffers", None));
+        }
+    }
+    if settings.devices > 1 {
+        notes.push(format!(
+            "methodic spreads the workers over {} devices: give fio each with filename=DEV1:DEV2:...",
+            settings.devices
+        ));
+    }
+    Section { name, notes, options: o }
+}
+
+/// `12.5`, `50`: a percentage without trailing zeros.
+fn trim(v: f64) -> String {
+    let s = format!("{v:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A step id or name as a file or section name: `4kib-random/rnd4k_read-qd1`
+/// becomes `4kib-random.rnd4k_read-qd1`.
+fn file_name(id: &str) -> String {
+    id.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '.' })
+        .collect()
+}
