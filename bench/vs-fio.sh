@@ -53,7 +53,7 @@ workload w $workload
 measure w qd $qd for ${RUNTIME}s ramp ${RAMP}s
 EOF
   rm -rf "$WORK/out"
-  "$BIN" run "$WORK/$name.method" --target "$target" --destroy "$target" --seed 1 --json --out "$WORK/out" "$@" 2>/dev/null |
+  "$BIN" run "$WORK/$name.method" --target "$target" --destroy "$target" --overwrite --no-ceiling --seed 1 --json --out "$WORK/out" "$@" 2>/dev/null |
     python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"][0]; t=s["summary"]["total"]; print(round(t["iops"]), round(t["latency_us"]["mean"],2))'
 }
 
@@ -99,6 +99,27 @@ point "4KiB randread QD32, 1 worker" zram /dev/zram0 randread 4k 32 1 "{ random;
 point "4KiB randread QD32, 2 workers" zram /dev/zram0 randread 4k 32 2 "{ random; block 4KiB; read 100% }"
 point "4KiB randwrite QD32, 1 worker" "loop, direct I/O, tmpfs" "$LOOP" randwrite 4k 32 1 "{ random; block 4KiB; read 0% }"
 point "128KiB write QD8, 1 worker" "tmpfs file" "$TMPFS/file.bin" write 128k 8 1 "{ sequential; block 128KiB; read 0% }"
+
+# The same jobs through `methodic crosscheck`: fio gets the step exported
+# as methodic ran it (its engine, threads and depth), so the two measure
+# the same job; the ratio should be within 10%.
+echo
+printf '| crosscheck step | target | methodic IOPS | fio IOPS | ratio | engine |\n|---|---|---|---|---|---|\n'
+# crosscheck LABEL TARGET_LABEL TARGET WORKLOAD QD WORKERS
+crosscheck() {
+  local label=$1 tlabel=$2 target=$3 workload=$4 qd=$5 workers=$6
+  printf 'methodology "crosscheck" version "1"\ntarget { span 100%%; workers %s }\nworkload w %s\nmeasure w qd %s for %ss ramp %ss\n' \
+    "$workers" "$workload" "$qd" "$RUNTIME" "$RAMP" > "$WORK/cc.method"
+  local json
+  # Exit 1 means the medians differ by more than 10%: still a result.
+  json=$("$BIN" crosscheck "$WORK/cc.method" --step 1 --target "$target" --destroy "$target" --overwrite \
+      --runs "$REPEATS" --json 2>/dev/null) || true
+  if [ -z "$json" ]; then echo "| $label | $tlabel | crosscheck failed | | | |"; return; fi
+  echo "$json" | LABEL="$label" TLABEL="$tlabel" python3 -c 'import json,os,sys; c=json.load(sys.stdin); print("| %s | %s | %d | %d | %.3fx | %s |" % (os.environ["LABEL"], os.environ["TLABEL"], c["methodic_median"], c["fio_median"], c["ratio"], c["engine"]))'
+}
+crosscheck "4KiB randread QD32, 1 worker" zram /dev/zram0 "{ random; block 4KiB; read 100% }" 32 1
+crosscheck "4KiB randwrite QD32, 1 worker" "loop, direct I/O, tmpfs" "$LOOP" "{ random; block 4KiB; read 0% }" 32 1
+crosscheck "128KiB write QD8, 1 worker" "tmpfs file" "$TMPFS/file.bin" "{ sequential; block 128KiB; read 0% }" 8 1
 
 echo
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), Linux $(uname -r), $(fio --version), ${RUNTIME}s a run after a ${RAMP}s ramp, median of $REPEATS"

@@ -96,6 +96,17 @@ enum Command {
     /// Export a methodology or plan as fio jobs: a section a step, with
     /// the closest fio options and a comment where fio differs.
     Export(crate::export::ExportArgs),
+    /// Turn a simple fio job file into a methodology, refusing clearly
+    /// what it cannot translate.
+    ///
+    /// Exits 0 when every job imported, 1 with every problem otherwise.
+    Import {
+        /// The format to import from.
+        #[arg(value_enum)]
+        format: ImportFormat,
+        #[command(flatten)]
+        args: crate::import::ImportArgs,
+    },
     /// Format methodology files in place, keeping every comment.
     Fmt {
         /// Methodology files (`-` formats standard input to standard output).
@@ -105,6 +116,12 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ImportFormat {
+    /// An fio job file.
+    Fio,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -142,6 +159,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Diff(args) => crate::diff::run(args),
         Command::Export(args) => crate::export::export(args),
         Command::Crosscheck(args) => crate::crosscheck::crosscheck(args),
+        Command::Import { format: ImportFormat::Fio, args } => crate::import::run(args),
     }
 }
 

@@ -3,13 +3,15 @@
 //! methodic runs them. Each section carries the closest fio options: rw,
 //! rwmixread and percentage_random, bs or bssplit, blockalign, iodepth and
 //! numjobs from the queue depth split, size and offset for the span (and
-//! offset_increment, so that a fill's workers write stripes as methodic's
-//! do), direct, ioengine, ramp_time, runtime and time_based, loops for fill
+//! offset_increment, so that the workers of a sequential step take stripes
+//! as methodic's do), direct, ioengine, ramp_time, runtime and time_based, loops for fill
 //! passes, io_size for `until written`, the buffer options for the data
 //! pattern, and ss= for a precondition until steady. What fio cannot say
 //! (the SNIA steady-state rule, rounds, erase, drop_caches, limit_ram,
 //! copies, probes, idle) is a comment at its place that says what differs.
 //!
+//! Jobs are threads, as methodic's workers are, and random offsets are
+//! drawn with repeats allowed (`norandommap`), as methodic draws them.
 //! The target is `${TARGET}` (fio expands environment variables):
 //! `TARGET=/dev/nvme0n1 fio FILE.fio`.
 
@@ -87,7 +89,9 @@ pub fn job_file(plan: &Plan, only: Option<(usize, Option<Engine>)>) -> String {
         "; Run: TARGET=/dev/DEVICE fio THIS_FILE. Steps that write write over the target.\n\
          ; Sections run one after another (stonewall), as methodic runs its steps; what fio\n\
          ; cannot express is said in a comment where the step would be.\n\n\
-         [global]\nfilename=${TARGET}\ngroup_reporting=1\n",
+         [global]\nfilename=${TARGET}\ngroup_reporting=1\nthread\n\
+         ; one latency an I/O (submission to completion), as methodic records\n\
+         disable_lat=1\ndisable_slat=1\ndisable_bw_measurement=1\n",
     );
     let steps: Vec<usize> = match only {
         Some((i, _)) => vec![i],
@@ -169,7 +173,7 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             p.io, p.step, p.range, p.repeats
         )),
         Action::Fill { workload, qd, passes } => {
-            let mut s = io_section(name(""), workload, qd, &settings, engine, true);
+            let mut s = io_section(name(""), workload, qd, &settings, engine);
             s.notes.insert(
                 0,
                 format!("{label}: fill, {} over the span", plural(*passes as u64, "pass", "passes")),
@@ -180,17 +184,22 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             vec![s]
         }
         Action::Measure { workload, qd, ramp, stop, .. } => {
-            let mut s = io_section(name(""), workload, qd, &settings, engine, false);
+            let mut s = io_section(name(""), workload, qd, &settings, engine);
             s.notes.insert(0, format!("{label}: measure"));
             if !ramp.is_zero() {
                 s.options.push(("ramp_time", Some(format!("{}ms", ramp.as_millis()))));
             }
+            // Until written: io_size (a clone's share of it) ends the job,
+            // and a time limit is a cap, not a length (no time_based).
             if let Some(t) = stop.time {
                 s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
-                s.options.push(("time_based", None));
+                if stop.written.is_none() {
+                    s.options.push(("time_based", None));
+                }
             }
+            let clones = engine.map_or(qd.workers, |e| e.threads).max(1) as u64;
             match stop.written {
-                Some(Extent::Bytes(b)) => s.options.push(("io_size", Some(b.0.to_string()))),
+                Some(Extent::Bytes(b)) => s.options.push(("io_size", Some((b.0 / clones).to_string()))),
                 Some(Extent::Percent(p)) => s
                     .notes
                     .push(format!("until {p} of the span is written: fio's io_size takes bytes, set it")),
@@ -199,7 +208,7 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             vec![s]
         }
         Action::Precondition { workload, qd, stop, .. } => {
-            let mut s = io_section(name(""), workload, qd, &settings, engine, false);
+            let mut s = io_section(name(""), workload, qd, &settings, engine);
             match stop {
                 PreconditionStop::Time(t) => {
                     s.notes.insert(0, format!("{label}: precondition for {}", t.human()));
@@ -237,14 +246,8 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
         Action::Rounds { cells, rule, .. } => {
             let mut out = Vec::new();
             for (k, cell) in cells.iter().enumerate() {
-                let mut s = io_section(
-                    name(&format!("-cell{}", k + 1)),
-                    &cell.workload,
-                    &cell.qd,
-                    &settings,
-                    engine,
-                    false,
-                );
+                let mut s =
+                    io_section(name(&format!("-cell{}", k + 1)), &cell.workload, &cell.qd, &settings, engine);
                 if k == 0 {
                     s.notes.insert(
                         0,
@@ -272,14 +275,7 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
 
 /// The options every section with I/O shares: what it does, where, how
 /// deep and on what.
-fn io_section(
-    name: String,
-    w: &Workload,
-    qd: &Qd,
-    settings: &Settings,
-    engine: Option<Engine>,
-    fill: bool,
-) -> Section {
+fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: Option<Engine>) -> Section {
     let mut notes = Vec::new();
     let mut o: Vec<(&'static str, Option<String>)> = vec![("stonewall", None)];
     let read = w.read.as_f64();
@@ -302,6 +298,11 @@ fn io_section(
     if random > 0.0 && random < 100.0 {
         o.push(("percentage_random", Some(format!("{}", random.round() as u32))));
     }
+    // methodic draws random offsets uniformly, repeats allowed; fio by
+    // default visits each block once a pass (and pays to track it).
+    if random > 0.0 {
+        o.push(("norandommap", None));
+    }
     if let [one] = w.blocks.as_slice() {
         o.push(("bs", Some(one.size.0.to_string())));
     } else {
@@ -322,26 +323,40 @@ fn io_section(
     if w.align.0 != 0 && w.align.0 != smallest {
         o.push(("blockalign", Some(w.align.0.to_string())));
     }
-    // methodic gives each worker its own stripe of the span for a fill;
-    // fio's jobs would each write the whole size.
+    // methodic gives each worker of a sequential step its own stripe of
+    // the span; fio's clones would each walk the same blocks.
     let workers = engine.map_or(qd.workers, |e| e.threads).max(1);
-    let striped = fill && workers > 1;
+    let striped = w.random == methodic_compiler::plan::Percent::ZERO && workers > 1;
     let start = w.offset.0;
     match settings.span {
         Extent::Bytes(b) => {
-            let size =
-                if striped { b.0.saturating_sub(start) / workers as u64 } else { b.0.saturating_sub(start) };
+            let span = b.0.saturating_sub(start);
+            let size = if striped { span / workers as u64 } else { span };
             o.push(("size", Some(size.to_string())));
             if striped {
                 o.push(("offset_increment", Some(size.to_string())));
             }
         }
         Extent::Percent(p) => {
-            let p = p.as_f64();
-            let size = if striped { p / workers as f64 } else { p };
-            o.push(("size", Some(format!("{}%", trim(size)))));
-            if striped {
-                o.push(("offset_increment", Some(format!("{}%", trim(size)))));
+            // fio takes whole percents only (12.5% reads as 12 bytes).
+            let whole = p.hundredths() % 100 == 0 && (p.hundredths() / 100) % workers == 0;
+            let size = if striped && whole {
+                p.hundredths() / 100 / workers
+            } else {
+                (p.as_f64().round() as u32).max(1)
+            };
+            if striped && !whole {
+                notes.push(format!(
+                    "methodic gives each of the {workers} workers a stripe of the {p} span; fio takes whole \
+                     percents, so here every job walks the whole span"
+                ));
+            }
+            if p.hundredths() % 100 != 0 {
+                notes.push(format!("span {p}: fio takes whole percents"));
+            }
+            o.push(("size", Some(format!("{size}%"))));
+            if striped && whole {
+                o.push(("offset_increment", Some(format!("{size}%"))));
             }
             if start > 0 {
                 notes.push(format!("I/O starts {start} bytes in: fio takes the size from there"));
@@ -363,6 +378,11 @@ fn io_section(
         );
     }
     o.push(("ioengine", Some(if psync { "psync" } else { "io_uring" }.into())));
+    if !psync {
+        // methodic registers its buffers and the file with the ring.
+        o.push(("fixedbufs", None));
+        o.push(("registerfiles", None));
+    }
     o.push(("iodepth", Some(depth.max(1).to_string())));
     o.push(("numjobs", Some(threads.max(1).to_string())));
     o.push(("direct", Some(if settings.io == IoMode::Direct { "1" } else { "0" }.into())));
@@ -384,12 +404,6 @@ fn io_section(
         ));
     }
     Section { name, notes, options: o }
-}
-
-/// `12.5`, `50`: a percentage without trailing zeros.
-fn trim(v: f64) -> String {
-    let s = format!("{v:.4}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A step id or name as a file or section name: `4kib-random/rnd4k_read-qd1`

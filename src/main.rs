@@ -7,6 +7,7 @@ mod compare;
 mod crosscheck;
 mod diff;
 mod export;
+mod import;
 mod points;
 mod report;
 mod run;

@@ -1,0 +1,302 @@
+//! `methodic import fio`: the job files in tests/fio/ import to
+//! methodologies that compile to the plans their options say, through the
+//! command line (a file, standard input, `-o`, `--name`); the `err_*`
+//! files are refused with every problem named by line and option, exit 1
+//! and nothing written; an imported job exported again imports to the
+//! same steps; and fio itself accepts every job file here.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use common::{methodic, root};
+use methodic_compiler::plan::{Action, Bytes, Duration, Extent, IoMode, Percent, Plan, QdCounting};
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("methodic-import-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `methodic import fio tests/fio/NAME`: the methodology on stdout.
+fn import(name: &str) -> String {
+    let o = methodic(&["import", "fio", &format!("tests/fio/{name}")]);
+    assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// The plan of a methodology, which must check without a warning.
+fn plan(method: &str) -> Plan {
+    let diags = methodic_compiler::check(method);
+    assert!(diags.is_empty(), "{diags}\n{method}");
+    methodic_compiler::compile(method, &methodic_compiler::Options::default()).unwrap().plan
+}
+
+/// The measurements of a plan, in order.
+fn measures(p: &Plan) -> Vec<&methodic_compiler::plan::Step> {
+    p.steps.iter().filter(|s| matches!(s.action, Action::Measure { .. })).collect()
+}
+
+fn fio_parses(job: &Path) -> Result<(), String> {
+    let o = Command::new("fio")
+        .arg("--parse-only")
+        .arg(job)
+        .env("TARGET", "/dev/null")
+        .output()
+        .expect("fio runs (apt-get install fio; .ci/run installs it)");
+    if o.status.success() { Ok(()) } else { Err(text(&o.stderr)) }
+}
+
+#[test]
+fn fio_accepts_every_job_file_here() {
+    let mut jobs: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fio"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+        .collect();
+    jobs.sort();
+    assert!(jobs.len() >= 6, "{jobs:?}");
+    for job in &jobs {
+        if let Err(e) = fio_parses(job) {
+            panic!("fio refuses {}: {e}", job.display());
+        }
+    }
+}
+
+#[test]
+fn a_random_read_job_at_qd32() {
+    let method = import("randread_qd32.fio");
+    let first = method.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!(
+            "# Imported from tests/fio/randread_qd32.fio by methodic {} (`methodic import fio`).",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    assert_eq!(methodic_grammar::format(&method).unwrap(), method, "formatted as methodic fmt does");
+    assert!(method.contains("methodology \"randread_qd32\""), "named after the file:\n{method}");
+    let p = plan(&method);
+    let m = measures(&p);
+    assert_eq!(m.len(), 1);
+    let Action::Measure { workload: w, qd, ramp, stop, .. } = &m[0].action else { unreachable!() };
+    assert_eq!(w.blocks.len(), 1);
+    assert_eq!(w.blocks[0].size, Bytes(4096));
+    assert_eq!((w.read, w.random), (Percent::HUNDRED, Percent::HUNDRED));
+    assert_eq!((qd.total, qd.per_worker, qd.workers), (32, 32, 1));
+    assert_eq!(*ramp, Duration::from_secs(5));
+    assert_eq!(stop.time, Some(Duration::from_secs(60)));
+    let t = m[0].target.unwrap();
+    assert_eq!((t.io, t.span), (IoMode::Direct, Extent::Percent(Percent::HUNDRED)));
+    // What was left out is said, with its line.
+    assert!(method.contains("ioengine=libaio (line 4): not carried over"), "{method}");
+    assert!(method.contains("filename=/dev/nvme0n1 (line 9)"), "{method}");
+}
+
+#[test]
+fn a_70_30_mix_with_a_block_split_on_four_workers() {
+    let p = plan(&import("oltp_mix.fio"));
+    let m = measures(&p);
+    assert_eq!(m.len(), 1);
+    let Action::Measure { workload: w, qd, ramp, stop, .. } = &m[0].action else { unreachable!() };
+    assert_eq!(w.read, Percent::whole(70));
+    let blocks: Vec<(u64, Percent)> = w.blocks.iter().map(|b| (b.size.0, b.share)).collect();
+    assert_eq!(blocks, [(4096, Percent::whole(10)), (8192, Percent::whole(40)), (65536, Percent::whole(50))]);
+    // numjobs=4 x iodepth=8: four workers, eight in flight each.
+    assert_eq!(p.conventions.queue_depth, QdCounting::PerWorker);
+    assert_eq!((qd.total, qd.per_worker, qd.workers), (32, 8, 4));
+    assert_eq!(m[0].target.unwrap().workers, 4);
+    // size=16g after offset=1g: a 17GiB span, I/O from 1GiB in.
+    assert_eq!(m[0].target.unwrap().span, Extent::Bytes(Bytes(17 << 30)));
+    assert_eq!(w.offset, Bytes(1 << 30));
+    assert_eq!(*ramp, Duration::from_secs(10));
+    assert_eq!(stop.time, Some(Duration::from_secs(120)));
+}
+
+#[test]
+fn global_options_reach_the_jobs_after_them() {
+    let p = plan(&import("qd_sweep.fio"));
+    let m = measures(&p);
+    assert_eq!(m.len(), 3);
+    let each: Vec<(u64, bool, u32, Duration, Option<Duration>)> = m
+        .iter()
+        .map(|s| {
+            let Action::Measure { workload: w, qd, ramp, stop, .. } = &s.action else { unreachable!() };
+            (w.blocks[0].size.0, w.random == Percent::HUNDRED, qd.total, *ramp, stop.time)
+        })
+        .collect();
+    let secs = Duration::from_secs;
+    assert_eq!(
+        each,
+        [
+            (4096, true, 1, Duration::ZERO, Some(secs(30))),
+            (4096, true, 32, Duration::ZERO, Some(secs(30))),
+            // After the second [global]: its ramp; the job's own rw, bs and runtime.
+            (131072, false, 8, secs(5), Some(secs(20))),
+        ]
+    );
+    let phases: Vec<String> = m.iter().map(|s| s.phase.clone().unwrap()).collect();
+    assert_eq!(phases, ["qd1", "qd32", "seq-read"]);
+}
+
+#[test]
+fn a_striped_fill_stops_when_written() {
+    let p = plan(&import("striped_fill.fio"));
+    let m = measures(&p);
+    let Action::Measure { workload: w, qd, stop, .. } = &m[0].action else { unreachable!() };
+    assert_eq!((w.read, w.random), (Percent::ZERO, Percent::ZERO));
+    assert_eq!((qd.workers, qd.per_worker), (4, 8));
+    // Four stripes of 16GiB, each written twice.
+    assert_eq!(m[0].target.unwrap().span, Extent::Bytes(Bytes(64 << 30)));
+    assert_eq!(stop.written, Some(Extent::Bytes(Bytes(128 << 30))));
+    assert_eq!(stop.time, None);
+}
+
+#[test]
+fn output_name_and_standard_input() {
+    let dir = temp_dir("out");
+    let out = dir.join("imported.method");
+    let o = methodic(&[
+        "import",
+        "fio",
+        "tests/fio/randread_qd32.fio",
+        "-o",
+        out.to_str().unwrap(),
+        "--name",
+        "nvme \"qd32\"",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty(), "nothing on stdout with -o");
+    assert!(text(&o.stderr).contains(&format!("wrote {}", out.display())), "{}", text(&o.stderr));
+    let method = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(plan(&method).methodology.name, "nvme \"qd32\"");
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_methodic"))
+        .args(["import", "fio", "-"])
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let job = std::fs::read(root().join("tests/fio/randread_qd32.fio")).unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &job).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let from_stdin = text(&o.stdout);
+    assert!(from_stdin.starts_with("# Imported from <stdin> by methodic"), "{from_stdin}");
+    assert!(from_stdin.contains("methodology \"fio-import\""), "{from_stdin}");
+    assert_eq!(measures(&plan(&from_stdin)).len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn refused_options_are_each_named_and_nothing_is_written() {
+    let dir = temp_dir("refused");
+    let out = dir.join("never.method");
+    let kept = dir.join("kept.method");
+    std::fs::write(&kept, "# an earlier file\n").unwrap();
+    for target in [&out, &kept] {
+        let o =
+            methodic(&["import", "fio", "tests/fio/err_refused_options.fio", "-o", target.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1));
+        let err = text(&o.stderr);
+        for (line, option, why) in [
+            (7, "runtime=30sec", "30 microseconds"),
+            (8, "verify=crc32c", "does not check the data it reads back"),
+            (13, "bs=4KiB", "4000 bytes"),
+            (15, "exitall", "unknown option"),
+        ] {
+            let at = format!("tests/fio/err_refused_options.fio:{line}");
+            assert!(
+                err.lines().any(|l| l.contains(&format!("`{option}`")) && l.contains(why) && l.contains(&at)),
+                "{option} at line {line}:\n{err}"
+            );
+        }
+        assert!(err.contains("4 problems; nothing written"), "{err}");
+        assert!(o.stdout.is_empty());
+    }
+    assert!(!out.exists(), "no file made");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "# an earlier file\n", "the earlier file is kept");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file is left");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn jobs_fio_runs_at_the_same_time_are_refused() {
+    let o = methodic(&["import", "fio", "tests/fio/err_concurrent.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("fio starts [writer] at the same time as [reader] (line 9)")
+            && err.contains("tests/fio/err_concurrent.fio:13")
+            && err.contains("stonewall"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn a_missing_job_file_is_an_error() {
+    let o = methodic(&["import", "fio", "tests/fio/no-such.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("cannot read tests/fio/no-such.fio"), "{}", text(&o.stderr));
+}
+
+/// Imported, exported with `methodic export fio` (checked by fio), imported
+/// again: the steps of `tests/fio/NAME.fio` each time.
+fn round_trip(name: &str) {
+    let dir = temp_dir(&format!("round-trip-{name}"));
+    let method = dir.join(format!("{name}.method"));
+    let o = methodic(&["import", "fio", &format!("tests/fio/{name}.fio"), "-o", method.to_str().unwrap()]);
+    assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+    let o = methodic(&["export", "fio", method.to_str().unwrap()]);
+    assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+    let exported = dir.join(format!("{name}.fio"));
+    std::fs::write(&exported, &o.stdout).unwrap();
+    if let Err(e) = fio_parses(&exported) {
+        panic!("fio refuses the export of {name}: {e}");
+    }
+    let o = methodic(&["import", "fio", exported.to_str().unwrap()]);
+    let job = std::fs::read_to_string(&exported).unwrap();
+    assert!(o.status.success(), "{name} exported as\n{job}\ndoes not import: {}", text(&o.stderr));
+    let again = plan(&text(&o.stdout));
+    let first = plan(&std::fs::read_to_string(&method).unwrap());
+    // What each step does, without the ids and names the trip changes.
+    let what = |p: &Plan| -> Vec<String> {
+        p.steps
+            .iter()
+            .map(|s| match &s.action {
+                Action::Measure { workload: w, qd, ramp, stop, series } => format!(
+                    "{:?} read {} random {} align {} offset {} {qd:?} ramp {ramp} {stop:?} series {series} {:?}",
+                    w.blocks, w.read, w.random, w.align, w.offset, s.target
+                ),
+                other => other.kind().to_string(),
+            })
+            .collect()
+    };
+    assert_eq!(what(&again), what(&first), "{name} exported as\n{job}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_imported_then_exported_job_round_trips_its_options() {
+    for name in ["randread_qd32", "oltp_mix", "qd_sweep"] {
+        round_trip(name);
+    }
+}
+
+/// A sequential job over four workers with adjacent stripes
+/// (`offset_increment` = `size`) that stops when written: the stripes and
+/// each clone's `io_size` survive the trip.
+#[test]
+fn a_striped_job_round_trips_its_stripes() {
+    round_trip("striped_fill");
+}
