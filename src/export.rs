@@ -390,7 +390,10 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
     // that compresses by a share.
     match settings.data {
         _ if !w.writes() => {}
-        DataPattern::Random => o.push(("refill_buffers", None)),
+        // fio's default (random buffers, scrambled on each write:
+        // scramble_buffers=1) is what methodic does (a stamp in every 4KiB);
+        // refill_buffers would make fio generate every byte anew.
+        DataPattern::Random => {}
         DataPattern::Zeros => o.push(("zero_buffers", None)),
         DataPattern::Compressible(p) => {
             o.push(("buffer_compress_percentage", Some(format!("{}", p.as_f64().round() as u32))));

@@ -7,10 +7,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use common::{methodic, root};
+use common::{fio_parses, methodic, root};
 use methodic_compiler::plan::{Action, Bytes, Duration, Extent, IoMode, Percent, Plan, QdCounting};
 
 fn text(b: &[u8]) -> String {
@@ -41,16 +41,6 @@ fn plan(method: &str) -> Plan {
 /// The measurements of a plan, in order.
 fn measures(p: &Plan) -> Vec<&methodic_compiler::plan::Step> {
     p.steps.iter().filter(|s| matches!(s.action, Action::Measure { .. })).collect()
-}
-
-fn fio_parses(job: &Path) -> Result<(), String> {
-    let o = Command::new("fio")
-        .arg("--parse-only")
-        .arg(job)
-        .env("TARGET", "/dev/null")
-        .output()
-        .expect("fio runs (apt-get install fio; .ci/run installs it)");
-    if o.status.success() { Ok(()) } else { Err(text(&o.stderr)) }
 }
 
 #[test]

@@ -44,3 +44,17 @@ pub fn is_root() -> bool {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
 }
+
+/// `fio --parse-only JOB` with `${TARGET}` set: fio's own verdict on a job
+/// file, its complaint when it refuses one. Panics, saying what to
+/// install, when fio is missing (.ci/run installs it).
+#[allow(dead_code)]
+pub fn fio_parses(job: &Path) -> Result<(), String> {
+    let o = Command::new("fio")
+        .arg("--parse-only")
+        .arg(job)
+        .env("TARGET", "/dev/null")
+        .output()
+        .expect("fio runs (apt-get install fio; .ci/run installs it)");
+    if o.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&o.stderr).into_owned()) }
+}
