@@ -88,10 +88,26 @@ pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {
             if measured.len() > some.len() { ", ..." } else { "" }
         );
     };
+    if !args.target.exists() {
+        bail!(
+            "{}: does not exist: give the file or block device both methodic and fio run on (for a file, create \
+             it first, e.g. `truncate -s 1G FILE`, and pass --overwrite)",
+            args.target.display()
+        );
+    }
     let version = Command::new(&args.fio).arg("--version").output();
     let Ok(version) = version.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()) else {
         bail!("{} cannot be run: install fio (apt-get install fio) or give --fio PATH", args.fio.display());
     };
+    if let Action::Measure { stop, .. } = &plan.steps[index].action {
+        if let Some(methodic_compiler::plan::Extent::Percent(p)) = stop.written {
+            bail!(
+                "{} stops when {p} of the span is written; fio's io_size takes bytes: give the amount in bytes \
+                 (`until written 4GiB`) to cross-check it",
+                plan.steps[index].id
+            );
+        }
+    }
     let mut single = plan.clone();
     single.steps = vec![plan.steps[index].clone()];
     let work = std::env::temp_dir().join(format!("methodic-crosscheck-{}", std::process::id()));
@@ -133,6 +149,12 @@ fn alternate(
     version: &str,
 ) -> Result<Crosscheck> {
     let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+    // fio splits filename= at every `:` (a /dev/disk/by-path name has
+    // some): the device's own path, with any `:` escaped.
+    let target = std::fs::canonicalize(&args.target)
+        .with_context(|| format!("cannot resolve {}", args.target.display()))?
+        .to_string_lossy()
+        .replace(':', "\\:");
     let mut engine = String::new();
     for k in 0..args.runs {
         let opts = RunOptions {
@@ -157,15 +179,21 @@ fn alternate(
         mine.push(summary.total.iops);
         let psync = format!("{:?}", io.engine).to_lowercase() == "psync";
         engine = format!("{} {}x{}", if psync { "psync" } else { "io_uring" }, io.threads, io.depth);
-        let job = job_file(single, Some((0, Some(Engine { psync, threads: io.threads, depth: io.depth }))));
+        let ran = Engine { psync, threads: io.threads, depth: io.depth, registered: io.registered_buffers };
+        let job = job_file(single, Some((0, Some(ran))));
         let path = work.join("step.fio");
         std::fs::write(&path, &job).with_context(|| format!("cannot write {}", path.display()))?;
         let o = Command::new(&args.fio)
             .arg("--output-format=json")
             .arg(&path)
-            .env("TARGET", &args.target)
+            .env("TARGET", &target)
             .output()
             .with_context(|| format!("cannot run {}", args.fio.display()))?;
+        // Ctrl-C reaches fio too, which stops early and reports: a run cut
+        // short is no measurement.
+        if methodic_runtime::exec::stop_requested() {
+            bail!("interrupted");
+        }
         if !o.status.success() {
             bail!("{version} failed on run {}: {}", k + 1, String::from_utf8_lossy(&o.stderr).trim());
         }
@@ -196,7 +224,9 @@ fn alternate(
 /// Reads plus writes a second over fio's jobs (one group: group_reporting).
 fn fio_iops(stdout: &str) -> Result<f64> {
     let start = stdout.find('{').context("no JSON")?;
-    let v: serde_json::Value = serde_json::from_str(&stdout[start..])?;
+    // The first JSON value; fio may print more after it.
+    let v: serde_json::Value =
+        serde_json::Deserializer::from_str(&stdout[start..]).into_iter().next().context("no JSON")??;
     let jobs = v["jobs"].as_array().context("no jobs")?;
     let iops: f64 = jobs
         .iter()
@@ -211,8 +241,7 @@ mod tests {
 
     #[test]
     fn fio_json_reads_and_writes_add_up() {
-        let out =
-            "fio: some warning\n{\"jobs\": [{\"read\": {\"iops\": 100.5}, \"write\": {\"iops\": 20.0}}]}";
+        let out = "fio: some warning\n{\"jobs\": [{\"read\": {\"iops\": 100.5}, \"write\": {\"iops\": 20.0}}]}\nmore";
         assert_eq!(fio_iops(out).unwrap(), 120.5);
         assert!(fio_iops("no json").is_err());
     }

@@ -34,14 +34,14 @@ pub struct ExportArgs {
     format: ExportFormat,
     /// A methodology (.method) or a compiled plan (.ron or .json).
     file: PathBuf,
-    /// The folder to write `NAME.fio` in [default: standard output].
+    /// The folder to write `NAME-VERSION.fio` in [default: standard output].
     #[arg(short, long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum ExportFormat {
-    /// fio job files.
+    /// An fio job file.
     Fio,
 }
 
@@ -71,6 +71,9 @@ pub struct Engine {
     pub psync: bool,
     pub threads: u32,
     pub depth: u32,
+    /// io_uring registered its buffers (methodic falls back when it
+    /// cannot; fio's fixedbufs would fail the job instead).
+    pub registered: bool,
 }
 
 /// The whole plan as one job file; with `only`, just that step (from 0),
@@ -181,6 +184,13 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             if *passes > 1 {
                 s.options.push(("loops", Some(passes.to_string())));
             }
+            if workload.random > methodic_compiler::plan::Percent::ZERO && qd.workers > 1 {
+                s.notes.push(format!(
+                    "a random fill: methodic's {} workers together write the span {} times; fio's clones each \
+                     write the whole size: set io_size to the span over numjobs",
+                    qd.workers, passes
+                ));
+            }
             vec![s]
         }
         Action::Measure { workload, qd, ramp, stop, .. } => {
@@ -198,8 +208,21 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
                 }
             }
             let clones = engine.map_or(qd.workers, |e| e.threads).max(1) as u64;
+            // fio's io_size counts reads too; methodic's budget, writes only.
+            let write_share = 100.0 - workload.read.as_f64();
             match stop.written {
-                Some(Extent::Bytes(b)) => s.options.push(("io_size", Some((b.0 / clones).to_string()))),
+                Some(Extent::Bytes(b)) if write_share > 0.0 => {
+                    let total = (b.0 as f64 * 100.0 / write_share) as u64;
+                    if write_share < 100.0 {
+                        s.notes.push(format!(
+                            "until {b} written: fio's io_size counts reads as well, so it is the I/O that writes \
+                             about that much at {}% writes",
+                            write_share
+                        ));
+                    }
+                    s.options.push(("io_size", Some((total / clones).to_string())));
+                }
+                Some(Extent::Bytes(_)) => {}
                 Some(Extent::Percent(p)) => s
                     .notes
                     .push(format!("until {p} of the span is written: fio's io_size takes bytes, set it")),
@@ -218,6 +241,13 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
                 PreconditionStop::Steady { round, rule } => {
                     let metric = match rule.metric {
                         Metric::Iops => "iops",
+                        Metric::Latency => {
+                            s.notes.push(
+                                "the steady metric is latency: fio's ss= judges IOPS or bandwidth; here IOPS"
+                                    .into(),
+                            );
+                            "iops"
+                        }
                         _ => "bw",
                     };
                     s.notes.insert(
@@ -234,10 +264,13 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
                         ),
                     );
                     let window_ms = round.as_millis() * rule.window as u64;
+                    // SNIA's slope is the change over the whole window; fio's
+                    // iops_slope, the change a second, as a share of the mean.
+                    let per_second = rule.slope.as_f64() / (window_ms as f64 / 1000.0).max(1.0);
                     s.options
                         .push(("runtime", Some(format!("{}ms", round.as_millis() * rule.max_rounds as u64))));
                     s.options.push(("time_based", None));
-                    s.options.push(("ss", Some(format!("{metric}_slope:{}%", rule.slope.as_f64()))));
+                    s.options.push(("ss", Some(format!("{metric}_slope:{per_second:.6}%"))));
                     s.options.push(("ss_dur", Some(format!("{}s", window_ms.div_ceil(1000)))));
                 }
             }
@@ -307,12 +340,17 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
         o.push(("bs", Some(one.size.0.to_string())));
     } else {
         // fio's shares are whole percents adding up to 100.
-        let mut shares: Vec<u32> = w.blocks.iter().map(|b| b.share.as_f64().round() as u32).collect();
-        let sum: u32 = shares.iter().sum();
-        if let Some(last) = shares.last_mut() {
-            *last = (*last + 100).saturating_sub(sum);
+        // fio takes whole percents adding up to 100: the largest
+        // remainders get the percents rounding down left over.
+        let exact: Vec<u32> = w.blocks.iter().map(|b| b.share.hundredths()).collect();
+        let mut shares: Vec<u32> = exact.iter().map(|h| h / 100).collect();
+        let mut order: Vec<usize> = (0..exact.len()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(exact[k] % 100));
+        let left = 100u32.saturating_sub(shares.iter().sum());
+        for &k in order.iter().cycle().take(left as usize) {
+            shares[k] += 1;
         }
-        if w.blocks.iter().any(|b| b.share.as_f64().fract() != 0.0) || sum != 100 {
+        if exact.iter().any(|h| h % 100 != 0) {
             notes.push("block shares rounded to whole percents, as fio takes them".into());
         }
         let split: Vec<String> =
@@ -331,7 +369,11 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
     match settings.span {
         Extent::Bytes(b) => {
             let span = b.0.saturating_sub(start);
-            let size = if striped { span / workers as u64 } else { span };
+            // Whole blocks a stripe, as methodic's stripes are, so that
+            // direct I/O in the later stripes stays aligned.
+            let largest = w.blocks.iter().map(|b| b.size.0).max().unwrap_or(4096);
+            let unit = w.align.0.max(largest).max(4096);
+            let size = if striped { span / workers as u64 / unit * unit } else { span };
             o.push(("size", Some(size.to_string())));
             if striped {
                 o.push(("offset_increment", Some(size.to_string())));
@@ -380,7 +422,9 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
     o.push(("ioengine", Some(if psync { "psync" } else { "io_uring" }.into())));
     if !psync {
         // methodic registers its buffers and the file with the ring.
-        o.push(("fixedbufs", None));
+        if engine.is_none_or(|e| e.registered) {
+            o.push(("fixedbufs", None));
+        }
         o.push(("registerfiles", None));
     }
     o.push(("iodepth", Some(depth.max(1).to_string())));
@@ -415,4 +459,54 @@ fn file_name(id: &str) -> String {
     id.chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '.' })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(src: &str) -> String {
+        let plan =
+            methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
+        job_file(&plan, None)
+    }
+
+    fn has(job: &str, line: &str) -> bool {
+        job.lines().any(|l| l == line)
+    }
+
+    #[test]
+    fn stripes_are_whole_blocks_so_direct_io_stays_aligned() {
+        let j = job("methodology \"s\" version \"1\"\ntarget { span 1GiB; workers 3 }\n\
+                     measure { sequential; block 128KiB; read 100% } qd 3 for 1s\n");
+        // 1GiB / 3 rounded down to 128KiB blocks.
+        let stripe = (1u64 << 30) / 3 / (128 << 10) * (128 << 10);
+        assert!(has(&j, &format!("size={stripe}")) && has(&j, &format!("offset_increment={stripe}")), "{j}");
+        assert_eq!(stripe % 4096, 0);
+    }
+
+    #[test]
+    fn io_size_counts_the_reads_fio_counts_and_is_a_clones_share() {
+        let j = job("methodology \"w\" version \"1\"\ntarget { span 1GiB; workers 2 }\n\
+                     measure { random; block 4KiB; read 50% } qd 2 for 1min until written 100MiB\n");
+        // 100MiB written at 50% writes is 200MiB of I/O, 100MiB a clone.
+        assert!(has(&j, &format!("io_size={}", 100u64 << 20)), "{j}");
+        assert!(has(&j, "runtime=60000ms") && !has(&j, "time_based"), "a time cap, not a length: {j}");
+    }
+
+    #[test]
+    fn the_snia_slope_becomes_fios_slope_a_second() {
+        let j = job("methodology \"p\" version \"1\"\nworkload w { random; block 4KiB; read 0% }\n\
+                     precondition w qd 4 until steady { round 60s; window 5; slope 10%; max_rounds 25; metric iops }\n");
+        // 10% over a 300s window is 0.0333% a second.
+        assert!(has(&j, "ss=iops_slope:0.033333%") && has(&j, "ss_dur=300s"), "{j}");
+    }
+
+    #[test]
+    fn block_shares_round_to_whole_percents_adding_up_to_100() {
+        let j = job("methodology \"b\" version \"1\"\n\
+                     measure { random; blocks { 4KiB: 33.34%, 8KiB: 33.33%, 16KiB: 33.33% }; read 100% } qd 1 for 1s\n");
+        assert!(has(&j, "bssplit=4096/34:8192/33:16384/33"), "{j}");
+        assert!(j.contains("block shares rounded to whole percents"), "{j}");
+    }
 }

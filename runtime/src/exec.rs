@@ -254,6 +254,12 @@ fn stop_flag() -> Arc<AtomicBool> {
     flag
 }
 
+/// Whether SIGINT or SIGTERM asked the last run (or what runs after it in
+/// this process, such as a crosscheck's fio) to stop.
+pub fn stop_requested() -> bool {
+    STOP.get().is_some_and(|s| s.load(Ordering::SeqCst))
+}
+
 /// Runs a plan. The results directory is written as the run goes; the
 /// report is returned (and written as `results.json`) however it ends.
 pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
