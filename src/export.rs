@@ -84,7 +84,7 @@ pub fn job_file(plan: &Plan, only: Option<(usize, Option<Engine>)>) -> String {
     let _ = writeln!(out, "; fio jobs for methodology \"{}\" version {}", m.name, m.version);
     let _ = writeln!(
         out,
-        "; exported by methodic {} from the plan of {}",
+        "; exported by methodic {} from the methodology whose source is {}",
         env!("CARGO_PKG_VERSION"),
         m.source_hash
     );
