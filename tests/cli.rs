@@ -2,28 +2,9 @@
 //! stderr, files written whole or not at all.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::{methodic, root};
-
-fn methodic_stdin(args: &[&str], input: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_methodic"))
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{methodic, methodic_stdin, root, text};
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -116,7 +97,7 @@ fn compile_of_a_bad_methodology_writes_nothing() {
 #[test]
 fn compile_reads_standard_input() {
     let src = std::fs::read_to_string(root().join("specs/quick.method")).unwrap();
-    let out = methodic_stdin(&["compile", "-"], &src);
+    let out = methodic_stdin(&["compile", "-"], src.as_bytes());
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("name: \"quick\""));
 }

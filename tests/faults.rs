@@ -6,11 +6,14 @@
 
 mod common;
 mod faultfs;
+// The device tests' lock and loop devices (the runtime's tests share them).
+#[path = "../runtime/tests/common/mod.rs"]
+mod devices;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::methodic;
+use common::{methodic, text};
 use faultfs::{FaultFs, Ops};
 
 const EIGHT_MIB: u64 = 8 << 20;
@@ -40,10 +43,6 @@ fn run(name: &str, source: &str, args: &[&str]) -> (Output, PathBuf) {
     all.extend_from_slice(args);
     all.extend_from_slice(&["--out", out.to_str().unwrap()]);
     (methodic(&all), out)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn journal(out: &Path) -> Vec<serde_json::Value> {
@@ -202,64 +201,13 @@ fn a_failed_sync_after_buffered_writes_fails_the_step_and_keeps_its_numbers() {
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }
 
-/// Holds the lock device tests take (runtime/tests/devices.rs), so that no
-/// two tests set up loop devices at once.
-struct DeviceLock(#[allow(dead_code)] std::fs::File);
-
-fn lock() -> DeviceLock {
-    use std::os::unix::io::AsRawFd;
-    let f = std::fs::File::create("/tmp/methodic-test-devices.lock").expect("lock file");
-    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
-    DeviceLock(f)
-}
-
-/// A loop device over `file`, detached when dropped.
-struct Loop {
-    dev: PathBuf,
-    _lock: DeviceLock,
-}
-
-impl Loop {
-    fn setup(file: &Path) -> Option<Loop> {
-        let lock = lock();
-        let out = match std::process::Command::new("losetup").args(["-f", "--show"]).arg(file).output() {
-            Ok(o) if o.status.success() => o,
-            Ok(o) => {
-                eprintln!("skipped: losetup failed: {}", text(&o.stderr).trim());
-                return None;
-            }
-            Err(e) => {
-                eprintln!("skipped: no losetup ({e})");
-                return None;
-            }
-        };
-        Some(Loop { dev: PathBuf::from(text(&out.stdout).trim()), _lock: lock })
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        for _ in 0..50 {
-            let detached = std::process::Command::new("losetup")
-                .arg("-d")
-                .arg(&self.dev)
-                .status()
-                .is_ok_and(|s| s.success());
-            if detached {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        eprintln!("warning: {} could not be detached", self.dev.display());
-    }
-}
-
 #[test]
 fn an_eio_from_a_loop_device_over_a_failing_file_names_the_device_and_the_offset() {
     // Declared first, dropped last: the loop device lets go of the file
     // before it is unmounted.
     let Some(fs) = FaultFs::mount("loop", 16 << 20) else { return };
-    let Some(dev) = Loop::setup(&fs.file()) else { return };
+    let Some(lock) = devices::devices() else { return };
+    let Some(dev) = devices::Loop::over(&lock, &fs.file()) else { return };
     fs.fail(Ops::Reads, EIGHT_MIB..EIGHT_MIB + 4096);
     let source = "methodology \"faults\" version \"1\"\n\
                   workload s { sequential; block 64KiB; read 0% }\n\

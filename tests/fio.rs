@@ -6,11 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{fio_parses, methodic, root};
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{fio_parses, methodic, root, text};
 
 fn out_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("methodic-fio-{name}-{}", std::process::id()));

@@ -8,14 +8,9 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
-use common::{fio_parses, methodic, root};
+use common::{fio_parses, methodic, methodic_stdin, root, text};
 use methodic_compiler::plan::{Action, Bytes, Duration, Extent, IoMode, Percent, Plan, QdCounting};
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("methodic-import-{name}-{}", std::process::id()));
@@ -168,17 +163,8 @@ fn output_name_and_standard_input() {
     let method = std::fs::read_to_string(&out).unwrap();
     assert_eq!(plan(&method).methodology.name, "nvme \"qd32\"");
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_methodic"))
-        .args(["import", "fio", "-"])
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let job = std::fs::read(root().join("tests/fio/randread_qd32.fio")).unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &job).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = methodic_stdin(&["import", "fio", "-"], &job);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let from_stdin = text(&o.stdout);
     assert!(from_stdin.starts_with("# Imported from <stdin> by methodic"), "{from_stdin}");

@@ -9,11 +9,7 @@ use std::sync::OnceLock;
 
 mod browser;
 mod common;
-use common::methodic;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{methodic, text};
 
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("methodic-report-{name}-{}", std::process::id()));

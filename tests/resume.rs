@@ -7,10 +7,10 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use common::methodic;
+use common::{methodic, spawn, text};
 use methodic_runtime::Status;
 use methodic_runtime::manifest::{self, StepStatus};
 
@@ -19,21 +19,6 @@ fn out_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_methodic"))
-        .args(args)
-        .current_dir(common::root())
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
 }
 
 /// Waits until the run has written its manifest (it can be resumed from

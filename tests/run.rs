@@ -5,11 +5,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{methodic, root};
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{methodic, root, text};
 
 fn out_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("methodic-run-{name}-{}", std::process::id()));
@@ -139,12 +135,8 @@ fn a_signal_stops_the_run_and_keeps_the_step_in_flight() {
         )
         .unwrap();
         let out = dir.join("results");
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_methodic"))
-            .args(["run", method.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-ceiling"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child =
+            common::spawn(&["run", method.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-ceiling"]);
         // Wait until the first step is running (the manifest says so).
         for _ in 0..200 {
             let running = std::fs::read_to_string(out.join("manifest.json"))

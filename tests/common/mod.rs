@@ -2,21 +2,51 @@
 //! the built `methodic` there.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 /// The repository root, where specs/ and tests/errors/ are.
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The built `methodic` with `args`, to run in the repository root,
+/// colours off.
+pub fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_methodic"));
+    c.args(args).current_dir(root()).env("NO_COLOR", "1");
+    c
+}
+
 /// Runs the built `methodic` in the repository root, colours off.
 pub fn methodic(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_methodic"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("methodic runs")
+    command(args).output().expect("methodic runs")
+}
+
+/// `methodic` with `input` on its standard input.
+#[allow(dead_code)]
+pub fn methodic_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("methodic runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// `methodic` started and left running (to signal or kill), its standard
+/// error kept for `wait_with_output`.
+#[allow(dead_code)]
+pub fn spawn(args: &[&str]) -> Child {
+    command(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("methodic starts")
+}
+
+/// Output bytes as text.
+#[allow(dead_code)]
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Writes `source` as a methodology in a new temporary folder named for
