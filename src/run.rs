@@ -186,22 +186,27 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         skip_ceiling: args.no_ceiling,
         datasets: args.datasets.clone(),
     };
-    let mut progress = Progress::new(
-        !args.json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(),
-        plan.conventions.units == Units::Binary,
-    );
-    if args.rehearse {
-        progress.line("rehearsal: durations and sizes are scaled down; the numbers are not measurements");
-    }
-    let report = match methodic_runtime::run(&plan, &opts, &mut progress) {
-        Ok(r) => r,
-        Err(e) => {
-            progress.finish();
-            bail!("{}", methodic_runtime::exec::describe(&e));
+    let report = with_progress(args.json, plan.conventions.units == Units::Binary, |progress| {
+        if args.rehearse {
+            progress.line("rehearsal: durations and sizes are scaled down; the numbers are not measurements");
         }
-    };
-    progress.finish();
+        methodic_runtime::run(&plan, &opts, progress)
+    })?;
     finish(&plan, &report, args.json)
+}
+
+/// Runs `go` with the progress drawn on stderr, and clears it however the
+/// run ends.
+fn with_progress(
+    json: bool,
+    binary: bool,
+    go: impl FnOnce(&mut Progress) -> methodic_runtime::Result<RunReport>,
+) -> Result<RunReport> {
+    let mut progress =
+        Progress::new(!json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(), binary);
+    let report = go(&mut progress);
+    progress.finish();
+    report.map_err(|e| anyhow::anyhow!("{}", methodic_runtime::exec::describe(&e)))
 }
 
 /// `methodic run --resume DIR [FILE]`.
@@ -224,18 +229,10 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
         keep_scratch: args.keep_scratch,
         ..RunOptions::default()
     };
-    let mut progress = Progress::new(
-        !args.json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(),
-        plan.as_ref().is_some_and(|p| p.conventions.units == Units::Binary),
-    );
-    let report = match methodic_runtime::resume(dir, given.as_ref(), &opts, &mut progress) {
-        Ok(r) => r,
-        Err(e) => {
-            progress.finish();
-            bail!("{}", methodic_runtime::exec::describe(&e));
-        }
-    };
-    progress.finish();
+    let binary = plan.as_ref().is_some_and(|p| p.conventions.units == Units::Binary);
+    let report = with_progress(args.json, binary, |progress| {
+        methodic_runtime::resume(dir, given.as_ref(), &opts, progress)
+    })?;
     let plan = plan.or(given).ok_or_else(|| anyhow::anyhow!("the run's plan.ron cannot be read"))?;
     finish(&plan, &report, args.json)
 }

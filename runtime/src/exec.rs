@@ -799,7 +799,7 @@ fn check_alignment(plan: &Plan, targets: &[Target]) -> Result<()> {
     for (i, step) in plan.steps.iter().enumerate() {
         let Some(settings) = step.target.filter(|t| t.io == IoMode::Direct) else { continue };
         for t in targets.iter().take(settings.devices.max(1) as usize).filter(|t| t.has_direct()) {
-            let align = t.dio_offset_align.map_or(t.logical_block, u64::from).max(1);
+            let align = t.direct_align().max(1);
             for w in step.action.workloads() {
                 let sizes = w.blocks.iter().map(|b| b.size).chain([w.align, w.offset]);
                 if let Some(bad) = sizes.filter(|b| b.0 != 0).find(|b| b.0 % align != 0) {
@@ -1059,7 +1059,7 @@ impl Executor<'_> {
                 // One write path for every offset, or the two paths' own
                 // difference would show as a pattern: O_DIRECT only when
                 // every offset and the size are aligned.
-                let align = t.dio_offset_align.map_or(t.logical_block, u64::from).max(512);
+                let align = t.direct_align().max(512);
                 let aligned = p.step.0 % align == 0 && p.io.0 % align == 0;
                 let direct =
                     (settings.io == IoMode::Direct && t.has_direct() && aligned).then(|| t.file(true));

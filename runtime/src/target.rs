@@ -143,6 +143,12 @@ impl Target {
         self.direct.is_some()
     }
 
+    /// What O_DIRECT offsets and sizes must be multiples of: statx's
+    /// dio_offset_align where the kernel says, else the logical block.
+    pub fn direct_align(&self) -> u64 {
+        self.dio_offset_align.map_or(self.logical_block, u64::from)
+    }
+
     /// Finds out how the kernel drives the target: whether it can start
     /// I/O without blocking, and whether I/O completes inline.
     fn probed(mut self) -> Target {
