@@ -28,7 +28,7 @@ use crate::probe::{self, ProbeResult};
 use crate::region::{Region, step_region, worker_regions};
 use crate::rehearse;
 use crate::results::ResultsDir;
-use crate::rng::derive_seed;
+use crate::rng::{Stream, stream_seed};
 use crate::series::{self, Row};
 use crate::stats::{Recorder, Summary};
 use crate::steady::{self, Window};
@@ -602,6 +602,10 @@ thread_local! {
     /// inject, in runs on this thread.
     static FAULT: std::cell::RefCell<Option<(usize, crate::engine::fault::Fault)>> =
         const { std::cell::RefCell::new(None) };
+    /// Tests: when set, every run of workers on this thread appends the
+    /// I/Os each worker handed its engine, a list per worker.
+    static TRACE: std::cell::RefCell<Option<Vec<Vec<Vec<crate::workload::Io>>>>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// Where copy tests keep their datasets.
@@ -919,6 +923,20 @@ struct IoSpec<'w> {
     budget: Option<u64>,
     /// The series interval, and the CSV to write (or only rows to keep).
     series: Option<(StdDuration, Option<PathBuf>)>,
+    /// Which round and cell of the step this is: each draws its own
+    /// random stream.
+    at: At,
+}
+
+/// A round and a cell of a step, from 1; both 1 for steps without rounds.
+#[derive(Debug, Clone, Copy)]
+struct At {
+    round: u32,
+    cell: u32,
+}
+
+impl At {
+    const ONCE: At = At { round: 1, cell: 1 };
 }
 
 struct IoRun {
@@ -958,6 +976,7 @@ impl Executor<'_> {
                         passes: Some(*passes),
                         budget: None,
                         series: Some((StdDuration::from_secs(1), Some(csv.clone()))),
+                        at: At::ONCE,
                     },
                 )?;
                 self.finish_io(step, out, run, settings, &csv)?;
@@ -976,6 +995,7 @@ impl Executor<'_> {
                         passes: None,
                         budget,
                         series: Some((std_duration(*series), Some(csv.clone()))),
+                        at: At::ONCE,
                     },
                 )?;
                 if stop.written.is_some() {
@@ -997,6 +1017,7 @@ impl Executor<'_> {
                         passes: None,
                         budget: None,
                         series: Some((std_duration(*series), Some(csv.clone()))),
+                        at: At::ONCE,
                     },
                 )?;
                 self.finish_io(step, out, run, settings, &csv)?;
@@ -1169,11 +1190,12 @@ impl Executor<'_> {
                 passes: None,
                 budget: None,
                 series: None,
+                at: At::ONCE,
             }
         }
         let (w_small, w_large) = (workload(small, true), workload(large, false));
-        let runs = self.io_as("calibrate/iops", spec(&w_small, qd, settings, seconds)).and_then(|a| {
-            self.io_as("calibrate/bandwidth", spec(&w_large, qd, settings, seconds)).map(|b| (a, b))
+        let runs = self.io_as("calibrate/iops", 1, spec(&w_small, qd, settings, seconds)).and_then(|a| {
+            self.io_as("calibrate/bandwidth", 1, spec(&w_large, qd, settings, seconds)).map(|b| (a, b))
         });
         let ram = std::mem::replace(&mut self.targets, saved);
         let _ = ram[0].remove_scratch();
@@ -1260,11 +1282,13 @@ impl Executor<'_> {
 
     /// Runs workers on the targets as `spec` says and merges what they did.
     fn io(&mut self, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
-        self.io_as(&step.id, spec)
+        self.io_as(&step.id, step.repeat.map_or(1, |r| r.run), spec)
     }
 
-    /// Runs workers as `spec` says, seeded and named by `id`.
-    fn io_as(&mut self, id: &str, spec: IoSpec<'_>) -> Result<IoRun> {
+    /// Runs workers as `spec` says, named by `id`; each worker draws the
+    /// random stream of `id`, repeat run `run`, the spec's round and cell,
+    /// and its own index.
+    fn io_as(&mut self, id: &str, run: u32, spec: IoSpec<'_>) -> Result<IoRun> {
         let device_count = (spec.settings.devices.max(1) as usize).min(self.targets.len());
         let (engine, engine_reason) = self.engine_for(&spec.qd, device_count);
         // psync keeps one I/O in flight a thread: the queue depth is kept
@@ -1314,7 +1338,8 @@ impl Executor<'_> {
         // Pinned round robin over the CPUs the process may use (a taskset or
         // cgroup mask), not CPU 0..n.
         let cpus = crate::host::allowed_cpus();
-        let seed0 = derive_seed(self.opts.seed, id, 0);
+        let stream = |worker: u32| Stream { step: id, run, round: spec.at.round, cell: spec.at.cell, worker };
+        let seed0 = stream_seed(self.opts.seed, &stream(0));
         let jobs: Vec<Job> = layout
             .iter()
             .map(|&(i, region, stripe)| Job {
@@ -1333,7 +1358,7 @@ impl Executor<'_> {
                 workload: spec.workload.clone(),
                 area: region,
                 stripe,
-                seed: derive_seed(self.opts.seed, id, i as u32),
+                seed: stream_seed(self.opts.seed, &stream(i as u32)),
                 data: spec.settings.data,
                 timing: Timing { ramp: spec.ramp, record: spec.record },
                 start: barrier.clone(),
@@ -1352,8 +1377,12 @@ impl Executor<'_> {
                 fault: FAULT.with(|f| {
                     f.borrow().as_ref().filter(|(t, _)| *t == i % devices).map(|(_, fault)| fault.clone())
                 }),
+                #[cfg(test)]
+                trace: TRACE.with(|t| t.borrow().is_some()).then(Default::default),
             })
             .collect();
+        #[cfg(test)]
+        let traces: Vec<_> = jobs.iter().filter_map(|j| j.trace.clone()).collect();
         drop(tx);
         let outcomes: Vec<std::io::Result<worker::Outcome>> = std::thread::scope(|s| {
             let handles: Vec<_> = jobs
@@ -1370,6 +1399,12 @@ impl Executor<'_> {
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|_| Err(std::io::Error::other("a worker panicked"))))
                 .collect()
+        });
+        #[cfg(test)]
+        TRACE.with(|t| {
+            if let Some(calls) = t.borrow_mut().as_mut() {
+                calls.push(traces.iter().map(|l| l.lock().unwrap().clone()).collect());
+            }
         });
         let rows = match collector {
             Some(h) => {
@@ -1504,6 +1539,7 @@ impl Executor<'_> {
                         passes: None,
                         budget: None,
                         series: Some((std_duration(series), None)),
+                        at: At { round: r, cell: 1 },
                     },
                 )?;
                 let summary = run.recorder.summary(run.seconds);
@@ -1584,6 +1620,7 @@ impl Executor<'_> {
                             passes: None,
                             budget: None,
                             series: None,
+                            at: At { round: r, cell: k as u32 + 1 },
                         },
                     )?;
                     let s = run.recorder.summary(run.seconds);

@@ -189,3 +189,68 @@ fn a_round_that_fails_keeps_the_rounds_before_it() {
     assert!(step.io.as_ref().and_then(|io| io.errors.as_ref()).is_some(), "the failed round's errors");
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// Two rounds of two cells (a write and a read mix) on a 64MiB scratch
+/// file; every call's I/Os as the engine was handed them.
+fn traced_rounds(seed: u64, name: &str) -> Vec<Vec<crate::workload::Io>> {
+    let src = "methodology \"streams\" version \"1\"\n\
+               target { span 64MiB; io buffered }\n\
+               rounds {\n\
+                 measure { random; block 4KiB; read 0% } qd 1 for 500ms\n\
+                 measure { random; block 4KiB; read 70% } qd 1 for 500ms\n\
+               } until steady { window 2; max_rounds 2; track { random; block 4KiB; read 0% } }\n";
+    let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
+    let out = std::env::temp_dir().join(format!("methodic-exec-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let opts = RunOptions { out: out.clone(), seed, skip_ceiling: true, ..Default::default() };
+    TRACE.with(|t| *t.borrow_mut() = Some(Vec::new()));
+    let report = run(&plan, &opts, &mut Quiet);
+    let calls = TRACE.with(|t| t.borrow_mut().take()).unwrap();
+    assert_eq!(report.unwrap().status, Status::Completed);
+    std::fs::remove_dir_all(&out).unwrap();
+    // One worker a call: round 1 cell 1, round 1 cell 2, round 2 cell 1, round 2 cell 2.
+    assert_eq!(calls.len(), 4, "two rounds of two cells");
+    calls.into_iter().map(|mut workers| workers.remove(0)).collect()
+}
+
+/// How many offsets `a` and `b` share (as sets) and at the same position,
+/// over their first `n` I/Os.
+fn shared(a: &[crate::workload::Io], b: &[crate::workload::Io], n: usize) -> (usize, usize) {
+    let set: std::collections::HashSet<u64> = a[..n].iter().map(|io| io.offset).collect();
+    let other: std::collections::HashSet<u64> = b[..n].iter().map(|io| io.offset).collect();
+    let same_place = a[..n].iter().zip(&b[..n]).filter(|(x, y)| x.offset == y.offset).count();
+    (set.intersection(&other).count(), same_place)
+}
+
+#[test]
+fn rounds_and_cells_draw_their_own_offsets_and_the_seed_repeats_them() {
+    let calls = traced_rounds(11, "streams");
+    // The first 10,000 I/Os of each call, or all of them on a slow machine.
+    let n = calls.iter().map(Vec::len).min().unwrap().min(10_000);
+    assert!(n >= 1000, "each call issued at least 1000 I/Os in 500ms ({n})");
+    // Two independent uniform draws of n offsets from the 16,384 4KiB slots
+    // of 64MiB share N*p^2 distinct offsets, p = 1-(1-1/N)^n, with a
+    // standard deviation below sqrt(N*p^2), and 0.6 at the same position.
+    let slots = 16_384f64;
+    let p = 1.0 - (1.0 - 1.0 / slots).powf(n as f64);
+    let expected = slots * p * p;
+    let bound = expected + 6.0 * expected.sqrt();
+    for (what, a, b) in [
+        ("two rounds of the write cell", 0, 2),
+        ("two rounds of the read-mix cell", 1, 3),
+        ("the write cell and the read-mix cell of one round", 0, 1),
+    ] {
+        let (common, same_place) = shared(&calls[a], &calls[b], n);
+        assert!(
+            (common as f64) < bound,
+            "{what}: {common} of their first {n} offsets in common, independent draws share {expected:.0}"
+        );
+        assert!(same_place <= 10, "{what}: {same_place} of the first {n} I/Os at the same offset");
+    }
+    // The same seed gives the same streams, I/O for I/O.
+    let again = traced_rounds(11, "streams-again");
+    for (k, (a, b)) in calls.iter().zip(&again).enumerate() {
+        let m = a.len().min(b.len());
+        assert_eq!(&a[..m], &b[..m], "call {k} differs under the same seed");
+    }
+}

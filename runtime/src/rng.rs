@@ -53,16 +53,61 @@ impl Rng {
     }
 }
 
-/// A seed for one worker of one step, from the run's seed: different for
-/// every step and worker, the same on every run with the same seed.
-pub fn derive_seed(run_seed: u64, step_id: &str, worker: u32) -> u64 {
-    // FNV-1a over the step id, mixed with the run seed and the worker.
+/// A seed from the run's seed and a name with an index: different for
+/// every name and index, the same on every run with the same seed. Used
+/// where a thing is named once (a dataset's files); I/O streams use
+/// [`stream_seed`].
+pub fn derive_seed(run_seed: u64, name: &str, index: u32) -> u64 {
+    Rng::new(fnv1a(name) ^ run_seed.rotate_left(17) ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .next_u64()
+}
+
+/// Which random stream a worker draws its offsets, block sizes and
+/// read/write choices from: one for every step, repeat run, round (of a
+/// precondition until steady or a `rounds` step), cell and worker. Two
+/// rounds of one cell therefore issue unrelated offsets, as two
+/// independent runs would, while the same run seed gives the same
+/// streams again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stream<'a> {
+    pub step: &'a str,
+    /// The repeat run, from 1 (1 outside repeats).
+    pub run: u32,
+    /// The round, from 1 (1 for steps without rounds).
+    pub round: u32,
+    /// The cell of a `rounds` step, from 1 (1 elsewhere).
+    pub cell: u32,
+    /// The worker, from 0.
+    pub worker: u32,
+}
+
+/// The seed of `stream` under the run seed `run_seed`: every field goes
+/// through a full SplitMix64 round, so that streams whose fields differ
+/// by one share nothing.
+pub fn stream_seed(run_seed: u64, stream: &Stream) -> u64 {
+    let mut h = mix(run_seed ^ 0x6d65_7468_6f64_6963, fnv1a(stream.step));
+    for x in [stream.run, stream.round, stream.cell, stream.worker] {
+        h = mix(h, x as u64);
+    }
+    h
+}
+
+/// One SplitMix64 step over `h` and `x`.
+fn mix(h: u64, x: u64) -> u64 {
+    let mut z = h.wrapping_add(x.wrapping_mul(0x9e37_79b9_7f4a_7c15)).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// FNV-1a over a name.
+fn fnv1a(name: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in step_id.bytes() {
+    for b in name.bytes() {
         h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    Rng::new(h ^ run_seed.rotate_left(17) ^ (worker as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
+    h
 }
 
 #[cfg(test)]
@@ -87,5 +132,29 @@ mod tests {
         assert_ne!(derive_seed(1, "a", 0), derive_seed(1, "a", 1));
         assert_ne!(derive_seed(1, "a", 0), derive_seed(1, "b", 0));
         assert_eq!(derive_seed(1, "a", 0), derive_seed(1, "a", 0));
+    }
+
+    #[test]
+    fn every_field_of_a_stream_changes_its_seed_and_the_run_seed_repeats_it() {
+        let base = Stream { step: "p/precondition-rnd", run: 1, round: 1, cell: 1, worker: 0 };
+        let variants = [
+            Stream { step: "p/precondition-seq", ..base },
+            Stream { run: 2, ..base },
+            Stream { round: 2, ..base },
+            Stream { cell: 2, ..base },
+            Stream { worker: 1, ..base },
+        ];
+        let seed = stream_seed(7, &base);
+        assert_eq!(seed, stream_seed(7, &base));
+        assert_ne!(seed, stream_seed(8, &base));
+        let mut seen = std::collections::HashSet::from([seed]);
+        for v in &variants {
+            assert!(seen.insert(stream_seed(7, v)), "{v:?} repeats another stream's seed");
+        }
+        // Swapping two fields' values is another stream too.
+        assert_ne!(
+            stream_seed(7, &Stream { round: 2, cell: 3, ..base }),
+            stream_seed(7, &Stream { round: 3, cell: 2, ..base })
+        );
     }
 }

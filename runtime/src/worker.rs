@@ -89,6 +89,9 @@ pub struct Job {
     /// Tests: fail the I/Os this says, as a failing drive would.
     #[cfg(test)]
     pub fault: Option<crate::engine::fault::Fault>,
+    /// Tests: note every I/O handed to the engine here.
+    #[cfg(test)]
+    pub trace: Option<std::sync::Arc<std::sync::Mutex<Vec<crate::workload::Io>>>>,
 }
 
 /// What a worker did.
@@ -211,6 +214,10 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     #[cfg(test)]
     if let Some(fault) = job.fault.clone() {
         engine = Box::new(crate::engine::fault::Faulty::new(engine, fault));
+    }
+    #[cfg(test)]
+    if let Some(log) = job.trace.clone() {
+        engine = Box::new(crate::engine::trace::Traced::new(engine, log));
     }
     let engine_kind = engine.kind();
     let record_from = Instant::now() + job.timing.ramp;
@@ -416,6 +423,7 @@ mod tests {
             cpu: None,
             latency: true,
             fault: None,
+            trace: None,
         }
     }
 

@@ -5,6 +5,8 @@
 #[cfg(test)]
 pub mod fault;
 pub mod psync;
+#[cfg(test)]
+pub mod trace;
 pub mod uring;
 
 use std::io;
