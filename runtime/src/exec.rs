@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, OnceLock};
-use std::time::{Duration as StdDuration, Instant};
+use std::time::{Duration as StdDuration, Instant, SystemTime};
 
 use methodic_compiler::plan::{
     Action, Bytes, Cell, Extent, IoMode, Metric, OnError, Plan, PreconditionStop, Qd, SteadyRule, Step,
@@ -22,6 +22,7 @@ use crate::engine::EngineKind;
 use crate::error::{Error, Result};
 use crate::failure::failed_steps;
 pub use crate::failure::{FailedIo, IoErrors, IoFailed};
+use crate::hlog::HistogramLog;
 use crate::manifest::{self, DriveTracker, Manifest};
 pub use crate::manifest::{EngineNote, TargetInfo};
 use crate::probe::{self, ProbeResult};
@@ -30,7 +31,7 @@ use crate::rehearse;
 use crate::results::ResultsDir;
 use crate::rng::{Stream, stream_seed};
 use crate::series::{self, Row};
-use crate::stats::{Recorder, Summary};
+use crate::stats::{Latency, Recorder, Summary};
 use crate::steady::{self, Window};
 use crate::system::{self, RamLimit};
 use crate::target::{OpenOptionsT, Target, TargetKind};
@@ -145,6 +146,10 @@ pub struct StepResult {
     pub summary: Option<Summary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<PathBuf>,
+    /// The step's latency histograms, an HdrHistogram interval log
+    /// (relative to the results directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_log: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -204,6 +209,10 @@ pub struct SteadyResult {
     pub values: Vec<f64>,
     /// The last window checked.
     pub window: Option<Window>,
+    /// Each round's latency (reads and writes together), in order: the
+    /// distribution of every round, not only the last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds_latency_us: Vec<Latency>,
 }
 
 /// One measurement of a `rounds` step: its last round, and its averages
@@ -215,6 +224,15 @@ pub struct CellResult {
     pub window_iops: f64,
     pub window_mb_s: f64,
     pub window_mean_latency_us: f64,
+    /// The latency of every I/O of the window's rounds, as one
+    /// distribution: its `max` is the longest response time in the window
+    /// (SNIA PTS's maximum response time), its `mean` the average
+    /// response time over the window's I/Os.
+    #[serde(default)]
+    pub window_latency_us: Latency,
+    /// Each round's latency, in order.
+    #[serde(default)]
+    pub rounds_latency_us: Vec<Latency>,
     pub last: Summary,
 }
 
@@ -584,6 +602,7 @@ impl StepResult {
             io: None,
             summary: None,
             series: None,
+            latency_log: None,
             steady: None,
             cells: None,
             copy: None,
@@ -942,6 +961,8 @@ impl At {
 struct IoRun {
     recorder: Recorder,
     seconds: f64,
+    /// When recording began (the first worker's end of ramp).
+    record_start: SystemTime,
     info: IoInfo,
     rows: Vec<Row>,
 }
@@ -979,6 +1000,7 @@ impl Executor<'_> {
                         at: At::ONCE,
                     },
                 )?;
+                self.save_latency(step, out, &run)?;
                 self.finish_io(step, out, run, settings, &csv)?;
             }
             Action::Measure { workload, qd, ramp, stop, series } => {
@@ -1002,6 +1024,7 @@ impl Executor<'_> {
                     let rows: Vec<(f64, f64)> = run.rows.iter().map(|r| (r.t, r.mb_s)).collect();
                     out.cliff = Some(crate::analysis::cliff::detect(&rows, run.info.bytes_written));
                 }
+                self.save_latency(step, out, &run)?;
                 self.finish_io(step, out, run, settings, &csv)?;
             }
             Action::Precondition { workload, qd, stop: PreconditionStop::Time(d), series } => {
@@ -1020,6 +1043,7 @@ impl Executor<'_> {
                         at: At::ONCE,
                     },
                 )?;
+                self.save_latency(step, out, &run)?;
                 self.finish_io(step, out, run, settings, &csv)?;
             }
             Action::Precondition { workload, qd, stop: PreconditionStop::Steady { round, rule }, series } => {
@@ -1233,6 +1257,24 @@ impl Executor<'_> {
         }
     }
 
+    /// Saves a step's latency histograms as an HdrHistogram interval log:
+    /// one interval, its record window.
+    fn save_latency(&mut self, step: &Step, out: &mut StepResult, run: &IoRun) -> Result<()> {
+        let Some(mut log) = self.latency_log(step, run.record_start)? else { return Ok(()) };
+        log.interval(&run.recorder, run.record_start, StdDuration::from_secs_f64(run.seconds), "")?;
+        out.latency_log = Some(self.relative(&self.results.histogram_path(&step.id)?));
+        Ok(())
+    }
+
+    /// The step's interval log, made anew, its times counted from `base`;
+    /// `None` when latencies are not recorded.
+    fn latency_log(&self, step: &Step, base: SystemTime) -> Result<Option<HistogramLog>> {
+        if self.opts.no_latency {
+            return Ok(None);
+        }
+        HistogramLog::create(&self.results.histogram_path(&step.id)?, &step.id, base).map(Some)
+    }
+
     fn relative(&self, path: &Path) -> PathBuf {
         path.strip_prefix(&self.results.path).unwrap_or(path).to_path_buf()
     }
@@ -1338,6 +1380,7 @@ impl Executor<'_> {
         // Pinned round robin over the CPUs the process may use (a taskset or
         // cgroup mask), not CPU 0..n.
         let cpus = crate::host::allowed_cpus();
+        let (mono0, wall0) = (Instant::now(), SystemTime::now());
         let stream = |worker: u32| Stream { step: id, run, round: spec.at.round, cell: spec.at.cell, worker };
         let seed0 = stream_seed(self.opts.seed, &stream(0));
         let jobs: Vec<Job> = layout
@@ -1473,6 +1516,7 @@ impl Executor<'_> {
         let run = IoRun {
             recorder,
             seconds,
+            record_start: wall0 + from.map_or(StdDuration::ZERO, |f| f.saturating_duration_since(mono0)),
             info: IoInfo {
                 engine,
                 engine_reason: engine_reason.to_string(),
@@ -1524,6 +1568,8 @@ impl Executor<'_> {
         let mut all = Recorder::default();
         let mut info = None;
         let mut seconds = 0.0;
+        let mut latencies = Vec::new();
+        let mut log = self.latency_log(step, SystemTime::now())?;
         // An error in a round ends the loop, but the rounds before it are
         // kept in the step's record.
         let mut gather = || -> Result<()> {
@@ -1545,6 +1591,15 @@ impl Executor<'_> {
                 let summary = run.recorder.summary(run.seconds);
                 let value = metric_of(&summary, rule.metric);
                 values.push(value);
+                latencies.push(summary.total.latency_us.clone());
+                if let Some(log) = log.as_mut() {
+                    log.interval(
+                        &run.recorder,
+                        run.record_start,
+                        StdDuration::from_secs_f64(run.seconds),
+                        "",
+                    )?;
+                }
                 for row in &run.rows {
                     series_out.row(&format!(
                         "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
@@ -1584,7 +1639,11 @@ impl Executor<'_> {
             out.summary = Some(all.summary(seconds));
             out.io = info;
             out.series = Some(self.relative(&csv));
-            out.steady = Some(steady_result(rule, values, window));
+            if log.is_some() {
+                out.latency_log = Some(self.relative(&self.results.histogram_path(&step.id)?));
+            }
+            out.steady =
+                Some(SteadyResult { rounds_latency_us: latencies, ..steady_result(rule, values, window) });
         }
         outcome
     }
@@ -1599,9 +1658,15 @@ impl Executor<'_> {
         settings: Settings,
     ) -> Result<()> {
         let csv = self.results.series_path(&step.id, ".rounds")?;
-        let mut rounds_out =
-            CsvOut::create(&csv, "round,cell,workload,qd,iops,mb_s,mean_latency_us,p99_latency_us")?;
+        let mut rounds_out = CsvOut::create(
+            &csv,
+            "round,cell,workload,qd,iops,mb_s,mean_latency_us,p99_latency_us,p99_99_latency_us,max_latency_us",
+        )?;
         let mut per_cell: Vec<Vec<Summary>> = vec![Vec::new(); cells.len()];
+        // Each cell's last `window` rounds of latencies, to merge into the
+        // window's distribution at the end.
+        let mut tails: Vec<RecentRecorders> = vec![RecentRecorders::new(rule.window as usize); cells.len()];
+        let mut log = self.latency_log(step, SystemTime::now())?;
         let mut values = Vec::new();
         let mut window = None;
         let mut info = None;
@@ -1625,15 +1690,22 @@ impl Executor<'_> {
                     )?;
                     let s = run.recorder.summary(run.seconds);
                     rounds_out.row(&format!(
-                        "{r},{},{},{},{:.1},{:.3},{:.2},{:.2}",
+                        "{r},{},{},{},{:.1},{:.3},{:.2},{:.2},{:.2},{:.2}",
                         k + 1,
                         cell.workload.name.replace(',', ";"),
                         cell.qd.total,
                         s.total.iops,
                         s.total.mb_s,
                         s.total.latency_us.mean,
-                        s.total.latency_us.p99
+                        s.total.latency_us.p99,
+                        s.total.latency_us.p99_99,
+                        s.total.latency_us.max
                     ))?;
+                    if let Some(log) = log.as_mut() {
+                        let length = StdDuration::from_secs_f64(run.seconds);
+                        log.interval(&run.recorder, run.record_start, length, &format!("cell{}.", k + 1))?;
+                    }
+                    tails[k].push(&run.recorder);
                     if k == track {
                         values.push(metric_of(&s, rule.metric));
                     }
@@ -1662,8 +1734,9 @@ impl Executor<'_> {
             cells
                 .iter()
                 .zip(&per_cell)
-                .filter(|(_, runs)| !runs.is_empty())
-                .map(|(cell, runs)| {
+                .zip(&tails)
+                .filter(|((_, runs), _)| !runs.is_empty())
+                .map(|((cell, runs), tail_latency)| {
                     let tail = &runs[runs.len().saturating_sub(w)..];
                     let avg =
                         |f: &dyn Fn(&Summary) -> f64| tail.iter().map(f).sum::<f64>() / tail.len() as f64;
@@ -1673,6 +1746,8 @@ impl Executor<'_> {
                         window_iops: avg(&|s| s.total.iops),
                         window_mb_s: avg(&|s| s.total.mb_s),
                         window_mean_latency_us: avg(&|s| s.total.latency_us.mean),
+                        window_latency_us: tail_latency.merged(),
+                        rounds_latency_us: runs.iter().map(|s| s.total.latency_us.clone()).collect(),
                         last: runs[runs.len() - 1].clone(),
                     }
                 })
@@ -1680,8 +1755,51 @@ impl Executor<'_> {
         );
         out.io = info;
         out.series = Some(self.relative(&csv));
+        if log.is_some() {
+            out.latency_log = Some(self.relative(&self.results.histogram_path(&step.id)?));
+        }
         out.steady = Some(steady_result(rule, values, window));
         outcome
+    }
+}
+
+/// A cell's latency histograms of its last `keep` rounds, kept compressed
+/// (a few KiB a round instead of the histogram's few hundred).
+#[derive(Clone)]
+struct RecentRecorders {
+    keep: usize,
+    rounds: std::collections::VecDeque<[Vec<u8>; 2]>,
+}
+
+impl RecentRecorders {
+    fn new(keep: usize) -> RecentRecorders {
+        RecentRecorders { keep: keep.max(1), rounds: std::collections::VecDeque::new() }
+    }
+
+    fn push(&mut self, rec: &Recorder) {
+        use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+        let mut ser = V2DeflateSerializer::new();
+        let mut pack = |h: &hdrhistogram::Histogram<u64>| {
+            let mut bytes = Vec::new();
+            // Serializing into memory fails only on a histogram too large to encode.
+            ser.serialize(h, &mut bytes).map(|_| bytes).unwrap_or_default()
+        };
+        if self.rounds.len() == self.keep {
+            self.rounds.pop_front();
+        }
+        self.rounds.push_back([pack(&rec.read.lat), pack(&rec.write.lat)]);
+    }
+
+    /// The latency of every I/O of the kept rounds, reads and writes together.
+    fn merged(&self) -> Latency {
+        let mut all = crate::stats::histogram(3);
+        let mut de = hdrhistogram::serialization::Deserializer::new();
+        for bytes in self.rounds.iter().flatten().filter(|b| !b.is_empty()) {
+            if let Ok(h) = de.deserialize::<u64, _>(&mut bytes.as_slice()) {
+                let _ = all.add(&h);
+            }
+        }
+        Latency::of(&all)
     }
 }
 
@@ -1693,6 +1811,7 @@ fn steady_result(rule: &SteadyRule, values: Vec<f64>, window: Option<steady::Win
         rounds: values.len() as u32,
         values,
         window,
+        rounds_latency_us: Vec::new(),
     }
 }
 

@@ -192,7 +192,7 @@ fn a_round_that_fails_keeps_the_rounds_before_it() {
 
 /// Two rounds of two cells (a write and a read mix) on a 64MiB scratch
 /// file; every call's I/Os as the engine was handed them.
-fn traced_rounds(seed: u64, name: &str) -> Vec<Vec<crate::workload::Io>> {
+fn traced_rounds(seed: u64, name: &str) -> (Vec<Vec<crate::workload::Io>>, StepResult, String) {
     let src = "methodology \"streams\" version \"1\"\n\
                target { span 64MiB; io buffered }\n\
                rounds {\n\
@@ -206,11 +206,15 @@ fn traced_rounds(seed: u64, name: &str) -> Vec<Vec<crate::workload::Io>> {
     TRACE.with(|t| *t.borrow_mut() = Some(Vec::new()));
     let report = run(&plan, &opts, &mut Quiet);
     let calls = TRACE.with(|t| t.borrow_mut().take()).unwrap();
-    assert_eq!(report.unwrap().status, Status::Completed);
+    let report = report.unwrap();
+    assert_eq!(report.status, Status::Completed);
+    let step = report.steps[0].clone();
+    let log = std::fs::read_to_string(out.join(step.latency_log.as_ref().expect("the step's latency log")))
+        .unwrap();
     std::fs::remove_dir_all(&out).unwrap();
     // One worker a call: round 1 cell 1, round 1 cell 2, round 2 cell 1, round 2 cell 2.
     assert_eq!(calls.len(), 4, "two rounds of two cells");
-    calls.into_iter().map(|mut workers| workers.remove(0)).collect()
+    (calls.into_iter().map(|mut workers| workers.remove(0)).collect(), step, log)
 }
 
 /// How many offsets `a` and `b` share (as sets) and at the same position,
@@ -224,7 +228,7 @@ fn shared(a: &[crate::workload::Io], b: &[crate::workload::Io], n: usize) -> (us
 
 #[test]
 fn rounds_and_cells_draw_their_own_offsets_and_the_seed_repeats_them() {
-    let calls = traced_rounds(11, "streams");
+    let (calls, _, _) = traced_rounds(11, "streams");
     // The first 10,000 I/Os of each call, or all of them on a slow machine.
     let n = calls.iter().map(Vec::len).min().unwrap().min(10_000);
     assert!(n >= 1000, "each call issued at least 1000 I/Os in 500ms ({n})");
@@ -248,9 +252,42 @@ fn rounds_and_cells_draw_their_own_offsets_and_the_seed_repeats_them() {
         assert!(same_place <= 10, "{what}: {same_place} of the first {n} I/Os at the same offset");
     }
     // The same seed gives the same streams, I/O for I/O.
-    let again = traced_rounds(11, "streams-again");
+    let (again, _, _) = traced_rounds(11, "streams-again");
     for (k, (a, b)) in calls.iter().zip(&again).enumerate() {
         let m = a.len().min(b.len());
         assert_eq!(&a[..m], &b[..m], "call {k} differs under the same seed");
     }
+}
+
+#[test]
+fn rounds_keep_every_rounds_latency_the_windows_maximum_and_a_histogram_log() {
+    let (_, step, log) = traced_rounds(3, "round-latency");
+    let cells = step.cells.as_ref().unwrap();
+    assert_eq!(cells.len(), 2);
+    for cell in cells {
+        assert_eq!(cell.rounds_latency_us.len(), 2, "{}: a distribution a round", cell.workload);
+        // The window is both rounds: its maximum is the larger round maximum,
+        // and its percentiles lie within the rounds'.
+        let maxes: Vec<f64> = cell.rounds_latency_us.iter().map(|l| l.max).collect();
+        assert_eq!(cell.window_latency_us.max, maxes[0].max(maxes[1]), "{}", cell.workload);
+        let w = &cell.window_latency_us;
+        assert!(w.p50 > 0.0 && w.p50 <= w.p99_99 && w.p99_99 <= w.p99_9999 && w.p99_9999 <= w.max);
+        assert_eq!(cell.rounds_latency_us[1], cell.last.total.latency_us);
+    }
+    // Round by round, cell by cell: writes of cell 1, reads and writes of
+    // cell 2 (its 70% read mix).
+    let tags: Vec<&str> =
+        log.lines().filter(|l| l.starts_with("Tag=")).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(
+        tags,
+        [
+            "Tag=cell1.write",
+            "Tag=cell2.read",
+            "Tag=cell2.write",
+            "Tag=cell1.write",
+            "Tag=cell2.read",
+            "Tag=cell2.write"
+        ]
+    );
+    assert!(log.contains("#[BaseTime: "), "{log}");
 }

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod exec;
 pub mod failure;
+pub mod hlog;
 pub mod host;
 pub mod manifest;
 pub mod probe;

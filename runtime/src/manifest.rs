@@ -896,25 +896,10 @@ mod tests {
 
     fn result(step: &Step, error: Option<&str>) -> StepResult {
         StepResult {
-            index: 1,
-            id: step.id.clone(),
-            phase: step.phase.clone(),
-            kind: step.action.kind().to_string(),
-            rehearsal: false,
-            started: String::new(),
             seconds: 1.0,
             error: error.map(str::to_string),
-            io: None,
-            summary: None,
-            series: None,
-            steady: None,
-            cells: None,
-            copy: None,
-            probe: None,
-            cliff: None,
-            repeats: None,
-            host_bound: None,
             actions: vec!["BLKDISCARD (discard) of 1.0 GiB".into()],
+            ..StepResult::new(0, step, false, String::new())
         }
     }
 

@@ -113,9 +113,19 @@ impl ResultsDir {
 
     /// Where a step's series goes: `series/<id>.csv`, a folder a phase.
     pub fn series_path(&self, step_id: &str, suffix: &str) -> Result<PathBuf> {
+        self.step_file(step_id, &format!("{suffix}.csv"))
+    }
+
+    /// The step's latency histograms (an HdrHistogram interval log), beside
+    /// its series: `series/<phase>/<step>.hlog`.
+    pub fn histogram_path(&self, step_id: &str) -> Result<PathBuf> {
+        self.step_file(step_id, ".hlog")
+    }
+
+    fn step_file(&self, step_id: &str, ending: &str) -> Result<PathBuf> {
         let mut path = self.path.join("series");
         path.extend(step_id.split('/'));
-        let path = PathBuf::from(format!("{}{suffix}.csv", path.display()));
+        let path = PathBuf::from(format!("{}{ending}", path.display()));
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent)
                 .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;

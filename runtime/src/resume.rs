@@ -160,8 +160,11 @@ fn prepare(
     // under superseded/N/, and the moved records point there.
     let aside = format!("superseded/{}", m.resumed.len() + 1);
     for r in &done[first_kept..] {
-        for suffix in ["", ".rounds"] {
-            let from = results.series_path(&r.id, suffix)?;
+        for from in [
+            results.series_path(&r.id, "")?,
+            results.series_path(&r.id, ".rounds")?,
+            results.histogram_path(&r.id)?,
+        ] {
             if from.exists() {
                 let rel = from.strip_prefix(dir).unwrap_or(&from);
                 let to = dir.join(&aside).join(rel);
@@ -176,7 +179,13 @@ fn prepare(
     }
     let mut superseded: Vec<String> = lines[first_kept..]
         .iter()
-        .map(|l| l.replacen("\"series\":\"series/", &format!("\"series\":\"{aside}/series/"), 1))
+        .map(|l| {
+            l.replacen("\"series\":\"series/", &format!("\"series\":\"{aside}/series/"), 1).replacen(
+                "\"latency_log\":\"series/",
+                &format!("\"latency_log\":\"{aside}/series/"),
+                1,
+            )
+        })
         .collect();
     superseded.extend(torn.map(str::to_string));
     let superseded: Vec<&str> = superseded.iter().map(String::as_str).collect();

@@ -1,7 +1,7 @@
 //! Statistics without per-I/O logs: each worker counts I/Os and bytes and
 //! records latencies into HDR histograms, reads and writes apart; the
 //! workers' records merge into a step's summary: IOPS, MB/s and MiB/s,
-//! and mean, p50 .. p99.99 and max latency.
+//! and mean, p50 .. p99.9999 and max latency.
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -144,7 +144,7 @@ impl Rates {
 }
 
 /// Latency in microseconds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
     pub mean: f64,
     pub min: f64,
@@ -153,22 +153,19 @@ pub struct Latency {
     pub p99: f64,
     pub p99_9: f64,
     pub p99_99: f64,
+    /// Results written before these were kept read back as 0.
+    #[serde(default)]
+    pub p99_999: f64,
+    #[serde(default)]
+    pub p99_9999: f64,
+    /// The longest I/O recorded: SNIA PTS's maximum response time.
     pub max: f64,
 }
 
 impl Latency {
     pub(crate) fn of(h: &Histogram<u64>) -> Latency {
         if h.is_empty() {
-            return Latency {
-                mean: 0.0,
-                min: 0.0,
-                p50: 0.0,
-                p90: 0.0,
-                p99: 0.0,
-                p99_9: 0.0,
-                p99_99: 0.0,
-                max: 0.0,
-            };
+            return Latency::default();
         }
         let us = |ns: u64| ns as f64 / 1000.0;
         Latency {
@@ -179,6 +176,8 @@ impl Latency {
             p99: us(h.value_at_quantile(0.99)),
             p99_9: us(h.value_at_quantile(0.999)),
             p99_99: us(h.value_at_quantile(0.9999)),
+            p99_999: us(h.value_at_quantile(0.99999)),
+            p99_9999: us(h.value_at_quantile(0.999999)),
             max: us(h.max()),
         }
     }
@@ -203,6 +202,11 @@ mod tests {
         assert!((read.latency_us.p50 - 500.0).abs() < 1.0, "{}", read.latency_us.p50);
         assert!((read.latency_us.p99 - 990.0).abs() < 1.5, "{}", read.latency_us.p99);
         assert!((read.latency_us.max - 1000.0).abs() < 1.0);
+        // With 1000 values, p99.999 and p99.9999 are the largest.
+        assert!((read.latency_us.p99_999 - 1000.0).abs() < 1.0, "{}", read.latency_us.p99_999);
+        assert!((read.latency_us.p99_9999 - 1000.0).abs() < 1.0);
+        // The maximum of the whole step is the write's 5ms.
+        assert!((s.total.latency_us.max - 5000.0).abs() < 5.0, "{}", s.total.latency_us.max);
         assert_eq!(s.write.unwrap().ios, 1);
         let mut merged = Recorder::default();
         merged.merge(&r);

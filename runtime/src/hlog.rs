@@ -1,0 +1,152 @@
+//! Latency histograms saved as HdrHistogram interval logs: a step's
+//! recorders go in, one `.hlog` file beside the step's series comes out,
+//! with a line a recorded interval (the record window, or each round of a
+//! steady-state step) and direction, tagged `read` or `write` (`cell3.read`
+//! in a `rounds` step), values in nanoseconds, each histogram in the V2
+//! compressed encoding. HdrHistogram's own tools (`HistogramLogProcessor`,
+//! the Rust crate's `IntervalLogIterator`) read it.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hdrhistogram::serialization::V2DeflateSerializer;
+use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+
+use crate::error::{Error, Result};
+use crate::stats::Recorder;
+
+/// An open interval log. Each interval is flushed as it is written, so a
+/// crash keeps every finished one.
+pub struct HistogramLog {
+    path: PathBuf,
+    file: BufWriter<File>,
+    serializer: V2DeflateSerializer,
+    /// Interval start times are seconds after this (the log's BaseTime).
+    base: SystemTime,
+}
+
+impl HistogramLog {
+    /// Creates the log at `path` for step `step`, whose intervals are timed
+    /// from `base`.
+    pub fn create(path: &Path, step: &str, base: SystemTime) -> Result<HistogramLog> {
+        let file =
+            File::create(path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        let mut log = HistogramLog {
+            path: path.to_path_buf(),
+            file: BufWriter::new(file),
+            serializer: V2DeflateSerializer::new(),
+            base,
+        };
+        let secs = base.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64();
+        let header = format!(
+            "#[methodic {}: latency of step {step}, in nanoseconds; tags read and write]\n\
+             #[Histogram log format version 1.3]\n\
+             #[StartTime: {secs:.3} (seconds since epoch), {}]\n\
+             #[BaseTime: {secs:.3} (seconds since epoch)]\n\
+             \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
+            env!("CARGO_PKG_VERSION"),
+            crate::time::rfc3339(secs),
+        );
+        log.file.write_all(header.as_bytes()).and_then(|()| log.file.flush()).map_err(|e| log.error(e))?;
+        Ok(log)
+    }
+
+    /// Writes `rec`'s reads and writes (those it holds) as intervals that
+    /// began at `from` and lasted `length`; `prefix` goes before the tag
+    /// (`cell3.`).
+    pub fn interval(
+        &mut self,
+        rec: &Recorder,
+        from: SystemTime,
+        length: Duration,
+        prefix: &str,
+    ) -> Result<()> {
+        let start = from.duration_since(self.base).unwrap_or_default();
+        for (name, stats) in [("read", &rec.read), ("write", &rec.write)] {
+            if stats.lat.is_empty() {
+                continue;
+            }
+            let tag = format!("{prefix}{name}");
+            let mut writer = IntervalLogWriterBuilder::new()
+                .begin_log_with(&mut self.file, &mut self.serializer)
+                .map_err(|e| Error::io(format!("cannot write {}", self.path.display()), e))?;
+            writer.write_histogram(&stats.lat, start, length, Tag::new(&tag)).map_err(|e| {
+                Error::io(
+                    format!("cannot write {}", self.path.display()),
+                    std::io::Error::other(e.to_string()),
+                )
+            })?;
+        }
+        self.file.flush().map_err(|e| self.error(e))
+    }
+
+    fn error(&self, e: std::io::Error) -> Error {
+        Error::io(format!("cannot write {}", self.path.display()), e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hdrhistogram::serialization::Deserializer;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+
+    use super::*;
+    use crate::workload::Op;
+
+    #[test]
+    fn a_log_reads_back_with_hdrhistograms_own_reader_value_for_value() {
+        let path = std::env::temp_dir().join(format!("methodic-hlog-{}.hlog", std::process::id()));
+        let base = UNIX_EPOCH + Duration::from_secs(1_790_000_000);
+        let mut rec = Recorder::default();
+        for i in 1..=10_000u64 {
+            rec.record(Op::Read, 4096, i * 100);
+        }
+        rec.record(Op::Write, 4096, 7_000_000);
+        let mut log = HistogramLog::create(&path, "p/measure-x", base).unwrap();
+        log.interval(&rec, base + Duration::from_secs(2), Duration::from_secs(5), "").unwrap();
+        log.interval(&rec, base + Duration::from_secs(7), Duration::from_secs(5), "cell2.").unwrap();
+        drop(log);
+        let text = std::fs::read(&path).unwrap();
+        let mut seen = Vec::new();
+        for entry in IntervalLogIterator::new(&text) {
+            let LogEntry::Interval(h) = entry.expect("every line parses") else { continue };
+            let decoded: hdrhistogram::Histogram<u64> = Deserializer::new()
+                .deserialize(&mut base64_decode(h.encoded_histogram()).as_slice())
+                .unwrap();
+            seen.push((h.tag().map(|t| t.as_str().to_string()), h.start_timestamp(), h.duration(), decoded));
+        }
+        assert_eq!(seen.len(), 4, "reads and writes of two intervals");
+        let (tag, start, length, read) = &seen[0];
+        assert_eq!(
+            (tag.as_deref(), *start, *length),
+            (Some("read"), Duration::from_secs(2), Duration::from_secs(5))
+        );
+        assert_eq!(read.len(), 10_000);
+        assert_eq!(read.value_at_quantile(0.5), rec.read.lat.value_at_quantile(0.5));
+        assert_eq!(read.max(), rec.read.lat.max());
+        assert_eq!(seen[1].0.as_deref(), Some("write"));
+        assert_eq!(seen[1].3.max(), rec.write.lat.max());
+        assert_eq!((seen[2].0.as_deref(), seen[2].1), (Some("cell2.read"), Duration::from_secs(7)));
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// Standard base64, as the log's histograms are encoded.
+    fn base64_decode(s: &str) -> Vec<u8> {
+        let value = |c: u8| match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            _ => 63,
+        };
+        let bytes: Vec<u8> = s.bytes().filter(|&c| c != b'=').map(value).collect();
+        let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+        for chunk in bytes.chunks(4) {
+            let n = chunk.iter().enumerate().fold(0u32, |n, (i, &v)| n | (v as u32) << (18 - 6 * i));
+            out.extend(&n.to_be_bytes()[1..chunk.len()]);
+        }
+        out
+    }
+}
