@@ -150,6 +150,9 @@ pub struct StepResult {
     /// (relative to the results directory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_log: Option<PathBuf>,
+    /// The best series interval of the record window (`value peak`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak: Option<crate::analysis::peak::Peak>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -233,6 +236,12 @@ pub struct CellResult {
     /// Each round's latency, in order.
     #[serde(default)]
     pub rounds_latency_us: Vec<Latency>,
+    /// The best round's IOPS and MB/s (`value peak`: a cell has no series,
+    /// its rounds are its intervals).
+    #[serde(default)]
+    pub peak_iops: f64,
+    #[serde(default)]
+    pub peak_mb_s: f64,
     pub last: Summary,
 }
 
@@ -603,6 +612,7 @@ impl StepResult {
             summary: None,
             series: None,
             latency_log: None,
+            peak: None,
             steady: None,
             cells: None,
             copy: None,
@@ -961,6 +971,8 @@ impl At {
 struct IoRun {
     recorder: Recorder,
     seconds: f64,
+    /// The series interval of `rows`, in seconds.
+    interval_s: f64,
     /// When recording began (the first worker's end of ramp).
     record_start: SystemTime,
     info: IoInfo,
@@ -1260,6 +1272,7 @@ impl Executor<'_> {
     /// Saves a step's latency histograms as an HdrHistogram interval log:
     /// one interval, its record window.
     fn save_latency(&mut self, step: &Step, out: &mut StepResult, run: &IoRun) -> Result<()> {
+        out.peak = crate::analysis::peak::of(&run.rows, run.interval_s);
         let Some(mut log) = self.latency_log(step, run.record_start)? else { return Ok(()) };
         log.interval(&run.recorder, run.record_start, StdDuration::from_secs_f64(run.seconds), "")?;
         out.latency_log = Some(self.relative(&self.results.histogram_path(&step.id)?));
@@ -1516,6 +1529,7 @@ impl Executor<'_> {
         let run = IoRun {
             recorder,
             seconds,
+            interval_s: spec.series.as_ref().map_or(1.0, |s| s.0.as_secs_f64()),
             record_start: wall0 + from.map_or(StdDuration::ZERO, |f| f.saturating_duration_since(mono0)),
             info: IoInfo {
                 engine,
@@ -1569,6 +1583,7 @@ impl Executor<'_> {
         let mut info = None;
         let mut seconds = 0.0;
         let mut latencies = Vec::new();
+        let mut rows = Vec::new();
         let mut log = self.latency_log(step, SystemTime::now())?;
         // An error in a round ends the loop, but the rounds before it are
         // kept in the step's record.
@@ -1600,6 +1615,7 @@ impl Executor<'_> {
                         "",
                     )?;
                 }
+                rows.extend(run.rows.iter().map(|r| Row { t: seconds + r.t, ..*r }));
                 for row in &run.rows {
                     series_out.row(&format!(
                         "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
@@ -1644,6 +1660,7 @@ impl Executor<'_> {
             }
             out.steady =
                 Some(SteadyResult { rounds_latency_us: latencies, ..steady_result(rule, values, window) });
+            out.peak = crate::analysis::peak::of(&rows, std_duration(series).as_secs_f64());
         }
         outcome
     }
@@ -1748,6 +1765,8 @@ impl Executor<'_> {
                         window_mean_latency_us: avg(&|s| s.total.latency_us.mean),
                         window_latency_us: tail_latency.merged(),
                         rounds_latency_us: runs.iter().map(|s| s.total.latency_us.clone()).collect(),
+                        peak_iops: runs.iter().map(|s| s.total.iops).fold(0.0, f64::max),
+                        peak_mb_s: runs.iter().map(|s| s.total.mb_s).fold(0.0, f64::max),
                         last: runs[runs.len() - 1].clone(),
                     }
                 })

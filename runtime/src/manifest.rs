@@ -569,7 +569,10 @@ impl Manifest {
                         } else {
                             None
                         },
-                        value_kind: ValueFacts { kind: conventions.value, computed: computed(step) },
+                        value_kind: ValueFacts {
+                            kind: conventions.value,
+                            computed: computed(step, conventions.value),
+                        },
                         units: conventions.units,
                         data_pattern: (workload.is_some() || matches!(step.action, Action::Probe(_)))
                             .then_some(settings.data),
@@ -715,8 +718,48 @@ fn cache_facts(io: Option<IoMode>, caches_dropped: bool, ram_limit: Option<Bytes
     CacheFacts { io, caches_dropped, ram_limit: ram_limit.map(|b| b.0), description: parts.join("; ") }
 }
 
-/// How a step's numbers are made, in a sentence.
-fn computed(step: &Step) -> String {
+/// How a step's numbers are made, in a sentence, under the methodology's
+/// value convention: the step average, the steady-state window's average,
+/// or the peak (the best series interval; for rounds, the best round).
+fn computed(step: &Step, kind: ValueKind) -> String {
+    let series = |s: &methodic_compiler::plan::Duration| s.human();
+    let chosen = match (&step.action, kind) {
+        (Action::Measure { stop, ramp, series: s, .. }, ValueKind::Peak) => {
+            let window = match stop.time {
+                Some(t) => format!("the {} record time", t.human()),
+                None => "the step".to_string(),
+            };
+            let ramp = if ramp.is_zero() { String::new() } else { format!(" after a {} ramp", ramp.human()) };
+            let sweep = if step.sweep.is_some() { "; for the sweep, its best step" } else { "" };
+            Some(format!(
+                "the peak: the best {} interval of {window}{ramp} (the step average is kept beside it){sweep}",
+                series(s)
+            ))
+        }
+        (Action::Fill { .. }, ValueKind::Peak) => {
+            Some("the peak: the best 1s interval of the fill (the average is kept beside it)".into())
+        }
+        (Action::Precondition { series: s, .. }, ValueKind::Peak) => Some(format!(
+            "the peak: the best {} interval of the precondition (the average is kept beside it)",
+            series(s)
+        )),
+        (Action::Rounds { .. }, ValueKind::Peak) => {
+            Some("the peak: each measurement's best round (the window averages are kept beside it)".into())
+        }
+        (
+            Action::Precondition { stop: PreconditionStop::Steady { rule, .. }, .. },
+            ValueKind::SteadyStateAverage,
+        ) => Some(format!(
+            "the steady-state average: the average of the last {} rounds' {} (the steady-state window when \
+                 reached)",
+            rule.window,
+            metric_word(rule.metric)
+        )),
+        _ => None,
+    };
+    if let Some(text) = chosen {
+        return with_repeat(step, text);
+    }
     let base = match &step.action {
         Action::Measure { stop, ramp, .. } => {
             let what = match (stop.time, stop.written) {
@@ -756,6 +799,25 @@ fn computed(step: &Step) -> String {
         ),
         _ => "no value".into(),
     };
+    // A step without a window of its own, or without intervals, reports its
+    // average whatever the convention: say so.
+    let base = match (kind, &step.action) {
+        (ValueKind::Peak, Action::Copy { .. } | Action::Probe(_)) => {
+            format!("{base} (no intervals: no peak)")
+        }
+        (
+            ValueKind::SteadyStateAverage,
+            Action::Measure { .. } | Action::Fill { .. } | Action::Copy { .. },
+        ) => {
+            format!("{base} (no steady-state window of its own: the step average)")
+        }
+        _ => base,
+    };
+    with_repeat(step, base)
+}
+
+/// `base`, with the repeat run it belongs to.
+fn with_repeat(step: &Step, base: String) -> String {
     match step.repeat {
         Some(r) => format!(
             "{base}; run {} of {}, the methodology reports their {}",

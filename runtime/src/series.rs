@@ -57,6 +57,9 @@ pub enum Message {
 pub struct Row {
     /// Seconds from the start of recording to the end of the interval.
     pub t: f64,
+    /// How long the interval lasted: the series interval, or less for a
+    /// last interval cut short.
+    pub seconds: f64,
     pub iops: f64,
     pub read_iops: f64,
     pub write_iops: f64,
@@ -134,6 +137,7 @@ fn collect(
         let span = (end - start).max(1e-9);
         let row = Row {
             t: end,
+            seconds: span,
             iops: ios as f64 / span,
             read_iops: read_ios as f64 / span,
             write_iops: write_ios as f64 / span,

@@ -1,0 +1,77 @@
+//! The peak of a step: its series rows go in, the best interval of its
+//! record window comes out, for IOPS and for bandwidth apart (the two may
+//! peak in different intervals). Only whole intervals count: a last
+//! interval cut short holds too few I/Os for its rate to mean anything,
+//! unless the step lasted less than one interval.
+
+use serde::{Deserialize, Serialize};
+
+use crate::series::Row;
+
+/// A step's best series interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Peak {
+    /// The series interval the peak is taken over, in seconds.
+    pub interval_s: f64,
+    /// How many intervals it was chosen from.
+    pub intervals: u32,
+    pub iops: f64,
+    /// When the best IOPS interval ended, in seconds after recording began.
+    pub iops_at_s: f64,
+    /// Decimal megabytes a second.
+    pub mb_s: f64,
+    pub mb_s_at_s: f64,
+}
+
+impl Peak {
+    /// Binary mebibytes a second.
+    pub fn mib_s(&self) -> f64 {
+        self.mb_s * 1e6 / 1_048_576.0
+    }
+}
+
+/// The best whole interval of `rows` (a series of `interval_s` intervals);
+/// `None` when there is no row.
+pub fn of(rows: &[Row], interval_s: f64) -> Option<Peak> {
+    let whole: Vec<&Row> = rows.iter().filter(|r| r.seconds >= interval_s * 0.999).collect();
+    let pool: Vec<&Row> = if whole.is_empty() { rows.iter().collect() } else { whole };
+    let best = |f: fn(&Row) -> f64| pool.iter().copied().max_by(|a, b| f(a).total_cmp(&f(b)));
+    let (by_iops, by_mb) = (best(|r| r.iops)?, best(|r| r.mb_s)?);
+    Some(Peak {
+        interval_s,
+        intervals: pool.len() as u32,
+        iops: by_iops.iops,
+        iops_at_s: by_iops.t,
+        mb_s: by_mb.mb_s,
+        mb_s_at_s: by_mb.t,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(t: f64, seconds: f64, iops: f64, mb_s: f64) -> Row {
+        Row {
+            t,
+            seconds,
+            iops,
+            read_iops: iops,
+            write_iops: 0.0,
+            mb_s,
+            mean_latency_us: 1.0,
+            p99_latency_us: 1.0,
+        }
+    }
+
+    #[test]
+    fn the_best_whole_interval_for_each_rate_and_a_short_last_one_left_out() {
+        let rows = [row(1.0, 1.0, 100.0, 5.0), row(2.0, 1.0, 300.0, 4.0), row(2.1, 0.1, 900.0, 90.0)];
+        let p = of(&rows, 1.0).unwrap();
+        assert_eq!((p.iops, p.iops_at_s, p.mb_s, p.mb_s_at_s, p.intervals), (300.0, 2.0, 5.0, 1.0, 2));
+        // A step shorter than one interval: its one row is its peak.
+        let p = of(&[row(0.5, 0.5, 40.0, 2.0)], 1.0).unwrap();
+        assert_eq!((p.iops, p.intervals), (40.0, 1));
+        assert_eq!(of(&[], 1.0), None);
+    }
+}
