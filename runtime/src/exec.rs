@@ -1435,6 +1435,8 @@ impl Executor<'_> {
                 }),
                 #[cfg(test)]
                 trace: TRACE.with(|t| t.borrow().is_some()).then(Default::default),
+                #[cfg(test)]
+                each_stamp: None,
             })
             .collect();
         #[cfg(test)]
