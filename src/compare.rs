@@ -10,7 +10,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use methodic_compiler::plan::{IoMode, QdCounting};
-use methodic_runtime::manifest::{Checklist, Loaded, ManifestStep};
+use methodic_runtime::ceiling::ShapeCeiling;
+use methodic_runtime::manifest::{Checklist, Loaded, Manifest, ManifestStep};
 use methodic_runtime::target::human;
 use serde::Serialize;
 use tabled::builder::Builder;
@@ -453,11 +454,41 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
         format!("{} {}", mb.tool.version, mb.tool.git_revision.clone().unwrap_or_default()),
         "different methodic builds; the engine's own speed may differ",
     );
+    out.extend(ceiling_difference(ma, mb, j));
     out.extend(plan_changes);
     for d in &mut out {
         d.runs = format!("A vs {l}");
     }
     out
+}
+
+/// The host ceilings of the I/O shapes both runs measured, when some
+/// differ by more than 10%: the host itself moved, and a step near its
+/// ceiling moves with it. The widest gap is shown.
+fn ceiling_difference(a: &Manifest, b: &Manifest, j: usize) -> Option<Difference> {
+    let (ca, cb) = (a.ceilings.as_ref()?, b.ceilings.as_ref()?);
+    let both: Vec<(&ShapeCeiling, &ShapeCeiling)> =
+        ca.shapes.iter().filter_map(|x| cb.of(&x.shape).map(|y| (x, y))).collect();
+    let gap = |(x, y): &(&ShapeCeiling, &ShapeCeiling)| (y.iops / x.iops).ln().abs();
+    let apart: Vec<&(&ShapeCeiling, &ShapeCeiling)> = both
+        .iter()
+        .filter(|(x, y)| x.iops > 0.0 && y.iops > 0.0 && (y.iops / x.iops - 1.0).abs() > 0.1)
+        .collect();
+    let (x, y) = apart.iter().max_by(|p, q| gap(p).total_cmp(&gap(q)))?;
+    Some(diff(
+        "host ceiling",
+        j,
+        format!("{:.0} IOPS", x.iops),
+        format!("{:.0} IOPS", y.iops),
+        format!(
+            "reading RAM with no device in the way, the host reached another rate at {} of the {} I/O shapes both \
+             runs measured (the widest gap shown, at {}): a step near its ceiling measures the host, and moves \
+             with it",
+            apart.len(),
+            both.len(),
+            x.shape
+        ),
+    ))
 }
 
 /// `auto (io_uring available)`, `psync (chosen; io_uring available)`.
@@ -773,6 +804,30 @@ mod tests {
         let only: Vec<&str> = c.unpaired.iter().flat_map(|u| u.step_ids.iter().map(String::as_str)).collect();
         assert_eq!(only, ["fresh/r-qd1", "fresh/r-qd2"]);
         assert!(c.unpaired.iter().all(|u| u.in_runs == ["B"]));
+    }
+
+    #[test]
+    fn host_ceilings_apart_by_more_than_a_tenth_are_a_difference() {
+        let a = run("ceiling", &format!("{BASE}sweep r qd [1, 2] record 1s\n"));
+        let shapes = a.manifest.ceilings.as_ref().expect("a rehearsal measures the ceilings").shapes.len();
+        assert_eq!(shapes, 2, "QD1 and QD2 of 4KiB");
+        let field = |c: &Comparison| {
+            c.differences.iter().find(|d| d.field == "host ceiling").map(|d| d.sentence.clone())
+        };
+        let mut b = a.clone();
+        let c = b.manifest.ceilings.as_mut().unwrap();
+        c.shapes[0].iops *= 1.05;
+        assert_eq!(field(&comparison(&[a.clone(), b.clone()])), None, "within 10%: noise");
+        let c = b.manifest.ceilings.as_mut().unwrap();
+        c.shapes[1].iops *= 0.5;
+        let sentence = field(&comparison(&[a.clone(), b.clone()])).expect("half the ceiling at one shape");
+        assert!(sentence.contains("at 1 of the 2 I/O shapes both runs measured"), "{sentence}");
+        assert!(
+            sentence.contains(&a.manifest.ceilings.as_ref().unwrap().shapes[1].shape.to_string()),
+            "{sentence}"
+        );
+        b.manifest.ceilings = None;
+        assert_eq!(field(&comparison(&[a, b])), None, "nothing to compare with");
     }
 
     #[test]

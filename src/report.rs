@@ -194,9 +194,7 @@ fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
     if let Some(v) = &h.virtualization {
         platform.push(("virtualization".into(), v.clone()));
     }
-    if let Some(c) = &m.host_ceiling {
-        platform.push(("host ceiling".into(), ceiling_words(c)));
-    }
+    platform.extend(ceiling_rows(m));
     let mut device = Vec::new();
     for (i, t) in m.targets.iter().enumerate() {
         let n = if m.targets.len() > 1 { format!(" {}", i + 1) } else { String::new() };
@@ -328,12 +326,51 @@ fn status_sentence(s: Status) -> &'static str {
     }
 }
 
-/// `3300000 IOPS (4096 B random reads from RAM at QD 32), 51758 MB/s (...)`.
-fn ceiling_words(c: &methodic_runtime::ceiling::Ceiling) -> String {
-    format!(
-        "{:.0} IOPS ({} B random reads from RAM at QD {}), {:.0} MB/s ({} B sequential), memory copy {:.0} MB/s; {}",
-        c.iops, c.iops_block, c.qd, c.mb_s, c.bandwidth_block, c.memory_copy_mb_s, c.engine
-    )
+/// The most shapes the platform table lists one a row.
+const CEILING_ROWS: usize = 16;
+
+/// `54 I/O shapes read from RAM, 0.5s each; memory copy 18181 MB/s`; for
+/// an older manifest its one ceiling: `3300000 IOPS (4096 B random reads
+/// from RAM at QD 32), 51758 MB/s (...)`.
+fn ceiling_words(m: &Manifest) -> Option<String> {
+    if let Some(c) = &m.ceilings {
+        let unmeasured = match c.unmeasured.len() {
+            0 => String::new(),
+            n => format!(" ({n} more not measured)"),
+        };
+        return Some(format!(
+            "{} read from RAM{unmeasured}, {}s each; memory copy {:.0} MB/s; each step is judged against the ceiling \
+             of its own shape",
+            methodic_compiler::plan::plural(c.shapes.len() as u64, "I/O shape", "I/O shapes"),
+            c.seconds_each,
+            c.memory_copy_mb_s
+        ));
+    }
+    m.host_ceiling.as_ref().map(|c| {
+        format!(
+            "{:.0} IOPS ({} B random reads from RAM at QD {}), {:.0} MB/s ({} B sequential), memory copy {:.0} MB/s; {}",
+            c.iops, c.iops_block, c.qd, c.mb_s, c.bandwidth_block, c.memory_copy_mb_s, c.engine
+        )
+    })
+}
+
+/// The platform table's host ceiling: the summary, then a row a shape
+/// (up to [`CEILING_ROWS`]) and a row a shape not measured.
+fn ceiling_rows(m: &Manifest) -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> =
+        ceiling_words(m).map(|w| ("host ceiling".into(), w)).into_iter().collect();
+    let Some(c) = &m.ceilings else { return rows };
+    if c.shapes.len() > CEILING_ROWS {
+        rows.push(("ceilings".into(), "each shape's is in manifest.json, under `ceilings`".into()));
+        return rows;
+    }
+    for s in &c.shapes {
+        rows.push((format!("ceiling, {}", s.shape), format!("{:.0} IOPS, {:.0} MB/s", s.iops, s.mb_s)));
+    }
+    for u in &c.unmeasured {
+        rows.push((format!("ceiling, {}", u.shape), format!("not measured: {}", u.reason)));
+    }
+    rows
 }
 
 fn status_word(s: Status) -> &'static str {
@@ -365,8 +402,8 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
         out.push_str(&format!("target: {} ({})\n", t.path.display(), t.describe()));
     }
     out.push_str(&format!("host: {}\n", m.host.describe()));
-    if let Some(c) = &m.host_ceiling {
-        out.push_str(&format!("host ceiling: {}\n", ceiling_words(c)));
+    if let Some(c) = ceiling_words(m) {
+        out.push_str(&format!("host ceiling: {c}\n"));
     }
     let c = &m.plan.conventions;
     out.push_str(&format!(

@@ -71,8 +71,8 @@ pub struct RunArgs {
     /// Do not record latencies or series (to measure what recording costs).
     #[arg(long, hide = true)]
     no_latency: bool,
-    /// Skip the host ceiling (the engine against RAM, about 2 seconds)
-    /// measured before the first step.
+    /// Skip the host ceiling (the engine against RAM, 0.6 seconds for each
+    /// I/O shape the plan uses, at most 64) measured before the first step.
     #[arg(long)]
     no_ceiling: bool,
     /// Where copy tests generate their datasets, such as a tmpfs
@@ -102,56 +102,75 @@ impl EngineArg {
 
 #[derive(Debug, clap::Args)]
 pub struct CalibrateArgs {
-    /// The block size for IOPS (random reads).
-    #[arg(long, default_value = "4KiB", value_parser = crate::cli::parse_size)]
-    block: methodic_compiler::plan::Bytes,
-    /// The block size for bandwidth (sequential reads).
-    #[arg(long, default_value = "1MiB", value_parser = crate::cli::parse_size)]
-    large_block: methodic_compiler::plan::Bytes,
-    /// Outstanding I/Os.
-    #[arg(long, default_value_t = 32)]
-    qd: u32,
-    /// Seconds each measurement records.
-    #[arg(long, default_value_t = 2.0)]
+    /// Block sizes to read, each at every --qd (several: --block 4KiB,128KiB
+    /// or --block again); 4KiB and 1MiB when none is given.
+    #[arg(long, value_delimiter = ',', value_parser = crate::cli::parse_size)]
+    block: Vec<methodic_compiler::plan::Bytes>,
+    /// One more block size (the older spelling of a second --block).
+    #[arg(long, hide = true, value_parser = crate::cli::parse_size)]
+    large_block: Option<methodic_compiler::plan::Bytes>,
+    /// Outstanding I/Os of one worker, each with every --block (several:
+    /// --qd 1,32 or --qd again).
+    #[arg(long, value_delimiter = ',', default_values_t = [1u32, 32])]
+    qd: Vec<u32>,
+    /// Seconds each shape records (after a ramp of a fifth of that).
+    #[arg(long, default_value_t = 1.0)]
     seconds: f64,
     /// The engine, as for run.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     engine: EngineArg,
-    /// Print the ceiling as JSON.
+    /// Print the ceilings as JSON.
     #[arg(long)]
     json: bool,
 }
 
-/// `methodic calibrate`: the host ceiling on its own.
+/// `methodic calibrate`: the host ceiling on its own, for each queue
+/// depth and block size asked.
 pub fn calibrate(args: CalibrateArgs) -> Result<ExitCode> {
-    if !(args.seconds > 0.0 && args.seconds <= 600.0) || args.qd == 0 {
-        bail!("--seconds must be above 0 and at most 600, and --qd at least 1");
+    use methodic_compiler::plan::Bytes;
+    use methodic_runtime::ceiling::MAX_SHAPES;
+    if !(args.seconds > 0.0 && args.seconds <= 600.0) || args.qd.contains(&0) {
+        bail!("--seconds must be above 0 and at most 600, and each --qd at least 1");
     }
-    let c = methodic_runtime::exec::calibrate(
-        args.block,
-        args.large_block,
-        args.qd,
-        args.seconds,
-        args.engine.choice(),
-    )
-    .map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))?;
+    let mut blocks = args.block.clone();
+    if blocks.is_empty() {
+        blocks.push(Bytes(4 << 10));
+        if args.large_block.is_none() {
+            blocks.push(Bytes(1 << 20));
+        }
+    }
+    blocks.extend(args.large_block);
+    if blocks.len() * args.qd.len() > MAX_SHAPES {
+        bail!(
+            "{} block sizes at {} queue depths make {} shapes; a run measures at most {MAX_SHAPES}, and so does calibrate",
+            blocks.len(),
+            args.qd.len(),
+            blocks.len() * args.qd.len()
+        );
+    }
+    let c = methodic_runtime::exec::calibrate(&blocks, &args.qd, args.seconds, args.engine.choice())
+        .map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))?;
+    if c.shapes.is_empty() {
+        let why: Vec<String> = c.unmeasured.iter().map(|u| format!("{}: {}", u.shape, u.reason)).collect();
+        bail!("no host ceiling could be measured ({})", why.join("; "));
+    }
     let out = if args.json {
         format!("{}\n", serde_json::to_string_pretty(&c)?)
     } else {
-        format!(
-            "host ceiling against {}, {} at QD {}, {:.1}s each:\n  {:.0} IOPS reading {} blocks at random\n  \
-             {:.0} MB/s reading {} blocks in sequence\n  {:.0} MB/s copying the data buffers in memory\n\
-             A result within 10% of these may measure the host, not the drive.\n",
-            c.target,
-            c.engine,
-            c.qd,
-            c.seconds_each,
-            c.iops,
-            args.block,
-            c.mb_s,
-            args.large_block,
+        let mut out =
+            format!("host ceiling against {}, random reads, {:.1}s each:\n", c.target, c.seconds_each);
+        for s in &c.shapes {
+            out.push_str(&format!("  {:.0} IOPS, {:.0} MB/s reading {}\n", s.iops, s.mb_s, s.shape));
+        }
+        for u in &c.unmeasured {
+            out.push_str(&format!("  not measured, {}: {}\n", u.shape, u.reason));
+        }
+        out.push_str(&format!(
+            "  {:.0} MB/s copying the data buffers in memory\n\
+             A result within 10% of the ceiling of its own shape may measure the host, not the drive.\n",
             c.memory_copy_mb_s
-        )
+        ));
+        out
     };
     write_output(std::path::Path::new("-"), &out)?;
     Ok(ExitCode::SUCCESS)

@@ -11,12 +11,12 @@ use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration as StdDuration, Instant, SystemTime};
 
 use methodic_compiler::plan::{
-    Action, Bytes, Cell, Extent, IoMode, Metric, OnError, Plan, PreconditionStop, Qd, SteadyRule, Step,
-    Target as Settings, TimeRange, Workload,
+    Action, Bytes, Cell, Extent, IoMode, Metric, OnError, Percent, Plan, PreconditionStop, Qd, QdCounting,
+    SteadyRule, Step, Target as Settings, TimeRange, Workload,
 };
 use serde::{Deserialize, Serialize};
 
-use crate::ceiling::Ceiling;
+use crate::ceiling::{self, Ceilings, Shape, StepCeiling};
 use crate::copy::{self, CopyResult};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
@@ -165,8 +165,12 @@ pub struct StepResult {
     /// plateau and stayed, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cliff: Option<crate::analysis::cliff::Cliff>,
-    /// Within 10% of the host ceiling: the number may be the host's, not
-    /// the drive's.
+    /// The host ceiling of each of the step's I/Os (a rounds step: each
+    /// cell's), as measured for its own shape before the first step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ceilings: Vec<StepCeiling>,
+    /// Within 10% of the host ceiling of its own shape: the number may be
+    /// the host's, not the drive's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_bound: Option<String>,
     /// On the last run of a repeat: every run's value, their statistics,
@@ -437,13 +441,40 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         copies: Vec::new(),
         datasets_seen: Vec::new(),
     };
-    if let (true, Some((small, large, qd))) = (measure_ceiling, io_shape(&plan)) {
-        let seconds = if opts.rehearse { 0.2 } else { 1.0 };
-        observer.note("measuring the host ceiling: the engine against RAM, with no device in the way");
-        match exec.ceiling(small, large, qd, seconds) {
+    let (shapes, left_out) =
+        if measure_ceiling { ceiling::choose(exec.shapes()) } else { Default::default() };
+    if !shapes.is_empty() {
+        let seconds = if opts.rehearse { 0.05 } else { 0.5 };
+        observer.note(&format!(
+            "measuring the host ceiling of each of the plan's {}: the engine against RAM, with no device in \
+             the way, {seconds}s each",
+            methodic_compiler::plan::plural(shapes.len() as u64, "I/O shape", "I/O shapes")
+        ));
+        if !left_out.is_empty() {
+            observer.note(&format!(
+                "{} more are not measured, and their steps not judged: a run measures at most {}, those with \
+                 the smallest blocks and shallowest queues",
+                left_out.len(),
+                ceiling::MAX_SHAPES
+            ));
+        }
+        match exec.ceiling(&shapes, seconds) {
             // A ceiling cut short by a signal is no ceiling.
             Ok(_) if exec.stop.load(Ordering::SeqCst) => {}
-            Ok(c) => manifest.host_ceiling = Some(c),
+            Ok(mut c) => {
+                for u in &c.unmeasured {
+                    observer.note(&format!("no host ceiling for {}: {}", u.shape, u.reason));
+                }
+                let why = format!(
+                    "the plan uses more than {} I/O shapes: those with the smallest blocks and shallowest queues \
+                     were measured",
+                    ceiling::MAX_SHAPES
+                );
+                c.unmeasured.extend(
+                    left_out.into_iter().map(|shape| ceiling::Unmeasured { shape, reason: why.clone() }),
+                );
+                manifest.ceilings = Some(c);
+            }
             Err(e) => observer.note(&format!("the host ceiling was not measured: {}", describe(&e))),
         }
     }
@@ -501,7 +532,11 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
             f.keep_in(&mut result);
         }
         result.repeats = repeat_summary(&plan, i, &result, &steps, &manifest);
-        if let (Some(c), Some(sum)) = (&manifest.host_ceiling, &result.summary) {
+        // Each I/O against the ceiling of its own shape; a run resumed from
+        // an older manifest against the one ceiling it measured.
+        if let Some(c) = &manifest.ceilings {
+            (result.ceilings, result.host_bound) = c.judge(&exec.uses(step), &result);
+        } else if let (Some(c), Some(sum)) = (&manifest.host_ceiling, &result.summary) {
             result.host_bound = c.host_bound(sum.total.iops, sum.total.mb_s);
         }
         if let Some(w) = result.repeats.as_ref().and_then(|r| r.warning.as_ref()) {
@@ -619,6 +654,7 @@ impl StepResult {
             probe: None,
             cliff: None,
             repeats: None,
+            ceilings: Vec::new(),
             host_bound: None,
             actions: Vec::new(),
         }
@@ -642,32 +678,11 @@ fn datasets_dir(opts: &RunOptions, results: &Path) -> PathBuf {
     opts.datasets.clone().unwrap_or_else(|| results.join("datasets"))
 }
 
-/// The plan's smallest and largest block sizes and its deepest total queue,
-/// over the steps that do I/O; `None` when none does.
-fn io_shape(plan: &Plan) -> Option<(Bytes, Bytes, u32)> {
-    let mut shape: Option<(Bytes, Bytes, u32)> = None;
-    let mut take = |w: &Workload, qd: &Qd| {
-        for b in &w.blocks {
-            let (lo, hi, q) = shape.unwrap_or((b.size, b.size, qd.total));
-            shape = Some((lo.min(b.size), hi.max(b.size), q.max(qd.total)));
-        }
-    };
-    for s in &plan.steps {
-        match &s.action {
-            Action::Fill { workload, qd, .. }
-            | Action::Precondition { workload, qd, .. }
-            | Action::Measure { workload, qd, .. } => take(workload, qd),
-            Action::Rounds { cells, .. } => cells.iter().for_each(|c| take(&c.workload, &c.qd)),
-            _ => {}
-        }
-    }
-    shape
-}
-
-/// Measures the host ceiling on its own (`methodic calibrate`): random
-/// reads of `small` and sequential reads of `large` bytes at `qd` from a
-/// file in RAM, `seconds` each, and a memory copy.
-pub fn calibrate(small: Bytes, large: Bytes, qd: u32, seconds: f64, engine: EngineChoice) -> Result<Ceiling> {
+/// Measures the host ceiling on its own (`methodic calibrate`): one
+/// worker keeping each of `qds` in flight, reading blocks of each of
+/// `blocks` at random from a file in RAM, `seconds` each, with the engine
+/// a run would choose for that queue on a file in RAM; and a memory copy.
+pub fn calibrate(blocks: &[Bytes], qds: &[u32], seconds: f64, engine: EngineChoice) -> Result<Ceilings> {
     let plan = methodic_compiler::compile("methodology \"calibrate\" version \"1\"\n", &Default::default())
         .map_err(|_| Error::unsupported("the calibration plan does not compile"))?
         .plan;
@@ -686,7 +701,25 @@ pub fn calibrate(small: Bytes, large: Bytes, qd: u32, seconds: f64, engine: Engi
         copies: Vec::new(),
         datasets_seen: Vec::new(),
     };
-    let c = exec.ceiling(small, large, qd, seconds);
+    let mut shapes: Vec<Shape> = Vec::new();
+    for &qd in qds {
+        let qd = Qd { total: qd.max(1), per_worker: qd.max(1), workers: 1, counted: QdCounting::Total };
+        // No targets: the engine a file in RAM would get.
+        let engine = exec.engine_for(&qd, 0).0;
+        let (threads, depth) = ceiling::threads_and_depth(engine, &qd);
+        for &size in blocks {
+            let shape = Shape {
+                engine,
+                threads,
+                depth,
+                blocks: vec![methodic_compiler::plan::BlockShare { size, share: Percent::HUNDRED }],
+            };
+            if !shapes.contains(&shape) {
+                shapes.push(shape);
+            }
+        }
+    }
+    let c = exec.ceiling(&shapes, seconds);
     results.discard();
     c
 }
@@ -968,6 +1001,41 @@ impl At {
     const ONCE: At = At { round: 1, cell: 1 };
 }
 
+/// What a ceiling run reads: the shape's blocks, at random, each aligned
+/// to the smallest.
+fn ceiling_workload(shape: &Shape) -> Workload {
+    Workload {
+        name: "ceiling".into(),
+        blocks: shape.blocks.clone(),
+        read: Percent::HUNDRED,
+        random: Percent::HUNDRED,
+        align: shape.smallest_block(),
+        offset: Bytes(0),
+    }
+}
+
+/// The one place a ceiling run's I/O is specified: `qd` of `w` on the file
+/// in RAM, buffered (tmpfs), `seconds` after a ramp of a fifth of that.
+fn ceiling_spec(w: &Workload, qd: Qd, seconds: f64) -> IoSpec<'_> {
+    IoSpec {
+        workload: w,
+        qd,
+        settings: Settings {
+            span: Extent::Percent(Percent::HUNDRED),
+            workers: qd.workers,
+            devices: 1,
+            io: IoMode::Buffered,
+            data: methodic_compiler::plan::DataPattern::Random,
+        },
+        ramp: StdDuration::from_secs_f64(seconds / 5.0),
+        record: Some(StdDuration::from_secs_f64(seconds)),
+        passes: None,
+        budget: None,
+        series: None,
+        at: At::ONCE,
+    }
+}
+
 struct IoRun {
     recorder: Recorder,
     seconds: f64,
@@ -1145,15 +1213,35 @@ impl Executor<'_> {
         Ok(())
     }
 
+    /// The engine `io_as` chooses for a queue on that many devices.
+    fn engine_of(&self) -> impl Fn(&Qd, usize) -> EngineKind + '_ {
+        move |qd, devices| self.engine_for(qd, devices.min(self.targets.len())).0
+    }
+
+    /// The distinct I/O shapes of the plan's steps, with the engine each
+    /// will run with on these targets.
+    fn shapes(&self) -> Vec<Shape> {
+        ceiling::plan_shapes(self.plan, &self.engine_of())
+    }
+
+    /// The I/Os `step` does, each with its shape.
+    fn uses<'p>(&self, step: &'p Step) -> Vec<ceiling::Use<'p>> {
+        ceiling::step_uses(step, self.plan.target, &self.engine_of())
+    }
+
     /// Runs the engine against a file in RAM (tmpfs at /dev/shm) instead of
-    /// the targets: random reads of `small`, then sequential reads of
-    /// `large` bytes, at `qd`, `seconds` each; and a memory copy.
-    fn ceiling(&mut self, small: Bytes, large: Bytes, qd: u32, seconds: f64) -> Result<Ceiling> {
+    /// the targets: random reads of each shape, `seconds` each after a
+    /// ramp of a fifth of that, with the shape's engine, threads and depth;
+    /// and a memory copy. A shape that cannot run is left unmeasured, and
+    /// says why.
+    fn ceiling(&mut self, shapes: &[Shape], seconds: f64) -> Result<Ceilings> {
         let shm = Path::new("/dev/shm");
         if !shm.is_dir() {
             return Err(Error::unsupported("there is no /dev/shm to hold a file in RAM"));
         }
-        let size = (large.0.saturating_mul(qd as u64 * 2)).clamp(64 << 20, 512 << 20);
+        // Room for every thread's stripe to hold blocks.
+        let need = shapes.iter().map(|s| s.largest_block().0.saturating_mul(s.threads as u64 * 2)).max();
+        let size = need.unwrap_or(0).clamp(64 << 20, 512 << 20);
         let path = shm.join(format!("methodic-ceiling-{}.bin", std::process::id()));
         let _ = std::fs::remove_file(&path);
         let open = OpenOptionsT {
@@ -1188,65 +1276,42 @@ impl Executor<'_> {
             return Err(Error::io(format!("cannot write {}", path.display()), e));
         }
         let saved = std::mem::replace(&mut self.targets, vec![ram]);
-        let settings = Settings {
-            span: Extent::Percent(methodic_compiler::plan::Percent::HUNDRED),
-            workers: 1,
-            devices: 1,
-            io: IoMode::Buffered,
-            data: methodic_compiler::plan::DataPattern::Random,
-        };
-        let qd = Qd {
-            total: qd.max(1),
-            per_worker: qd.max(1),
-            workers: 1,
-            counted: methodic_compiler::plan::QdCounting::Total,
-        };
-        let workload = |size: Bytes, random: bool| Workload {
-            name: "ceiling".into(),
-            blocks: vec![methodic_compiler::plan::BlockShare {
-                size,
-                share: methodic_compiler::plan::Percent::HUNDRED,
-            }],
-            read: methodic_compiler::plan::Percent::HUNDRED,
-            random: if random {
-                methodic_compiler::plan::Percent::HUNDRED
-            } else {
-                methodic_compiler::plan::Percent::ZERO
-            },
-            align: size,
-            offset: Bytes(0),
-        };
-        fn spec(w: &Workload, qd: Qd, settings: Settings, seconds: f64) -> IoSpec<'_> {
-            IoSpec {
-                workload: w,
-                qd,
-                settings,
-                ramp: StdDuration::from_secs_f64(seconds / 5.0),
-                record: Some(StdDuration::from_secs_f64(seconds)),
-                passes: None,
-                budget: None,
-                series: None,
-                at: At::ONCE,
+        let mut measured = Vec::new();
+        let mut unmeasured = Vec::new();
+        for shape in shapes {
+            if self.stop.load(Ordering::SeqCst) {
+                break;
+            }
+            // The engine the steps of this shape run with: `engine_for`
+            // chooses psync for a file that completes inline, io_uring for
+            // one that does not, as it does on the targets.
+            self.targets[0].inline_completion = shape.engine == EngineKind::Psync;
+            let workload = ceiling_workload(shape);
+            let run = self.io_as("calibrate/iops", 1, ceiling_spec(&workload, shape.queue(), seconds));
+            let ran = run.and_then(|r| {
+                let (engine, threads, depth) = (r.info.engine, r.info.threads, r.info.depth);
+                if (engine, threads, depth) != (shape.engine, shape.threads, shape.depth) {
+                    return Err(Error::unsupported(format!(
+                        "it ran as {} {threads}x{depth}, not as the steps do",
+                        engine.name()
+                    )));
+                }
+                let s = r.recorder.summary(r.seconds);
+                Ok(ceiling::ShapeCeiling { shape: shape.clone(), iops: s.total.iops, mb_s: s.total.mb_s })
+            });
+            match ran {
+                Ok(c) => measured.push(c),
+                Err(e) => unmeasured.push(ceiling::Unmeasured { shape: shape.clone(), reason: describe(&e) }),
             }
         }
-        let (w_small, w_large) = (workload(small, true), workload(large, false));
-        let runs = self.io_as("calibrate/iops", 1, spec(&w_small, qd, settings, seconds)).and_then(|a| {
-            self.io_as("calibrate/bandwidth", 1, spec(&w_large, qd, settings, seconds)).map(|b| (a, b))
-        });
         let ram = std::mem::replace(&mut self.targets, saved);
         let _ = ram[0].remove_scratch();
-        let (a, b) = runs?;
-        let (sa, sb) = (a.recorder.summary(a.seconds), b.recorder.summary(b.seconds));
-        Ok(Ceiling {
+        Ok(Ceilings {
             target: format!("{} (tmpfs)", path.display()),
-            iops: sa.total.iops,
-            iops_block: small.0,
-            mb_s: sb.total.mb_s,
-            bandwidth_block: large.0,
-            qd: qd.total,
-            engine: format!("{} {}x{}", a.info.engine.name(), a.info.threads, a.info.depth),
-            memory_copy_mb_s: crate::ceiling::memory_copy_mb_s(seconds / 2.0),
             seconds_each: seconds,
+            memory_copy_mb_s: crate::ceiling::memory_copy_mb_s(seconds.min(0.5)),
+            shapes: measured,
+            unmeasured,
         })
     }
 

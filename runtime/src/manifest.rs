@@ -53,10 +53,16 @@ pub struct Manifest {
     pub host: Host,
     pub targets: Vec<TargetInfo>,
     pub engine: EngineNote,
-    /// What the host and engine reach against RAM, measured before the
-    /// first step; `None` when it was not measured.
-    #[serde(default)]
-    pub host_ceiling: Option<crate::ceiling::Ceiling>,
+    /// What the host and engine reach against RAM for each I/O shape the
+    /// plan uses, measured before the first step; `None` when it was not
+    /// measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceilings: Option<crate::ceiling::Ceilings>,
+    /// The one ceiling of manifests written before ceilings per shape
+    /// (same schema: a reader that knows only this field finds no ceiling
+    /// in a newer manifest, which it reads as not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_ceiling: Option<crate::ceiling::Legacy>,
     /// Where copy tests read their datasets from, for plans that copy.
     #[serde(default)]
     pub datasets: Option<DatasetsNote>,
@@ -610,6 +616,7 @@ impl Manifest {
             host: s.host,
             targets: s.targets.iter().map(TargetInfo::of).collect(),
             engine: s.engine,
+            ceilings: None,
             host_ceiling: None,
             datasets: None,
             plan: s.plan.clone(),
