@@ -2,7 +2,8 @@
 //! fail with EIO at a chosen offset. The failing target is a FUSE file
 //! (tests/faultfs), used as a file target and as the backing file of a
 //! loop device; this kernel has no device-mapper (dm-error, dm-flakey).
-//! Needs root and /dev/fuse; each test says why it skips without them.
+//! Needs root and /dev/fuse; without them each test says why it skips, or
+//! under CI=true fails naming what is missing.
 
 mod common;
 mod faultfs;

@@ -154,7 +154,7 @@ fn a_step_that_runs_at_the_host_ceiling_is_flagged() {
     let target =
         std::path::Path::new("/dev/shm").join(format!("methodic-test-ram-{}.bin", std::process::id()));
     if !target.parent().unwrap().is_dir() {
-        eprintln!("skipped: no /dev/shm");
+        common::skip("there is no /dev/shm to hold a file in RAM", "mount -t tmpfs tmpfs /dev/shm");
         return;
     }
     let data: Vec<u8> = (0..64u32 << 20).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();

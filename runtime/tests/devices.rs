@@ -2,7 +2,8 @@
 //! 1GiB for the test and reset afterwards, and loop devices over files
 //! that carry methodic's scratch mark (so that the guard lets methodic
 //! write to them). Needs root; without it (or when zram0 is in use) each
-//! test says why and passes without checking. Tests that use a device hold
+//! test says why and passes without checking, except under CI=true, where
+//! it fails naming what is missing (common::skip). Tests that use a device hold
 //! a lock file, so that no two use it at once (test binaries run in
 //! parallel).
 
@@ -161,11 +162,9 @@ fn sub_4k_splits_on_a_loop_device_match_the_device_counts() {
 fn a_device_with_a_file_system_is_refused_unless_named() {
     let Some(lock) = common::devices() else { return };
     let Some(l) = Loop::setup(&lock, 64 << 20) else { return };
-    let mkfs = std::process::Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&l.dev).status();
-    if !mkfs.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: mkfs.ext4 is not available");
+    let Some(()) = common::tool("mkfs.ext4", &["-q".as_ref(), "-F".as_ref(), l.dev.as_os_str()]) else {
         return;
-    }
+    };
     let before = fs::read(&l.dev).unwrap();
     let plan = compile("methodology \"t\" version \"1\"\nfill { sequential; block 1MiB; read 0% }");
     let opts = RunOptions { targets: vec![l.dev.clone()], out: out_dir("guard"), ..Default::default() };
@@ -230,13 +229,19 @@ impl Throttle {
     fn setup() -> Option<Throttle> {
         let root = Path::new("/sys/fs/cgroup/blkio");
         if !root.join("blkio.throttle.write_bps_device").exists() {
-            eprintln!("skipped: no cgroup v1 blkio controller at {}", root.display());
+            common::skip(
+                &format!("no cgroup v1 blkio controller at {}", root.display()),
+                "on a host with cgroup v1: mkdir /sys/fs/cgroup/blkio; mount -t cgroup -o blkio blkio /sys/fs/cgroup/blkio",
+            );
             return None;
         }
         let dir = root.join(format!("methodic-test-{}", std::process::id()));
-        fs::create_dir_all(&dir).ok()?;
-        fs::write(dir.join("cgroup.procs"), std::process::id().to_string()).ok()?;
-        Some(Throttle { dir })
+        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot make the cgroup {}: {e}", dir.display()));
+        // Made: dropped (and removed) however the test ends.
+        let throttle = Throttle { dir };
+        fs::write(throttle.dir.join("cgroup.procs"), std::process::id().to_string())
+            .unwrap_or_else(|e| panic!("cannot move the test into {}: {e}", throttle.dir.display()));
+        Some(throttle)
     }
 
     /// Limits writes to `dev` (major:minor) to `bps` bytes a second.
