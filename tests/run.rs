@@ -119,6 +119,110 @@ fn a_missing_target_is_a_clear_error() {
     assert!(!out.exists(), "a run that cannot start leaves no results directory");
 }
 
+/// A child process killed (and reaped) when dropped, however the test ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A methodology that writes through the page cache, so that no O_DIRECT
+/// refusal comes first; in `dir`.
+fn buffered_writes(dir: &Path) -> PathBuf {
+    let method = dir.join("buffered.method");
+    std::fs::write(
+        &method,
+        "methodology \"b\" version \"1\"\ntarget { io buffered }\n\
+         measure { random; block 4KiB; read 0% } qd 1 for 1s\n",
+    )
+    .unwrap();
+    method
+}
+
+/// `methodic run METHOD --target TARGET --overwrite` is refused because
+/// TARGET is on `fs`, before anything runs: exit 1, the refusal and its
+/// hint said, no results directory, the target as it was.
+fn refused_as_kernel_file(dir: &Path, method: &Path, target: &Path, fs: &str) {
+    let before = std::fs::read(target).unwrap();
+    let out = dir.join("results");
+    let o = methodic(&[
+        "run",
+        method.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+        "--overwrite",
+        "--no-ceiling",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let words = format!(
+        "refusing to write to {}: it is on {fs}, one of the kernel's own file systems",
+        target.display()
+    );
+    assert!(err.contains(&words), "{err}");
+    assert!(err.contains("--overwrite and --destroy do not lift this"), "{err}");
+    assert!(!out.exists(), "a refused run leaves no results directory");
+    assert_eq!(std::fs::read(target).unwrap(), before, "{} changed", target.display());
+}
+
+/// A file on procfs or sysfs is the kernel's state, and a write to it a
+/// command (renaming a process, sending a device event): never a target,
+/// whatever --overwrite says. Refused for a direct-I/O methodology (the
+/// README's quick one) and a buffered one alike.
+#[test]
+fn a_target_on_procfs_or_sysfs_is_refused_whatever_overwrite_says() {
+    let dir = out_dir("kernel-files");
+    std::fs::create_dir_all(&dir).unwrap();
+    let buffered = buffered_writes(&dir);
+    let sleeper = Killed(std::process::Command::new("sleep").arg("600").spawn().unwrap());
+    let comm = PathBuf::from(format!("/proc/{}/comm", sleeper.0.id()));
+    let uevent = Path::new("/sys/devices/virtual/mem/null/uevent");
+    for (target, fs) in [(comm.as_path(), "procfs"), (uevent, "sysfs")] {
+        for method in [root().join("specs/quick.method"), buffered.clone()] {
+            refused_as_kernel_file(&dir, &method, target, fs);
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&comm).unwrap(), "sleep\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The refusal asks the file's file system, not its path: a sysfs file
+/// bind-mounted over a file in the temporary folder is refused as sysfs,
+/// and the file under the mount is untouched.
+#[test]
+fn a_sysfs_file_bind_mounted_elsewhere_is_refused_too() {
+    if !common::require_root("bind-mounting a sysfs file") || !common::require_tool("mount") {
+        return;
+    }
+    let dir = out_dir("kernel-bind");
+    std::fs::create_dir_all(&dir).unwrap();
+    let buffered = buffered_writes(&dir);
+    let file = dir.join("disk.img");
+    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let mounted = std::process::Command::new("mount")
+        .args(["--bind", "/sys/devices/virtual/mem/null/uevent"])
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "mount --bind");
+    let bind = Unmount(file.clone());
+    refused_as_kernel_file(&dir, &buffered, &file, "sysfs");
+    drop(bind);
+    assert_eq!(std::fs::read(&file).unwrap(), vec![7u8; 1 << 20], "the file under the mount is untouched");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// SIGTERM (and SIGINT) stop a run: the step in flight is recorded as
 /// interrupted with its partial numbers, the manifest says interrupted and
 /// by what, later steps stay pending, and the exit code is 128 + the signal.
