@@ -202,6 +202,39 @@ fn a_failed_sync_after_buffered_writes_fails_the_step_and_keeps_its_numbers() {
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }
 
+/// A buffered fill whose sync fails fails as a measure step does, with
+/// its numbers kept; and drop_caches on a file whose sync fails says so
+/// among what it did, where the error used to be dropped.
+#[test]
+fn a_failed_sync_fails_a_buffered_fill_and_is_said_by_drop_caches() {
+    let Some(fs) = FaultFs::mount("sync-fill", 16 << 20) else { return };
+    fs.fail_sync();
+    let target = fs.file();
+    let fill = "methodology \"fill\" version \"1\"\ntarget { io buffered }\n\
+                fill { sequential; block 64KiB; read 0% } passes 1\n";
+    let (o, out) = run("sync-fill", fill, &["--target", target.to_str().unwrap(), "--overwrite"]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let words = format!("the buffered writes could not be synced to {}", target.display());
+    assert!(stderr.contains(&words), "{stderr}");
+    let step = &journal(&out)[0];
+    assert!(step["error"].as_str().unwrap_or("").contains("Input/output error"), "{step}");
+    assert_eq!(step["summary"]["total"]["ios"], 256, "the whole 16MiB was written: {step}");
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+
+    let drop = "methodology \"drop\" version \"1\"\ntarget { io buffered }\n\
+                drop_caches\nmeasure { random; block 4KiB; read 100% } qd 1 for 200ms\n";
+    let (o, out) = run("sync-drop", drop, &["--target", target.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let actions = journal(&out)[0]["actions"].clone();
+    let said = format!(
+        "sync of {} failed (Input/output error (os error 5)): its unwritten pages stay in the page cache",
+        target.display()
+    );
+    assert!(actions.as_array().unwrap().iter().any(|a| a == &said), "{actions}");
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
+
 #[test]
 fn an_eio_from_a_loop_device_over_a_failing_file_names_the_device_and_the_offset() {
     // Declared first, dropped last: the loop device lets go of the file
