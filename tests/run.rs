@@ -223,6 +223,80 @@ fn a_sysfs_file_bind_mounted_elsewhere_is_refused_too() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// --pin pins each worker to one of the CPUs the process may use: under a
+/// mask of the last CPU alone (what taskset or a cgroup sets), both
+/// workers' masks are that CPU, not CPU 0 and 1 as when --pin counted from 0.
+#[test]
+fn pin_keeps_every_worker_within_the_cpus_the_process_may_use() {
+    let allowed = methodic_runtime::host::allowed_cpus();
+    let Some(&last) = allowed.last().filter(|_| allowed.len() >= 2) else {
+        common::skip(
+            "fewer than two CPUs, so no mask leaves one out",
+            "run on a machine with two or more CPUs",
+        );
+        return;
+    };
+    let dir = out_dir("pin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let method = dir.join("two.method");
+    std::fs::write(
+        &method,
+        "methodology \"two\" version \"1\"\ntarget { span 64MiB; io buffered; workers 2 }\n\
+         measure { random; block 4KiB; read 100% } qd 2 for 10min\n",
+    )
+    .unwrap();
+    let out = dir.join("results");
+    let args = ["run", method.to_str().unwrap(), "--pin", "--no-ceiling", "--out", out.to_str().unwrap()];
+    let mut command = common::command(&args);
+    command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        command.pre_exec(move || {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(last, &mut set);
+            match libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let child = Killed(command.spawn().expect("methodic starts"));
+    // A series row means every worker has started, and pinned itself first.
+    let rows = || {
+        walk(&out.join("series"))
+            .iter()
+            .any(|p| std::fs::read_to_string(p).is_ok_and(|csv| csv.lines().count() >= 2))
+    };
+    let mut waited = 0;
+    while !rows() {
+        assert!(waited < 1200, "no series row in 2 minutes");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", child.0.id())).unwrap();
+    let mut masks = Vec::new();
+    for task in tasks.map(|t| t.unwrap().path()) {
+        if std::fs::read_to_string(task.join("comm")).is_ok_and(|c| c.starts_with("methodic-worke")) {
+            let status = std::fs::read_to_string(task.join("status")).unwrap();
+            let mask = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap();
+            masks.push(mask.trim().to_string());
+        }
+    }
+    drop(child);
+    assert_eq!(masks, [last.to_string(), last.to_string()], "the workers' CPUs under a mask of CPU {last}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every file under `dir`, however deep.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files = Vec::new();
+    for p in entries.map(|e| e.unwrap().path()) {
+        if p.is_dir() { files.extend(walk(&p)) } else { files.push(p) }
+    }
+    files
+}
+
 /// SIGTERM (and SIGINT) stop a run: the step in flight is recorded as
 /// interrupted with its partial numbers, the manifest says interrupted and
 /// by what, later steps stay pending, and the exit code is 128 + the signal.
