@@ -235,7 +235,7 @@ mod tests {
     /// fails with (exec's io_as: `cannot write PATH`), not an empty series.
     #[test]
     fn a_series_that_cannot_be_written_is_an_error() {
-        let e = collector(Some(Path::new("/dev/full")), 1, 1.0).err().expect("the header cannot be written");
+        let e = collector(Some(Path::new("/dev/full")), 1, 1.0).expect_err("the header cannot be written");
         assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
         // The header went through; the first row does not.
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
