@@ -235,6 +235,76 @@ fn a_failed_sync_fails_a_buffered_fill_and_is_said_by_drop_caches() {
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }
 
+/// The rounds file (`*.rounds.csv`) under `dir`, however deep, once made.
+fn rounds_csv(dir: &Path) -> Option<PathBuf> {
+    for p in std::fs::read_dir(dir).ok()?.map(|e| e.unwrap().path()) {
+        let found = if p.is_dir() {
+            rounds_csv(&p)
+        } else {
+            Some(p).filter(|p| p.to_string_lossy().ends_with(".rounds.csv"))
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// Rounds until steady whose reads start failing after two rounds: the
+/// run fails with the EIO, and every round before the failed one stays in
+/// the step's record, as many as the rounds file holds.
+#[test]
+fn rounds_that_fail_midway_keep_the_rounds_before_the_failure() {
+    let Some(fs) = FaultFs::mount("rounds", 16 << 20) else { return };
+    let target = fs.file();
+    let dir = std::env::temp_dir().join(format!("methodic-faults-rounds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("m.method");
+    // Ten rounds at least before the rule can hold: the fault comes first.
+    std::fs::write(
+        &file,
+        "methodology \"rounds\" version \"1\"\ntarget { io buffered }\n\
+         rounds {\n  measure { random; block 4KiB; read 100% } qd 1 for 500ms\n}\n\
+         until steady { window 10; max_rounds 50; track { random; block 4KiB; read 100% } }\n",
+    )
+    .unwrap();
+    let out = dir.join("results");
+    let child = common::spawn(&[
+        "run",
+        file.to_str().unwrap(),
+        "--no-ceiling",
+        "--target",
+        target.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let two_rounds = || {
+        rounds_csv(&out)
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .is_some_and(|csv| csv.lines().count() >= 3)
+    };
+    for _ in 0..1200 {
+        if two_rounds() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(two_rounds(), "two rounds in a minute");
+    fs.fail(Ops::Reads, 0..16 << 20);
+    let o = child.wait_with_output().unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let step = &journal(&out)[0];
+    assert!(step["error"].as_str().unwrap_or("").contains("failed with EIO"), "{step}");
+    let rows = std::fs::read_to_string(rounds_csv(&out).unwrap()).unwrap().lines().count() as u64 - 1;
+    let steady = &step["steady"];
+    assert!(rows >= 2 && steady["rounds"] == rows, "{rows} rounds in the file: {steady}");
+    assert_eq!(steady["reached"], false);
+    assert_eq!(step["cells"][0]["workload"].as_str().map(|w| !w.is_empty()), Some(true), "{step}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn an_eio_from_a_loop_device_over_a_failing_file_names_the_device_and_the_offset() {
     // Declared first, dropped last: the loop device lets go of the file
