@@ -2,7 +2,8 @@
 //! fail with EIO at a chosen offset. The failing target is a FUSE file
 //! (tests/faultfs), used as a file target and as the backing file of a
 //! loop device; this kernel has no device-mapper (dm-error, dm-flakey).
-//! Needs root and /dev/fuse; each test says why it skips without them.
+//! Needs root and /dev/fuse; without them each test says why it skips, or
+//! under CI=true fails naming what is missing.
 
 mod common;
 mod faultfs;
@@ -199,6 +200,109 @@ fn a_failed_sync_after_buffered_writes_fails_the_step_and_keeps_its_numbers() {
     assert!(step["error"].as_str().unwrap_or("").contains("Input/output error"), "{step}");
     assert!(step["summary"]["total"]["ios"].as_u64() > Some(0), "what it measured is kept: {step}");
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
+
+/// A buffered fill whose sync fails fails as a measure step does, with
+/// its numbers kept; and drop_caches on a file whose sync fails says so
+/// among what it did, where the error used to be dropped.
+#[test]
+fn a_failed_sync_fails_a_buffered_fill_and_is_said_by_drop_caches() {
+    let Some(fs) = FaultFs::mount("sync-fill", 16 << 20) else { return };
+    fs.fail_sync();
+    let target = fs.file();
+    let fill = "methodology \"fill\" version \"1\"\ntarget { io buffered }\n\
+                fill { sequential; block 64KiB; read 0% } passes 1\n";
+    let (o, out) = run("sync-fill", fill, &["--target", target.to_str().unwrap(), "--overwrite"]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let words = format!("the buffered writes could not be synced to {}", target.display());
+    assert!(stderr.contains(&words), "{stderr}");
+    let step = &journal(&out)[0];
+    assert!(step["error"].as_str().unwrap_or("").contains("Input/output error"), "{step}");
+    assert_eq!(step["summary"]["total"]["ios"], 256, "the whole 16MiB was written: {step}");
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+
+    let drop = "methodology \"drop\" version \"1\"\ntarget { io buffered }\n\
+                drop_caches\nmeasure { random; block 4KiB; read 100% } qd 1 for 200ms\n";
+    let (o, out) = run("sync-drop", drop, &["--target", target.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let actions = journal(&out)[0]["actions"].clone();
+    let said = format!(
+        "sync of {} failed (Input/output error (os error 5)): its unwritten pages stay in the page cache",
+        target.display()
+    );
+    assert!(actions.as_array().unwrap().iter().any(|a| a == &said), "{actions}");
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
+
+/// The rounds file (`*.rounds.csv`) under `dir`, however deep, once made.
+fn rounds_csv(dir: &Path) -> Option<PathBuf> {
+    for p in std::fs::read_dir(dir).ok()?.map(|e| e.unwrap().path()) {
+        let found = if p.is_dir() {
+            rounds_csv(&p)
+        } else {
+            Some(p).filter(|p| p.to_string_lossy().ends_with(".rounds.csv"))
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// Rounds until steady whose reads start failing after two rounds: the
+/// run fails with the EIO, and every round before the failed one stays in
+/// the step's record, as many as the rounds file holds.
+#[test]
+fn rounds_that_fail_midway_keep_the_rounds_before_the_failure() {
+    let Some(fs) = FaultFs::mount("rounds", 16 << 20) else { return };
+    let target = fs.file();
+    let dir = std::env::temp_dir().join(format!("methodic-faults-rounds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("m.method");
+    // Ten rounds at least before the rule can hold: the fault comes first.
+    std::fs::write(
+        &file,
+        "methodology \"rounds\" version \"1\"\ntarget { io buffered }\n\
+         rounds {\n  measure { random; block 4KiB; read 100% } qd 1 for 500ms\n}\n\
+         until steady { window 10; max_rounds 50; track { random; block 4KiB; read 100% } }\n",
+    )
+    .unwrap();
+    let out = dir.join("results");
+    let child = common::spawn(&[
+        "run",
+        file.to_str().unwrap(),
+        "--no-ceiling",
+        "--target",
+        target.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let two_rounds = || {
+        rounds_csv(&out)
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .is_some_and(|csv| csv.lines().count() >= 3)
+    };
+    for _ in 0..1200 {
+        if two_rounds() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(two_rounds(), "two rounds in a minute");
+    fs.fail(Ops::Reads, 0..16 << 20);
+    let o = child.wait_with_output().unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let step = &journal(&out)[0];
+    assert!(step["error"].as_str().unwrap_or("").contains("failed with EIO"), "{step}");
+    let rows = std::fs::read_to_string(rounds_csv(&out).unwrap()).unwrap().lines().count() as u64 - 1;
+    let steady = &step["steady"];
+    assert!(rows >= 2 && steady["rounds"] == rows, "{rows} rounds in the file: {steady}");
+    assert_eq!(steady["reached"], false);
+    assert_eq!(step["cells"][0]["workload"].as_str().map(|w| !w.is_empty()), Some(true), "{step}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

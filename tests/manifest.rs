@@ -160,8 +160,7 @@ fn each_step_is_judged_against_the_host_ceiling_of_its_own_shape() {
     let target =
         std::path::Path::new("/dev/shm").join(format!("methodic-test-ram-{}.bin", std::process::id()));
     if !target.parent().unwrap().is_dir() {
-        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "no /dev/shm for a file in RAM");
-        eprintln!("skipped: no /dev/shm");
+        common::skip("there is no /dev/shm to hold a file in RAM", "mount -t tmpfs tmpfs /dev/shm");
         return;
     }
     let data: Vec<u8> = (0..64u32 << 20).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();

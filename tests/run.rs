@@ -119,6 +119,184 @@ fn a_missing_target_is_a_clear_error() {
     assert!(!out.exists(), "a run that cannot start leaves no results directory");
 }
 
+/// A child process killed (and reaped) when dropped, however the test ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A methodology that writes through the page cache, so that no O_DIRECT
+/// refusal comes first; in `dir`.
+fn buffered_writes(dir: &Path) -> PathBuf {
+    let method = dir.join("buffered.method");
+    std::fs::write(
+        &method,
+        "methodology \"b\" version \"1\"\ntarget { io buffered }\n\
+         measure { random; block 4KiB; read 0% } qd 1 for 1s\n",
+    )
+    .unwrap();
+    method
+}
+
+/// `methodic run METHOD --target TARGET --overwrite` is refused because
+/// TARGET is on `fs`, before anything runs: exit 1, the refusal and its
+/// hint said, no results directory, the target as it was.
+fn refused_as_kernel_file(dir: &Path, method: &Path, target: &Path, fs: &str) {
+    let before = std::fs::read(target).unwrap();
+    let out = dir.join("results");
+    let o = methodic(&[
+        "run",
+        method.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+        "--overwrite",
+        "--no-ceiling",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let words = format!(
+        "refusing to write to {}: it is on {fs}, one of the kernel's own file systems",
+        target.display()
+    );
+    assert!(err.contains(&words), "{err}");
+    assert!(err.contains("--overwrite and --destroy do not lift this"), "{err}");
+    assert!(!out.exists(), "a refused run leaves no results directory");
+    assert_eq!(std::fs::read(target).unwrap(), before, "{} changed", target.display());
+}
+
+/// A file on procfs or sysfs is the kernel's state, and a write to it a
+/// command (renaming a process, sending a device event): never a target,
+/// whatever --overwrite says. Refused for a direct-I/O methodology (the
+/// README's quick one) and a buffered one alike.
+#[test]
+fn a_target_on_procfs_or_sysfs_is_refused_whatever_overwrite_says() {
+    let dir = out_dir("kernel-files");
+    std::fs::create_dir_all(&dir).unwrap();
+    let buffered = buffered_writes(&dir);
+    let sleeper = Killed(std::process::Command::new("sleep").arg("600").spawn().unwrap());
+    let comm = PathBuf::from(format!("/proc/{}/comm", sleeper.0.id()));
+    let uevent = Path::new("/sys/devices/virtual/mem/null/uevent");
+    for (target, fs) in [(comm.as_path(), "procfs"), (uevent, "sysfs")] {
+        for method in [root().join("specs/quick.method"), buffered.clone()] {
+            refused_as_kernel_file(&dir, &method, target, fs);
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&comm).unwrap(), "sleep\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The refusal asks the file's file system, not its path: a sysfs file
+/// bind-mounted over a file in the temporary folder is refused as sysfs,
+/// and the file under the mount is untouched.
+#[test]
+fn a_sysfs_file_bind_mounted_elsewhere_is_refused_too() {
+    if !common::require_root("bind-mounting a sysfs file") || !common::require_tool("mount") {
+        return;
+    }
+    let dir = out_dir("kernel-bind");
+    std::fs::create_dir_all(&dir).unwrap();
+    let buffered = buffered_writes(&dir);
+    let file = dir.join("disk.img");
+    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let mounted = std::process::Command::new("mount")
+        .args(["--bind", "/sys/devices/virtual/mem/null/uevent"])
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "mount --bind");
+    let bind = Unmount(file.clone());
+    refused_as_kernel_file(&dir, &buffered, &file, "sysfs");
+    drop(bind);
+    assert_eq!(std::fs::read(&file).unwrap(), vec![7u8; 1 << 20], "the file under the mount is untouched");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// --pin pins each worker to one of the CPUs the process may use: under a
+/// mask of the last CPU alone (what taskset or a cgroup sets), both
+/// workers' masks are that CPU, not CPU 0 and 1 as when --pin counted from 0.
+#[test]
+fn pin_keeps_every_worker_within_the_cpus_the_process_may_use() {
+    let allowed = methodic_runtime::host::allowed_cpus();
+    let Some(&last) = allowed.last().filter(|_| allowed.len() >= 2) else {
+        common::skip(
+            "fewer than two CPUs, so no mask leaves one out",
+            "run on a machine with two or more CPUs",
+        );
+        return;
+    };
+    let dir = out_dir("pin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let method = dir.join("two.method");
+    std::fs::write(
+        &method,
+        "methodology \"two\" version \"1\"\ntarget { span 64MiB; io buffered; workers 2 }\n\
+         measure { random; block 4KiB; read 100% } qd 2 for 10min\n",
+    )
+    .unwrap();
+    let out = dir.join("results");
+    let args = ["run", method.to_str().unwrap(), "--pin", "--no-ceiling", "--out", out.to_str().unwrap()];
+    let mut command = common::command(&args);
+    command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        command.pre_exec(move || {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(last, &mut set);
+            match libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let child = Killed(command.spawn().expect("methodic starts"));
+    // A series row means every worker has started, and pinned itself first.
+    let rows = || {
+        walk(&out.join("series"))
+            .iter()
+            .any(|p| std::fs::read_to_string(p).is_ok_and(|csv| csv.lines().count() >= 2))
+    };
+    let mut waited = 0;
+    while !rows() {
+        assert!(waited < 1200, "no series row in 2 minutes");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", child.0.id())).unwrap();
+    let mut masks = Vec::new();
+    for task in tasks.map(|t| t.unwrap().path()) {
+        if std::fs::read_to_string(task.join("comm")).is_ok_and(|c| c.starts_with("methodic-worke")) {
+            let status = std::fs::read_to_string(task.join("status")).unwrap();
+            let mask = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap();
+            masks.push(mask.trim().to_string());
+        }
+    }
+    drop(child);
+    assert_eq!(masks, [last.to_string(), last.to_string()], "the workers' CPUs under a mask of CPU {last}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every file under `dir`, however deep.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files = Vec::new();
+    for p in entries.map(|e| e.unwrap().path()) {
+        if p.is_dir() { files.extend(walk(&p)) } else { files.push(p) }
+    }
+    files
+}
+
 /// SIGTERM (and SIGINT) stop a run: the step in flight is recorded as
 /// interrupted with its partial numbers, the manifest says interrupted and
 /// by what, later steps stay pending, and the exit code is 128 + the signal.
@@ -235,24 +413,29 @@ fn existing_files_are_written_only_with_consent() {
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let scratch = kept.join("scratch.bin");
-    let marked = std::process::Command::new("getfattr").arg("-n").arg("user.methodic").arg(&scratch).output();
-    if marked.is_err() {
-        eprintln!(
-            "getfattr (package attr, which .ci/run installs) is missing: the kept-scratch check is skipped"
-        );
-    }
-    if marked.is_ok_and(|m| m.status.success() && String::from_utf8_lossy(&m.stdout).contains("scratch")) {
-        let again = dir.join("again");
-        let o = methodic(&[
-            "run",
-            method.to_str().unwrap(),
-            "--target",
-            scratch.to_str().unwrap(),
-            "--no-ceiling",
-            "--out",
-            again.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", text(&o.stderr));
+    if common::require_tool("getfattr") {
+        let m = std::process::Command::new("getfattr").arg("-n").arg("user.methodic").arg(&scratch).output();
+        let m = m.expect("getfattr runs");
+        if m.status.success() && text(&m.stdout).contains("scratch") {
+            let again = dir.join("again");
+            let o = methodic(&[
+                "run",
+                method.to_str().unwrap(),
+                "--target",
+                scratch.to_str().unwrap(),
+                "--no-ceiling",
+                "--out",
+                again.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", text(&o.stderr));
+        } else if takes_user_xattrs(&dir) {
+            panic!("the kept {} carries no mark: {}", scratch.display(), text(&m.stderr));
+        } else {
+            common::skip(
+                &format!("{} takes no user xattrs, so a kept scratch file carries no mark", dir.display()),
+                "set TMPDIR to a folder on ext4, xfs or btrfs",
+            );
+        }
     }
 
     // A plan edited to claim non_destructive while it writes.
@@ -268,13 +451,24 @@ fn existing_files_are_written_only_with_consent() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Whether the file system holding `dir` takes user xattrs (a file made
+/// there can carry one).
+fn takes_user_xattrs(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let probe = dir.join("xattr-probe");
+    std::fs::write(&probe, b"").unwrap();
+    let c = std::ffi::CString::new(probe.as_os_str().as_bytes()).unwrap();
+    let rc = unsafe { libc::setxattr(c.as_ptr(), c"user.probe".as_ptr(), b"1".as_ptr().cast(), 1, 0) };
+    std::fs::remove_file(&probe).unwrap();
+    rc == 0
+}
+
 /// A results directory on a file system without room for the run (a 8MiB
 /// tmpfs; a rehearsal's scratch file is 128MiB), on a read-only one, or
 /// given as a file, is refused before anything is made, saying why.
 #[test]
 fn a_results_directory_without_room_or_write_access_is_refused_up_front() {
-    if !common::is_root() {
-        eprintln!("skipped: mounting a small tmpfs needs root");
+    if !common::require_root("mounting a small tmpfs") {
         return;
     }
     let dir = out_dir("space");

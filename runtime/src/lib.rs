@@ -24,6 +24,7 @@ pub mod stats;
 pub mod steady;
 pub mod system;
 pub mod target;
+mod testing;
 pub mod time;
 pub mod worker;
 pub mod workload;

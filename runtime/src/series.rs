@@ -233,4 +233,23 @@ mod tests {
         assert!(csv.starts_with(HEADER));
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// A series that cannot be written (here /dev/full: no space left) is
+    /// an error, whether at its header or at a row, which the step then
+    /// fails with (exec's io_as: `cannot write PATH`), not an empty series.
+    #[test]
+    fn a_series_that_cannot_be_written_is_an_error() {
+        let e = collector(Some(Path::new("/dev/full")), 1, 1.0).expect_err("the header cannot be written");
+        assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
+        // The header went through; the first row does not.
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let (tx, rx) = channel();
+        let mut iv = Interval::new(0);
+        iv.record(Op::Write, 4096, 50_000);
+        tx.send(Message::Interval { worker: 0, interval: Box::new(iv) }).unwrap();
+        tx.send(Message::Done { worker: 0, seconds: 1.0 }).unwrap();
+        drop(tx);
+        let e = collect(rx, Some(BufWriter::new(full)), 1, 1.0).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
+    }
 }

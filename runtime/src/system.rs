@@ -4,10 +4,10 @@
 //! memory cgroup where the machine has one, else locked memory). Each says
 //! what it actually did, for the results.
 
-use std::fs;
+use std::fs::{self, File};
 use std::io;
 use std::os::unix::io::AsRawFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use methodic_compiler::plan::EraseMethod;
 
@@ -71,16 +71,11 @@ pub fn erase(target: &Target, method: EraseMethod, region: Region) -> Result<Str
 }
 
 /// Drops the page cache of the targets, and the system's when root. Says
-/// what was done.
+/// what was done, and what failed.
 pub fn drop_caches(targets: &[Target]) -> Vec<String> {
     let mut done = Vec::new();
     for t in targets {
-        let f = t.file(false);
-        let _ = f.sync_data();
-        let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-        if rc == 0 {
-            done.push(format!("fadvise(DONTNEED) on {}", t.path.display()));
-        }
+        drop_file_cache(&t.path, t.file(false), &mut done);
     }
     unsafe { libc::sync() };
     match fs::write("/proc/sys/vm/drop_caches", "3") {
@@ -88,6 +83,27 @@ pub fn drop_caches(targets: &[Target]) -> Vec<String> {
         Err(e) => done.push(format!("system page cache not dropped ({e}; needs root)")),
     }
     done
+}
+
+/// Writes out `file`'s dirty pages and drops its cached ones, saying so in
+/// `done`. A sync that fails (EIO on write-back) is said: the pages it
+/// could not write stay dirty, so they stay in the page cache, and what
+/// comes next may read them from RAM.
+fn drop_file_cache(path: &Path, file: &File, done: &mut Vec<String>) {
+    if let Err(e) = file.sync_data() {
+        done.push(format!(
+            "sync of {} failed ({e}): its unwritten pages stay in the page cache",
+            path.display()
+        ));
+    }
+    match unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) } {
+        0 => done.push(format!("fadvise(DONTNEED) on {}", path.display())),
+        rc => done.push(format!(
+            "fadvise(DONTNEED) on {} failed ({}): its pages were not dropped",
+            path.display(),
+            std::io::Error::from_raw_os_error(rc)
+        )),
+    }
 }
 
 /// Bytes free to an unprivileged writer on the file system holding `path`
@@ -251,6 +267,24 @@ impl Drop for RamLimit {
 mod tests {
     use super::*;
     use crate::target::OpenOptionsT;
+
+    /// /dev/null cannot be synced (EINVAL) nor advised (ESPIPE): both
+    /// are said, where they used to be dropped without a word.
+    #[test]
+    fn a_sync_or_fadvise_that_fails_is_said() {
+        let f = File::open("/dev/null").unwrap();
+        let mut done = Vec::new();
+        drop_file_cache(Path::new("/dev/null"), &f, &mut done);
+        assert!(done[0].starts_with("sync of /dev/null failed (Invalid argument"), "{done:?}");
+        assert!(done[0].ends_with("its unwritten pages stay in the page cache"), "{done:?}");
+        assert!(done.iter().any(|d| d.starts_with("fadvise(DONTNEED) on /dev/null")), "{done:?}");
+        let scratch = std::env::temp_dir().join(format!("methodic-drop-{}", std::process::id()));
+        fs::write(&scratch, [1u8; 4096]).unwrap();
+        let mut done = Vec::new();
+        drop_file_cache(&scratch, &File::open(&scratch).unwrap(), &mut done);
+        assert_eq!(done, [format!("fadvise(DONTNEED) on {}", scratch.display())]);
+        fs::remove_file(&scratch).unwrap();
+    }
 
     #[test]
     fn meminfo_reads_sizes() {

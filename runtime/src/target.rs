@@ -105,6 +105,23 @@ impl Target {
     /// that holds `results` (the run's results directory: it need not
     /// exist yet).
     pub fn open_with_results(path: &Path, opts: &OpenOptionsT, results: Option<&Path>) -> Result<Target> {
+        // Asked of the file itself (or, for one to create, the folder it
+        // goes in), so that a bind mount of /proc or /sys is seen too.
+        let on = path.ancestors().find(|p| p.exists()).unwrap_or(path);
+        if let Some(fs) = pseudo_file_system(on) {
+            let what = format!(
+                "{fs}, one of the kernel's own file systems, whose files are the kernel's settings and \
+                 state, not data on a device"
+            );
+            let hint = "give a file on a disk's file system, or a block device; --overwrite and --destroy do \
+                        not lift this";
+            return Err(if opts.write {
+                let reason = format!("it is on {what}; a write there is a command to the kernel");
+                Error::Refused { path: path.to_path_buf(), reason, hint: hint.into() }
+            } else {
+                Error::target(path, format!("is on {what}, so there is nothing to measure")).with_hint(hint)
+            });
+        }
         let exists = path.exists();
         if !exists {
             let Some(size) = opts.create_size else {
@@ -174,6 +191,44 @@ impl Target {
         }
         Ok(())
     }
+}
+
+/// The kernel's own file systems (linux/magic.h), by `statfs` f_type: their
+/// files are the kernel's state and commands, never a target.
+const PSEUDO_FILE_SYSTEMS: &[(u32, &str)] = &[
+    (0x9fa0, "procfs"),
+    (0x6265_6572, "sysfs"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x7363_6673, "securityfs"),
+    (0x6265_6570, "configfs"),
+    (0xcafe_4a11, "bpf"),
+    (0x1cd1, "devpts"),
+    (0xde5e_81e4, "efivarfs"),
+    (0x6165_676c, "pstore"),
+    (0x4249_4e4d, "binfmt_misc"),
+    (0x6573_5543, "fusectl"),
+    (0xf97c_ff8c, "selinuxfs"),
+    (0x4341_5d53, "smackfs"),
+    (0x1980_0202, "mqueue"),
+    (0x6e73_6673, "nsfs"),
+];
+
+/// The kernel file system `path` is on, when it is one of
+/// [`PSEUDO_FILE_SYSTEMS`]; `None` for any other, or when statfs fails.
+fn pseudo_file_system(path: &Path) -> Option<&'static str> {
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    pseudo_name(st.f_type as u64 as u32)
+}
+
+fn pseudo_name(f_type: u32) -> Option<&'static str> {
+    PSEUDO_FILE_SYSTEMS.iter().find(|(magic, _)| *magic == f_type).map(|(_, name)| *name)
 }
 
 /// The extended attribute methodic marks its scratch files with.
@@ -1216,6 +1271,34 @@ mod tests {
         assert_eq!(unescape("/swap\\011file\\134x"), PathBuf::from("/swap\tfile\\x"));
         assert_eq!(unescape("/a\\9"), PathBuf::from("/a\\9"), "not an octal escape");
         assert!(parse_mount("garbage").is_none());
+    }
+
+    /// By the file system's type, not the path: /proc and /sys here, and
+    /// the temporary folder is neither.
+    #[test]
+    fn files_of_the_kernels_own_file_systems_are_refused_whatever_overwrite_says() {
+        assert_eq!(pseudo_file_system(Path::new("/proc/self/status")), Some("procfs"));
+        assert_eq!(pseudo_file_system(Path::new("/sys/kernel")), Some("sysfs"));
+        assert_eq!(pseudo_file_system(&std::env::temp_dir()), None);
+        assert_eq!(pseudo_name(0x6367_7270), Some("cgroup2"));
+        let write = OpenOptionsT { write: true, overwrite: true, ..OpenOptionsT::default() };
+        match Target::open(Path::new("/proc/self/comm"), &write) {
+            Err(e @ Error::Refused { .. }) => {
+                let message = e.to_string();
+                assert!(
+                    message.starts_with("refusing to write to /proc/self/comm: it is on procfs"),
+                    "{message}"
+                );
+                assert!(e.hint().unwrap().contains("--overwrite and --destroy do not lift this"));
+            }
+            other => panic!("/proc/self/comm was not refused: {other:?}"),
+        }
+        // Read only, it is no target either; nor is a file to create there.
+        let read = Target::open(Path::new("/proc/self/status"), &OpenOptionsT::default()).unwrap_err();
+        assert!(read.to_string().contains("is on procfs"), "{read}");
+        let create = OpenOptionsT { create_size: Some(4096), write: true, ..OpenOptionsT::default() };
+        let made = Target::open(Path::new("/sys/kernel/methodic-scratch"), &create).unwrap_err();
+        assert!(made.to_string().contains("it is on sysfs"), "{made}");
     }
 
     #[test]

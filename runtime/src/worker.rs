@@ -505,8 +505,7 @@ mod tests {
     fn both_engines_run_a_mix_and_keep_the_queue_full() {
         let (path, f) = scratch("engines");
         for (engine, depth) in [(EngineKind::Psync, 1), (EngineKind::IoUring, 8)] {
-            if engine == EngineKind::IoUring && io_uring_available().is_err() {
-                eprintln!("io_uring unavailable here: skipping it");
+            if engine == EngineKind::IoUring && !crate::testing::io_uring_or_skip() {
                 continue;
             }
             let out = run(job(f.as_raw_fd(), engine, depth, 50, Duration::from_millis(200))).unwrap();
@@ -574,8 +573,7 @@ mod tests {
 
     #[test]
     fn a_worker_that_cannot_start_stops_the_others() {
-        if io_uring_available().is_err() {
-            eprintln!("io_uring unavailable here: skipping");
+        if !crate::testing::io_uring_or_skip() {
             return;
         }
         let (path, f) = scratch("abort");
@@ -628,8 +626,7 @@ mod tests {
     fn an_injected_eio_fails_the_io_at_its_offset_and_stops_the_worker() {
         use std::os::unix::fs::FileExt;
         for (engine, depth) in [(EngineKind::Psync, 1), (EngineKind::IoUring, 8)] {
-            if engine == EngineKind::IoUring && io_uring_available().is_err() {
-                eprintln!("io_uring unavailable here: skipping it");
+            if engine == EngineKind::IoUring && !crate::testing::io_uring_or_skip() {
                 continue;
             }
             let (path, f) = scratch(&format!("eio-{}", engine.name()));

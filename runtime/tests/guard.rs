@@ -4,7 +4,8 @@
 //! and what to do) and that not one byte of the device changed, and for the
 //! refusals consent lifts, that a wrong `--destroy` is refused and the
 //! right one opens it. Needs root and the tools .ci/run installs; without
-//! them each test says why and passes without checking.
+//! them each test says why and passes without checking, except under
+//! CI=true, where it fails naming what is missing (common::skip).
 //!
 //! Not here, because this machine cannot make them: a device held by
 //! device-mapper, md or bcache (no such drivers), and the root file
@@ -73,6 +74,24 @@ fn consent_does_not_lift(dev: &Path, results: Option<&Path>, why: &str, fix: &st
     assert!(message.contains(why), "{message}");
     assert!(message.contains(&format!("--destroy S0M3-0THER-DISK does not name it: it has no serial, so --destroy takes its path, {consent}")), "{message}");
     assert_eq!(sha256(dev), before, "not one byte of {} changed", dev.display());
+}
+
+/// Every tool a test runs is one .ci/run installs, from the package the
+/// tests name when it is missing: a test that needs a new tool adds it to
+/// both, or fails here.
+#[test]
+fn every_tool_a_test_runs_is_one_ci_installs() {
+    let ci = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/run")).unwrap();
+    for (tool, package) in common::TOOLS {
+        let listed = ci.contains(&format!("{tool}:{package}"));
+        let checked =
+            ci.contains(&format!("command -v {tool} ")) && ci.contains(&format!("install -y {package}"));
+        let with_others = ci.contains(&format!("command -v {tool} "))
+            && ci
+                .lines()
+                .any(|l| l.contains("apt-get install") && l.split_whitespace().any(|w| w == *package));
+        assert!(listed || checked || with_others, ".ci/run does not install {tool} (package {package})");
+    }
 }
 
 fn s(dev: &Path) -> &OsStr {

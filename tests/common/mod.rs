@@ -1,8 +1,18 @@
-//! What the command-line tests share: the repository root and a way to run
-//! the built `methodic` there.
+//! What the command-line tests share: the repository root, a way to run
+//! the built `methodic` there, and giving up a test that cannot run here
+//! (skip, require_root, require_tool: under CI=true the test fails instead,
+//! naming what is missing).
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
+
+// One definition with the runtime's device tests (which tests/faults.rs
+// includes as well, hence a second copy of the module there).
+#[path = "../../runtime/tests/common/skip.rs"]
+#[allow(clippy::duplicate_mod)]
+mod skip;
+#[allow(unused_imports)]
+pub use skip::{require_root, require_tool, skip, skip_tool, under_ci};
 
 /// The repository root, where specs/ and tests/errors/ are.
 pub fn root() -> &'static Path {

@@ -8,7 +8,8 @@
 //! unmounted, and the folder removed, when dropped.
 //!
 //! Needs root (the mount is made with mount(2); no fusermount) and
-//! /dev/fuse; `mount` says why it cannot and returns `None` otherwise.
+//! /dev/fuse; without them `mount` gives `None` after common::skip, which
+//! under CI=true fails the test instead, naming what is missing.
 
 use std::ffi::OsStr;
 use std::ops::Range;
@@ -22,6 +23,8 @@ use fuser::{
     INodeNo, LockOwner, MountOption, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
     ReplyOpen, ReplyWrite, ReplyXattr, Request, SessionACL, WriteFlags,
 };
+
+use crate::common::{require_root, skip};
 
 /// The I/Os a fault fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,14 +54,18 @@ const FILE: INodeNo = INodeNo(2);
 
 impl FaultFs {
     /// Mounts a faultfs whose file has `size` bytes of zeros, in a folder
-    /// named for `name`; `None`, saying why, where FUSE cannot be mounted.
+    /// named for `name`; `None`, after common::skip, where FUSE cannot be
+    /// mounted.
+    #[track_caller]
     pub fn mount(name: &str, size: u64) -> Option<FaultFs> {
-        if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipped: not root, so no FUSE file system can be mounted");
+        if !require_root("mounting a FUSE file system") {
             return None;
         }
         if !Path::new("/dev/fuse").exists() {
-            eprintln!("skipped: there is no /dev/fuse (modprobe fuse)");
+            skip(
+                "there is no /dev/fuse",
+                "modprobe fuse, or mknod -m 0666 /dev/fuse c 10 229 (.ci/run does)",
+            );
             return None;
         }
         let dir = std::env::temp_dir().join(format!("methodic-faultfs-{name}-{}", std::process::id()));
@@ -79,8 +86,11 @@ impl FaultFs {
         match fuser::spawn_mount(Fs(state.clone()), &dir, &config) {
             Ok(session) => Some(FaultFs { dir, state, session: Some(session) }),
             Err(e) => {
-                eprintln!("skipped: FUSE cannot be mounted here: {e}");
                 let _ = std::fs::remove_dir(&dir);
+                skip(
+                    &format!("FUSE cannot be mounted here: {e}"),
+                    "a kernel with FUSE (CONFIG_FUSE_FS), as root",
+                );
                 None
             }
         }

@@ -2,10 +2,17 @@
 //! test binaries) off the devices at once, and loop devices, zram, mounts
 //! and swap that the test makes itself and that are put back when dropped,
 //! however the test ends. Every device helper borrows the lock, so that it
-//! is undone before the lock goes.
+//! is undone before the lock goes. A helper that cannot make what it makes
+//! (not root, a tool or a kernel feature missing) gives `None` after
+//! [`skip`]: under CI=true that fails the test instead, naming what is
+//! missing.
 
 // Each test binary uses a part of this.
 #![allow(dead_code)]
+
+mod skip;
+#[allow(unused_imports)]
+pub use skip::{TOOLS, package_of, require_root, require_tool, skip, skip_tool, under_ci};
 
 use std::ffi::{CString, OsStr};
 use std::fs::{self, File};
@@ -20,11 +27,11 @@ use std::time::Duration;
 /// Held while a test uses devices.
 pub struct DeviceLock(#[allow(dead_code)] File);
 
-/// Takes the device lock, or says why not and gives None: only root can
-/// set up devices.
+/// Takes the device lock, or [`skip`]s and gives None: only root can set
+/// up devices.
+#[track_caller]
 pub fn devices() -> Option<DeviceLock> {
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: not root, so no device can be set up");
+    if !require_root("setting up a loop device or zram0") {
         return None;
     }
     let f = File::create("/tmp/methodic-test-devices.lock").expect("lock file");
@@ -32,13 +39,16 @@ pub fn devices() -> Option<DeviceLock> {
     Some(DeviceLock(f))
 }
 
-/// Runs a tool the test needs. None, saying so, when it is not installed
-/// (.ci/run installs it); a tool that runs and fails fails the test.
+/// Runs a tool the test needs. None, after [`skip_tool`], when it is not
+/// installed (.ci/run installs it); a tool that runs and fails fails the
+/// test.
+#[track_caller]
 pub fn tool(cmd: &str, args: &[&OsStr]) -> Option<()> {
     tool_in(cmd, args, None)
 }
 
 /// `tool` with `input` on its standard input.
+#[track_caller]
 pub fn tool_in(cmd: &str, args: &[&OsStr], input: Option<&str>) -> Option<()> {
     use std::io::Write;
     use std::process::Stdio;
@@ -48,7 +58,7 @@ pub fn tool_in(cmd: &str, args: &[&OsStr], input: Option<&str>) -> Option<()> {
     let mut child = match c.spawn() {
         Ok(child) => child,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("skipped: {cmd} is not installed (.ci/run installs it)");
+            skip_tool(cmd);
             return None;
         }
         Err(e) => panic!("cannot run {cmd}: {e}"),
@@ -111,19 +121,21 @@ pub struct Loop<'a> {
 
 impl<'a> Loop<'a> {
     /// A loop device over a marked file of `size` bytes.
+    #[track_caller]
     pub fn setup(lock: &'a DeviceLock, size: u64) -> Option<Loop<'a>> {
         Loop::with(lock, LoopSpec::marked(size))
     }
 
+    #[track_caller]
     pub fn with(_lock: &'a DeviceLock, spec: LoopSpec) -> Option<Loop<'a>> {
         let backing = unique("loop").with_extension("img");
         File::create(&backing).unwrap().set_len(spec.size).unwrap();
         if spec.marked && !mark(&backing) {
-            eprintln!(
-                "skipped: {} takes no user xattrs, so it cannot carry methodic's mark",
-                backing.display()
-            );
             let _ = fs::remove_file(&backing);
+            skip(
+                &format!("{} takes no user xattrs, so it cannot carry methodic's mark", backing.display()),
+                "set TMPDIR to a folder on ext4, xfs or btrfs",
+            );
             return None;
         }
         let mut args = vec!["--direct-io=on", "-f", "--show"];
@@ -138,6 +150,7 @@ impl<'a> Loop<'a> {
     }
 
     /// A loop device over another block device.
+    #[track_caller]
     pub fn over(_lock: &'a DeviceLock, dev: &Path) -> Option<Loop<'a>> {
         let made = attach(&["-f", "--show"], dev)?;
         Some(Loop { dev: made, backing: dev.to_path_buf(), owns_backing: false, _lock: PhantomData })
@@ -154,18 +167,24 @@ impl<'a> Loop<'a> {
     }
 }
 
-/// `losetup ARGS FILE`: the loop device made, or None, saying why.
+/// `losetup ARGS FILE`: the loop device made, or None after [`skip`].
+#[track_caller]
 fn attach(args: &[&str], file: &Path) -> Option<PathBuf> {
     match Command::new("losetup").args(args).arg(file).output() {
         Ok(out) if out.status.success() => Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())),
         Ok(out) => {
-            eprintln!("skipped: losetup failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+            let why = String::from_utf8_lossy(&out.stderr);
+            skip(
+                &format!("no loop device could be set up (losetup: {})", why.trim()),
+                "load the loop module (modprobe loop), or free a loop device (losetup -D)",
+            );
             None
         }
-        Err(e) => {
-            eprintln!("skipped: cannot run losetup: {e}");
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            skip_tool("losetup");
             None
         }
+        Err(e) => panic!("cannot run losetup: {e}"),
     }
 }
 
@@ -191,15 +210,19 @@ pub struct Zram<'a> {
 }
 
 impl<'a> Zram<'a> {
+    #[track_caller]
     pub fn setup(_lock: &'a DeviceLock, size: u64) -> Option<Zram<'a>> {
         let sys = Path::new("/sys/block/zram0");
         if !sys.exists() {
-            eprintln!("skipped: this machine has no zram0");
+            skip("this machine has no zram0", "load the zram module: modprobe zram (.ci/run does)");
             return None;
         }
         let now = fs::read_to_string(sys.join("disksize")).unwrap_or_default();
         if now.trim() != "0" {
-            eprintln!("skipped: zram0 is in use (disksize {}), and is left alone", now.trim());
+            skip(
+                &format!("zram0 is in use (disksize {}), and is left alone", now.trim()),
+                "once nothing uses it, reset it: zramctl --reset /dev/zram0",
+            );
             return None;
         }
         fs::write(sys.join("disksize"), size.to_string()).expect("zram0 disksize");
@@ -227,6 +250,7 @@ pub struct Mounted {
 }
 
 impl Mounted {
+    #[track_caller]
     pub fn new(dev: &Path, options: &str) -> Option<Mounted> {
         let point = unique("mnt");
         fs::create_dir_all(&point).unwrap();
@@ -266,6 +290,7 @@ pub struct SwapOn {
 }
 
 impl SwapOn {
+    #[track_caller]
     pub fn new(dev: &Path) -> Option<SwapOn> {
         tool("swapon", &[dev.as_os_str()])?;
         Some(SwapOn { dev: dev.to_path_buf() })
