@@ -33,11 +33,24 @@ pub struct Timing {
     pub record: Option<Duration>,
 }
 
-/// `Timing` made absolute once the workers start together.
+/// `Timing` made absolute once the workers start together, in
+/// nanoseconds of the monotonic clock (see [`mono_ns`]).
 #[derive(Debug, Clone, Copy)]
 struct Clock {
-    record_from: Instant,
-    until: Option<Instant>,
+    record_from: u64,
+    /// `u64::MAX` for no end.
+    until: u64,
+}
+
+/// The monotonic clock (the one `Instant` reads) in nanoseconds: a u64
+/// that the worker's loop subtracts and compares in one instruction each,
+/// where `Instant` arithmetic normalises a (seconds, nanoseconds) pair.
+#[inline]
+fn mono_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // CLOCK_MONOTONIC cannot fail with a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// A shared byte budget: workers stop issuing once together they have
@@ -225,8 +238,14 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         engine = Box::new(crate::engine::trace::Traced::new(engine, log));
     }
     let engine_kind = engine.kind();
-    let record_from = Instant::now() + job.timing.ramp;
-    let clock = Clock { record_from, until: job.timing.record.map(|r| record_from + r) };
+    // The same moment on both clocks, to give Instants back at the end.
+    let (start, start_ns) = (Instant::now(), mono_ns());
+    let record_from = start_ns + job.timing.ramp.as_nanos() as u64;
+    let clock = Clock {
+        record_from,
+        until: job.timing.record.map_or(u64::MAX, |r| record_from.saturating_add(r.as_nanos() as u64)),
+    };
+    let instant = |ns: u64| start + Duration::from_nanos(ns.saturating_sub(start_ns));
     let mut last_recorded = None;
 
     let mut free: Vec<u16> = (0..depth as u16).rev().collect();
@@ -251,7 +270,8 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     #[cfg(test)]
     let mut each_stamp = job.each_stamp.as_ref().map(|_| Recorder::default());
     let mut interval = Interval::new(0);
-    let interval_len = job.series.as_ref().map_or(Duration::from_secs(1), |s| s.interval);
+    let interval_len =
+        job.series.as_ref().map_or(Duration::from_secs(1), |s| s.interval).as_nanos().max(1) as u64;
     let mut next_boundary = clock.record_from + interval_len;
 
     loop {
@@ -294,7 +314,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         if inflight + reqs.len() == 0 {
             break;
         }
-        let now = Instant::now();
+        let now = mono_ns();
         for r in &reqs {
             issued_at[r.slot as usize] = now;
         }
@@ -303,19 +323,19 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         max_inflight = max_inflight.max(inflight as u32);
         engine.run(&reqs, 1, &mut done)?;
         reqs.clear();
-        let now = Instant::now();
+        let now = mono_ns();
         // Until the completions were reaped, every I/O counts as in flight:
         // as for their latency, their reaping is when they are known done.
         depth_kept.advance(now, inflight);
-        let recording = now >= clock.record_from && clock.until.is_none_or(|u| now <= u);
+        let recording = now >= clock.record_from && now <= clock.until;
         if recording && now >= next_boundary {
-            let index = (now - clock.record_from).as_nanos() / interval_len.as_nanos().max(1);
+            let index = (now - clock.record_from) / interval_len;
             let finished = std::mem::replace(&mut interval, Interval::new(index as u64));
             recorder.merge(&finished.rec);
             if let Some(link) = job.series.as_ref() {
                 let _ = link.tx.send(Message::Interval { worker: link.worker, interval: Box::new(finished) });
             }
-            next_boundary = clock.record_from + interval_len * (index as u32 + 1);
+            next_boundary = clock.record_from + interval_len * (index + 1);
         }
         for c in done.drain(..) {
             inflight -= 1;
@@ -337,22 +357,19 @@ pub fn run(job: Job) -> io::Result<Outcome> {
             if recording {
                 last_recorded = Some(now);
                 if job.latency {
-                    let latency = now.saturating_duration_since(issued_at[c.slot as usize]).as_nanos() as u64;
+                    let latency = now.saturating_sub(issued_at[c.slot as usize]);
                     interval.record(op, len as u64, latency);
                     #[cfg(test)]
                     if let Some(each) = each_stamp.as_mut() {
-                        let own = Instant::now().saturating_duration_since(issued_at[c.slot as usize]);
-                        each.record(op, len as u64, own.as_nanos() as u64);
+                        let own = mono_ns().saturating_sub(issued_at[c.slot as usize]);
+                        each.record(op, len as u64, own);
                     }
                 } else {
                     interval.rec.count(op, len as u64);
                 }
             }
         }
-        if clock.until.is_some_and(|u| now >= u)
-            || job.stop.load(Ordering::Relaxed)
-            || job.abort.load(Ordering::Relaxed)
-        {
+        if now >= clock.until || job.stop.load(Ordering::Relaxed) || job.abort.load(Ordering::Relaxed) {
             issuing = false;
         }
     }
@@ -365,9 +382,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         let _ = link.tx.send(Message::Interval { worker: link.worker, interval: Box::new(interval) });
         let recorded = match job.timing.record {
             Some(r) => r.as_secs_f64(),
-            None => {
-                last_recorded.map_or(0.0, |l| l.saturating_duration_since(clock.record_from).as_secs_f64())
-            }
+            None => last_recorded.map_or(0.0, |l: u64| l.saturating_sub(clock.record_from) as f64 / 1e9),
         };
         let _ = link.tx.send(Message::Done { worker: link.worker, seconds: recorded });
     }
@@ -383,8 +398,8 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         completed,
         issued_bytes,
         written_bytes,
-        record_from: clock.record_from,
-        last_recorded,
+        record_from: instant(clock.record_from),
+        last_recorded: last_recorded.map(instant),
     })
 }
 
@@ -397,27 +412,29 @@ pub fn run(job: Job) -> io::Result<Outcome> {
 /// full depth.)
 #[derive(Debug, Clone)]
 pub struct InflightClock {
-    from: Instant,
-    until: Option<Instant>,
-    last: Instant,
+    /// Monotonic nanoseconds.
+    from: u64,
+    until: u64,
+    last: u64,
     /// I/O-nanoseconds in flight, and nanoseconds counted.
     area: u128,
     span: u128,
 }
 
 impl InflightClock {
-    /// Counts time between `from` and `until` (no end when `None`).
-    pub fn new(from: Instant, until: Option<Instant>) -> InflightClock {
+    /// Counts time between `from` and `until` (nanoseconds; `u64::MAX`
+    /// for no end).
+    pub fn new(from: u64, until: u64) -> InflightClock {
         InflightClock { from, until, last: from, area: 0, span: 0 }
     }
 
     /// `inflight` I/Os were in flight since the last call (or since `from`).
     #[inline]
-    pub fn advance(&mut self, now: Instant, inflight: usize) {
+    pub fn advance(&mut self, now: u64, inflight: usize) {
         let start = self.last.max(self.from);
-        let end = self.until.map_or(now, |u| now.min(u));
+        let end = now.min(self.until);
         if end > start {
-            let ns = (end - start).as_nanos();
+            let ns = (end - start) as u128;
             self.area += ns * inflight as u128;
             self.span += ns;
         }
@@ -527,17 +544,16 @@ mod tests {
 
     #[test]
     fn the_depth_kept_is_weighted_by_time_within_the_record_window() {
-        let t0 = Instant::now();
-        let ms = |n: u64| t0 + Duration::from_millis(n);
+        let ms = |n: u64| 1_000_000_000 + n * 1_000_000;
         // Recording from 10ms to 110ms.
-        let mut c = InflightClock::new(ms(10), Some(ms(110)));
+        let mut c = InflightClock::new(ms(10), ms(110));
         c.advance(ms(5), 0); // before the window: not counted
         c.advance(ms(20), 8); // 8 in flight 10..20 (only from 10)
         c.advance(ms(60), 2); // 2 in flight 20..60
         c.advance(ms(200), 4); // 4 in flight 60..110 (to the window's end)
         // (8*10 + 2*40 + 4*50) / 100
         assert!((c.mean() - 3.6).abs() < 1e-9, "{}", c.mean());
-        assert_eq!(InflightClock::new(ms(10), None).mean(), 0.0);
+        assert_eq!(InflightClock::new(ms(10), u64::MAX).mean(), 0.0);
     }
 
     #[test]
