@@ -2,16 +2,20 @@
 //! steps paired by what they did (workload I/O and queue depth, not step
 //! ids), the value of each and its ratio to the first directory's, the
 //! steps with no counterpart, and every difference in the manifests that
-//! can explain a gap, each said in a sentence. Reads the directories only.
+//! can explain a gap, each said in a sentence. A pair compares one value
+//! kind on both sides (peak with peak, average with average) even when the
+//! runs' conventions differ; under `value peak`, each sweep's best step
+//! too. Reads the directories only.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use methodic_compiler::plan::{IoMode, QdCounting};
+use methodic_compiler::plan::{IoMode, QdCounting, Units, ValueKind};
 use methodic_runtime::ceiling::ShapeCeiling;
-use methodic_runtime::manifest::{Checklist, Loaded, Manifest, ManifestStep};
+use methodic_runtime::exec::Status;
+use methodic_runtime::manifest::{Checklist, Condition, Loaded, Manifest, ManifestStep};
 use methodic_runtime::target::human;
 use serde::Serialize;
 use tabled::builder::Builder;
@@ -19,7 +23,7 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
 use crate::cli::write_output;
-use crate::points::{Point, points, rate_unit, step_of};
+use crate::points::{Point, kind_short, points, rate_unit, step_of};
 use crate::report::load;
 
 #[derive(Debug, clap::Args)]
@@ -43,6 +47,11 @@ pub struct Comparison {
     pub runs: Vec<RunRef>,
     /// Steps present in every run, in the baseline's order.
     pub pairs: Vec<Pair>,
+    /// When some run's value kind is not another's, or a pair compares a
+    /// kind some run does not report: which kind the pairs compare.
+    pub values_note: Option<String>,
+    /// When some run reports peaks: each sweep's best step in each run.
+    pub sweep_bests: Vec<SweepBest>,
     /// Steps some run has and another lacks.
     pub unpaired: Vec<Unpaired>,
     pub differences: Vec<Difference>,
@@ -55,6 +64,10 @@ pub struct RunRef {
     pub methodology: String,
     pub status: String,
     pub rehearsal: bool,
+    /// The value the run reports (`conventions { value }`): `peak`,
+    /// `step average`, `steady-state average`.
+    #[serde(serialize_with = "kind_words")]
+    pub value_kind: ValueKind,
 }
 
 #[derive(Debug, Serialize)]
@@ -63,6 +76,10 @@ pub struct Pair {
     pub label: String,
     /// `measure`, `rounds`, `fill`, `precondition`, `copy`.
     pub kind: String,
+    /// The value kind compared on every side: the baseline's reported
+    /// kind where every run has a value of it, else the step average.
+    #[serde(serialize_with = "kind_words")]
+    pub value_kind: ValueKind,
     /// One a run, in command-line order.
     pub values: Vec<PairValue>,
     /// Each later run's main value over the first's.
@@ -72,12 +89,30 @@ pub struct Pair {
 #[derive(Debug, Serialize)]
 pub struct PairValue {
     pub step_id: String,
-    /// IOPS, or for a copy the rate.
+    /// IOPS, or for a copy the rate, of the pair's `value_kind`.
     pub value: Option<f64>,
     pub unit: String,
+    /// The kind this run reports for the step, which `value` may not be
+    /// when the runs' conventions differ.
+    #[serde(serialize_with = "kind_words")]
+    pub reported_kind: ValueKind,
     pub mean_latency_us: Option<f64>,
     /// The step failed or was interrupted: its value is partial and has no ratio.
     pub error: Option<String>,
+}
+
+/// One sweep's best step in each run, among its paired steps.
+#[derive(Debug, Serialize)]
+pub struct SweepBest {
+    /// `sweep 2 rnd4k_read`: the baseline's sweep and workload.
+    pub label: String,
+    #[serde(serialize_with = "kind_words")]
+    pub value_kind: ValueKind,
+    pub unit: String,
+    /// One a run: the best step's id, queue depth and value.
+    pub bests: Vec<(String, u32, Option<f64>)>,
+    /// Each later run's best over the first's.
+    pub ratios: Vec<Option<f64>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -180,33 +215,33 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
     let pairs: Vec<Pair> = paired_points
         .iter()
         .map(|pts| {
+            let (kind, rate) = compared_kind(pts, units);
             let values: Vec<PairValue> = pts
                 .iter()
                 .map(|p| {
-                    let (value, unit) = match p.iops {
-                        Some(i) => (Some(i), "IOPS".to_string()),
-                        None => (Some(p.rate(units)), rate_unit(units).to_string()),
+                    let (value, unit) = if rate {
+                        (p.rate_as(kind, units), rate_unit(units).to_string())
+                    } else {
+                        (p.iops_as(kind), "IOPS".to_string())
                     };
                     PairValue {
                         step_id: p.id.clone(),
                         value: value.filter(|v| v.is_finite()),
                         unit,
+                        reported_kind: if rate { p.rate_value } else { p.value },
                         mean_latency_us: p.mean_latency_us,
                         error: p.error.clone(),
                     }
                 })
                 .collect();
-            let base = values[0].value.filter(|_| values[0].error.is_none());
-            let ratios = values[1..]
-                .iter()
-                .map(|v| match (base, v.value) {
-                    (Some(a), Some(b)) if a > 0.0 && v.error.is_none() => Some(b / a),
-                    _ => None,
-                })
-                .collect();
-            Pair { label: label(pts[0]), kind: pts[0].kind.clone(), values, ratios }
+            let ratios = ratios(&values.iter().map(|v| (v.value, v.error.is_none())).collect::<Vec<_>>());
+            Pair { label: label(pts[0]), kind: pts[0].kind.clone(), value_kind: kind, values, ratios }
         })
         .collect();
+    let conventions: Vec<ValueKind> = runs.iter().map(|r| r.manifest.plan.conventions.value).collect();
+    let values_note = values_note(&conventions, &pairs);
+    let sweep_bests =
+        if conventions.contains(&ValueKind::Peak) { sweep_bests(&paired_points, &pairs) } else { Vec::new() };
     let unpaired = missing
         .iter()
         .map(|found| {
@@ -245,13 +280,160 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
                 name: letter(i),
                 dir: r.dir.clone(),
                 methodology: format!("{} {}", r.manifest.methodology.name, r.manifest.methodology.version),
-                status: format!("{:?}", r.manifest.status).to_lowercase(),
+                status: status_name(r.manifest.status).into(),
                 rehearsal: r.manifest.rehearsal,
+                value_kind: r.manifest.plan.conventions.value,
             })
             .collect(),
         pairs,
+        values_note,
+        sweep_bests,
         unpaired,
         differences,
+    }
+}
+
+/// The value kind a pair compares, and whether by rate (a copy, which has
+/// no IOPS) rather than IOPS: the baseline's reported kind where every run
+/// has a value of that kind (each keeps its step average and its peak
+/// beside the reported value), else the step average, which all have.
+fn compared_kind(pts: &[&Point], units: Units) -> (ValueKind, bool) {
+    let rate = pts.iter().any(|p| p.iops.is_none());
+    let has =
+        |p: &&Point, k: ValueKind| if rate { p.rate_as(k, units).is_some() } else { p.iops_as(k).is_some() };
+    let wanted = if rate { pts[0].rate_value } else { pts[0].value };
+    (if pts.iter().all(|p| has(p, wanted)) { wanted } else { ValueKind::StepAverage }, rate)
+}
+
+/// Each later value over the first, where both are whole (no error) and
+/// the first is above zero.
+fn ratios(values: &[(Option<f64>, bool)]) -> Vec<Option<f64>> {
+    let base = values[0].0.filter(|_| values[0].1);
+    values[1..]
+        .iter()
+        .map(|(v, whole)| match (base, v) {
+            (Some(a), Some(b)) if a > 0.0 && *whole => Some(b / a),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `A reports the peak, B the step average: each pair compares one kind on
+/// both sides ...`, when the runs' conventions differ or some pair compares
+/// a kind a run does not report for it.
+fn values_note(conventions: &[ValueKind], pairs: &[Pair]) -> Option<String> {
+    let differ = conventions.iter().any(|c| *c != conventions[0]);
+    // Each run's values that are not what it reports: (run, reported,
+    // compared) to how many pairs.
+    let mut kept: BTreeMap<(usize, &str, &str), usize> = BTreeMap::new();
+    for p in pairs {
+        for (r, v) in p.values.iter().enumerate().filter(|(_, v)| v.reported_kind != p.value_kind) {
+            *kept.entry((r, plural_kind(v.reported_kind), plural_kind(p.value_kind))).or_default() += 1;
+        }
+    }
+    if !differ && kept.is_empty() {
+        return None;
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in pairs {
+        *counts.entry(plural_kind(p.value_kind)).or_default() += 1;
+    }
+    let counts: Vec<String> = counts
+        .iter()
+        .map(|(k, n)| {
+            format!(
+                "{n} {} compare{} {k}",
+                if *n == 1 { "pair" } else { "pairs" },
+                if *n == 1 { "s" } else { "" }
+            )
+        })
+        .collect();
+    let reports: Vec<String> = conventions
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{} reports {}", letter(i), plural_kind(*c)))
+        .collect();
+    let kept: Vec<String> = kept
+        .iter()
+        .map(|((r, reported, compared), n)| {
+            format!(
+                "{}'s are the {compared} it keeps beside the {reported} it reports ({n} of them)",
+                letter(*r)
+            )
+        })
+        .collect();
+    Some(format!(
+        "{}; each pair compares one kind on both sides, A's where every run has it, else step averages: {}{}",
+        reports.join(", "),
+        counts.join(", "),
+        if kept.is_empty() { String::new() } else { format!("; {}", kept.join("; ")) }
+    ))
+}
+
+/// Each of the baseline's sweeps (a workload at a time), its best paired
+/// step in each run by the pair's compared value.
+fn sweep_bests(paired: &[Vec<&Point>], pairs: &[Pair]) -> Vec<SweepBest> {
+    let mut groups: Vec<((u32, String), Vec<usize>)> = Vec::new();
+    for (i, pts) in paired.iter().enumerate() {
+        let a = pts[0];
+        let (Some(sweep), Some(w), "measure") = (a.sweep, &a.workload, a.kind.as_str()) else { continue };
+        let key = (sweep, w.name.clone());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, g)| g.len() > 1)
+        .map(|((sweep, name), g)| {
+            let bests: Vec<(String, u32, Option<f64>)> = (0..paired[g[0]].len())
+                .map(|r| {
+                    let whole = g.iter().filter(|i| pairs[**i].values[r].error.is_none());
+                    let best = whole
+                        .filter_map(|i| Some((*i, pairs[*i].values[r].value?)))
+                        .max_by(|x, y| x.1.total_cmp(&y.1));
+                    match best {
+                        Some((i, v)) => {
+                            (paired[i][r].id.clone(), paired[i][r].qd.map_or(0, |q| q.total), Some(v))
+                        }
+                        None => ("-".into(), 0, None),
+                    }
+                })
+                .collect();
+            let first = &pairs[g[0]];
+            SweepBest {
+                label: format!("sweep {sweep} {name}"),
+                value_kind: first.value_kind,
+                unit: first.values[0].unit.clone(),
+                ratios: ratios(&bests.iter().map(|b| (b.2, true)).collect::<Vec<_>>()),
+                bests,
+            }
+        })
+        .collect()
+}
+
+/// `peaks`, `step averages`, `steady-state averages`.
+fn plural_kind(k: ValueKind) -> &'static str {
+    match k {
+        ValueKind::StepAverage => "step averages",
+        ValueKind::SteadyStateAverage => "steady-state averages",
+        ValueKind::Peak => "peaks",
+    }
+}
+
+/// A value kind as JSON: its words (`peak`, `step average`).
+fn kind_words<S: serde::Serializer>(k: &ValueKind, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(k.words())
+}
+
+/// `completed`, `failed`: a run's status in a word.
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Running => "running",
+        Status::Completed => "completed",
+        Status::Failed => "failed",
+        Status::Interrupted => "interrupted",
     }
 }
 
@@ -295,8 +477,8 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     );
     check(
         "run status",
-        format!("{:?}", ma.status).to_lowercase(),
-        format!("{:?}", mb.status).to_lowercase(),
+        status_name(ma.status).to_string(),
+        status_name(mb.status).to_string(),
         "a run that did not complete lacks its later steps, and its last step may have been cut short",
     );
     check(
@@ -336,17 +518,23 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     }
     let ca = &ma.plan.conventions;
     let cb = &mb.plan.conventions;
+    let units = |u: Units| match u {
+        Units::Decimal => "decimal (MB)".to_string(),
+        Units::Binary => "binary (MiB)".to_string(),
+    };
     check(
         "units",
-        format!("{:?}", ca.units),
-        format!("{:?}", cb.units),
+        units(ca.units),
+        units(cb.units),
         "MB/s (10^6) and MiB/s (2^20) differ by 4.9%: the rates compared above are all in A's units",
     );
     check(
         "value kind",
-        format!("{:?}", ca.value),
-        format!("{:?}", cb.value),
-        "a peak or a steady-state average is not a step average: the same drive gives different numbers",
+        ca.value.words().to_string(),
+        cb.value.words().to_string(),
+        "the runs report different values (a peak is above the step average of the same step): the pairs above \
+         compare one kind on both sides where both runs have it, as their values line says; each run's own \
+         report shows its convention's value",
     );
     let ha = &ma.host;
     let hb = &mb.host;
@@ -383,10 +571,14 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     for (ta, tb) in ma.targets.iter().zip(&mb.targets) {
         let (ia, ib) = (&ta.identity, &tb.identity);
         let s = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        let kind = |t: &methodic_runtime::manifest::TargetInfo| match t.kind {
+            methodic_runtime::target::TargetKind::File => "file".to_string(),
+            methodic_runtime::target::TargetKind::BlockDevice => "block device".to_string(),
+        };
         check(
             "target kind",
-            format!("{:?}", ta.kind),
-            format!("{:?}", tb.kind),
+            kind(ta),
+            kind(tb),
             "a file goes through a file system, a block device does not: allocation and metadata work add to each I/O",
         );
         check(
@@ -545,7 +737,13 @@ const FIELDS: &[Field] = &[
                     parts.push(format!("filled {}x", d.fill_passes));
                 }
                 parts.extend(d.preconditions.iter().cloned());
-                let condition = format!("{:?}", d.condition).to_lowercase().replace("asfound", "as found");
+                let condition = match d.condition {
+                    Condition::AsFound => "as found",
+                    Condition::Fresh => "fresh",
+                    Condition::Filled => "filled",
+                    Condition::Preconditioned => "preconditioned",
+                    Condition::Steady => "steady",
+                };
                 if parts.is_empty() {
                     format!("{condition}{steady}")
                 } else {
@@ -603,8 +801,9 @@ const FIELDS: &[Field] = &[
             let v = &checklist(s).value_kind;
             Some(format!("{}: {}", v.kind.words(), v.computed))
         },
-        sentence: "the value is made another way (record time, repeats, statistic): a peak beats an average, and a \
-                   short record time catches a drive's burst rather than its sustained rate",
+        sentence: "the value is made another way (record time, ramp, repeats, statistic): a short record time \
+                   catches a drive's burst rather than its sustained rate; where only the kind differs (a peak \
+                   against an average), the pairs above already compare one kind on both sides",
     },
     Field {
         name: "steady state",
@@ -630,6 +829,11 @@ fn step_differences(steps: &[(&ManifestStep, &ManifestStep)], j: usize) -> Vec<D
     for f in FIELDS {
         let mut groups: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
         for (a, b) in steps {
+            // Another value kind is the run's convention, said once for the
+            // run; the pairs compare one kind on both sides.
+            if f.name == "value kind" && a.checklist.value_kind.kind != b.checklist.value_kind.kind {
+                continue;
+            }
             let (va, vb) = ((f.get)(a), (f.get)(b));
             if va != vb {
                 let show = |v: Option<String>| v.unwrap_or_else(|| "-".into());
@@ -667,12 +871,13 @@ fn text(c: &Comparison) -> String {
     let mut out = String::new();
     for r in &c.runs {
         out.push_str(&format!(
-            "{}: {} ({}, {}{})\n",
+            "{}: {} ({}, {}{}, reports {})\n",
             r.name,
             r.dir.display(),
             r.methodology,
             r.status,
-            if r.rehearsal { ", rehearsal" } else { "" }
+            if r.rehearsal { ", rehearsal" } else { "" },
+            plural_kind(r.value_kind)
         ));
     }
     out.push('\n');
@@ -688,7 +893,8 @@ fn text(c: &Comparison) -> String {
         head.extend(c.runs.iter().map(|r| format!("{} mean us", r.name)));
         b.push_record(head);
         for p in &c.pairs {
-            let mut row = vec![p.label.clone(), p.values[0].unit.clone()];
+            let mut row =
+                vec![p.label.clone(), format!("{} ({})", p.values[0].unit, kind_short(p.value_kind))];
             row.extend(p.values.iter().map(|v| match &v.error {
                 Some(_) => format!("{} (failed)", fmt_value(v.value)),
                 None => fmt_value(v.value),
@@ -709,6 +915,9 @@ fn text(c: &Comparison) -> String {
             .filter(|p| matches!(p.kind.as_str(), "measure" | "rounds" | "copy"))
             .filter_map(|p| p.ratios.first().copied().flatten())
             .collect();
+        if let Some(n) = &c.values_note {
+            out.push_str(&format!("values: {n}\n"));
+        }
         let failed = c.pairs.iter().filter(|p| p.values.iter().any(|v| v.error.is_some())).count();
         if failed > 0 {
             out.push_str(&format!(
@@ -724,6 +933,33 @@ fn text(c: &Comparison) -> String {
                 geo,
                 ratios.iter().copied().fold(f64::INFINITY, f64::min),
                 ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            ));
+        }
+    }
+    if !c.sweep_bests.is_empty() {
+        out.push_str("\nthe best step of each sweep, among its paired steps:\n");
+        for s in &c.sweep_bests {
+            let each: Vec<String> = s
+                .bests
+                .iter()
+                .enumerate()
+                .map(|(i, (id, qd, v))| match v {
+                    Some(v) => format!("{} QD {qd} ({id}) {} {}", letter(i), fmt_value(Some(*v)), s.unit),
+                    None => format!("{} -", letter(i)),
+                })
+                .collect();
+            let ratios: Vec<String> = s
+                .ratios
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.map(|r| format!("{}/A {r:.2}x", letter(i + 1))))
+                .collect();
+            out.push_str(&format!(
+                "  {} ({}): {}{}\n",
+                s.label,
+                s.value_kind.words(),
+                each.join("; "),
+                if ratios.is_empty() { String::new() } else { format!("; {}", ratios.join(", ")) }
             ));
         }
     }

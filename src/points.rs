@@ -2,9 +2,11 @@
 //! measured something (a measure, fill or precondition, a copy) and one for
 //! each measurement of a rounds step, each with the workload and queue
 //! depth that made it. `report` tabulates and charts them; `compare` pairs
-//! them across runs.
+//! them across runs. Each point's headline value is the one the run's
+//! `conventions { value }` names (docs/RESULTS.md, "Value kinds"), with the
+//! step average and the peak kept beside it.
 
-use methodic_compiler::plan::{Action, Qd, RepeatRun, Units, Workload};
+use methodic_compiler::plan::{Action, Metric, PreconditionStop, Qd, RepeatRun, Units, ValueKind, Workload};
 use methodic_runtime::manifest::{Loaded, ManifestStep};
 use serde::Serialize;
 
@@ -22,11 +24,42 @@ pub struct Point {
     pub repeat: Option<RepeatRun>,
     /// `rnd4k_read QD 32`, `copy games`.
     pub label: String,
+    /// The reported IOPS: the value the run's convention names, or the
+    /// step average where the step has no value of that kind (`value`
+    /// says which).
     pub iops: Option<f64>,
-    /// Decimal megabytes a second.
+    /// Decimal megabytes a second, reported as `rate_value` says.
     pub mb_s: f64,
     /// Binary mebibytes a second.
     pub mib_s: f64,
+    /// What `iops` is (for a copy, which has no IOPS: what its rate is).
+    pub value: ValueKind,
+    /// What `mb_s` and `mib_s` are: as `value`, but for a precondition
+    /// until steady whose rule tracks one rate only.
+    pub rate_value: ValueKind,
+    /// Why a reported value is not of the convention's kind, where the kind
+    /// of step does not say it: no peak in results written before peaks
+    /// were kept, a steady-state rule that tracks another metric.
+    pub value_note: Option<String>,
+    /// The step average (a rounds measurement's: the average of its
+    /// window's rounds), whatever the convention.
+    pub average_iops: Option<f64>,
+    pub average_mb_s: f64,
+    pub average_mib_s: f64,
+    /// The steady-state average: a rounds measurement's window average, or
+    /// a precondition until steady's last window (of the metric its rule
+    /// tracks: the other is `None`).
+    pub steady_iops: Option<f64>,
+    pub steady_mb_s: Option<f64>,
+    /// The peak: the best series interval of the record window (a rounds
+    /// measurement's best round); `None` for copies, and for results
+    /// written before peaks were kept.
+    pub peak_iops: Option<f64>,
+    pub peak_mb_s: Option<f64>,
+    pub peak_mib_s: Option<f64>,
+    /// The series interval the peak is the best of, in seconds; `None` for
+    /// a rounds measurement, whose peak is its best round.
+    pub peak_interval_s: Option<f64>,
     pub mean_latency_us: Option<f64>,
     pub p99_latency_us: Option<f64>,
     pub seconds: f64,
@@ -37,6 +70,26 @@ impl Point {
     /// MB/s or MiB/s, as the methodology's units say.
     pub fn rate(&self, units: Units) -> f64 {
         if units == Units::Binary { self.mib_s } else { self.mb_s }
+    }
+
+    /// The IOPS of one value kind, where the step has a value of that kind.
+    pub fn iops_as(&self, kind: ValueKind) -> Option<f64> {
+        match kind {
+            ValueKind::StepAverage => self.average_iops,
+            ValueKind::SteadyStateAverage => self.steady_iops,
+            ValueKind::Peak => self.peak_iops,
+        }
+    }
+
+    /// MB/s or MiB/s (as `units` says) of one value kind, where the step
+    /// has a value of that kind.
+    pub fn rate_as(&self, kind: ValueKind, units: Units) -> Option<f64> {
+        let mb_s = match kind {
+            ValueKind::StepAverage => Some(self.average_mb_s),
+            ValueKind::SteadyStateAverage => self.steady_mb_s,
+            ValueKind::Peak => self.peak_mb_s,
+        };
+        mb_s.map(|v| if units == Units::Binary { mib(v) } else { v })
     }
 
     /// What pairs a point with its counterpart in another run: the kind
@@ -62,6 +115,25 @@ impl Point {
     }
 }
 
+fn mib(mb_s: f64) -> f64 {
+    mb_s * 1e6 / 1_048_576.0
+}
+
+/// `avg`, `steady`, `peak`: a value kind in a column header.
+pub fn kind_short(kind: ValueKind) -> &'static str {
+    match kind {
+        ValueKind::StepAverage => "avg",
+        ValueKind::SteadyStateAverage => "steady",
+        ValueKind::Peak => "peak",
+    }
+}
+
+/// `1s`, `0.263s`: a series interval.
+pub fn interval_words(seconds: f64) -> String {
+    let s = format!("{seconds:.3}");
+    format!("{}s", s.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// The rate's unit name.
 pub fn rate_unit(units: Units) -> &'static str {
     if units == Units::Binary { "MiB/s" } else { "MB/s" }
@@ -69,6 +141,7 @@ pub fn rate_unit(units: Units) -> &'static str {
 
 /// Every point of a loaded run, in step order.
 pub fn points(run: &Loaded) -> Vec<Point> {
+    let convention = run.manifest.plan.conventions.value;
     let mut out = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
@@ -85,6 +158,18 @@ pub fn points(run: &Loaded) -> Vec<Point> {
             iops: None,
             mb_s: 0.0,
             mib_s: 0.0,
+            value: ValueKind::StepAverage,
+            rate_value: ValueKind::StepAverage,
+            value_note: None,
+            average_iops: None,
+            average_mb_s: 0.0,
+            average_mib_s: 0.0,
+            steady_iops: None,
+            steady_mb_s: None,
+            peak_iops: None,
+            peak_mb_s: None,
+            peak_mib_s: None,
+            peak_interval_s: None,
             mean_latency_us: None,
             p99_latency_us: None,
             seconds: r.seconds,
@@ -101,9 +186,47 @@ pub fn points(run: &Loaded) -> Vec<Point> {
             ) => {
                 let mut p =
                     base(&r.kind, Some(workload), Some(qd), format!("{} QD {}", workload.name, qd.total));
-                p.iops = Some(s.total.iops);
-                p.mb_s = s.total.mb_s;
-                p.mib_s = s.total.mib_s;
+                p.average_iops = Some(s.total.iops);
+                p.average_mb_s = s.total.mb_s;
+                p.average_mib_s = s.total.mib_s;
+                if let Some(k) = &r.peak {
+                    p.peak_iops = Some(k.iops);
+                    p.peak_mb_s = Some(k.mb_s);
+                    p.peak_mib_s = Some(k.mib_s());
+                    p.peak_interval_s = Some(k.interval_s);
+                }
+                // A precondition until steady: its last window, of the
+                // metric its rule tracks.
+                let until_steady =
+                    matches!(step.action, Action::Precondition { stop: PreconditionStop::Steady { .. }, .. });
+                if let Some(st) = r.steady.as_ref().filter(|_| until_steady) {
+                    match (st.metric, &st.window) {
+                        (Metric::Iops, Some(w)) => p.steady_iops = Some(w.average),
+                        (Metric::Bandwidth, Some(w)) => p.steady_mb_s = Some(w.average),
+                        _ => {}
+                    }
+                    if convention == ValueKind::SteadyStateAverage {
+                        p.value_note = match (st.metric, &st.window) {
+                            (_, None) => Some(format!(
+                                "fewer rounds ({}) than the steady-state window: the step average",
+                                st.rounds
+                            )),
+                            (Metric::Iops, _) => {
+                                Some("the rule tracks IOPS: MB/s is the step average".into())
+                            }
+                            (Metric::Bandwidth, _) => {
+                                Some("the rule tracks bandwidth: IOPS is the step average".into())
+                            }
+                            (Metric::Latency, _) => Some(
+                                "the rule tracks mean latency: IOPS and MB/s are the step average".into(),
+                            ),
+                        };
+                    }
+                }
+                if convention == ValueKind::Peak && r.peak.is_none() {
+                    p.value_note = Some("no peak recorded (results from before peaks were kept, or a step cut short): the step average".into());
+                }
+                headline(&mut p, convention);
                 p.mean_latency_us = Some(s.total.latency_us.mean);
                 p.p99_latency_us = Some(s.total.latency_us.p99);
                 p.seconds = s.seconds;
@@ -122,9 +245,23 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                         Some(&cell.qd),
                         format!("{} QD {}", c.workload, c.qd),
                     );
-                    p.iops = Some(c.window_iops);
-                    p.mb_s = c.window_mb_s;
-                    p.mib_s = c.window_mb_s * 1e6 / 1_048_576.0;
+                    p.average_iops = Some(c.window_iops);
+                    p.average_mb_s = c.window_mb_s;
+                    p.average_mib_s = mib(c.window_mb_s);
+                    p.steady_iops = Some(c.window_iops);
+                    p.steady_mb_s = Some(c.window_mb_s);
+                    // Results written before peaks were kept read 0 for both.
+                    if c.peak_iops > 0.0 || c.peak_mb_s > 0.0 {
+                        p.peak_iops = Some(c.peak_iops);
+                        p.peak_mb_s = Some(c.peak_mb_s);
+                        p.peak_mib_s = Some(mib(c.peak_mb_s));
+                    } else if convention == ValueKind::Peak {
+                        p.value_note = Some(
+                            "no best round recorded (results written before peaks were kept): the window average"
+                                .into(),
+                        );
+                    }
+                    headline(&mut p, convention);
                     p.mean_latency_us = Some(c.window_mean_latency_us);
                     p.p99_latency_us = Some(c.last.total.latency_us.p99);
                     out.push(p);
@@ -132,8 +269,9 @@ pub fn points(run: &Loaded) -> Vec<Point> {
             }
             (Action::Copy { dataset }, _, _, Some(c)) => {
                 let mut p = base("copy", None, None, format!("copy {}", dataset.name));
-                p.mb_s = c.mb_s;
-                p.mib_s = c.mib_s;
+                p.average_mb_s = c.mb_s;
+                p.average_mib_s = c.mib_s;
+                headline(&mut p, convention);
                 p.seconds = c.seconds;
                 out.push(p);
             }
@@ -143,7 +281,115 @@ pub fn points(run: &Loaded) -> Vec<Point> {
     out
 }
 
+/// Sets a point's reported values from the values it keeps: the
+/// convention's kind where the step has it, else the step average.
+fn headline(p: &mut Point, convention: ValueKind) {
+    let has = |v: Option<f64>| v.is_some();
+    p.value = if has(p.iops_as(convention))
+        || (p.average_iops.is_none() && has(p.rate_as(convention, Units::Decimal)))
+    {
+        convention
+    } else {
+        ValueKind::StepAverage
+    };
+    p.rate_value =
+        if has(p.rate_as(convention, Units::Decimal)) { convention } else { ValueKind::StepAverage };
+    p.iops = p.iops_as(p.value);
+    p.mb_s = p.rate_as(p.rate_value, Units::Decimal).unwrap_or(p.average_mb_s);
+    p.mib_s = p.rate_as(p.rate_value, Units::Binary).unwrap_or(p.average_mib_s);
+}
+
+/// The best step of each sweep, a workload at a time (a sweep over read
+/// shares has a line a share), by the reported IOPS: what review charts
+/// show as a sweep's number. Failed steps and sweeps of one step are left
+/// out; in plan order.
+pub fn sweep_bests(pts: &[Point]) -> Vec<&Point> {
+    let mut groups: Vec<((u32, &str), Vec<&Point>)> = Vec::new();
+    for p in pts.iter().filter(|p| p.kind == "measure" && p.error.is_none() && p.iops.is_some()) {
+        let (Some(sweep), Some(w)) = (p.sweep, &p.workload) else { continue };
+        match groups.iter_mut().find(|(k, _)| *k == (sweep, w.name.as_str())) {
+            Some((_, g)) => g.push(p),
+            None => groups.push(((sweep, w.name.as_str()), vec![p])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, g)| g.len() > 1)
+        .filter_map(|(_, g)| {
+            g.into_iter()
+                .reduce(|best, p| if p.iops.unwrap_or(0.0) > best.iops.unwrap_or(0.0) { p } else { best })
+        })
+        .collect()
+}
+
 /// The manifest step a point came from.
 pub fn step_of<'a>(run: &'a Loaded, p: &Point) -> Option<&'a ManifestStep> {
     run.manifest.steps.get(p.step.wrapping_sub(1)).filter(|s| s.id == p.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A measurement of 100 IOPS at 0.4096 MB/s on average, nothing else kept.
+    fn point() -> Point {
+        Point {
+            step: 1,
+            id: "m".into(),
+            phase: None,
+            kind: "measure".into(),
+            workload: None,
+            qd: None,
+            sweep: None,
+            repeat: None,
+            label: "m".into(),
+            iops: None,
+            mb_s: 0.0,
+            mib_s: 0.0,
+            value: ValueKind::StepAverage,
+            rate_value: ValueKind::StepAverage,
+            value_note: None,
+            average_iops: Some(100.0),
+            average_mb_s: 0.4096,
+            average_mib_s: mib(0.4096),
+            steady_iops: None,
+            steady_mb_s: None,
+            peak_iops: None,
+            peak_mb_s: None,
+            peak_mib_s: None,
+            peak_interval_s: None,
+            mean_latency_us: None,
+            p99_latency_us: None,
+            seconds: 1.0,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn the_reported_value_is_the_conventions_where_the_step_has_it_else_the_step_average() {
+        use ValueKind::{Peak, SteadyStateAverage as Steady, StepAverage as Average};
+        let mut p = point();
+        headline(&mut p, Peak);
+        assert_eq!((p.iops, p.value, p.mb_s), (Some(100.0), Average, 0.4096), "no peak: the average");
+        (p.peak_iops, p.peak_mb_s, p.peak_mib_s) = (Some(150.0), Some(0.6144), Some(mib(0.6144)));
+        headline(&mut p, Peak);
+        assert_eq!((p.iops, p.value, p.mb_s, p.rate_value), (Some(150.0), Peak, 0.6144, Peak));
+        assert_eq!(p.mib_s, 0.6144e6 / 1_048_576.0);
+        headline(&mut p, Average);
+        assert_eq!((p.iops, p.mb_s), (Some(100.0), 0.4096));
+        assert_eq!((p.iops_as(Peak), p.rate_as(Peak, Units::Decimal)), (Some(150.0), Some(0.6144)), "kept");
+        // A precondition whose rule tracks IOPS: its window's IOPS, the
+        // step average's rate.
+        p.steady_iops = Some(120.0);
+        headline(&mut p, Steady);
+        assert_eq!((p.iops, p.value, p.mb_s, p.rate_value), (Some(120.0), Steady, 0.4096, Average));
+        // A copy has no IOPS: its rate says what it is.
+        let mut c = point();
+        c.average_iops = None;
+        headline(&mut c, Peak);
+        assert_eq!((c.iops, c.value, c.mb_s), (None, Average, 0.4096));
+        assert_eq!(interval_words(1.0), "1s");
+        assert_eq!(interval_words(0.263), "0.263s");
+        assert_eq!(interval_words(0.5), "0.5s");
+    }
 }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use methodic_compiler::plan::{Action, Units};
+use methodic_compiler::plan::{Action, Conventions, Units, ValueKind};
 use methodic_runtime::exec::Status;
 use methodic_runtime::manifest::{self, Loaded, Manifest};
 use methodic_runtime::target::human;
@@ -20,7 +20,7 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
 use crate::cli::{csv_line, write_output};
-use crate::points::{Point, points, rate_unit, step_of};
+use crate::points::{Point, interval_words, kind_short, points, rate_unit, step_of, sweep_bests};
 use crate::svg::{Chart, Series};
 
 #[derive(Debug, clap::Args)]
@@ -68,14 +68,17 @@ pub fn load(dir: &Path) -> Result<Loaded> {
     manifest::load(dir).map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))
 }
 
-/// The columns of every result table.
-const COLUMNS: [&str; 12] = [
+/// The columns of every result table: IOPS and RATE are the reported
+/// value, OTHER IOPS and OTHER RATE the kind kept beside it.
+const COLUMNS: [&str; 14] = [
     "#",
     "step",
     "workload",
     "QD",
     "IOPS",
     "RATE",
+    "OTHER IOPS",
+    "OTHER RATE",
     "mean us",
     "p99 us",
     "drive state",
@@ -84,8 +87,87 @@ const COLUMNS: [&str; 12] = [
     "notes",
 ];
 
-fn columns(units: Units) -> Vec<String> {
-    COLUMNS.iter().map(|c| if *c == "RATE" { rate_unit(units).to_string() } else { c.to_string() }).collect()
+/// The columns, the rate in the run's units and each value column named by
+/// its kind: `IOPS (peak)`, `MB/s (peak)`, `IOPS (avg)`, `MB/s (avg)`.
+fn columns(c: &Conventions) -> Vec<String> {
+    let (head, other) = (kind_short(c.value), kind_short(beside(c.value)));
+    let rate = rate_unit(c.units);
+    COLUMNS
+        .iter()
+        .map(|col| match *col {
+            "IOPS" => format!("IOPS ({head})"),
+            "RATE" => format!("{rate} ({head})"),
+            "OTHER IOPS" => format!("IOPS ({other})"),
+            "OTHER RATE" => format!("{rate} ({other})"),
+            _ => col.to_string(),
+        })
+        .collect()
+}
+
+/// The value kind shown beside the reported one: the step average beside a
+/// peak, the peak beside an average.
+fn beside(kind: ValueKind) -> ValueKind {
+    if kind == ValueKind::Peak { ValueKind::StepAverage } else { ValueKind::Peak }
+}
+
+/// What the value columns hold, in a sentence: the convention's value and
+/// how it is made, and the kind kept beside it.
+fn value_line(run: &Loaded, pts: &[Point]) -> String {
+    let c = &run.manifest.plan.conventions;
+    let rate = rate_unit(c.units);
+    let mut intervals: Vec<String> =
+        pts.iter().filter_map(|p| p.peak_interval_s).map(interval_words).collect();
+    intervals.sort();
+    intervals.dedup();
+    let interval = match intervals.as_slice() {
+        [] => "best series interval (none recorded in these results)".to_string(),
+        [one] => format!("best {one} interval"),
+        many => format!("best series interval ({})", many.join(", ")),
+    };
+    match c.value {
+        ValueKind::Peak => format!(
+            "IOPS (peak) and {rate} (peak) are peaks: each step's {interval} of its record window (a \
+             rounds measurement: its best round; a copy has no intervals: its average); beside them, IOPS (avg) \
+             and {rate} (avg) are the step averages"
+        ),
+        ValueKind::StepAverage => format!(
+            "IOPS (avg) and {rate} (avg) are step averages over each step's record window (a rounds \
+             measurement: the average of its window's rounds); beside them, IOPS (peak) and {rate} (peak) are \
+             each step's {interval} (a rounds measurement: its best round)"
+        ),
+        ValueKind::SteadyStateAverage => format!(
+            "IOPS (steady) and {rate} (steady) are steady-state averages: a rounds measurement's window \
+             rounds, a precondition until steady's last window (of the metric its rule tracks); a measurement, \
+             fill or copy has no window and gives its step average; beside them, IOPS (peak) and {rate} (peak) \
+             are each step's {interval} (a rounds measurement: its best round)"
+        ),
+    }
+}
+
+/// Under `value peak`, each sweep's best step, as review charts show a
+/// sweep: `sweep 2 rnd4k_read: best step QD 32 (measure/rnd4k_read-qd32):
+/// 512345 IOPS, 2098.6 MB/s (peak)`.
+fn best_lines(run: &Loaded, pts: &[Point]) -> Vec<String> {
+    let units = run.manifest.plan.conventions.units;
+    if run.manifest.plan.conventions.value != ValueKind::Peak {
+        return Vec::new();
+    }
+    sweep_bests(pts)
+        .into_iter()
+        .map(|p| {
+            format!(
+                "sweep {} {}: best step QD {} ({}): {} IOPS, {} {} ({})",
+                p.sweep.unwrap_or(0),
+                p.workload.as_ref().map_or("-", |w| w.name.as_str()),
+                p.qd.map_or(0, |q| q.total),
+                p.id,
+                num(p.iops, 0),
+                num(Some(p.rate(units)), 1),
+                rate_unit(units),
+                p.value.words()
+            )
+        })
+        .collect()
 }
 
 fn num(v: Option<f64>, decimals: usize) -> String {
@@ -95,6 +177,7 @@ fn num(v: Option<f64>, decimals: usize) -> String {
 /// One row a point, as text.
 fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
     let units = run.manifest.plan.conventions.units;
+    let other = beside(run.manifest.plan.conventions.value);
     pts.iter()
         .map(|p| {
             let step = step_of(run, p);
@@ -109,6 +192,9 @@ fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
             let mut notes = Vec::new();
             if let Some(e) = &p.error {
                 notes.push(format!("failed: {e}"));
+            }
+            if let Some(v) = &p.value_note {
+                notes.push(v.clone());
             }
             if let Some(r) = p.repeat {
                 notes.push(format!("run {} of {}", r.run, r.runs));
@@ -132,6 +218,8 @@ fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
                 qd,
                 num(p.iops, 0),
                 num(Some(p.rate(units)), 1),
+                num(p.iops_as(other), 0),
+                num(p.rate_as(other, units), 1),
                 num(p.mean_latency_us, 1),
                 num(p.p99_latency_us, 1),
                 c.and_then(|c| c.drive_state.as_ref())
@@ -150,13 +238,31 @@ fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
 /// is in the header).
 fn value_short(p: &Point, step: Option<&manifest::ManifestStep>) -> String {
     let steady = step.and_then(|s| s.steady.as_ref());
+    // A precondition whose steady-state rule tracks one rate reports the
+    // other as its step average: the rate that is not says how.
+    let kind = if p.value != ValueKind::StepAverage { p.value } else { p.rate_value };
+    match (p.kind.as_str(), kind) {
+        ("rounds", ValueKind::Peak) => "best round".into(),
+        (_, ValueKind::Peak) => {
+            format!("best {} interval", p.peak_interval_s.map_or("series".into(), interval_words))
+        }
+        ("precondition", ValueKind::SteadyStateAverage) if steady.is_some_and(|s| s.reached) => {
+            "steady-state window average".into()
+        }
+        ("precondition", ValueKind::SteadyStateAverage) => "last-window average, not steady".into(),
+        _ => value_average(p, steady),
+    }
+}
+
+/// How an average was made, in a few words.
+fn value_average(p: &Point, steady: Option<&methodic_runtime::exec::SteadyResult>) -> String {
     match p.kind.as_str() {
         "measure" => "step average".into(),
         "fill" => "fill average".into(),
         "precondition" => "precondition average".into(),
         "rounds" if steady.is_some_and(|s| s.reached) => "steady-state window average".into(),
         "rounds" => "last-window average, not steady".into(),
-        "copy" => "copy rate".into(),
+        "copy" => "copy average".into(),
         other => other.to_string(),
     }
 }
@@ -426,7 +532,11 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
     if pts.is_empty() {
         out.push_str("no step measured a rate\n");
     } else {
+        out.push_str(&format!("values: {}\n", value_line(run, pts)));
         out.push_str(&table(run, pts));
+        for line in best_lines(run, pts) {
+            out.push_str(&format!("{line}\n"));
+        }
     }
     for f in findings(run) {
         out.push_str(&format!("{}: {}: {}\n", f.level, f.step, f.text));
@@ -438,14 +548,14 @@ fn table(run: &Loaded, pts: &[Point]) -> String {
     let m = &run.manifest;
     let mut out = String::new();
     let mut b = Builder::default();
-    b.push_record(columns(m.plan.conventions.units));
+    b.push_record(columns(&m.plan.conventions));
     for r in rows(run, pts, true) {
         b.push_record(r);
     }
     let mut t = b.build();
     t.with(Style::sharp());
     t.modify(Columns::new(0..1), Alignment::right());
-    t.modify(Columns::new(3..8), Alignment::right());
+    t.modify(Columns::new(3..10), Alignment::right());
     out.push_str(&t.to_string());
     out.push('\n');
     out
@@ -466,14 +576,22 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
         out.push('\n');
     }
     out.push_str("## Results\n\n");
-    let cols = columns(m.plan.conventions.units);
+    out.push_str(&format!("Values: {}.\n\n", cell(&value_line(run, pts))));
+    let cols = columns(&m.plan.conventions);
     out.push_str(&format!("| {} |\n", cols.join(" | ")));
     let align: Vec<&str> =
-        (0..cols.len()).map(|i| if (3..8).contains(&i) || i == 0 { "---:" } else { "---" }).collect();
+        (0..cols.len()).map(|i| if (3..10).contains(&i) || i == 0 { "---:" } else { "---" }).collect();
     out.push_str(&format!("|{}|\n", align.join("|")));
     for r in rows(run, pts, false) {
         let r: Vec<String> = r.iter().map(|c| cell(c)).collect();
         out.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    let bests = best_lines(run, pts);
+    if !bests.is_empty() {
+        out.push_str("\nThe best step of each sweep:\n\n");
+        for line in bests {
+            out.push_str(&format!("- {}\n", cell(&line)));
+        }
     }
     out
 }
@@ -495,6 +613,14 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
         "iops",
         "mb_s",
         "mib_s",
+        "reported_value",
+        "average_iops",
+        "average_mb_s",
+        "average_mib_s",
+        "peak_iops",
+        "peak_mb_s",
+        "peak_mib_s",
+        "peak_interval_s",
         "mean_latency_us",
         "p99_latency_us",
         "seconds",
@@ -531,6 +657,18 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
             f(p.iops),
             f(Some(p.mb_s)),
             f(Some(p.mib_s)),
+            if p.value == p.rate_value {
+                p.value.words().to_string()
+            } else {
+                format!("IOPS {}, rate {}", p.value.words(), p.rate_value.words())
+            },
+            f(p.average_iops),
+            f(Some(p.average_mb_s)),
+            f(Some(p.average_mib_s)),
+            f(p.peak_iops),
+            f(p.peak_mb_s),
+            f(p.peak_mib_s),
+            f(p.peak_interval_s),
             f(p.mean_latency_us),
             f(p.p99_latency_us),
             format!("{:.3}", p.seconds),
@@ -538,7 +676,13 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
             c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.bytes.to_string()),
             c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.percent_of_capacity.to_string()),
             c.map_or(String::new(), |c| c.value_kind.kind.words().to_string()),
-            c.and_then(|c| c.cache.io).map_or(String::new(), |io| format!("{io:?}").to_lowercase()),
+            c.and_then(|c| c.cache.io).map_or(String::new(), |io| {
+                match io {
+                    methodic_compiler::plan::IoMode::Direct => "direct",
+                    methodic_compiler::plan::IoMode::Buffered => "buffered",
+                }
+                .to_string()
+            }),
             p.error.clone().unwrap_or_default(),
         ]));
     }
@@ -555,7 +699,23 @@ struct JsonReport<'a> {
     host: &'a methodic_runtime::host::Host,
     targets: &'a [manifest::TargetInfo],
     units: Units,
+    /// The methodology's value convention, and what the value columns hold.
+    value: ValueKind,
+    value_note: String,
     points: Vec<JsonPoint<'a>>,
+    /// Under `value peak`, each sweep's best step (by its id).
+    sweep_bests: Vec<JsonBest<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonBest<'a> {
+    sweep: Option<u32>,
+    workload: Option<&'a str>,
+    qd: Option<u32>,
+    id: &'a str,
+    iops: Option<f64>,
+    mb_s: f64,
+    mib_s: f64,
 }
 
 #[derive(Serialize)]
@@ -576,10 +736,28 @@ fn json<'a>(run: &'a Loaded, pts: &'a [Point]) -> JsonReport<'a> {
         host: &m.host,
         targets: &m.targets,
         units: m.plan.conventions.units,
+        value: m.plan.conventions.value,
+        value_note: value_line(run, pts),
         points: pts
             .iter()
             .map(|p| JsonPoint { point: p, checklist: step_of(run, p).map(|s| &s.checklist) })
             .collect(),
+        sweep_bests: if m.plan.conventions.value == ValueKind::Peak {
+            sweep_bests(pts)
+                .into_iter()
+                .map(|p| JsonBest {
+                    sweep: p.sweep,
+                    workload: p.workload.as_ref().map(|w| w.name.as_str()),
+                    qd: p.qd.map(|q| q.total),
+                    id: &p.id,
+                    iops: p.iops,
+                    mb_s: p.mb_s,
+                    mib_s: p.mib_s,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -656,6 +834,8 @@ fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
         }
     }
     let units = run.manifest.plan.conventions.units;
+    let kind = run.manifest.plan.conventions.value;
+    let iops_label = format!("IOPS ({})", kind_short(kind));
     groups
         .into_iter()
         .map(|((_, phase), sweeps)| {
@@ -691,7 +871,7 @@ fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
             let state = first
                 .and_then(|s| s.checklist.drive_state.as_ref())
                 .map_or(String::new(), |d| d.description.clone());
-            let title_iops = format!("{phase}: IOPS by queue depth");
+            let title_iops = format!("{phase}: IOPS by queue depth ({})", kind.words());
             let title_lat = format!("{phase}: latency by queue depth");
             SweepView {
                 title: phase.clone(),
@@ -703,7 +883,7 @@ fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
                 iops_svg: Chart {
                     title: &title_iops,
                     x_label: "queue depth (outstanding I/Os)",
-                    y_label: "IOPS",
+                    y_label: &iops_label,
                     log2_x: true,
                     series: iops,
                     band: None,
@@ -736,10 +916,14 @@ struct Finding {
 /// sustained writes, and page sizes from probes.
 fn findings(run: &Loaded) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Repeats are summarized from each run's step average, whatever value
+    // the table reports.
+    let of =
+        if run.manifest.plan.conventions.value == ValueKind::StepAverage { "" } else { "step averages of " };
     for r in &run.steps {
         if let Some(rep) = &r.repeats {
             let stats = format!(
-                "{} runs: {} {}; mean {:.1}, sd {:.1}, median {:.1}, CV {:.1}%; reported ({}) {:.1} {}",
+                "{of}{} runs: {} {}; mean {:.1}, sd {:.1}, median {:.1}, CV {:.1}%; reported ({}) {:.1} {}",
                 rep.runs.len(),
                 rep.runs.iter().map(|v| format!("{v:.1}")).collect::<Vec<_>>().join(", "),
                 rep.unit,
@@ -980,7 +1164,8 @@ fn maps(run: &Loaded, pts: &[Point]) -> Vec<MapView> {
         out.push(MapView {
             title,
             units: format!(
-                "IOPS at each read share (rows) and queue depth (columns); rates elsewhere in {}.",
+                "IOPS ({}) at each read share (rows) and queue depth (columns); rates elsewhere in {}.",
+                run.manifest.plan.conventions.value.words(),
                 rate_unit(units)
             ),
             qds,
@@ -1038,7 +1223,9 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String> {
         preparation => preparation(run),
         findings => findings(run),
         probes => probes(run),
-        columns => columns(m.plan.conventions.units),
+        columns => columns(&m.plan.conventions),
+        value_line => value_line(run, pts),
+        bests => best_lines(run, pts),
         rows => rows(run, pts, false),
         checklist,
     };

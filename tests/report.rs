@@ -1,7 +1,9 @@
 //! `methodic report` and `methodic compare` on rehearsal runs: every
 //! format, the HTML page in headless Chromium, the differences compare
-//! names (span, drive state), and bad results directories refused with an
-//! error that names the file, leaving the directory as it was.
+//! names (span, drive state), the values `value peak` reports (the peaks of
+//! steps.jsonl, each sweep's best step, like paired with like across
+//! conventions), and bad results directories refused with an error that
+//! names the file, leaving the directory as it was.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -32,20 +34,22 @@ fn methodology(span: &str, prepare: &str) -> String {
 
 /// Rehearses `source` into a new results directory.
 fn rehearse(name: &str, source: &str) -> PathBuf {
-    let dir = temp(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.with_extension("method");
+    rehearse_with(&temp(name), source, &[])
+}
+
+/// Rehearses `source` into `dir`/results (`dir` made anew), with more
+/// `run` options.
+fn rehearse_with(dir: &Path, source: &str, options: &[&str]) -> PathBuf {
+    let name = dir.display().to_string();
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let file = dir.join("m.method");
     std::fs::write(&file, source).unwrap();
     let out = dir.join("results");
-    let o = methodic(&[
-        "run",
-        "--rehearse",
-        "--seed",
-        "7",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let mut args =
+        vec!["run", "--rehearse", "--seed", "7", file.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend(options);
+    let o = methodic(&args);
     assert!(o.status.success(), "{name}: {}", text(&o.stderr));
     out
 }
@@ -177,6 +181,227 @@ fn compare_names_the_drive_state_of_an_erased_and_a_preconditioned_drive() {
     for d in [a, b] {
         std::fs::remove_dir_all(d.parent().unwrap()).unwrap();
     }
+}
+
+/// A QD sweep and a rounds step under `value VALUE`.
+fn valued(value: &str) -> String {
+    format!(
+        "methodology \"val\" version \"1.0\"\n\
+         conventions {{ value {value} }}\n\
+         target {{ span 64MiB }}\n\
+         workload rnd4k_read {{ random; block 4KiB; read 100% }}\n\
+         workload rnd4k_write {{ random; block 4KiB; read 0% }}\n\
+         phase \"measure\" {{ sweep rnd4k_read qd [1, 4, 16] record 1s }}\n\
+         phase \"rounds\" {{ rounds {{ measure rnd4k_write qd 4 for 1s }} until steady {{ window 2; max_rounds 3 }} }}\n"
+    )
+}
+
+/// One rehearsal under `value peak` and one under `value step_average`,
+/// made side by side under cargo's scratch folder for tests and shared by
+/// the tests that read them (no host ceiling: it has nothing to do with
+/// the values).
+fn peak_and_average() -> &'static (PathBuf, PathBuf) {
+    static DIRS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        let scratch = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let (p, a) = (scratch.join("report-value-peak"), scratch.join("report-value-average"));
+        let peak = std::thread::spawn(move || rehearse_with(&p, &valued("peak"), &["--no-ceiling"]));
+        let average = rehearse_with(&a, &valued("step_average"), &["--no-ceiling"]);
+        (peak.join().unwrap(), average)
+    })
+}
+
+/// Each line of a results directory's steps.jsonl.
+fn steps_of(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("steps.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The step of steps.jsonl with this id.
+fn step<'a>(steps: &'a [serde_json::Value], id: &str) -> &'a serde_json::Value {
+    steps.iter().find(|s| s["id"] == id).unwrap_or_else(|| panic!("no step {id}"))
+}
+
+#[test]
+fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_best_step() {
+    let (peak, _) = peak_and_average();
+    let steps = steps_of(peak);
+    let dir = peak.to_str().unwrap();
+
+    let o = methodic(&["report", dir, "--format", "json"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["value"], "Peak");
+    let points = v["points"].as_array().unwrap();
+    let sweep: Vec<&serde_json::Value> = points.iter().filter(|p| p["kind"] == "measure").collect();
+    assert_eq!(sweep.len(), 3, "{v}");
+    for p in &sweep {
+        let s = step(&steps, p["id"].as_str().unwrap());
+        assert_eq!(p["iops"], s["peak"]["iops"], "the reported IOPS is the peak of steps.jsonl: {p}");
+        assert_eq!(p["mb_s"], s["peak"]["mb_s"], "{p}");
+        assert_eq!(p["value"], "Peak", "{p}");
+        assert_eq!(p["average_iops"], s["summary"]["total"]["iops"], "the step average kept beside it: {p}");
+        assert!(p["iops"].as_f64().unwrap() >= p["average_iops"].as_f64().unwrap(), "{p}");
+    }
+    // A rounds measurement's peak is its best round.
+    let cell = points.iter().find(|p| p["kind"] == "rounds").unwrap();
+    let c = &step(&steps, cell["id"].as_str().unwrap())["cells"][0];
+    assert_eq!(cell["iops"], c["peak_iops"], "{cell}");
+    assert_eq!(cell["average_iops"], c["window_iops"], "{cell}");
+
+    // The sweep's best step: the one with the highest peak in steps.jsonl.
+    let best = sweep
+        .iter()
+        .max_by(|a, b| a["iops"].as_f64().unwrap().total_cmp(&b["iops"].as_f64().unwrap()))
+        .unwrap();
+    assert_eq!(v["sweep_bests"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["sweep_bests"][0]["id"], best["id"]);
+    let best_line = format!(
+        "sweep 1 rnd4k_read: best step QD {} ({}): {:.0} IOPS",
+        best["qd"]["total"],
+        best["id"].as_str().unwrap(),
+        best["iops"].as_f64().unwrap()
+    );
+
+    let t = text(&methodic(&["report", dir]).stdout);
+    assert!(t.contains("IOPS (peak)") && t.contains("MB/s (peak)") && t.contains("IOPS (avg)"), "{t}");
+    assert!(t.contains("values: IOPS (peak) and MB/s (peak) are peaks: each step's best"), "{t}");
+    assert!(t.contains(&best_line), "{best_line} in {t}");
+    let row = t.lines().find(|l| l.contains("measure/rnd4k_read-qd4 ")).unwrap();
+    let s = step(&steps, "measure/rnd4k_read-qd4");
+    for (what, n) in [("peak", &s["peak"]["iops"]), ("average", &s["summary"]["total"]["iops"])] {
+        let n = format!(" {:.0} ", n.as_f64().unwrap());
+        assert!(row.contains(&n), "the {what}{n}in {row}");
+    }
+    let md = text(&methodic(&["report", dir, "--format", "md"]).stdout);
+    assert!(md.contains(&format!("- {best_line}")), "{md}");
+
+    let csv = text(&methodic(&["report", dir, "--format", "csv"]).stdout);
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let qd4 = lines.find(|l| l.contains("measure/rnd4k_read-qd4")).unwrap();
+    let f: Vec<&str> = qd4.split(',').collect();
+    assert_eq!(f[col("iops")], format!("{:.3}", s["peak"]["iops"].as_f64().unwrap()), "{qd4}");
+    assert_eq!(f[col("average_iops")], format!("{:.3}", s["summary"]["total"]["iops"].as_f64().unwrap()));
+    assert_eq!(f[col("reported_value")], "peak");
+
+    let page = temp("peak-html").with_extension("html");
+    let o = methodic(&["report", dir, "--html", page.to_str().unwrap(), "--format", "csv"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("IOPS by queue depth (peak)") && html.contains("<th class=\"num\">IOPS (peak)</th>")
+    );
+    assert!(html.contains("measure&#x2f;") && html.contains("best step QD"), "the best step listed");
+    std::fs::remove_file(&page).unwrap();
+
+    // Results written before peaks were kept: they load, and report the
+    // step average, saying why.
+    let old = temp("no-peaks");
+    std::fs::create_dir_all(&old).unwrap();
+    for f in ["manifest.json", "plan.ron"] {
+        std::fs::copy(peak.join(f), old.join(f)).unwrap();
+    }
+    let stripped: Vec<String> = steps
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            s.as_object_mut().unwrap().remove("peak");
+            for c in s["cells"].as_array_mut().into_iter().flatten() {
+                c.as_object_mut().unwrap().remove("peak_iops");
+                c.as_object_mut().unwrap().remove("peak_mb_s");
+            }
+            s.to_string()
+        })
+        .collect();
+    std::fs::write(old.join("steps.jsonl"), stripped.join("\n") + "\n").unwrap();
+    let o = methodic(&["report", old.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = v["points"].as_array().unwrap().iter().find(|p| p["id"] == "measure/rnd4k_read-qd4").unwrap();
+    assert_eq!(p["iops"], s["summary"]["total"]["iops"], "{p}");
+    assert_eq!((&p["value"], &p["peak_iops"]), (&serde_json::json!("StepAverage"), &serde_json::Value::Null));
+    assert!(p["value_note"].as_str().unwrap().contains("no peak recorded"), "{p}");
+    let t = text(&methodic(&["report", old.to_str().unwrap()]).stdout);
+    assert!(t.contains("no peak recorded") && t.contains("no best round recorded"), "{t}");
+    std::fs::remove_dir_all(&old).unwrap();
+}
+
+#[test]
+fn compare_pairs_a_peak_run_and_a_step_average_run_like_with_like_and_says_so() {
+    let (peak, average) = peak_and_average();
+    let (ps, avs) = (steps_of(peak), steps_of(average));
+    let (p, a) = (peak.to_str().unwrap(), average.to_str().unwrap());
+
+    // The peak run first: peaks on both sides, the average run's own.
+    let o = methodic(&["compare", "--json", p, a]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let pairs = v["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 4, "three sweep steps and a rounds measurement: {v}");
+    for pair in pairs.iter().filter(|q| q["kind"] == "measure") {
+        assert_eq!(pair["value_kind"], "peak", "{pair}");
+        let (va, vb) = (&pair["values"][0], &pair["values"][1]);
+        assert_eq!(va["value"], step(&ps, va["step_id"].as_str().unwrap())["peak"]["iops"], "{pair}");
+        assert_eq!(vb["value"], step(&avs, vb["step_id"].as_str().unwrap())["peak"]["iops"], "{pair}");
+        assert_eq!((&va["reported_kind"], &vb["reported_kind"]), (&"peak".into(), &"step average".into()));
+    }
+    let note = v["values_note"].as_str().unwrap();
+    assert!(note.starts_with("A reports peaks, B reports step averages"), "{note}");
+    assert!(note.contains("4 pairs compare peaks"), "{note}");
+    assert!(
+        note.contains("B's are the peaks it keeps beside the step averages it reports (4 of them)"),
+        "{note}"
+    );
+    let kinds: Vec<(&serde_json::Value, &serde_json::Value)> = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["field"] == "value kind")
+        .map(|d| (&d["a"], &d["b"]))
+        .collect();
+    assert_eq!(kinds, [(&"peak".into(), &"step average".into())], "said once, in words: {v}");
+
+    let t = text(&methodic(&["compare", p, a]).stdout);
+    assert!(t.contains("A: ") && t.contains("reports peaks)") && t.contains("reports step averages)"), "{t}");
+    assert!(t.contains("IOPS (peak)") && !t.contains("IOPS (avg)"), "{t}");
+    assert!(
+        t.contains("values: A reports peaks, B reports step averages; each pair compares one kind"),
+        "{t}"
+    );
+    assert!(
+        t.contains("the best step of each sweep") && t.contains("sweep 1 rnd4k_read (peak): A QD"),
+        "{t}"
+    );
+    assert!(!t.contains("Peak") && !t.contains("StepAverage"), "no Rust names: {t}");
+
+    // The average run first: step averages on both sides, the peak run's
+    // kept beside its peaks.
+    let v: serde_json::Value =
+        serde_json::from_slice(&methodic(&["compare", "--json", a, p]).stdout).unwrap();
+    for pair in v["pairs"].as_array().unwrap().iter().filter(|q| q["kind"] == "measure") {
+        assert_eq!(pair["value_kind"], "step average", "{pair}");
+        let vb = &pair["values"][1];
+        assert_eq!(
+            vb["value"],
+            step(&ps, vb["step_id"].as_str().unwrap())["summary"]["total"]["iops"],
+            "{pair}"
+        );
+    }
+    assert!(
+        v["values_note"].as_str().unwrap().contains("B's are the step averages it keeps beside the peaks")
+    );
+    assert_eq!(v["sweep_bests"].as_array().unwrap().len(), 1, "B reports peaks: its sweeps' best steps");
+
+    // The same convention on both sides: no note.
+    let v: serde_json::Value =
+        serde_json::from_slice(&methodic(&["compare", "--json", p, p]).stdout).unwrap();
+    assert_eq!(v["values_note"], serde_json::Value::Null);
+    assert!(v["pairs"].as_array().unwrap().iter().all(|q| q["ratios"][0] == 1.0), "{v}");
 }
 
 #[test]
