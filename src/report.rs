@@ -946,6 +946,9 @@ fn findings(run: &Loaded) -> Vec<Finding> {
         if let Some(h) = &r.host_bound {
             out.push(Finding { level: "warning", step: r.id.clone(), text: h.clone() });
         }
+        if let Some(p) = r.probe.as_ref().filter(|p| !p.note.is_empty()) {
+            out.push(Finding { level: "note", step: r.id.clone(), text: p.note.clone() });
+        }
         if let Some(pages) = r.probe.as_ref().and_then(|p| p.pages.as_ref()) {
             out.push(Finding { level: "note", step: r.id.clone(), text: pages.verdict.clone() });
         }

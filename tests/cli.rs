@@ -206,7 +206,7 @@ fn a_span_larger_than_the_capacity_is_refused() {
     let out = methodic(&["plan", "specs/kitguru-style.method", "--capacity", "8GB"]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("[M0504]") && err.contains("11 steps"), "{err}");
+    assert!(err.contains("[M0504]") && err.contains("12 steps"), "{err}");
     assert!(out.stdout.is_empty());
     assert!(methodic(&["plan", "specs/kitguru-style.method", "--capacity", "1.6TB"]).status.success());
 }

@@ -361,8 +361,9 @@ pub(crate) fn probe(p: &Probe, io: IoMode) -> Vec<Problem> {
         out.push(Problem::new(Code::ZeroCount, Field::Repeats, "0 repeats time nothing"));
     }
     if io == IoMode::Direct {
-        let hint = "probing sub-sector offsets needs `target { io buffered }`: each write is then \
-                    made durable with fdatasync";
+        let hint = "a write at a sub-sector offset cannot reach the device as such: step by the \
+                    logical block (512B) and write two blocks (io 1KiB); `target { io buffered }` \
+                    runs it through the page cache, which writes back whole pages";
         for (value, field, what) in [(p.io, Field::Io, "write size"), (p.step, Field::Step, "step")] {
             if value.0 % SECTOR != 0 {
                 out.push(

@@ -1181,15 +1181,27 @@ impl Executor<'_> {
             }
             Action::Probe(p) => {
                 let t = &self.targets[0];
-                // One write path for every offset, or the two paths' own
-                // difference would show as a pattern: O_DIRECT only when
-                // every offset and the size are aligned.
-                let align = t.direct_align().max(512);
-                let aligned = p.step.0 % align == 0 && p.io.0 % align == 0;
-                let direct =
-                    (settings.io == IoMode::Direct && t.has_direct() && aligned).then(|| t.file(true));
+                // A write reaches the device as written only with O_DIRECT,
+                // in whole logical blocks; through the page cache it reaches
+                // the device as whole pages. One route for every offset, or
+                // the two routes' own difference would show as a pattern.
+                let direct = settings.io == IoMode::Direct && t.has_direct();
+                let unit =
+                    if direct { t.direct_align().max(512) } else { probe::page_size().max(t.logical_block) };
+                let in_ram = t
+                    .identity
+                    .file_system
+                    .as_ref()
+                    .map(|f| f.fs_type.as_str())
+                    .filter(|f| ["tmpfs", "ramfs"].contains(f));
+                let ram_disk = t.identity.driver.as_deref().filter(|d| ["zram", "brd"].contains(d));
+                let caveat = in_ram
+                    .map(|fs| format!("the target is a file on {fs}, in RAM: there is no flash behind it"))
+                    .or(ram_disk
+                        .map(|d| format!("the target is a {d} device, in RAM: there is no flash behind it")));
+                let route = probe::Route { file: t.file(direct), direct, unit, caveat };
                 let csv = self.results.series_path(&step.id, "")?;
-                out.probe = Some(probe::run(p, direct, t.file(false), align, 0, &csv, &self.stop)?);
+                out.probe = Some(probe::run(p, &route, 0, &csv, &self.stop)?);
                 out.series = Some(self.relative(&csv));
             }
         }

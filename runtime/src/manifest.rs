@@ -444,7 +444,9 @@ impl DriveTracker {
             s.in_doubt = true;
         }
         let probed = match (&step.action, &result.probe) {
-            (Action::Probe(p), Some(r)) => p.io.0 * r.offsets * r.repeats as u64,
+            // Writes as issued (rounded up to a block with O_DIRECT); older
+            // results lack write_bytes.
+            (Action::Probe(p), Some(r)) => r.write_bytes.max(p.io.0) * r.offsets * r.repeats as u64,
             _ => 0,
         };
         let written = result.io.as_ref().map_or(0, |io| io.bytes_written)

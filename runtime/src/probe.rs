@@ -1,9 +1,14 @@
-//! The flash page-size probe: a probe's settings and a target go in; every
-//! offset's write latency comes out, as the chosen statistic of its
-//! repeats, written as CSV (offset, latency), and the page size those
-//! latencies point at. Each write is made durable: with O_DIRECT where the
-//! plan uses it and the offset is aligned, else buffered and followed by
-//! fdatasync, which sub-sector offsets need.
+//! The flash page-size probe: a probe's settings and a route to the
+//! target go in; every probed offset's write latency comes out, as the
+//! chosen statistic of its repeats, written as CSV (offset, latency), with
+//! the page size those latencies point at and a note saying what reached
+//! the device. Each write is followed by fdatasync, as "Microbenchmarking
+//! Flash Drives" synced each one. With O_DIRECT a write reaches the device
+//! as written, but only in whole logical blocks: the write is rounded up to
+//! one, and offsets between blocks are not probed. Through the page cache
+//! every write reaches the device as whole pages of the page cache, so
+//! steps below a page never reach it as such: the note says so, and the
+//! page-size estimate uses only offsets that are multiples of a page.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -15,16 +20,36 @@ use std::time::Instant;
 use methodic_compiler::plan::{Aggregate, Probe};
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::pages::kib;
 use crate::data::Buffers;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeResult {
+    /// Offsets probed (the plan's, less those `skipped`).
     pub offsets: u64,
     pub repeats: u32,
-    /// How each write was made durable: O_DIRECT, or fdatasync.
+    /// The plan's offsets that were not probed: with O_DIRECT, those that
+    /// are not multiples of the target's logical block.
+    #[serde(default)]
+    pub skipped: u64,
+    /// Bytes of each write as issued: the probe's `io`, rounded up to the
+    /// logical block with O_DIRECT.
+    #[serde(default)]
+    pub write_bytes: u64,
+    /// The smallest write that reaches the device as such: the logical
+    /// block (the direct-I/O alignment) with O_DIRECT, a page of the page
+    /// cache without.
+    #[serde(default)]
+    pub unit_bytes: u64,
+    /// How each write went and was made durable: `O_DIRECT writes, each
+    /// followed by fdatasync`, or `writes through the page cache, each
+    /// followed by fdatasync`.
     pub durable: String,
+    /// What reached the device, in words.
+    #[serde(default)]
+    pub note: String,
     /// Over the offsets' kept values, in microseconds.
     pub min_us: f64,
     pub median_us: f64,
@@ -34,37 +59,54 @@ pub struct ProbeResult {
     pub pages: Option<crate::analysis::pages::PageEstimate>,
 }
 
+/// How the probe's writes reach the target.
+pub struct Route<'a> {
+    pub file: &'a File,
+    /// `file` was opened with O_DIRECT.
+    pub direct: bool,
+    /// The smallest write that reaches the device as such: the direct-I/O
+    /// alignment (the logical block) with O_DIRECT, else a page of the
+    /// page cache (or the logical block, if larger).
+    pub unit: u64,
+    /// Said at the end of the note: the target is RAM, with no flash to
+    /// find (tmpfs, zram).
+    pub caveat: Option<String>,
+}
+
+/// The page cache's page size, in bytes.
+pub fn page_size() -> u64 {
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if n > 0 { n as u64 } else { 4096 }
+}
+
 /// Runs the probe from `start` on a target, and writes
-/// `offset_bytes,latency_us,min_us,max_us` rows to `csv`. Each write is
-/// made durable the same way: with O_DIRECT when `direct` is given (the
-/// caller checked that every offset and the size are aligned to `align`),
-/// else through the page cache with fdatasync.
-pub fn run(
-    p: &Probe,
-    direct: Option<&File>,
-    buffered: &File,
-    align: u64,
-    start: u64,
-    csv: &Path,
-    stop: &AtomicBool,
-) -> Result<ProbeResult> {
-    let mut buffers = Buffers::new(1, p.io.0 as usize);
+/// `offset_bytes,latency_us,min_us,max_us` rows to `csv`, one per offset
+/// probed (offsets from `start`).
+pub fn run(p: &Probe, route: &Route, start: u64, csv: &Path, stop: &AtomicBool) -> Result<ProbeResult> {
+    let unit = route.unit.max(1);
+    let planned = (0..p.offsets).map(|k| k * p.step.0);
+    let (size, offsets): (u64, Vec<u64>) = if route.direct {
+        let size = p.io.0.next_multiple_of(unit);
+        (size, planned.filter(|o| o % unit == 0 && o + size <= p.range.0).collect())
+    } else {
+        (p.io.0, planned.collect())
+    };
+    let mut buffers = Buffers::new(1, size as usize);
     Rng::new(0x9a9e).fill(buffers.slot(0));
-    let offsets = p.offsets as usize;
-    let mut samples: Vec<Vec<u64>> = vec![Vec::with_capacity(p.repeats as usize); offsets];
+    let mut samples: Vec<Vec<u64>> = vec![Vec::with_capacity(p.repeats as usize); offsets.len()];
     'outer: for _ in 0..p.repeats {
-        for (k, times) in samples.iter_mut().enumerate() {
+        for (times, o) in samples.iter_mut().zip(&offsets) {
             if stop.load(Ordering::Relaxed) {
                 break 'outer;
             }
-            let offset = start + k as u64 * p.step.0;
-            let buf = &buffers.slot(0)[..p.io.0 as usize];
+            let offset = start + o;
+            let buf = &buffers.slot(0)[..size as usize];
             let t = Instant::now();
-            match direct {
-                Some(f) => f.write_all_at(buf, offset),
-                None => buffered.write_all_at(buf, offset).and_then(|()| buffered.sync_data()),
-            }
-            .map_err(|e| Error::io(format!("probe write at offset {offset}"), e))?;
+            route
+                .file
+                .write_all_at(buf, offset)
+                .and_then(|()| route.file.sync_data())
+                .map_err(|e| Error::io(format!("probe write at offset {offset}"), e))?;
             times.push(t.elapsed().as_nanos() as u64);
         }
     }
@@ -75,22 +117,22 @@ pub fn run(
         out.write_all(line.as_bytes()).map_err(|e| Error::io(format!("cannot write {}", csv.display()), e))
     };
     write(&mut out, "offset_bytes,latency_us,min_us,max_us\n".to_string())?;
-    let mut kept = Vec::with_capacity(offsets);
-    let mut series: (Vec<u64>, Vec<f64>) = (Vec::with_capacity(offsets), Vec::with_capacity(offsets));
-    for (k, times) in samples.iter_mut().enumerate() {
+    let mut kept = Vec::with_capacity(offsets.len());
+    let mut series: (Vec<u64>, Vec<f64>) =
+        (Vec::with_capacity(offsets.len()), Vec::with_capacity(offsets.len()));
+    for (times, o) in samples.iter_mut().zip(&offsets) {
         if times.is_empty() {
             continue;
         }
         times.sort_unstable();
         let value = statistic(times, p.statistic);
         kept.push(value);
-        series.0.push(k as u64 * p.step.0);
+        series.0.push(*o);
         series.1.push(value / 1000.0);
         write(
             &mut out,
             format!(
-                "{},{:.3},{:.3},{:.3}\n",
-                k as u64 * p.step.0,
+                "{o},{:.3},{:.3},{:.3}\n",
                 value / 1000.0,
                 times[0] as f64 / 1000.0,
                 times[times.len() - 1] as f64 / 1000.0
@@ -101,19 +143,75 @@ pub fn run(
     kept.sort_by(f64::total_cmp);
     let pick =
         |q: f64| kept.get(((kept.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0) / 1000.0;
+    let skipped = p.offsets - offsets.len() as u64;
     Ok(ProbeResult {
-        offsets: p.offsets,
+        offsets: offsets.len() as u64,
         repeats: p.repeats,
-        durable: if direct.is_some() {
-            format!("O_DIRECT (every offset aligned to {align} B)")
+        skipped,
+        write_bytes: size,
+        unit_bytes: unit,
+        durable: if route.direct {
+            "O_DIRECT writes, each followed by fdatasync"
         } else {
-            "fdatasync".into()
-        },
+            "writes through the page cache, each followed by fdatasync"
+        }
+        .to_string(),
+        note: note(p, route, unit, size, offsets.len() as u64),
         min_us: pick(0.0),
         median_us: pick(0.5),
         max_us: pick(1.0),
-        pages: Some(crate::analysis::pages::estimate(&series.0, &series.1, p.io.0, p.step.0)),
+        pages: Some(crate::analysis::pages::estimate(&series.0, &series.1, size, p.step.0, unit)),
     })
+}
+
+/// What reached the device, in words.
+fn note(p: &Probe, route: &Route, unit: u64, size: u64, probed: u64) -> String {
+    let mut parts = Vec::new();
+    if route.direct {
+        parts.push(format!(
+            "every write reached the device as written, with O_DIRECT: {} at each of {probed} offsets {} apart",
+            kib(size),
+            kib(lcm(p.step.0, unit))
+        ));
+        if size != p.io.0 {
+            parts.push(format!(
+                "the {} write asked for is rounded up to the target's {} logical block, the smallest write it takes",
+                kib(p.io.0),
+                kib(unit)
+            ));
+        }
+        let skipped = p.offsets - probed;
+        if skipped > 0 {
+            parts.push(format!(
+                "{skipped} of the {} offsets were not probed: they are not multiples of the target's {} logical \
+                 block, so a write there cannot go with O_DIRECT, and through the page cache it would reach the \
+                 device as whole blocks, not at that offset",
+                p.offsets,
+                kib(unit)
+            ));
+        }
+    } else {
+        parts.push(format!(
+            "the whole probe went through the page cache, which writes back whole {} pages: writes and steps \
+             below {} do not reach the device as such, and the page-size estimate uses only the offsets that are \
+             multiples of {} and makes none below it",
+            kib(unit),
+            kib(unit),
+            kib(unit)
+        ));
+    }
+    if let Some(c) = &route.caveat {
+        parts.push(c.clone());
+    }
+    parts.join("; ")
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    if a == 0 || b == 0 { a.max(b) } else { a / gcd(a, b) * b }
 }
 
 /// The statistic of sorted samples, in nanoseconds.
@@ -156,6 +254,7 @@ mod tests {
             .truncate(true)
             .open(dir.join("t"))
             .unwrap();
+        file.set_len(64 << 10).unwrap();
         let p = Probe {
             io: Bytes(512),
             step: Bytes(256),
@@ -164,24 +263,53 @@ mod tests {
             statistic: Aggregate::Median,
             offsets: 15,
         };
-        let r = run(&p, None, &file, 512, 0, &dir.join("p.csv"), &AtomicBool::new(false)).unwrap();
-        assert_eq!((r.offsets, r.repeats, r.durable.as_str()), (15, 3, "fdatasync"));
+        // Through the page cache: every offset, and a note that says the
+        // device saw whole pages.
+        let route = Route { file: &file, direct: false, unit: 4096, caveat: None };
+        let r = run(&p, &route, 0, &dir.join("p.csv"), &AtomicBool::new(false)).unwrap();
+        assert_eq!((r.offsets, r.skipped, r.repeats, r.write_bytes, r.unit_bytes), (15, 0, 3, 512, 4096));
+        assert_eq!(r.durable, "writes through the page cache, each followed by fdatasync");
+        assert!(
+            r.note.starts_with(
+                "the whole probe went through the page cache, which writes back whole 4 KiB pages"
+            ),
+            "{}",
+            r.note
+        );
         let csv = std::fs::read_to_string(dir.join("p.csv")).unwrap();
         assert_eq!(csv.lines().count(), 16);
         assert!(csv.lines().nth(2).unwrap().starts_with("256,"));
         assert!(r.min_us > 0.0 && r.min_us <= r.median_us && r.median_us <= r.max_us);
-        // With O_DIRECT, at offsets a sector apart.
+        assert!(r.pages.unwrap().verdict.starts_with("no estimate"));
+        // With O_DIRECT in 512 B blocks: the offsets between blocks are
+        // not probed, and the note says why.
         let direct = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .custom_flags(libc::O_DIRECT)
             .open(dir.join("t"));
         if let Ok(direct) = direct {
-            let q = Probe { step: Bytes(512), offsets: 7, ..p };
-            let r =
-                run(&q, Some(&direct), &file, 512, 0, &dir.join("q.csv"), &AtomicBool::new(false)).unwrap();
-            assert!(r.durable.starts_with("O_DIRECT"), "{}", r.durable);
-            assert_eq!(std::fs::read_to_string(dir.join("q.csv")).unwrap().lines().count(), 8);
+            let route = Route { file: &direct, direct: true, unit: 512, caveat: Some("a caveat".into()) };
+            let r = run(&p, &route, 0, &dir.join("q.csv"), &AtomicBool::new(false)).unwrap();
+            assert_eq!((r.offsets, r.skipped, r.write_bytes, r.unit_bytes), (8, 7, 512, 512));
+            assert_eq!(r.durable, "O_DIRECT writes, each followed by fdatasync");
+            assert!(r.note.starts_with("every write reached the device as written, with O_DIRECT: 512 B at each of 8 offsets 512 B apart"), "{}", r.note);
+            assert!(r.note.contains("7 of the 15 offsets were not probed"), "{}", r.note);
+            assert!(r.note.ends_with("; a caveat"), "{}", r.note);
+            let csv = std::fs::read_to_string(dir.join("q.csv")).unwrap();
+            let offsets: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+            assert_eq!(offsets, ["0", "512", "1024", "1536", "2048", "2560", "3072", "3584"]);
+            // A write smaller than the block is rounded up to one; the last
+            // offsets, where a whole block would pass the range, are left out.
+            let q = Probe { io: Bytes(256), offsets: 16, ..p };
+            let r = run(&q, &route, 0, &dir.join("r.csv"), &AtomicBool::new(false)).unwrap();
+            assert_eq!((r.offsets, r.skipped, r.write_bytes), (8, 8, 512));
+            assert!(
+                r.note
+                    .contains("the 256 B write asked for is rounded up to the target's 512 B logical block"),
+                "{}",
+                r.note
+            );
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

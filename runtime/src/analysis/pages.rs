@@ -1,18 +1,24 @@
 //! The flash page size from a page probe: the latency of a small write at
-//! each offset. A write that straddles a page boundary programs two pages
-//! and takes far longer, so the slow offsets come in clusters, one a
-//! boundary. The estimate is the spacing that best explains where those
-//! clusters sit: for each candidate spacing (a multiple of the probe's
-//! step, so 100 KiB and 400 KiB pages are found as well as powers of two)
-//! and phase, the share of clusters that fall on the comb (precision) and
-//! the share of the comb's teeth that have a cluster (recall); the F1 of
-//! the two is the score, which a spacing twice or half the true one cannot
-//! reach. A best score under 0.7 means no periodic structure. Spacings
-//! start at three times the tolerance (a comb finer than that catches
-//! everything), and each is scored from the boundaries sorted by their
-//! place within it, so a 4MiB probe in 256B steps is estimated in well
-//! under a second. A page that is not a multiple of the step drifts off
-//! the comb after a few teeth and may not be found.
+//! each offset, and the unit the writes reached the device in (its logical
+//! block with O_DIRECT, a page of the page cache through it). A write that
+//! straddles a page boundary programs two pages and takes far longer, so
+//! the slow offsets come in clusters, one a boundary. Only offsets that are
+//! multiples of the unit are used, and each write counts as the whole units
+//! it reaches the device as: a write aimed between them reaches the device
+//! at the unit it falls in, not where it was aimed, so no structure below
+//! the unit is estimated (and none at all when each write is one unit,
+//! which never crosses a boundary between units). The estimate is the
+//! spacing that best explains where the clusters sit: for each candidate
+//! spacing (a multiple of the probe's step, so 100 KiB and 400 KiB pages
+//! are found as well as powers of two) and phase, the share of clusters
+//! that fall on the comb (precision) and the share of the comb's teeth that
+//! have a cluster (recall); the F1 of the two is the score, which a spacing
+//! twice or half the true one cannot reach. A best score under 0.7 means no
+//! periodic structure. Spacings start at three times the tolerance (a comb
+//! finer than that catches everything), and each is scored from the
+//! boundaries sorted by their place within it, so a 4MiB probe in 512B
+//! steps is estimated in well under a second. A page that is not a multiple
+//! of the step drifts off the comb after a few teeth and may not be found.
 
 use serde::{Deserialize, Serialize};
 
@@ -39,13 +45,21 @@ pub struct PageEstimate {
 /// Scores below this mean the slow offsets have no spacing in common.
 const MIN_SCORE: f64 = 0.7;
 
-fn kib(b: u64) -> String {
+/// `4 KiB`, `100 KiB`, `512 B`.
+pub(crate) fn kib(b: u64) -> String {
     if b % 1024 == 0 { format!("{} KiB", b / 1024) } else { format!("{b} B") }
 }
 
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 /// Estimates the page size from `latency_us[i]` measured at `offsets[i]`
-/// (ascending, `step` apart) for writes of `io` bytes.
-pub fn estimate(offsets: &[u64], latency_us: &[f64], io: u64, step: u64) -> PageEstimate {
+/// (ascending, `step` apart) for writes of `io` bytes that reached the
+/// device in whole `unit`s. Offsets that are not multiples of `unit` are
+/// left out; the rest are `lcm(step, unit)` apart, and each write counts as
+/// `io` rounded up to whole units.
+pub fn estimate(offsets: &[u64], latency_us: &[f64], io: u64, step: u64, unit: u64) -> PageEstimate {
     let none = |spikes: usize, threshold: f64, why: String| PageEstimate {
         page_bytes: None,
         first_boundary: None,
@@ -54,8 +68,28 @@ pub fn estimate(offsets: &[u64], latency_us: &[f64], io: u64, step: u64) -> Page
         threshold_us: threshold,
         verdict: why,
     };
-    let n = offsets.len().min(latency_us.len());
-    if n < 8 || step == 0 {
+    if step == 0 {
+        return none(0, f64::NAN, "no periodic structure found: too few offsets probed".into());
+    }
+    let unit = unit.max(1);
+    let io = io.max(1).next_multiple_of(unit);
+    if io <= unit {
+        return none(
+            0,
+            f64::NAN,
+            format!(
+                "no estimate: each write reaches the device as one {} block, which never crosses a \
+                 boundary between blocks; write more than {} at a time",
+                kib(unit),
+                kib(unit)
+            ),
+        );
+    }
+    let step = step / gcd(step, unit) * unit;
+    let (offsets, latency_us): (Vec<u64>, Vec<f64>) =
+        offsets.iter().zip(latency_us).filter(|(o, _)| *o % unit == 0).map(|(o, l)| (*o, *l)).unzip();
+    let n = offsets.len();
+    if n < 8 {
         return none(0, f64::NAN, "no periodic structure found: too few offsets probed".into());
     }
     let base = median(&latency_us[..n]);
@@ -207,8 +241,8 @@ mod tests {
 
     #[test]
     fn a_clean_power_of_two_page_is_found() {
-        let (o, l) = series(64 << 10, 0, 512, 256, 4 << 20, 0.0, 0.0, 0.0);
-        let e = estimate(&o, &l, 512, 256);
+        let (o, l) = series(64 << 10, 0, 1024, 512, 4 << 20, 0.0, 0.0, 0.0);
+        let e = estimate(&o, &l, 1024, 512, 512);
         assert_eq!(e.page_bytes, Some(64 << 10), "{e:?}");
         assert!(e.confidence > 0.95 && e.spikes >= 60, "{e:?}");
         assert!(e.verdict.starts_with("page size 64 KiB"), "{}", e.verdict);
@@ -217,16 +251,16 @@ mod tests {
     #[test]
     fn pages_that_are_not_powers_of_two_are_found() {
         for page in [100 << 10, 400 << 10] {
-            let (o, l) = series(page, 0, 512, 256, 4 << 20, 0.05, 0.0, 0.0);
-            let e = estimate(&o, &l, 512, 256);
+            let (o, l) = series(page, 0, 1024, 512, 4 << 20, 0.05, 0.0, 0.0);
+            let e = estimate(&o, &l, 1024, 512, 512);
             assert_eq!(e.page_bytes, Some(page), "{e:?}");
         }
     }
 
     #[test]
     fn a_noisy_probe_with_missed_and_false_spikes_still_finds_the_page() {
-        let (o, l) = series(128 << 10, 8 << 10, 512, 256, 4 << 20, 0.2, 0.15, 0.0003);
-        let e = estimate(&o, &l, 512, 256);
+        let (o, l) = series(128 << 10, 8 << 10, 1024, 512, 4 << 20, 0.2, 0.15, 0.0003);
+        let e = estimate(&o, &l, 1024, 512, 512);
         assert_eq!(e.page_bytes, Some(128 << 10), "{e:?}");
         assert!(e.confidence >= 0.7 && e.confidence < 1.0, "{e:?}");
         let first = e.first_boundary.unwrap();
@@ -235,13 +269,62 @@ mod tests {
 
     #[test]
     fn noise_alone_has_no_periodic_structure() {
-        let (o, l) = series(u64::MAX / 4, 0, 512, 256, 4 << 20, 0.3, 0.0, 0.003);
-        let e = estimate(&o, &l, 512, 256);
+        let (o, l) = series(u64::MAX / 4, 0, 1024, 512, 4 << 20, 0.3, 0.0, 0.003);
+        let e = estimate(&o, &l, 1024, 512, 512);
         assert_eq!(e.page_bytes, None, "{e:?}");
         assert!(e.verdict.starts_with("no periodic structure found"), "{}", e.verdict);
         let flat = vec![100.0; 64];
-        let offsets: Vec<u64> = (0..64).map(|k| k * 256).collect();
-        assert_eq!(estimate(&offsets, &flat, 512, 256).page_bytes, None);
-        assert_eq!(estimate(&offsets[..4], &flat[..4], 512, 256).page_bytes, None, "too few offsets");
+        let offsets: Vec<u64> = (0..64).map(|k| k * 512).collect();
+        assert_eq!(estimate(&offsets, &flat, 1024, 512, 512).page_bytes, None);
+        assert_eq!(estimate(&offsets[..4], &flat[..4], 1024, 512, 512).page_bytes, None, "too few offsets");
+    }
+
+    /// The old probe's shape, 512B writes in 256B steps: with a 512 B
+    /// logical block, the offsets between blocks are left out, and a
+    /// one-block write at a block boundary never crosses a page boundary, so
+    /// there is no estimate, though the same series read at a 256 B unit
+    /// (as if those writes had reached the device) shows 64 KiB pages.
+    #[test]
+    fn no_estimate_from_writes_of_one_logical_block() {
+        let (o, l) = series(64 << 10, 0, 512, 256, 4 << 20, 0.0, 0.0, 0.0);
+        assert_eq!(estimate(&o, &l, 512, 256, 256).page_bytes, Some(64 << 10), "the control");
+        let e = estimate(&o, &l, 512, 256, 512);
+        assert_eq!(e.page_bytes, None, "{e:?}");
+        assert!(
+            e.verdict.starts_with("no estimate: each write reaches the device as one 512 B block"),
+            "{}",
+            e.verdict
+        );
+        // Through the page cache (4 KiB pages) a 1 KiB write is one page too.
+        let (o, l) = series(64 << 10, 0, 1024, 512, 4 << 20, 0.0, 0.0, 0.0);
+        let e = estimate(&o, &l, 1024, 512, 4096);
+        assert_eq!(e.page_bytes, None, "{e:?}");
+        assert!(e.verdict.contains("one 4 KiB block"), "{}", e.verdict);
+    }
+
+    /// Slow offsets that lie between logical blocks are not used: spikes
+    /// only at offsets 256 B past a block boundary, 64 KiB apart, are found
+    /// at a 256 B unit and ignored at a 512 B one, where the offsets that
+    /// remain are all fast.
+    #[test]
+    fn offsets_between_logical_blocks_are_not_used() {
+        let io = 1024;
+        let offsets: Vec<u64> = (0..).map(|k| k * 256).take_while(|o| o + io <= 4 << 20).collect();
+        let latency: Vec<f64> = offsets
+            .iter()
+            .map(|&o| if o % 512 == 256 && o % (64 << 10) >= (64 << 10) - io { 2000.0 } else { 100.0 })
+            .collect();
+        assert_eq!(estimate(&offsets, &latency, io, 256, 256).page_bytes, Some(64 << 10), "the control");
+        let e = estimate(&offsets, &latency, io, 256, 512);
+        assert_eq!((e.page_bytes, e.spikes), (None, 0), "{e:?}");
+    }
+
+    /// A page that is a whole number of 4 KiB units is still found from
+    /// 8 KiB writes through the page cache, from the 4 KiB-aligned offsets.
+    #[test]
+    fn pages_above_the_unit_are_found_from_the_aligned_offsets() {
+        let (o, l) = series(128 << 10, 0, 8192, 512, 4 << 20, 0.05, 0.0, 0.0);
+        let e = estimate(&o, &l, 8192, 512, 4096);
+        assert_eq!(e.page_bytes, Some(128 << 10), "{e:?}");
     }
 }
