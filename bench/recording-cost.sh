@@ -48,7 +48,6 @@ done
 
 # A series interval's own cost: the same 64MiB run with 10min and with
 # 100ms intervals (recording on); the difference over the intervals added.
-secs=$(awk '/^[0-9]/ {t=$1} END {print t}' "$WORK/out/series/measure-w-until-written-64MiB.csv" 2>/dev/null || echo 0)
 long=$(count psync 1 64)
 short=$(count psync 1 64 "" 100ms)
 rows=$(( $(wc -l < "$WORK/out/series/"*.csv) - 1 ))
