@@ -37,15 +37,22 @@ fn lines(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
-        .map(|l| match l.find("\"series\":\"superseded/") {
-            Some(at) => {
-                let rest = &l[at + "\"series\":\"superseded/".len()..];
-                let after = rest.find('/').map_or(rest, |k| &rest[k + 1..]);
-                format!("{}\"series\":\"{after}", &l[..at])
-            }
-            None => l.to_string(),
-        })
+        .map(|l| unmoved(&unmoved(l, "series"), "latency_log"))
         .collect()
+}
+
+/// `line` with its `field` path as it was before a resume moved it aside
+/// (`superseded/N/series/...` back to `series/...`).
+fn unmoved(line: &str, field: &str) -> String {
+    let moved = format!("\"{field}\":\"superseded/");
+    match line.find(&moved) {
+        Some(at) => {
+            let rest = &line[at + moved.len()..];
+            let after = rest.find('/').map_or(rest, |k| &rest[k + 1..]);
+            format!("{}\"{field}\":\"{after}", &line[..at])
+        }
+        None => line.to_string(),
+    }
 }
 
 /// xorshift, seeded from the clock (printed, to replay a failure).
