@@ -915,6 +915,7 @@ mod tests {
             repeats: None,
             host_bound: None,
             actions: vec!["BLKDISCARD (discard) of 1.0 GiB".into()],
+            device_io: None,
         }
     }
 
