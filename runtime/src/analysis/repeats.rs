@@ -200,7 +200,7 @@ fn page_cache(runs: &[Run<'_>], ctx: &CacheContext) -> PageCache {
 }
 
 /// `runs 2..4`, `runs 2, 4`, `run 3`.
-fn run_list(numbers: &[u32]) -> String {
+pub fn run_list(numbers: &[u32]) -> String {
     match numbers {
         [one] => format!("run {one}"),
         [first, .., last] if numbers.windows(2).all(|w| w[1] == w[0] + 1) => format!("runs {first}..{last}"),
