@@ -935,10 +935,22 @@ fn findings(run: &Loaded) -> Vec<Finding> {
                 rep.value,
                 rep.unit
             );
+            let stats = match &rep.page_cache {
+                Some(pc) => format!("{stats}; page cache: {}", page_cache_words(pc)),
+                None => stats,
+            };
             out.push(Finding { level: "note", step: r.id.clone(), text: stats });
             if let Some(w) = &rep.warning {
                 out.push(Finding { level: "warning", step: r.id.clone(), text: w.clone() });
             }
+        }
+        if let Some(io) = &r.device_io {
+            let verb = if r.copy.is_some() { "copied" } else { "read" };
+            out.push(Finding {
+                level: "note",
+                step: r.id.clone(),
+                text: format!("device: {}", io.words(verb)),
+            });
         }
         if let Some(c) = &r.cliff {
             out.push(Finding { level: "note", step: r.id.clone(), text: c.verdict.clone() });
@@ -955,6 +967,21 @@ fn findings(run: &Loaded) -> Vec<Finding> {
     }
     out.sort_by_key(|f| f.level != "warning");
     out
+}
+
+/// What decided the page-cache question of a repeat, and the answer:
+/// `counted on vda: runs 2..4 served from it`.
+fn page_cache_words(pc: &methodic_runtime::analysis::repeats::PageCache) -> String {
+    use methodic_runtime::analysis::repeats::Evidence;
+    let served = match pc.served_runs.as_slice() {
+        [] => "no run served from it".to_string(),
+        runs => format!("{} served from it", methodic_runtime::analysis::repeats::run_list(runs)),
+    };
+    match pc.decided_by {
+        Evidence::Counters => format!("counted on {}: {served}", pc.source),
+        Evidence::Ram => format!("the data is in RAM ({}), no device to read", pc.source),
+        Evidence::Timing => format!("decided by timing ({})", pc.source),
+    }
 }
 
 /// Each page probe's latency by offset, with its estimate.

@@ -1,23 +1,67 @@
-//! The page-cache trap, for real: a buffered copy of a data set that fits
-//! in free RAM, repeated without dropping caches, reads the drive once and
-//! the cache after, and the results must say so; the same copy with
-//! drop_caches before each run must not. The data set is on the results
-//! directory's file system; the copies go to tmpfs. Needs root (drop_caches writes
-//! /proc/sys/vm/drop_caches); skips, saying why, without it.
+//! The page-cache trap, for real, decided by the kernel's counts and never
+//! by how fast a run went: a buffered copy of a data set that fits in free
+//! RAM, repeated without dropping caches, reads the drive once and the
+//! cache after, and the results must say so with the bytes each run read
+//! from the device; the same copy with drop_caches before each run, or
+//! with RAM limited below the data set, reads the device every run and
+//! nothing blames the cache. The data set is on the results directory's
+//! file system (the temporary folder, which must be on a block device);
+//! the copies go to tmpfs, or beside the scratch file.
+//!
+//! Needs root (drop_caches, memory cgroups) and a temporary folder on a
+//! block device; without them each test skips, saying why, except under
+//! CI=true, where it fails naming what is missing.
 
+use std::fs::File;
+use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 
+use methodic_runtime::analysis::repeats::{Evidence, RepeatSummary};
+use methodic_runtime::devio::{Counter, DeviceIo};
 use methodic_runtime::manifest;
 
 mod common;
 use common::{methodic, run_source};
 
-/// One test at a time: a drop_caches in one would empty the cache another
-/// is timing.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// One test at a time, across test binaries and worktrees too: a
+/// drop_caches in one would empty the cache another is counting on. The
+/// device tests' lock (runtime/tests/common), taken as they take it.
+struct Serial(#[allow(dead_code)] File);
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+fn serial() -> Serial {
+    let f = File::create("/tmp/methodic-test-devices.lock").expect("the device tests' lock file");
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    Serial(f)
+}
+
+/// Whether the test can run: when `missing` names something it lacks, it
+/// skips, saying so, outside CI; under CI=true it fails naming it.
+fn can_run(missing: Option<String>) -> bool {
+    let Some(missing) = missing else { return true };
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("CI=true and this test cannot run: {missing}");
+    }
+    eprintln!("skipped: {missing}");
+    false
+}
+
+/// What a copy test needs: root, and (for `on_disk`) a temporary folder
+/// whose data reaches a block device.
+fn needs(root: bool, on_disk: bool) -> Option<String> {
+    if root && !common::is_root() {
+        return Some("dropping the page cache and limiting RAM need root".into());
+    }
+    let tmp = std::env::temp_dir();
+    let fs = methodic_runtime::host::file_system(&tmp);
+    if on_disk && fs.as_ref().is_none_or(|f| matches!(f.fs_type.as_str(), "tmpfs" | "ramfs")) {
+        return Some(format!(
+            "the temporary folder {} is not on a block device (it is {}), so a data set there is in RAM all \
+             along; set TMPDIR to a folder on a disk",
+            tmp.display(),
+            fs.map_or("on an unknown file system".into(), |f| f.fs_type)
+        ));
+    }
+    None
 }
 
 const COPY: &str = "methodology \"cache-trap\" version \"1.0\"\n\
@@ -25,13 +69,29 @@ const COPY: &str = "methodology \"cache-trap\" version \"1.0\"\n\
     dataset d { size 1MiB..4MiB; total 256MiB; seed 1 }\n\
     phase \"copy\" {\n  repeat 4 aggregate mean { COPY }\n}\n";
 
-/// Runs the copy methodology with `body` in its repeat; the last run's
-/// repeat summary.
-fn run(name: &str, body: &str) -> methodic_runtime::analysis::repeats::RepeatSummary {
+/// The copies of a run, in order, with what reached the device, and the
+/// repeat summary of the last.
+struct Copies {
+    io: Vec<DeviceIo>,
+    summary: RepeatSummary,
+}
+
+fn copies(loaded: &manifest::Loaded) -> Copies {
+    let io: Vec<DeviceIo> = loaded
+        .steps
+        .iter()
+        .filter(|s| s.copy.is_some())
+        .map(|s| s.device_io.clone().unwrap_or_else(|| panic!("{}: a copy carries its device counts", s.id)))
+        .collect();
+    let summary = loaded.steps.last().unwrap().repeats.clone().expect("the last run has the repeat summary");
+    Copies { io, summary }
+}
+
+/// Runs the copy methodology with `body` in its repeat.
+fn run(name: &str, body: &str) -> Copies {
     // The copies land in RAM (beside a target file on tmpfs), so that only
-    // the reads of the data set, from the drive or the page cache, differ
-    // between runs: the file system's own writeback and discards after
-    // each run would blur them.
+    // the reads of the data set, from the drive or the page cache, touch
+    // the drive.
     let target = PathBuf::from(format!("/dev/shm/methodic-cache-{name}-{}.bin", std::process::id()));
     std::fs::write(&target, vec![0u8; 64 << 20]).unwrap();
     let out = run_source(
@@ -42,42 +102,73 @@ fn run(name: &str, body: &str) -> methodic_runtime::analysis::repeats::RepeatSum
     let _ = std::fs::remove_file(&target);
     let loaded = manifest::load(&out).unwrap();
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
-    let last = loaded.steps.last().unwrap();
-    last.repeats.clone().unwrap_or_else(|| panic!("{name}: the last run has the repeat summary"))
+    copies(&loaded)
+}
+
+/// Bytes of a copy's reads that reached the device, by the counters.
+fn from_device(io: &DeviceIo) -> u64 {
+    assert!(
+        matches!(io.read.counter, Counter::Device | Counter::Process) && io.read.reached.is_some(),
+        "the reads were counted: {io:?}"
+    );
+    io.read.reached.unwrap().0
 }
 
 #[test]
 fn a_repeated_buffered_copy_warns_of_the_page_cache_unless_caches_are_dropped() {
     let _serial = serial();
-    if !common::is_root() {
-        eprintln!("skipped: dropping the page cache needs root");
+    if !can_run(needs(true, true)) {
         return;
     }
     let cached = run("cached", "copy d");
-    assert_eq!(cached.runs.len(), 4);
-    let w = cached.warning.as_deref().unwrap_or_else(|| panic!("no warning: {cached:?}"));
+    assert_eq!(cached.io.len(), 4);
+    // The kernel's counts: the data set, made and dropped from the page
+    // cache, is read from the device by run 1 and from the cache after.
+    let asked = cached.io[0].read.asked.0;
+    assert_eq!(asked, 256 << 20);
+    assert!(from_device(&cached.io[0]) >= asked * 9 / 10, "run 1 read the device: {:?}", cached.io[0]);
+    for (k, io) in cached.io.iter().enumerate().skip(1) {
+        assert!(from_device(io) < asked / 10 && io.read.served_from_cache(), "run {}: {io:?}", k + 1);
+        assert_eq!(io.write.counter, Counter::Ram, "the copies went to tmpfs: {io:?}");
+    }
+    let pc = cached.summary.page_cache.clone().expect("a buffered repeat answers the page-cache question");
+    assert_eq!((pc.decided_by, pc.served_runs), (Evidence::Counters, vec![2, 3, 4]));
+    let w = cached.summary.warning.as_deref().unwrap_or_else(|| panic!("no warning: {:?}", cached.summary));
     assert!(
-        w.contains("fits in the")
-            && w.contains("likely came from the page cache")
+        w.contains("runs 2..4 were served from the page cache, not the drive, by the kernel's counts")
+            && w.contains(&format!(
+                "run 2: 256.0 MiB copied, {} read from",
+                human(from_device(&cached.io[1]))
+            ))
             && w.contains("drop_caches"),
         "{w}"
     );
+
     let dropped = run("dropped", "drop_caches\n copy d");
-    // Run 1 may still be a little slower (a warm-up the results may name);
-    // what must not happen is blaming the page cache.
-    let blamed = dropped.warning.as_deref().is_some_and(|w| w.contains("likely came from the page cache"));
-    assert!(!blamed, "caches dropped before each run: {dropped:?}");
+    // Every run reads the device; run 1 may still be a little slower (a
+    // warm-up the results may name), but nothing blames the page cache.
+    for (k, io) in dropped.io.iter().enumerate() {
+        assert!(from_device(io) >= asked * 9 / 10, "run {}: {io:?}", k + 1);
+    }
+    let pc = dropped.summary.page_cache.clone().expect("a buffered repeat answers the page-cache question");
+    assert_eq!((pc.decided_by, pc.served_runs), (Evidence::Counters, vec![]));
+    let blamed = dropped.summary.warning.as_deref().is_some_and(|w| w.contains("page cache, not the drive"));
+    assert!(!blamed, "caches dropped before each run: {:?}", dropped.summary);
+}
+
+fn human(b: u64) -> String {
+    methodic_runtime::target::human(b)
 }
 
 /// The v1.1 remedy, for real: RAM limited (memory cgroup) below the data
-/// set's size, so no run can read it from the cache; the runs agree and
-/// nothing blames the page cache. (The consumer v1.1 spec limits RAM to
-/// 16GiB against its 29.7GB set; here 1GiB against 1.25GiB.)
+/// set's size, so no run can read it all from the cache: the kernel
+/// counts at least the part beyond the limit read from the device in every
+/// run, and nothing blames the page cache. (The consumer v1.1 spec limits
+/// RAM to 16GiB against its 29.7GB set; here 1GiB against 1.25GiB.)
 #[test]
 fn with_ram_limited_below_the_data_set_the_cache_is_not_blamed() {
     let _serial = serial();
-    if !common::is_root() {
-        eprintln!("skipped: limiting RAM with a memory cgroup needs root");
+    if !can_run(needs(true, true)) {
         return;
     }
     let source = COPY
@@ -87,12 +178,29 @@ fn with_ram_limited_below_the_data_set_the_cache_is_not_blamed() {
     let out = run_source("cache-limited", &source, &[]);
     let loaded = manifest::load(&out).unwrap();
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
-    let limit =
-        loaded.steps.iter().flat_map(|s| &s.actions).find(|a| a.starts_with("RAM limited to 1.0 GiB"));
-    assert!(limit.is_some(), "the limit was put in force: {:?}", loaded.steps[0].actions);
-    let summary = loaded.steps.last().unwrap().repeats.clone().expect("the repeat summary");
-    let blamed = summary.warning.as_deref().is_some_and(|w| w.contains("likely came from the page cache"));
-    assert!(!blamed, "{summary:?}");
+    let limit = loaded
+        .steps
+        .iter()
+        .flat_map(|s| &s.actions)
+        .find(|a| a.starts_with("RAM limited to 1.0 GiB"))
+        .cloned();
+    let limit = limit.unwrap_or_else(|| panic!("the limit was put in force: {:?}", loaded.steps[0].actions));
+    let c = copies(&loaded);
+    assert_eq!(c.io.len(), 4);
+    for (k, io) in c.io.iter().enumerate() {
+        let asked = io.read.asked.0;
+        assert_eq!(asked, 1280 << 20);
+        // A memory cgroup holds at most its limit of the data set's pages:
+        // the rest comes from the device, every run.
+        if limit.contains("memory cgroup") {
+            assert!(from_device(io) >= asked - (1 << 30), "run {}: {io:?}", k + 1);
+        }
+        assert!(!io.read.served_from_cache(), "run {}: {io:?}", k + 1);
+    }
+    let pc = c.summary.page_cache.clone().expect("a buffered repeat answers the page-cache question");
+    assert_eq!((pc.decided_by, pc.served_runs), (Evidence::Counters, vec![]));
+    let blamed = c.summary.warning.as_deref().is_some_and(|w| w.contains("page cache, not the drive"));
+    assert!(!blamed, "{:?}", c.summary);
 }
 
 /// Rehearses the consumer copy methodology v1.0 with `extra` arguments.
@@ -109,40 +217,58 @@ fn consumer(name: &str, extra: &[&str]) -> manifest::Loaded {
 }
 
 /// The consumer copy methodology v1.0 (buffered copies, 5 runs each, no
-/// cache control) reproduces the run-1 outlier in a rehearsal: its
-/// datasets are read from the drive once and from the page cache after.
+/// cache control) falls into the trap in a rehearsal: each data set is read
+/// from the drive by run 1 and from the page cache by runs 2..5, as the
+/// kernel counts, and both copy tests say so.
 #[test]
 fn consumer_v1_0_warns_of_the_page_cache() {
     let _serial = serial();
-    let tmp = methodic_runtime::host::file_system(&std::env::temp_dir());
-    if tmp.as_ref().is_some_and(|f| f.fs_type == "tmpfs") {
-        eprintln!("skipped: the temporary folder is a tmpfs, where a data set is in RAM all along");
+    if !can_run(needs(false, true)) {
         return;
     }
     let loaded = consumer("disk", &[]);
-    let warnings: Vec<_> = loaded.steps.iter().filter_map(|s| s.repeats.as_ref()?.warning.clone()).collect();
-    assert!(!warnings.is_empty(), "run 1 stands apart in at least one of the two copy tests");
-    assert!(warnings.iter().all(|w| w.contains("likely came from the page cache")), "{warnings:?}");
+    let summaries: Vec<&RepeatSummary> = loaded.steps.iter().filter_map(|s| s.repeats.as_ref()).collect();
+    assert_eq!(summaries.len(), 2, "one summary a copy test");
+    for s in summaries {
+        let pc = s.page_cache.as_ref().expect("a buffered repeat answers the page-cache question");
+        assert_eq!((pc.decided_by, &pc.served_runs), (Evidence::Counters, &vec![2, 3, 4, 5]), "{s:?}");
+        let w = s.warning.as_deref().unwrap_or_default();
+        assert!(w.contains("runs 2..5 were served from the page cache"), "{w}");
+    }
+    let copies: Vec<&DeviceIo> = loaded.steps.iter().filter_map(|s| s.device_io.as_ref()).collect();
+    assert_eq!(copies.len(), 10);
+    for (k, io) in copies.iter().enumerate() {
+        let first = k % 5 == 0;
+        assert_eq!(!io.read.served_from_cache(), first, "copy {}: {io:?}", k + 1);
+    }
 }
 
 /// With `--datasets` on a tmpfs the source is in RAM all along: the
-/// manifest says where it was, the copies read from it, and no warning
-/// blames the page cache.
+/// manifest says where it was, the copies read from it, their counts say
+/// no device was under it, and no warning blames the page cache.
 #[test]
 fn datasets_on_tmpfs_are_named_in_the_manifest() {
     let _serial = serial();
-    let datasets = PathBuf::from(format!("/dev/shm/methodic-datasets-{}", std::process::id()));
+    let shm = std::path::Path::new("/dev/shm");
+    let tmpfs = methodic_runtime::host::file_system(shm).is_some_and(|f| f.fs_type == "tmpfs");
+    if !can_run((!tmpfs).then(|| "there is no tmpfs at /dev/shm".to_string())) {
+        return;
+    }
+    let datasets = shm.join(format!("methodic-datasets-{}", std::process::id()));
     let loaded = consumer("tmpfs", &["--datasets", datasets.to_str().unwrap()]);
     let _ = std::fs::remove_dir_all(&datasets);
     let note = loaded.manifest.datasets.clone().expect("the manifest says where the datasets were");
     assert_eq!(note.file_system.map(|f| f.fs_type).as_deref(), Some("tmpfs"));
-    let copies: Vec<_> = loaded.steps.iter().filter_map(|s| s.copy.as_ref()).collect();
+    let copies: Vec<_> = loaded.steps.iter().filter(|s| s.copy.is_some()).collect();
     assert_eq!(copies.len(), 10);
-    assert!(copies.iter().all(|c| c.source.starts_with(&datasets)), "the copies read from the tmpfs");
-    let blamed = loaded
-        .steps
-        .iter()
-        .filter_map(|s| s.repeats.as_ref()?.warning.clone())
-        .any(|w| w.contains("likely came from the page cache"));
-    assert!(!blamed, "a source in RAM is not the page-cache trap");
+    for s in &copies {
+        assert!(s.copy.as_ref().unwrap().source.starts_with(&datasets), "the copies read from the tmpfs");
+        let io = s.device_io.as_ref().expect("a copy carries its device counts");
+        assert_eq!((io.read.counter, io.read.source.as_str()), (Counter::Ram, "tmpfs"), "{io:?}");
+    }
+    for s in loaded.steps.iter().filter_map(|s| s.repeats.as_ref()) {
+        assert_eq!(s.page_cache.as_ref().map(|p| p.decided_by), Some(Evidence::Ram), "{s:?}");
+        let blamed = s.warning.as_deref().is_some_and(|w| w.contains("page cache, not the drive"));
+        assert!(!blamed, "a source in RAM is not the page-cache trap: {s:?}");
+    }
 }

@@ -2,7 +2,8 @@
 //! incompressible data, in parallel (and reused while it matches its
 //! definition); a copy of the tree to the target's file system comes out,
 //! made as a normal copy tool makes it (buffered reads and writes), with
-//! the time to the last sync of the destination.
+//! the time to the last sync of the destination and the bytes that reached
+//! the devices: read from the source's, written to the destination's.
 
 use std::fs::{self, File};
 use std::io::{Read, Write};
@@ -11,9 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use methodic_compiler::plan::Dataset;
+use methodic_compiler::plan::{Bytes, Dataset};
 use serde::{Deserialize, Serialize};
 
+use crate::devio::{DeviceIo, Meter};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 
@@ -119,14 +121,18 @@ fn file_path(dir: &Path, i: u64) -> PathBuf {
 }
 
 /// Copies the tree at `src` (made by [`prepare`]) to `dst`, which is
-/// removed first, and syncs the destination's file system.
-pub fn copy_tree(src: &Path, dst: &Path, files: u64, stop: &AtomicBool) -> Result<CopyResult> {
+/// removed first, and syncs the destination's file system; with what the
+/// copy did, the bytes that reached the devices meanwhile: reads counted on
+/// the source's device, writes on the destination's (synced, so they have
+/// reached it when the copy ends).
+pub fn copy_tree(src: &Path, dst: &Path, files: u64, stop: &AtomicBool) -> Result<(CopyResult, DeviceIo)> {
     if dst.exists() {
         fs::remove_dir_all(dst).map_err(|e| Error::io(format!("cannot clear {}", dst.display()), e))?;
     }
     fs::create_dir_all(dst).map_err(|e| Error::io(format!("cannot create {}", dst.display()), e))?;
     let mut buf = vec![0u8; 1 << 20];
     let mut bytes = 0u64;
+    let meter = Meter::start(&[src], &[dst]);
     let start = Instant::now();
     for i in 0..files {
         if stop.load(Ordering::Relaxed) {
@@ -156,7 +162,8 @@ pub fn copy_tree(src: &Path, dst: &Path, files: u64, stop: &AtomicBool) -> Resul
         return Err(Error::io(format!("cannot sync {}", dst.display()), std::io::Error::last_os_error()));
     }
     let seconds = start.elapsed().as_secs_f64();
-    Ok(CopyResult {
+    let device_io = meter.finish(Bytes(bytes), Bytes(bytes));
+    let result = CopyResult {
         files,
         bytes,
         seconds,
@@ -165,13 +172,12 @@ pub fn copy_tree(src: &Path, dst: &Path, files: u64, stop: &AtomicBool) -> Resul
         method: "buffered read/write loop with a 1MiB buffer, then syncfs of the destination".into(),
         source: src.to_path_buf(),
         destination: dst.to_path_buf(),
-    })
+    };
+    Ok((result, device_io))
 }
 
 #[cfg(test)]
 mod tests {
-    use methodic_compiler::plan::Bytes;
-
     use super::*;
 
     #[test]
@@ -193,8 +199,10 @@ mod tests {
             "a folder methodic did not make is not cleared"
         );
         assert!(dir.join("mine/keep.txt").exists());
-        let r = copy_tree(&dir.join("src"), &dir.join("dst"), d.files, &AtomicBool::new(false)).unwrap();
+        let (r, io) =
+            copy_tree(&dir.join("src"), &dir.join("dst"), d.files, &AtomicBool::new(false)).unwrap();
         assert_eq!((r.files, r.bytes), (30, d.total.0));
+        assert_eq!((io.read.asked, io.write.asked), (d.total, d.total), "what the copy asked, both ways");
         assert_eq!(
             fs::read(file_path(&dir.join("src"), 7)).unwrap(),
             fs::read(file_path(&dir.join("dst"), 7)).unwrap()

@@ -180,6 +180,11 @@ pub struct StepResult {
     /// What an erase, cache drop or RAM limit actually did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
+    /// For a copy or a buffered fill, measure or timed precondition: the
+    /// bytes asked for and the bytes that reached the device, by the
+    /// kernel's counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_io: Option<crate::devio::DeviceIo>,
 }
 
 /// How a step's I/O ran.
@@ -440,6 +445,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         ram: None,
         copies: Vec::new(),
         datasets_seen: Vec::new(),
+        meter: None,
     };
     let (shapes, left_out) =
         if measure_ceiling { ceiling::choose(exec.shapes()) } else { Default::default() };
@@ -657,6 +663,7 @@ impl StepResult {
             ceilings: Vec::new(),
             host_bound: None,
             actions: Vec::new(),
+            device_io: None,
         }
     }
 }
@@ -700,6 +707,7 @@ pub fn calibrate(blocks: &[Bytes], qds: &[u32], seconds: f64, engine: EngineChoi
         ram: None,
         copies: Vec::new(),
         datasets_seen: Vec::new(),
+        meter: None,
     };
     let mut shapes: Vec<Shape> = Vec::new();
     for &qd in qds {
@@ -733,7 +741,7 @@ fn repeat_summary(
     done: &[StepResult],
     m: &Manifest,
 ) -> Option<crate::analysis::repeats::RepeatSummary> {
-    use crate::analysis::repeats::{CacheContext, summarize};
+    use crate::analysis::repeats::{CacheContext, Run, summarize};
     let step = &plan.steps[i];
     let r = step.repeat?;
     if r.run != r.runs {
@@ -752,25 +760,25 @@ fn repeat_summary(
     let place = in_run(r.run).iter().position(|&n| n == i)?;
     let value =
         |s: &StepResult| s.copy.as_ref().map(|c| c.mb_s).or_else(|| s.summary.as_ref().map(|x| x.total.iops));
-    let mut runs: Vec<(u32, f64)> = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
     for k in 1..=r.runs {
         let Some(&n) = in_run(k).get(place) else { continue };
         let res = if n == i { Some(result) } else { done.iter().find(|s| s.index == n + 1) };
-        if let Some(v) = res.filter(|s| s.error.is_none()).and_then(value) {
-            runs.push((k, v));
+        if let Some(s) = res.filter(|s| s.error.is_none()) {
+            if let Some(v) = value(s) {
+                runs.push(Run { number: k, value: v, device_io: s.device_io.as_ref() });
+            }
         }
     }
     if runs.is_empty() {
         return None;
     }
-    let values: Vec<f64> = runs.iter().map(|(_, v)| *v).collect();
-    // Run 1 is judged only when it is there to judge.
-    let judge_first = runs[0].0 == 1;
     let checklist = &m.steps[i].checklist;
     let available = system::meminfo().1;
     let ctx = CacheContext {
         // Copies always go through the page cache, whatever the io mode.
         buffered: checklist.cache.io == Some(IoMode::Buffered) || matches!(step.action, Action::Copy { .. }),
+        copy: matches!(step.action, Action::Copy { .. }),
         data_bytes: match &step.action {
             Action::Copy { dataset } => Some(dataset.total.0),
             _ => checklist.span.as_ref().map(|s| s.bytes),
@@ -782,7 +790,7 @@ fn repeat_summary(
             && m.datasets.as_ref().and_then(|d| d.file_system.as_ref()).is_some_and(|f| f.fs_type == "tmpfs"),
     };
     let unit = if result.copy.is_some() { "MB/s" } else { "IOPS" };
-    Some(summarize(&values, unit, r.aggregate, &ctx, judge_first))
+    Some(summarize(&runs, unit, r.aggregate, &ctx))
 }
 
 /// `interrupted by SIGTERM`.
@@ -970,6 +978,9 @@ struct Executor<'a> {
     copies: Vec<PathBuf>,
     /// Datasets this run has copied from (kept: they are reused).
     datasets_seen: Vec<PathBuf>,
+    /// The device counters at the start of a buffered step that
+    /// `finish_io` ends.
+    meter: Option<crate::devio::Meter>,
 }
 
 /// What an I/O run is asked to do.
@@ -1055,6 +1066,23 @@ impl Executor<'_> {
     fn step(&mut self, step: &Step, out: &mut StepResult) -> Result<()> {
         self.apply_ram_limit(step.ram_limit, out)?;
         let settings = step.target.unwrap_or(self.plan.target);
+        // Buffered steps that finish_io ends count the bytes that reach
+        // the device from here.
+        let ended_by_finish_io = matches!(
+            step.action,
+            Action::Fill { .. }
+                | Action::Measure { .. }
+                | Action::Precondition { stop: PreconditionStop::Time(_), .. }
+        );
+        self.meter = (settings.io == IoMode::Buffered && ended_by_finish_io).then(|| {
+            let paths: Vec<&Path> = self
+                .targets
+                .iter()
+                .take(settings.devices.max(1) as usize)
+                .map(|t| t.path.as_path())
+                .collect();
+            crate::devio::Meter::start(&paths, &paths)
+        });
         match &step.action {
             Action::Erase { method } => {
                 for t in self.targets.iter().take(settings.devices.max(1) as usize) {
@@ -1177,7 +1205,9 @@ impl Executor<'_> {
                 if !self.copies.contains(&dest) {
                     self.copies.push(dest.clone());
                 }
-                out.copy = Some(copy::copy_tree(&source, &dest, dataset.files, &self.stop)?);
+                let (copied, device_io) = copy::copy_tree(&source, &dest, dataset.files, &self.stop)?;
+                out.copy = Some(copied);
+                out.device_io = Some(device_io);
             }
             Action::Probe(p) => {
                 let t = &self.targets[0];
@@ -1389,6 +1419,14 @@ impl Executor<'_> {
                 })?;
             }
             out.actions.push("buffered writes synced to the device after the step (not timed)".into());
+        }
+        // After the sync: the writes have reached the device. Reads asked
+        // are those recorded (a ramp's are not in the summary); writes
+        // asked include the ramp's.
+        if let Some(meter) = self.meter.take() {
+            let asked_read = out.summary.as_ref().and_then(|s| s.read.as_ref()).map_or(0, |r| r.bytes);
+            let asked_written = out.io.as_ref().map_or(0, |i| i.bytes_written);
+            out.device_io = Some(meter.finish(Bytes(asked_read), Bytes(asked_written)));
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod ceiling;
 pub mod copy;
 pub mod data;
+pub mod devio;
 pub mod engine;
 pub mod error;
 pub mod exec;
