@@ -4,7 +4,7 @@
 //! anew, so that no drive that compresses or deduplicates finds repeats:
 //!
 //! - `data random`: each 512B chunk is a 16-byte stamp followed by 496
-//!   bytes of the worker's 64KiB random pool XORed with a 64-bit key drawn
+//!   bytes of the worker's 16KiB random pool XORed with a 64-bit key drawn
 //!   from the stamp. The stamp is a bijection of (the worker's seed, the
 //!   number of chunks the worker wrote before), so no two chunks a worker
 //!   writes are equal, by construction; chunks of workers with different
@@ -101,8 +101,9 @@ const STAMP: usize = 16;
 /// Words (u64) in a chunk.
 const WORDS: usize = CHUNK / 8;
 
-/// Chunks in the random pool: 64KiB, which stays in the L2 cache.
-const POOL_CHUNKS: usize = 128;
+/// Chunks in the random pool: 16KiB, which stays in the L1 cache beside
+/// the buffer being written (a psync worker has one pool a thread).
+const POOL_CHUNKS: usize = 32;
 
 /// Sets the bytes of each buffer before it is written: see the module
 /// documentation for what each data pattern writes.
@@ -204,7 +205,7 @@ impl Pattern {
             for chunk in &mut chunks {
                 let (l, r) = self.next_stamp();
                 let chunk: &mut [u8; CHUNK] = chunk.try_into().expect("a whole chunk");
-                let words = &self.pool[(r >> 57) as usize % POOL_CHUNKS];
+                let words = &self.pool[(r >> 59) as usize % POOL_CHUNKS];
                 let key = l.wrapping_add(r.rotate_left(32));
                 for (i, w) in words.iter().enumerate() {
                     chunk[8 * i..8 * i + 8].copy_from_slice(&(w ^ key).to_le_bytes());
@@ -239,7 +240,7 @@ impl Pattern {
     #[inline(always)]
     fn part_chunk(&mut self, chunk: &mut [u8]) {
         let (l, r) = self.next_stamp();
-        let words = &self.pool[(r >> 57) as usize % POOL_CHUNKS];
+        let words = &self.pool[(r >> 59) as usize % POOL_CHUNKS];
         let key = l.wrapping_add(r.rotate_left(32));
         let n = self.data.min(chunk.len());
         let (data, zeros) = chunk.split_at_mut(n);
