@@ -60,7 +60,7 @@
 //! | `loops`, `io_size` (`io_limit`) | `until written` | on write-only jobs that stop by size: each clone writes `io_size` (or `size`) `loops` times; refused with `time_based`, where fio repeats the job until the runtime ends |
 //! | `direct`, `buffered` | `target { io direct }` / `io buffered` | fio's default is buffered; block sizes, alignment and offset of direct jobs must be whole 512B sectors |
 //! | `invalidate` | `drop_caches` before a buffered step | fio's default 1: the file's cached pages are dropped when the job starts |
-//! | `zero_buffers`, `buffer_compress_percentage` | `target { data zeros }` / `data compressible N%` | noted: fio lays out the compressible share per 512B chunk, methodic per 4KiB |
+//! | `zero_buffers`, `buffer_compress_percentage` | `target { data zeros }` / `data compressible N%` | noted: both lay out the compressible share per 512B chunk |
 //! | `kb_base` | how sizes are read; `units binary` or `decimal` | 1024 (default) or 1000 |
 //! | `stonewall` (`wait_for_previous`) | phases in order | every job after the first needs it, itself or from `[global]`: fio runs jobs without it at the same time as the ones before, and methodic runs one step at a time |
 //! | `name`, `description` | phase and workload names, comments | |
@@ -563,7 +563,8 @@ const THREAD: &str = "methodic's workers are threads";
 const SEED: &str =
     "methodic draws random offsets from its own generator (`methodic run --seed N` repeats them)";
 const NORANDOMMAP: &str = "methodic draws random offsets independently, as fio does with norandommap";
-const BUFFERS: &str = "methodic gives every block it writes fresh bytes anyway (a stamp in every 4KiB)";
+const BUFFERS: &str =
+    "methodic writes fresh, incompressible bytes in every write anyway (no two 512B chunks alike)";
 const LOGS: &str = "methodic records a per-second series and a latency histogram of every step itself";
 const PERCENTILES: &str = "methodic reports p50, p99, p99.9, p99.99 and the maximum latency itself";
 const BATCH: &str = "methodic batches its submissions and completions itself, keeping the queue depth";
@@ -593,7 +594,7 @@ const UNALIGNED: &str = "methodic aligns I/O to `align` (by default the smallest
 const PATTERN: &str =
     "methodic writes random data, zeros or compressible data (`target { data }`), not a pattern";
 const DEDUPE: &str = "methodic's data cannot be deduplicated, by design";
-const CHUNK: &str = "methodic lays out compressible data per 4KiB";
+const CHUNK: &str = "methodic lays out compressible data per 512B chunk, fio's default; no other chunk size";
 const PRE_READ: &str = "methodic does not read the span into the page cache before a step";
 const CONTINUE: &str =
     "methodic ends a step at its first I/O error (`on_error continue` goes on to the next step)";
@@ -682,7 +683,7 @@ const OPTIONS: &[Opt] = &[
     Opt { aliases: &["blocksize_unaligned"], ..refused("bs_unaligned", UNALIGNED, &["0"]) },
     refused("buffer_pattern", PATTERN, &[]),
     refused("dedupe_percentage", DEDUPE, &["0"]),
-    refused("buffer_compress_chunk", CHUNK, &[]),
+    refused("buffer_compress_chunk", CHUNK, &["512"]),
     refused("pre_read", PRE_READ, &["0"]),
     refused("continue_on_error", CONTINUE, &["none", "0"]),
     dropped("log_*", LOGS),
@@ -1795,8 +1796,8 @@ fn data(r: &mut JobReader<'_>) -> Got<Data> {
                 false,
                 false,
                 format!(
-                    "as `data compressible {p}%`: the same share of zeros, laid out per 4KiB by methodic \
-                     and per 512B chunk (buffer_compress_chunk) by fio"
+                    "as `data compressible {p}%`: the same share of zeros in every 512B chunk, as fio lays \
+                     it out by default"
                 ),
             );
             Ok(Data::Compressible(Percent::whole(p as u32)))

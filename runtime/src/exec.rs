@@ -1284,7 +1284,11 @@ impl Executor<'_> {
         // Room for every thread's stripe to hold blocks.
         let need = shapes.iter().map(|s| s.largest_block().0.saturating_mul(s.threads as u64 * 2)).max();
         let size = need.unwrap_or(0).clamp(64 << 20, 512 << 20);
-        let path = shm.join(format!("methodic-ceiling-{}.bin", std::process::id()));
+        // A name of this run's own: two runs in one process (tests, a
+        // library user) must not remove each other's file.
+        static CEILINGS: AtomicU64 = AtomicU64::new(0);
+        let n = CEILINGS.fetch_add(1, Ordering::Relaxed);
+        let path = shm.join(format!("methodic-ceiling-{}-{n}.bin", std::process::id()));
         let _ = std::fs::remove_file(&path);
         let open = OpenOptionsT {
             create_size: Some(size),
