@@ -62,6 +62,9 @@ pub struct Point {
     pub peak_interval_s: Option<f64>,
     pub mean_latency_us: Option<f64>,
     pub p99_latency_us: Option<f64>,
+    /// The longest I/O: of the step, or of a rounds cell's window (SNIA
+    /// PTS's maximum response time).
+    pub max_latency_us: Option<f64>,
     pub seconds: f64,
     pub error: Option<String>,
 }
@@ -172,6 +175,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
             peak_interval_s: None,
             mean_latency_us: None,
             p99_latency_us: None,
+            max_latency_us: None,
             seconds: r.seconds,
             error: r.error.clone(),
         };
@@ -229,6 +233,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 headline(&mut p, convention);
                 p.mean_latency_us = Some(s.total.latency_us.mean);
                 p.p99_latency_us = Some(s.total.latency_us.p99);
+                p.max_latency_us = Some(s.total.latency_us.max);
                 p.seconds = s.seconds;
                 out.push(p);
             }
@@ -263,7 +268,11 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     }
                     headline(&mut p, convention);
                     p.mean_latency_us = Some(c.window_mean_latency_us);
-                    p.p99_latency_us = Some(c.last.total.latency_us.p99);
+                    // The window's own distribution where it was kept (results
+                    // from before it was kept have only the last round's).
+                    let window = Some(&c.window_latency_us).filter(|l| l.max > 0.0);
+                    p.p99_latency_us = Some(window.map_or(c.last.total.latency_us.p99, |l| l.p99));
+                    p.max_latency_us = Some(window.map_or(c.last.total.latency_us.max, |l| l.max));
                     out.push(p);
                 }
             }
@@ -360,6 +369,7 @@ mod tests {
             peak_interval_s: None,
             mean_latency_us: None,
             p99_latency_us: None,
+            max_latency_us: None,
             seconds: 1.0,
             error: None,
         }
