@@ -333,7 +333,12 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         observer.note(&format!("io_uring is not available ({why}): every step uses psync"));
     }
     let engine = EngineNote {
-        choice: format!("{:?}", opts.engine).to_lowercase(),
+        choice: match opts.engine {
+            EngineChoice::Auto => "auto",
+            EngineChoice::IoUring => "io-uring",
+            EngineChoice::Psync => "psync",
+        }
+        .to_string(),
         io_uring: uring.is_ok(),
         io_uring_unavailable: uring.err(),
         pinned: opts.pin,

@@ -230,7 +230,8 @@ fn prepare(
     observer.note(&format!("resuming {}: {reason}", dir.display()));
 
     let engine = match m.engine.choice.as_str() {
-        "iouring" => EngineChoice::IoUring,
+        // `iouring`: as manifests before 2026-12 spelled it.
+        "io-uring" | "iouring" => EngineChoice::IoUring,
         "psync" => EngineChoice::Psync,
         _ => EngineChoice::Auto,
     };
@@ -351,7 +352,7 @@ pub(crate) fn restart_point(plan: &Plan, done: &[StepResult], started: bool) -> 
 fn differences(was: &TargetInfo, now: &Target) -> Vec<String> {
     let mut out = Vec::new();
     if was.kind != now.kind {
-        out.push(format!("it was a {:?}, now a {:?}", was.kind, now.kind));
+        out.push(format!("it was a {}, now a {}", was.kind.words(), now.kind.words()));
     }
     if was.capacity != now.capacity {
         out.push(format!("it held {} bytes, now {}", was.capacity, now.capacity));

@@ -33,6 +33,16 @@ pub enum TargetKind {
     BlockDevice,
 }
 
+impl TargetKind {
+    /// `file`, `block device`.
+    pub fn words(self) -> &'static str {
+        match self {
+            TargetKind::File => "file",
+            TargetKind::BlockDevice => "block device",
+        }
+    }
+}
+
 /// What sysfs says about a block device; empty for files.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
