@@ -198,6 +198,16 @@ fn a_target_on_procfs_or_sysfs_is_refused_whatever_overwrite_says() {
     let buffered = buffered_writes(&dir);
     let sleeper = Killed(std::process::Command::new("sleep").arg("600").spawn().unwrap());
     let comm = PathBuf::from(format!("/proc/{}/comm", sleeper.0.id()));
+    // Until the child has exec'd, its comm is the test thread's name: wait
+    // for `sleep` (the exec is a matter of milliseconds; the bound only
+    // keeps a broken spawn from hanging the test).
+    for _ in 0..1000 {
+        if std::fs::read_to_string(&comm).is_ok_and(|c| c == "sleep\n") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(std::fs::read_to_string(&comm).unwrap(), "sleep\n", "the sleeper started");
     let uevent = Path::new("/sys/devices/virtual/mem/null/uevent");
     for (target, fs) in [(comm.as_path(), "procfs"), (uevent, "sysfs")] {
         for method in [root().join("specs/quick.method"), buffered.clone()] {
