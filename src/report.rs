@@ -513,7 +513,7 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
     }
     let c = &m.plan.conventions;
     out.push_str(&format!(
-        "conventions: rates in {}, queue depth counted {}, values are {}; engine {}\n",
+        "conventions: rates in {}, queue depth counted {}, value reported: {}; engine {}\n",
         rate_unit(c.units),
         match c.queue_depth {
             methodic_compiler::plan::QdCounting::Total => "in total",
