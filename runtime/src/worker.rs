@@ -330,7 +330,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         let recording = now >= clock.record_from && now <= clock.until;
         if recording && now >= next_boundary {
             let index = (now - clock.record_from) / interval_len;
-            let finished = std::mem::replace(&mut interval, Interval::new(index as u64));
+            let finished = std::mem::replace(&mut interval, Interval::new(index));
             recorder.merge(&finished.rec);
             if let Some(link) = job.series.as_ref() {
                 let _ = link.tx.send(Message::Interval { worker: link.worker, interval: Box::new(finished) });
