@@ -41,7 +41,8 @@ pub struct Shape {
 
 /// The threads and per-thread depth that workers keeping `qd` run as with
 /// `engine`: psync keeps one I/O in flight a thread, so a queue deeper
-/// than one a worker runs as a thread an I/O (as the executor's `io_as`).
+/// than one a worker runs as a thread an I/O. The executor's `io_as` runs
+/// workers by it, so a shape is what its steps run as.
 pub(crate) fn threads_and_depth(engine: EngineKind, qd: &Qd) -> (u32, u32) {
     let (threads, depth) = if engine == EngineKind::Psync && qd.per_worker > 1 {
         (qd.total, 1)

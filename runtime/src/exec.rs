@@ -1390,8 +1390,8 @@ impl Executor<'_> {
     fn save_latency(&mut self, step: &Step, out: &mut StepResult, run: &IoRun) -> Result<()> {
         out.peak = crate::analysis::peak::of(&run.rows, run.interval_s);
         let Some(mut log) = self.latency_log(step, run.record_start)? else { return Ok(()) };
-        log.interval(&run.recorder, run.record_start, StdDuration::from_secs_f64(run.seconds), "")?;
-        out.latency_log = Some(self.relative(&self.results.histogram_path(&step.id)?));
+        run.log_into(&mut log, "")?;
+        out.latency_log = Some(self.relative(log.path()));
         Ok(())
     }
 
@@ -1471,13 +1471,10 @@ impl Executor<'_> {
         let device_count = (spec.settings.devices.max(1) as usize).min(self.targets.len());
         let (engine, engine_reason) = self.engine_for(&spec.qd, device_count);
         // psync keeps one I/O in flight a thread: the queue depth is kept
-        // with one thread per outstanding I/O.
-        let (threads, depth) = if engine == EngineKind::Psync && spec.qd.per_worker > 1 {
-            (spec.qd.total, 1)
-        } else {
-            (spec.qd.workers, spec.qd.per_worker)
-        };
-        let threads = threads.max(1) as usize;
+        // with one thread per outstanding I/O (the ceiling's shapes use the
+        // same mapping).
+        let (threads, depth) = ceiling::threads_and_depth(engine, &spec.qd);
+        let threads = threads as usize;
         let devices = device_count.min(threads);
         let largest = spec.workload.blocks.iter().map(|b| b.size).max().unwrap_or(Bytes(4096));
         let direct = spec.settings.io == IoMode::Direct;
@@ -1734,12 +1731,7 @@ impl Executor<'_> {
                 values.push(value);
                 latencies.push(summary.total.latency_us.clone());
                 if let Some(log) = log.as_mut() {
-                    log.interval(
-                        &run.recorder,
-                        run.record_start,
-                        StdDuration::from_secs_f64(run.seconds),
-                        "",
-                    )?;
+                    run.log_into(log, "")?;
                 }
                 rows.extend(run.rows.iter().map(|r| Row { t: seconds + r.t, ..*r }));
                 for row in &run.rows {
@@ -1781,9 +1773,7 @@ impl Executor<'_> {
             out.summary = Some(all.summary(seconds));
             out.io = info;
             out.series = Some(self.relative(&csv));
-            if log.is_some() {
-                out.latency_log = Some(self.relative(&self.results.histogram_path(&step.id)?));
-            }
+            out.latency_log = log.as_ref().map(|l| self.relative(l.path()));
             out.steady =
                 Some(SteadyResult { rounds_latency_us: latencies, ..steady_result(rule, values, window) });
             out.peak = crate::analysis::peak::of(&rows, std_duration(series).as_secs_f64());
@@ -1845,8 +1835,7 @@ impl Executor<'_> {
                         s.total.latency_us.max
                     ))?;
                     if let Some(log) = log.as_mut() {
-                        let length = StdDuration::from_secs_f64(run.seconds);
-                        log.interval(&run.recorder, run.record_start, length, &format!("cell{}.", k + 1))?;
+                        run.log_into(log, &format!("cell{}.", k + 1))?;
                     }
                     tails[k].push(&run.recorder);
                     if k == track {
@@ -1900,11 +1889,17 @@ impl Executor<'_> {
         );
         out.io = info;
         out.series = Some(self.relative(&csv));
-        if log.is_some() {
-            out.latency_log = Some(self.relative(&self.results.histogram_path(&step.id)?));
-        }
+        out.latency_log = log.as_ref().map(|l| self.relative(l.path()));
         out.steady = Some(steady_result(rule, values, window));
         outcome
+    }
+}
+
+impl IoRun {
+    /// Writes the run's histograms into `log` as one interval, its record
+    /// window, their tags after `prefix`.
+    fn log_into(&self, log: &mut HistogramLog, prefix: &str) -> Result<()> {
+        log.interval(&self.recorder, self.record_start, StdDuration::from_secs_f64(self.seconds), prefix)
     }
 }
 

@@ -82,6 +82,11 @@ impl HistogramLog {
         self.file.flush().map_err(|e| self.error(e))
     }
 
+    /// Where the log is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     fn error(&self, e: std::io::Error) -> Error {
         Error::io(format!("cannot write {}", self.path.display()), e)
     }
