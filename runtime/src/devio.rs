@@ -367,13 +367,11 @@ fn block_device(dev: u64) -> Option<BlockDev> {
     if major == 0 {
         return None;
     }
-    let dir = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    let stat = dir.join("stat");
+    let stat = PathBuf::from(format!("/sys/dev/block/{major}:{minor}/stat"));
     if !stat.is_file() {
         return None;
     }
-    let name = std::fs::canonicalize(&dir).ok()?.file_name()?.to_string_lossy().into_owned();
-    Some(BlockDev { name, stat })
+    Some(BlockDev { name: crate::target::sysfs_name(dev)?, stat })
 }
 
 /// Sectors read and written (fields 3 and 7) of a block device's `stat`.

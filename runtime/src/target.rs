@@ -414,7 +414,7 @@ fn dio_align(path: &Path) -> (Option<u32>, Option<u32>) {
 }
 
 /// The kernel's name of a block device from its device number.
-fn sysfs_name(rdev: u64) -> Option<String> {
+pub(crate) fn sysfs_name(rdev: u64) -> Option<String> {
     let (major, minor) = (libc::major(rdev), libc::minor(rdev));
     let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
     link.file_name().map(|n| n.to_string_lossy().into_owned())
