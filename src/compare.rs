@@ -571,10 +571,7 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     for (ta, tb) in ma.targets.iter().zip(&mb.targets) {
         let (ia, ib) = (&ta.identity, &tb.identity);
         let s = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-        let kind = |t: &methodic_runtime::manifest::TargetInfo| match t.kind {
-            methodic_runtime::target::TargetKind::File => "file".to_string(),
-            methodic_runtime::target::TargetKind::BlockDevice => "block device".to_string(),
-        };
+        let kind = |t: &methodic_runtime::manifest::TargetInfo| t.kind.words().to_string();
         check(
             "target kind",
             kind(ta),
