@@ -159,8 +159,10 @@ impl Pattern {
         }
     }
 
-    /// Fills every buffer once with data of the pattern's layout (every
-    /// write sets its bytes again: see [`Pattern::prepare_write`]).
+    /// Fills every buffer once with data of the pattern's layout. Workers
+    /// need not: every write sets its bytes again (see
+    /// [`Pattern::prepare_write`]); tests and the benchmark use it to show
+    /// that what a buffer held before does not reach the device.
     pub fn init(&self, buffers: &mut Buffers, rng: &mut Rng) {
         for i in 0..buffers.slots() {
             for chunk in buffers.slot(i).chunks_mut(CHUNK) {

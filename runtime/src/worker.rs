@@ -18,7 +18,6 @@ use crate::engine::psync::Psync;
 use crate::engine::uring::Uring;
 use crate::engine::{Completion, Engine, EngineKind, Request};
 use crate::region::Region;
-use crate::rng::Rng;
 use crate::series::{Interval, Message};
 use crate::stats::Recorder;
 use crate::workload::{Generator, Op};
@@ -210,8 +209,9 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let depth = job.depth.max(1) as usize;
     let mut generator = Generator::new(&job.workload, job.area, job.stripe, job.seed);
     let mut buffers = Buffers::new(depth, generator.largest_block() as usize);
+    // Every write sets all its bytes (`prepare_write`) and every read
+    // overwrites its buffer: nothing in them needs filling first.
     let mut pattern = Pattern::new(job.data, job.seed.rotate_left(29));
-    pattern.init(&mut buffers, &mut Rng::new(job.seed ^ 0x5eed));
     let mut fixed_buffers = false;
     let mut force_async = false;
     let made: io::Result<Box<dyn Engine>> = match job.engine {
@@ -471,6 +471,7 @@ mod tests {
 
     use super::*;
     use crate::engine::fault::Fault;
+    use crate::rng::Rng;
 
     fn job(fd: RawFd, engine: EngineKind, depth: u32, read: u32, until: Duration) -> Job {
         Job {
