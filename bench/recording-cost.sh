@@ -6,11 +6,16 @@
 # For each engine it runs one step of 4KiB random writes until N bytes
 # were written, at two sizes, with recording on and off (`--no-latency`),
 # on a scratch file in /dev/shm, and prints the user-space instructions an
-# I/O (the slope between the two sizes, so that start-up and the manifest
-# cancel out) and the ratio on/off. The series interval is set longer
-# than the run: under valgrind a run lasts fifty times longer, and its
-# per-second series rows would be counted fifty times too often against
-# its I/Os; what a series interval costs is printed apart, per interval.
+# I/O of the workers' loop (`worker::run` and all it calls: generator,
+# data, engine, clock, recording), as the slope between the two sizes so
+# that setting up cancels, and the ratio on/off. (Not the whole program's
+# slope: its other threads wake on timers, and under valgrind a longer run
+# lasts longer, so their wakings would count as I/O.) What recording costs once
+# a step (percentiles, the HdrHistogram log) is printed apart: it grows
+# with the distinct latencies seen, not with the I/Os. The series interval
+# is set longer than the run: under valgrind a run lasts fifty times
+# longer, and its per-second series rows would be counted fifty times too
+# often against its I/Os; what a series interval costs is printed apart.
 #
 #   bench/recording-cost.sh            # release build first; needs valgrind
 set -euo pipefail
@@ -21,9 +26,11 @@ BIN=$PWD/target/release/methodic
 WORK=$(mktemp -d /dev/shm/methodic-cost.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
-# Instructions of one run: `count ENGINE QD MIB [--no-latency]`.
+# Instructions of one run: `count WHAT ENGINE QD MIB [--no-latency] [SERIES]`,
+# WHAT `loop` for those of `worker::run` and all it calls, `whole` for all.
 count() {
-  local engine=$1 qd=$2 mib=$3 extra=${4:-} series=${5:-}
+  local what=$1 engine=$2 qd=$3 mib=$4 extra=${5:-} series=${6:-} only=()
+  [ "$what" = loop ] && only=(--toggle-collect='methodic_runtime::worker::run')
   cat > "$WORK/m.method" <<M
 methodology "recording-cost" version "1"
 target { span ${mib}MiB; io buffered }
@@ -31,25 +38,32 @@ workload w { random; block 4KiB; read 0% }
 measure w qd $qd until written ${mib}MiB series ${series:-10min}
 M
   rm -rf "$WORK/out"
-  valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" \
+  valgrind --tool=callgrind "${only[@]}" --callgrind-out-file="$WORK/cg.out" \
     "$BIN" run "$WORK/m.method" --out "$WORK/out" --engine "$engine" --no-ceiling $extra >/dev/null 2>"$WORK/vg.err"
   grep -m1 '^summary:' "$WORK/cg.out" | awk '{print $2}'
 }
 
-printf '| engine, QD | instructions an I/O, recording on | off | on/off |\n|---|---|---|---|\n'
+printf '| engine, QD | instructions an I/O, recording on | off | on/off | once a step, recording on |\n|---|---|---|---|---|\n'
 for point in "psync 1" "io-uring 32"; do
   set -- $point
-  on_a=$(count "$1" "$2" 32); on_b=$(count "$1" "$2" 64)
-  off_a=$(count "$1" "$2" 32 --no-latency); off_b=$(count "$1" "$2" 64 --no-latency)
-  ios=$(( (64 - 32) * 256 ))
+  # The sizes far apart: a worker's histograms grow by the distinct
+  # latencies it meets, a step's summary with them, and that growth is no
+  # cost of an I/O.
+  on_a=$(count loop "$1" "$2" 32); on_b=$(count loop "$1" "$2" 128)
+  off_a=$(count loop "$1" "$2" 32 --no-latency); off_b=$(count loop "$1" "$2" 128 --no-latency)
+  whole_on=$(count whole "$1" "$2" 128); whole_off=$(count whole "$1" "$2" 128 --no-latency)
+  ios=$(( (128 - 32) * 256 ))
+  # Once a step: what recording adds to the whole run beyond the loop, at 128MiB.
   awk -v a="$on_a" -v b="$on_b" -v c="$off_a" -v d="$off_b" -v n="$ios" -v e="$1 QD$2" \
-    'BEGIN { on=(b-a)/n; off=(d-c)/n; printf "| %s | %.0f | %.0f | %.3fx |\n", e, on, off, on/off }'
+      -v wb="$whole_on" -v wd="$whole_off" \
+    'BEGIN { on=(b-a)/n; off=(d-c)/n; once=(wb-b)-(wd-d);
+             printf "| %s | %.0f | %.0f | %.3fx | %.2f million instructions |\n", e, on, off, on/off, once/1e6 }'
 done
 
 # A series interval's own cost: the same 64MiB run with 10min and with
 # 100ms intervals (recording on); the difference over the intervals added.
-long=$(count psync 1 64)
-short=$(count psync 1 64 "" 100ms)
+long=$(count whole psync 1 64)
+short=$(count whole psync 1 64 "" 100ms)
 rows=$(( $(wc -l < "$WORK/out/series/"*.csv) - 1 ))
 awk -v a="$long" -v b="$short" -v n="$rows" \
   'BEGIN { printf "\nA series interval costs %.0f instructions (%d intervals of 100ms under valgrind).\n", (b-a)/(n-1), n }'

@@ -19,7 +19,7 @@ use crate::engine::uring::Uring;
 use crate::engine::{Completion, Engine, EngineKind, Request};
 use crate::region::Region;
 use crate::series::{Interval, Message};
-use crate::stats::Recorder;
+use crate::stats::{LatencyTally, Recorder};
 use crate::workload::{Generator, Op};
 
 /// When a worker records and stops, counted from the moment every worker
@@ -138,6 +138,16 @@ pub struct Outcome {
     pub last_recorded: Option<Instant>,
 }
 
+/// A slot's I/O in flight.
+#[derive(Clone, Copy)]
+struct Pending {
+    op: Op,
+    offset: u64,
+    len: u32,
+    /// When it was handed to the engine, in [`mono_ns`].
+    issued_at: u64,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IoFailure {
     pub op: Op,
@@ -249,8 +259,9 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let mut last_recorded = None;
 
     let mut free: Vec<u16> = (0..depth as u16).rev().collect();
-    let mut issued_at = vec![clock.record_from; depth];
-    let mut pending: Vec<(Op, u64, u32)> = vec![(Op::Read, 0, 0); depth];
+    // What each slot's I/O is, and when it was issued: one entry, one
+    // bounds check where a completion looks both up.
+    let mut pending: Vec<Pending> = vec![Pending { op: Op::Read, offset: 0, len: 0, issued_at: 0 }; depth];
     let mut reqs: Vec<Request> = Vec::with_capacity(depth);
     let mut done: Vec<Completion> = Vec::with_capacity(depth);
     let mut recorder = Recorder::default();
@@ -270,6 +281,9 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     #[cfg(test)]
     let mut each_stamp = job.each_stamp.as_ref().map(|_| Recorder::default());
     let mut interval = Interval::new(0);
+    // Latencies are counted here, cheaply, and added to the interval's
+    // histograms at its end.
+    let mut tally = LatencyTally::default();
     let interval_len =
         job.series.as_ref().map_or(Duration::from_secs(1), |s| s.interval).as_nanos().max(1) as u64;
     let mut next_boundary = clock.record_from + interval_len;
@@ -307,7 +321,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                     written_bytes += io.len as u64;
                 }
                 issued_bytes += io.len as u64;
-                pending[slot as usize] = (io.op, io.offset, io.len);
+                pending[slot as usize] = Pending { op: io.op, offset: io.offset, len: io.len, issued_at: 0 };
                 reqs.push(Request { slot, io });
             }
         }
@@ -316,7 +330,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         }
         let now = mono_ns();
         for r in &reqs {
-            issued_at[r.slot as usize] = now;
+            pending[r.slot as usize].issued_at = now;
         }
         depth_kept.advance(now, inflight);
         inflight += reqs.len();
@@ -330,17 +344,19 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         let recording = now >= clock.record_from && now <= clock.until;
         if recording && now >= next_boundary {
             let index = (now - clock.record_from) / interval_len;
-            let finished = std::mem::replace(&mut interval, Interval::new(index));
+            let mut finished = std::mem::replace(&mut interval, Interval::new(index));
+            tally.drain_into(&mut finished.rec);
             recorder.merge(&finished.rec);
             if let Some(link) = job.series.as_ref() {
                 let _ = link.tx.send(Message::Interval { worker: link.worker, interval: Box::new(finished) });
             }
             next_boundary = clock.record_from + interval_len * (index + 1);
         }
+        let completed_before = completed;
         for c in done.drain(..) {
             inflight -= 1;
             free.push(c.slot);
-            let (op, offset, len) = pending[c.slot as usize];
+            let Pending { op, offset, len, issued_at } = pending[c.slot as usize];
             if c.result != len as i32 {
                 errors += 1;
                 first_error.get_or_insert(IoFailure { op, offset, len, result: c.result });
@@ -355,24 +371,28 @@ pub fn run(job: Job) -> io::Result<Outcome> {
             }
             completed += 1;
             if recording {
-                last_recorded = Some(now);
+                interval.rec.count(op, len as u64);
                 if job.latency {
-                    let latency = now.saturating_sub(issued_at[c.slot as usize]);
-                    interval.record(op, len as u64, latency);
+                    // Both stamps come from the monotonic clock, the first.
+                    let latency = now - issued_at;
+                    tally.record(op, latency);
+                    interval.lat_sum_ns += latency;
                     #[cfg(test)]
                     if let Some(each) = each_stamp.as_mut() {
-                        let own = mono_ns().saturating_sub(issued_at[c.slot as usize]);
+                        let own = mono_ns() - issued_at;
                         each.record(op, len as u64, own);
                     }
-                } else {
-                    interval.rec.count(op, len as u64);
                 }
             }
+        }
+        if recording && completed > completed_before {
+            last_recorded = Some(now);
         }
         if now >= clock.until || job.stop.load(Ordering::Relaxed) || job.abort.load(Ordering::Relaxed) {
             issuing = false;
         }
     }
+    tally.drain_into(&mut interval.rec);
     recorder.merge(&interval.rec);
     #[cfg(test)]
     if let (Some(each), Some(shared)) = (each_stamp, job.each_stamp.as_ref()) {
