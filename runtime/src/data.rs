@@ -207,7 +207,7 @@ impl Pattern {
             for chunk in &mut chunks {
                 let (l, r) = self.next_stamp();
                 let chunk: &mut [u8; CHUNK] = chunk.try_into().expect("a whole chunk");
-                let words = &self.pool[(r >> 59) as usize % POOL_CHUNKS];
+                let words = &self.pool[(l >> 59) as usize % POOL_CHUNKS];
                 let key = l.wrapping_add(r.rotate_left(32));
                 for (i, w) in words.iter().enumerate() {
                     chunk[8 * i..8 * i + 8].copy_from_slice(&(w ^ key).to_le_bytes());
@@ -226,15 +226,20 @@ impl Pattern {
         }
     }
 
-    /// The stamp of the worker's next chunk: three Feistel rounds over
-    /// (seed, chunks stamped before), a bijection of 128 bits, so that
-    /// different pairs give different stamps; all 16 bytes look random.
+    /// The stamp of the worker's next chunk: two Feistel rounds over
+    /// (seed, chunks stamped before), a bijection of 128 bits (the seed is
+    /// `l ^ mix(r)`, and the count follows from `r` and the seed), so that
+    /// different pairs give different stamps. `l` looks random; `r` is the
+    /// count times an odd constant (XOR the seed's mix), in which any three
+    /// bytes in a row come round again only after 2^24 chunks (8GiB), past
+    /// any compressor's window. One mixing a chunk, where three rounds
+    /// took two.
     #[inline]
     fn next_stamp(&mut self) -> (u64, u64) {
-        let r = self.chunks ^ self.seed_mix;
+        let r = self.chunks.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ self.seed_mix;
         let l = self.seed ^ mix(r);
         self.chunks += 1;
-        (l, r ^ mix(l))
+        (l, r)
     }
 
     /// One chunk of compressible data, or the short chunk at a write's
@@ -242,7 +247,7 @@ impl Pattern {
     #[inline(always)]
     fn part_chunk(&mut self, chunk: &mut [u8]) {
         let (l, r) = self.next_stamp();
-        let words = &self.pool[(r >> 59) as usize % POOL_CHUNKS];
+        let words = &self.pool[(l >> 59) as usize % POOL_CHUNKS];
         let key = l.wrapping_add(r.rotate_left(32));
         let n = self.data.min(chunk.len());
         let (data, zeros) = chunk.split_at_mut(n);
