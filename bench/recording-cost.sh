@@ -7,15 +7,15 @@
 # were written, at two sizes, with recording on and off (`--no-latency`),
 # on a scratch file in /dev/shm, and prints the user-space instructions an
 # I/O of the workers' loop (`worker::run` and all it calls: generator,
-# data, engine, clock, recording), as the slope between the two sizes so
-# that setting up cancels, and the ratio on/off. (Not the whole program's
-# slope: its other threads wake on timers, and under valgrind a longer run
-# lasts longer, so their wakings would count as I/O.) What recording costs once
-# a step (percentiles, the HdrHistogram log) is printed apart: it grows
-# with the distinct latencies seen, not with the I/Os. The series interval
-# is set longer than the run: under valgrind a run lasts fifty times
-# longer, and its per-second series rows would be counted fifty times too
-# often against its I/Os; what a series interval costs is printed apart.
+# data, engine, clock, recording; not what it does once an interval), as
+# the slope between the two sizes so that setting up cancels, and the
+# ratio on/off. Not the whole program's slope: its other threads wake on
+# timers, and under valgrind a longer run lasts longer, so their wakings
+# would count as I/O. What recording costs once a step (percentiles, the
+# HdrHistogram log) is printed apart, and so is what a series interval
+# costs: the series interval is set longer than the run, since under
+# valgrind a run lasts fifty times longer and its per-second rows would
+# be counted fifty times too often against its I/Os.
 #
 #   bench/recording-cost.sh            # release build first; needs valgrind
 set -euo pipefail
@@ -30,7 +30,14 @@ trap 'rm -rf "$WORK"' EXIT
 # WHAT `loop` for those of `worker::run` and all it calls, `whole` for all.
 count() {
   local what=$1 engine=$2 qd=$3 mib=$4 extra=${5:-} series=${6:-} only=()
-  [ "$what" = loop ] && only=(--toggle-collect='methodic_runtime::worker::run')
+  # The loop: worker::run, less what it does once an interval (a new
+  # interval's histograms, adding the counted latencies to them, adding
+  # them to the worker's total): each toggle turns counting over on the
+  # way in and back on the way out.
+  [ "$what" = loop ] && only=(--toggle-collect='methodic_runtime::worker::run'
+    --toggle-collect='methodic_runtime::series::Interval::new'
+    --toggle-collect='methodic_runtime::stats::LatencyTally::drain_into'
+    --toggle-collect='methodic_runtime::stats::Recorder::merge')
   cat > "$WORK/m.method" <<M
 methodology "recording-cost" version "1"
 target { span ${mib}MiB; io buffered }
@@ -46,14 +53,11 @@ M
 printf '| engine, QD | instructions an I/O, recording on | off | on/off | once a step, recording on |\n|---|---|---|---|---|\n'
 for point in "psync 1" "io-uring 32"; do
   set -- $point
-  # The sizes far apart: a worker's histograms grow by the distinct
-  # latencies it meets, a step's summary with them, and that growth is no
-  # cost of an I/O.
-  on_a=$(count loop "$1" "$2" 32); on_b=$(count loop "$1" "$2" 128)
-  off_a=$(count loop "$1" "$2" 32 --no-latency); off_b=$(count loop "$1" "$2" 128 --no-latency)
-  whole_on=$(count whole "$1" "$2" 128); whole_off=$(count whole "$1" "$2" 128 --no-latency)
-  ios=$(( (128 - 32) * 256 ))
-  # Once a step: what recording adds to the whole run beyond the loop, at 128MiB.
+  on_a=$(count loop "$1" "$2" 32); on_b=$(count loop "$1" "$2" 64)
+  off_a=$(count loop "$1" "$2" 32 --no-latency); off_b=$(count loop "$1" "$2" 64 --no-latency)
+  whole_on=$(count whole "$1" "$2" 64); whole_off=$(count whole "$1" "$2" 64 --no-latency)
+  ios=$(( (64 - 32) * 256 ))
+  # Once a step: what recording adds to the whole run beyond the loop, at 64MiB.
   awk -v a="$on_a" -v b="$on_b" -v c="$off_a" -v d="$off_b" -v n="$ios" -v e="$1 QD$2" \
       -v wb="$whole_on" -v wd="$whole_off" \
     'BEGIN { on=(b-a)/n; off=(d-c)/n; once=(wb-b)-(wd-d);

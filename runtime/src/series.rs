@@ -24,6 +24,9 @@ pub struct Interval {
 }
 
 impl Interval {
+    /// Not inlined, so that a profile can tell it from a worker's I/O
+    /// loop (bench/recording-cost.sh).
+    #[inline(never)]
     pub fn new(index: u64) -> Interval {
         Interval { index, rec: Recorder::default(), lat_sum_ns: 0 }
     }

@@ -18,93 +18,82 @@ pub(crate) fn histogram(sigfig: u8) -> Histogram<u64> {
 
 /// Latency counts in the layout of [`histogram`]`(3)` (HdrHistogram's
 /// buckets for three significant digits from 1ns: 2048 linear steps, then
-/// 1024 steps a power of two), kept by a worker between series intervals
-/// and added to the interval's [`Histogram`] at its end. Counting a
-/// latency here is an index and an increment, a few instructions; the
-/// histogram's own `record` also keeps its minimum, maximum and total on
-/// each call, about five times as many. Both give the same histogram: a
-/// latency lands in the bucket the histogram itself would choose.
-pub struct LatencyCounts {
-    /// A power of two long, so that an index masked to it needs no
-    /// bounds check; the indexes in use end at [`COUNTS_LEN`].
-    counts: Box<[u64; COUNTS_POW2]>,
+/// 1024 steps a power of two), reads and writes apart, kept by a worker
+/// between series intervals and added to the interval's histograms at its
+/// end. Counting a latency here is an index and an increment, about ten
+/// instructions; the histogram's own `record` also keeps its minimum,
+/// maximum and total on each call, about five times as many. Both give the
+/// same histogram: a latency lands in the bucket the histogram itself
+/// would choose.
+pub struct LatencyTally {
+    /// Reads' counts, then writes': each a power of two long, so that an
+    /// index masked to it needs no bounds check; the indexes in use end
+    /// at [`COUNTS_LEN`]. Untouched parts cost no memory.
+    counts: Box<[u64; 2 * COUNTS_POW2]>,
 }
 
 /// log2 of the linear steps of the first bucket (2048 for 3 digits).
 const SUB_BUCKET_BITS: u32 = 11;
 /// Buckets after the first, up to the largest u64: a latency needs no
-/// clamping on its way in (untouched parts of the array cost no memory).
+/// clamping on its way in.
 const BUCKETS: usize = 64 - SUB_BUCKET_BITS as usize + 1;
 const COUNTS_LEN: usize = (BUCKETS + 1) << (SUB_BUCKET_BITS - 1);
 const COUNTS_POW2: usize = COUNTS_LEN.next_power_of_two();
 
-impl Default for LatencyCounts {
+impl Default for LatencyTally {
     fn default() -> Self {
-        let counts = vec![0u64; COUNTS_POW2].into_boxed_slice();
-        LatencyCounts { counts: counts.try_into().expect("the length of the type") }
+        let counts = vec![0u64; 2 * COUNTS_POW2].into_boxed_slice();
+        LatencyTally { counts: counts.try_into().expect("the length of the type") }
     }
-}
-
-impl LatencyCounts {
-    /// Counts one latency.
-    #[inline]
-    pub fn record(&mut self, latency_ns: u64) {
-        let v = latency_ns;
-        let bucket = 64 - SUB_BUCKET_BITS - (v | ((1 << SUB_BUCKET_BITS) - 1)).leading_zeros();
-        let index = ((bucket as usize) << (SUB_BUCKET_BITS - 1)) + (v >> bucket) as usize;
-        self.counts[index & (COUNTS_POW2 - 1)] += 1;
-    }
-
-    /// Adds the counts to `h` (made by [`histogram`]`(3)`) and clears them;
-    /// latencies longer than [`MAX_LATENCY_NS`] count as that, as in
-    /// [`Recorder::record`].
-    pub fn drain_into(&mut self, h: &mut Histogram<u64>) {
-        const LANES: usize = 64;
-        for (block, counts) in self.counts[..COUNTS_LEN].chunks_exact_mut(LANES).enumerate() {
-            // Most of the array is zeros: skip 64 counts at a time.
-            if counts.iter().fold(0, |a, &c| a | c) == 0 {
-                continue;
-            }
-            for (i, c) in counts.iter_mut().enumerate() {
-                if *c != 0 {
-                    let index = block * LANES + i;
-                    let half = 1usize << (SUB_BUCKET_BITS - 1);
-                    // The lowest value of the index's bucket: it lands there again.
-                    let value = if index < 2 * half {
-                        index as u64
-                    } else {
-                        let bucket = (index >> (SUB_BUCKET_BITS - 1)) - 1;
-                        ((index - bucket * half) as u64) << bucket
-                    };
-                    let _ = h.record_n(value.clamp(1, MAX_LATENCY_NS), *c);
-                    *c = 0;
-                }
-            }
-        }
-    }
-}
-
-/// A worker's [`LatencyCounts`], reads and writes apart.
-#[derive(Default)]
-pub struct LatencyTally {
-    read: LatencyCounts,
-    write: LatencyCounts,
 }
 
 impl LatencyTally {
+    /// Counts one latency.
     #[inline]
     pub fn record(&mut self, op: Op, latency_ns: u64) {
-        match op {
-            Op::Read => self.read.record(latency_ns),
-            Op::Write => self.write.record(latency_ns),
-        }
+        let v = latency_ns;
+        let bucket = 64 - SUB_BUCKET_BITS - (v | ((1 << SUB_BUCKET_BITS) - 1)).leading_zeros();
+        let index = ((bucket as usize) << (SUB_BUCKET_BITS - 1)) + (v >> bucket) as usize;
+        let half = (op as usize) * COUNTS_POW2;
+        self.counts[(half | (index & (COUNTS_POW2 - 1))) & (2 * COUNTS_POW2 - 1)] += 1;
     }
 
     /// Adds the latencies counted since the last drain to `rec`'s
-    /// histograms (its I/O and byte counts are kept by the caller).
+    /// histograms (its I/O and byte counts are kept by the caller) and
+    /// clears them; latencies longer than [`MAX_LATENCY_NS`] count as that,
+    /// as in [`Recorder::record`]. Not inlined, so that a profile can tell
+    /// it from the I/O loop (bench/recording-cost.sh).
+    #[inline(never)]
     pub fn drain_into(&mut self, rec: &mut Recorder) {
-        self.read.drain_into(&mut rec.read.lat);
-        self.write.drain_into(&mut rec.write.lat);
+        let (read, write) = self.counts.split_at_mut(COUNTS_POW2);
+        drain(&mut read[..COUNTS_LEN], &mut rec.read.lat);
+        drain(&mut write[..COUNTS_LEN], &mut rec.write.lat);
+    }
+}
+
+/// Adds one direction's counts to `h` and clears them.
+fn drain(counts: &mut [u64], h: &mut Histogram<u64>) {
+    const LANES: usize = 64;
+    for (block, counts) in counts.chunks_exact_mut(LANES).enumerate() {
+        // Most of the array is zeros: skip 64 counts at a time.
+        if counts.iter().fold(0, |a, &c| a | c) == 0 {
+            continue;
+        }
+        for (i, c) in counts.iter_mut().enumerate() {
+            if *c != 0 {
+                let index = block * LANES + i;
+                let half = 1usize << (SUB_BUCKET_BITS - 1);
+                // The lowest value of the index's bucket: it lands there again.
+                let value = if index < 2 * half {
+                    index as u64
+                } else {
+                    let bucket = (index >> (SUB_BUCKET_BITS - 1)) - 1;
+                    ((index - bucket * half) as u64) << bucket
+                };
+                let _ = h.record_n(value.clamp(1, MAX_LATENCY_NS), *c);
+                *c = 0;
+            }
+        }
     }
 }
 
@@ -167,6 +156,9 @@ impl Recorder {
         s.bytes += bytes;
     }
 
+    /// Not inlined, so that a profile can tell it from a worker's I/O
+    /// loop (bench/recording-cost.sh).
+    #[inline(never)]
     pub fn merge(&mut self, other: &Recorder) {
         self.read.merge(&other.read);
         self.write.merge(&other.write);
@@ -281,17 +273,16 @@ impl Latency {
 mod tests {
     use super::*;
 
-    /// Latencies counted by `LatencyCounts` and drained make the histogram
-    /// that recording each into it makes: bucket for bucket, with its
-    /// minimum, maximum, mean and percentiles; twice, so that draining
-    /// clears the counts.
+    /// Latencies counted by `LatencyTally` and drained make the histograms
+    /// that recording each into a `Recorder` makes: bucket for bucket, with
+    /// their minimum, maximum, mean and percentiles, reads and writes
+    /// apart; twice, so that draining clears the counts.
     #[test]
-    fn latency_counts_make_the_histogram_record_makes() {
+    fn latency_tally_makes_the_histograms_record_makes() {
         let mut rng = crate::rng::Rng::new(7);
-        let mut counts = LatencyCounts::default();
-        let mut fast = histogram(3);
+        let mut tally = LatencyTally::default();
         for round in 0..2 {
-            let mut slow = histogram(3);
+            let (mut fast, mut slow) = (Recorder::default(), Recorder::default());
             let mut values: Vec<u64> =
                 vec![0, 1, 2, 2047, 2048, 2049, 4095, 4096, 1 << 20, MAX_LATENCY_NS, 65_000_000_000, u64::MAX];
             // Every power of two's range, each at a spread of points.
@@ -299,17 +290,22 @@ mod tests {
                 let bits = rng.next_u64() % 40;
                 values.push(rng.next_u64() >> (64 - bits.max(1)) << round);
             }
-            for &v in &values {
-                counts.record(v);
-                slow.record(v.clamp(1, MAX_LATENCY_NS)).unwrap();
+            for (i, &v) in values.iter().enumerate() {
+                // Reads take a third, at other latencies than the writes'.
+                let op = if i % 3 == 0 { Op::Read } else { Op::Write };
+                tally.record(op, v);
+                fast.count(op, 4096);
+                slow.record(op, 4096, v);
             }
-            fast.reset();
-            counts.drain_into(&mut fast);
-            assert_eq!(fast.len(), slow.len());
-            assert!(fast == slow, "the histograms differ");
-            assert_eq!((fast.min(), fast.max()), (slow.min(), slow.max()));
-            assert_eq!(fast.mean(), slow.mean());
-            assert_eq!(fast.value_at_quantile(0.999999), slow.value_at_quantile(0.999999));
+            tally.drain_into(&mut fast);
+            for (f, s) in [(&fast.read.lat, &slow.read.lat), (&fast.write.lat, &slow.write.lat)] {
+                assert_eq!(f.len(), s.len());
+                assert!(f == s, "the histograms differ");
+                assert_eq!((f.min(), f.max()), (s.min(), s.max()));
+                assert_eq!(f.mean(), s.mean());
+                assert_eq!(f.value_at_quantile(0.999999), s.value_at_quantile(0.999999));
+            }
+            assert_eq!(fast.summary(1.0), slow.summary(1.0));
         }
     }
 
