@@ -9,7 +9,7 @@
 # I/O of the workers' loop (`worker::run` and all it calls: generator,
 # data, engine, clock, recording; not what it does once an interval), as
 # the slope between the two sizes so that setting up cancels, and the
-# ratio on/off. Not the whole program's slope: its other threads wake on
+# ratio on/off (io_uring: the median of three runs each). Not the whole program's slope: its other threads wake on
 # timers, and under valgrind a longer run lasts longer, so their wakings
 # would count as I/O. What recording costs once a step (percentiles, the
 # HdrHistogram log) is printed apart, and so is what a series interval
@@ -50,11 +50,19 @@ M
   grep -m1 '^summary:' "$WORK/cg.out" | awk '{print $2}'
 }
 
+# The median of REPS runs' counts: `counts REPS ARGS...` (count's ARGS).
+# An io_uring worker reaps what has completed, so how many calls its
+# I/Os take, each with its fixed cost, varies a little with timing.
+counts() {
+  local reps=$1; shift
+  for _ in $(seq "$reps"); do count "$@"; done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
 printf '| engine, QD | instructions an I/O, recording on | off | on/off | once a step, recording on |\n|---|---|---|---|---|\n'
-for point in "psync 1" "io-uring 32"; do
+for point in "psync 1 1" "io-uring 32 3"; do
   set -- $point
-  on_a=$(count loop "$1" "$2" 32); on_b=$(count loop "$1" "$2" 64)
-  off_a=$(count loop "$1" "$2" 32 --no-latency); off_b=$(count loop "$1" "$2" 64 --no-latency)
+  on_a=$(counts "$3" loop "$1" "$2" 32); on_b=$(counts "$3" loop "$1" "$2" 64)
+  off_a=$(counts "$3" loop "$1" "$2" 32 --no-latency); off_b=$(counts "$3" loop "$1" "$2" 64 --no-latency)
   whole_on=$(count whole "$1" "$2" 64); whole_off=$(count whole "$1" "$2" 64 --no-latency)
   ios=$(( (64 - 32) * 256 ))
   # Once a step: what recording adds to the whole run beyond the loop, at 64MiB.
