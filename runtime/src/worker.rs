@@ -376,7 +376,6 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                     // Both stamps come from the monotonic clock, the first.
                     let latency = now - issued_at;
                     tally.record(op, latency);
-                    interval.lat_sum_ns += latency;
                     #[cfg(test)]
                     if let Some(each) = each_stamp.as_mut() {
                         let own = mono_ns() - issued_at;
