@@ -1,7 +1,7 @@
 //! The io_uring engine: one ring per worker thread, the worker's buffers
-//! and its target file registered with the ring, all I/Os started since
-//! the last call submitted in one system call that also waits for the
-//! first completion.
+//! and its target file registered with the ring, each I/O submitted as it
+//! is handed over, then one system call that waits for the first
+//! completion and reaps all that are ready.
 
 use std::io;
 use std::os::unix::io::RawFd;
@@ -88,6 +88,18 @@ impl Engine for Uring {
             // the kernel has not taken the last batch yet.
             while unsafe { self.ring.submission().push(&entry) }.is_err() {
                 self.ring.submit()?;
+            }
+            // Each I/O is submitted as it is handed over, as fio does by
+            // default (iodepth_batch_submit=1), not the batch at once: the
+            // first of a batch then starts while the others are submitted.
+            // On a loop device over tmpfs, 4KiB random writes at QD32 went
+            // from 0.83x to 0.98x of fio's (medians of 7, alternated).
+            match self.ring.submit() {
+                Ok(_) => {}
+                // Interrupted, or completions to reap first: what is
+                // queued goes with the submit-and-wait below.
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY | libc::EAGAIN)) => {}
+                Err(e) => return Err(e),
             }
         }
         self.inflight += reqs.len();
