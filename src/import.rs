@@ -567,8 +567,7 @@ const BUFFERS: &str =
     "methodic writes fresh, incompressible bytes in every write anyway (no two 512B chunks alike)";
 const LOGS: &str = "methodic records a per-second series and a latency histogram of every step itself";
 const PERCENTILES: &str = "methodic reports p50, p99, p99.9, p99.99 and the maximum latency itself";
-const BATCH: &str =
-    "methodic submits each I/O as it is ready (fio's default) and reaps every completion ready, keeping the queue depth";
+const BATCH: &str = "methodic submits each I/O as it is ready (fio's default) and reaps every completion ready, keeping the queue depth";
 const REGISTER: &str = "methodic's io_uring engine registers its buffers and files itself";
 const ACCOUNTING: &str =
     "methodic records one latency an I/O, from submission to completion, whatever fio measures";

@@ -283,8 +283,20 @@ mod tests {
         let mut tally = LatencyTally::default();
         for round in 0..2 {
             let (mut fast, mut slow) = (Recorder::default(), Recorder::default());
-            let mut values: Vec<u64> =
-                vec![0, 1, 2, 2047, 2048, 2049, 4095, 4096, 1 << 20, MAX_LATENCY_NS, 65_000_000_000, u64::MAX];
+            let mut values: Vec<u64> = vec![
+                0,
+                1,
+                2,
+                2047,
+                2048,
+                2049,
+                4095,
+                4096,
+                1 << 20,
+                MAX_LATENCY_NS,
+                65_000_000_000,
+                u64::MAX,
+            ];
             // Every power of two's range, each at a spread of points.
             for _ in 0..20_000 {
                 let bits = rng.next_u64() % 40;
