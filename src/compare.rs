@@ -16,7 +16,7 @@ use methodic_compiler::plan::{IoMode, QdCounting, Units, ValueKind};
 use methodic_runtime::ceiling::ShapeCeiling;
 use methodic_runtime::exec::Status;
 use methodic_runtime::manifest::{Checklist, Condition, Loaded, Manifest, ManifestStep};
-use methodic_runtime::target::human;
+use methodic_runtime::units::human;
 use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;

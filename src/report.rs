@@ -13,7 +13,7 @@ use clap::ValueEnum;
 use methodic_compiler::plan::{Action, Conventions, Units, ValueKind};
 use methodic_runtime::exec::Status;
 use methodic_runtime::manifest::{self, Loaded, Manifest};
-use methodic_runtime::target::human;
+use methodic_runtime::units::human;
 use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;

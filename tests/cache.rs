@@ -157,7 +157,7 @@ fn a_repeated_buffered_copy_warns_of_the_page_cache_unless_caches_are_dropped() 
 }
 
 fn human(b: u64) -> String {
-    methodic_runtime::target::human(b)
+    methodic_runtime::units::human(b)
 }
 
 /// The v1.1 remedy, for real: RAM limited (memory cgroup) below the data

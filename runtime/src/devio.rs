@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use methodic_compiler::plan::{Bytes, Percent};
 use serde::{Deserialize, Serialize};
 
-use crate::target::human;
+use crate::units::human;
 
 /// A read of which the page cache served at least this share (less than a
 /// tenth of it reached the device) was served from the page cache.

@@ -779,7 +779,7 @@ fn repeat_summary(
         return None;
     }
     let checklist = &m.steps[i].checklist;
-    let available = system::meminfo().1;
+    let available = crate::host::meminfo().1;
     let ctx = CacheContext {
         // Copies always go through the page cache, whatever the io mode.
         buffered: checklist.cache.io == Some(IoMode::Buffered) || matches!(step.action, Action::Copy { .. }),
@@ -941,13 +941,13 @@ fn check_space(plan: &Plan, opts: &RunOptions) -> Result<()> {
     if free >= need {
         return Ok(());
     }
-    let what: Vec<String> = parts.iter().map(|(b, w)| format!("{w} {}", crate::target::human(*b))).collect();
+    let what: Vec<String> = parts.iter().map(|(b, w)| format!("{w} {}", crate::units::human(*b))).collect();
     Err(Error::results(
         &opts.out,
         format!(
             "its file system has {} free, and the run puts about {} there ({})",
-            crate::target::human(free),
-            crate::target::human(need),
+            crate::units::human(free),
+            crate::units::human(need),
             what.join(", ")
         ),
     )
@@ -1176,7 +1176,7 @@ impl Executor<'_> {
             // force is said here.
             Action::LimitRam { .. } if out.actions.is_empty() => {
                 out.actions.push(match &self.ram {
-                    Some(r) => format!("RAM limited to {}: {}", crate::target::human(r.limit), r.method),
+                    Some(r) => format!("RAM limited to {}: {}", crate::units::human(r.limit), r.method),
                     None => "RAM not limited".to_string(),
                 });
             }
@@ -1252,7 +1252,7 @@ impl Executor<'_> {
         self.ram = None;
         if let Some(limit) = wanted {
             let r = system::limit_ram(limit.0)?;
-            out.actions.push(format!("RAM limited to {}: {}", crate::target::human(limit.0), r.method));
+            out.actions.push(format!("RAM limited to {}: {}", crate::units::human(limit.0), r.method));
             self.ram = Some(r);
         } else {
             out.actions.push("RAM limit lifted".into());
@@ -1306,8 +1306,8 @@ impl Executor<'_> {
         if free < size * 2 {
             return Err(Error::unsupported(format!(
                 "/dev/shm has {} free, too little for a {} file in RAM",
-                crate::target::human(free),
-                crate::target::human(size)
+                crate::units::human(free),
+                crate::units::human(size)
             )));
         }
         let ram = Target::open(&path, &open)?;

@@ -69,7 +69,7 @@ impl Host {
         };
         let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as u32;
         let cpus_allowed = std::thread::available_parallelism().map_or(cpus, |n| n.get() as u32);
-        let (memory_bytes, _) = crate::system::meminfo();
+        let (memory_bytes, _) = meminfo();
         Host {
             hostname: read_trimmed("/proc/sys/kernel/hostname"),
             cpu_model,
@@ -88,7 +88,7 @@ impl Host {
     pub fn describe(&self) -> String {
         let mut parts = vec![self.cpu_model.clone().unwrap_or_else(|| "unknown CPU".into())];
         parts.push(format!("{} CPUs", self.cpus));
-        parts.push(crate::target::human(self.memory_bytes));
+        parts.push(crate::units::human(self.memory_bytes));
         if let Some(k) = &self.kernel {
             parts.push(format!("Linux {k}"));
         }
@@ -175,6 +175,19 @@ fn os_release(text: &str) -> Option<String> {
 
 fn read_trimmed(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// `MemTotal` and `MemAvailable` from /proc/meminfo, in bytes.
+pub fn meminfo() -> (u64, u64) {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(0, |kib| kib * 1024)
+    };
+    (field("MemTotal:"), field("MemAvailable:"))
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub mod system;
 pub mod target;
 mod testing;
 pub mod time;
+pub mod units;
 pub mod worker;
 pub mod workload;
 

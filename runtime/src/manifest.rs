@@ -23,7 +23,9 @@ use crate::error::{Error, Result};
 use crate::exec::{IoInfo, Status, SteadyResult, StepResult};
 use crate::host::Host;
 use crate::region::step_region;
-use crate::target::{Identity, Target, TargetKind, human};
+use crate::results::STEPS_FILE;
+use crate::target::{Identity, Target, TargetKind};
+use crate::units::human;
 use methodic_compiler::plan::plural;
 
 /// The version of the manifest format. Bump it when a field changes
@@ -31,7 +33,6 @@ use methodic_compiler::plan::plural;
 pub const MANIFEST_SCHEMA: u32 = 1;
 
 pub const MANIFEST_FILE: &str = "manifest.json";
-pub const STEPS_FILE: &str = "steps.jsonl";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::manifest::STEPS_FILE;
+
+/// The step records of a run, one JSON object a line.
+pub const STEPS_FILE: &str = "steps.jsonl";
 
 pub struct ResultsDir {
     pub path: PathBuf,

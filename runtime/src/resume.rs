@@ -15,8 +15,9 @@ use methodic_compiler::plan::{Action, Plan};
 
 use crate::error::{Error, Result};
 use crate::exec::{self, EngineChoice, Observer, RunOptions, RunReport, Session, Status, StepResult};
-use crate::manifest::{self, DriveTracker, ResumeNote, STEPS_FILE, TargetInfo, Tool};
+use crate::manifest::{self, DriveTracker, ResumeNote, TargetInfo, Tool};
 use crate::results::ResultsDir;
+use crate::results::STEPS_FILE;
 use crate::target::Target;
 use crate::{rehearse, time};
 

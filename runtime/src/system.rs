@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use methodic_compiler::plan::EraseMethod;
 
 use crate::error::{Error, Result};
+use crate::host::meminfo;
 use crate::region::Region;
 use crate::target::{BLKDISCARD, BLKSECDISCARD, Target, TargetKind};
 
@@ -39,10 +40,10 @@ pub fn erase(target: &Target, method: EraseMethod, region: Region) -> Result<Str
             Ok(match method {
                 EraseMethod::Secure => format!(
                     "punched holes over {} of the file (a file cannot be secure-erased)",
-                    crate::target::human(region.len)
+                    crate::units::human(region.len)
                 ),
                 EraseMethod::Discard => {
-                    format!("punched holes over {} of the file", crate::target::human(region.len))
+                    format!("punched holes over {} of the file", crate::units::human(region.len))
                 }
             })
         }
@@ -65,7 +66,7 @@ pub fn erase(target: &Target, method: EraseMethod, region: Region) -> Result<Str
                     hint: Some(hint.into()),
                 });
             }
-            Ok(format!("{name} of {}", crate::target::human(range[1])))
+            Ok(format!("{name} of {}", crate::units::human(range[1])))
         }
     }
 }
@@ -119,19 +120,6 @@ pub fn free_bytes(path: &std::path::Path) -> Option<(u64, bool)> {
         .then(|| (st.f_bavail as u64 * st.f_frsize as u64, st.f_flag & libc::ST_RDONLY != 0))
 }
 
-/// `MemTotal` and `MemAvailable` from /proc/meminfo, in bytes.
-pub fn meminfo() -> (u64, u64) {
-    let text = fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    let field = |name: &str| {
-        text.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<u64>().ok())
-            .map_or(0, |kib| kib * 1024)
-    };
-    (field("MemTotal:"), field("MemAvailable:"))
-}
-
 /// A RAM limit in force; lifted when dropped.
 #[derive(Debug)]
 pub struct RamLimit {
@@ -166,7 +154,7 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
     if total > 0 && limit >= total {
         return Ok(RamLimit {
             limit,
-            method: format!("not needed: the machine has {} in all", crate::target::human(total)),
+            method: format!("not needed: the machine has {} in all", crate::units::human(total)),
             cgroup: None,
             locked: None,
         });
@@ -183,7 +171,7 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
         Err(_) if available <= limit => {
             return Ok(RamLimit {
                 limit,
-                method: format!("not needed: {} available", crate::target::human(available)),
+                method: format!("not needed: {} available", crate::units::human(available)),
                 cgroup: None,
                 locked: None,
             });
@@ -206,7 +194,7 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
         return Err(Error::Unsupported {
             message: format!(
                 "cannot limit RAM to {}: no memory cgroup, and locking memory failed: {e}",
-                crate::target::human(limit)
+                crate::units::human(limit)
             ),
             hint: Some("run as root, or on a machine with the cgroup memory controller".into()),
         });
@@ -215,8 +203,8 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
         limit,
         method: format!(
             "locked {} of memory away, leaving {}",
-            crate::target::human(len as u64),
-            crate::target::human(limit)
+            crate::units::human(len as u64),
+            crate::units::human(limit)
         ),
         cgroup: None,
         locked: Some(Locked { ptr, len }),

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::units::human;
 
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 const BLKSSZGET: libc::c_ulong = 0x1268;
@@ -1078,11 +1079,6 @@ pub fn signature(head: &[u8]) -> Option<&'static str> {
         return Some("an MBR partition table");
     }
     None
-}
-
-/// `1.0 GiB`, for messages.
-pub fn human(bytes: u64) -> String {
-    methodic_compiler::plan::Bytes(bytes).human(true)
 }
 
 #[cfg(test)]

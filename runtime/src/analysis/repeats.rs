@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{mean, median, sd};
 use crate::devio::{Counter, DeviceIo};
-use crate::target::human;
+use crate::units::human;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RepeatSummary {
