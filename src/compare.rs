@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use methodic_compiler::plan::{IoMode, QdCounting, Units, ValueKind};
+use methodic_compiler::plan::{Action, IoKey, IoMode, QdCounting, Units, ValueKind};
 use methodic_runtime::ceiling::ShapeCeiling;
 use methodic_runtime::exec::Status;
 use methodic_runtime::manifest::{Checklist, Condition, Loaded, Manifest, ManifestStep};
@@ -153,29 +153,32 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
 fn pair_up(all: &[Vec<Point>]) -> (Vec<Vec<&Point>>, Vec<Vec<Option<&Point>>>) {
     let mut used: Vec<Vec<bool>> = all.iter().map(|pts| vec![false; pts.len()]).collect();
     let mut pairs: Vec<Vec<usize>> = Vec::new();
-    let passes: [fn(&Point) -> String; 2] = [
-        |p| format!("{}|{}|{:?}", p.phase.as_deref().unwrap_or(""), p.key(), p.repeat.map(|r| r.run)),
-        |p| p.key(),
+    // The phase (first pass only), what the point did, and its repeat run
+    // (first pass only).
+    type Key = (Option<String>, IoKey, Option<Option<u32>>);
+    let passes: [fn(&Point) -> Key; 2] = [
+        |p| (Some(p.phase.clone().unwrap_or_default()), p.io.clone(), Some(p.repeat.map(|r| r.run))),
+        |p| (None, p.io.clone(), None),
     ];
-    let mut leftover: Vec<(String, Vec<Option<usize>>)> = Vec::new();
+    let mut leftover: Vec<(Key, Vec<Option<usize>>)> = Vec::new();
     for (pass, key_of) in passes.iter().enumerate() {
         // Each unused point's key with its occurrence number in its run.
-        let keyed: Vec<BTreeMap<String, usize>> = all
+        let keyed: Vec<BTreeMap<(Key, usize), usize>> = all
             .iter()
             .zip(&used)
             .map(|(pts, used)| {
-                let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+                let mut seen: BTreeMap<Key, usize> = BTreeMap::new();
                 let mut out = BTreeMap::new();
                 for (i, p) in pts.iter().enumerate().filter(|(i, _)| !used[*i]) {
                     let k = key_of(p);
                     let n = seen.entry(k.clone()).or_default();
                     *n += 1;
-                    out.insert(format!("{k} #{n}"), i);
+                    out.insert((k, *n), i);
                 }
                 out
             })
             .collect();
-        let mut order: Vec<(usize, usize, String)> = Vec::new();
+        let mut order: Vec<(usize, usize, (Key, usize))> = Vec::new();
         for (r, run) in keyed.iter().enumerate() {
             for (k, i) in run {
                 order.push((r, *i, k.clone()));
@@ -195,7 +198,7 @@ fn pair_up(all: &[Vec<Point>]) -> (Vec<Vec<&Point>>, Vec<Vec<Option<&Point>>>) {
                 }
                 pairs.push(idx);
             } else if pass == passes.len() - 1 {
-                leftover.push((k, found));
+                leftover.push((k.0, found));
             }
         }
     }
@@ -270,7 +273,7 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
                 }
             }
         }
-        differences.extend(step_differences(&steps, j));
+        differences.extend(step_differences((&runs[0], &runs[j]), &steps, j));
     }
     Comparison {
         runs: runs
@@ -695,10 +698,11 @@ fn rehearsal_word(r: bool) -> String {
     if r { "rehearsal".into() } else { "measurement".into() }
 }
 
-/// What the step differences compare: a short value, and what to say.
+/// What the step differences compare: a short value (of a step of the
+/// run given), and what to say.
 struct Field {
     name: &'static str,
-    get: fn(&ManifestStep) -> Option<String>,
+    get: fn(&Loaded, &ManifestStep) -> Option<String>,
     sentence: &'static str,
 }
 
@@ -709,7 +713,7 @@ fn checklist(s: &ManifestStep) -> &Checklist {
 const FIELDS: &[Field] = &[
     Field {
         name: "span",
-        get: |s| {
+        get: |_, s| {
             checklist(s).span.as_ref().map(|sp| {
                 format!("{} ({}% of {})", human(sp.bytes), sp.percent_of_capacity, human(sp.capacity))
             })
@@ -719,7 +723,7 @@ const FIELDS: &[Field] = &[
     },
     Field {
         name: "drive state",
-        get: |s| {
+        get: |run, s| {
             checklist(s).drive_state.as_ref().map(|d| {
                 let steady = match d.steady {
                     Some(st) if st.reached => ", steady",
@@ -733,7 +737,7 @@ const FIELDS: &[Field] = &[
                 if d.fill_passes > 0 {
                     parts.push(format!("filled {}x", d.fill_passes));
                 }
-                parts.extend(d.preconditions.iter().cloned());
+                parts.extend(d.preconditions.iter().map(|p| precondition_by_io(run, p)));
                 let condition = match d.condition {
                     Condition::AsFound => "as found",
                     Condition::Fresh => "fresh",
@@ -754,7 +758,7 @@ const FIELDS: &[Field] = &[
     },
     Field {
         name: "queue depth counting",
-        get: |s| {
+        get: |_, s| {
             checklist(s).queue_depth.as_ref().map(|q| {
                 let counted = match q.counted {
                     QdCounting::Total => "total",
@@ -771,7 +775,7 @@ const FIELDS: &[Field] = &[
     },
     Field {
         name: "cache policy",
-        get: |s| {
+        get: |_, s| {
             let c = &checklist(s).cache;
             let io = match c.io {
                 Some(IoMode::Direct) => "direct",
@@ -789,12 +793,12 @@ const FIELDS: &[Field] = &[
     },
     Field {
         name: "data pattern",
-        get: |s| checklist(s).data_pattern.map(|d| d.to_string()),
+        get: |_, s| checklist(s).data_pattern.map(|d| d.to_string()),
         sentence: "drives that compress or deduplicate write zeros and compressible data faster than random data",
     },
     Field {
         name: "value kind",
-        get: |s| {
+        get: |_, s| {
             let v = &checklist(s).value_kind;
             Some(format!("{}: {}", v.kind.words(), v.computed))
         },
@@ -804,7 +808,7 @@ const FIELDS: &[Field] = &[
     },
     Field {
         name: "steady state",
-        get: |s| {
+        get: |_, s| {
             s.steady
                 .as_ref()
                 .map(|st| if st.reached { "reached".to_string() } else { "not reached".to_string() })
@@ -814,14 +818,48 @@ const FIELDS: &[Field] = &[
     },
     Field {
         name: "engine",
-        get: |s| s.io.as_ref().map(|io| format!("{} {}x{}", io.engine.name(), io.threads, io.depth)),
+        get: |_, s| s.io.as_ref().map(|io| format!("{} {}x{}", io.engine.name(), io.threads, io.depth)),
         sentence: "another engine or thread layout submits the same queue depth with other overhead",
     },
 ];
 
+/// A precondition of a drive state, named by what it does rather than by
+/// its workload's name: `4KiB random, 0% read at QD 32 for 6h` for the
+/// runtime's `w4 (4KiB random, 0% read) at QD 32 for 6h`, so that a
+/// renamed but identical precondition is the same drive state (as `methodic
+/// diff` says it is). The runtime writes a precondition as its workload's
+/// label, ` at QD ` and the depth, then its length: the run's own plan says
+/// which precondition step a note is of. A note of no precondition step in
+/// the plan (the rounds' own rounds) stays as written.
+fn precondition_by_io(run: &Loaded, note: &str) -> String {
+    let by_io = run
+        .manifest
+        .plan
+        .steps
+        .iter()
+        .filter_map(|s| match &s.action {
+            Action::Precondition { workload, qd, .. } => {
+                let written = format!("{} at QD {} ", workload.label(), qd.total);
+                let rest = note.strip_prefix(&written)?;
+                Some((written.len(), IoKey::of_step(s).into_iter().next()?, rest))
+            }
+            _ => None,
+        })
+        // Of labels that are prefixes of one another, the longest is the step's.
+        .max_by_key(|(len, _, _)| *len);
+    match by_io {
+        Some((_, key, rest)) => format!("{} {rest}", key.describe()),
+        None => note.to_string(),
+    }
+}
+
 /// Differences in the checklists of paired steps, grouped by field and
 /// by the pair of values.
-fn step_differences(steps: &[(&ManifestStep, &ManifestStep)], j: usize) -> Vec<Difference> {
+fn step_differences(
+    (run_a, run_b): (&Loaded, &Loaded),
+    steps: &[(&ManifestStep, &ManifestStep)],
+    j: usize,
+) -> Vec<Difference> {
     let mut out = Vec::new();
     for f in FIELDS {
         let mut groups: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
@@ -831,7 +869,7 @@ fn step_differences(steps: &[(&ManifestStep, &ManifestStep)], j: usize) -> Vec<D
             if f.name == "value kind" && a.checklist.value_kind.kind != b.checklist.value_kind.kind {
                 continue;
             }
-            let (va, vb) = ((f.get)(a), (f.get)(b));
+            let (va, vb) = ((f.get)(run_a, a), (f.get)(run_b, b));
             if va != vb {
                 let show = |v: Option<String>| v.unwrap_or_else(|| "-".into());
                 groups.entry((show(va), show(vb))).or_default().push(&a.id);

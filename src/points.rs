@@ -6,7 +6,9 @@
 //! `conventions { value }` names (docs/RESULTS.md, "Value kinds"), with the
 //! step average and the peak kept beside it.
 
-use methodic_compiler::plan::{Action, Metric, PreconditionStop, Qd, RepeatRun, Units, ValueKind, Workload};
+use methodic_compiler::plan::{
+    Action, IoKey, Metric, PreconditionStop, Qd, RepeatRun, Units, ValueKind, Workload,
+};
 use methodic_runtime::manifest::{Loaded, ManifestStep};
 use serde::Serialize;
 
@@ -18,6 +20,10 @@ pub struct Point {
     pub phase: Option<String>,
     /// `measure`, `rounds`, `precondition`, `fill`, `copy`.
     pub kind: String,
+    /// What the step (a rounds step's cell) did, with no name in it: what
+    /// pairs the point with its counterpart in another run.
+    #[serde(skip)]
+    pub io: IoKey,
     pub workload: Option<Workload>,
     pub qd: Option<Qd>,
     pub sweep: Option<u32>,
@@ -94,28 +100,6 @@ impl Point {
         };
         mb_s.map(|v| if units == Units::Binary { mib(v) } else { v })
     }
-
-    /// What pairs a point with its counterpart in another run: the kind
-    /// of step, what the I/O does (not the workload's name), and the total
-    /// queue depth. Copies pair by data set.
-    pub fn key(&self) -> String {
-        match (&self.workload, &self.qd) {
-            (Some(w), Some(qd)) => {
-                let blocks: Vec<String> =
-                    w.blocks.iter().map(|b| format!("{}:{}", b.size, b.share)).collect();
-                format!(
-                    "{} {} read {} random {} align {} qd {}",
-                    self.kind,
-                    blocks.join("+"),
-                    w.read,
-                    w.random,
-                    w.align,
-                    qd.total
-                )
-            }
-            _ => format!("{} {}", self.kind, self.label),
-        }
-    }
 }
 
 fn mib(mb_s: f64) -> f64 {
@@ -148,37 +132,40 @@ pub fn points(run: &Loaded) -> Vec<Point> {
     let mut out = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
-        let base = |kind: &str, workload: Option<&Workload>, qd: Option<&Qd>, label: String| Point {
-            step: r.index,
-            id: r.id.clone(),
-            phase: r.phase.clone(),
-            kind: kind.to_string(),
-            workload: workload.cloned(),
-            qd: qd.copied(),
-            sweep: step.sweep,
-            repeat: step.repeat,
-            label,
-            iops: None,
-            mb_s: 0.0,
-            mib_s: 0.0,
-            value: ValueKind::StepAverage,
-            rate_value: ValueKind::StepAverage,
-            value_note: None,
-            average_iops: None,
-            average_mb_s: 0.0,
-            average_mib_s: 0.0,
-            steady_iops: None,
-            steady_mb_s: None,
-            peak_iops: None,
-            peak_mb_s: None,
-            peak_mib_s: None,
-            peak_interval_s: None,
-            mean_latency_us: None,
-            p99_latency_us: None,
-            max_latency_us: None,
-            seconds: r.seconds,
-            error: r.error.clone(),
-        };
+        let keys = IoKey::of_step(step);
+        let base =
+            |kind: &str, io: &IoKey, workload: Option<&Workload>, qd: Option<&Qd>, label: String| Point {
+                step: r.index,
+                id: r.id.clone(),
+                phase: r.phase.clone(),
+                kind: kind.to_string(),
+                io: io.clone(),
+                workload: workload.cloned(),
+                qd: qd.copied(),
+                sweep: step.sweep,
+                repeat: step.repeat,
+                label,
+                iops: None,
+                mb_s: 0.0,
+                mib_s: 0.0,
+                value: ValueKind::StepAverage,
+                rate_value: ValueKind::StepAverage,
+                value_note: None,
+                average_iops: None,
+                average_mb_s: 0.0,
+                average_mib_s: 0.0,
+                steady_iops: None,
+                steady_mb_s: None,
+                peak_iops: None,
+                peak_mb_s: None,
+                peak_mib_s: None,
+                peak_interval_s: None,
+                mean_latency_us: None,
+                p99_latency_us: None,
+                max_latency_us: None,
+                seconds: r.seconds,
+                error: r.error.clone(),
+            };
         match (&step.action, &r.summary, &r.cells, &r.copy) {
             (
                 Action::Measure { workload, qd, .. }
@@ -188,8 +175,13 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 _,
                 _,
             ) => {
-                let mut p =
-                    base(&r.kind, Some(workload), Some(qd), format!("{} QD {}", workload.name, qd.total));
+                let mut p = base(
+                    &r.kind,
+                    &keys[0],
+                    Some(workload),
+                    Some(qd),
+                    format!("{} QD {}", workload.name, qd.total),
+                );
                 p.average_iops = Some(s.total.iops);
                 p.average_mb_s = s.total.mb_s;
                 p.average_mib_s = s.total.mib_s;
@@ -239,13 +231,15 @@ pub fn points(run: &Loaded) -> Vec<Point> {
             }
             (Action::Rounds { cells, .. }, _, Some(results), _) => {
                 for c in results {
-                    let Some(cell) =
-                        cells.iter().find(|k| k.workload.name == c.workload && k.qd.total == c.qd)
+                    let Some(at) =
+                        cells.iter().position(|k| k.workload.name == c.workload && k.qd.total == c.qd)
                     else {
                         continue;
                     };
+                    let cell = &cells[at];
                     let mut p = base(
                         "rounds",
+                        &keys[at],
                         Some(&cell.workload),
                         Some(&cell.qd),
                         format!("{} QD {}", c.workload, c.qd),
@@ -277,7 +271,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 }
             }
             (Action::Copy { dataset }, _, _, Some(c)) => {
-                let mut p = base("copy", None, None, format!("copy {}", dataset.name));
+                let mut p = base("copy", &keys[0], None, None, format!("copy {}", dataset.name));
                 p.average_mb_s = c.mb_s;
                 p.average_mib_s = c.mib_s;
                 headline(&mut p, convention);
@@ -347,6 +341,7 @@ mod tests {
             id: "m".into(),
             phase: None,
             kind: "measure".into(),
+            io: IoKey::Other("measure"),
             workload: None,
             qd: None,
             sweep: None,

@@ -172,8 +172,8 @@ fn compare_names_the_drive_state_of_an_erased_and_a_preconditioned_drive() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let t = text(&o.stdout);
     assert!(t.contains("- drive state (A vs B"), "{t}");
-    assert!(t.contains("A fresh (erased); B preconditioned (rnd4k_write"), "{t}");
-    assert!(t.contains("B preconditioned (rnd4k_write (4KiB random, 0% read) at QD 32 for"), "{t}");
+    // Named by what the precondition does, not by its workload's name.
+    assert!(t.contains("A fresh (erased); B preconditioned (4KiB random, 0% read at QD 32 for"), "{t}");
     assert!(t.contains("steady state"), "the sentence says why it matters: {t}");
     assert!(!t.contains("- span"), "{t}");
     // The erase and the precondition have no counterpart; the sweeps pair.

@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::plan::{
-    Action, IoMode, OnError, Plan, PreconditionStop, QdCounting, Step, Target, Units, ValueKind, Workload,
+    Action, IoKey, IoMode, OnError, Plan, PreconditionStop, QdCounting, Step, Target, Units, ValueKind,
+    Workload,
 };
 
 /// How a change bears on comparing results, most serious first.
@@ -124,32 +125,10 @@ impl PlanDiff {
     }
 }
 
-/// The I/O a workload does, without its name.
-fn io_sig(w: &Workload) -> String {
-    let blocks: Vec<String> = w.blocks.iter().map(|b| format!("{}:{}", b.size, b.share)).collect();
-    format!("{} read {} random {} align {} offset {}", blocks.join("+"), w.read, w.random, w.align, w.offset)
-}
-
-/// What a step does, without names, lengths or settings that a change can
-/// alter while it stays "the same step".
-fn content_key(s: &Step) -> String {
-    match &s.action {
-        Action::Fill { workload, qd, .. }
-        | Action::Precondition { workload, qd, .. }
-        | Action::Measure { workload, qd, .. } => {
-            format!("{} {} qd {}", s.action.kind(), io_sig(workload), qd.total)
-        }
-        Action::Rounds { cells, .. } => {
-            let c: Vec<String> =
-                cells.iter().map(|c| format!("{} qd {}", io_sig(&c.workload), c.qd.total)).collect();
-            format!("rounds {}", c.join("; "))
-        }
-        Action::Copy { dataset } => format!(
-            "copy {} files {}..{} seed {}",
-            dataset.files, dataset.size_min, dataset.size_max, dataset.seed
-        ),
-        other => other.kind().to_string(),
-    }
+/// What a step does ([`IoKey`]), without names, lengths or settings that
+/// a change can alter while it stays "the same step".
+fn content_key(s: &Step) -> Vec<IoKey> {
+    IoKey::of_step(s)
 }
 
 fn qd_total(s: &Step) -> Option<u32> {
@@ -159,6 +138,19 @@ fn qd_total(s: &Step) -> Option<u32> {
         }
         _ => None,
     }
+}
+
+/// What a pass of [`match_steps`] matches steps by: the fields it leaves
+/// `None` do not count.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct MatchKey {
+    phase: Option<String>,
+    content: Option<Vec<IoKey>>,
+    kind: Option<&'static str>,
+    qd: Option<Option<u32>>,
+    run: Option<u32>,
+    /// The content of the steps the drive state depends on.
+    context: Option<Vec<Vec<IoKey>>>,
 }
 
 /// Matches steps across versions: pairs (old index, new index), in passes
@@ -174,10 +166,8 @@ fn match_steps(
     deps_new: &[Vec<usize>],
 ) -> Vec<(usize, usize)> {
     let run = |s: &Step| s.repeat.map_or(0, |r| r.run);
-    let context = |plan: &Plan, deps: &[Vec<usize>]| -> Vec<String> {
-        deps.iter()
-            .map(|deps| deps.iter().map(|d| content_key(&plan.steps[*d])).collect::<Vec<_>>().join(" > "))
-            .collect()
+    let context = |plan: &Plan, deps: &[Vec<usize>]| -> Vec<Vec<Vec<IoKey>>> {
+        deps.iter().map(|deps| deps.iter().map(|d| content_key(&plan.steps[*d])).collect()).collect()
     };
     let (ctx_old, ctx_new) = (context(old, deps_old), context(new, deps_new));
     let mut used_old = vec![false; old.steps.len()];
@@ -187,25 +177,43 @@ fn match_steps(
     for pass in 0..5 {
         // A step's key in this pass; `is_old` maps old phase names through
         // the renames found so far.
-        let key = |s: &Step, ctx: &str, is_old: bool| {
+        let key = |s: &Step, ctx: &[Vec<IoKey>], is_old: bool| {
             let phase = s.phase.clone().unwrap_or_default();
             let phase = if is_old { renames.get(&phase).cloned().unwrap_or(phase) } else { phase };
+            let kind = s.action.kind();
             match pass {
-                0 => format!("{phase}|{}|{}|{ctx}", content_key(s), run(s)),
-                1 => format!("{phase}|{}|{}", content_key(s), run(s)),
-                2 => format!("{}|{}", content_key(s), run(s)),
-                3 => format!("{phase}|{}|{:?}|{}", s.action.kind(), qd_total(s), run(s)),
-                _ => format!("{phase}|{}", s.action.kind()),
+                0 => MatchKey {
+                    phase: Some(phase),
+                    content: Some(content_key(s)),
+                    run: Some(run(s)),
+                    context: Some(ctx.to_vec()),
+                    ..MatchKey::default()
+                },
+                1 => MatchKey {
+                    phase: Some(phase),
+                    content: Some(content_key(s)),
+                    run: Some(run(s)),
+                    ..MatchKey::default()
+                },
+                2 => MatchKey { content: Some(content_key(s)), run: Some(run(s)), ..MatchKey::default() },
+                3 => MatchKey {
+                    phase: Some(phase),
+                    kind: Some(kind),
+                    qd: Some(qd_total(s)),
+                    run: Some(run(s)),
+                    ..MatchKey::default()
+                },
+                _ => MatchKey { phase: Some(phase), kind: Some(kind), ..MatchKey::default() },
             }
         };
-        let keyed = |steps: &[Step], ctx: &[String], used: &[bool], is_old: bool| {
-            let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-            let mut out: BTreeMap<String, usize> = BTreeMap::new();
+        let keyed = |steps: &[Step], ctx: &[Vec<Vec<IoKey>>], used: &[bool], is_old: bool| {
+            let mut seen: BTreeMap<MatchKey, usize> = BTreeMap::new();
+            let mut out: BTreeMap<(MatchKey, usize), usize> = BTreeMap::new();
             for (i, s) in steps.iter().enumerate().filter(|(i, _)| !used[*i]) {
                 let k = key(s, &ctx[i], is_old);
                 let n = seen.entry(k.clone()).or_default();
                 *n += 1;
-                out.insert(format!("{k} #{n}"), i);
+                out.insert((k, *n), i);
             }
             out
         };
@@ -646,8 +654,11 @@ fn target_changes(ta: Target, tb: Target, here: &[usize], out: &mut Vec<Raw>) {
 fn workload_changes(a: &Workload, b: &Workload, reason: &str, here: &[usize], out: &mut Vec<Raw>) {
     if !a.same_io(b) {
         // The short description, or every field where that hides the change.
-        let (da, db) =
-            if a.describe() != b.describe() { (a.describe(), b.describe()) } else { (io_sig(a), io_sig(b)) };
+        let (da, db) = if a.describe() != b.describe() {
+            (a.describe(), b.describe())
+        } else {
+            (a.io().in_full(), b.io().in_full())
+        };
         out.push(raw(Class::BreaksComparability, "workload", da, db, reason, here.to_vec()));
     }
 }

@@ -1,0 +1,666 @@
+//! Step builders: a fill, precondition, sweep, measure, rounds or probe
+//! statement and its scope go in; its checked steps come out, through
+//! `emit`. Checks the rules of each kind of step (steady-state windows,
+//! stop rules, probe ranges) at the span of the offending value.
+
+use super::*;
+
+/// A sweep's (workload, queue depth) pairs, its ramp and its record time.
+type SweepPoints = (Vec<(Workload, Qd)>, Duration, Duration);
+
+impl Lowerer<'_, '_> {
+    pub(super) fn fill(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
+        let o = self.opts(opts);
+        // Checked against the target at once, so that its problems show
+        // even when another option of the step is wrong.
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let passes = match o.passes {
+            None => Some(1),
+            Some(e) => match self.expect_u32(e, &scope.vars, "`passes`") {
+                Some((0, s)) => {
+                    let d = Diagnostic::new(Code::ZeroCount, s, "`passes 0` fills nothing")
+                        .with_hint("a fill writes the span at least once; 2 passes are usual");
+                    self.error(d);
+                    None
+                }
+                other => other.map(|(n, _)| n),
+            },
+        };
+        let qd = match o.qd {
+            Some(e) => self.qd(e, scope),
+            None => {
+                let value = rules::default_fill_qd(self.defs.conventions.queue_depth, &scope.target.t);
+                self.split_qd(value, span, scope)
+            }
+        };
+        let (Some(wl), Some(passes), Some(qd)) = (wl, passes, qd) else {
+            return;
+        };
+        if wl.w.read != Percent::ZERO {
+            let at = wl.spans.of(Field::Read, workload.span());
+            let d = Diagnostic::new(
+                Code::FillReads,
+                at,
+                format!("a fill writes, but `{}` reads {} of the time", wl.w.name, wl.w.read),
+            )
+            .with_secondary(workload.span(), "used in this fill")
+            .with_hint("fill with a write-only workload, such as `{ sequential; block 128KiB; read 0% }`");
+            self.error(d);
+            return;
+        }
+        self.emit(scope, Action::Fill { workload: wl.w.clone(), qd, passes }, span, None);
+    }
+
+    pub(super) fn precondition(
+        &mut self,
+        span: Span,
+        workload: &WorkloadRef,
+        opts: &[StepOpt],
+        scope: &Scope,
+    ) {
+        let o = self.opts(opts);
+        // Checked against the target at once, so that its problems show
+        // even when another option of the step is wrong.
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let qd = match o.qd {
+            Some(e) => self.qd(e, scope),
+            None => {
+                self.missing(span, "precondition", "a queue depth", "precondition rnd4k_write qd 256 for 6h");
+                None
+            }
+        };
+        let stop = match (o.for_, o.steady) {
+            (Some(_), Some((_, steady_span))) => {
+                let d = Diagnostic::new(
+                    Code::ConflictingOption,
+                    steady_span,
+                    "a precondition runs `for` a time or `until steady`, not both",
+                )
+                .with_hint("drop `for`: `max_rounds` bounds a steady-state precondition");
+                self.error(d);
+                None
+            }
+            (None, None) => {
+                self.missing(
+                    span,
+                    "precondition",
+                    "`for` a time or `until steady`",
+                    "precondition w qd 256 for 6h",
+                );
+                None
+            }
+            (Some(e), None) => {
+                self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| PreconditionStop::Time(d))
+            }
+            (None, Some((rule, rule_span))) => {
+                let settings: &[SteadySetting] = rule.map_or(&[], |r| r.as_slice());
+                self.steady_rule(settings, rule_span, scope, true).map(|(rule, round)| {
+                    PreconditionStop::Steady { round: round.unwrap_or(Duration::from_secs(60)), rule }
+                })
+            }
+        };
+        let length = match &stop {
+            Some(PreconditionStop::Time(d)) => Some(*d),
+            Some(PreconditionStop::Steady { round, .. }) => Some(*round),
+            None => None,
+        };
+        let series = self.series(o.series, scope, length);
+        let (Some(wl), Some(qd), Some(stop), Some(series)) = (wl, qd, stop, series) else {
+            return;
+        };
+        self.emit(scope, Action::Precondition { workload: wl.w.clone(), qd, stop, series }, span, None);
+    }
+
+    /// A steady-state rule. `for_precondition`: `round` belongs here (and
+    /// `track` does not); rounds take their length from their body.
+    pub(super) fn steady_rule(
+        &mut self,
+        settings: &[SteadySetting],
+        span: Span,
+        scope: &Scope,
+        for_precondition: bool,
+    ) -> Option<(SteadyRule, Option<Duration>)> {
+        let mut rule = SteadyRule::default();
+        let mut round = None;
+        let mut ok = true;
+        // Where each setting was given, to point at it.
+        let mut at: HashMap<&'static str, Span> = HashMap::new();
+        for s in settings {
+            let name = match &s.kind {
+                SteadySettingKind::Round(e) => {
+                    if !for_precondition {
+                        let d = Diagnostic::new(
+                            Code::ConflictingOption,
+                            s.span,
+                            "rounds take their length from the measurements in them",
+                        )
+                        .with_hint(
+                            "remove `round`; it sets the round length of `precondition ... until steady`",
+                        );
+                        self.error(d);
+                        ok = false;
+                    } else {
+                        round = self.expect_nonzero_duration(e, &scope.vars, "`round`").map(|(d, _)| d);
+                        ok &= round.is_some();
+                    }
+                    "round"
+                }
+                SteadySettingKind::Window(e) => {
+                    ok &= self.expect_u32(e, &scope.vars, "`window`").map(|(n, _)| rule.window = n).is_some();
+                    "window"
+                }
+                SteadySettingKind::MaxRounds(e) => {
+                    ok &= self
+                        .expect_u32(e, &scope.vars, "`max_rounds`")
+                        .map(|(n, _)| rule.max_rounds = n)
+                        .is_some();
+                    "max_rounds"
+                }
+                SteadySettingKind::Excursion(e) => {
+                    ok &= self
+                        .expect_percent(e, &scope.vars, "`excursion`")
+                        .map(|(p, _)| rule.excursion = p)
+                        .is_some();
+                    "excursion"
+                }
+                SteadySettingKind::Slope(e) => {
+                    ok &=
+                        self.expect_percent(e, &scope.vars, "`slope`").map(|(p, _)| rule.slope = p).is_some();
+                    "slope"
+                }
+                SteadySettingKind::Metric(m) => {
+                    rule.metric = m.node;
+                    "metric"
+                }
+                SteadySettingKind::Track(_) => {
+                    if for_precondition {
+                        let d = Diagnostic::new(
+                            Code::ConflictingOption,
+                            s.span,
+                            "a precondition watches its own workload; `track` is for rounds",
+                        )
+                        .with_hint("remove `track`");
+                        self.error(d);
+                        ok = false;
+                    }
+                    "track"
+                }
+            };
+            if let Some(first) = at.get(name) {
+                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{name}` is given twice"))
+                    .with_secondary(*first, "first given here");
+                self.error(d);
+                ok = false;
+            } else {
+                at.insert(name, s.span);
+            }
+        }
+        for p in rules::steady(&rule) {
+            let key = match p.field {
+                Field::Window => "window",
+                Field::MaxRounds => "max_rounds",
+                Field::Excursion => "excursion",
+                Field::Slope => "slope",
+                _ => "",
+            };
+            let where_ = at.get(key).copied().unwrap_or(span);
+            let d = self.problem(p, where_);
+            self.error(d);
+            ok = false;
+        }
+        ok.then_some((rule, round))
+    }
+
+    pub(super) fn sweep(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
+        let o = self.opts(opts);
+        let points = self.sweep_points(span, workload, &o, scope);
+        let record = points.as_ref().map(|(_, _, record)| *record);
+        let series = self.series(o.series, scope, record);
+        let (Some((points, ramp, record)), Some(series)) = (points, series) else {
+            return;
+        };
+        self.sweeps += 1;
+        let sweep = self.sweeps;
+        for (workload, qd) in points {
+            let stop = MeasureStop { time: Some(record), written: None };
+            self.emit(scope, Action::Measure { workload, qd, ramp, stop, series }, span, Some(sweep));
+            if self.too_many {
+                return;
+            }
+        }
+    }
+
+    /// What a sweep measures: a (workload, queue depth) pair per point,
+    /// read shares outside and queue depths inside, with its ramp and
+    /// record time. Shared by sweeps as steps and sweeps in rounds.
+    pub(super) fn sweep_points(
+        &mut self,
+        span: Span,
+        workload: &WorkloadRef,
+        o: &Opts<'_>,
+        scope: &Scope,
+    ) -> Option<SweepPoints> {
+        // Checked against the target at once, so that its problems show
+        // even when another option of the step is wrong.
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let qds = match o.qd {
+            Some(e) => self.expect_values(e, &scope.vars, "`qd`"),
+            None => {
+                self.missing(span, "sweep", "queue depths", "sweep w qd [1, 2, 4, 8] ramp 30s record 300s");
+                None
+            }
+        };
+        let reads = match o.read {
+            Some(e) => self.expect_values(e, &scope.vars, "`read`").map(Some),
+            None => Some(None),
+        };
+        let record = match o.record {
+            Some(e) => self.expect_nonzero_duration(e, &scope.vars, "`record`").map(|(d, _)| d),
+            None => {
+                self.missing(span, "sweep", "a record time", "sweep w qd [1, 32] ramp 30s record 300s");
+                None
+            }
+        };
+        let ramp = self.ramp(o.ramp, scope);
+        let (wl, qds, reads, record, ramp) = (wl?, qds?, reads?, record?, ramp?);
+        let variants = self.read_variants(&wl, reads)?;
+        let mut points = Vec::with_capacity(variants.len() * qds.len());
+        for w in variants {
+            for q in &qds {
+                if let Some(qd) = self.qd_val(q, scope) {
+                    points.push((w.clone(), qd));
+                }
+            }
+        }
+        Some((points, ramp, record))
+    }
+
+    /// The workload once, or once per read share of a read-share sweep.
+    pub(super) fn read_variants(&mut self, wl: &Wl, reads: Option<Vec<Val>>) -> Option<Vec<Workload>> {
+        let Some(reads) = reads else {
+            return Some(vec![wl.w.clone()]);
+        };
+        let mut out = Vec::new();
+        for r in reads {
+            let Value::Percent(p) = r.value else {
+                let d = expected(Code::ExpectedPercent, "a read share such as 70%", "`read`", &r)
+                    .with_hint("a read-share sweep lists shares: `read 0%..100% step 10%`");
+                self.error(d);
+                return None;
+            };
+            if p > Percent::HUNDRED {
+                let d =
+                    Diagnostic::new(Code::ShareRange, r.span, format!("a read share of {p} is over 100%"));
+                self.error(d);
+                return None;
+            }
+            let mut w = wl.w.clone();
+            w.read = p;
+            // A workload written in place is named by what it does.
+            w.name =
+                if wl.w.name == wl.w.describe() { w.describe() } else { format!("{} read {p}", wl.w.name) };
+            out.push(w);
+        }
+        Some(out)
+    }
+
+    pub(super) fn measure(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
+        let o = self.opts(opts);
+        // Checked against the target at once, so that its problems show
+        // even when another option of the step is wrong.
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let qd = match o.qd {
+            Some(e) => self.qd(e, scope),
+            None => {
+                self.missing(span, "measure", "a queue depth", "measure w qd 32 for 60s");
+                None
+            }
+        };
+        let time = match o.for_ {
+            Some(e) => self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| Some(d)),
+            None => Some(None),
+        };
+        let written = match o.written {
+            Some(e) => self.written(e, scope).map(Some),
+            None => Some(None),
+        };
+        if o.for_.is_none() && o.written.is_none() {
+            self.missing(
+                span,
+                "measure",
+                "`for` a time or `until written` a size",
+                "measure w qd 32 for 60s",
+            );
+            return;
+        }
+        let ramp = self.ramp(o.ramp, scope);
+        let series = self.series(o.series, scope, time.flatten());
+        let (Some(wl), Some(qd), Some(time), Some(written), Some(ramp), Some(series)) =
+            (wl, qd, time, written, ramp, series)
+        else {
+            return;
+        };
+        if written.is_some() && !wl.w.writes() {
+            let d = Diagnostic::new(
+                Code::ConflictingOption,
+                workload.span(),
+                format!("`until written` never ends: `{}` only reads", wl.w.name),
+            )
+            .with_hint("use `for` a time, or a workload that writes");
+            self.error(d);
+            return;
+        }
+        let stop = MeasureStop { time, written };
+        self.emit(scope, Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series }, span, None);
+    }
+
+    pub(super) fn written(&mut self, e: &Expr, scope: &Scope) -> Option<Extent> {
+        let (x, span) = self.expect_extent(e, &scope.vars, "`until written`")?;
+        let zero = match x {
+            Extent::Percent(p) => p == Percent::ZERO,
+            Extent::Bytes(b) => b.0 == 0,
+        };
+        if zero {
+            let d = Diagnostic::new(Code::ZeroSize, span, "`until written` nothing stops at once").with_hint(
+                "give the amount to write, such as `until written 300GB` or `until written 400%` of the span",
+            );
+            self.error(d);
+            return None;
+        }
+        Some(x)
+    }
+
+    pub(super) fn ramp(&mut self, e: Option<&Expr>, scope: &Scope) -> Option<Duration> {
+        match e {
+            None => Some(Duration::ZERO),
+            Some(e) => self.expect_duration(e, &scope.vars, "`ramp`").map(|(d, _)| d),
+        }
+    }
+
+    /// The interval of the per-second series; 1s unless given, and no
+    /// longer than `length`, the time the step records (or a round).
+    pub(super) fn series(
+        &mut self,
+        e: Option<&Expr>,
+        scope: &Scope,
+        length: Option<Duration>,
+    ) -> Option<Duration> {
+        let Some(e) = e else {
+            return Some(Duration::from_secs(1));
+        };
+        let (d, span) = self.expect_nonzero_duration(e, &scope.vars, "`series`")?;
+        if let Some(p) = rules::series(d, length) {
+            let diag = self.problem(p, span);
+            self.error(diag);
+            return None;
+        }
+        Some(d)
+    }
+
+    pub(super) fn rounds(&mut self, stmt: &Stmt, body: &Block, rule: &[SteadySetting], scope: &Scope) {
+        let errors_before = self.error_count();
+        let mut cells: Vec<(Cell, Span)> = Vec::new();
+        self.cells(&body.stmts, scope, &mut cells);
+        if self.too_many {
+            return;
+        }
+        let rule_span = Span::new(body.span.end, stmt.span.end);
+        let Some((steady, _)) = self.steady_rule(rule, rule_span, scope, false) else {
+            return;
+        };
+        if cells.is_empty() {
+            // Rounds whose measurements all failed were reported already.
+            if self.error_count() == errors_before {
+                let d = Diagnostic::new(Code::MissingOption, body.span, "these rounds hold no measurement")
+                    .with_hint("put `measure W qd N for 1min` steps in the rounds");
+                self.error(d);
+            }
+            return;
+        }
+        let track = rule.iter().find_map(|s| match &s.kind {
+            SteadySettingKind::Track(w) => Some((w, s.span)),
+            _ => None,
+        });
+        let index = match track {
+            None if cells.len() == 1 => 0,
+            None => {
+                let d = Diagnostic::new(
+                    Code::BadTrack,
+                    rule_span,
+                    format!(
+                        "rounds of {} measurements need `track` to say which one the rule watches",
+                        cells.len()
+                    ),
+                )
+                .with_hint(
+                    "add `track WORKLOAD`, such as the SNIA PTS's `track { random; block 4KiB; read 0% }`",
+                );
+                self.error(d);
+                return;
+            }
+            Some((w, span)) => {
+                let Some(tracked) = self.workload_ref(w, scope) else {
+                    return;
+                };
+                let matches: Vec<usize> = cells
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (c, _))| c.workload.same_io(&tracked.w))
+                    .map(|(i, _)| i)
+                    .collect();
+                match matches.as_slice() {
+                    [one] => *one,
+                    [] => {
+                        let d = Diagnostic::new(
+                            Code::BadTrack,
+                            span,
+                            format!("`{}` is none of the measurements of these rounds", tracked.w.name),
+                        )
+                        .with_hint("track a workload that the rounds measure, written the same way");
+                        self.error(d);
+                        return;
+                    }
+                    many => {
+                        let qds: Vec<String> =
+                            many.iter().map(|i| cells[*i].0.qd.total.to_string()).collect();
+                        let d = Diagnostic::new(
+                            Code::BadTrack,
+                            span,
+                            format!(
+                                "`{}` is measured {} times in these rounds (QD {})",
+                                tracked.w.name,
+                                many.len(),
+                                qds.join(", ")
+                            ),
+                        )
+                        .with_hint(
+                            "track needs exactly one measurement; measure the tracked workload once a round",
+                        );
+                        self.error(d);
+                        return;
+                    }
+                }
+            }
+        };
+        let cells = cells.into_iter().map(|(c, _)| c).collect();
+        self.emit(scope, Action::Rounds { cells, track: index as u32, rule: steady }, stmt.span, None);
+    }
+
+    /// The measurements of a `rounds` body.
+    pub(super) fn cells(&mut self, stmts: &[Stmt], scope: &Scope, out: &mut Vec<(Cell, Span)>) {
+        for stmt in stmts {
+            if self.too_many {
+                return;
+            }
+            match &stmt.kind {
+                StmtKind::For { var, list, body } => {
+                    let Some(values) = self.loop_values(var, list, scope) else {
+                        continue;
+                    };
+                    for v in values {
+                        let mut inner = scope.clone();
+                        inner.vars.push((var.node.clone(), v));
+                        self.cells(&body.stmts, &inner, out);
+                        if self.too_many {
+                            break;
+                        }
+                    }
+                }
+                StmtKind::Measure { workload, opts } => {
+                    let o = self.opts(opts);
+                    if o.written.is_some() || o.series.is_some() {
+                        let d = Diagnostic::new(
+                            Code::Misplaced,
+                            stmt.span,
+                            "a measurement in rounds runs for a fixed time and records one value a round",
+                        )
+                        .with_hint("use `for` a time, without `until written` or `series`");
+                        self.error(d);
+                        continue;
+                    }
+                    // Checked against the target at once, so that its problems show
+                    // even when another option of the step is wrong.
+                    let wl = self
+                        .workload_ref(workload, scope)
+                        .filter(|w| self.check_workload_at(w, workload.span(), scope));
+                    let qd = match o.qd {
+                        Some(e) => self.qd(e, scope),
+                        None => {
+                            self.missing(stmt.span, "measure", "a queue depth", "measure w qd 32 for 1min");
+                            None
+                        }
+                    };
+                    let record = match o.for_ {
+                        Some(e) => self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| d),
+                        None => {
+                            self.missing(stmt.span, "measure", "`for` a time", "measure w qd 32 for 1min");
+                            None
+                        }
+                    };
+                    let ramp = self.ramp(o.ramp, scope);
+                    let (Some(wl), Some(qd), Some(record), Some(ramp)) = (wl, qd, record, ramp) else {
+                        continue;
+                    };
+                    if !self.room(stmt.span) {
+                        return;
+                    }
+                    out.push((Cell { workload: wl.w.clone(), qd, ramp, record }, stmt.span));
+                }
+                StmtKind::Sweep { workload, opts } => {
+                    let o = self.opts(opts);
+                    if o.series.is_some() {
+                        let d = Diagnostic::new(
+                            Code::Misplaced,
+                            stmt.span,
+                            "a measurement in rounds records one value a round, not a series",
+                        )
+                        .with_hint("remove `series`");
+                        self.error(d);
+                        continue;
+                    }
+                    let Some((points, ramp, record)) = self.sweep_points(stmt.span, workload, &o, scope)
+                    else {
+                        continue;
+                    };
+                    for (workload, qd) in points {
+                        if !self.room(stmt.span) {
+                            return;
+                        }
+                        out.push((Cell { workload, qd, ramp, record }, stmt.span));
+                    }
+                }
+                _ => {
+                    let d = Diagnostic::new(Code::Misplaced, stmt.span, "rounds hold measurements only")
+                        .with_label("this cannot be part of a round")
+                        .with_hint("put `measure`, `sweep` and `for` inside `rounds`; other steps go before or after");
+                    self.error(d);
+                }
+            }
+        }
+    }
+
+    pub(super) fn probe(&mut self, span: Span, settings: &[ProbeSetting], scope: &Scope) {
+        let mut io = None;
+        let mut step = None;
+        let mut range = None;
+        let mut repeats = Some(20u32);
+        let mut statistic = Aggregate::Median;
+        let mut at: HashMap<&'static str, Span> = HashMap::new();
+        let mut ok = true;
+        for s in settings {
+            let name = match &s.kind {
+                ProbeSettingKind::Io(e) => {
+                    io = self.expect_size(e, &scope.vars, "`io`").map(|(b, _)| b);
+                    ok &= io.is_some();
+                    "io"
+                }
+                ProbeSettingKind::Step(e) => {
+                    step = self.expect_size(e, &scope.vars, "`step`").map(|(b, _)| b);
+                    ok &= step.is_some();
+                    "step"
+                }
+                ProbeSettingKind::Range(e) => {
+                    range = self.expect_size(e, &scope.vars, "`range`").map(|(b, _)| b);
+                    ok &= range.is_some();
+                    "range"
+                }
+                ProbeSettingKind::Repeats(e) => {
+                    repeats = self.expect_u32(e, &scope.vars, "`repeats`").map(|(n, _)| n);
+                    ok &= repeats.is_some();
+                    "repeats"
+                }
+                ProbeSettingKind::Statistic(a) => {
+                    statistic = a.node;
+                    "statistic"
+                }
+            };
+            if let Some(first) = at.get(name) {
+                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{name}` is given twice"))
+                    .with_secondary(*first, "first given here");
+                self.error(d);
+                ok = false;
+            }
+            at.insert(name, s.span);
+        }
+        for (name, value) in [("io", io.is_some()), ("step", step.is_some()), ("range", range.is_some())] {
+            if !value && !at.contains_key(name) {
+                self.missing(
+                    span,
+                    "probe pages",
+                    &format!("`{name}`"),
+                    "probe pages { io 512B; step 256B; range 4MiB }",
+                );
+                ok = false;
+            }
+        }
+        let (true, Some(io), Some(step), Some(range), Some(repeats)) = (ok, io, step, range, repeats) else {
+            return;
+        };
+        let p = Probe { io, step, range, repeats, statistic, offsets: rules::probe_offsets(io, step, range) };
+        let problems = rules::probe(&p, scope.target.t.io);
+        if !problems.is_empty() {
+            for pr in problems {
+                let key = match pr.field {
+                    Field::Io => "io",
+                    Field::Step => "step",
+                    Field::Range => "range",
+                    Field::Repeats => "repeats",
+                    _ => "",
+                };
+                let mut d = self.problem(pr, at.get(key).copied().unwrap_or(span));
+                if d.code == Code::Unaligned {
+                    if let Some(io_at) = scope.target.io_at {
+                        d = d.with_secondary(io_at, "io direct is set here");
+                    }
+                }
+                self.error(d);
+            }
+            return;
+        }
+        self.emit(scope, Action::Probe(p), span, None);
+    }
+}

@@ -1,0 +1,273 @@
+//! Statements: a block's statements and the scope they stand in go in
+//! (phases, `for`, `repeat`, `sweep`, `target` and `limit_ram` blocks);
+//! each step statement comes out handed to its builder in `steps`, with
+//! its options read once each.
+
+use super::*;
+
+impl Lowerer<'_, '_> {
+    pub(super) fn block(&mut self, stmts: &[Stmt], scope: &mut Scope) {
+        for stmt in stmts {
+            if self.too_many {
+                return;
+            }
+            self.stmt(stmt, scope);
+        }
+    }
+
+    /// Counts one more step or round cell; past [`MAX_STEPS`] reports the
+    /// methodology as too large, once, and stops lowering.
+    pub(super) fn room(&mut self, span: Span) -> bool {
+        if self.made >= MAX_STEPS {
+            if !self.too_many {
+                let d = Diagnostic::new(
+                    Code::TooLarge,
+                    span,
+                    format!("this methodology lowers to more than {MAX_STEPS} steps and round measurements"),
+                )
+                .with_hint("loops multiply: check the lists and ranges of nested `for` and `sweep`");
+                self.error(d);
+            }
+            self.too_many = true;
+            return false;
+        }
+        self.made += 1;
+        true
+    }
+
+    pub(super) fn stmt(&mut self, stmt: &Stmt, scope: &mut Scope) {
+        match &stmt.kind {
+            StmtKind::Phase { name, body } => {
+                if !scope.top || scope.phase.is_some() {
+                    let d =
+                        Diagnostic::new(Code::Misplaced, stmt.span, "a phase cannot be inside another block")
+                            .with_label("this phase is nested")
+                            .with_hint(
+                                "phases go at the top level; a `for` or `repeat` can go inside a phase",
+                            );
+                    self.error(d);
+                    return;
+                }
+                let key = slug(&name.node);
+                if key.is_empty() {
+                    let d = Diagnostic::new(
+                        Code::BadName,
+                        name.span,
+                        format!("the phase name \"{}\" has no letter or digit", name.node),
+                    )
+                    .with_hint("step ids are made from phase names; name the phase in words");
+                    self.error(d);
+                    return;
+                }
+                if let Some((first_name, first)) = self.phases.get(&key) {
+                    let (message, hint) = if *first_name == name.node {
+                        (format!("there are two phases \"{}\"", name.node), "give each phase its own name")
+                    } else {
+                        (
+                            format!(
+                                "phases \"{first_name}\" and \"{}\" would give their steps the same ids ({key}/...)",
+                                name.node
+                            ),
+                            "name the phases so that they differ in letters or digits, not only in case or punctuation",
+                        )
+                    };
+                    let d = Diagnostic::new(Code::DuplicateName, name.span, message)
+                        .with_secondary(*first, "the first is here")
+                        .with_hint(hint);
+                    self.error(d);
+                    return;
+                }
+                self.phases.insert(key, (name.node.clone(), name.span));
+                let mut inner = scope.clone();
+                inner.phase = Some(name.node.clone());
+                inner.top = false;
+                self.block(&body.stmts, &mut inner);
+            }
+            StmtKind::For { var, list, body } => {
+                let Some(values) = self.loop_values(var, list, scope) else {
+                    return;
+                };
+                for v in values {
+                    let mut inner = scope.clone();
+                    inner.top = false;
+                    inner.vars.push((var.node.clone(), v));
+                    self.block(&body.stmts, &mut inner);
+                    if self.too_many {
+                        break;
+                    }
+                }
+            }
+            StmtKind::Repeat { count, aggregate, body } => {
+                if scope.repeat.is_some() {
+                    let d = Diagnostic::new(
+                        Code::Misplaced,
+                        stmt.span,
+                        "a repeat cannot be inside another repeat",
+                    )
+                    .with_hint("repeat the outer block more times instead");
+                    self.error(d);
+                    return;
+                }
+                let Some((runs, _)) = self.expect_count(count, &scope.vars, "`repeat`") else {
+                    return;
+                };
+                if runs == 0 {
+                    let d = Diagnostic::new(Code::ZeroCount, count.span, "`repeat 0` runs nothing")
+                        .with_hint("repeat at least once; 5 runs are usual to see run-to-run variation");
+                    self.error(d);
+                    return;
+                }
+                if runs > MAX_REPEATS {
+                    let d = Diagnostic::new(
+                        Code::TooLarge,
+                        count.span,
+                        format!("`repeat {runs}` is more than the {MAX_REPEATS} runs methodic makes"),
+                    )
+                    .with_hint("5 runs are usual; repeat fewer times");
+                    self.error(d);
+                    return;
+                }
+                let runs = runs as u32;
+                self.repeats += 1;
+                let group = self.repeats;
+                let aggregate = aggregate.as_ref().map_or(Aggregate::Mean, |a| a.node);
+                for run in 1..=runs {
+                    let mut inner = scope.clone();
+                    inner.top = false;
+                    inner.repeat = Some(RepeatRun { group, run, runs, aggregate });
+                    self.block(&body.stmts, &mut inner);
+                    if self.too_many {
+                        break;
+                    }
+                }
+            }
+            StmtKind::Rounds { body, rule } => self.rounds(stmt, body, rule, scope),
+            StmtKind::Target(settings) => {
+                let vars = scope.vars.clone();
+                self.apply_target(&mut scope.target, settings, &vars);
+            }
+            StmtKind::LimitRam(limit) => {
+                let limit = match limit {
+                    None => None,
+                    Some(e) => {
+                        let Some((b, span)) = self.expect_size(e, &scope.vars, "`limit_ram`") else {
+                            return;
+                        };
+                        if let Some(p) = rules::ram_limit(b) {
+                            let d = self.problem(p, span);
+                            self.error(d);
+                            return;
+                        }
+                        Some(b)
+                    }
+                };
+                scope.ram_limit = limit;
+                self.emit(scope, Action::LimitRam { limit }, stmt.span, None);
+            }
+            StmtKind::Erase(method) => {
+                self.emit(scope, Action::Erase { method: method.node }, stmt.span, None);
+            }
+            StmtKind::Fill { workload, opts } => self.fill(stmt.span, workload, opts, scope),
+            StmtKind::Precondition { workload, opts } => self.precondition(stmt.span, workload, opts, scope),
+            StmtKind::Sweep { workload, opts } => self.sweep(stmt.span, workload, opts, scope),
+            StmtKind::Measure { workload, opts } => self.measure(stmt.span, workload, opts, scope),
+            StmtKind::DropCaches => self.emit(scope, Action::DropCaches, stmt.span, None),
+            StmtKind::Idle(e) => {
+                let Some((time, _)) = self.expect_nonzero_duration(e, &scope.vars, "`idle`") else {
+                    return;
+                };
+                self.emit(scope, Action::Idle { time }, stmt.span, None);
+            }
+            StmtKind::Copy(name) => {
+                let e = Expr { kind: ExprKind::Ident(name.node.clone()), span: name.span };
+                let Some(v) = self.eval(&e, &scope.vars) else {
+                    return;
+                };
+                match v.value {
+                    Value::Dataset(d) => {
+                        let dataset = (*d).clone();
+                        self.emit(scope, Action::Copy { dataset }, stmt.span, None);
+                    }
+                    other => {
+                        let d = Diagnostic::new(
+                            Code::ExpectedDataset,
+                            name.span,
+                            format!("`copy` needs a dataset, but `{}` is {}", name.node, describe(&other)),
+                        )
+                        .with_hint("define one with `dataset NAME { files 1000; size 64KiB..1MiB }`");
+                        self.error(d);
+                    }
+                }
+            }
+            StmtKind::Probe(settings) => self.probe(stmt.span, settings, scope),
+        }
+    }
+
+    /// The values a `for` loops over, once its variable is known not to
+    /// hide another name.
+    pub(super) fn loop_values(
+        &mut self,
+        var: &Spanned<String>,
+        list: &Expr,
+        scope: &Scope,
+    ) -> Option<Vec<Val>> {
+        let def = self.defs.names.get(&var.node);
+        if def.is_some() || scope.vars.iter().any(|(n, _)| *n == var.node) {
+            let what = match def {
+                Some(def) => format!("the {} `{}`", def.kind(), var.node),
+                None => format!("the loop variable `{}` of an outer loop", var.node),
+            };
+            let mut d =
+                Diagnostic::new(Code::Shadowing, var.span, format!("this loop variable hides {what}"))
+                    .with_hint(format!("name the loop variable something else, such as `each_{}`", var.node));
+            if let Some(def) = def {
+                if !matches!(def, Def::Workload { from_std: true, .. }) {
+                    d = d.with_secondary(def.name_span(), "defined here");
+                }
+            }
+            self.error(d);
+            return None;
+        }
+        self.expect_list(list, &scope.vars, "`for`")
+    }
+
+    pub(super) fn opts<'o>(&mut self, opts: &'o [StepOpt]) -> Opts<'o> {
+        let mut out = Opts::default();
+        let mut seen: Vec<(&'static str, Span)> = Vec::new();
+        for opt in opts {
+            fn set<'o>(slot: &mut Option<&'o Expr>, e: &'o Expr, name: &'static str) -> &'static str {
+                *slot = Some(e);
+                name
+            }
+            let name = match &opt.kind {
+                StepOptKind::Passes(e) => set(&mut out.passes, e, "passes"),
+                StepOptKind::Qd(e) => set(&mut out.qd, e, "qd"),
+                StepOptKind::Read(e) => set(&mut out.read, e, "read"),
+                StepOptKind::Ramp(e) => set(&mut out.ramp, e, "ramp"),
+                StepOptKind::Record(e) => set(&mut out.record, e, "record"),
+                StepOptKind::Series(e) => set(&mut out.series, e, "series"),
+                StepOptKind::For(e) => set(&mut out.for_, e, "for"),
+                StepOptKind::Written(e) => set(&mut out.written, e, "until written"),
+                StepOptKind::Steady(rule) => {
+                    out.steady = Some((rule.as_ref(), opt.span));
+                    "until steady"
+                }
+            };
+            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+                let d = Diagnostic::new(Code::DuplicateSetting, opt.span, format!("`{name}` is given twice"))
+                    .with_secondary(*first, "first given here")
+                    .with_hint("keep one of them");
+                self.error(d);
+            } else {
+                seen.push((name, opt.span));
+            }
+        }
+        out
+    }
+
+    pub(super) fn missing(&mut self, span: Span, step: &str, what: &str, example: &str) {
+        let d = Diagnostic::new(Code::MissingOption, span, format!("`{step}` needs {what}"))
+            .with_hint(format!("add it, as in `{example}`"));
+        self.error(d);
+    }
+}

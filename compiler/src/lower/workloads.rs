@@ -1,0 +1,375 @@
+//! Workloads and datasets: a workload reference or body goes in, a
+//! written-out `Workload` with the spans of its properties comes out
+//! (block split, read and random shares, alignment, offset), each checked;
+//! a dataset's settings go in, a `Dataset` comes out.
+
+use super::*;
+
+/// A block size with its share of I/Os and where the entry was written.
+type BlockAt = (Bytes, Percent, Span);
+
+impl Lowerer<'_, '_> {
+    pub(super) fn workload_ref(&mut self, w: &WorkloadRef, scope: &Scope) -> Option<Rc<Wl>> {
+        match w {
+            WorkloadRef::Inline(body) => self.workload_body(None, body, &scope.vars, false).map(Rc::new),
+            WorkloadRef::Named(name) => {
+                let e = Expr { kind: ExprKind::Ident(name.node.clone()), span: name.span };
+                let v = self.eval(&e, &scope.vars)?;
+                match v.value {
+                    Value::Workload(w) => Some(w),
+                    other => {
+                        let d = Diagnostic::new(
+                            Code::ExpectedWorkload,
+                            name.span,
+                            format!("expected a workload, but `{}` is {}", name.node, describe(&other)),
+                        )
+                        .with_hint(
+                            "name a workload, or write one in place: `{ random; block 4KiB; read 0% }`",
+                        );
+                        self.error(d);
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn workload_body(
+        &mut self,
+        name: Option<&str>,
+        body: &WorkloadBody,
+        vars: &[(String, Val)],
+        from_std: bool,
+    ) -> Option<Wl> {
+        let mut random: Option<(Percent, Span)> = None;
+        let mut blocks: Option<(Vec<BlockAt>, Span)> = None;
+        let mut read: Option<(Percent, Span)> = None;
+        let mut align: Option<(Bytes, Span)> = None;
+        let mut offset: Option<(Bytes, Span)> = None;
+        let mut ok = true;
+        // (word, what it sets, span): `random` and `sequential` both set the
+        // access pattern, `block` and `blocks` both the block size.
+        let mut seen: Vec<(&'static str, &'static str, Span)> = Vec::new();
+        for p in &body.props {
+            let (word, key) = match &p.kind {
+                WorkloadPropKind::Random(_) => ("random", "access"),
+                WorkloadPropKind::Sequential => ("sequential", "access"),
+                WorkloadPropKind::Block(_) => ("block", "block"),
+                WorkloadPropKind::Blocks(_) => ("blocks", "block"),
+                WorkloadPropKind::Read(_) => ("read", "read"),
+                WorkloadPropKind::Align(_) => ("align", "align"),
+                WorkloadPropKind::Offset(_) => ("offset", "offset"),
+            };
+            if let Some((first_word, _, first)) = seen.iter().find(|(_, k, _)| *k == key) {
+                let d = if *first_word == word {
+                    Diagnostic::new(Code::DuplicateSetting, p.span, format!("`{word}` is given twice"))
+                        .with_hint("keep one of them")
+                } else {
+                    let what = if key == "access" { "the access pattern" } else { "the block size" };
+                    Diagnostic::new(
+                        Code::ConflictingProperty,
+                        p.span,
+                        format!("`{first_word}` and `{word}` both set {what}"),
+                    )
+                    .with_hint("keep one of them")
+                };
+                self.error(d.with_secondary(*first, "first given here"));
+                ok = false;
+                continue;
+            }
+            seen.push((word, key, p.span));
+            match &p.kind {
+                WorkloadPropKind::Random(None) => random = Some((Percent::HUNDRED, p.span)),
+                WorkloadPropKind::Random(Some(e)) => match self.expect_percent(e, vars, "`random`") {
+                    Some((v, _)) => random = Some((v, p.span)),
+                    None => ok = false,
+                },
+                WorkloadPropKind::Sequential => random = Some((Percent::ZERO, p.span)),
+                WorkloadPropKind::Block(e) => match self.expect_size(e, vars, "`block`") {
+                    Some((b, s)) => blocks = Some((vec![(b, Percent::HUNDRED, s)], p.span)),
+                    None => ok = false,
+                },
+                WorkloadPropKind::Blocks(entries) => {
+                    let mut out = Vec::new();
+                    for entry in entries {
+                        let size = self.expect_size(&entry.size, vars, "a block size");
+                        let share = self.expect_percent(&entry.share, vars, "a block share");
+                        match (size, share) {
+                            (Some((b, _)), Some((s, _))) => out.push((b, s, entry.span)),
+                            _ => ok = false,
+                        }
+                    }
+                    if entries.is_empty() {
+                        let d = Diagnostic::new(Code::EmptyList, p.span, "`blocks` lists no block size")
+                            .with_hint("list sizes with their shares: `blocks { 4KiB: 70%, 64KiB: 30% }`");
+                        self.error(d);
+                        ok = false;
+                    }
+                    blocks = Some((out, p.span));
+                }
+                WorkloadPropKind::Read(e) => match self.expect_percent(e, vars, "`read`") {
+                    Some((v, _)) => read = Some((v, p.span)),
+                    None => ok = false,
+                },
+                WorkloadPropKind::Align(e) => match self.expect_size(e, vars, "`align`") {
+                    Some((v, _)) => align = Some((v, p.span)),
+                    None => ok = false,
+                },
+                WorkloadPropKind::Offset(e) => match self.expect_size(e, vars, "`offset`") {
+                    Some((v, _)) => offset = Some((v, p.span)),
+                    None => ok = false,
+                },
+            }
+        }
+        let mut missing = Vec::new();
+        if random.is_none() && !seen.iter().any(|(_, k, _)| *k == "access") {
+            missing.push("an access pattern (`random` or `sequential`)");
+        }
+        if blocks.is_none() && !seen.iter().any(|(_, k, _)| *k == "block") {
+            missing.push("a block size (`block 4KiB`)");
+        }
+        if read.is_none() && !seen.iter().any(|(_, k, _)| *k == "read") {
+            missing.push("a read share (`read 0%` writes only)");
+        }
+        if !missing.is_empty() {
+            let who = name.map_or("this workload".to_string(), |n| format!("workload `{n}`"));
+            let d = Diagnostic::new(Code::MissingProperty, body.span, format!("{who} is missing {}", join_and(&missing)))
+                .with_hint("a workload says how it accesses, what block size and how much it reads: `{ random; block 4KiB; read 70% }`");
+            self.error(d);
+            return None;
+        }
+        if !ok {
+            return None;
+        }
+        let (Some((random, random_span)), Some((mut split, blocks_span)), Some((read, read_span))) =
+            (random, blocks, read)
+        else {
+            return None;
+        };
+        split.sort_by_key(|(b, _, _)| *b);
+        let smallest = split.first().map_or(Bytes(0), |(b, _, _)| *b);
+        let mut w = Workload {
+            name: String::new(),
+            blocks: split.iter().map(|(size, share, _)| BlockShare { size: *size, share: *share }).collect(),
+            read,
+            random,
+            align: align.map_or(smallest, |(a, _)| a),
+            offset: offset.map_or(Bytes(0), |(o, _)| o),
+        };
+        w.name = name.map_or_else(|| w.describe(), str::to_string);
+        let spans = WlSpans {
+            whole: body.span,
+            blocks: blocks_span,
+            block: split.iter().map(|(_, _, s)| *s).collect(),
+            read: read_span,
+            random: random_span,
+            align: align.map_or(blocks_span, |(_, s)| s),
+            offset: offset.map_or(body.span, |(_, s)| s),
+            from_std,
+        };
+        let problems = rules::workload(&w);
+        if !problems.is_empty() {
+            for p in problems {
+                let at = spans.of(p.field, body.span);
+                let d = self.problem(p, at);
+                self.error(d);
+            }
+            return None;
+        }
+        Some(Wl { w, spans })
+    }
+
+    // ------------------------------------------------------------ datasets
+
+    pub(super) fn dataset(&mut self, name: &str, settings: &[DatasetSetting], span: Span) -> Option<Dataset> {
+        let mut files: Option<(u64, Span)> = None;
+        let mut size: Option<(Bytes, Bytes, Span)> = None;
+        let mut total: Option<(Bytes, Span)> = None;
+        let mut seed = 0u64;
+        let mut ok = true;
+        let mut seen: BTreeMap<&'static str, Span> = BTreeMap::new();
+        for s in settings {
+            let key = match s.key.node {
+                DatasetKey::Files => "files",
+                DatasetKey::Size => "size",
+                DatasetKey::Total => "total",
+                DatasetKey::Seed => "seed",
+            };
+            if let Some(first) = seen.get(key) {
+                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{key}` is given twice"))
+                    .with_secondary(*first, "first given here");
+                self.error(d);
+                ok = false;
+                continue;
+            }
+            seen.insert(key, s.span);
+            match s.key.node {
+                DatasetKey::Files => match self.expect_count(&s.value, &[], "`files`") {
+                    Some((0, at)) => {
+                        self.error(Diagnostic::new(
+                            Code::ZeroCount,
+                            at,
+                            "a dataset of 0 files copies nothing",
+                        ));
+                        ok = false;
+                    }
+                    Some((n, at)) => files = Some((n, at)),
+                    None => ok = false,
+                },
+                DatasetKey::Size => {
+                    if let ExprKind::Range { from, to, step } = &s.value.kind {
+                        if step.is_some() {
+                            let d = Diagnostic::new(
+                                Code::BadRange,
+                                s.value.span,
+                                "a size range for files takes no step",
+                            )
+                            .with_hint("file sizes are drawn between the two ends: `size 16KiB..2MiB`");
+                            self.error(d);
+                            ok = false;
+                            continue;
+                        }
+                        let lo = self.expect_size(from, &[], "the smallest file size");
+                        let hi = self.expect_size(to, &[], "the largest file size");
+                        match (lo, hi) {
+                            (Some((a, _)), Some((b, _))) if a > b => {
+                                let d = Diagnostic::new(
+                                    Code::BadDataset,
+                                    s.value.span,
+                                    format!("the smallest file size {a} is larger than the largest, {b}"),
+                                )
+                                .with_hint(format!("write the range smallest first: `{b}..{a}`"));
+                                self.error(d);
+                                ok = false;
+                            }
+                            (Some((a, _)), Some((b, _))) => size = Some((a, b, s.value.span)),
+                            _ => ok = false,
+                        }
+                    } else {
+                        match self.expect_size(&s.value, &[], "`size`") {
+                            Some((b, at)) => size = Some((b, b, at)),
+                            None => ok = false,
+                        }
+                    }
+                }
+                DatasetKey::Total => match self.expect_size(&s.value, &[], "`total`") {
+                    Some((b, at)) => total = Some((b, at)),
+                    None => ok = false,
+                },
+                DatasetKey::Seed => match self.expect_count(&s.value, &[], "`seed`") {
+                    Some((n, _)) => seed = n,
+                    None => ok = false,
+                },
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let bad = |message: String, at: Span, hint: &str| {
+            Diagnostic::new(Code::BadDataset, at, message).with_hint(hint.to_string())
+        };
+        let Some((min, max, size_span)) = size else {
+            self.error(bad(
+                format!("dataset `{name}` has no file size"),
+                span,
+                "give a fixed size or a range: `size 1MiB` or `size 16KiB..2MiB`",
+            ));
+            return None;
+        };
+        if min.0 == 0 {
+            self.error(bad("files of 0B cannot make a dataset".into(), size_span, "file sizes start at 1B"));
+            return None;
+        }
+        const MAX_FILES: u64 = 10_000_000;
+        let (files, total) = match (files, total) {
+            (None, None) => {
+                self.error(bad(
+                    format!("dataset `{name}` has no file count or total size"),
+                    span,
+                    "give `files N` or `total SIZE` to say how many files to make",
+                ));
+                return None;
+            }
+            (Some((n, _)), None) => {
+                if n > MAX_FILES {
+                    self.error(bad(
+                        format!("{n} files are more than methodic makes ({MAX_FILES})"),
+                        span,
+                        "use fewer, larger files",
+                    ));
+                    return None;
+                }
+                (n, Dataset::of_files(name, min, max, n, seed).total)
+            }
+            (None, Some((t, t_span))) => {
+                if t < min {
+                    self.error(bad(
+                        format!("a total of {t} is less than one file of at least {min}"),
+                        t_span,
+                        "make the total larger than the smallest file, or the files smaller",
+                    ));
+                    return None;
+                }
+                let mut sum = 0u64;
+                let mut n = 0u64;
+                for s in crate::plan::size_draws(min, max, seed) {
+                    if sum >= t.0 {
+                        break;
+                    }
+                    if n >= MAX_FILES {
+                        self.error(bad(
+                            format!(
+                                "a total of {t} in files of {min}..{max} makes more than {MAX_FILES} files"
+                            ),
+                            t_span,
+                            "use larger files or a smaller total",
+                        ));
+                        return None;
+                    }
+                    sum += s;
+                    n += 1;
+                }
+                if n == 0 {
+                    self.error(bad("a total of 0B makes no files".into(), t_span, "give a total above 0B"));
+                    return None;
+                }
+                (n, t)
+            }
+            (Some((n, n_span)), Some((t, t_span))) => {
+                if min != max {
+                    self.error(
+                        bad(
+                            "with a range of file sizes, give `files` or `total`, not both".into(),
+                            t_span,
+                            "the count follows from the total, or the total from the count",
+                        )
+                        .with_secondary(n_span, "files given here"),
+                    );
+                    return None;
+                }
+                if n.saturating_mul(min.0) != t.0 {
+                    self.error(
+                        bad(
+                            format!("{n} files of {min} make {}, not {t}", Bytes(n.saturating_mul(min.0))),
+                            t_span,
+                            "give two of `files`, `size` and `total`, or make them agree",
+                        )
+                        .with_secondary(n_span, "files given here"),
+                    );
+                    return None;
+                }
+                (n, t)
+            }
+        };
+        if min == max && total.0 % min.0 != 0 {
+            self.error(bad(
+                format!("a total of {total} is not a whole number of {min} files"),
+                size_span,
+                "make the total a multiple of the file size, or give `files` instead",
+            ));
+            return None;
+        }
+        let files = if min == max { total.0 / min.0 } else { files };
+        Some(Dataset { name: name.to_string(), size_min: min, size_max: max, files, total, seed })
+    }
+}

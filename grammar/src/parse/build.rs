@@ -1,0 +1,586 @@
+//! Building: pest's pairs go in, typed AST nodes with spans come out,
+//! one method a grammar rule. A bad literal is collected (its wording is
+//! `messages`'s) and building goes on, so one bad unit does not hide the
+//! next; an unexpected tree shape is an internal error at its span.
+
+use pest::iterators::{Pair, Pairs};
+
+use super::messages::{bad_escape, bad_quantity, factor_too_large, missing_child, too_deep, unexpected};
+use super::{MAX_DEPTH, Rule, trim_trivia};
+use crate::ast::*;
+use crate::diagnostic::Diagnostic;
+use crate::units::{Quantity, parse_quantity};
+
+/// Keyword tokens: the builder skips them, as they carry no value.
+fn is_keyword(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::k_methodology
+            | Rule::k_version
+            | Rule::k_describe
+            | Rule::k_non_destructive
+            | Rule::k_on_error
+            | Rule::k_conventions
+            | Rule::k_units
+            | Rule::k_queue_depth
+            | Rule::k_value
+            | Rule::k_use
+            | Rule::k_workload
+            | Rule::k_dataset
+            | Rule::k_let
+            | Rule::k_phase
+            | Rule::k_for
+            | Rule::k_in
+            | Rule::k_repeat
+            | Rule::k_aggregate
+            | Rule::k_rounds
+            | Rule::k_until
+            | Rule::k_steady
+            | Rule::k_target
+            | Rule::k_span
+            | Rule::k_workers
+            | Rule::k_devices
+            | Rule::k_io
+            | Rule::k_data
+            | Rule::k_limit_ram
+            | Rule::k_none
+            | Rule::k_erase
+            | Rule::k_fill
+            | Rule::k_passes
+            | Rule::k_precondition
+            | Rule::k_sweep
+            | Rule::k_measure
+            | Rule::k_qd
+            | Rule::k_read
+            | Rule::k_ramp
+            | Rule::k_record
+            | Rule::k_written
+            | Rule::k_series
+            | Rule::k_drop_caches
+            | Rule::k_idle
+            | Rule::k_copy
+            | Rule::k_probe
+            | Rule::k_pages
+            | Rule::k_random
+            | Rule::k_sequential
+            | Rule::k_block
+            | Rule::k_blocks
+            | Rule::k_align
+            | Rule::k_offset
+            | Rule::k_files
+            | Rule::k_size
+            | Rule::k_total
+            | Rule::k_seed
+            | Rule::k_step
+            | Rule::k_range
+            | Rule::k_repeats
+            | Rule::k_statistic
+            | Rule::k_round
+            | Rule::k_window
+            | Rule::k_excursion
+            | Rule::k_slope
+            | Rule::k_max_rounds
+            | Rule::k_metric
+            | Rule::k_track
+            | Rule::k_zeros
+            | Rule::k_compressible
+    )
+}
+
+type BuildResult<T> = std::result::Result<T, Diagnostic>;
+
+/// Builds AST nodes from pest pairs. Literal errors are collected in
+/// `diags` so that one bad unit does not hide the next; an unexpected tree
+/// shape is an internal error with the span where it was found.
+pub(super) struct Builder {
+    /// Where the parsed text starts in the file.
+    pub(super) offset: usize,
+    pub(super) diags: Vec<Diagnostic>,
+    /// How many blocks enclose the one being built.
+    pub(super) depth: usize,
+}
+
+/// The children of a pair with keyword tokens skipped.
+struct Children<'i> {
+    inner: Pairs<'i, Rule>,
+    parent: Span,
+    parent_rule: Rule,
+}
+
+impl<'i> Children<'i> {
+    fn next(&mut self) -> Option<Pair<'i, Rule>> {
+        self.inner.by_ref().find(|p| !is_keyword(p.as_rule()))
+    }
+
+    /// The next child, which the grammar guarantees.
+    fn expect(&mut self, what: &str) -> BuildResult<Pair<'i, Rule>> {
+        self.next().ok_or_else(|| missing_child(self.parent, self.parent_rule, what))
+    }
+
+    /// The next child if it is of `rule`.
+    fn next_if(&mut self, rule: Rule) -> Option<Pair<'i, Rule>> {
+        let mut peek = self.inner.clone();
+        let next = peek.find(|p| !is_keyword(p.as_rule()))?;
+        if next.as_rule() == rule { self.next() } else { None }
+    }
+}
+
+impl Builder {
+    /// The pair's span without trailing whitespace and comments, which pest
+    /// includes when a rule ends in an optional part (`random` then `# x`).
+    fn span(&self, pair: &Pair<'_, Rule>) -> Span {
+        let s = pair.as_span();
+        let end = s.start() + trim_trivia(s.as_str()).len();
+        Span::new(self.offset + s.start(), self.offset + end)
+    }
+
+    fn children<'i>(&self, pair: &Pair<'i, Rule>) -> Children<'i> {
+        Children { inner: pair.clone().into_inner(), parent: self.span(pair), parent_rule: pair.as_rule() }
+    }
+
+    fn unexpected(&self, pair: &Pair<'_, Rule>, context: &str) -> Diagnostic {
+        unexpected(self.span(pair), pair, context)
+    }
+
+    pub(super) fn file(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Methodology> {
+        let span = self.span(&pair);
+        let mut items = Vec::new();
+        let mut children = self.children(&pair);
+        while let Some(p) = children.next() {
+            if p.as_rule() == Rule::EOI {
+                break;
+            }
+            items.push(self.item(p)?);
+        }
+        Ok(Methodology { items, span })
+    }
+
+    fn item(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Item> {
+        let span = self.span(&pair);
+        let mut c = self.children(&pair);
+        let kind = match pair.as_rule() {
+            Rule::header => {
+                let name = self.string(c.expect("name")?);
+                let version = self.string(c.expect("version")?);
+                ItemKind::Header { name, version }
+            }
+            Rule::describe => ItemKind::Describe(self.string(c.expect("text")?)),
+            Rule::non_destructive => ItemKind::NonDestructive,
+            Rule::on_error => {
+                let value = c.expect("action")?;
+                let action = match value.as_str() {
+                    "stop" => OnError::Stop,
+                    "continue" => OnError::Continue,
+                    _ => return Err(self.unexpected(&value, "on_error")),
+                };
+                ItemKind::OnError(Spanned::new(action, self.span(&value)))
+            }
+            Rule::conventions => {
+                let mut conventions = Vec::new();
+                while let Some(p) = c.next() {
+                    let mut pc = self.children(&p);
+                    let value = pc.expect("value")?;
+                    let vspan = self.span(&value);
+                    let text = value.as_str();
+                    let conv = match (p.as_rule(), text) {
+                        (Rule::conv_units, "decimal") => {
+                            Convention::Units(Spanned::new(Units::Decimal, vspan))
+                        }
+                        (Rule::conv_units, "binary") => Convention::Units(Spanned::new(Units::Binary, vspan)),
+                        (Rule::conv_queue_depth, "total") => {
+                            Convention::QueueDepth(Spanned::new(QdCounting::Total, vspan))
+                        }
+                        (Rule::conv_queue_depth, "per_worker") => {
+                            Convention::QueueDepth(Spanned::new(QdCounting::PerWorker, vspan))
+                        }
+                        (Rule::conv_value, "step_average") => {
+                            Convention::Value(Spanned::new(ValueKind::StepAverage, vspan))
+                        }
+                        (Rule::conv_value, "steady_state_average") => {
+                            Convention::Value(Spanned::new(ValueKind::SteadyStateAverage, vspan))
+                        }
+                        (Rule::conv_value, "peak") => Convention::Value(Spanned::new(ValueKind::Peak, vspan)),
+                        _ => return Err(self.unexpected(&p, "conventions")),
+                    };
+                    conventions.push(conv);
+                }
+                ItemKind::Conventions(conventions)
+            }
+            Rule::use_decl => {
+                let path = c.expect("module")?;
+                ItemKind::Use(Spanned::new(path.as_str().to_string(), self.span(&path)))
+            }
+            Rule::workload_def => {
+                let name = self.ident(c.expect("name")?);
+                let body = self.workload_body(c.expect("body")?)?;
+                ItemKind::Workload { name, body }
+            }
+            Rule::dataset_def => {
+                let name = self.ident(c.expect("name")?);
+                let mut settings = Vec::new();
+                while let Some(p) = c.next() {
+                    let key = match p.as_rule() {
+                        Rule::d_files => DatasetKey::Files,
+                        Rule::d_size => DatasetKey::Size,
+                        Rule::d_total => DatasetKey::Total,
+                        Rule::d_seed => DatasetKey::Seed,
+                        _ => return Err(self.unexpected(&p, "dataset")),
+                    };
+                    settings.push(self.setting(p, key)?);
+                }
+                ItemKind::Dataset { name, settings }
+            }
+            Rule::let_def => {
+                let name = self.ident(c.expect("name")?);
+                let value = self.expr(c.expect("value")?)?;
+                ItemKind::Let { name, value }
+            }
+            _ => ItemKind::Stmt(self.stmt(pair)?),
+        };
+        Ok(Item { kind, span })
+    }
+
+    /// A `key value` setting; the key token is the first inner pair.
+    fn setting<K>(&mut self, pair: Pair<'_, Rule>, key: K) -> BuildResult<Setting<K>> {
+        let span = self.span(&pair);
+        let mut inner = pair.clone().into_inner();
+        let key_pair = inner.next().ok_or_else(|| self.unexpected(&pair, "setting"))?;
+        let key_span = self.span(&key_pair);
+        let value = inner.next().ok_or_else(|| self.unexpected(&pair, "setting value"))?;
+        Ok(Setting { key: Spanned::new(key, key_span), value: self.expr(value)?, span })
+    }
+
+    fn block(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Block> {
+        let span = self.span(&pair);
+        if self.depth >= MAX_DEPTH {
+            let open = Span::new(span.start, span.start + 1);
+            return Err(too_deep(open));
+        }
+        self.depth += 1;
+        let mut stmts = Vec::new();
+        let mut c = self.children(&pair);
+        let result = (|| {
+            while let Some(p) = c.next() {
+                stmts.push(self.stmt(p)?);
+            }
+            Ok(())
+        })();
+        self.depth -= 1;
+        result.map(|()| Block { stmts, span })
+    }
+
+    fn stmt(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Stmt> {
+        let span = self.span(&pair);
+        let mut c = self.children(&pair);
+        let kind = match pair.as_rule() {
+            Rule::phase => {
+                let name = self.string(c.expect("name")?);
+                StmtKind::Phase { name, body: self.block(c.expect("body")?)? }
+            }
+            Rule::for_loop => {
+                let var = self.ident(c.expect("variable")?);
+                let list = self.expr(c.expect("list")?)?;
+                StmtKind::For { var, list, body: self.block(c.expect("body")?)? }
+            }
+            Rule::repeat_block => {
+                let count = self.expr(c.expect("count")?)?;
+                let aggregate = match c.next_if(Rule::aggregate) {
+                    Some(a) => Some(self.aggregate(&a)?),
+                    None => None,
+                };
+                StmtKind::Repeat { count, aggregate, body: self.block(c.expect("body")?)? }
+            }
+            Rule::rounds_block => {
+                let body = self.block(c.expect("body")?)?;
+                let rule = self.steady_body(c.expect("steady rule")?)?;
+                StmtKind::Rounds { body, rule }
+            }
+            Rule::target_block => {
+                let mut settings = Vec::new();
+                while let Some(p) = c.next() {
+                    settings.push(self.target_setting(p)?);
+                }
+                StmtKind::Target(settings)
+            }
+            Rule::limit_ram => match c.next() {
+                Some(p) => StmtKind::LimitRam(Some(self.expr(p)?)),
+                None => StmtKind::LimitRam(None),
+            },
+            Rule::erase => {
+                let m = c.expect("method")?;
+                let method = match m.as_str() {
+                    "secure" => EraseMethod::Secure,
+                    "discard" => EraseMethod::Discard,
+                    _ => return Err(self.unexpected(&m, "erase")),
+                };
+                StmtKind::Erase(Spanned::new(method, self.span(&m)))
+            }
+            Rule::fill | Rule::precondition | Rule::sweep | Rule::measure => {
+                let workload = self.workload_ref(c.expect("workload")?)?;
+                let mut opts = Vec::new();
+                while let Some(p) = c.next() {
+                    opts.push(self.step_opt(p)?);
+                }
+                match pair.as_rule() {
+                    Rule::fill => StmtKind::Fill { workload, opts },
+                    Rule::precondition => StmtKind::Precondition { workload, opts },
+                    Rule::sweep => StmtKind::Sweep { workload, opts },
+                    _ => StmtKind::Measure { workload, opts },
+                }
+            }
+            Rule::drop_caches => StmtKind::DropCaches,
+            Rule::idle => StmtKind::Idle(self.expr(c.expect("duration")?)?),
+            Rule::copy => StmtKind::Copy(self.ident(c.expect("dataset")?)),
+            Rule::probe => {
+                let mut settings = Vec::new();
+                while let Some(p) = c.next() {
+                    let pspan = self.span(&p);
+                    let rule = p.as_rule();
+                    let mut pc = self.children(&p);
+                    let v = pc.expect("value")?;
+                    let kind = match rule {
+                        Rule::p_io => ProbeSettingKind::Io(self.expr(v)?),
+                        Rule::p_step => ProbeSettingKind::Step(self.expr(v)?),
+                        Rule::p_range => ProbeSettingKind::Range(self.expr(v)?),
+                        Rule::p_repeats => ProbeSettingKind::Repeats(self.expr(v)?),
+                        Rule::p_statistic => ProbeSettingKind::Statistic(self.aggregate(&v)?),
+                        _ => return Err(self.unexpected(&p, "probe")),
+                    };
+                    settings.push(ProbeSetting { kind, span: pspan });
+                }
+                StmtKind::Probe(settings)
+            }
+            _ => return Err(self.unexpected(&pair, "a block")),
+        };
+        Ok(Stmt { kind, span })
+    }
+
+    fn target_setting(&mut self, pair: Pair<'_, Rule>) -> BuildResult<TargetSetting> {
+        let span = self.span(&pair);
+        let mut c = self.children(&pair);
+        let v = c.expect("value")?;
+        let kind = match pair.as_rule() {
+            Rule::t_span => TargetSettingKind::Span(self.expr(v)?),
+            Rule::t_workers => TargetSettingKind::Workers(self.expr(v)?),
+            Rule::t_devices => TargetSettingKind::Devices(self.expr(v)?),
+            Rule::t_io => {
+                let mode = match v.as_str() {
+                    "direct" => IoMode::Direct,
+                    "buffered" => IoMode::Buffered,
+                    _ => return Err(self.unexpected(&v, "io")),
+                };
+                TargetSettingKind::Io(Spanned::new(mode, self.span(&v)))
+            }
+            Rule::t_data => TargetSettingKind::Data(match v.as_rule() {
+                Rule::data_random => DataPatternExpr::Random,
+                Rule::data_zeros => DataPatternExpr::Zeros,
+                Rule::data_compressible => {
+                    let mut vc = self.children(&v);
+                    DataPatternExpr::Compressible(self.expr(vc.expect("share")?)?)
+                }
+                _ => return Err(self.unexpected(&v, "data")),
+            }),
+            _ => return Err(self.unexpected(&pair, "target")),
+        };
+        Ok(TargetSetting { kind, span })
+    }
+
+    fn step_opt(&mut self, pair: Pair<'_, Rule>) -> BuildResult<StepOpt> {
+        let span = self.span(&pair);
+        let mut c = self.children(&pair);
+        let kind = match pair.as_rule() {
+            Rule::opt_steady => match c.next() {
+                Some(body) => StepOptKind::Steady(Some(self.steady_body(body)?)),
+                None => StepOptKind::Steady(None),
+            },
+            rule => {
+                let v = self.expr(c.expect("value")?)?;
+                match rule {
+                    Rule::opt_passes => StepOptKind::Passes(v),
+                    Rule::opt_qd => StepOptKind::Qd(v),
+                    Rule::opt_read => StepOptKind::Read(v),
+                    Rule::opt_ramp => StepOptKind::Ramp(v),
+                    Rule::opt_record => StepOptKind::Record(v),
+                    Rule::opt_series => StepOptKind::Series(v),
+                    Rule::opt_for => StepOptKind::For(v),
+                    Rule::opt_written => StepOptKind::Written(v),
+                    _ => return Err(self.unexpected(&pair, "step options")),
+                }
+            }
+        };
+        Ok(StepOpt { kind, span })
+    }
+
+    fn steady_body(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Vec<SteadySetting>> {
+        let mut settings = Vec::new();
+        let mut c = self.children(&pair);
+        while let Some(p) = c.next() {
+            let span = self.span(&p);
+            let rule = p.as_rule();
+            let mut pc = self.children(&p);
+            let v = pc.expect("value")?;
+            let kind = match rule {
+                Rule::s_round => SteadySettingKind::Round(self.expr(v)?),
+                Rule::s_window => SteadySettingKind::Window(self.expr(v)?),
+                Rule::s_excursion => SteadySettingKind::Excursion(self.expr(v)?),
+                Rule::s_slope => SteadySettingKind::Slope(self.expr(v)?),
+                Rule::s_max_rounds => SteadySettingKind::MaxRounds(self.expr(v)?),
+                Rule::s_metric => {
+                    let metric = match v.as_str() {
+                        "iops" => Metric::Iops,
+                        "bandwidth" => Metric::Bandwidth,
+                        "latency" => Metric::Latency,
+                        _ => return Err(self.unexpected(&v, "metric")),
+                    };
+                    SteadySettingKind::Metric(Spanned::new(metric, self.span(&v)))
+                }
+                Rule::s_track => SteadySettingKind::Track(self.workload_ref(v)?),
+                _ => return Err(self.unexpected(&p, "steady rule")),
+            };
+            settings.push(SteadySetting { kind, span });
+        }
+        Ok(settings)
+    }
+
+    fn aggregate(&mut self, pair: &Pair<'_, Rule>) -> BuildResult<Spanned<Aggregate>> {
+        let a = match pair.as_str() {
+            "mean" => Aggregate::Mean,
+            "median" => Aggregate::Median,
+            "max" => Aggregate::Max,
+            "min" => Aggregate::Min,
+            _ => return Err(self.unexpected(pair, "aggregate")),
+        };
+        Ok(Spanned::new(a, self.span(pair)))
+    }
+
+    fn workload_ref(&mut self, pair: Pair<'_, Rule>) -> BuildResult<WorkloadRef> {
+        match pair.as_rule() {
+            Rule::ident => Ok(WorkloadRef::Named(self.ident(pair))),
+            Rule::workload_body => Ok(WorkloadRef::Inline(self.workload_body(pair)?)),
+            _ => Err(self.unexpected(&pair, "a workload")),
+        }
+    }
+
+    fn workload_body(&mut self, pair: Pair<'_, Rule>) -> BuildResult<WorkloadBody> {
+        let span = self.span(&pair);
+        let mut props = Vec::new();
+        let mut c = self.children(&pair);
+        while let Some(p) = c.next() {
+            let pspan = self.span(&p);
+            let rule = p.as_rule();
+            let mut pc = self.children(&p);
+            let kind = match rule {
+                Rule::w_random => match pc.next() {
+                    Some(v) => WorkloadPropKind::Random(Some(self.expr(v)?)),
+                    None => WorkloadPropKind::Random(None),
+                },
+                Rule::w_sequential => WorkloadPropKind::Sequential,
+                Rule::w_block => WorkloadPropKind::Block(self.expr(pc.expect("size")?)?),
+                Rule::w_blocks => {
+                    let mut entries = Vec::new();
+                    while let Some(e) = pc.next() {
+                        let espan = self.span(&e);
+                        let mut ec = self.children(&e);
+                        let size = self.expr(ec.expect("size")?)?;
+                        let share = self.expr(ec.expect("share")?)?;
+                        entries.push(SplitEntry { size, share, span: espan });
+                    }
+                    WorkloadPropKind::Blocks(entries)
+                }
+                Rule::w_read => WorkloadPropKind::Read(self.expr(pc.expect("share")?)?),
+                Rule::w_align => WorkloadPropKind::Align(self.expr(pc.expect("size")?)?),
+                Rule::w_offset => WorkloadPropKind::Offset(self.expr(pc.expect("size")?)?),
+                _ => return Err(self.unexpected(&p, "a workload")),
+            };
+            props.push(WorkloadProp { kind, span: pspan });
+        }
+        Ok(WorkloadBody { props, span })
+    }
+
+    fn expr(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Expr> {
+        let span = self.span(&pair);
+        let kind = match pair.as_rule() {
+            Rule::quantity => self.quantity(&pair),
+            Rule::ident => ExprKind::Ident(pair.as_str().to_string()),
+            Rule::list => {
+                let mut items = Vec::new();
+                let mut c = self.children(&pair);
+                while let Some(p) = c.next() {
+                    items.push(self.expr(p)?);
+                }
+                ExprKind::List(items)
+            }
+            Rule::range => {
+                let mut c = self.children(&pair);
+                let from = Box::new(self.expr(c.expect("start")?)?);
+                let to = Box::new(self.expr(c.expect("end")?)?);
+                let step = match c.next() {
+                    None => None,
+                    Some(p) if p.as_rule() == Rule::ratio => {
+                        let text = &p.as_str()[1..];
+                        let factor = match text.parse::<u64>() {
+                            Ok(f) => f,
+                            Err(_) => {
+                                self.diags.push(factor_too_large(self.span(&p), p.as_str()));
+                                2
+                            }
+                        };
+                        Some(RangeStep::Mul(Spanned::new(factor, self.span(&p))))
+                    }
+                    Some(p) => Some(RangeStep::Add(Box::new(self.expr(p)?))),
+                };
+                ExprKind::Range { from, to, step }
+            }
+            _ => return Err(self.unexpected(&pair, "a value")),
+        };
+        Ok(Expr { kind, span })
+    }
+
+    /// Reads a quantity literal; a bad one is reported and stands as 0.
+    fn quantity(&mut self, pair: &Pair<'_, Rule>) -> ExprKind {
+        let text = pair.as_str();
+        let span = self.span(pair);
+        match parse_quantity(text) {
+            Ok(Quantity::Int(n)) => ExprKind::Int(n),
+            Ok(Quantity::Size(b)) => ExprKind::Size(b),
+            Ok(Quantity::Duration(d)) => ExprKind::Duration(d),
+            Ok(Quantity::Percent(p)) => ExprKind::Percent(p),
+            Err(e) => {
+                let d = bad_quantity(span, text, e);
+                self.diags.push(d);
+                ExprKind::Int(0)
+            }
+        }
+    }
+
+    fn ident(&mut self, pair: Pair<'_, Rule>) -> Spanned<String> {
+        Spanned::new(pair.as_str().to_string(), self.span(&pair))
+    }
+
+    /// A string's text with escapes resolved.
+    fn string(&mut self, pair: Pair<'_, Rule>) -> Spanned<String> {
+        let span = self.span(&pair);
+        let raw = pair.as_str();
+        let inner = raw.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(raw);
+        let mut out = String::with_capacity(inner.len());
+        let mut chars = inner.char_indices();
+        while let Some((i, c)) = chars.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some((_, '"')) => out.push('"'),
+                Some((_, '\\')) => out.push('\\'),
+                Some((_, 'n')) => out.push('\n'),
+                Some((_, 't')) => out.push('\t'),
+                Some((j, other)) => {
+                    let at = span.start + 1 + i;
+                    self.diags.push(bad_escape(Span::new(at, span.start + 1 + j + other.len_utf8()), other));
+                }
+                None => {}
+            }
+        }
+        Spanned::new(out, span)
+    }
+}

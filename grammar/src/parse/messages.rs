@@ -1,0 +1,689 @@
+//! Error wording: what went wrong goes in (a failed pest parse, a bad
+//! literal, a reserved word), a [`Diagnostic`] in the user's words comes
+//! out, with a hint. Every grammar rule has words here (`describe_rule`),
+//! so no rule name reaches a user.
+
+use pest::Parser as _;
+use pest::error::{ErrorVariant, InputLocation};
+use pest::iterators::Pair;
+
+use super::parser::MethodologyParser;
+use super::{ITEM_STARTS, MAX_DEPTH, Rule, comment_start};
+use crate::ast::Span;
+use crate::diagnostic::{Code, Diagnostic, did_you_mean};
+use crate::units::QuantityError;
+
+/// How a rule reads to a user, and which family it belongs to so that a
+/// long list of alternatives can be said in a few words.
+struct Words {
+    text: &'static str,
+    family: Family,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Family {
+    Definition,
+    Step,
+    StepOption,
+    WorkloadProperty,
+    TargetSetting,
+    DatasetSetting,
+    SteadySetting,
+    ProbeSetting,
+    Convention,
+    Value,
+    Other,
+}
+
+impl Family {
+    fn noun(self) -> &'static str {
+        match self {
+            Family::Definition => "a definition",
+            Family::Step => "a step",
+            Family::StepOption => "a step option",
+            Family::WorkloadProperty => "a workload property",
+            Family::TargetSetting => "a target setting",
+            Family::DatasetSetting => "a dataset setting",
+            Family::SteadySetting => "a steady-state setting",
+            Family::ProbeSetting => "a probe setting",
+            Family::Convention => "a convention",
+            Family::Value => "a value",
+            Family::Other => "something",
+        }
+    }
+}
+
+/// Every grammar rule in words. Exhaustive on purpose: a new rule does not
+/// compile until it has words.
+fn describe_rule(rule: Rule) -> Words {
+    use Family::*;
+    let w = |text, family| Words { text, family };
+    match rule {
+        Rule::EOI => w("end of file", Other),
+        Rule::WHITESPACE => w("a space", Other),
+        Rule::COMMENT => w("a comment", Other),
+        Rule::file => w("a definition or a step", Other),
+        Rule::header => w("`methodology \"name\" version \"1.0\"`", Definition),
+        Rule::describe => w("`describe \"...\"`", Definition),
+        Rule::non_destructive => w("`non_destructive`", Definition),
+        Rule::on_error => w("`on_error`", Definition),
+        Rule::on_error_action => w("`stop` or `continue`", Other),
+        Rule::conventions => w("`conventions { ... }`", Definition),
+        Rule::conv_units => w("`units`", Convention),
+        Rule::conv_queue_depth => w("`queue_depth`", Convention),
+        Rule::conv_value => w("`value`", Convention),
+        Rule::use_decl => w("`use std.mixes`", Definition),
+        Rule::module_path => w("a module such as `std.mixes`", Other),
+        Rule::workload_def => w("`workload NAME { ... }`", Definition),
+        Rule::workload_body => w("a workload in braces such as `{ random; block 4KiB; read 0% }`", Other),
+        Rule::w_random => w("`random`", WorkloadProperty),
+        Rule::w_sequential => w("`sequential`", WorkloadProperty),
+        Rule::w_block => w("`block`", WorkloadProperty),
+        Rule::w_blocks => w("`blocks`", WorkloadProperty),
+        Rule::split_entry => w("a block-size share such as `4KiB: 60%`", Other),
+        Rule::w_read => w("`read`", WorkloadProperty),
+        Rule::w_align => w("`align`", WorkloadProperty),
+        Rule::w_offset => w("`offset`", WorkloadProperty),
+        Rule::dataset_def => w("`dataset NAME { ... }`", Definition),
+        Rule::d_files => w("`files`", DatasetSetting),
+        Rule::d_size => w("`size`", DatasetSetting),
+        Rule::d_total => w("`total`", DatasetSetting),
+        Rule::d_seed => w("`seed`", DatasetSetting),
+        Rule::let_def => w("`let NAME = ...`", Definition),
+        Rule::block => w("a block in braces `{ ... }`", Other),
+        Rule::phase => w("`phase`", Step),
+        Rule::for_loop => w("`for`", Step),
+        Rule::repeat_block => w("`repeat`", Step),
+        Rule::rounds_block => w("`rounds`", Step),
+        Rule::target_block => w("`target`", Step),
+        Rule::t_span => w("`span`", TargetSetting),
+        Rule::t_workers => w("`workers`", TargetSetting),
+        Rule::t_devices => w("`devices`", TargetSetting),
+        Rule::t_io => w("`io`", TargetSetting),
+        Rule::t_data => w("`data`", TargetSetting),
+        Rule::data_random => w("`random`", Other),
+        Rule::data_zeros => w("`zeros`", Other),
+        Rule::data_compressible => w("`compressible N%`", Other),
+        Rule::limit_ram => w("`limit_ram`", Step),
+        Rule::erase => w("`erase`", Step),
+        Rule::fill => w("`fill`", Step),
+        Rule::precondition => w("`precondition`", Step),
+        Rule::sweep => w("`sweep`", Step),
+        Rule::measure => w("`measure`", Step),
+        Rule::opt_passes => w("`passes`", StepOption),
+        Rule::opt_qd => w("`qd`", StepOption),
+        Rule::opt_read => w("`read`", StepOption),
+        Rule::opt_ramp => w("`ramp`", StepOption),
+        Rule::opt_record => w("`record`", StepOption),
+        Rule::opt_series => w("`series`", StepOption),
+        Rule::opt_for => w("`for`", StepOption),
+        Rule::opt_steady => w("`until steady`", StepOption),
+        Rule::opt_written => w("`until written`", StepOption),
+        Rule::steady_body => w("a steady-state rule in braces such as `{ round 60s }`", Other),
+        Rule::s_round => w("`round`", SteadySetting),
+        Rule::s_window => w("`window`", SteadySetting),
+        Rule::s_excursion => w("`excursion`", SteadySetting),
+        Rule::s_slope => w("`slope`", SteadySetting),
+        Rule::s_max_rounds => w("`max_rounds`", SteadySetting),
+        Rule::s_metric => w("`metric`", SteadySetting),
+        Rule::s_track => w("`track`", SteadySetting),
+        Rule::drop_caches => w("`drop_caches`", Step),
+        Rule::idle => w("`idle`", Step),
+        Rule::copy => w("`copy`", Step),
+        Rule::probe => w("`probe`", Step),
+        Rule::p_io => w("`io`", ProbeSetting),
+        Rule::p_step => w("`step`", ProbeSetting),
+        Rule::p_range => w("`range`", ProbeSetting),
+        Rule::p_repeats => w("`repeats`", ProbeSetting),
+        Rule::p_statistic => w("`statistic`", ProbeSetting),
+        Rule::list => w("a list such as `[1, 2, 4]`", Value),
+        Rule::range => w("a range such as `1..256 step x2`", Value),
+        Rule::ratio => w("a factor such as `x2`", Other),
+        Rule::quantity => w("a number such as 32, 4KiB, 30s or 67%", Value),
+        Rule::ident => w("a name", Value),
+        Rule::string => w("a string in double quotes", Other),
+        Rule::string_inner => w("the text of a string", Other),
+        Rule::units_kind => w("`decimal` or `binary`", Other),
+        Rule::qd_counting => w("`total` or `per_worker`", Other),
+        Rule::value_kind => w("`step_average`, `steady_state_average` or `peak`", Other),
+        Rule::io_mode => w("`direct` or `buffered`", Other),
+        Rule::erase_method => w("`secure` or `discard`", Other),
+        Rule::aggregate => w("`mean`, `median`, `max` or `min`", Other),
+        Rule::metric => w("`iops`, `bandwidth` or `latency`", Other),
+        Rule::keyword => w("a keyword", Other),
+        // Silent rules never appear in errors; listed to keep the match exhaustive.
+        Rule::ident_char
+        | Rule::item
+        | Rule::convention
+        | Rule::workload_prop
+        | Rule::workload_ref
+        | Rule::dataset_setting
+        | Rule::statement
+        | Rule::target_setting
+        | Rule::data_pattern
+        | Rule::fill_opt
+        | Rule::precondition_opt
+        | Rule::sweep_opt
+        | Rule::measure_opt
+        | Rule::steady_setting
+        | Rule::probe_setting
+        | Rule::expr
+        | Rule::list_item
+        | Rule::range_end => w("a value", Other),
+        Rule::k_methodology => w("`methodology`", Other),
+        Rule::k_version => w("`version`", Other),
+        Rule::k_describe => w("`describe`", Other),
+        Rule::k_non_destructive => w("`non_destructive`", Other),
+        Rule::k_on_error => w("`on_error`", Other),
+        Rule::k_conventions => w("`conventions`", Other),
+        Rule::k_units => w("`units`", Other),
+        Rule::k_queue_depth => w("`queue_depth`", Other),
+        Rule::k_value => w("`value`", Other),
+        Rule::k_use => w("`use`", Other),
+        Rule::k_workload => w("`workload`", Other),
+        Rule::k_dataset => w("`dataset`", Other),
+        Rule::k_let => w("`let`", Other),
+        Rule::k_phase => w("`phase`", Other),
+        Rule::k_for => w("`for`", Other),
+        Rule::k_in => w("`in`", Other),
+        Rule::k_repeat => w("`repeat`", Other),
+        Rule::k_aggregate => w("`aggregate`", Other),
+        Rule::k_rounds => w("`rounds`", Other),
+        Rule::k_until => w("`until`", Other),
+        Rule::k_steady => w("`steady`", Other),
+        Rule::k_target => w("`target`", Other),
+        Rule::k_span => w("`span`", Other),
+        Rule::k_workers => w("`workers`", Other),
+        Rule::k_devices => w("`devices`", Other),
+        Rule::k_io => w("`io`", Other),
+        Rule::k_data => w("`data`", Other),
+        Rule::k_limit_ram => w("`limit_ram`", Other),
+        Rule::k_none => w("`none`", Other),
+        Rule::k_erase => w("`erase`", Other),
+        Rule::k_fill => w("`fill`", Other),
+        Rule::k_passes => w("`passes`", Other),
+        Rule::k_precondition => w("`precondition`", Other),
+        Rule::k_sweep => w("`sweep`", Other),
+        Rule::k_measure => w("`measure`", Other),
+        Rule::k_qd => w("`qd`", Other),
+        Rule::k_read => w("`read`", Other),
+        Rule::k_ramp => w("`ramp`", Other),
+        Rule::k_record => w("`record`", Other),
+        Rule::k_written => w("`written`", Other),
+        Rule::k_series => w("`series`", Other),
+        Rule::k_drop_caches => w("`drop_caches`", Other),
+        Rule::k_idle => w("`idle`", Other),
+        Rule::k_copy => w("`copy`", Other),
+        Rule::k_probe => w("`probe`", Other),
+        Rule::k_pages => w("`pages`", Other),
+        Rule::k_random => w("`random`", Other),
+        Rule::k_sequential => w("`sequential`", Other),
+        Rule::k_block => w("`block`", Other),
+        Rule::k_blocks => w("`blocks`", Other),
+        Rule::k_align => w("`align`", Other),
+        Rule::k_offset => w("`offset`", Other),
+        Rule::k_files => w("`files`", Other),
+        Rule::k_size => w("`size`", Other),
+        Rule::k_total => w("`total`", Other),
+        Rule::k_seed => w("`seed`", Other),
+        Rule::k_step => w("`step`", Other),
+        Rule::k_range => w("`range`", Other),
+        Rule::k_repeats => w("`repeats`", Other),
+        Rule::k_statistic => w("`statistic`", Other),
+        Rule::k_round => w("`round`", Other),
+        Rule::k_window => w("`window`", Other),
+        Rule::k_excursion => w("`excursion`", Other),
+        Rule::k_slope => w("`slope`", Other),
+        Rule::k_max_rounds => w("`max_rounds`", Other),
+        Rule::k_metric => w("`metric`", Other),
+        Rule::k_track => w("`track`", Other),
+        Rule::k_zeros => w("`zeros`", Other),
+        Rule::k_compressible => w("`compressible`", Other),
+    }
+}
+
+/// Parses `text` again with pest's detailed error tracking (slower, so
+/// only done once a parse has failed) and turns the failure into a
+/// diagnostic in the user's words. `offset` is where `text` starts in the
+/// file.
+pub(super) fn syntax_error(text: &str, offset: usize) -> Diagnostic {
+    pest::set_error_detail(true);
+    let result = MethodologyParser::parse(Rule::file, text);
+    pest::set_error_detail(false);
+    match result {
+        Ok(_) => Diagnostic::internal(Span::new(offset, offset), "a failed parse succeeded on retry"),
+        Err(e) => pest_error(text, offset, &e),
+    }
+}
+
+fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagnostic {
+    let mut pos = match e.location {
+        InputLocation::Pos(p) => p,
+        InputLocation::Span((s, _)) => s,
+    };
+    let mut positives: Vec<Rule> = match &e.variant {
+        ErrorVariant::ParsingError { positives, .. } => positives.clone(),
+        // pest's own guard against running out of stack.
+        ErrorVariant::CustomError { message } if message.contains("stack limit") => {
+            return Diagnostic::new(
+                Code::TooDeep,
+                Span::new(offset + pos, offset + pos + 1),
+                "this nests too deeply to be read",
+            )
+            .with_hint(format!("blocks may nest {MAX_DEPTH} deep; flatten the methodology"));
+        }
+        ErrorVariant::CustomError { message } => {
+            return Diagnostic::new(Code::Syntax, Span::new(offset + pos, offset + pos), message.clone());
+        }
+    };
+    // Punctuation the parser wanted at the furthest point it reached, which
+    // pest's rule list leaves out (`,` or `]` in an unclosed list).
+    let mut punctuation: Vec<String> = Vec::new();
+    if let Some(attempts) = e.parse_attempts() {
+        let wanted: Vec<String> = attempts
+            .expected_tokens()
+            .into_iter()
+            .map(|t| t.to_string())
+            .filter(|t| PUNCTUATION.contains(&t.as_str()))
+            .collect();
+        if attempts.max_position > pos && !wanted.is_empty() {
+            pos = attempts.max_position;
+            positives.clear();
+        }
+        if attempts.max_position == pos {
+            punctuation = wanted;
+        }
+    }
+
+    let rest = &text[pos.min(text.len())..];
+    let word_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let word = &rest[..word_len];
+    let found_len = if word_len > 0 { word_len } else { rest.chars().next().map_or(0, char::len_utf8) };
+    let span = Span::new(offset + pos, offset + pos + found_len);
+
+    // An opening quote with no closing quote on its line: the parser wanted
+    // the closing quote at the end of the line, or failed at the opening one.
+    let line_start = text[..pos.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let opening = if punctuation.iter().any(|p| p == "\"") {
+        text[line_start..pos.min(text.len())].rfind('"').map(|i| line_start + i)
+    } else if rest.starts_with('"') && !rest[1..].split('\n').next().unwrap_or("").contains('"') {
+        Some(pos)
+    } else {
+        None
+    };
+    if let Some(open) = opening {
+        let line_end = text[open..].find('\n').map_or(text.len(), |i| open + i);
+        return Diagnostic::new(
+            Code::UnterminatedString,
+            Span::new(offset + open, offset + line_end),
+            "this string has no closing quote",
+        )
+        .with_label("the string starts here")
+        .with_hint("strings end on the line they start; add a closing `\"`");
+    }
+
+    let found = if rest.is_empty() {
+        "the end of the file".to_string()
+    } else if word_len > 0 {
+        format!("`{word}`")
+    } else {
+        format!("`{}`", rest.chars().next().unwrap_or(' '))
+    };
+
+    // A keyword where a name belongs.
+    if word_len > 0 && positives.contains(&Rule::ident) && is_reserved(word) {
+        return Diagnostic::new(
+            Code::ReservedWord,
+            span,
+            format!("`{word}` is a keyword and cannot be used as a name"),
+        )
+        .with_label("a name is expected here")
+        .with_hint(format!("choose another name, such as `{word}_wl` or `my_{word}`"));
+    }
+
+    // "a string in double quotes or `"`" says the same thing twice.
+    if positives.contains(&Rule::string) {
+        punctuation.retain(|p| p != "\"");
+    }
+    let expected = expected_words(&positives, &punctuation);
+    let mut d = Diagnostic::new(Code::Syntax, span, format!("expected {expected}, found {found}"))
+        .with_label(format!("expected {expected}"));
+    if rest.is_empty() && punctuation.iter().any(|p| p == "}") {
+        d = d.with_hint("a `{` is not closed: add the `}` that ends its block");
+        if let Some(open) = unclosed_by_indentation(text) {
+            d = d.with_secondary(
+                Span::new(offset + open, offset + open + 1),
+                "this `{` seems to be the one not closed: no `}` lines up under it",
+            );
+        }
+    } else if rest.starts_with('}') && !punctuation.iter().any(|p| p == "}") {
+        d = d.with_hint("this `}` closes no block: remove it, or the `}` before it");
+    }
+    let before = text[..pos.min(text.len())].trim_end_matches([' ', '\t']);
+    if word == "steady" && positives.contains(&Rule::k_written) {
+        d = d.with_hint(
+            "a measurement stops after a time or an amount written; to run until steady, use \
+             `precondition W qd N until steady`, or `rounds { ... } until steady`",
+        );
+    } else if positives.contains(&Rule::string) && word_len > 0 {
+        d = d.with_hint(format!("names of phases and methodologies are quoted: \"{word}\""));
+    } else if word_len > 0 {
+        let keywords = keywords_of(&positives);
+        if let Some(s) = did_you_mean(word, keywords.iter().copied()) {
+            d = d.with_hint(format!("did you mean `{s}`?"));
+        } else if before.len() < pos
+            && before.ends_with(|c: char| c.is_ascii_digit())
+            && crate::units::parse_quantity(&format!("1{word}")).is_ok()
+        {
+            d = d.with_hint(format!(
+                "write the unit right after the number, without a space: `{}{word}`",
+                &before[before.rfind(|c: char| !(c.is_ascii_digit() || c == '.')).map_or(0, |i| i + 1)..]
+            ));
+        }
+    }
+    d
+}
+
+/// The `{` most likely left unclosed, judged by layout: the last line that
+/// ends with `{` whose next line at the same or a lesser indentation is not
+/// a `}` at exactly its indentation. `None` when the layout does not tell.
+fn unclosed_by_indentation(text: &str) -> Option<usize> {
+    let lines: Vec<(usize, &str)> = text
+        .split_inclusive('\n')
+        .scan(0, |at, line| {
+            let start = *at;
+            *at += line.len();
+            Some((start, line.trim_end_matches(['\n', '\r'])))
+        })
+        .collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut found = None;
+    for (i, (start, line)) in lines.iter().enumerate() {
+        let code = comment_start(line).map_or(*line, |c| &line[..c]).trim_end();
+        if !code.ends_with('{') {
+            continue;
+        }
+        let own = indent(line);
+        let next = lines[i + 1..]
+            .iter()
+            .map(|(_, l)| *l)
+            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#') && indent(l) <= own);
+        match next {
+            Some(l) if indent(l) == own && l.trim_start().starts_with('}') => {}
+            _ => found = Some(start + code.len() - 1),
+        }
+    }
+    found
+}
+
+/// Punctuation worth naming when the parser expected it.
+const PUNCTUATION: [&str; 8] = [",", "]", "}", ":", "=", "{", "[", "\""];
+
+/// The groups alternatives fall into, so that a long list reads short.
+fn keyword_families(word: &str) -> &'static [Family] {
+    use Family::*;
+    match word {
+        "methodology" | "describe" | "non_destructive" | "on_error" | "conventions" | "use" | "workload"
+        | "dataset" | "let" => &[Definition],
+        "phase" | "repeat" | "rounds" | "limit_ram" | "erase" | "fill" | "precondition" | "sweep"
+        | "measure" | "drop_caches" | "idle" | "copy" | "probe" => &[Step],
+        "for" => &[Step, StepOption],
+        "target" => &[Step],
+        "passes" | "qd" | "ramp" | "record" | "series" | "until" => &[StepOption],
+        "read" => &[StepOption, WorkloadProperty],
+        "random" | "sequential" | "block" | "blocks" | "align" | "offset" => &[WorkloadProperty],
+        "span" | "workers" | "devices" | "data" => &[TargetSetting],
+        "io" => &[TargetSetting, ProbeSetting],
+        "files" | "size" | "total" | "seed" => &[DatasetSetting],
+        "round" | "window" | "excursion" | "slope" | "max_rounds" | "metric" | "track" => &[SteadySetting],
+        "step" | "range" | "repeats" | "statistic" => &[ProbeSetting],
+        "units" | "queue_depth" | "value" => &[Convention],
+        _ => &[],
+    }
+}
+
+/// "a workload property (`block`, `read`) or `}`": the expected
+/// alternatives in a few words.
+pub(super) fn expected_words(positives: &[Rule], punctuation: &[String]) -> String {
+    use Family::*;
+    // (text, keyword if the rule is a keyword, families it may belong to)
+    let mut entries: Vec<(&'static str, Option<&'static str>, &'static [Family])> = Vec::new();
+    for rule in positives {
+        let words = describe_rule(*rule);
+        let keyword = words
+            .text
+            .strip_prefix('`')
+            .and_then(|t| t.strip_suffix('`'))
+            .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        let families: &'static [Family] = match (keyword, *rule) {
+            (_, Rule::file) => &[Definition, Step],
+            (Some(k), _) if !keyword_families(k).is_empty() => keyword_families(k),
+            _ => match words.family {
+                Definition => &[Definition],
+                Step => &[Step],
+                Value => &[Value],
+                _ => &[],
+            },
+        };
+        if !entries.iter().any(|(t, _, _)| *t == words.text) {
+            entries.push((words.text, keyword, families));
+        }
+    }
+    let count = |f: Family| entries.iter().filter(|(_, _, fs)| fs.contains(&f)).count();
+    let order = [
+        Definition,
+        Step,
+        StepOption,
+        WorkloadProperty,
+        TargetSetting,
+        DatasetSetting,
+        SteadySetting,
+        ProbeSetting,
+        Convention,
+        Value,
+    ];
+    let mut grouped: Vec<(Family, Vec<&'static str>)> = Vec::new();
+    let mut singles: Vec<String> = Vec::new();
+    let mut end_of_file = false;
+    for (text, keyword, families) in &entries {
+        if *text == "end of file" {
+            end_of_file = true;
+            continue;
+        }
+        // The family with the most members present wins an ambiguous keyword.
+        let best = families.iter().copied().max_by_key(|f| (count(*f), std::cmp::Reverse(*f)));
+        match best {
+            Some(f) if count(f) >= 3 || matches!(f, Definition | Step) && count(f) >= 2 => {
+                match grouped.iter_mut().find(|(g, _)| *g == f) {
+                    Some((_, members)) => members.push(keyword.unwrap_or(text)),
+                    None => grouped.push((f, vec![keyword.unwrap_or(text)])),
+                }
+            }
+            _ => singles.push(text.to_string()),
+        }
+    }
+    grouped.sort_by_key(|(f, _)| order.iter().position(|o| o == f));
+    let mut phrases: Vec<String> = Vec::new();
+    let has = |f: Family| grouped.iter().any(|(g, _)| *g == f);
+    if has(Definition) && has(Step) {
+        phrases.push("a definition".to_string());
+        phrases.push("a step".to_string());
+    }
+    for (family, members) in &grouped {
+        let phrase = match family {
+            Definition if has(Step) => continue,
+            Step if has(Definition) => continue,
+            Definition => "a definition (`workload`, `dataset`, `let`, ...)".to_string(),
+            Step => "a step (`sweep`, `measure`, `precondition`, ...)".to_string(),
+            Value => "a value (a number such as 32, 4KiB, 30s or 67%, a name, a list or a range)".to_string(),
+            f => {
+                let list: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
+                format!("{} ({})", f.noun(), list.join(", "))
+            }
+        };
+        phrases.push(phrase);
+    }
+    phrases.extend(singles);
+    phrases.extend(punctuation.iter().map(|p| format!("`{p}`")));
+    if end_of_file {
+        phrases.push("the end of the file".to_string());
+    }
+    match phrases.len() {
+        0 => "something else".to_string(),
+        1 => phrases.remove(0),
+        n => format!("{} or {}", phrases[..n - 1].join(", "), phrases[n - 1]),
+    }
+}
+
+/// The keywords the expected rules start with, for "did you mean".
+fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for rule in positives {
+        if *rule == Rule::file {
+            out.extend(ITEM_STARTS);
+            continue;
+        }
+        // Every backticked word of the rule's text: "`decimal` or `binary`".
+        let text = describe_rule(*rule).text;
+        for (i, part) in text.split('`').enumerate() {
+            if i % 2 == 1 {
+                let word =
+                    part.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
+                if !word.is_empty() {
+                    out.push(word);
+                }
+            }
+        }
+    }
+    out
+}
+
+const ALL_KEYWORDS: [&str; 67] = [
+    "methodology",
+    "version",
+    "describe",
+    "non_destructive",
+    "on_error",
+    "conventions",
+    "units",
+    "queue_depth",
+    "value",
+    "use",
+    "workload",
+    "dataset",
+    "let",
+    "phase",
+    "for",
+    "in",
+    "repeat",
+    "aggregate",
+    "rounds",
+    "until",
+    "steady",
+    "target",
+    "span",
+    "workers",
+    "devices",
+    "io",
+    "data",
+    "limit_ram",
+    "none",
+    "erase",
+    "fill",
+    "passes",
+    "precondition",
+    "sweep",
+    "measure",
+    "qd",
+    "read",
+    "ramp",
+    "record",
+    "written",
+    "series",
+    "drop_caches",
+    "idle",
+    "copy",
+    "probe",
+    "pages",
+    "random",
+    "sequential",
+    "block",
+    "blocks",
+    "align",
+    "offset",
+    "files",
+    "size",
+    "total",
+    "seed",
+    "step",
+    "range",
+    "repeats",
+    "statistic",
+    "round",
+    "window",
+    "excursion",
+    "slope",
+    "max_rounds",
+    "metric",
+    "track",
+];
+
+/// Whether `word` is reserved and cannot name anything.
+pub fn is_reserved(word: &str) -> bool {
+    ALL_KEYWORDS.contains(&word) || word == "zeros" || word == "compressible"
+}
+
+/// Blocks nested more than [`MAX_DEPTH`] deep, at the brace that opens
+/// the one too many.
+pub(super) fn too_deep(open: Span) -> Diagnostic {
+    Diagnostic::new(Code::TooDeep, open, format!("blocks nest more than {MAX_DEPTH} deep here"))
+        .with_hint("flatten the methodology: a list of values in one `for` replaces loops inside loops")
+}
+
+/// A range's factor (`*N`) too large for a number; `text` as written.
+pub(super) fn factor_too_large(span: Span, text: &str) -> Diagnostic {
+    Diagnostic::new(Code::TooLarge, span, format!("the factor `{text}` is too large"))
+}
+
+/// A quantity literal (`text`, as written) that does not read.
+pub(super) fn bad_quantity(span: Span, text: &str, e: QuantityError) -> Diagnostic {
+    match e {
+        QuantityError::UnknownUnit { unit, hint } => {
+            Diagnostic::new(Code::UnknownUnit, span, format!("unknown unit `{unit}` in `{text}`"))
+                .with_hint(hint)
+        }
+        QuantityError::NotWhole { smallest } => {
+            let message = if smallest == "whole number" {
+                format!("`{text}` must be a whole number here")
+            } else {
+                format!("`{text}` is not a whole number of {smallest}s")
+            };
+            Diagnostic::new(Code::NotWhole, span, message).with_hint(match smallest {
+                "byte" => "a size must come to whole bytes: try a smaller unit, such as 1536B for 1.5KiB",
+                "millisecond" => "durations are exact to the millisecond",
+                _ => "counts and queue depths are whole numbers; add a unit for sizes or durations",
+            })
+        }
+        QuantityError::TooPrecise => {
+            Diagnostic::new(Code::TooPrecise, span, format!("`{text}` has more than two decimals"))
+                .with_hint("percentages are exact to a hundredth: 33.33%")
+        }
+        QuantityError::TooLarge => Diagnostic::new(Code::TooLarge, span, format!("`{text}` is too large")),
+    }
+}
+
+/// An escape a string does not know (`\x`), at the escape.
+pub(super) fn bad_escape(span: Span, other: char) -> Diagnostic {
+    Diagnostic::new(Code::BadEscape, span, format!("unknown escape `\\{other}` in a string"))
+        .with_hint("strings know \\\" \\\\ \\n and \\t; write \\\\ for a backslash")
+}
+
+/// The grammar promised a child that is not there: a bug, not the user's.
+pub(super) fn missing_child(parent: Span, parent_rule: Rule, what: &str) -> Diagnostic {
+    Diagnostic::internal(parent, format!("{:?} has no {what}", parent_rule))
+}
+
+/// A pair the builder did not expect where it stands: a bug, not the user's.
+pub(super) fn unexpected(span: Span, pair: &Pair<'_, Rule>, context: &str) -> Diagnostic {
+    Diagnostic::internal(span, format!("unexpected {:?} in {context}", pair.as_rule()))
+}
