@@ -61,17 +61,17 @@ impl ImportErrorKind {
 }
 
 /// `` `verify=crc32c` `` as the error names it, or nothing.
-pub(crate) fn option_said(option: &Option<String>) -> String {
+fn option_said(option: &Option<String>) -> String {
     option.as_ref().map(|o| format!(" `{o}`")).unwrap_or_default()
 }
 
 /// `:7` after the file name, or nothing for the file as a whole.
-pub(crate) fn line_said(line: &usize) -> String {
+fn line_said(line: &usize) -> String {
     if *line > 0 { format!(":{line}") } else { String::new() }
 }
 
 /// `, [randread]` after the line, or nothing.
-pub(crate) fn section_said(section: &Option<String>) -> String {
+fn section_said(section: &Option<String>) -> String {
     section.as_ref().map(|s| format!(", [{s}]")).unwrap_or_default()
 }
 

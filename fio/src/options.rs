@@ -62,65 +62,59 @@ pub(crate) struct Opt {
     pub(crate) handling: Handling,
 }
 
-pub(crate) const fn translated(name: &'static str, aliases: &'static [&'static str]) -> Opt {
+const fn translated(name: &'static str, aliases: &'static [&'static str]) -> Opt {
     Opt { name, aliases, handling: Handling::Translated }
 }
 
-pub(crate) const fn dropped(name: &'static str, why: &'static str) -> Opt {
+const fn dropped(name: &'static str, why: &'static str) -> Opt {
     Opt { name, aliases: &[], handling: Handling::Dropped(why) }
 }
 
-pub(crate) const fn refused(name: &'static str, why: &'static str, harmless: &'static [&'static str]) -> Opt {
+const fn refused(name: &'static str, why: &'static str, harmless: &'static [&'static str]) -> Opt {
     Opt { name, aliases: &[], handling: Handling::Refused { why, harmless } }
 }
 
-pub(crate) const REPORTING_GROUPS: &str = "a reporting group only: methodic reports each step on its own";
-pub(crate) const GROUP_REPORTING: &str =
+const REPORTING_GROUPS: &str = "a reporting group only: methodic reports each step on its own";
+const GROUP_REPORTING: &str =
     "methodic reports each step with all its workers together, as group_reporting does";
-pub(crate) const THREAD: &str = "methodic's workers are threads";
-pub(crate) const SEED: &str =
+const THREAD: &str = "methodic's workers are threads";
+const SEED: &str =
     "methodic draws random offsets from its own generator (`methodic run --seed N` repeats them)";
-pub(crate) const NORANDOMMAP: &str =
-    "methodic draws random offsets independently, as fio does with norandommap";
-pub(crate) const BUFFERS: &str =
+const NORANDOMMAP: &str = "methodic draws random offsets independently, as fio does with norandommap";
+const BUFFERS: &str =
     "methodic writes fresh, incompressible bytes in every write anyway (no two 512B chunks alike)";
-pub(crate) const LOGS: &str =
-    "methodic records a per-second series and a latency histogram of every step itself";
-pub(crate) const PERCENTILES: &str =
-    "methodic reports p50, p99, p99.9, p99.99 and the maximum latency itself";
-pub(crate) const BATCH: &str = "methodic submits each I/O as it is ready (fio's default) and reaps every completion ready, keeping the queue depth";
-pub(crate) const REGISTER: &str = "methodic's io_uring engine registers its buffers and files itself";
-pub(crate) const ACCOUNTING: &str =
+const LOGS: &str = "methodic records a per-second series and a latency histogram of every step itself";
+const PERCENTILES: &str = "methodic reports p50, p99, p99.9, p99.99 and the maximum latency itself";
+const BATCH: &str = "methodic submits each I/O as it is ready (fio's default) and reaps every completion ready, keeping the queue depth";
+const REGISTER: &str = "methodic's io_uring engine registers its buffers and files itself";
+const ACCOUNTING: &str =
     "methodic records one latency an I/O, from submission to completion, whatever fio measures";
 
-pub(crate) const VERIFY: &str = "methodic does not check the data it reads back";
-pub(crate) const RATE: &str = "methodic runs every step as fast as the target allows: it has no rate limit";
-pub(crate) const THINK: &str = "methodic keeps the queue full, with no pause between I/Os";
-pub(crate) const ZONES: &str = "methodic works on one contiguous span (`span` and `offset`), without zones";
-pub(crate) const FLUSH: &str = "methodic sends no flush (fsync) during a step";
-pub(crate) const SYNC_OPEN: &str = "methodic does not open the target with O_SYNC or O_DSYNC";
-pub(crate) const IO_COUNT: &str =
+const VERIFY: &str = "methodic does not check the data it reads back";
+const RATE: &str = "methodic runs every step as fast as the target allows: it has no rate limit";
+const THINK: &str = "methodic keeps the queue full, with no pause between I/Os";
+const ZONES: &str = "methodic works on one contiguous span (`span` and `offset`), without zones";
+const FLUSH: &str = "methodic sends no flush (fsync) during a step";
+const SYNC_OPEN: &str = "methodic does not open the target with O_SYNC or O_DSYNC";
+const IO_COUNT: &str =
     "methodic stops a step after a time, or after bytes written; not after a count of I/Os";
-pub(crate) const FILES: &str = "methodic works on one file or device, given when the methodology runs";
-pub(crate) const START: &str =
-    "methodic starts the workers of a step together, and runs steps one after another";
-pub(crate) const CPUS: &str = "methodic places its workers itself, within the CPUs it may use (run it under taskset \
+const FILES: &str = "methodic works on one file or device, given when the methodology runs";
+const START: &str = "methodic starts the workers of a step together, and runs steps one after another";
+const CPUS: &str = "methodic places its workers itself, within the CPUs it may use (run it under taskset \
                     to restrict them)";
-pub(crate) const IODEPTH_LOW: &str = "methodic refills its queue as soon as an I/O completes";
-pub(crate) const POLL: &str = "methodic waits for completions; it does not poll for them";
-pub(crate) const DISTRIBUTION: &str = "methodic draws random offsets uniformly over the span";
-pub(crate) const STEADY: &str = "methodic's steady state is the SNIA rule over rounds (`precondition ... until steady`), \
+const IODEPTH_LOW: &str = "methodic refills its queue as soon as an I/O completes";
+const POLL: &str = "methodic waits for completions; it does not poll for them";
+const DISTRIBUTION: &str = "methodic draws random offsets uniformly over the span";
+const STEADY: &str = "methodic's steady state is the SNIA rule over rounds (`precondition ... until steady`), \
                       a different test from fio's";
-pub(crate) const BSRANGE: &str =
-    "methodic takes block sizes with their shares of I/Os (bssplit), not a range";
-pub(crate) const UNALIGNED: &str = "methodic aligns I/O to `align` (by default the smallest block size)";
-pub(crate) const PATTERN: &str =
+const BSRANGE: &str = "methodic takes block sizes with their shares of I/Os (bssplit), not a range";
+const UNALIGNED: &str = "methodic aligns I/O to `align` (by default the smallest block size)";
+const PATTERN: &str =
     "methodic writes random data, zeros or compressible data (`target { data }`), not a pattern";
-pub(crate) const DEDUPE: &str = "methodic's data cannot be deduplicated, by design";
-pub(crate) const CHUNK: &str =
-    "methodic lays out compressible data per 512B chunk, fio's default; no other chunk size";
-pub(crate) const PRE_READ: &str = "methodic does not read the span into the page cache before a step";
-pub(crate) const CONTINUE: &str =
+const DEDUPE: &str = "methodic's data cannot be deduplicated, by design";
+const CHUNK: &str = "methodic lays out compressible data per 512B chunk, fio's default; no other chunk size";
+const PRE_READ: &str = "methodic does not read the span into the page cache before a step";
+const CONTINUE: &str =
     "methodic ends a step at its first I/O error (`on_error continue` goes on to the next step)";
 
 /// Every option methodic import knows, looked up by name or alias;

@@ -90,7 +90,7 @@ pub(crate) fn substituted(raw: &str) -> Result<(), Refusal> {
 }
 
 /// A value's leading digits and the rest; blanks before it dropped.
-pub(crate) fn split_number(raw: &str) -> (&str, &str) {
+fn split_number(raw: &str) -> (&str, &str) {
     let s = raw.trim_start();
     let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     s.split_at(end)

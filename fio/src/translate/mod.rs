@@ -83,7 +83,7 @@ pub(crate) struct Note {
 
 /// The access pattern `rw` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Rw {
+enum Rw {
     Read,
     Write,
     RandRead,
@@ -97,7 +97,7 @@ impl Rw {
         matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandMixed)
     }
 
-    pub(crate) fn mixed(self) -> bool {
+    fn mixed(self) -> bool {
         matches!(self, Rw::Mixed | Rw::RandMixed)
     }
 }
