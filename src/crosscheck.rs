@@ -5,6 +5,10 @@
 //! threads and depth of methodic's run before it), so that the two measure
 //! the same thing: the honest answer to "does methodic measure what fio
 //! measures?".
+//!
+//! This module runs both tools and prints; the job fio gets
+//! (`methodic_fio::plan_to_fio`) and the reading of its JSON output
+//! (`methodic_fio::fio_json_iops`) are methodic-fio's.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

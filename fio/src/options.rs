@@ -46,7 +46,7 @@
 /// What import does with an option.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Handling {
-    /// Read into the methodology by [`job_to_step`].
+    /// Read into the methodology by [`job_to_step`](crate::translate::job_to_step).
     Translated,
     /// Left out, with a comment saying why that changes nothing measured.
     Dropped(&'static str),

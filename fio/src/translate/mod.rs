@@ -76,7 +76,7 @@ pub(crate) struct Note {
     /// Whether it concerns an option of `[global]` as a whole, said once at
     /// the top, rather than this job.
     pub(crate) global: bool,
-    /// Whether an option was left out (counted in [`Imported::dropped`]).
+    /// Whether an option was left out (counted in [`Imported::dropped`](crate::Imported::dropped)).
     pub(crate) dropped: bool,
     pub(crate) text: String,
 }
