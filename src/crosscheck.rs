@@ -5,6 +5,10 @@
 //! threads and depth of methodic's run before it), so that the two measure
 //! the same thing: the honest answer to "does methodic measure what fio
 //! measures?".
+//!
+//! This module runs both tools and prints; the job fio gets
+//! (`methodic_fio::plan_to_fio`) and the reading of its JSON output
+//! (`methodic_fio::fio_json_iops`) are methodic-fio's.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -14,9 +18,11 @@ use methodic_compiler::plan::Action;
 use methodic_runtime::{EngineChoice, Quiet, RunOptions, Status};
 use serde::Serialize;
 
-use crate::cli::{load, write_output};
-use crate::export::{Engine, job_file};
+use methodic_fio::{Engine, fio_filename, fio_json_iops, plan_to_fio};
 use methodic_runtime::analysis::median;
+use methodic_runtime::engine::EngineKind;
+
+use crate::cli::{load, write_output};
 
 #[derive(Debug, clap::Args)]
 pub struct CrosscheckArgs {
@@ -149,12 +155,11 @@ fn alternate(
     version: &str,
 ) -> Result<Crosscheck> {
     let (mut mine, mut theirs) = (Vec::new(), Vec::new());
-    // fio splits filename= at every `:` (a /dev/disk/by-path name has
-    // some): the device's own path, with any `:` escaped.
-    let target = std::fs::canonicalize(&args.target)
-        .with_context(|| format!("cannot resolve {}", args.target.display()))?
-        .to_string_lossy()
-        .replace(':', "\\:");
+    // The device's own path, as fio's filename= takes it.
+    let target = fio_filename(
+        &std::fs::canonicalize(&args.target)
+            .with_context(|| format!("cannot resolve {}", args.target.display()))?,
+    );
     let mut engine = String::new();
     for k in 0..args.runs {
         let opts = RunOptions {
@@ -177,10 +182,14 @@ fn alternate(
             bail!("methodic's run recorded nothing")
         };
         mine.push(summary.total.iops);
-        let psync = format!("{:?}", io.engine).to_lowercase() == "psync";
-        engine = format!("{} {}x{}", if psync { "psync" } else { "io_uring" }, io.threads, io.depth);
-        let ran = Engine { psync, threads: io.threads, depth: io.depth, registered: io.registered_buffers };
-        let job = job_file(single, Some((0, Some(ran))));
+        let ran = Engine {
+            psync: io.engine == EngineKind::Psync,
+            threads: io.threads,
+            depth: io.depth,
+            registered: io.registered_buffers,
+        };
+        engine = ran.to_string();
+        let job = plan_to_fio(single, Some((0, Some(ran))));
         let path = work.join("step.fio");
         std::fs::write(&path, &job).with_context(|| format!("cannot write {}", path.display()))?;
         let o = Command::new(&args.fio)
@@ -197,7 +206,7 @@ fn alternate(
         if !o.status.success() {
             bail!("{version} failed on run {}: {}", k + 1, String::from_utf8_lossy(&o.stderr).trim());
         }
-        theirs.push(fio_iops(&String::from_utf8_lossy(&o.stdout)).context("fio's JSON output")?);
+        theirs.push(fio_json_iops(&String::from_utf8_lossy(&o.stdout)).context("fio's JSON output")?);
         eprintln!(
             "run {}/{}: methodic {:.0} IOPS, fio {:.0} IOPS",
             k + 1,
@@ -219,30 +228,4 @@ fn alternate(
         ratio,
         agree: (ratio - 1.0).abs() <= 0.10,
     })
-}
-
-/// Reads plus writes a second over fio's jobs (one group: group_reporting).
-fn fio_iops(stdout: &str) -> Result<f64> {
-    let start = stdout.find('{').context("no JSON")?;
-    // The first JSON value; fio may print more after it.
-    let v: serde_json::Value =
-        serde_json::Deserializer::from_str(&stdout[start..]).into_iter().next().context("no JSON")??;
-    let jobs = v["jobs"].as_array().context("no jobs")?;
-    let iops: f64 = jobs
-        .iter()
-        .map(|j| j["read"]["iops"].as_f64().unwrap_or(0.0) + j["write"]["iops"].as_f64().unwrap_or(0.0))
-        .sum();
-    Ok(iops)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fio_json_reads_and_writes_add_up() {
-        let out = "fio: some warning\n{\"jobs\": [{\"read\": {\"iops\": 100.5}, \"write\": {\"iops\": 20.0}}]}\nmore";
-        assert_eq!(fio_iops(out).unwrap(), 120.5);
-        assert!(fio_iops("no json").is_err());
-    }
 }

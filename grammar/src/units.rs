@@ -91,8 +91,9 @@ impl fmt::Display for Bytes {
         }
         // Half a KiB and the like read better than a long byte count.
         for (unit, size) in BIN {
-            if n >= size && (n * 10) % size == 0 {
-                return write!(f, "{}.{}{unit}", n / size, (n * 10 / size) % 10);
+            // The remainder times ten: n * 10 overflows above 1.8e18.
+            if n >= size && (n % size * 10) % size == 0 {
+                return write!(f, "{}.{}{unit}", n / size, n % size * 10 / size);
             }
         }
         write!(f, "{n}B")

@@ -1,0 +1,491 @@
+//! A plan in, an fio job file out: one section a step that does I/O, run
+//! one after another (`stonewall`), as methodic runs them. Each section
+//! carries the closest fio options: rw, rwmixread and percentage_random, bs
+//! or bssplit, blockalign, iodepth and numjobs from the queue depth split,
+//! size and offset for the span (and offset_increment, so that the workers
+//! of a sequential step take stripes as methodic's do), direct, ioengine,
+//! ramp_time, runtime and time_based, loops for fill passes, io_size for
+//! `until written`, the buffer options for the data pattern, and ss= for a
+//! precondition until steady. What fio cannot say (the SNIA steady-state
+//! rule, rounds, erase, drop_caches, limit_ram, copies, probes, idle) is a
+//! comment at its place that says what differs.
+//!
+//! Jobs are threads, as methodic's workers are, and random offsets are
+//! drawn with repeats allowed (`norandommap`), as methodic draws them.
+//! The target is `${TARGET}` (fio expands environment variables):
+//! `TARGET=/dev/nvme0n1 fio FILE.fio`.
+
+use std::fmt::Write as _;
+
+use methodic_compiler::plan::{
+    Action, DataPattern, EraseMethod, Extent, IoMode, Metric, Plan, PreconditionStop, Qd, Step,
+    Target as Settings, Workload, plural,
+};
+
+/// How methodic ran a step's I/O, when known (a crosscheck runs methodic
+/// first): the fio job then uses the same engine, threads and depth.
+#[derive(Debug, Clone, Copy)]
+pub struct Engine {
+    pub psync: bool,
+    pub threads: u32,
+    pub depth: u32,
+    /// io_uring registered its buffers (methodic falls back when it
+    /// cannot; fio's fixedbufs would fail the job instead).
+    pub registered: bool,
+}
+
+impl std::fmt::Display for Engine {
+    /// `io_uring 4x32`: the engine, the threads and each one's depth.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}x{}", if self.psync { "psync" } else { "io_uring" }, self.threads, self.depth)
+    }
+}
+
+/// The whole plan as one job file; with `only`, just that step (from 0),
+/// run as methodic ran it when `engine` says how.
+pub fn plan_to_fio(plan: &Plan, only: Option<(usize, Option<Engine>)>) -> String {
+    let m = &plan.methodology;
+    let mut out = String::new();
+    let _ = writeln!(out, "; fio jobs for methodology \"{}\" version {}", m.name, m.version);
+    let _ = writeln!(
+        out,
+        "; exported by methodic {} from the methodology whose source is {}",
+        env!("CARGO_PKG_VERSION"),
+        m.source_hash
+    );
+    out.push_str(
+        "; Run: TARGET=/dev/DEVICE fio THIS_FILE. Steps that write write over the target.\n\
+         ; Sections run one after another (stonewall), as methodic runs its steps; what fio\n\
+         ; cannot express is said in a comment where the step would be.\n\n\
+         [global]\nfilename=${TARGET}\ngroup_reporting=1\nthread\n\
+         ; one latency an I/O (submission to completion), as methodic records\n\
+         disable_lat=1\ndisable_slat=1\ndisable_bw_measurement=1\n",
+    );
+    let steps: Vec<usize> = match only {
+        Some((i, _)) => vec![i],
+        None => (0..plan.steps.len()).collect(),
+    };
+    let random_writes = steps
+        .iter()
+        .map(|&i| &plan.steps[i])
+        .any(|s| s.action.writes() && s.target.unwrap_or(plan.target).data == DataPattern::Random);
+    if random_writes {
+        out.push_str(
+            "; written data: fio's default buffers (scrambled on each write: no two blocks alike, but\n\
+             ; they compress); methodic writes fresh, incompressible bytes in every write. To test a\n\
+             ; drive that compresses as methodic does, add refill_buffers=1 (it costs fio speed)\n",
+        );
+    }
+    for i in steps {
+        let step = &plan.steps[i];
+        out.push('\n');
+        for s in sections(i, step, only.and_then(|o| o.1)) {
+            for note in &s.notes {
+                let _ = writeln!(out, "; {note}");
+            }
+            if s.options.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "[{}]", s.name);
+            for (k, v) in &s.options {
+                match v {
+                    Some(v) => {
+                        let _ = writeln!(out, "{k}={v}");
+                    }
+                    None => {
+                        let _ = writeln!(out, "{k}");
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One fio section, or only notes when fio cannot run the step.
+struct Section {
+    name: String,
+    notes: Vec<String>,
+    options: Vec<(&'static str, Option<String>)>,
+}
+
+fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
+    let label = format!("step {} ({})", i + 1, step.id);
+    let name = |suffix: &str| format!("{}-{}{suffix}", i + 1, file_name(&step.id));
+    let settings = step.target.unwrap_or_default();
+    let note_only = |text: String| vec![Section { name: name(""), notes: vec![text], options: Vec::new() }];
+    match &step.action {
+        Action::Erase { method } => note_only(match method {
+            EraseMethod::Secure => format!(
+                "{label}: secure erase. fio cannot erase a drive: run `nvme format --ses=1` (NVMe) or \
+                 `blkdiscard --secure ${{TARGET}}` before the next section"
+            ),
+            EraseMethod::Discard => format!(
+                "{label}: discard of the span. fio cannot say it here: run `blkdiscard ${{TARGET}}` (on a file, \
+                 `fallocate --punch-hole`) before the next section"
+            ),
+        }),
+        Action::DropCaches => note_only(format!(
+            "{label}: drop caches. fio cannot: run `sync; echo 3 > /proc/sys/vm/drop_caches` before the next \
+             section (fio's invalidate=1, its default, drops only the target's pages)"
+        )),
+        Action::Idle { time } => note_only(format!(
+            "{label}: idle {}. fio cannot wait between sections: sleep before the next one",
+            time.human()
+        )),
+        Action::LimitRam { limit } => note_only(match limit {
+            Some(b) => format!(
+                "{label}: RAM limited to {b} for the steps that follow. fio cannot: run fio in a memory cgroup \
+                 (systemd-run --scope -p MemoryMax={})",
+                b.0
+            ),
+            None => format!("{label}: the RAM limit is lifted"),
+        }),
+        Action::Copy { dataset } => note_only(format!(
+            "{label}: copy of dataset {} ({} files, {}). fio does not copy files: methodic times a copy of a \
+             generated tree onto the target's file system",
+            dataset.name, dataset.files, dataset.total
+        )),
+        Action::Probe(p) => note_only(format!(
+            "{label}: page-size probe ({} writes every {} over {}, {} repeats). fio cannot time each offset on \
+             its own",
+            p.io, p.step, p.range, p.repeats
+        )),
+        Action::Fill { workload, qd, passes } => {
+            let mut s = io_section(name(""), workload, qd, &settings, engine);
+            s.notes.insert(
+                0,
+                format!("{label}: fill, {} over the span", plural(*passes as u64, "pass", "passes")),
+            );
+            if *passes > 1 {
+                s.options.push(("loops", Some(passes.to_string())));
+            }
+            if workload.random > methodic_compiler::plan::Percent::ZERO && qd.workers > 1 {
+                s.notes.push(format!(
+                    "a random fill: methodic's {} workers together write the span {} times; fio's clones each \
+                     write the whole size: set io_size to the span over numjobs",
+                    qd.workers, passes
+                ));
+            }
+            vec![s]
+        }
+        Action::Measure { workload, qd, ramp, stop, .. } => {
+            let mut s = io_section(name(""), workload, qd, &settings, engine);
+            s.notes.insert(0, format!("{label}: measure"));
+            if !ramp.is_zero() {
+                s.options.push(("ramp_time", Some(format!("{}ms", ramp.as_millis()))));
+            }
+            // Until written: io_size (a clone's share of it) ends the job,
+            // and a time limit is a cap, not a length (no time_based).
+            if let Some(t) = stop.time {
+                s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
+                if stop.written.is_none() {
+                    s.options.push(("time_based", None));
+                }
+            }
+            let clones = engine.map_or(qd.workers, |e| e.threads).max(1) as u64;
+            // fio's io_size counts reads too; methodic's budget, writes only.
+            let write_share = 100.0 - workload.read.as_f64();
+            match stop.written {
+                Some(Extent::Bytes(b)) if write_share > 0.0 => {
+                    let total = (b.0 as f64 * 100.0 / write_share) as u64;
+                    if write_share < 100.0 {
+                        s.notes.push(format!(
+                            "until {b} written: fio's io_size counts reads as well, so it is the I/O that writes \
+                             about that much at {}% writes",
+                            write_share
+                        ));
+                    }
+                    s.options.push(("io_size", Some((total / clones).to_string())));
+                }
+                Some(Extent::Bytes(_)) => {}
+                Some(Extent::Percent(p)) => s
+                    .notes
+                    .push(format!("until {p} of the span is written: fio's io_size takes bytes, set it")),
+                None => {}
+            }
+            vec![s]
+        }
+        Action::Precondition { workload, qd, stop, .. } => {
+            let mut s = io_section(name(""), workload, qd, &settings, engine);
+            match stop {
+                PreconditionStop::Time(t) => {
+                    s.notes.insert(0, format!("{label}: precondition for {}", t.human()));
+                    s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
+                    s.options.push(("time_based", None));
+                }
+                PreconditionStop::Steady { round, rule } => {
+                    let metric = match rule.metric {
+                        Metric::Iops => "iops",
+                        Metric::Latency => {
+                            s.notes.push(
+                                "the steady metric is latency: fio's ss= judges IOPS or bandwidth; here IOPS"
+                                    .into(),
+                            );
+                            "iops"
+                        }
+                        _ => "bw",
+                    };
+                    s.notes.insert(
+                        0,
+                        format!(
+                            "{label}: precondition in {} rounds until steady (SNIA: a {}-round window, excursion \
+                             within {} and slope within {} of its average, at most {} rounds). fio's ss= judges a \
+                             sliding window of samples, not rounds: close, not the same rule",
+                            round.human(),
+                            rule.window,
+                            rule.excursion,
+                            rule.slope,
+                            rule.max_rounds
+                        ),
+                    );
+                    let window_ms = round.as_millis() * rule.window as u64;
+                    // SNIA's slope is the change over the whole window; fio's
+                    // iops_slope, the change a second, as a share of the mean.
+                    let per_second = rule.slope.as_f64() / (window_ms as f64 / 1000.0).max(1.0);
+                    s.options
+                        .push(("runtime", Some(format!("{}ms", round.as_millis() * rule.max_rounds as u64))));
+                    s.options.push(("time_based", None));
+                    s.options.push(("ss", Some(format!("{metric}_slope:{per_second:.6}%"))));
+                    s.options.push(("ss_dur", Some(format!("{}s", window_ms.div_ceil(1000)))));
+                }
+            }
+            vec![s]
+        }
+        Action::Rounds { cells, rule, .. } => {
+            let mut out = Vec::new();
+            for (k, cell) in cells.iter().enumerate() {
+                let mut s =
+                    io_section(name(&format!("-cell{}", k + 1)), &cell.workload, &cell.qd, &settings, engine);
+                if k == 0 {
+                    s.notes.insert(
+                        0,
+                        format!(
+                            "{label}: {} measurements repeated in rounds until the tracked one is steady (a \
+                             {}-round window, at most {} rounds). fio runs each once: repeat these sections for \
+                             more rounds",
+                            cells.len(),
+                            rule.window,
+                            rule.max_rounds
+                        ),
+                    );
+                }
+                if !cell.ramp.is_zero() {
+                    s.options.push(("ramp_time", Some(format!("{}ms", cell.ramp.as_millis()))));
+                }
+                s.options.push(("runtime", Some(format!("{}ms", cell.record.as_millis()))));
+                s.options.push(("time_based", None));
+                out.push(s);
+            }
+            out
+        }
+    }
+}
+
+/// The options every section with I/O shares: what it does, where, how
+/// deep and on what.
+fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: Option<Engine>) -> Section {
+    let mut notes = Vec::new();
+    let mut o: Vec<(&'static str, Option<String>)> = vec![("stonewall", None)];
+    let read = w.read.as_f64();
+    let random = w.random.as_f64();
+    let rw = match (read, random > 0.0) {
+        (r, false) if r >= 100.0 => "read",
+        (r, true) if r >= 100.0 => "randread",
+        (r, false) if r <= 0.0 => "write",
+        (r, true) if r <= 0.0 => "randwrite",
+        (_, false) => "rw",
+        (_, true) => "randrw",
+    };
+    o.push(("rw", Some(rw.into())));
+    if read > 0.0 && read < 100.0 {
+        o.push(("rwmixread", Some(format!("{}", read.round() as u32))));
+        if read.fract() != 0.0 {
+            notes.push(format!("read share {read}%: fio's rwmixread takes whole percents"));
+        }
+    }
+    if random > 0.0 && random < 100.0 {
+        o.push(("percentage_random", Some(format!("{}", random.round() as u32))));
+    }
+    // methodic draws random offsets uniformly, repeats allowed; fio by
+    // default visits each block once a pass (and pays to track it).
+    if random > 0.0 {
+        o.push(("norandommap", None));
+    }
+    if let [one] = w.blocks.as_slice() {
+        o.push(("bs", Some(one.size.0.to_string())));
+    } else {
+        // fio's shares are whole percents adding up to 100.
+        // fio takes whole percents adding up to 100: the largest
+        // remainders get the percents rounding down left over.
+        let exact: Vec<u32> = w.blocks.iter().map(|b| b.share.hundredths()).collect();
+        let mut shares: Vec<u32> = exact.iter().map(|h| h / 100).collect();
+        let mut order: Vec<usize> = (0..exact.len()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(exact[k] % 100));
+        let left = 100u32.saturating_sub(shares.iter().sum());
+        for &k in order.iter().cycle().take(left as usize) {
+            shares[k] += 1;
+        }
+        if exact.iter().any(|h| h % 100 != 0) {
+            notes.push("block shares rounded to whole percents, as fio takes them".into());
+        }
+        let split: Vec<String> =
+            w.blocks.iter().zip(&shares).map(|(b, s)| format!("{}/{s}", b.size.0)).collect();
+        o.push(("bssplit", Some(split.join(":"))));
+    }
+    let smallest = w.blocks.iter().map(|b| b.size.0).min().unwrap_or(4096);
+    if w.align.0 != 0 && w.align.0 != smallest {
+        o.push(("blockalign", Some(w.align.0.to_string())));
+    }
+    // methodic gives each worker of a sequential step its own stripe of
+    // the span; fio's clones would each walk the same blocks.
+    let workers = engine.map_or(qd.workers, |e| e.threads).max(1);
+    let striped = w.random == methodic_compiler::plan::Percent::ZERO && workers > 1;
+    let start = w.offset.0;
+    match settings.span {
+        Extent::Bytes(b) => {
+            let span = b.0.saturating_sub(start);
+            // Whole blocks a stripe, as methodic's stripes are, so that
+            // direct I/O in the later stripes stays aligned.
+            let largest = w.blocks.iter().map(|b| b.size.0).max().unwrap_or(4096);
+            let unit = w.align.0.max(largest).max(4096);
+            let size = if striped { span / workers as u64 / unit * unit } else { span };
+            o.push(("size", Some(size.to_string())));
+            if striped {
+                o.push(("offset_increment", Some(size.to_string())));
+            }
+        }
+        Extent::Percent(p) => {
+            // fio takes whole percents only (12.5% reads as 12 bytes).
+            let whole = p.hundredths() % 100 == 0 && (p.hundredths() / 100) % workers == 0;
+            let size = if striped && whole {
+                p.hundredths() / 100 / workers
+            } else {
+                (p.as_f64().round() as u32).max(1)
+            };
+            if striped && !whole {
+                notes.push(format!(
+                    "methodic gives each of the {workers} workers a stripe of the {p} span; fio takes whole \
+                     percents, so here every job walks the whole span"
+                ));
+            }
+            if p.hundredths() % 100 != 0 {
+                notes.push(format!("span {p}: fio takes whole percents"));
+            }
+            o.push(("size", Some(format!("{size}%"))));
+            if striped && whole {
+                o.push(("offset_increment", Some(format!("{size}%"))));
+            }
+            if start > 0 {
+                notes.push(format!("I/O starts {start} bytes in: fio takes the size from there"));
+            }
+        }
+    }
+    if start > 0 {
+        o.push(("offset", Some(start.to_string())));
+    }
+    let (psync, threads, depth) = match engine {
+        Some(e) => (e.psync, e.threads, e.depth),
+        None => (qd.per_worker == 1, qd.workers, qd.per_worker),
+    };
+    if engine.is_none() && qd.per_worker > 1 {
+        notes.push(
+            "methodic keeps this queue depth with one psync thread an I/O on targets that complete I/O in the \
+             submitting thread (zram, tmpfs); `methodic crosscheck` exports the job as methodic ran it"
+                .into(),
+        );
+    }
+    o.push(("ioengine", Some(if psync { "psync" } else { "io_uring" }.into())));
+    if !psync {
+        // methodic registers its buffers and the file with the ring.
+        if engine.is_none_or(|e| e.registered) {
+            o.push(("fixedbufs", None));
+        }
+        o.push(("registerfiles", None));
+    }
+    o.push(("iodepth", Some(depth.max(1).to_string())));
+    o.push(("numjobs", Some(threads.max(1).to_string())));
+    o.push(("direct", Some(if settings.io == IoMode::Direct { "1" } else { "0" }.into())));
+    // What is written: fresh random data for each write, zeros, or data
+    // that compresses by a share.
+    match settings.data {
+        _ if !w.writes() => {}
+        // fio's default (random buffers, scrambled on each write:
+        // scramble_buffers=1) defeats deduplication but compresses well;
+        // methodic writes fresh bytes into every write, as refill_buffers
+        // would have fio do, at a cost to fio of 11% (4KiB) to 47%
+        // (128KiB). The export keeps fio's default, so that crosscheck
+        // compares the engines, and says so in the job file.
+        DataPattern::Random => {}
+        DataPattern::Zeros => o.push(("zero_buffers", None)),
+        DataPattern::Compressible(p) => {
+            o.push(("buffer_compress_percentage", Some(format!("{}", p.as_f64().round() as u32))));
+            o.push(("refill_buffers", None));
+        }
+    }
+    if settings.devices > 1 {
+        notes.push(format!(
+            "methodic spreads the workers over {} devices: give fio each with filename=DEV1:DEV2:...",
+            settings.devices
+        ));
+    }
+    Section { name, notes, options: o }
+}
+
+/// A step id or name as a file or section name: `4kib-random/rnd4k_read-qd1`
+/// becomes `4kib-random.rnd4k_read-qd1`.
+pub fn file_name(id: &str) -> String {
+    id.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '.' })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(src: &str) -> String {
+        let plan =
+            methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
+        plan_to_fio(&plan, None)
+    }
+
+    fn has(job: &str, line: &str) -> bool {
+        job.lines().any(|l| l == line)
+    }
+
+    #[test]
+    fn stripes_are_whole_blocks_so_direct_io_stays_aligned() {
+        let j = job("methodology \"s\" version \"1\"\ntarget { span 1GiB; workers 3 }\n\
+                     measure { sequential; block 128KiB; read 100% } qd 3 for 1s\n");
+        // 1GiB / 3 rounded down to 128KiB blocks.
+        let stripe = (1u64 << 30) / 3 / (128 << 10) * (128 << 10);
+        assert!(has(&j, &format!("size={stripe}")) && has(&j, &format!("offset_increment={stripe}")), "{j}");
+        assert_eq!(stripe % 4096, 0);
+    }
+
+    #[test]
+    fn io_size_counts_the_reads_fio_counts_and_is_a_clones_share() {
+        let j = job("methodology \"w\" version \"1\"\ntarget { span 1GiB; workers 2 }\n\
+                     measure { random; block 4KiB; read 50% } qd 2 for 1min until written 100MiB\n");
+        // 100MiB written at 50% writes is 200MiB of I/O, 100MiB a clone.
+        assert!(has(&j, &format!("io_size={}", 100u64 << 20)), "{j}");
+        assert!(has(&j, "runtime=60000ms") && !has(&j, "time_based"), "a time cap, not a length: {j}");
+    }
+
+    #[test]
+    fn the_snia_slope_becomes_fios_slope_a_second() {
+        let j = job("methodology \"p\" version \"1\"\nworkload w { random; block 4KiB; read 0% }\n\
+                     precondition w qd 4 until steady { round 60s; window 5; slope 10%; max_rounds 25; metric iops }\n");
+        // 10% over a 300s window is 0.0333% a second.
+        assert!(has(&j, "ss=iops_slope:0.033333%") && has(&j, "ss_dur=300s"), "{j}");
+    }
+
+    #[test]
+    fn block_shares_round_to_whole_percents_adding_up_to_100() {
+        let j = job("methodology \"b\" version \"1\"\n\
+                     measure { random; blocks { 4KiB: 33.34%, 8KiB: 33.33%, 16KiB: 33.33% }; read 100% } qd 1 for 1s\n");
+        assert!(has(&j, "bssplit=4096/34:8192/33:16384/33"), "{j}");
+        assert!(j.contains("block shares rounded to whole percents"), "{j}");
+    }
+}

@@ -1,0 +1,74 @@
+//! An fio job file in; a `.method` text out, formatted as `methodic fmt`
+//! formats it, with one phase and one measurement per job in the job
+//! file's order. Checks that fio runs the jobs one after another and that
+//! every option says something methodic can express the way fio means it;
+//! otherwise the file is refused, every problem named with its line,
+//! section and option.
+//!
+//! The stages: `parse_job_file` (text to `[section]`s of options),
+//! `sections_to_jobs` (`[global]` options inherited by the jobs after
+//! them), `job_to_step` (a job's options to a workload, target settings
+//! and a measurement), `steps_to_method` (the methodology text), then
+//! `methodic_grammar::format`, and a compile as a last check.
+
+use std::collections::HashSet;
+
+use crate::error::{ImportError, ImportErrorKind, Problem};
+use crate::job_file::{concurrent, parse_job_file, sections_to_jobs};
+use crate::translate::job_to_step;
+use crate::writer::steps_to_method;
+
+/// A methodology made from a job file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Imported {
+    /// The methodology, formatted as `methodic fmt` formats it.
+    pub text: String,
+    /// Jobs imported: one phase each.
+    pub jobs: usize,
+    /// Options left out, each with a comment in `text` saying why.
+    pub dropped: usize,
+}
+
+/// Job file text to a methodology: `file` names the job file in the
+/// methodology's header comment and in errors, `name` is the
+/// methodology's name. Every problem is returned, not only the first.
+pub fn fio_to_method(text: &str, file: &str, name: &str) -> Result<Imported, Vec<ImportError>> {
+    let (sections, mut errors) = parse_job_file(text);
+    let jobs = sections_to_jobs(&sections);
+    if jobs.is_empty() {
+        errors.push(
+            Problem::new(ImportErrorKind::NoJobs, 0, "the file has no job section, only [global] or nothing")
+                .hint("a job is a section such as [randread] with its options below it"),
+        );
+    }
+    let mut steps = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        if i > 0 {
+            errors.extend(concurrent(&jobs[i - 1], job));
+        }
+        let (step, problems) = job_to_step(job);
+        errors.extend(problems);
+        steps.extend(step);
+    }
+    let mut seen = HashSet::new();
+    errors.retain(|p| seen.insert(p.clone()));
+    errors.sort_by_key(|p| p.line);
+    if !errors.is_empty() {
+        return Err(errors.into_iter().map(|p| p.into_error(file)).collect());
+    }
+    let source = steps_to_method(&steps, file, name, &sections);
+    let internal = |detail: String| vec![Problem::new(ImportErrorKind::Internal, 0, detail).into_error(file)];
+    let text = methodic_grammar::format(&source)
+        .map_err(|d| internal(format!("the methodology made does not parse: {d}")))?;
+    if let Err(d) = methodic_compiler::compile(&text, &methodic_compiler::Options::default()) {
+        return Err(internal(format!("the methodology made does not compile: {d}")));
+    }
+    let dropped = steps
+        .iter()
+        .flat_map(|s| &s.notes)
+        .filter(|n| n.dropped)
+        .map(|n| (n.line, &n.text))
+        .collect::<HashSet<_>>()
+        .len();
+    Ok(Imported { text, jobs: steps.len(), dropped })
+}

@@ -1,0 +1,200 @@
+//! Job file text in, `[section]`s of `key=value` entries out, read as fio
+//! reads an ini file; then jobs, each with the `[global]` options before
+//! it. Checks the ini syntax and that each job runs after the one before
+//! it (`stonewall`).
+
+use crate::error::{ImportErrorKind, Problem};
+use crate::options::canonical;
+use crate::values::fio_flag;
+
+// ---------------------------------------------------------------- job file
+
+/// One `key=value` or bare `flag` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// As written (fio's option names are case-sensitive).
+    pub(crate) key: String,
+    /// The text after `=`, without trailing blanks; leading blanks are
+    /// kept, as fio keeps them.
+    pub(crate) value: Option<String>,
+    pub(crate) line: usize,
+    /// The section it was written in.
+    pub(crate) section: String,
+}
+
+impl Entry {
+    /// `bs=4k`, or `time_based` for a flag; a space after `=` is kept.
+    pub(crate) fn written(&self) -> String {
+        match &self.value {
+            Some(v) => format!("{}={v}", self.key),
+            None => self.key.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Section {
+    pub(crate) name: String,
+    pub(crate) line: usize,
+    pub(crate) entries: Vec<Entry>,
+}
+
+impl Section {
+    pub(crate) fn is_global(&self) -> bool {
+        self.name == "global"
+    }
+}
+
+/// Job file text to its sections, as fio reads an ini file: blanks around
+/// a line dropped, lines whose first character is `;` or `#` are
+/// comments, `[name]` opens a section, every other line is `key=value`
+/// or a bare `key`.
+pub(crate) fn parse_job_file(text: &str) -> (Vec<Section>, Vec<Problem>) {
+    let mut sections: Vec<Section> = Vec::new();
+    let mut problems = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with(';') || trimmed.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix('[') {
+            let Some(name) = rest.strip_suffix(']') else {
+                problems.push(
+                    Problem::new(
+                        ImportErrorKind::Syntax,
+                        line,
+                        format!("`{trimmed}` opens a section without closing it"),
+                    )
+                    .hint("write a section header as [name]"),
+                );
+                continue;
+            };
+            if name.trim().is_empty() {
+                problems.push(Problem::new(ImportErrorKind::Syntax, line, "a section without a name"));
+                continue;
+            }
+            if name.starts_with("global") && name != "global" {
+                problems.push(
+                    Problem::new(
+                        ImportErrorKind::Syntax,
+                        line,
+                        format!("fio takes [{name}] for a [global] section, as it starts with `global`"),
+                    )
+                    .hint("name it [global] if it holds defaults for the jobs after it, or rename the job"),
+                );
+            }
+            sections.push(Section { name: name.to_string(), line, entries: Vec::new() });
+            continue;
+        }
+        let Some(section) = sections.last_mut() else {
+            problems.push(
+                Problem::new(
+                    ImportErrorKind::Syntax,
+                    line,
+                    format!("`{trimmed}` stands before any [section]"),
+                )
+                .hint("fio refuses options outside a section: put it under [global] or under a job"),
+            );
+            continue;
+        };
+        if trimmed.starts_with("include ") || trimmed == "include" {
+            problems.push(Problem {
+                section: Some(section.name.clone()),
+                option: Some(trimmed.to_string()),
+                ..Problem::new(
+                    ImportErrorKind::Untranslatable,
+                    line,
+                    "methodic import reads one job file; it does not follow `include`",
+                )
+                .hint("paste the included options into the job file")
+            });
+            continue;
+        }
+        let (key, value) = match trimmed.split_once('=') {
+            Some((k, v)) => (k.trim_end(), Some(v.to_string())),
+            None => (trimmed, None),
+        };
+        if key.is_empty() {
+            problems.push(Problem::new(
+                ImportErrorKind::Syntax,
+                line,
+                format!("`{trimmed}` has no option name before `=`"),
+            ));
+            continue;
+        }
+        section.entries.push(Entry { key: key.to_string(), value, line, section: section.name.clone() });
+    }
+    (sections, problems)
+}
+
+/// A job with the options it runs with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Job {
+    pub(crate) section: String,
+    pub(crate) line: usize,
+    /// The `[global]` options before the job, then its own; for each
+    /// option the last one counts, as in fio.
+    pub(crate) entries: Vec<Entry>,
+}
+
+impl Job {
+    /// The option that counts, by its canonical name.
+    pub(crate) fn get(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().rev().find(|e| canonical(&e.key) == name)
+    }
+
+    /// The name fio reports the job under: `name=`, or the section's.
+    pub(crate) fn name(&self) -> String {
+        match self.get("name").and_then(|e| e.value.as_deref()).map(str::trim) {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => self.section.clone(),
+        }
+    }
+}
+
+/// Sections to jobs: each job gets the `[global]` options written before
+/// it (a later `[global]` changes only the jobs after it, as in fio).
+pub(crate) fn sections_to_jobs(sections: &[Section]) -> Vec<Job> {
+    let mut globals: Vec<Entry> = Vec::new();
+    let mut jobs = Vec::new();
+    for s in sections {
+        if s.is_global() || s.name.starts_with("global") {
+            globals.extend(s.entries.iter().cloned());
+        } else {
+            let mut entries = globals.clone();
+            entries.extend(s.entries.iter().cloned());
+            jobs.push(Job { section: s.name.clone(), line: s.line, entries });
+        }
+    }
+    jobs
+}
+
+/// fio starts a job together with the ones before it unless it has
+/// `stonewall`.
+pub(crate) fn concurrent(before: &Job, job: &Job) -> Option<Problem> {
+    let stonewall = match job.get("stonewall") {
+        Some(e) => fio_flag(e.value.as_deref()).unwrap_or(true),
+        None => false,
+    };
+    if stonewall {
+        return None;
+    }
+    Some(Problem {
+        section: Some(job.section.clone()),
+        ..Problem::new(
+            ImportErrorKind::Concurrent,
+            job.line,
+            format!(
+                "fio starts [{}] at the same time as [{}] (line {}), as [{}] has no `stonewall`; \
+                 methodic runs one step at a time, so neither would be measured as fio runs it",
+                job.section, before.section, before.line, job.section
+            ),
+        )
+        .hint(format!(
+            "add `stonewall` to [{}] (or to [global]) to run the jobs one after another, as the \
+             methodology will; or make them one job, with numjobs for parallel workers",
+            job.section
+        ))
+    })
+}

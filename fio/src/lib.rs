@@ -1,0 +1,19 @@
+//! methodic and fio: job files imported as methodologies, plans exported
+//! as job files, and fio's JSON output read back.
+#![doc = include_str!("../ARCHITECTURE.md")]
+
+mod crosscheck;
+mod error;
+mod export;
+pub mod fuzz;
+mod import;
+mod job_file;
+mod options;
+mod translate;
+mod values;
+mod writer;
+
+pub use crate::crosscheck::{FioOutputError, fio_filename, fio_json_iops};
+pub use crate::error::{ImportError, ImportErrorKind};
+pub use crate::export::{Engine, file_name, plan_to_fio};
+pub use crate::import::{Imported, fio_to_method};

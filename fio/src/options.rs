@@ -1,0 +1,232 @@
+//! The table of every fio option import knows: translated, dropped (with
+//! why that changes nothing methodic measures) or refused (with why, and
+//! the values that are harmless). Looked up by name, alias or family.
+//!
+//! # Options
+//!
+//! | fio option | methodic | decision |
+//! |---|---|---|
+//! | `rw` (`readwrite`) | `random` / `sequential`, `read N%` | `read`, `write`, `randread`, `randwrite`, `rw`/`readwrite`, `randrw`; fio's default is `read`. Trims and the `:N` modifier are refused |
+//! | `rwmixread`, `rwmixwrite` | `read N%` | jobs that mix (default 50); on a job that does not mix, noted as ignored, as fio ignores it; both given must add up to 100 |
+//! | `percentage_random` | `random N%` | random jobs only, one value |
+//! | `bs` (`blocksize`) | `block SIZE` | one size for reads and writes (default 4k); `bs=4k,8k` refused |
+//! | `bssplit` | `blocks { SIZE: N%, ... }` | fio's rule for sizes given without a share; the shares must add up to 100; one split for reads and writes; wins over `bs`, as in fio |
+//! | `ba` (`blockalign`) | `align SIZE` | one value |
+//! | `iodepth` | `qd N`, counted per worker | `conventions { queue_depth per_worker }`: fio's iodepth is per job. Above 1, refused with a synchronous engine (fio caps it at 1; `psync` is fio's default) and with libaio on buffered I/O |
+//! | `numjobs` | `target { workers N }` | N workers, each at `iodepth`. On jobs with sequential I/O, refused unless `offset_increment` equals `size`: fio's clones otherwise each walk the whole region from its start, where methodic gives each worker its own stripe |
+//! | `size` | `target { span }` | bytes or a share, per clone; absent or 0: `100%` |
+//! | `offset` (`fileoffset`) | workload `offset`, span grown by it | bytes; a share refused; with `size` as a share, refused (methodic's offset lies inside the span) |
+//! | `offset_increment` | the span holds one stripe a clone | sequential jobs only, equal to `size` (methodic's stripes are adjacent and of one size); ignored with one job |
+//! | `runtime` (`timeout`), `time_based` | `measure ... for T` | without `time_based`, fio stops a job once it has moved `size`: write-only jobs become `until written` (with `for T` when a runtime is given, whichever comes first); jobs that read are refused. `time_based` without a runtime refused |
+//! | `ramp_time` | `ramp T` | refused on a job that stops by size (fio counts the ramp's I/O towards it) |
+//! | `loops`, `io_size` (`io_limit`) | `until written` | on write-only jobs that stop by size: each clone writes `io_size` (or `size`) `loops` times; refused with `time_based`, where fio repeats the job until the runtime ends |
+//! | `direct`, `buffered` | `target { io direct }` / `io buffered` | fio's default is buffered; block sizes, alignment and offset of direct jobs must be whole 512B sectors |
+//! | `invalidate` | `drop_caches` before a buffered step | fio's default 1: the file's cached pages are dropped when the job starts |
+//! | `zero_buffers`, `buffer_compress_percentage` | `target { data zeros }` / `data compressible N%` | noted: both lay out the compressible share per 512B chunk |
+//! | `kb_base` | how sizes are read; `units binary` or `decimal` | 1024 (default) or 1000 |
+//! | `stonewall` (`wait_for_previous`) | phases in order | every job after the first needs it, itself or from `[global]`: fio runs jobs without it at the same time as the ones before, and methodic runs one step at a time |
+//! | `name`, `description` | phase and workload names, comments | |
+//! | `filename` | a comment | the target is given when the methodology runs; several files (`a:b`) refused |
+//! | `ioengine` | a comment | methodic does its own I/O (io_uring, or psync where io_uring is unavailable); `libaio`, `io_uring`, `posixaio`, `sync`, `psync`, `vsync`, `pvsync`, `pvsync2` are noted, other engines (not plain file or block I/O) refused |
+//! | `new_group`, `group_reporting`, `thread`, `randrepeat`, `randseed`, `norandommap`, `refill_buffers`, `scramble_buffers`, `write_bw_log`, `write_iops_log`, `write_lat_log`, `write_hist_log`, `log_*`, `per_job_logs`, `lat_percentiles`, `clat_percentiles`, `slat_percentiles`, `percentile_list`, `iodepth_batch*`, `fixedbufs`, `registerfiles`, `disable_lat`, `disable_slat`, `disable_clat`, `disable_bw_measurement` | comments | reporting, logs, random seeds and submission details, which change nothing methodic measures: dropped, each with a comment saying why |
+//! | `verify`, `verify_*`, `do_verify` | refused | methodic does not check data read back (`0` is fine) |
+//! | `rate*`, `thinktime*` | refused | methodic keeps the queue full, as fast as the target allows (`0` is fine) |
+//! | `zonemode`, `zone*` | refused | one contiguous span, no zones (`zonemode=none` is fine) |
+//! | `fsync`, `fdatasync`, `end_fsync`, `fsync_on_close`, `write_barrier`, `sync` | refused | no flushes, no O_SYNC (`0` is fine) |
+//! | `number_ios` | refused | a step stops after a time or bytes written |
+//! | `nrfiles`, `filesize`, `directory`, `openfiles`, `file_service_type` | refused | one file or device |
+//! | `startdelay`, `wait_for` | refused | a step's workers start together, steps run in order |
+//! | `cpus_allowed*`, `cpumask`, `numa_*` | refused | methodic places its workers itself (run it under taskset) |
+//! | `iodepth_low`, `hipri`, `sqthread_poll` | refused | methodic refills its queue at once and does not poll |
+//! | `random_distribution` | refused unless `random` | offsets are uniform |
+//! | `steadystate` (`ss`), `steadystate_*`, `ss_*` | refused | methodic's steady state is the SNIA rule over rounds |
+//! | `bsrange` (`blocksize_range`), `bs_unaligned`, `buffer_pattern`, `dedupe_percentage`, `buffer_compress_chunk`, `pre_read`, `continue_on_error`, `include` | refused | no equivalent |
+//! | anything else | refused as unknown | with a "did you mean" for near misses |
+
+/// What import does with an option.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Handling {
+    /// Read into the methodology by [`job_to_step`](crate::translate::job_to_step).
+    Translated,
+    /// Left out, with a comment saying why that changes nothing measured.
+    Dropped(&'static str),
+    /// Refused, unless its value is one of `harmless` (fio's default, or off).
+    Refused { why: &'static str, harmless: &'static [&'static str] },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Opt {
+    /// fio's name; ending in `*`, a prefix naming a family of options.
+    pub(crate) name: &'static str,
+    pub(crate) aliases: &'static [&'static str],
+    pub(crate) handling: Handling,
+}
+
+const fn translated(name: &'static str, aliases: &'static [&'static str]) -> Opt {
+    Opt { name, aliases, handling: Handling::Translated }
+}
+
+const fn dropped(name: &'static str, why: &'static str) -> Opt {
+    Opt { name, aliases: &[], handling: Handling::Dropped(why) }
+}
+
+const fn refused(name: &'static str, why: &'static str, harmless: &'static [&'static str]) -> Opt {
+    Opt { name, aliases: &[], handling: Handling::Refused { why, harmless } }
+}
+
+const REPORTING_GROUPS: &str = "a reporting group only: methodic reports each step on its own";
+const GROUP_REPORTING: &str =
+    "methodic reports each step with all its workers together, as group_reporting does";
+const THREAD: &str = "methodic's workers are threads";
+const SEED: &str =
+    "methodic draws random offsets from its own generator (`methodic run --seed N` repeats them)";
+const NORANDOMMAP: &str = "methodic draws random offsets independently, as fio does with norandommap";
+const BUFFERS: &str =
+    "methodic writes fresh, incompressible bytes in every write anyway (no two 512B chunks alike)";
+const LOGS: &str = "methodic records a per-second series and a latency histogram of every step itself";
+const PERCENTILES: &str = "methodic reports p50, p99, p99.9, p99.99 and the maximum latency itself";
+const BATCH: &str = "methodic submits each I/O as it is ready (fio's default) and reaps every completion ready, keeping the queue depth";
+const REGISTER: &str = "methodic's io_uring engine registers its buffers and files itself";
+const ACCOUNTING: &str =
+    "methodic records one latency an I/O, from submission to completion, whatever fio measures";
+
+const VERIFY: &str = "methodic does not check the data it reads back";
+const RATE: &str = "methodic runs every step as fast as the target allows: it has no rate limit";
+const THINK: &str = "methodic keeps the queue full, with no pause between I/Os";
+const ZONES: &str = "methodic works on one contiguous span (`span` and `offset`), without zones";
+const FLUSH: &str = "methodic sends no flush (fsync) during a step";
+const SYNC_OPEN: &str = "methodic does not open the target with O_SYNC or O_DSYNC";
+const IO_COUNT: &str =
+    "methodic stops a step after a time, or after bytes written; not after a count of I/Os";
+const FILES: &str = "methodic works on one file or device, given when the methodology runs";
+const START: &str = "methodic starts the workers of a step together, and runs steps one after another";
+const CPUS: &str = "methodic places its workers itself, within the CPUs it may use (run it under taskset \
+                    to restrict them)";
+const IODEPTH_LOW: &str = "methodic refills its queue as soon as an I/O completes";
+const POLL: &str = "methodic waits for completions; it does not poll for them";
+const DISTRIBUTION: &str = "methodic draws random offsets uniformly over the span";
+const STEADY: &str = "methodic's steady state is the SNIA rule over rounds (`precondition ... until steady`), \
+                      a different test from fio's";
+const BSRANGE: &str = "methodic takes block sizes with their shares of I/Os (bssplit), not a range";
+const UNALIGNED: &str = "methodic aligns I/O to `align` (by default the smallest block size)";
+const PATTERN: &str =
+    "methodic writes random data, zeros or compressible data (`target { data }`), not a pattern";
+const DEDUPE: &str = "methodic's data cannot be deduplicated, by design";
+const CHUNK: &str = "methodic lays out compressible data per 512B chunk, fio's default; no other chunk size";
+const PRE_READ: &str = "methodic does not read the span into the page cache before a step";
+const CONTINUE: &str =
+    "methodic ends a step at its first I/O error (`on_error continue` goes on to the next step)";
+
+/// Every option methodic import knows, looked up by name or alias;
+/// families (`verify_*`) after the exact names.
+pub(crate) const OPTIONS: &[Opt] = &[
+    translated("rw", &["readwrite"]),
+    translated("rwmixread", &[]),
+    translated("rwmixwrite", &[]),
+    translated("percentage_random", &[]),
+    translated("bs", &["blocksize"]),
+    translated("bssplit", &[]),
+    translated("ba", &["blockalign"]),
+    translated("iodepth", &[]),
+    translated("numjobs", &[]),
+    translated("size", &[]),
+    translated("offset", &["fileoffset"]),
+    translated("runtime", &["timeout"]),
+    translated("time_based", &[]),
+    translated("ramp_time", &[]),
+    translated("loops", &[]),
+    translated("direct", &[]),
+    translated("buffered", &[]),
+    translated("invalidate", &[]),
+    translated("zero_buffers", &[]),
+    translated("buffer_compress_percentage", &[]),
+    translated("kb_base", &[]),
+    translated("stonewall", &["wait_for_previous"]),
+    translated("name", &[]),
+    translated("description", &[]),
+    translated("filename", &[]),
+    translated("ioengine", &[]),
+    dropped("new_group", REPORTING_GROUPS),
+    dropped("group_reporting", GROUP_REPORTING),
+    dropped("thread", THREAD),
+    dropped("randrepeat", SEED),
+    dropped("randseed", SEED),
+    dropped("norandommap", NORANDOMMAP),
+    dropped("refill_buffers", BUFFERS),
+    dropped("scramble_buffers", BUFFERS),
+    dropped("write_bw_log", LOGS),
+    dropped("write_iops_log", LOGS),
+    dropped("write_lat_log", LOGS),
+    dropped("write_hist_log", LOGS),
+    dropped("per_job_logs", LOGS),
+    dropped("lat_percentiles", PERCENTILES),
+    dropped("clat_percentiles", PERCENTILES),
+    dropped("slat_percentiles", PERCENTILES),
+    dropped("percentile_list", PERCENTILES),
+    dropped("disable_lat", ACCOUNTING),
+    dropped("disable_slat", ACCOUNTING),
+    dropped("disable_clat", ACCOUNTING),
+    dropped("disable_bw_measurement", ACCOUNTING),
+    dropped("fixedbufs", REGISTER),
+    dropped("registerfiles", REGISTER),
+    refused("verify", VERIFY, &["0"]),
+    refused("do_verify", VERIFY, &["0"]),
+    refused("rate", RATE, &["0"]),
+    refused("ratemin", RATE, &["0"]),
+    refused("thinktime", THINK, &["0"]),
+    refused("zonemode", ZONES, &["none"]),
+    refused("fsync", FLUSH, &["0"]),
+    refused("fdatasync", FLUSH, &["0"]),
+    refused("end_fsync", FLUSH, &["0"]),
+    refused("fsync_on_close", FLUSH, &["0"]),
+    refused("write_barrier", FLUSH, &["0"]),
+    refused("sync", SYNC_OPEN, &["0", "none"]),
+    translated("offset_increment", &[]),
+    translated("io_size", &["io_limit"]),
+    refused("number_ios", IO_COUNT, &["0"]),
+    Opt { aliases: &["nr_files"], ..refused("nrfiles", FILES, &["1"]) },
+    refused("filesize", FILES, &[]),
+    refused("directory", FILES, &[]),
+    refused("openfiles", FILES, &[]),
+    refused("file_service_type", FILES, &[]),
+    refused("startdelay", START, &["0"]),
+    refused("wait_for", START, &[]),
+    refused("cpumask", CPUS, &[]),
+    refused("iodepth_low", IODEPTH_LOW, &[]),
+    refused("hipri", POLL, &["0"]),
+    refused("sqthread_poll", POLL, &["0"]),
+    refused("random_distribution", DISTRIBUTION, &["random"]),
+    Opt { aliases: &["ss"], ..refused("steadystate", STEADY, &[]) },
+    Opt { aliases: &["blocksize_range"], ..refused("bsrange", BSRANGE, &[]) },
+    Opt { aliases: &["blocksize_unaligned"], ..refused("bs_unaligned", UNALIGNED, &["0"]) },
+    refused("buffer_pattern", PATTERN, &[]),
+    refused("dedupe_percentage", DEDUPE, &["0"]),
+    refused("buffer_compress_chunk", CHUNK, &["512"]),
+    refused("pre_read", PRE_READ, &["0"]),
+    refused("continue_on_error", CONTINUE, &["none", "0"]),
+    dropped("log_*", LOGS),
+    dropped("iodepth_batch*", BATCH),
+    refused("verify_*", VERIFY, &[]),
+    refused("rate_*", RATE, &["0"]),
+    refused("thinktime_*", THINK, &["0"]),
+    refused("zone*", ZONES, &[]),
+    refused("cpus_allowed*", CPUS, &[]),
+    refused("numa_*", CPUS, &[]),
+    refused("steadystate_*", STEADY, &[]),
+    refused("ss_*", STEADY, &[]),
+];
+
+pub(crate) fn lookup(key: &str) -> Option<&'static Opt> {
+    OPTIONS.iter().find(|o| o.name == key || o.aliases.contains(&key)).or_else(|| {
+        OPTIONS.iter().find(|o| o.name.strip_suffix('*').is_some_and(|prefix| key.starts_with(prefix)))
+    })
+}
+
+/// The name an option counts under: fio's name for a known option or
+/// alias, the key itself for members of a family and unknown options.
+pub(crate) fn canonical(key: &str) -> &str {
+    match lookup(key) {
+        Some(o) if !o.name.ends_with('*') => o.name,
+        _ => key,
+    }
+}

@@ -1,0 +1,270 @@
+//! The access pattern, shares, block sizes, I/O mode, data and engine of a
+//! job: one function per concern, each reading its options through the
+//! [`JobReader`].
+
+use methodic_compiler::plan::{Bytes, Percent};
+
+use super::reader::{Got, JobReader, Reported, need};
+use super::{Data, Rw};
+use crate::error::ImportErrorKind;
+use crate::job_file::Entry;
+use crate::values::{KbBase, Refusal, fio_bssplit, fio_bytes, fio_int, refusal};
+
+/// One value, not a value per direction (`4k,8k`).
+pub(crate) fn single(v: &str) -> Result<&str, Refusal> {
+    if v.contains(',') {
+        return Err(refusal("a value for reads, another for writes (`,`): methodic uses one for all I/O")
+            .hint("give one value"));
+    }
+    Ok(v)
+}
+
+pub(crate) fn access(r: &mut JobReader<'_>) -> Got<Rw> {
+    let Some((e, v)) = r.word("rw")? else { return Ok(Rw::Read) };
+    let (kind, modifier) = match v.split_once(':') {
+        Some((k, m)) => (k, Some(m)),
+        None => (v, None),
+    };
+    if modifier.is_some() {
+        return Err(r.problem(
+            ImportErrorKind::Untranslatable,
+            e,
+            refusal(format!(
+                "fio's `:{}` modifier (skip ahead between sequential I/Os, or several I/Os per random offset) \
+                 has no methodic equivalent",
+                modifier.unwrap_or_default()
+            ))
+            .hint(format!("write rw={kind}")),
+        ));
+    }
+    match kind {
+        "read" => Ok(Rw::Read),
+        "write" => Ok(Rw::Write),
+        "randread" => Ok(Rw::RandRead),
+        "randwrite" => Ok(Rw::RandWrite),
+        "rw" | "readwrite" => Ok(Rw::Mixed),
+        "randrw" => Ok(Rw::RandMixed),
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => Err(r.problem(
+            ImportErrorKind::Untranslatable,
+            e,
+            refusal("methodic workloads read and write; they do not trim (`erase discard` trims the span as a step of its own)"),
+        )),
+        other => Err(r.problem(
+            ImportErrorKind::BadValue,
+            e,
+            refusal(format!("fio does not know rw={other}"))
+                .hint("rw is read, write, randread, randwrite, rw (or readwrite) or randrw"),
+        )),
+    }
+}
+
+pub(crate) fn read_share(r: &mut JobReader<'_>, rw: Option<Rw>) -> Got<Percent> {
+    let read = r.int("rwmixread", 0, 100);
+    let write = r.int("rwmixwrite", 0, 100);
+    let (read, write) = (read?, write?);
+    let Some(rw) = rw else { return Err(Reported) };
+    if !rw.mixed() {
+        for name in ["rwmixread", "rwmixwrite"] {
+            if let Some(e) = r.get(name) {
+                r.note(
+                    e,
+                    false,
+                    true,
+                    "ignored, as fio ignores it on a job that does not mix reads and writes",
+                );
+            }
+        }
+        return Ok(if matches!(rw, Rw::Read | Rw::RandRead) { Percent::HUNDRED } else { Percent::ZERO });
+    }
+    let share = match (read, write) {
+        (Some(rd), Some(wr)) if rd + wr != 100 => {
+            let e = r.get("rwmixwrite").expect("read above");
+            return Err(r.problem(
+                ImportErrorKind::Conflict,
+                e,
+                refusal(format!("rwmixread={rd} and rwmixwrite={wr} do not add up to 100"))
+                    .hint("give one of them"),
+            ));
+        }
+        (Some(rd), _) => rd,
+        (None, Some(wr)) => 100 - wr,
+        (None, None) => 50,
+    };
+    Ok(Percent::whole(share as u32))
+}
+
+pub(crate) fn random_share(r: &mut JobReader<'_>, rw: Option<Rw>) -> Got<Percent> {
+    let share = r.read("percentage_random", |v| single(need(v)?).and_then(fio_int))?;
+    let Some(rw) = rw else { return Err(Reported) };
+    let e = r.get("percentage_random");
+    match (share, e) {
+        (Some(p), Some(e)) if rw.random() => {
+            if p > 100 {
+                return Err(r.problem(
+                    ImportErrorKind::BadValue,
+                    e,
+                    refusal(format!("a random share of {p}% is over 100%")),
+                ));
+            }
+            Ok(Percent::whole(p as u32))
+        }
+        (Some(_), Some(e)) => {
+            r.note(e, false, true, "ignored, as fio ignores it on a sequential job");
+            Ok(Percent::ZERO)
+        }
+        _ => Ok(if rw.random() { Percent::HUNDRED } else { Percent::ZERO }),
+    }
+}
+
+pub(crate) fn blocks(r: &mut JobReader<'_>, kb: KbBase) -> Got<Vec<(Bytes, Percent)>> {
+    let bs = r.read("bs", |v| single(need(v)?).and_then(|v| fio_bytes(v, kb)));
+    let split = r.read("bssplit", |v| fio_bssplit(need(v)?, kb))?;
+    let bs = bs?;
+    if let Some(b) = bs.filter(|b| b.0 == 0) {
+        let e = r.get("bs").expect("read above");
+        return Err(r.problem(
+            ImportErrorKind::BadValue,
+            e,
+            refusal(format!("a block size of {b} moves no data")),
+        ));
+    }
+    match (split, bs) {
+        (Some(split), bs) => {
+            if bs.is_some() {
+                let e = r.get("bs").expect("read above");
+                r.note(e, false, true, "ignored: bssplit sets the block sizes, as in fio");
+            }
+            Ok(split)
+        }
+        (None, Some(b)) => Ok(vec![(b, Percent::HUNDRED)]),
+        (None, None) => Ok(vec![(Bytes(4096), Percent::HUNDRED)]),
+    }
+}
+
+pub(crate) fn io_mode(r: &mut JobReader<'_>) -> Got<bool> {
+    let direct = r.bool("direct");
+    let buffered = r.bool("buffered");
+    match (direct?, buffered?) {
+        (Some(d), Some(b)) if d == b => {
+            let e = r.get("buffered").expect("read above");
+            Err(r.problem(
+                ImportErrorKind::Conflict,
+                e,
+                refusal(format!("direct={} and buffered={} contradict each other", d as u8, b as u8))
+                    .hint("give one of them"),
+            ))
+        }
+        (Some(d), _) => Ok(d),
+        (None, Some(b)) => Ok(!b),
+        (None, None) => Ok(false),
+    }
+}
+
+pub(crate) fn data(r: &mut JobReader<'_>) -> Got<Data> {
+    let zeros = r.flag("zero_buffers");
+    let compress = r.int("buffer_compress_percentage", 0, 100);
+    match (zeros?, compress?) {
+        (true, Some(p)) if p > 0 => {
+            let e = r.get("buffer_compress_percentage").expect("read above");
+            Err(r.problem(
+                ImportErrorKind::Conflict,
+                e,
+                refusal("zero_buffers and buffer_compress_percentage ask for different data")
+                    .hint("give one of them"),
+            ))
+        }
+        (true, _) => Ok(Data::Zeros),
+        (false, Some(p)) if p > 0 => {
+            let e = r.get("buffer_compress_percentage").expect("read above");
+            r.note(
+                e,
+                false,
+                false,
+                format!(
+                    "as `data compressible {p}%`: the same share of zeros in every 512B chunk, as fio lays \
+                     it out by default"
+                ),
+            );
+            Ok(Data::Compressible(Percent::whole(p as u32)))
+        }
+        _ => Ok(Data::Random),
+    }
+}
+
+pub(crate) fn filename(r: &mut JobReader<'_>, e: &Entry) {
+    let name = e.value.as_deref().unwrap_or("").trim();
+    let several = name.replace("\\:", "").contains(':');
+    if several {
+        r.problem(
+            ImportErrorKind::Untranslatable,
+            e,
+            refusal("fio spreads the job over several files (`:`); methodic works on one target")
+                .hint("give one file or device"),
+        );
+        return;
+    }
+    r.note(
+        e,
+        true,
+        true,
+        format!("the target is given when the methodology runs: `methodic run FILE.method --target {name}`"),
+    );
+}
+
+/// What `ioengine` (fio's default: psync) means for the queue depth.
+pub(crate) fn engine(r: &mut JobReader<'_>, qd: u64, direct: bool) -> Got<()> {
+    let given = r.word("ioengine")?;
+    let name = given.map_or("psync".to_string(), |(_, v)| v.trim().to_ascii_lowercase());
+    const QUEUED: [&str; 3] = ["libaio", "io_uring", "posixaio"];
+    const SYNCHRONOUS: [&str; 5] = ["sync", "psync", "vsync", "pvsync", "pvsync2"];
+    let own_io =
+        "not carried over: methodic does its own I/O (io_uring, or psync where io_uring is unavailable)";
+    if SYNCHRONOUS.contains(&name.as_str()) {
+        if qd > 1 {
+            let e = r.get("iodepth").expect("a depth above 1 was given");
+            let engine = match given {
+                Some((g, _)) => format!("ioengine={name} (line {})", g.line),
+                None => "psync, fio's default engine when none is given,".to_string(),
+            };
+            return Err(r.problem(
+                ImportErrorKind::Conflict,
+                e,
+                refusal(format!(
+                    "fio runs {engine} with one I/O in flight per job: it caps iodepth={qd} at 1, so the job \
+                     does not measure what it says"
+                ))
+                .hint("give ioengine=libaio or io_uring (with direct=1) for a deeper queue, or iodepth=1 to import what fio measures"),
+            ));
+        }
+        if let Some((g, _)) = given {
+            r.note(g, true, true, format!("{own_io}, at the same single I/O in flight"));
+        }
+        return Ok(());
+    }
+    let Some((g, _)) = given else { unreachable!("fio's default engine is synchronous") };
+    if !QUEUED.contains(&name.as_str()) {
+        return Err(r.problem(
+            ImportErrorKind::Untranslatable,
+            g,
+            refusal(format!(
+                "methodic reads and writes a file or block device with io_uring or psync; ioengine={name} \
+                 measures another path"
+            ))
+            .hint("use ioengine=libaio or io_uring"),
+        ));
+    }
+    if name == "libaio" && !direct && qd > 1 {
+        let e = r.get("iodepth").expect("a depth above 1 was given");
+        return Err(r.problem(
+            ImportErrorKind::Conflict,
+            e,
+            refusal(format!(
+                "Linux queues only direct I/O through libaio: on buffered I/O (fio's default without \
+                 direct=1) each submission completes before it returns, so iodepth={qd} is not kept"
+            ))
+            .hint("add direct=1, or use ioengine=io_uring for buffered I/O"),
+        ));
+    }
+    r.note(g, true, true, own_io);
+    Ok(())
+}

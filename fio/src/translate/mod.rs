@@ -1,0 +1,275 @@
+//! A job (its options, `[global]` ones included) in, one [`Step`] out: a
+//! workload, target settings and a measurement, with notes for what is
+//! left out; or every problem that keeps the job from one.
+
+mod access;
+mod reader;
+mod region;
+
+use std::collections::HashSet;
+
+use methodic_compiler::plan::{Bytes, Duration, Percent};
+
+use self::access::{access, blocks, data, engine, filename, io_mode, random_share, read_share, single};
+use self::reader::{Got, JobReader, Reported, need};
+use self::region::{Layout, layout, region, stop};
+use crate::error::{ImportErrorKind, Problem};
+use crate::job_file::Job;
+use crate::options::{Handling, canonical, lookup};
+use crate::values::{FioSize, KbBase, fio_bytes, fio_size, refusal};
+
+/// One job, translated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Step {
+    /// The name fio reports the job under.
+    pub(crate) name: String,
+    pub(crate) section: String,
+    pub(crate) line: usize,
+    /// The translated options that count for the job, as written.
+    pub(crate) options: Vec<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) notes: Vec<Note>,
+    pub(crate) random: Percent,
+    pub(crate) read: Percent,
+    pub(crate) blocks: Vec<(Bytes, Percent)>,
+    pub(crate) align: Option<Bytes>,
+    pub(crate) offset: Bytes,
+    pub(crate) span: FioSpan,
+    pub(crate) workers: u64,
+    pub(crate) qd: u64,
+    pub(crate) direct: bool,
+    pub(crate) data: Data,
+    pub(crate) drop_caches: bool,
+    pub(crate) ramp: Duration,
+    pub(crate) stop: Stop,
+    /// Binary units unless the job reads sizes as fio's kb_base=1000.
+    pub(crate) binary: bool,
+    /// fio tracks which blocks random I/O has touched (no `norandommap`).
+    pub(crate) random_map: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FioSpan {
+    Percent(Percent),
+    Bytes(Bytes),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Data {
+    Random,
+    Zeros,
+    Compressible(Percent),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// `time_based`: for the runtime.
+    Time(Duration),
+    /// Until this much is written, or after the runtime if one is given.
+    Written { written: FioSpan, time: Option<Duration> },
+}
+
+/// Something left out or read differently, said in a comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Note {
+    pub(crate) line: usize,
+    /// Whether it concerns an option of `[global]` as a whole, said once at
+    /// the top, rather than this job.
+    pub(crate) global: bool,
+    /// Whether an option was left out (counted in [`Imported::dropped`](crate::Imported::dropped)).
+    pub(crate) dropped: bool,
+    pub(crate) text: String,
+}
+
+/// The access pattern `rw` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rw {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    Mixed,
+    RandMixed,
+}
+
+impl Rw {
+    pub(crate) fn random(self) -> bool {
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandMixed)
+    }
+
+    fn mixed(self) -> bool {
+        matches!(self, Rw::Mixed | Rw::RandMixed)
+    }
+}
+
+/// A job's options to a step, or the problems that keep it from one.
+pub(crate) fn job_to_step(job: &Job) -> (Option<Step>, Vec<Problem>) {
+    let mut r = JobReader { job, problems: Vec::new(), notes: Vec::new() };
+    r.other_options();
+    let step = translate(&mut r).ok();
+    if !r.problems.is_empty() {
+        return (None, r.problems);
+    }
+    (step, Vec::new())
+}
+
+pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
+    let job = r.job;
+    let kb = match r.int("kb_base", 0, u64::MAX) {
+        Ok(None | Some(1024)) => Ok(KbBase::Compat1024),
+        Ok(Some(1000)) => Ok(KbBase::Si1000),
+        Ok(Some(n)) => {
+            let e = r.get("kb_base").expect("read above");
+            Err(r.problem(
+                ImportErrorKind::BadValue,
+                e,
+                refusal(format!("fio takes kb_base=1024 or 1000, not {n}")),
+            ))
+        }
+        Err(e) => Err(e),
+    };
+    // Sizes cannot be read without knowing kb_base; the rest still is.
+    let kb_ok = kb.is_ok();
+    let kb = kb.unwrap_or(KbBase::Compat1024);
+
+    let rw = access(r);
+    let read = read_share(r, rw.as_ref().ok().copied());
+    let random = random_share(r, rw.as_ref().ok().copied());
+    let blocks = if kb_ok { blocks(r, kb) } else { Err(Reported) };
+    let align =
+        if kb_ok { r.read("ba", |v| single(need(v)?).and_then(|v| fio_bytes(v, kb))) } else { Err(Reported) };
+    let qd = r.int("iodepth", 1, 65_536).map(|d| d.unwrap_or(1));
+    let workers = r.int("numjobs", 1, 65_536).map(|n| n.unwrap_or(1));
+    let direct = io_mode(r);
+    let invalidate = r.bool("invalidate").map(|v| v.unwrap_or(true));
+    let region = if kb_ok { region(r, kb) } else { Err(Reported) };
+    let increment =
+        if kb_ok { r.read("offset_increment", |v| fio_size(need(v)?, kb, true)) } else { Err(Reported) };
+    let io_size = if kb_ok { r.read("io_size", |v| fio_bytes(need(v)?, kb)) } else { Err(Reported) };
+    let data = data(r);
+    let time_based = r.flag("time_based");
+    let runtime = r.time("runtime").map(|t| t.filter(|t| !t.is_zero()));
+    let ramp = r.time("ramp_time").map(|t| t.unwrap_or(Duration::ZERO));
+    let loops = r.int("loops", 1, u64::MAX).map(|l| l.unwrap_or(1));
+    // A [global] description describes the methodology, not each job.
+    let description = r
+        .get("description")
+        .filter(|e| e.section != "global")
+        .and_then(|e| e.value.as_deref())
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty());
+    let stonewall = r.flag("stonewall");
+    if let Some(e) = r.get("filename") {
+        filename(r, e);
+    }
+    let engine = match (&qd, &direct) {
+        (Ok(qd), Ok(direct)) => engine(r, *qd, *direct),
+        _ => Ok(()),
+    };
+
+    let (rw, read, random, blocks, align, qd, workers, direct, invalidate, region, data) =
+        (rw?, read?, random?, blocks?, align?, qd?, workers?, direct?, invalidate?, region?, data?);
+    let (time_based, runtime, ramp, loops) = (time_based?, runtime?, ramp?, loops?);
+    let ((), _, increment, io_size) = (engine?, stonewall?, increment?, io_size?);
+    // methodic's stripes are whole multiples of the alignment and of the
+    // largest block.
+    let smallest = blocks.iter().map(|(b, _)| *b).min().unwrap_or(Bytes(4096));
+    let largest = blocks.iter().map(|(b, _)| *b).max().unwrap_or(Bytes(4096));
+    let layout = layout(r, region, increment, workers, random, align.unwrap_or(smallest).max(largest))?;
+    let Layout { span, offset, .. } = layout;
+    if qd * workers > 65_536 {
+        let e = r.get("iodepth").expect("a depth above 1 was given");
+        return Err(r.problem(
+            ImportErrorKind::BadValue,
+            e,
+            refusal(format!(
+                "{qd} per job over {workers} jobs is {} I/Os in flight; methodic keeps at most 65536",
+                qd * workers
+            )),
+        ));
+    }
+
+    // Sizes direct I/O can issue, and a region that holds a block.
+    if direct {
+        let mut bad = Vec::new();
+        for (b, _) in &blocks {
+            if b.0 % 512 != 0 {
+                bad.push((
+                    if r.get("bssplit").is_some() { "bssplit" } else { "bs" },
+                    format!("block size {}B", b.0),
+                ));
+            }
+        }
+        if let Some(a) = align.filter(|a| a.0 % 512 != 0) {
+            bad.push(("ba", format!("alignment {}B", a.0)));
+        }
+        if offset.0 % 512 != 0 {
+            bad.push(("offset", format!("offset {}B", offset.0)));
+        }
+        for (name, what) in &bad {
+            let e = r.get(name).expect("a value that was read");
+            r.problem(
+                ImportErrorKind::BadValue,
+                e,
+                refusal(format!("with direct=1 the {what} is not a whole number of 512B sectors, which O_DIRECT needs (fio would fail too)"))
+                    .hint("use a multiple of 512 bytes, or direct=0"),
+            );
+        }
+        if !bad.is_empty() {
+            return Err(Reported);
+        }
+    }
+    if let Some(FioSize::Bytes(size)) = layout.size.filter(|s| matches!(s, FioSize::Bytes(b) if *b < largest))
+    {
+        let e = r.get("size").expect("a size in bytes was given");
+        return Err(r.problem(
+            ImportErrorKind::BadValue,
+            e,
+            refusal(format!("a region of {}B holds no {largest} block", size.0)),
+        ));
+    }
+
+    let stop = stop(r, rw, time_based, runtime, ramp, loops, io_size, workers, layout)?;
+
+    let random_map = random > Percent::ZERO && !r.flag("norandommap").unwrap_or(false);
+
+    let options = {
+        let mut seen = HashSet::new();
+        let mut v: Vec<String> = job
+            .entries
+            .iter()
+            .rev()
+            .filter(|e| seen.insert(canonical(&e.key)))
+            .filter(|e| {
+                matches!(lookup(&e.key).map(|o| o.handling), Some(Handling::Translated))
+                    && !["name", "description", "filename", "ioengine"].contains(&canonical(&e.key))
+            })
+            .map(|e| e.written())
+            .collect();
+        v.reverse();
+        v
+    };
+    Ok(Step {
+        name: job.name(),
+        section: job.section.clone(),
+        line: job.line,
+        options,
+        description,
+        notes: std::mem::take(&mut r.notes),
+        random,
+        read,
+        blocks,
+        align,
+        offset,
+        span,
+        workers,
+        qd,
+        direct,
+        data,
+        drop_caches: !direct && invalidate,
+        ramp,
+        stop,
+        binary: kb == KbBase::Compat1024,
+        random_map,
+    })
+}
