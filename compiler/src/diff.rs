@@ -424,8 +424,8 @@ fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize, out: &mut 
         (Action::Erase { method: x }, Action::Erase { method: y }) if x != y => out.push(raw(
             BreaksComparability,
             "erase method",
-            format!("{x:?}").to_lowercase(),
-            format!("{y:?}").to_lowercase(),
+            x.keyword().to_string(),
+            y.keyword().to_string(),
             PREPARATION,
             here.clone(),
         )),
@@ -705,7 +705,7 @@ fn qd_changes(a: &crate::plan::Qd, b: &crate::plan::Qd, here: &[usize], out: &mu
 /// `precondition rnd4k_write QD 256 for 6h`.
 fn brief(s: &Step) -> String {
     match &s.action {
-        Action::Erase { method } => format!("erase {}", format!("{method:?}").to_lowercase()),
+        Action::Erase { method } => format!("erase {}", method.keyword()),
         Action::Fill { workload, passes, .. } => format!("fill {passes}x {}", workload.name),
         Action::Precondition { workload, qd, stop, .. } => {
             let how = match stop {

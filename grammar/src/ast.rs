@@ -163,6 +163,16 @@ pub enum EraseMethod {
     Discard,
 }
 
+impl EraseMethod {
+    /// The method as the language spells it: `secure`, `discard`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            EraseMethod::Secure => "secure",
+            EraseMethod::Discard => "discard",
+        }
+    }
+}
+
 /// How repeated values are summarised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Aggregate {
