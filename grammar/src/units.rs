@@ -394,6 +394,16 @@ mod tests {
         assert_eq!(q("0.5KiB"), Quantity::Size(Bytes(512)));
     }
 
+    /// The tenth after the point comes from the remainder: the whole count
+    /// times ten overflowed above 1.8e18 bytes.
+    #[test]
+    fn the_largest_sizes_print_without_overflowing() {
+        assert_eq!(Bytes(u64::MAX).to_string(), "18446744073709551615B");
+        assert_eq!(Bytes(1 << 62).to_string(), "4096PiB");
+        assert_eq!(Bytes((1 << 62) + (1 << 49)).to_string(), "4096.5PiB");
+        assert_eq!(Bytes(1536).to_string(), "1.5KiB");
+    }
+
     #[test]
     fn durations_percent_and_counts() {
         assert_eq!(q("30s"), Quantity::Duration(Duration::from_secs(30)));
