@@ -400,7 +400,8 @@ mod tests {
     fn the_largest_sizes_print_without_overflowing() {
         assert_eq!(Bytes(u64::MAX).to_string(), "18446744073709551615B");
         assert_eq!(Bytes(1 << 62).to_string(), "4096PiB");
-        assert_eq!(Bytes((1 << 62) + (1 << 49)).to_string(), "4096.5PiB");
+        // No unit divides it; half a KiB does (n * 10 overflowed here).
+        assert_eq!(Bytes((1 << 62) + 512).to_string(), "4503599627370496.5KiB");
         assert_eq!(Bytes(1536).to_string(), "1.5KiB");
     }
 
