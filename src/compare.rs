@@ -22,9 +22,9 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
-use crate::cli::write_output;
+use crate::common::write_output;
 use crate::points::{Point, kind_short, points, rate_unit, step_of};
-use crate::report::load;
+use crate::report::load_results;
 
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
@@ -138,7 +138,7 @@ pub struct Difference {
 }
 
 pub fn compare(args: CompareArgs) -> Result<ExitCode> {
-    let runs: Vec<Loaded> = args.dirs.iter().map(|d| load(d)).collect::<Result<_>>()?;
+    let runs: Vec<Loaded> = args.dirs.iter().map(|d| load_results(d)).collect::<Result<_>>()?;
     let c = comparison(&runs);
     let out = if args.json { format!("{}\n", serde_json::to_string_pretty(&c)?) } else { text(&c) };
     write_output(Path::new("-"), &out)?;

@@ -22,7 +22,7 @@ use methodic_fio::{Engine, fio_filename, fio_json_iops, plan_to_fio};
 use methodic_runtime::analysis::median;
 use methodic_runtime::engine::EngineKind;
 
-use crate::cli::{load, write_output};
+use crate::common::{load_plan, write_output};
 
 #[derive(Debug, clap::Args)]
 pub struct CrosscheckArgs {
@@ -72,7 +72,7 @@ pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {
     if args.runs == 0 {
         bail!("--runs must be at least 1");
     }
-    let Some((plan, _)) = load(&args.file, None)? else {
+    let Some((plan, _)) = load_plan(&args.file, None)? else {
         return Ok(ExitCode::from(1));
     };
     let index = plan.steps.iter().position(|s| s.id == args.step).or_else(|| {

@@ -13,7 +13,7 @@ use methodic_compiler::diff::{Class, PlanDiff, diff};
 use tabled::builder::Builder;
 use tabled::settings::{Style, Width};
 
-use crate::cli::{load, write_output};
+use crate::common::{load_plan, write_output};
 
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
@@ -45,8 +45,12 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
 }
 
 fn changes(args: &DiffArgs) -> Result<(PlanDiff, usize)> {
-    let Some((old, _)) = load(&args.old, None)? else { bail!("{} does not compile", args.old.display()) };
-    let Some((new, _)) = load(&args.new, None)? else { bail!("{} does not compile", args.new.display()) };
+    let Some((old, _)) = load_plan(&args.old, None)? else {
+        bail!("{} does not compile", args.old.display())
+    };
+    let Some((new, _)) = load_plan(&args.new, None)? else {
+        bail!("{} does not compile", args.new.display())
+    };
     Ok((diff(&old, &new), new.steps.len()))
 }
 

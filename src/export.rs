@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use methodic_fio::{file_name, plan_to_fio};
 
-use crate::cli::load;
+use crate::common::load_plan;
 
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
@@ -31,17 +31,17 @@ enum ExportFormat {
 
 pub fn export(args: ExportArgs) -> Result<ExitCode> {
     let ExportFormat::Fio = args.format;
-    let Some((plan, _)) = load(&args.file, None)? else {
+    let Some((plan, _)) = load_plan(&args.file, None)? else {
         return Ok(ExitCode::from(1));
     };
     let text = plan_to_fio(&plan, None);
     match &args.out {
-        None => crate::cli::write_output(Path::new("-"), &text)?,
+        None => crate::common::write_output(Path::new("-"), &text)?,
         Some(dir) => {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             let m = &plan.methodology;
             let path = dir.join(format!("{}-{}.fio", file_name(&m.name), file_name(&m.version)));
-            crate::cli::write_output(&path, &text)?;
+            crate::common::write_output(&path, &text)?;
             eprintln!("wrote {} ({} steps)", path.display(), plan.steps.len());
         }
     }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use methodic_fio::fio_to_method;
 
-use crate::cli::{count, display_name, read_input, write_output};
+use crate::common::{count, display_name, read_input, write_output};
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {

@@ -3,11 +3,13 @@
 //! 1 a problem in the input or the run, 2 a usage error).
 
 mod cli;
+mod common;
 mod compare;
 mod crosscheck;
 mod diff;
 mod export;
 mod import;
+mod methodology;
 mod points;
 mod report;
 mod run;

@@ -19,7 +19,7 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
-use crate::cli::{csv_line, write_output};
+use crate::common::{csv_line, write_output};
 use crate::points::{Point, interval_words, kind_short, points, rate_unit, step_of, sweep_bests};
 use crate::svg::{Chart, Series};
 
@@ -45,7 +45,7 @@ pub enum ReportFormat {
 }
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
-    let run = load(&args.dir)?;
+    let run = load_results(&args.dir)?;
     let pts = points(&run);
     if let Some(path) = &args.html {
         let page = html(&run, &pts)?;
@@ -64,7 +64,7 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
 
 /// Reads a results directory, with the runtime's error (which names the
 /// file) and its hint.
-pub fn load(dir: &Path) -> Result<Loaded> {
+pub fn load_results(dir: &Path) -> Result<Loaded> {
     manifest::load(dir).map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))
 }
 

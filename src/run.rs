@@ -17,7 +17,7 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
-use crate::cli::{load, write_output};
+use crate::common::{load_plan, write_output};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -104,10 +104,10 @@ impl EngineArg {
 pub struct CalibrateArgs {
     /// Block sizes to read, each at every --qd (several: --block 4KiB,128KiB
     /// or --block again); 4KiB and 1MiB when none is given.
-    #[arg(long, value_delimiter = ',', value_parser = crate::cli::parse_size)]
+    #[arg(long, value_delimiter = ',', value_parser = crate::common::parse_size)]
     block: Vec<methodic_compiler::plan::Bytes>,
     /// One more block size (the older spelling of a second --block).
-    #[arg(long, hide = true, value_parser = crate::cli::parse_size)]
+    #[arg(long, hide = true, value_parser = crate::common::parse_size)]
     large_block: Option<methodic_compiler::plan::Bytes>,
     /// Outstanding I/Os of one worker, each with every --block (several:
     /// --qd 1,32 or --qd again).
@@ -181,7 +181,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         return resume(dir, &args);
     }
     let Some(file) = &args.file else { bail!("give the methodology to run") };
-    let Some((plan, source)) = load(file, None)? else {
+    let Some((plan, source)) = load_plan(file, None)? else {
         return Ok(ExitCode::from(1));
     };
     let now = methodic_runtime::time::unix_now();
@@ -231,7 +231,7 @@ fn with_progress(
 /// `methodic run --resume DIR [FILE]`.
 fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
     let given = match &args.file {
-        Some(f) => match load(f, None)? {
+        Some(f) => match load_plan(f, None)? {
             Some((plan, _)) => Some(plan),
             None => return Ok(ExitCode::from(1)),
         },

@@ -1,0 +1,152 @@
+//! What every command shares: reading its input (a file or standard
+//! input), writing its output atomically, reporting diagnostics, loading a
+//! methodology or plan, and the small formatting helpers.
+
+use std::fs;
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use methodic_compiler::plan::{Bytes, Plan};
+use methodic_compiler::{Diagnostics, Options};
+use methodic_grammar::units::{Quantity, QuantityError, parse_quantity};
+
+/// `--capacity 2TB`: a size with a unit.
+pub(crate) fn parse_size(text: &str) -> std::result::Result<Bytes, String> {
+    match parse_quantity(text) {
+        Ok(Quantity::Size(b)) if b.0 > 0 => Ok(b),
+        Ok(Quantity::Size(_)) => Err("a capacity of 0B holds nothing".to_string()),
+        Ok(_) => Err(format!("expected a size such as 2TB or 1.6TB, found `{text}`")),
+        Err(QuantityError::TooLarge) => Err(format!("`{text}` is too large")),
+        Err(_) => Err(format!("expected a size such as 2TB, 960GB or 1.6TiB, found `{text}`")),
+    }
+}
+
+pub(crate) fn read_input(path: &Path) -> Result<String> {
+    if path == Path::new("-") {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
+        return Ok(s);
+    }
+    let bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8 text", path.display()))
+}
+
+pub(crate) fn display_name(path: &Path) -> String {
+    if path == Path::new("-") { "<stdin>".to_string() } else { path.display().to_string() }
+}
+
+pub(crate) fn color() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+pub(crate) fn report(diags: &Diagnostics, name: &str, src: &str) {
+    if !diags.is_empty() {
+        eprint!("{}", diags.render(name, src, color()));
+    }
+}
+
+/// Writes `text` to `path`, or to stdout for `-`. A file is written
+/// beside its destination and renamed over it, so that a failure leaves
+/// no half-written file.
+pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
+    if path == Path::new("-") {
+        let mut out = std::io::stdout().lock();
+        return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            // A reader that stopped early (`| head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            result => result.context("cannot write to standard output"),
+        };
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let file_name = path.file_name().with_context(|| format!("{} is not a file name", path.display()))?;
+    let tmp = dir.join(format!(".{}.tmp{}", file_name.to_string_lossy(), std::process::id()));
+    let result = (|| -> Result<()> {
+        let mut f = fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        f.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", tmp.display()))?;
+        f.sync_all().with_context(|| format!("cannot sync {}", tmp.display()))?;
+        fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+pub(crate) fn count(n: usize, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}
+
+/// A methodology compiled (with its source), or a plan loaded and
+/// validated; `None` when it has errors, which are reported.
+pub(crate) fn load_plan(path: &Path, capacity: Option<Bytes>) -> Result<Option<(Plan, Option<String>)>> {
+    let text = read_input(path)?;
+    let name = display_name(path);
+    let is_plan = matches!(path.extension().and_then(|e| e.to_str()), Some("ron" | "json"));
+    if is_plan {
+        return match methodic_compiler::load_plan(&text) {
+            Ok(mut plan) => {
+                if let Some(c) = capacity {
+                    let problems = methodic_compiler::fits_capacity(&plan.steps, c);
+                    if problems.has_errors() {
+                        report(&problems, &name, &text);
+                        return Ok(None);
+                    }
+                    plan.estimate = methodic_compiler::estimate::plan(&plan.steps, capacity);
+                }
+                Ok(Some((plan, None)))
+            }
+            Err(diags) => {
+                report(&diags, &name, &text);
+                eprintln!("{name}: not a valid plan");
+                Ok(None)
+            }
+        };
+    }
+    match methodic_compiler::compile(&text, &Options { capacity }) {
+        Ok(c) => {
+            report(&c.warnings, &name, &text);
+            Ok(Some((c.plan, Some(text))))
+        }
+        Err(diags) => {
+            report(&diags, &name, &text);
+            eprintln!("{name}: {}", count(diags.errors().count(), "error"));
+            Ok(None)
+        }
+    }
+}
+
+pub(crate) fn csv_line(fields: &[impl AsRef<str>]) -> String {
+    let quoted: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            let f = f.as_ref();
+            if f.contains([',', '"', '\n']) {
+                format!("\"{}\"", f.replace('"', "\"\""))
+            } else {
+                f.to_string()
+            }
+        })
+        .collect();
+    format!("{}\n", quoted.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacity_needs_a_size() {
+        assert_eq!(parse_size("2TB"), Ok(Bytes(2_000_000_000_000)));
+        assert_eq!(parse_size("1.6TB"), Ok(Bytes(1_600_000_000_000)));
+        assert!(parse_size("2").unwrap_err().contains("2TB"));
+        assert!(parse_size("2T").is_err());
+        assert!(parse_size("0B").is_err());
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        assert_eq!(csv_line(&["a", "b,c", "d\"e"]), "a,\"b,c\",\"d\"\"e\"\n");
+    }
+}
