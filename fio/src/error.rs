@@ -2,8 +2,6 @@
 //! kind, line, section and option, and the crate-internal [`Problem`]
 //! that becomes one once the job file's name is known.
 
-use crate::job_file::Entry;
-
 /// Something in the job file that keeps it from being imported, shown as
 /// `` cannot translate `verify=crc32c`: methodic does not check ... (in job.fio:7, [randread]) ``.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -89,18 +87,6 @@ pub(crate) struct Problem {
 impl Problem {
     pub(crate) fn new(kind: ImportErrorKind, line: usize, detail: impl Into<String>) -> Problem {
         Problem { kind, line, section: None, option: None, detail: detail.into(), hint: None }
-    }
-
-    /// A problem with an option as it was written.
-    pub(crate) fn at(kind: ImportErrorKind, entry: &Entry, detail: impl Into<String>) -> Problem {
-        Problem {
-            kind,
-            line: entry.line,
-            section: Some(entry.section.clone()),
-            option: Some(entry.written()),
-            detail: detail.into(),
-            hint: None,
-        }
     }
 
     pub(crate) fn hint(mut self, hint: impl Into<String>) -> Problem {

@@ -198,3 +198,17 @@ pub(crate) fn concurrent(before: &Job, job: &Job) -> Option<Problem> {
         ))
     })
 }
+// Beside the entry it names, so that error.rs needs nothing from here.
+impl Problem {
+    /// A problem with an option as it was written.
+    pub(crate) fn at(kind: ImportErrorKind, entry: &Entry, detail: impl Into<String>) -> Problem {
+        Problem {
+            kind,
+            line: entry.line,
+            section: Some(entry.section.clone()),
+            option: Some(entry.written()),
+            detail: detail.into(),
+            hint: None,
+        }
+    }
+}
