@@ -205,8 +205,7 @@ fn with_ram_limited_below_the_data_set_the_cache_is_not_blamed() {
 
 /// Rehearses the consumer copy methodology v1.0 with `extra` arguments.
 fn consumer(name: &str, extra: &[&str]) -> manifest::Loaded {
-    let dir = std::env::temp_dir().join(format!("methodic-consumer-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::temp_path(&format!("consumer-{name}"));
     let mut args = vec!["run", "--rehearse", "specs/consumer-v1.0.method", "--out", dir.to_str().unwrap()];
     args.extend_from_slice(extra);
     let o = methodic(&args);

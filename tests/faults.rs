@@ -34,9 +34,7 @@ fn source(on_error: &str) -> String {
 /// Runs `source` with `args` in a new folder named for `name`; the output
 /// and the results folder. The caller removes the folder's parent.
 fn run(name: &str, source: &str, args: &[&str]) -> (Output, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("methodic-faults-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir(&format!("faults-{name}"));
     let file = dir.join("m.method");
     std::fs::write(&file, source).unwrap();
     let out = dir.join("results");
@@ -257,9 +255,7 @@ fn rounds_csv(dir: &Path) -> Option<PathBuf> {
 fn rounds_that_fail_midway_keep_the_rounds_before_the_failure() {
     let Some(fs) = FaultFs::mount("rounds", 16 << 20) else { return };
     let target = fs.file();
-    let dir = std::env::temp_dir().join(format!("methodic-faults-rounds-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("faults-rounds");
     let file = dir.join("m.method");
     // Ten rounds at least before the rule can hold: the fault comes first.
     std::fs::write(
