@@ -1,18 +1,10 @@
 //! The `methodic` command end to end: exit codes, what goes to stdout and
 //! stderr, files written whole or not at all.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
-use common::{methodic, methodic_stdin, root, text};
-
-/// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("methodic-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{methodic, methodic_stdin, root, temp_dir, text};
 
 fn all_specs() -> Vec<String> {
     let mut specs: Vec<String> = std::fs::read_dir(root().join("specs"))
@@ -71,7 +63,7 @@ fn compile_writes_ron_to_stdout_and_json_or_files_on_request() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["methodology"]["name"], "quick");
 
-    let dir = scratch("compile");
+    let dir = temp_dir("cli-compile");
     let plan = dir.join("quick.ron");
     let out = methodic(&["compile", "specs/quick.method", "-o", plan.to_str().unwrap(), "--capacity", "2TB"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -84,7 +76,7 @@ fn compile_writes_ron_to_stdout_and_json_or_files_on_request() {
 
 #[test]
 fn compile_of_a_bad_methodology_writes_nothing() {
-    let dir = scratch("bad");
+    let dir = temp_dir("cli-bad");
     let plan = dir.join("out.ron");
     let out = methodic(&["compile", "tests/errors/err_split_sum.method", "-o", plan.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -142,7 +134,7 @@ fn plan_speaks_csv_and_json_lines() {
 
 #[test]
 fn plan_reads_a_compiled_plan_and_rejects_a_bad_one() {
-    let dir = scratch("plans");
+    let dir = temp_dir("cli-plans");
     let good = dir.join("quick.ron");
     assert!(methodic(&["compile", "specs/quick.method", "-o", good.to_str().unwrap()]).status.success());
     let out = methodic(&["plan", good.to_str().unwrap()]);
@@ -172,7 +164,7 @@ fn plan_reads_a_compiled_plan_and_rejects_a_bad_one() {
 
 #[test]
 fn fmt_check_then_fmt_then_check_again() {
-    let dir = scratch("fmt");
+    let dir = temp_dir("cli-fmt");
     let file = dir.join("messy.method");
     std::fs::write(&file, "methodology \"m\" version \"1\"\nworkload w {random;block 4KiB;read 0%} # keep me\nmeasure w qd 1 for 1s\n").unwrap();
     let path = file.to_str().unwrap();
@@ -227,7 +219,7 @@ fn bad_command_lines_are_usage_errors() {
 /// non-zero exit, never a panic, and leaves nothing behind.
 #[test]
 fn run_refuses_bad_inputs_clearly_and_leaves_nothing() {
-    let dir = scratch("bad-run-inputs");
+    let dir = temp_dir("cli-bad-run-inputs");
     std::fs::create_dir_all(dir.join("a-dir")).unwrap();
     std::fs::write(dir.join("binary.method"), b"\x00\xff\xfe").unwrap();
     std::fs::write(dir.join("empty.method"), "").unwrap();

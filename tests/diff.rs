@@ -56,8 +56,7 @@ fn a_reformatted_spec_with_renamed_workloads_is_no_change() {
 
 #[test]
 fn a_plan_diffs_like_its_source_and_json_is_machine_readable() {
-    let dir = std::env::temp_dir().join(format!("methodic-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("diff");
     let plan = dir.join("quick.ron");
     let o = methodic(&["compile", "specs/quick.method", "-o", plan.to_str().unwrap()]);
     assert!(o.status.success());

@@ -8,15 +8,9 @@ use std::path::PathBuf;
 
 use common::{fio_parses, methodic, root, text};
 
-fn out_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("methodic-fio-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
 #[test]
 fn every_spec_exports_to_jobs_fio_accepts() {
-    let dir = out_dir("specs");
+    let dir = common::temp_path("fio-specs");
     let mut specs: Vec<PathBuf> = std::fs::read_dir(root().join("specs"))
         .unwrap()
         .flatten()
@@ -71,7 +65,7 @@ fn a_step_exports_with_the_options_that_say_what_it_does() {
     assert!(job.contains("; step 1 (prepare/erase-discard): discard of the span. fio cannot"), "{job}");
     assert!(job.contains("filename=${TARGET}"));
     // A compiled plan exports the same.
-    let dir = out_dir("plan");
+    let dir = common::temp_path("fio-plan");
     std::fs::create_dir_all(&dir).unwrap();
     let plan = dir.join("quick.ron");
     assert!(methodic(&["compile", "specs/quick.method", "-o", plan.to_str().unwrap()]).status.success());
@@ -84,7 +78,7 @@ fn a_step_exports_with_the_options_that_say_what_it_does() {
 /// percentage_random, bssplit and the fill's stripes.
 #[test]
 fn mixes_splits_and_striped_fills_export() {
-    let dir = out_dir("mix");
+    let dir = common::temp_path("fio-mix");
     std::fs::create_dir_all(&dir).unwrap();
     let m = dir.join("mix.method");
     std::fs::write(
@@ -121,7 +115,7 @@ fn mixes_splits_and_striped_fills_export() {
 /// timing in tests); the README records one on zram.
 #[test]
 fn crosscheck_runs_both_on_the_same_file() {
-    let dir = out_dir("crosscheck");
+    let dir = common::temp_path("fio-crosscheck");
     std::fs::create_dir_all(&dir).unwrap();
     let target = dir.join("disk:0.bin");
     let bytes: Vec<u8> = (0..32u32 << 20).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();

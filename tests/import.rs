@@ -12,13 +12,6 @@ use std::path::PathBuf;
 use common::{fio_parses, methodic, methodic_stdin, root, text};
 use methodic_compiler::plan::{Action, Bytes, Duration, Extent, IoMode, Percent, Plan, QdCounting};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("methodic-import-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// `methodic import fio tests/fio/NAME`: the methodology on stdout.
 fn import(name: &str) -> String {
     let o = methodic(&["import", "fio", &format!("tests/fio/{name}")]);
@@ -146,7 +139,7 @@ fn a_striped_fill_stops_when_written() {
 
 #[test]
 fn output_name_and_standard_input() {
-    let dir = temp_dir("out");
+    let dir = common::temp_dir("import-out");
     let out = dir.join("imported.method");
     let o = methodic(&[
         "import",
@@ -175,7 +168,7 @@ fn output_name_and_standard_input() {
 
 #[test]
 fn refused_options_are_each_named_and_nothing_is_written() {
-    let dir = temp_dir("refused");
+    let dir = common::temp_dir("import-refused");
     let out = dir.join("never.method");
     let kept = dir.join("kept.method");
     std::fs::write(&kept, "# an earlier file\n").unwrap();
@@ -229,7 +222,7 @@ fn a_missing_job_file_is_an_error() {
 /// Imported, exported with `methodic export fio` (checked by fio), imported
 /// again: the steps of `tests/fio/NAME.fio` each time.
 fn round_trip(name: &str) {
-    let dir = temp_dir(&format!("round-trip-{name}"));
+    let dir = common::temp_dir(&format!("import-round-trip-{name}"));
     let method = dir.join(format!("{name}.method"));
     let o = methodic(&["import", "fio", &format!("tests/fio/{name}.fio"), "-o", method.to_str().unwrap()]);
     assert!(o.status.success(), "{name}: {}", text(&o.stderr));

@@ -5,7 +5,7 @@
 //! note: a 1KiB direct write arrives as two sectors, a 512B buffered write
 //! as a whole 4KiB page, and on zram every write as one 4KiB block.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 use common::{methodic, text};
@@ -22,13 +22,6 @@ fn ci() -> bool {
 fn skip(why: &str) {
     assert!(!ci(), "CI=true, and this test cannot run: {why}");
     eprintln!("skipped: {why}");
-}
-
-fn out_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("methodic-probe-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Runs the methodology `source` with `args`; the probe step's record from
@@ -71,7 +64,7 @@ fn page_size() -> u64 {
 /// O_DIRECT, in whole logical blocks, at offsets that are multiples of one.
 #[test]
 fn the_library_probe_writes_direct_in_whole_blocks() {
-    let dir = out_dir("spec");
+    let dir = common::temp_dir("probe-spec");
     let out = dir.join("results");
     let o = methodic(&["run", "--rehearse", "specs/page-size-probe.method", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -99,7 +92,7 @@ fn the_library_probe_writes_direct_in_whole_blocks() {
 /// makes none.
 #[test]
 fn a_buffered_probe_says_it_went_through_the_page_cache() {
-    let dir = out_dir("buffered");
+    let dir = common::temp_dir("probe-buffered");
     let (p, offsets) = run(&dir, &probe_source("512B", "256B", "64KiB", 2, "buffered"), &[]);
     let page = page_size();
     assert_eq!(p["durable"], "writes through the page cache, each followed by fdatasync");
@@ -126,7 +119,7 @@ fn a_probe_on_tmpfs_says_there_is_no_flash() {
     if !shm.is_dir() {
         return skip("there is no /dev/shm (tmpfs) to put a target on");
     }
-    let dir = out_dir("tmpfs");
+    let dir = common::temp_dir("probe-tmpfs");
     let target = shm.join(format!("methodic-probe-{}.bin", std::process::id()));
     std::fs::File::create(&target).unwrap().set_len(1 << 20).unwrap();
     let (p, _) = run(
@@ -161,7 +154,7 @@ fn the_device_sees_what_the_note_says() {
     let dev = l.dev.to_str().unwrap();
     let consent = ["--target", dev, "--destroy", dev];
 
-    let dir = out_dir("loop-direct");
+    let dir = common::temp_dir("probe-loop-direct");
     let before = sectors(&l.name());
     let (p, offsets) = run(&dir, &probe_source("1KiB", "512B", "64KiB", 3, "direct"), &consent);
     let after = sectors(&l.name());
@@ -171,7 +164,7 @@ fn the_device_sees_what_the_note_says() {
     assert_eq!(after - before, 127 * 3 * 2, "each probe write reached the device as its 1KiB, two sectors");
     std::fs::remove_dir_all(&dir).unwrap();
 
-    let dir = out_dir("loop-buffered");
+    let dir = common::temp_dir("probe-loop-buffered");
     let before = sectors(&l.name());
     let (p, offsets) = run(&dir, &probe_source("512B", "256B", "16KiB", 2, "buffered"), &consent);
     let after = sectors(&l.name());
@@ -197,7 +190,7 @@ fn on_4k_blocks_writes_are_rounded_up_and_offsets_between_skipped() {
     let Some(z) = devices::Zram::setup(&lock, 64 << 20) else { return };
     let dev = z.path();
     let dev = dev.to_str().unwrap();
-    let dir = out_dir("zram");
+    let dir = common::temp_dir("probe-zram");
     let before = sectors("zram0");
     let (p, offsets) =
         run(&dir, &probe_source("1KiB", "512B", "64KiB", 2, "direct"), &["--target", dev, "--destroy", dev]);

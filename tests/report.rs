@@ -13,12 +13,6 @@ mod browser;
 mod common;
 use common::{methodic, text};
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("methodic-report-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
 /// A small methodology: `prepare` goes before a QD1/QD4 sweep of 4KiB
 /// random reads and writes, over `span`.
 fn methodology(span: &str, prepare: &str) -> String {
@@ -32,9 +26,11 @@ fn methodology(span: &str, prepare: &str) -> String {
     )
 }
 
-/// Rehearses `source` into a new results directory.
+/// Rehearses `source` into a new results directory, without the host
+/// ceiling (what compare says of two runs does not depend on it; the quick
+/// rehearsal below has one).
 fn rehearse(name: &str, source: &str) -> PathBuf {
-    rehearse_with(&temp(name), source, &[])
+    rehearse_with(&common::temp_path(&format!("report-{name}")), source, &["--no-ceiling"])
 }
 
 /// Rehearses `source` into `dir`/results (`dir` made anew), with more
@@ -52,6 +48,16 @@ fn rehearse_with(dir: &Path, source: &str, options: &[&str]) -> PathBuf {
     let o = methodic(&args);
     assert!(o.status.success(), "{name}: {}", text(&o.stderr));
     out
+}
+
+/// Two rehearsals side by side (a rehearsal mostly waits on its steps'
+/// timers, so two share the machine well): `(name, source)` each.
+fn rehearse_two(a: (&str, &str), b: (&str, &str)) -> (PathBuf, PathBuf) {
+    std::thread::scope(|s| {
+        let first = s.spawn(|| rehearse(a.0, a.1));
+        let second = rehearse(b.0, b.1);
+        (first.join().unwrap(), second)
+    })
 }
 
 /// One rehearsal of the quick spec, shared by the tests that only read it.
@@ -118,7 +124,7 @@ fn report_prints_each_format_with_units_and_checklist() {
 
 #[test]
 fn the_html_report_renders_in_chromium_with_charts_and_no_errors() {
-    let page = temp("html").with_extension("html");
+    let page = common::temp_path("report-html").with_extension("html");
     let o =
         methodic(&["report", quick().to_str().unwrap(), "--html", page.to_str().unwrap(), "--format", "csv"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -141,8 +147,10 @@ fn the_html_report_renders_in_chromium_with_charts_and_no_errors() {
 
 #[test]
 fn compare_names_the_span_when_only_the_span_differs() {
-    let a = rehearse("span-a", &methodology("100%", "fill rnd4k_write passes 1"));
-    let b = rehearse("span-b", &methodology("25%", "fill rnd4k_write passes 1"));
+    let (a, b) = rehearse_two(
+        ("span-a", &methodology("100%", "fill rnd4k_write passes 1")),
+        ("span-b", &methodology("25%", "fill rnd4k_write passes 1")),
+    );
     let o = methodic(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let t = text(&o.stdout);
@@ -166,8 +174,10 @@ fn compare_names_the_span_when_only_the_span_differs() {
 
 #[test]
 fn compare_names_the_drive_state_of_an_erased_and_a_preconditioned_drive() {
-    let a = rehearse("erased", &methodology("100%", "erase discard"));
-    let b = rehearse("preconditioned", &methodology("100%", "precondition rnd4k_write qd 32 for 2s"));
+    let (a, b) = rehearse_two(
+        ("erased", &methodology("100%", "erase discard")),
+        ("preconditioned", &methodology("100%", "precondition rnd4k_write qd 32 for 2s")),
+    );
     let o = methodic(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let t = text(&o.stdout);
@@ -289,7 +299,7 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
     assert_eq!(f[col("average_iops")], format!("{:.3}", s["summary"]["total"]["iops"].as_f64().unwrap()));
     assert_eq!(f[col("reported_value")], "peak");
 
-    let page = temp("peak-html").with_extension("html");
+    let page = common::temp_path("report-peak-html").with_extension("html");
     let o = methodic(&["report", dir, "--html", page.to_str().unwrap(), "--format", "csv"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
@@ -301,7 +311,7 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
 
     // Results written before peaks were kept: they load, and report the
     // step average, saying why.
-    let old = temp("no-peaks");
+    let old = common::temp_path("report-no-peaks");
     std::fs::create_dir_all(&old).unwrap();
     for f in ["manifest.json", "plan.ron"] {
         std::fs::copy(peak.join(f), old.join(f)).unwrap();
@@ -407,7 +417,7 @@ fn compare_pairs_a_peak_run_and_a_step_average_run_like_with_like_and_says_so() 
 #[test]
 fn bad_results_directories_are_refused_naming_the_file_and_left_alone() {
     // Not a results directory.
-    let plain = temp("plain");
+    let plain = common::temp_path("report-plain");
     std::fs::create_dir_all(&plain).unwrap();
     std::fs::write(plain.join("notes.txt"), "hello").unwrap();
     let before = snapshot(&plain);
@@ -424,7 +434,7 @@ fn bad_results_directories_are_refused_naming_the_file_and_left_alone() {
     assert_eq!(snapshot(&plain), before);
 
     // A copy of a real run, then damaged in two ways.
-    let copy = temp("damaged");
+    let copy = common::temp_path("report-damaged");
     std::fs::create_dir_all(&copy).unwrap();
     for f in ["manifest.json", "steps.jsonl", "plan.ron"] {
         std::fs::copy(quick().join(f), copy.join(f)).unwrap();

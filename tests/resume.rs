@@ -7,19 +7,12 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use common::{methodic, spawn, text};
 use methodic_runtime::Status;
 use methodic_runtime::manifest::{self, StepStatus};
-
-fn out_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("methodic-resume-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Waits until the run has written its manifest (it can be resumed from
 /// then on).
@@ -67,14 +60,17 @@ impl Rng {
 }
 
 /// A rehearsal of the enterprise sweep (101 steps, preconditions in every
-/// phase) is killed with SIGKILL 20 times at random points, each time
+/// phase) is killed with SIGKILL 12 times at random points, each time
 /// resumed; after every kill each recorded step is whole and parses, and no
 /// record made before is lost (a resume moves the records of steps it runs
 /// again to superseded.jsonl). The last resume completes the run with the
 /// plan hash it started with.
 #[test]
 fn a_run_killed_at_random_points_resumes_to_the_end() {
-    let dir = out_dir("crash");
+    // Each kill is one more random point; 12 reach into every phase of the
+    // rehearsal (about 7 seconds of steps) without waiting out the rest.
+    const KILLS: u32 = 12;
+    let dir = common::temp_dir("resume-crash");
     let out = dir.join("results");
     let out_s = out.to_str().unwrap().to_string();
     let seed =
@@ -85,7 +81,7 @@ fn a_run_killed_at_random_points_resumes_to_the_end() {
     let mut plan_hash = None;
     let mut kills = 0;
     let mut attempts = 0;
-    while kills < 20 {
+    while kills < KILLS {
         attempts += 1;
         assert!(attempts < 60, "the run makes no progress between kills");
         let mut child = if attempts == 1 {
@@ -96,8 +92,8 @@ fn a_run_killed_at_random_points_resumes_to_the_end() {
         if attempts == 1 {
             wait_for_manifest(&out);
         }
-        // Somewhere in the next 0.05 to 2 seconds.
-        let delay = Duration::from_millis(50 + rng.next() % 1950);
+        // Somewhere in the next 0.05 to 1.25 seconds.
+        let delay = Duration::from_millis(50 + rng.next() % 1200);
         let t0 = Instant::now();
         let mut ended = None;
         while t0.elapsed() < delay {
@@ -135,7 +131,7 @@ fn a_run_killed_at_random_points_resumes_to_the_end() {
             break;
         }
     }
-    if kills < 20 {
+    if kills < KILLS {
         println!("the run completed after {kills} kills");
     }
     let o = methodic(&["run", "--resume", &out_s]);
@@ -155,22 +151,39 @@ fn a_run_killed_at_random_points_resumes_to_the_end() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Three steps; the second is the one a signal cuts off. It runs long
+/// enough that the signal, sent as soon as the manifest says the step is
+/// running, lands in it however loaded the machine; a resume runs it again
+/// whole, so it is not longer than that.
 const SHORT: &str = "methodology \"short\" version \"1\"\ntarget { span 64MiB }\n\
                      workload r { random; block 4KiB; read 100% }\n\
-                     measure r qd 1 for 1s\nmeasure r qd 4 for 30s\nmeasure r qd 8 for 1s\n";
+                     measure r qd 1 for 200ms\nmeasure r qd 4 for 6s\nmeasure r qd 8 for 200ms\n";
 
-/// Starts SHORT in `dir`, and returns once its second step is running.
+/// Starts SHORT in `dir`: the run, its methodology and its results folder,
+/// once the run has written its manifest.
 fn start_short(dir: &Path) -> (Child, PathBuf, PathBuf) {
     let method = dir.join("short.method");
     std::fs::write(&method, SHORT).unwrap();
     let out = dir.join("results");
     let child = spawn(&["run", method.to_str().unwrap(), "--no-ceiling", "--out", out.to_str().unwrap()]);
-    let t0 = Instant::now();
-    while lines(&out.join("steps.jsonl")).is_empty() && t0.elapsed() < Duration::from_secs(30) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for_manifest(&out);
     (child, method, out)
+}
+
+/// Waits until the manifest in `out` says the second step is running, and
+/// sends `signal` to the run at once.
+fn signal_in_step_2(child: &Child, out: &Path, signal: libc::c_int) {
+    let t0 = Instant::now();
+    loop {
+        // The manifest is replaced whole, so it reads whole or not at all.
+        let m = manifest::read_manifest(&out.join("manifest.json"));
+        if m.is_ok_and(|m| m.steps[1].status == StepStatus::Running) {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(120), "the second step never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0, "the signal was sent");
 }
 
 /// A run still going cannot be resumed; stopped by SIGTERM, it keeps its
@@ -178,9 +191,11 @@ fn start_short(dir: &Path) -> (Child, PathBuf, PathBuf) {
 /// record moved to superseded.jsonl; a finished run is not resumed again.
 #[test]
 fn a_stopped_run_goes_on_from_the_step_cut_off() {
-    let dir = out_dir("term");
+    let dir = common::temp_dir("resume-term");
     let (child, _, out) = start_short(&dir);
     let out_s = out.to_str().unwrap();
+    // Still going: the run holds its results folder from before the
+    // manifest until it ends, 6 seconds later at the soonest.
     let busy = methodic(&["run", "--resume", out_s]);
     assert_eq!(busy.status.code(), Some(1));
     assert!(
@@ -188,7 +203,7 @@ fn a_stopped_run_goes_on_from_the_step_cut_off() {
         "{}",
         text(&busy.stderr)
     );
-    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    signal_in_step_2(&child, &out, libc::SIGTERM);
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(143));
     let err = text(&o.stderr);
@@ -227,16 +242,16 @@ fn a_stopped_run_goes_on_from_the_step_cut_off() {
 /// changes nothing.
 #[test]
 fn a_resume_refuses_another_plan_or_another_target() {
-    let dir = out_dir("refuse");
+    let dir = common::temp_dir("resume-refuse");
     let (child, method, out) = start_short(&dir);
     let out_s = out.to_str().unwrap();
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    signal_in_step_2(&child, &out, libc::SIGINT);
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
     let before =
         (std::fs::read(out.join("manifest.json")).unwrap(), std::fs::read(out.join("steps.jsonl")).unwrap());
 
     let other = dir.join("other.method");
-    std::fs::write(&other, SHORT.replace("qd 8 for 1s", "qd 16 for 1s")).unwrap();
+    std::fs::write(&other, SHORT.replace("qd 8 for 200ms", "qd 16 for 200ms")).unwrap();
     let o = methodic(&["run", "--resume", out_s, other.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);

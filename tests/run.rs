@@ -1,31 +1,194 @@
 //! `methodic run` end to end on scratch files: every spec of the library
-//! rehearses to completion, results directories hold what they promise,
+//! compiles to a rehearsal plan that validates, the fewest specs that use
+//! every feature any spec uses rehearse to completion, results directories
+//! hold what they promise,
 //! and --json prints nothing but JSON.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+use methodic_compiler::plan::{Action, Percent, Plan};
 
 mod common;
 use common::{methodic, root, text};
 
-fn out_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("methodic-run-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-/// Every spec, rehearsed one after another (they would fight over two cores).
-#[test]
-fn every_spec_rehearses_to_completion() {
+/// Every spec of the library, by its path.
+fn specs() -> Vec<PathBuf> {
     let mut specs: Vec<PathBuf> = std::fs::read_dir(root().join("specs"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "method"))
         .collect();
     specs.sort();
-    // Four at a time: a rehearsal mostly waits on its steps' timers, so
-    // the specs share the machine's two cores without slowing each other
-    // much, and the test takes a third of the time it took one by one.
-    let queue = std::sync::Mutex::new(specs);
+    specs
+}
+
+/// What a plan asks of the runtime, in words: its kinds of step, how they
+/// stop, the shapes of their workloads and targets, repeats, sweeps, and
+/// the conventions its results are reported in. A spec rehearsed end to
+/// end runs each of its features.
+fn features(plan: &Plan) -> BTreeSet<String> {
+    use methodic_compiler::plan::{
+        DataPattern, EraseMethod, Extent, IoMode, OnError, PreconditionStop, Units, ValueKind,
+    };
+    let mut f = BTreeSet::new();
+    let c = &plan.conventions;
+    f.insert(format!("units {}", if c.units == Units::Binary { "binary" } else { "decimal" }));
+    f.insert(format!(
+        "value {}",
+        match c.value {
+            ValueKind::StepAverage => "step average",
+            ValueKind::SteadyStateAverage => "steady-state average",
+            ValueKind::Peak => "peak",
+        }
+    ));
+    if plan.methodology.on_error == OnError::Continue {
+        f.insert("on_error continue".into());
+    }
+    for step in &plan.steps {
+        f.insert(format!("step {}", step.action.kind()));
+        let t = step.target.unwrap_or(plan.target);
+        f.insert(if t.io == IoMode::Direct { "direct I/O" } else { "buffered I/O" }.into());
+        f.insert(
+            match t.data {
+                DataPattern::Random => "random data",
+                DataPattern::Zeros => "zeros",
+                DataPattern::Compressible(_) => "compressible data",
+            }
+            .into(),
+        );
+        if !matches!(t.span, Extent::Percent(p) if p == Percent::HUNDRED) {
+            f.insert("a span less than the target".into());
+        }
+        if t.devices > 1 {
+            f.insert("several devices".into());
+        }
+        if step.repeat.is_some() {
+            f.insert("repeated steps".into());
+        }
+        if step.sweep.is_some() {
+            f.insert("sweeps".into());
+        }
+        let share = |p: Percent, none: &'static str, all: &'static str, some: &'static str| {
+            if p == Percent::ZERO {
+                none
+            } else if p == Percent::HUNDRED {
+                all
+            } else {
+                some
+            }
+        };
+        let depths: Vec<u32> = match &step.action {
+            Action::Fill { qd, .. } | Action::Precondition { qd, .. } | Action::Measure { qd, .. } => {
+                vec![qd.workers]
+            }
+            Action::Rounds { cells, .. } => cells.iter().map(|c| c.qd.workers).collect(),
+            _ => Vec::new(),
+        };
+        if depths.iter().any(|w| *w > 1) {
+            f.insert("several workers".into());
+        }
+        for w in step.action.workloads() {
+            f.insert(share(w.random, "sequential I/O", "random I/O", "partly random I/O").into());
+            f.insert(share(w.read, "writes", "reads", "mixed reads and writes").into());
+            if w.blocks.len() > 1 {
+                f.insert("several block sizes".into());
+            }
+            if w.align.0 != 0 || w.offset.0 != 0 {
+                f.insert("aligned or offset I/O".into());
+            }
+        }
+        match &step.action {
+            Action::Erase { method } => {
+                f.insert(if *method == EraseMethod::Secure { "secure erase" } else { "discard" }.into());
+            }
+            Action::Precondition { stop, .. } => {
+                f.insert(match stop {
+                    PreconditionStop::Time(_) => "precondition for a time".into(),
+                    PreconditionStop::Steady { .. } => "precondition until steady".into(),
+                });
+            }
+            Action::Measure { ramp, stop, .. } => {
+                if !ramp.is_zero() {
+                    f.insert("measure with a ramp".into());
+                }
+                f.insert(match (stop.time.is_some(), stop.written.is_some()) {
+                    (true, true) => "measure for a time or until written".into(),
+                    (false, true) => "measure until written".into(),
+                    _ => "measure for a time".into(),
+                });
+            }
+            Action::Rounds { cells, .. } if cells.len() > 1 => {
+                f.insert("rounds of several measurements".into());
+            }
+            _ => {}
+        }
+    }
+    f
+}
+
+/// Every spec at the plan level (it compiles, and its rehearsal plan
+/// validates, keeps every step and fits the rehearsal's time), and end to
+/// end the fewest specs that together use every feature any spec uses
+/// ([`features`]): rehearsing each of the others would run nothing those
+/// do not, at a minute of the machine for the lot. A spec that brings
+/// something new is rehearsed from then on, chosen here.
+#[test]
+fn every_spec_rehearses_to_completion() {
+    let mut plans = Vec::new();
+    for spec in specs() {
+        let name = spec.file_stem().unwrap().to_string_lossy().to_string();
+        let plan = methodic_compiler::compile(&std::fs::read_to_string(&spec).unwrap(), &Default::default())
+            .unwrap_or_else(|d| panic!("{name}: {d}"))
+            .plan;
+        let rehearsal = methodic_runtime::rehearse::rehearse(&plan);
+        let problems = methodic_compiler::validate(&rehearsal);
+        assert!(problems.is_empty(), "{name}: the rehearsal plan: {problems}");
+        assert_eq!(rehearsal.steps.len(), plan.steps.len(), "{name}");
+        assert!(
+            rehearsal.estimate.time.max.as_millis() <= 30_000,
+            "{name}: {}",
+            rehearsal.estimate.time.human()
+        );
+        // What a rehearsal costs: its steps' time, and about a quarter
+        // second for what each step, or each measurement of a round, does
+        // besides (a debug build).
+        let records: u64 = rehearsal
+            .steps
+            .iter()
+            .map(|s| match &s.action {
+                Action::Rounds { cells, rule, .. } => cells.len() as u64 * rule.max_rounds as u64,
+                _ => 1,
+            })
+            .sum();
+        let cost = rehearsal.estimate.time.max.as_secs_f64() + 0.25 * records as f64;
+        plans.push((spec, name, features(&plan), cost));
+    }
+    let mut uncovered: BTreeSet<String> = plans.iter().flat_map(|p| p.2.iter().cloned()).collect();
+    let mut chosen = Vec::new();
+    while !uncovered.is_empty() {
+        // The spec that covers the most of what is left for its cost.
+        let (spec, name, new, cost) = plans
+            .iter()
+            .map(|(spec, name, f, cost)| {
+                (spec, name, f, *cost, f.intersection(&uncovered).count() as f64 / cost)
+            })
+            .max_by(|a, b| a.4.total_cmp(&b.4).then_with(|| b.1.cmp(a.1)))
+            .map(|(spec, name, f, cost, _)| {
+                (spec, name, f.intersection(&uncovered).cloned().collect::<Vec<_>>(), cost)
+            })
+            .unwrap();
+        eprintln!("rehearsing {name} for {}", new.join(", "));
+        for f in &new {
+            uncovered.remove(f);
+        }
+        chosen.push((spec.clone(), cost));
+    }
+    // Four at a time, the longest first: a rehearsal mostly waits on its
+    // steps' timers, so the specs share the machine's two cores without
+    // slowing each other much.
+    chosen.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let queue = std::sync::Mutex::new(chosen.into_iter().map(|(spec, _)| spec).collect::<Vec<_>>());
     std::thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| {
@@ -41,11 +204,13 @@ fn every_spec_rehearses_to_completion() {
 fn rehearse_spec(spec: &Path) {
     {
         let name = spec.file_stem().unwrap().to_string_lossy().to_string();
-        let out = out_dir(&name);
+        let out = common::temp_path(&format!("run-{name}"));
         let started = std::time::Instant::now();
+        // No host ceiling: the quick rehearsal below measures it.
         let o = methodic(&[
             "run",
             "--rehearse",
+            "--no-ceiling",
             "--seed",
             "1",
             spec.to_str().unwrap(),
@@ -94,7 +259,7 @@ fn rehearse_spec(spec: &Path) {
 
 #[test]
 fn a_run_leaves_its_results_and_prints_a_table() {
-    let out = out_dir("quick");
+    let out = common::temp_path("run-quick");
     let o = methodic(&["run", "--rehearse", "specs/quick.method", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let table = text(&o.stdout);
@@ -121,7 +286,7 @@ fn a_run_leaves_its_results_and_prints_a_table() {
 
 #[test]
 fn a_missing_target_is_a_clear_error() {
-    let out = out_dir("missing");
+    let out = common::temp_path("run-missing");
     let o = methodic(&[
         "run",
         "specs/quick.method",
@@ -193,7 +358,7 @@ fn refused_as_kernel_file(dir: &Path, method: &Path, target: &Path, fs: &str) {
 /// README's quick one) and a buffered one alike.
 #[test]
 fn a_target_on_procfs_or_sysfs_is_refused_whatever_overwrite_says() {
-    let dir = out_dir("kernel-files");
+    let dir = common::temp_path("run-kernel-files");
     std::fs::create_dir_all(&dir).unwrap();
     let buffered = buffered_writes(&dir);
     let sleeper = Killed(std::process::Command::new("sleep").arg("600").spawn().unwrap());
@@ -226,7 +391,7 @@ fn a_sysfs_file_bind_mounted_elsewhere_is_refused_too() {
     if !common::require_root("bind-mounting a sysfs file") || !common::require_tool("mount") {
         return;
     }
-    let dir = out_dir("kernel-bind");
+    let dir = common::temp_path("run-kernel-bind");
     std::fs::create_dir_all(&dir).unwrap();
     let buffered = buffered_writes(&dir);
     let file = dir.join("disk.img");
@@ -263,7 +428,7 @@ fn pin_keeps_every_worker_within_the_cpus_the_process_may_use() {
         );
         return;
     };
-    let dir = out_dir("pin");
+    let dir = common::temp_path("run-pin");
     std::fs::create_dir_all(&dir).unwrap();
     let method = dir.join("two.method");
     std::fs::write(
@@ -330,7 +495,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn a_signal_stops_the_run_and_keeps_the_step_in_flight() {
     for (sig, name, code) in [("TERM", "SIGTERM", 143), ("INT", "SIGINT", 130)] {
-        let dir = out_dir(&format!("signal-{sig}"));
+        let dir = common::temp_path(&format!("run-signal-{sig}"));
         std::fs::create_dir_all(&dir).unwrap();
         let method = dir.join("long.method");
         std::fs::write(
@@ -397,7 +562,7 @@ fn a_step_ended_by_its_budget_reports_rates_over_the_time_it_ran() {
 /// kept is its own; a plan that claims non_destructive but writes is refused.
 #[test]
 fn existing_files_are_written_only_with_consent() {
-    let dir = out_dir("overwrite");
+    let dir = common::temp_path("run-overwrite");
     std::fs::create_dir_all(&dir).unwrap();
     let target = dir.join("mine.bin");
     let before: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
@@ -498,7 +663,7 @@ fn a_results_directory_without_room_or_write_access_is_refused_up_front() {
     if !common::require_root("mounting a small tmpfs") {
         return;
     }
-    let dir = out_dir("space");
+    let dir = common::temp_path("run-space");
     std::fs::create_dir_all(&dir).unwrap();
     struct Mounts(Vec<PathBuf>);
     impl Drop for Mounts {

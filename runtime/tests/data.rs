@@ -5,6 +5,8 @@
 //! `data zeros` writes zeros; and what a read leaves in a buffer is never
 //! written. Runs on files in the temporary directory, as any user.
 
+mod common;
+
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::PathBuf;
@@ -21,9 +23,7 @@ struct Scratch {
 
 impl Scratch {
     fn new(name: &str, content: &[u8]) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("methodic-data-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let dir = common::temp_dir(&format!("data-{name}"));
         fs::write(dir.join("target.bin"), content).unwrap();
         Scratch { dir }
     }

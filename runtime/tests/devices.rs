@@ -28,15 +28,13 @@ fn compile(src: &str) -> Plan {
     methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan
 }
 
-fn out_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("methodic-dev-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    d
-}
-
 fn run_on(plan: &Plan, target: &Path, name: &str) -> RunReport {
-    let opts =
-        RunOptions { targets: vec![target.to_path_buf()], out: out_dir(name), seed: 7, ..Default::default() };
+    let opts = RunOptions {
+        targets: vec![target.to_path_buf()],
+        out: common::temp_path(&format!("dev-{name}")),
+        seed: 7,
+        ..Default::default()
+    };
     let report = run(plan, &opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.status, Status::Completed, "{:?}", report.error);
     let _ = fs::remove_dir_all(&opts.out);
@@ -102,8 +100,9 @@ fn io_counts_shares_and_queue_depth_match_what_the_device_saw() {
     // io_uring keeps it too, from one thread.
     let opts = RunOptions {
         targets: vec![z.path()],
-        out: out_dir("uring"),
+        out: common::temp_path("dev-uring"),
         engine: EngineChoice::IoUring,
+        skip_ceiling: true,
         ..Default::default()
     };
     let r = run(&mix_only, &opts, &mut Quiet).unwrap();
@@ -151,7 +150,12 @@ fn erase_discards_on_zram() {
     assert!(left < 16 << 20, "zram still holds {left} bytes after the discard");
     // A secure erase zram cannot do fails with the way out in its hint.
     let secure = compile("methodology \"t\" version \"1\"\nerase secure");
-    let opts = RunOptions { targets: vec![z.path()], out: out_dir("secure"), ..Default::default() };
+    let opts = RunOptions {
+        targets: vec![z.path()],
+        out: common::temp_path("dev-secure"),
+        skip_ceiling: true,
+        ..Default::default()
+    };
     let r = run(&secure, &opts, &mut Quiet).unwrap();
     assert_eq!(r.status, Status::Failed);
     assert!(r.error.as_deref().unwrap_or("").contains("erase discard"), "{:?}", r.error);
@@ -190,7 +194,12 @@ fn a_device_with_a_file_system_is_refused_unless_named() {
     };
     let before = fs::read(&l.dev).unwrap();
     let plan = compile("methodology \"t\" version \"1\"\nfill { sequential; block 1MiB; read 0% }");
-    let opts = RunOptions { targets: vec![l.dev.clone()], out: out_dir("guard"), ..Default::default() };
+    let opts = RunOptions {
+        targets: vec![l.dev.clone()],
+        out: common::temp_path("dev-guard"),
+        skip_ceiling: true,
+        ..Default::default()
+    };
     let err = run(&plan, &opts, &mut Quiet).unwrap_err().to_string();
     assert!(err.contains("ext2/3/4 file system"), "{err}");
     assert!(!opts.out.exists(), "a refused run leaves no results directory");
@@ -207,7 +216,7 @@ fn a_device_with_a_file_system_is_refused_unless_named() {
 
 #[test]
 fn workers_spread_over_two_targets() {
-    let dir = out_dir("two");
+    let dir = common::temp_path("dev-two");
     fs::create_dir_all(&dir).unwrap();
     let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
     for p in [&a, &b] {
@@ -218,14 +227,19 @@ fn workers_spread_over_two_targets() {
          fill { sequential; block 1MiB; read 0% } qd 2",
     );
     // Files the test made: methodic refuses them without --overwrite.
-    let refused =
-        RunOptions { targets: vec![a.clone(), b.clone()], out: dir.join("out0"), ..Default::default() };
+    let refused = RunOptions {
+        targets: vec![a.clone(), b.clone()],
+        out: dir.join("out0"),
+        skip_ceiling: true,
+        ..Default::default()
+    };
     let err = run(&plan, &refused, &mut Quiet).unwrap_err().to_string();
     assert!(err.contains("existing file methodic did not create"), "{err}");
     let opts = RunOptions {
         targets: vec![a.clone(), b.clone()],
         out: dir.join("out"),
         overwrite: true,
+        skip_ceiling: true,
         ..Default::default()
     };
     let r = run(&plan, &opts, &mut Quiet).unwrap();
@@ -235,8 +249,13 @@ fn workers_spread_over_two_targets() {
         let data = fs::read(p).unwrap();
         assert!(data.iter().filter(|&&x| x != 0).count() > data.len() / 2, "{} was not written", p.display());
     }
-    let one =
-        RunOptions { targets: vec![a.clone()], out: dir.join("out1"), overwrite: true, ..Default::default() };
+    let one = RunOptions {
+        targets: vec![a.clone()],
+        out: dir.join("out1"),
+        overwrite: true,
+        skip_ceiling: true,
+        ..Default::default()
+    };
     let err = run(&plan, &one, &mut Quiet).unwrap_err().to_string();
     assert!(err.contains("2 devices"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
@@ -310,7 +329,7 @@ fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
     });
     let opts = RunOptions {
         targets: vec![l.dev.clone()],
-        out: out_dir("cliff"),
+        out: common::temp_path("dev-cliff"),
         seed: 7,
         destroy: Some(l.dev.display().to_string()),
         // The throttle changes 4 s after the run starts: the write must
@@ -347,7 +366,12 @@ fn direct_io_the_device_cannot_align_is_refused_at_the_start() {
         )
     };
     let before = stat("zram0");
-    let opts = RunOptions { targets: vec![z.path()], out: out_dir("align"), ..Default::default() };
+    let opts = RunOptions {
+        targets: vec![z.path()],
+        out: common::temp_path("dev-align"),
+        skip_ceiling: true,
+        ..Default::default()
+    };
     let e = run(&compile(&src("direct")), &opts, &mut Quiet).unwrap_err().to_string();
     assert!(e.contains("step 1") && e.contains("multiples of 512B") && e.contains("4KiB"), "{e}");
     assert_eq!(stat("zram0").0, before.0, "no I/O before the refusal");
@@ -381,7 +405,7 @@ fn a_peak_is_the_best_whole_interval_and_beats_the_average_of_a_slowing_device()
     });
     let opts = RunOptions {
         targets: vec![l.dev.clone()],
-        out: out_dir("peak"),
+        out: common::temp_path("dev-peak"),
         seed: 7,
         destroy: Some(l.dev.display().to_string()),
         skip_ceiling: true,

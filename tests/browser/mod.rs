@@ -173,8 +173,7 @@ impl Browser {
     fn launch(exe: &Path) -> Result<Browser, String> {
         static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
         let n = LAUNCHES.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("methodic-chromium-{}-{n}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let dir = crate::common::temp_path(&format!("chromium-{n}"));
         fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let stderr = File::create(dir.join("stderr"))
             .map_err(|e| format!("cannot create {}: {e}", dir.join("stderr").display()))?;
@@ -601,10 +600,7 @@ mod self_test {
         fn new(extension: &str) -> Temp {
             static FILES: AtomicUsize = AtomicUsize::new(0);
             let n = FILES.fetch_add(1, Ordering::Relaxed);
-            Temp(
-                std::env::temp_dir()
-                    .join(format!("methodic-browser-selftest-{}-{n}.{extension}", std::process::id())),
-            )
+            Temp(crate::common::temp_name(&format!("browser-selftest-{n}")).with_extension(extension))
         }
     }
 

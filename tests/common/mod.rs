@@ -13,6 +13,12 @@ use std::process::{Child, Command, Output, Stdio};
 mod skip;
 #[allow(unused_imports)]
 pub use skip::{require_root, require_tool, skip, skip_tool, under_ci};
+// The one temporary-folder helper, shared the same way.
+#[path = "../../runtime/tests/common/temp.rs"]
+#[allow(clippy::duplicate_mod)]
+mod temp;
+#[allow(unused_imports)]
+pub use temp::{temp_dir, temp_name, temp_path};
 
 /// The repository root, where specs/ and tests/errors/ are.
 pub fn root() -> &'static Path {
@@ -64,9 +70,7 @@ pub fn text(b: &[u8]) -> String {
 /// results folder, once the run succeeded. The caller removes its parent.
 #[allow(dead_code)]
 pub fn run_source(name: &str, source: &str, args: &[&str]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("methodic-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir(name);
     let file = dir.join("m.method");
     std::fs::write(&file, source).unwrap();
     let out = dir.join("results");

@@ -68,7 +68,7 @@ impl FaultFs {
             );
             return None;
         }
-        let dir = std::env::temp_dir().join(format!("methodic-faultfs-{name}-{}", std::process::id()));
+        let dir = crate::common::temp_name(&format!("faultfs-{name}"));
         // A folder left by a test that was killed may still hold a dead mount.
         let _ = std::process::Command::new("umount").arg("-l").arg(&dir).output();
         let _ = std::fs::remove_dir_all(&dir);

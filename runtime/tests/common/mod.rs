@@ -11,8 +11,11 @@
 #![allow(dead_code)]
 
 mod skip;
+mod temp;
 #[allow(unused_imports)]
 pub use skip::{TOOLS, package_of, require_root, require_tool, skip, skip_tool, under_ci};
+#[allow(unused_imports)]
+pub use temp::{temp_dir, temp_name, temp_path};
 
 use std::ffi::{CString, OsStr};
 use std::fs::{self, File};
@@ -77,10 +80,11 @@ pub fn tool_in(cmd: &str, args: &[&OsStr], input: Option<&str>) -> Option<()> {
     Some(())
 }
 
+/// A temporary path for `what`, another each call.
 fn unique(what: &str) -> PathBuf {
     static N: AtomicU32 = AtomicU32::new(0);
     let n = N.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!("methodic-{what}-{}-{n}", std::process::id()))
+    temp_path(&format!("{what}-{n}"))
 }
 
 /// Sets methodic's scratch mark on a file, as methodic does on the scratch
