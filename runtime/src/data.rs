@@ -267,23 +267,17 @@ impl Pattern {
 }
 
 #[cfg(test)]
+#[path = "../tests/common/zstd.rs"]
+mod zstd_common;
+
+#[cfg(test)]
 mod tests {
     use std::collections::HashSet;
 
     use methodic_compiler::plan::Percent;
 
+    use super::zstd_common::zstd_ratio;
     use super::*;
-
-    /// zstd's compressed size over the original: at `level`, with long
-    /// distance matching (a 128MiB window, as `zstd --long`) if `long`.
-    fn zstd_ratio(data: &[u8], level: i32, long: bool) -> f64 {
-        let mut c = zstd::bulk::Compressor::new(level).unwrap();
-        if long {
-            c.set_parameter(zstd::zstd_safe::CParameter::EnableLongDistanceMatching(true)).unwrap();
-            c.set_parameter(zstd::zstd_safe::CParameter::WindowLog(27)).unwrap();
-        }
-        c.compress(data).unwrap().len() as f64 / data.len() as f64
-    }
 
     /// What `writes` writes of `len` bytes each through 8 slots (as a
     /// worker at queue depth 8 would) send to the device, in order.

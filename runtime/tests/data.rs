@@ -6,12 +6,15 @@
 //! written. Runs on files in the temporary directory, as any user.
 
 mod common;
+#[path = "common/zstd.rs"]
+mod zstd_common;
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::PathBuf;
 
 use methodic_runtime::{Quiet, RunOptions, Status, run};
+use zstd_common::zstd_ratio;
 
 const CHUNK: usize = 512;
 
@@ -69,17 +72,6 @@ fn source(span: &str, data: &str, read: u32, fill: bool) -> String {
          {}measure rnd qd 16 for 10min until written 100%\n",
         if fill { "fill seq passes 1\n" } else { "" }
     )
-}
-
-/// zstd's compressed size over the original: at `level`, with long
-/// distance matching (a 128MiB window, as `zstd --long`) if `long`.
-fn zstd_ratio(data: &[u8], level: i32, long: bool) -> f64 {
-    let mut c = zstd::bulk::Compressor::new(level).unwrap();
-    if long {
-        c.set_parameter(zstd::zstd_safe::CParameter::EnableLongDistanceMatching(true)).unwrap();
-        c.set_parameter(zstd::zstd_safe::CParameter::WindowLog(27)).unwrap();
-    }
-    c.compress(data).unwrap().len() as f64 / data.len() as f64
 }
 
 /// How many 512B chunks of `data` repeat an earlier one.
