@@ -12,7 +12,6 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 
 use crate::stats::Recorder;
-use crate::workload::Op;
 
 /// One worker's counts for one interval.
 pub struct Interval {
@@ -28,11 +27,6 @@ impl Interval {
     #[inline(never)]
     pub fn new(index: u64) -> Interval {
         Interval { index, rec: Recorder::default() }
-    }
-
-    #[inline]
-    pub fn record(&mut self, op: Op, bytes: u64, latency_ns: u64) {
-        self.rec.record(op, bytes, latency_ns);
     }
 
     fn merge(&mut self, o: &Interval) {
@@ -213,6 +207,7 @@ fn collect(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::Op;
 
     #[test]
     fn intervals_of_several_workers_merge_in_order() {
@@ -223,7 +218,7 @@ mod tests {
         let iv = |index, ios: u64| {
             let mut i = Interval::new(index);
             for _ in 0..ios {
-                i.record(Op::Read, 4096, 100_000);
+                i.rec.record(Op::Read, 4096, 100_000);
             }
             Box::new(i)
         };
@@ -257,7 +252,7 @@ mod tests {
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
         let (tx, rx) = channel();
         let mut iv = Interval::new(0);
-        iv.record(Op::Write, 4096, 50_000);
+        iv.rec.record(Op::Write, 4096, 50_000);
         tx.send(Message::Interval { worker: 0, interval: Box::new(iv) }).unwrap();
         tx.send(Message::Done { worker: 0, seconds: 1.0 }).unwrap();
         drop(tx);
