@@ -13,8 +13,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use methodic_compiler::plan::{Action, IoKey, IoMode, QdCounting, Units, ValueKind};
+use methodic_results::record::Status;
 use methodic_runtime::ceiling::ShapeCeiling;
-use methodic_runtime::exec::Status;
 use methodic_runtime::manifest::{Checklist, Condition, Loaded, Manifest, ManifestStep};
 use methodic_runtime::units::human;
 use serde::Serialize;
@@ -574,7 +574,7 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     for (ta, tb) in ma.targets.iter().zip(&mb.targets) {
         let (ia, ib) = (&ta.identity, &tb.identity);
         let s = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-        let kind = |t: &methodic_runtime::manifest::TargetInfo| t.kind.words().to_string();
+        let kind = |t: &methodic_results::host::TargetInfo| t.kind.words().to_string();
         check(
             "target kind",
             kind(ta),
@@ -611,7 +611,7 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
             s(&ib.scheduler),
             "a scheduler reorders and merges requests and costs CPU a request",
         );
-        let fs = |t: &methodic_runtime::manifest::TargetInfo| {
+        let fs = |t: &methodic_results::host::TargetInfo| {
             t.identity.file_system.as_ref().map_or("-".into(), |f| format!("{} ({})", f.fs_type, f.options))
         };
         check(

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use methodic_compiler::plan::{Action, Conventions, Units, ValueKind};
-use methodic_runtime::exec::Status;
+use methodic_results::record::Status;
 use methodic_runtime::manifest::{self, Loaded, Manifest};
 use methodic_runtime::units::human;
 use serde::Serialize;
@@ -65,7 +65,7 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
 /// Reads a results directory, with the runtime's error (which names the
 /// file) and its hint.
 pub fn load_results(dir: &Path) -> Result<Loaded> {
-    manifest::load(dir).map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))
+    manifest::load(dir).map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e.into())))
 }
 
 /// The columns of every result table: IOPS and RATE are the reported
@@ -255,7 +255,7 @@ fn value_short(p: &Point, step: Option<&manifest::ManifestStep>) -> String {
 }
 
 /// How an average was made, in a few words.
-fn value_average(p: &Point, steady: Option<&methodic_runtime::exec::SteadyResult>) -> String {
+fn value_average(p: &Point, steady: Option<&methodic_results::record::SteadyResult>) -> String {
     match p.kind.as_str() {
         "measure" => "step average".into(),
         "fill" => "fill average".into(),
@@ -699,7 +699,7 @@ struct JsonReport<'a> {
     status: Status,
     rehearsal: bool,
     host: &'a methodic_runtime::host::Host,
-    targets: &'a [manifest::TargetInfo],
+    targets: &'a [methodic_results::host::TargetInfo],
     units: Units,
     /// The methodology's value convention, and what the value columns hold.
     value: ValueKind,

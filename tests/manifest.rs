@@ -3,7 +3,7 @@
 //! field that is set; and the run-level facts (host, target, engine,
 //! methodology) are there.
 
-use methodic_runtime::exec::Status;
+use methodic_results::record::Status;
 use methodic_runtime::manifest::{self, Condition, StepStatus};
 
 mod common;

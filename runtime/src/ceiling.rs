@@ -7,99 +7,22 @@
 //! of its own shape, with a sentence when its IOPS or MB/s comes within
 //! 10% of it: the number may be the host's, not the drive's.
 
-use std::fmt;
 use std::time::{Duration, Instant};
 
-use methodic_compiler::plan::{Action, BlockShare, Bytes, Plan, Qd, QdCounting, Step, Target, Workload};
-use serde::{Deserialize, Serialize};
+use methodic_compiler::plan::{Action, Plan, Qd, Step, Target, Workload};
+pub use methodic_results::ceiling::{
+    Ceilings, Legacy, NEAR, Shape, ShapeCeiling, StepCeiling, Unmeasured, threads_and_depth,
+};
+use methodic_results::record::StepResult;
 
 use crate::engine::EngineKind;
-use crate::exec::StepResult;
 use crate::rng::Rng;
-
-/// Share of the ceiling above which a result may be host-bound.
-pub const NEAR: f64 = 0.9;
 
 /// The most shapes a run measures. Each records `seconds_each` (0.5s in
 /// a run, 0.05s in a rehearsal) after a ramp of a fifth of that: at most
 /// about 40s before the first step of a run. The enterprise sweep, with
 /// six block mixes at nine queue depths, uses 54.
 pub const MAX_SHAPES: usize = 64;
-
-/// The work the host does for one I/O of a step: what its ceiling is
-/// measured with. Reads and writes, random and sequential I/O of one shape
-/// share a ceiling (docs/RESULTS.md says why).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Shape {
-    pub engine: EngineKind,
-    /// Threads, and the I/Os each keeps in flight.
-    pub threads: u32,
-    pub depth: u32,
-    /// The block sizes and their shares, as the workload has them.
-    pub blocks: Vec<BlockShare>,
-}
-
-/// The threads and per-thread depth that workers keeping `qd` run as with
-/// `engine`: psync keeps one I/O in flight a thread, so a queue deeper
-/// than one a worker runs as a thread an I/O. The executor's `io_as` runs
-/// workers by it, so a shape is what its steps run as.
-pub(crate) fn threads_and_depth(engine: EngineKind, qd: &Qd) -> (u32, u32) {
-    let (threads, depth) = if engine == EngineKind::Psync && qd.per_worker > 1 {
-        (qd.total, 1)
-    } else {
-        (qd.workers, qd.per_worker)
-    };
-    (threads.max(1), depth.max(1))
-}
-
-impl Shape {
-    /// The shape of `workload` kept at `qd` by `engine`.
-    pub fn of(engine: EngineKind, qd: &Qd, workload: &Workload) -> Shape {
-        let (threads, depth) = threads_and_depth(engine, qd);
-        Shape { engine, threads, depth, blocks: workload.blocks.clone() }
-    }
-
-    /// The queue that runs this shape: one worker a thread.
-    pub fn queue(&self) -> Qd {
-        Qd {
-            total: self.threads * self.depth,
-            per_worker: self.depth,
-            workers: self.threads,
-            counted: QdCounting::Total,
-        }
-    }
-
-    pub fn largest_block(&self) -> Bytes {
-        self.blocks.iter().map(|b| b.size).max().unwrap_or(Bytes(4096))
-    }
-
-    pub fn smallest_block(&self) -> Bytes {
-        self.blocks.iter().map(|b| b.size).min().unwrap_or(Bytes(4096))
-    }
-
-    /// `4KiB` or `4KiB 50% + 64KiB 50%`.
-    pub fn blocks_words(&self) -> String {
-        match self.blocks.as_slice() {
-            [one] => one.size.to_string(),
-            many => many.iter().map(|b| format!("{} {}", b.size, b.share)).collect::<Vec<_>>().join(" + "),
-        }
-    }
-}
-
-impl fmt::Display for Shape {
-    /// `4KiB blocks at QD 32 (psync 32x1)`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} blocks at QD {} ({} {}x{})",
-            self.blocks_words(),
-            self.threads * self.depth,
-            self.engine.name(),
-            self.threads,
-            self.depth
-        )
-    }
-}
 
 /// One I/O a step does: a workload kept at a queue depth (a rounds step
 /// has one a cell), and its shape.
@@ -167,176 +90,50 @@ pub fn choose(shapes: Vec<Shape>) -> (Vec<Shape>, Vec<Shape>) {
     (measured, left)
 }
 
-/// The ceiling of one shape: random reads from RAM.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShapeCeiling {
-    #[serde(flatten)]
-    pub shape: Shape,
-    #[serde(deserialize_with = "crate::stats::nullable")]
-    pub iops: f64,
-    /// Decimal MB/s.
-    #[serde(deserialize_with = "crate::stats::nullable")]
-    pub mb_s: f64,
-}
-
-/// A shape the plan uses whose ceiling was not measured, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Unmeasured {
-    #[serde(flatten)]
-    pub shape: Shape,
-    pub reason: String,
-}
-
-/// The run's host ceilings (`ceilings` in the manifest).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Ceilings {
-    /// The RAM-backed file the engine ran against.
-    pub target: String,
-    /// How long each shape recorded (after a ramp of a fifth of it).
-    pub seconds_each: f64,
-    /// Copying the data buffers in memory, decimal MB/s.
-    pub memory_copy_mb_s: f64,
-    pub shapes: Vec<ShapeCeiling>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unmeasured: Vec<Unmeasured>,
-}
-
-/// The ceiling a step's record names for one of its I/Os.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StepCeiling {
-    /// The workload's name and total queue depth: for a rounds step, which
-    /// cell this is.
-    pub workload: String,
-    pub qd: u32,
-    #[serde(flatten)]
-    pub ceiling: ShapeCeiling,
-}
-
-impl ShapeCeiling {
-    /// A sentence when `iops` or `mb_s` reaches 90% of this ceiling.
-    pub fn host_bound(&self, iops: f64, mb_s: f64) -> Option<String> {
-        let say = |value: f64, ceiling: f64, unit: &str| {
-            let pct = 100.0 * value / ceiling;
-            let beyond = if pct > 110.0 {
-                "; beyond the ceiling itself, which understates the host here (it copies each block out of the \
-                 page cache from random offsets: direct I/O copies none, and blocks read in sequence can stay in \
-                 the CPU's caches)"
-            } else {
-                ""
-            };
-            format!(
-                "{value:.0} {unit} is {pct:.0}% of the host ceiling of its own shape ({ceiling:.0} {unit} reading {} \
-                 from RAM){beyond}: possibly host-bound",
-                self.shape
-            )
+/// The ceilings of a step's I/Os (`uses`, from [`step_uses`]), one a
+/// workload and queue depth, and a sentence when what `result` recorded
+/// comes within 10% of them: a step's summary, or each cell's window
+/// average of a rounds step.
+pub fn judge(
+    ceilings: &Ceilings,
+    uses: &[Use<'_>],
+    result: &StepResult,
+) -> (Vec<StepCeiling>, Option<String>) {
+    let mut named: Vec<StepCeiling> = Vec::new();
+    let mut flags: Vec<(f64, String)> = Vec::new();
+    for u in uses {
+        let (name, qd) = (&u.workload.name, u.qd.total);
+        if named.iter().any(|n| &n.workload == name && n.qd == qd) {
+            continue;
+        }
+        let Some(c) = ceilings.of(&u.shape) else { continue };
+        named.push(StepCeiling { workload: name.clone(), qd, ceiling: c.clone() });
+        let value = match &result.cells {
+            Some(cells) => cells
+                .iter()
+                .find(|cell| &cell.workload == name && cell.qd == qd)
+                .map(|cell| (cell.window_iops, cell.window_mb_s)),
+            None => result.summary.as_ref().map(|s| (s.total.iops, s.total.mb_s)),
         };
-        if iops.is_finite() && self.iops > 0.0 && iops >= NEAR * self.iops {
-            return Some(say(iops, self.iops, "IOPS"));
+        if let Some(flag) = value.and_then(|(iops, mb_s)| c.host_bound(iops, mb_s)) {
+            let share = value.map_or(0.0, |(iops, mb_s)| (iops / c.iops).max(mb_s / c.mb_s));
+            let flag = if result.cells.is_some() { format!("{name} at QD {qd}: {flag}") } else { flag };
+            flags.push((share, flag));
         }
-        if mb_s.is_finite() && self.mb_s > 0.0 && mb_s >= NEAR * self.mb_s {
-            return Some(say(mb_s, self.mb_s, "MB/s"));
-        }
-        None
     }
-}
-
-impl Ceilings {
-    pub fn of(&self, shape: &Shape) -> Option<&ShapeCeiling> {
-        self.shapes.iter().find(|c| &c.shape == shape)
-    }
-
-    /// The ceilings of a step's I/Os (`uses`, from [`step_uses`]), one a
-    /// workload and queue depth, and a sentence when what `result`
-    /// recorded comes within 10% of them: a step's summary, or each cell's
-    /// window average of a rounds step.
-    pub fn judge(&self, uses: &[Use<'_>], result: &StepResult) -> (Vec<StepCeiling>, Option<String>) {
-        let mut named: Vec<StepCeiling> = Vec::new();
-        let mut flags: Vec<(f64, String)> = Vec::new();
-        for u in uses {
-            let (name, qd) = (&u.workload.name, u.qd.total);
-            if named.iter().any(|n| &n.workload == name && n.qd == qd) {
-                continue;
-            }
-            let Some(c) = self.of(&u.shape) else { continue };
-            named.push(StepCeiling { workload: name.clone(), qd, ceiling: c.clone() });
-            let value = match &result.cells {
-                Some(cells) => cells
-                    .iter()
-                    .find(|cell| &cell.workload == name && cell.qd == qd)
-                    .map(|cell| (cell.window_iops, cell.window_mb_s)),
-                None => result.summary.as_ref().map(|s| (s.total.iops, s.total.mb_s)),
-            };
-            if let Some(flag) = value.and_then(|(iops, mb_s)| c.host_bound(iops, mb_s)) {
-                let share = value.map_or(0.0, |(iops, mb_s)| (iops / c.iops).max(mb_s / c.mb_s));
-                let flag = if result.cells.is_some() { format!("{name} at QD {qd}: {flag}") } else { flag };
-                flags.push((share, flag));
-            }
+    let sentence = match flags.len() {
+        0 => None,
+        1 => flags.pop().map(|f| f.1),
+        n => {
+            let highest =
+                flags.iter().max_by(|a, b| a.0.total_cmp(&b.0)).map(|f| f.1.clone()).unwrap_or_default();
+            Some(format!(
+                "{n} of its {} measurements reach 90% of their host ceilings; the highest, {highest}",
+                named.len()
+            ))
         }
-        let sentence = match flags.len() {
-            0 => None,
-            1 => flags.pop().map(|f| f.1),
-            n => {
-                let highest =
-                    flags.iter().max_by(|a, b| a.0.total_cmp(&b.0)).map(|f| f.1.clone()).unwrap_or_default();
-                Some(format!(
-                    "{n} of its {} measurements reach 90% of their host ceilings; the highest, {highest}",
-                    named.len()
-                ))
-            }
-        };
-        (named, sentence)
-    }
-}
-
-/// The one host ceiling methodic measured before ceilings per shape: read
-/// back from older manifests (`host_ceiling`), shown by `report`, and
-/// still judged by when such a run is resumed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Legacy {
-    /// The RAM-backed file the engine ran against.
-    pub target: String,
-    /// Random reads of `iops_block` bytes at `qd`.
-    #[serde(deserialize_with = "crate::stats::nullable")]
-    pub iops: f64,
-    pub iops_block: u64,
-    /// Sequential reads of `bandwidth_block` bytes at `qd`, decimal MB/s.
-    #[serde(deserialize_with = "crate::stats::nullable")]
-    pub mb_s: f64,
-    pub bandwidth_block: u64,
-    pub qd: u32,
-    /// The engine the runs used, with its threads and depth.
-    pub engine: String,
-    /// Copying the data buffers in memory, decimal MB/s.
-    pub memory_copy_mb_s: f64,
-    /// How long each measurement ran.
-    pub seconds_each: f64,
-}
-
-impl Legacy {
-    /// A sentence when `iops` or `mb_s` reaches 90% of the ceiling.
-    pub fn host_bound(&self, iops: f64, mb_s: f64) -> Option<String> {
-        let say = |value: f64, ceiling: f64, unit: &str, what: String| {
-            let pct = 100.0 * value / ceiling;
-            let beyond = if pct > 110.0 {
-                "; beyond the ceiling itself, which one worker reading RAM through the page cache measured, so it \
-                 understates what this step's workers reach"
-            } else {
-                ""
-            };
-            format!(
-                "{value:.0} {unit} is {pct:.0}% of the host ceiling ({ceiling:.0} {unit} {what} from RAM at QD {}){beyond}: \
-                 possibly host-bound",
-                self.qd
-            )
-        };
-        if iops.is_finite() && self.iops > 0.0 && iops >= NEAR * self.iops {
-            return Some(say(iops, self.iops, "IOPS", format!("reading {} B blocks", self.iops_block)));
-        }
-        if mb_s.is_finite() && self.mb_s > 0.0 && mb_s >= NEAR * self.mb_s {
-            return Some(say(mb_s, self.mb_s, "MB/s", format!("reading {} B blocks", self.bandwidth_block)));
-        }
-        None
-    }
+    };
+    (named, sentence)
 }
 
 /// Decimal MB/s of copying a 64MiB buffer of the data the engines write,
@@ -360,6 +157,7 @@ pub fn memory_copy_mb_s(seconds: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use methodic_compiler::plan::{BlockShare, Bytes};
 
     fn legacy() -> Legacy {
         Legacy {
@@ -524,7 +322,7 @@ mod tests {
         let judge = |i: usize, iops: f64, kib: u64| {
             let mut r = StepResult::new(i, &p.steps[i], false, String::new());
             r.summary = Some(summary(iops, kib));
-            c.judge(&step_uses(&p.steps[i], p.target, &auto), &r)
+            judge(&c, &step_uses(&p.steps[i], p.target, &auto), &r)
         };
         // 380000 IOPS at QD1: far below the QD32 ceiling, 95% of QD1's.
         let (named, flag) = judge(0, 380_000.0, 4);
@@ -547,9 +345,9 @@ mod tests {
         // No measured ceiling of its shape: nothing named, nothing flagged.
         let mut r = StepResult::new(0, &p.steps[0], false, String::new());
         r.summary = Some(summary(f64::NAN, 4));
-        assert_eq!(c.judge(&step_uses(&p.steps[0], p.target, &auto), &r).1, None, "no rate");
+        assert_eq!(super::judge(&c, &step_uses(&p.steps[0], p.target, &auto), &r).1, None, "no rate");
         let none = |_: &Qd, _: usize| EngineKind::IoUring;
-        assert_eq!(c.judge(&step_uses(&p.steps[0], p.target, &none), &r), (Vec::new(), None));
+        assert_eq!(super::judge(&c, &step_uses(&p.steps[0], p.target, &none), &r), (Vec::new(), None));
     }
 
     #[test]
@@ -563,7 +361,7 @@ mod tests {
                track rnd4k_read }}\n"
         ));
         let c = ceilings();
-        let cell = |name: &str, qd: u32, iops: f64, kib: u64| crate::exec::CellResult {
+        let cell = |name: &str, qd: u32, iops: f64, kib: u64| methodic_results::record::CellResult {
             workload: name.into(),
             qd,
             window_iops: iops,
@@ -582,7 +380,7 @@ mod tests {
             cell("rnd4k_write", 32, 500_000.0, 4),
             cell("seq128k_read", 32, 95_000.0, 128),
         ]);
-        let (named, flag) = c.judge(&uses, &r);
+        let (named, flag) = judge(&c, &uses, &r);
         assert_eq!(named.iter().map(|n| &n.ceiling).collect::<Vec<_>>(), c.shapes.iter().collect::<Vec<_>>());
         let flag = flag.unwrap();
         assert!(
@@ -594,7 +392,7 @@ mod tests {
         );
         // A cell that did not run (the step failed before it) is named, not judged.
         r.cells = Some(vec![cell("rnd4k_write", 32, 950_000.0, 4)]);
-        let (named, flag) = c.judge(&uses, &r);
+        let (named, flag) = judge(&c, &uses, &r);
         assert_eq!(named.len(), 3);
         assert!(flag.unwrap().starts_with("rnd4k_write at QD 32: 950000 IOPS is 95%"));
     }

@@ -13,29 +13,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use methodic_compiler::plan::{Bytes, Dataset};
-use serde::{Deserialize, Serialize};
 
 use crate::devio::{DeviceIo, Meter};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+pub use methodic_results::record::CopyResult;
 
 /// Files a folder, so that no folder grows huge.
 const PER_DIR: u64 = 1000;
-
-/// What one copy did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CopyResult {
-    pub files: u64,
-    pub bytes: u64,
-    /// From the first read to the end of the sync of the destination.
-    pub seconds: f64,
-    pub mb_s: f64,
-    pub mib_s: f64,
-    /// How the copy was made.
-    pub method: String,
-    pub source: PathBuf,
-    pub destination: PathBuf,
-}
 
 /// The description a generated tree is kept with, to know it is current.
 /// `v2`: each file's bytes come from its own seed.

@@ -81,3 +81,16 @@ impl Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// The results crate's errors read as the runtime's: the same words.
+impl From<methodic_results::Error> for Error {
+    fn from(e: methodic_results::Error) -> Error {
+        match e {
+            methodic_results::Error::Results { path, message, hint } => {
+                Error::Results { path, message, hint }
+            }
+            methodic_results::Error::Io { context, source } => Error::Io { context, source },
+            other => Error::Io { context: other.to_string(), source: io::Error::other("results") },
+        }
+    }
+}

@@ -14,29 +14,31 @@ use methodic_compiler::plan::{
     Action, Bytes, Cell, Extent, IoMode, Metric, OnError, Percent, Plan, PreconditionStop, Qd, QdCounting,
     SteadyRule, Step, Target as Settings, TimeRange, Workload,
 };
-use serde::{Deserialize, Serialize};
 
-use crate::ceiling::{self, Ceilings, Shape, StepCeiling};
-use crate::copy::{self, CopyResult};
-use crate::engine::EngineKind;
+use crate::ceiling::{self, Ceilings, Shape};
+use crate::copy;
 use crate::error::{Error, Result};
+use crate::failure::IoFailed;
 use crate::failure::failed_steps;
-pub use crate::failure::{FailedIo, IoErrors, IoFailed};
 use crate::hlog::HistogramLog;
 use crate::manifest::{self, DriveTracker, Manifest};
-pub use crate::manifest::{EngineNote, TargetInfo};
-use crate::probe::{self, ProbeResult};
+use crate::probe;
 use crate::region::{Region, step_region, worker_regions};
 use crate::rehearse;
-use crate::results::ResultsDir;
 use crate::rng::{Stream, stream_seed};
 use crate::series::{self, Row};
 use crate::stats::{Latency, Recorder, Summary};
-use crate::steady::{self, Window};
+use crate::steady::{self};
 use crate::system::{self, RamLimit};
-use crate::target::{OpenOptionsT, Target, TargetKind};
+use crate::target::{OpenOptionsT, Target};
 use crate::time;
 use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing};
+use methodic_results::dir::ResultsDir;
+use methodic_results::host::TargetKind;
+use methodic_results::manifest::EngineNote;
+use methodic_results::record::{
+    CellResult, EngineKind, IoErrors, IoInfo, MethodologyRef, RunReport, Status, SteadyResult, StepResult,
+};
 
 /// Which engine to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,168 +93,6 @@ pub trait Observer {
 pub struct Quiet;
 
 impl Observer for Quiet {}
-
-/// `results.json`: the whole run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunReport {
-    pub tool: String,
-    pub methodology: MethodologyRef,
-    /// Every number below comes from a rehearsal, not a measurement.
-    pub rehearsal: bool,
-    pub status: Status,
-    pub error: Option<String>,
-    pub seed: u64,
-    pub started: String,
-    pub seconds: f64,
-    pub engine: EngineNote,
-    pub targets: Vec<TargetInfo>,
-    pub results: PathBuf,
-    pub steps: Vec<StepResult>,
-    /// The signal that interrupted the run (2 SIGINT, 15 SIGTERM).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signal: Option<i32>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Running,
-    Completed,
-    Failed,
-    Interrupted,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MethodologyRef {
-    pub name: String,
-    pub version: String,
-    pub source_hash: String,
-}
-
-/// One step's record in `steps.jsonl` and `results.json`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StepResult {
-    pub index: usize,
-    pub id: String,
-    pub phase: Option<String>,
-    pub kind: String,
-    pub rehearsal: bool,
-    pub started: String,
-    pub seconds: f64,
-    pub error: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub io: Option<IoInfo>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary: Option<Summary>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub series: Option<PathBuf>,
-    /// The step's latency histograms, an HdrHistogram interval log
-    /// (relative to the results directory).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_log: Option<PathBuf>,
-    /// The best series interval of the record window (`value peak`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub peak: Option<crate::analysis::peak::Peak>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub steady: Option<SteadyResult>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cells: Option<Vec<CellResult>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub copy: Option<CopyResult>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub probe: Option<ProbeResult>,
-    /// For a measurement until written: where the rate fell to a lower
-    /// plateau and stayed, if it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cliff: Option<crate::analysis::cliff::Cliff>,
-    /// The host ceiling of each of the step's I/Os (a rounds step: each
-    /// cell's), as measured for its own shape before the first step.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ceilings: Vec<StepCeiling>,
-    /// Within 10% of the host ceiling of its own shape: the number may be
-    /// the host's, not the drive's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host_bound: Option<String>,
-    /// On the last run of a repeat: every run's value, their statistics,
-    /// and a warning when run 1 stands apart.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repeats: Option<crate::analysis::repeats::RepeatSummary>,
-    /// What an erase, cache drop or RAM limit actually did.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub actions: Vec<String>,
-    /// For a copy or a buffered fill, measure or timed precondition: the
-    /// bytes asked for and the bytes that reached the device, by the
-    /// kernel's counters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device_io: Option<crate::devio::DeviceIo>,
-}
-
-/// How a step's I/O ran.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct IoInfo {
-    pub engine: EngineKind,
-    /// Why methodic chose the engine.
-    pub engine_reason: String,
-    /// Worker threads, and the I/Os each kept in flight.
-    pub threads: u32,
-    pub depth: u32,
-    /// The average number of I/Os in flight over all threads, sampled at
-    /// each submission: what queue depth was actually kept.
-    pub mean_inflight: f64,
-    pub registered_buffers: bool,
-    /// io_uring sent every I/O straight to a kernel worker, as the target
-    /// cannot be driven without blocking (zram, loop devices, tmpfs).
-    pub forced_async: bool,
-    /// Latencies were not recorded (`no_latency`).
-    pub latency_recorded: bool,
-    pub bytes_written: u64,
-    pub seed: u64,
-    /// I/Os that failed: the step stopped at the first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub errors: Option<IoErrors>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SteadyResult {
-    pub metric: Metric,
-    pub reached: bool,
-    pub rounds: u32,
-    /// The metric of each round, in order.
-    pub values: Vec<f64>,
-    /// The last window checked.
-    pub window: Option<Window>,
-    /// Each round's latency (reads and writes together), in order: the
-    /// distribution of every round, not only the last.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rounds_latency_us: Vec<Latency>,
-}
-
-/// One measurement of a `rounds` step: its last round, and its averages
-/// over the steady-state window (or the last `window` rounds).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CellResult {
-    pub workload: String,
-    pub qd: u32,
-    pub window_iops: f64,
-    pub window_mb_s: f64,
-    pub window_mean_latency_us: f64,
-    /// The latency of every I/O of the window's rounds, as one
-    /// distribution: its `max` is the longest response time in the window
-    /// (SNIA PTS's maximum response time), its `mean` the average
-    /// response time over the window's I/Os.
-    #[serde(default)]
-    pub window_latency_us: Latency,
-    /// Each round's latency, in order.
-    #[serde(default)]
-    pub rounds_latency_us: Vec<Latency>,
-    /// The best round's IOPS and MB/s (`value peak`: a cell has no series,
-    /// its rounds are its intervals).
-    #[serde(default)]
-    pub peak_iops: f64,
-    #[serde(default)]
-    pub peak_mb_s: f64,
-    pub last: Summary,
-}
 
 /// The most threads psync uses to keep a queue depth; deeper queues use
 /// io_uring.
@@ -346,11 +186,11 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         psync_max_threads: MAX_PSYNC_THREADS,
     };
     let plan_ron = original.to_ron();
-    let mut manifest = Manifest::start(manifest::Start {
+    let mut manifest = manifest::start(manifest::Start {
         plan: &plan,
         plan_ron: &plan_ron,
         targets: &targets,
-        host: crate::host::Host::read(),
+        host: crate::host::read(),
         engine: engine.clone(),
         rehearsal: opts.rehearse,
         seed: opts.seed,
@@ -369,7 +209,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     }
     if let Err(e) = manifest.save(&results.path, time::rfc3339(time::unix_now())) {
         results.discard();
-        return Err(e);
+        return Err(e.into());
     }
     let drive = DriveTracker::new(targets.iter().all(|t| t.created));
     execute(
@@ -522,7 +362,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         observer.step_started(i, total, step, remaining);
         let step_start = time::unix_now();
         manifest.step_started(i, &time::rfc3339(step_start), &drive.state);
-        if let Err(e) = manifest.save(&exec.results.path, time::rfc3339(step_start)) {
+        if let Err(e) = manifest.save(&exec.results.path, time::rfc3339(step_start)).map_err(Error::from) {
             manifest.step_unrecorded(i, &describe(&e));
             status = Status::Failed;
             error = Some(describe(&e));
@@ -546,7 +386,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         // Each I/O against the ceiling of its own shape; a run resumed from
         // an older manifest against the one ceiling it measured.
         if let Some(c) = &manifest.ceilings {
-            (result.ceilings, result.host_bound) = c.judge(&exec.uses(step), &result);
+            (result.ceilings, result.host_bound) = ceiling::judge(c, &exec.uses(step), &result);
         } else if let (Some(c), Some(sum)) = (&manifest.host_ceiling, &result.summary) {
             result.host_bound = c.host_bound(sum.total.iops, sum.total.mb_s);
         }
@@ -556,13 +396,14 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         drive.after(step, &result);
         // The step goes to steps.jsonl first: the manifest points at it. A
         // step that could not be recorded is failed in the manifest too.
-        let appended = exec.results.append_step(&result);
+        let appended = exec.results.append_step(&result).map_err(Error::from);
         manifest.step_finished(i, &result, interrupted);
         if let Err(e) = &appended {
             manifest.step_unrecorded(i, &describe(e));
         }
-        let recorded =
-            appended.and_then(|()| manifest.save(&exec.results.path, time::rfc3339(time::unix_now())));
+        let recorded = appended.and_then(|()| {
+            manifest.save(&exec.results.path, time::rfc3339(time::unix_now())).map_err(Error::from)
+        });
         observer.step_finished(i, step, &result);
         steps.push(result);
         match (outcome, recorded) {
@@ -640,37 +481,6 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
     results.finish(&report)?;
     saved?;
     Ok(report)
-}
-
-impl StepResult {
-    /// The record of step `i` (from 0) before it runs.
-    pub(crate) fn new(i: usize, step: &Step, rehearsal: bool, started: String) -> StepResult {
-        StepResult {
-            index: i + 1,
-            id: step.id.clone(),
-            phase: step.phase.clone(),
-            kind: step.action.kind().to_string(),
-            rehearsal,
-            started,
-            seconds: 0.0,
-            error: None,
-            io: None,
-            summary: None,
-            series: None,
-            latency_log: None,
-            peak: None,
-            steady: None,
-            cells: None,
-            copy: None,
-            probe: None,
-            cliff: None,
-            repeats: None,
-            ceilings: Vec::new(),
-            host_bound: None,
-            actions: Vec::new(),
-            device_io: None,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -1647,7 +1457,12 @@ impl Executor<'_> {
                     also_on.push(p.clone());
                 }
             }
-            IoErrors { failed, completed, first: FailedIo::new(&self.targets[*on].path, f), also_on }
+            IoErrors {
+                failed,
+                completed,
+                first: crate::failure::failed_io(&self.targets[*on].path, f),
+                also_on,
+            }
         });
         let run = IoRun {
             recorder,
@@ -1939,7 +1754,7 @@ impl RecentRecorders {
                 let _ = all.add(&h);
             }
         }
-        Latency::of(&all)
+        crate::stats::latency_of(&all)
     }
 }
 

@@ -7,54 +7,23 @@
 use std::path::{Path, PathBuf};
 
 use methodic_compiler::plan::Plan;
-use serde::{Deserialize, Serialize};
 
-use crate::exec::{IoInfo, StepResult};
 use crate::stats::Summary;
 use crate::worker::IoFailure;
 use crate::workload::Op;
+pub use methodic_results::record::{FailedIo, IoErrors};
+use methodic_results::record::{IoInfo, StepResult};
 
-/// The failed I/Os of a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IoErrors {
-    /// I/Os that failed or moved fewer bytes than asked.
-    pub failed: u64,
-    /// I/Os that completed in full, ramp included.
-    pub completed: u64,
-    /// The first failure (of the first worker that had one).
-    pub first: FailedIo,
-    /// Other targets I/Os failed on, when the step used several.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub also_on: Vec<PathBuf>,
-}
-
-/// One failed I/O: where, what, and what the kernel said.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FailedIo {
-    pub target: PathBuf,
-    /// `read` or `write`.
-    pub op: String,
-    pub offset: u64,
-    pub len: u32,
-    /// `EIO`; `null` for a short transfer.
-    pub errno: Option<String>,
-    /// -errno, or the bytes a short transfer moved.
-    pub result: i32,
-    /// In words: `write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)`.
-    pub error: String,
-}
-
-impl FailedIo {
-    pub(crate) fn new(target: &Path, f: &IoFailure) -> FailedIo {
-        FailedIo {
-            target: target.to_path_buf(),
-            op: if f.op == Op::Read { "read" } else { "write" }.to_string(),
-            offset: f.offset,
-            len: f.len,
-            errno: f.errno(),
-            result: f.result,
-            error: f.describe(),
-        }
+/// The record of a worker's failed I/O on `target`.
+pub(crate) fn failed_io(target: &Path, f: &IoFailure) -> FailedIo {
+    FailedIo {
+        target: target.to_path_buf(),
+        op: if f.op == Op::Read { "read" } else { "write" }.to_string(),
+        offset: f.offset,
+        len: f.len,
+        errno: f.errno(),
+        result: f.result,
+        error: f.describe(),
     }
 }
 

@@ -5,30 +5,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-/// The machine a run ran on.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Host {
-    pub hostname: Option<String>,
-    /// `/proc/cpuinfo`'s model name.
-    pub cpu_model: Option<String>,
-    /// Logical CPUs online.
-    pub cpus: u32,
-    /// Logical CPUs this process may run on (its affinity mask).
-    pub cpus_allowed: u32,
-    /// MemTotal, bytes.
-    pub memory_bytes: u64,
-    /// `uname -r`.
-    pub kernel: Option<String>,
-    /// `uname -v`: the kernel's build.
-    pub kernel_build: Option<String>,
-    /// `/etc/os-release`'s PRETTY_NAME.
-    pub os: Option<String>,
-    pub arch: String,
-    /// A hypervisor or container, when the CPU flags or cgroups say so.
-    pub virtualization: Option<String>,
-}
+pub use methodic_results::host::{FileSystem, Host};
 
 /// The CPUs this process may run on (its affinity mask), in order; all
 /// online CPUs when the mask cannot be read.
@@ -47,67 +24,40 @@ pub fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-impl Host {
-    pub fn read() -> Host {
-        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let cpu_model = cpuinfo
-            .lines()
-            .find(|l| l.starts_with("model name") || l.starts_with("Model"))
-            .and_then(|l| l.split_once(':'))
-            .map(|(_, v)| v.trim().to_string());
-        let hypervisor = cpuinfo
-            .lines()
-            .any(|l| l.starts_with("flags") && l.split_whitespace().any(|f| f == "hypervisor"));
-        let container = Path::new("/.dockerenv").exists()
-            || std::fs::read_to_string("/proc/1/cgroup")
-                .is_ok_and(|c| c.contains("docker") || c.contains("kubepods"));
-        let virtualization = match (hypervisor, container) {
-            (true, true) => Some("virtual machine, container".to_string()),
-            (true, false) => Some("virtual machine".to_string()),
-            (false, true) => Some("container".to_string()),
-            (false, false) => None,
-        };
-        let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as u32;
-        let cpus_allowed = std::thread::available_parallelism().map_or(cpus, |n| n.get() as u32);
-        let (memory_bytes, _) = meminfo();
-        Host {
-            hostname: read_trimmed("/proc/sys/kernel/hostname"),
-            cpu_model,
-            cpus,
-            cpus_allowed,
-            memory_bytes,
-            kernel: read_trimmed("/proc/sys/kernel/osrelease"),
-            kernel_build: read_trimmed("/proc/sys/kernel/version"),
-            os: os_release(&std::fs::read_to_string("/etc/os-release").unwrap_or_default()),
-            arch: std::env::consts::ARCH.to_string(),
-            virtualization,
-        }
+/// This machine, as /proc and /etc describe it.
+pub fn read() -> Host {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name") || l.starts_with("Model"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string());
+    let hypervisor =
+        cpuinfo.lines().any(|l| l.starts_with("flags") && l.split_whitespace().any(|f| f == "hypervisor"));
+    let container = Path::new("/.dockerenv").exists()
+        || std::fs::read_to_string("/proc/1/cgroup")
+            .is_ok_and(|c| c.contains("docker") || c.contains("kubepods"));
+    let virtualization = match (hypervisor, container) {
+        (true, true) => Some("virtual machine, container".to_string()),
+        (true, false) => Some("virtual machine".to_string()),
+        (false, true) => Some("container".to_string()),
+        (false, false) => None,
+    };
+    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as u32;
+    let cpus_allowed = std::thread::available_parallelism().map_or(cpus, |n| n.get() as u32);
+    let (memory_bytes, _) = meminfo();
+    Host {
+        hostname: read_trimmed("/proc/sys/kernel/hostname"),
+        cpu_model,
+        cpus,
+        cpus_allowed,
+        memory_bytes,
+        kernel: read_trimmed("/proc/sys/kernel/osrelease"),
+        kernel_build: read_trimmed("/proc/sys/kernel/version"),
+        os: os_release(&std::fs::read_to_string("/etc/os-release").unwrap_or_default()),
+        arch: std::env::consts::ARCH.to_string(),
+        virtualization,
     }
-
-    /// `host1: Intel Xeon ..., 2 CPUs, 24 GiB, Linux 6.1.0`.
-    pub fn describe(&self) -> String {
-        let mut parts = vec![self.cpu_model.clone().unwrap_or_else(|| "unknown CPU".into())];
-        parts.push(format!("{} CPUs", self.cpus));
-        parts.push(crate::units::human(self.memory_bytes));
-        if let Some(k) = &self.kernel {
-            parts.push(format!("Linux {k}"));
-        }
-        format!("{}: {}", self.hostname.as_deref().unwrap_or("unknown host"), parts.join(", "))
-    }
-}
-
-/// The file system a path is on, from /proc/self/mountinfo.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileSystem {
-    /// `ext4`, `xfs`, `tmpfs`.
-    pub fs_type: String,
-    /// What is mounted: `/dev/nvme0n1p2`, `tmpfs`.
-    pub source: String,
-    pub mount_point: String,
-    /// The mount's options and the file system's own: `rw,relatime`.
-    pub options: String,
-    /// `major:minor` of the file system's device.
-    pub device: String,
 }
 
 /// The mount `path` lives on: the mountinfo entry with its device number,
@@ -219,7 +169,7 @@ mod tests {
 
     #[test]
     fn this_host_and_the_temp_dir_are_described() {
-        let h = Host::read();
+        let h = read();
         assert!(h.cpus >= 1 && h.cpus_allowed >= 1 && h.memory_bytes > 0);
         assert_eq!(allowed_cpus().len(), h.cpus_allowed as usize, "the mask and the count agree");
         assert!(h.kernel.is_some(), "/proc/sys/kernel/osrelease is readable on Linux");

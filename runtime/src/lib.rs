@@ -17,7 +17,7 @@ pub mod manifest;
 pub mod probe;
 pub mod region;
 pub mod rehearse;
-pub mod results;
+
 pub mod resume;
 pub mod rng;
 pub mod series;
@@ -32,5 +32,6 @@ pub mod worker;
 pub mod workload;
 
 pub use error::{Error, Result};
-pub use exec::{EngineChoice, Observer, Quiet, RunOptions, RunReport, Status, StepResult, run};
+pub use exec::{EngineChoice, Observer, Quiet, RunOptions, run};
+pub use methodic_results::record::{RunReport, Status, StepResult};
 pub use resume::resume;

@@ -18,46 +18,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use methodic_compiler::plan::{Aggregate, Probe};
-use serde::{Deserialize, Serialize};
 
 use crate::analysis::pages::kib;
 use crate::data::Buffers;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProbeResult {
-    /// Offsets probed (the plan's, less those `skipped`).
-    pub offsets: u64,
-    pub repeats: u32,
-    /// The plan's offsets that were not probed: with O_DIRECT, those that
-    /// are not multiples of the target's logical block.
-    #[serde(default)]
-    pub skipped: u64,
-    /// Bytes of each write as issued: the probe's `io`, rounded up to the
-    /// logical block with O_DIRECT.
-    #[serde(default)]
-    pub write_bytes: u64,
-    /// The smallest write that reaches the device as such: the logical
-    /// block (the direct-I/O alignment) with O_DIRECT, a page of the page
-    /// cache without.
-    #[serde(default)]
-    pub unit_bytes: u64,
-    /// How each write went and was made durable: `O_DIRECT writes, each
-    /// followed by fdatasync`, or `writes through the page cache, each
-    /// followed by fdatasync`.
-    pub durable: String,
-    /// What reached the device, in words.
-    #[serde(default)]
-    pub note: String,
-    /// Over the offsets' kept values, in microseconds.
-    pub min_us: f64,
-    pub median_us: f64,
-    pub max_us: f64,
-    /// The page size the latencies point at, or why none was found.
-    #[serde(default)]
-    pub pages: Option<crate::analysis::pages::PageEstimate>,
-}
+pub use methodic_results::record::ProbeResult;
 
 /// How the probe's writes reach the target.
 pub struct Route<'a> {

@@ -14,12 +14,14 @@ use std::path::Path;
 use methodic_compiler::plan::{Action, Plan};
 
 use crate::error::{Error, Result};
-use crate::exec::{self, EngineChoice, Observer, RunOptions, RunReport, Session, Status, StepResult};
-use crate::manifest::{self, DriveTracker, ResumeNote, TargetInfo, Tool};
-use crate::results::ResultsDir;
-use crate::results::STEPS_FILE;
+use crate::exec::{self, EngineChoice, Observer, RunOptions, Session};
+use crate::manifest::{self, DriveTracker, ResumeNote, Tool};
 use crate::target::Target;
 use crate::{rehearse, time};
+use methodic_results::dir::ResultsDir;
+use methodic_results::dir::STEPS_FILE;
+use methodic_results::host::TargetInfo;
+use methodic_results::record::{RunReport, Status, StepResult};
 
 /// Goes on with the run in `dir`. `given` is the methodology or plan the
 /// user named, checked against the run's; `opts` gives the targets (where

@@ -4,7 +4,8 @@
 //! and mean, p50 .. p99.9999 and max latency.
 
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
+
+pub use methodic_results::numbers::{Latency, Rates, Summary};
 
 use crate::workload::Op;
 
@@ -176,96 +177,42 @@ impl Recorder {
     pub fn summary(&self, seconds: f64) -> Summary {
         let mut all = self.read.clone();
         all.merge(&self.write);
-        let part = |s: &OpStats| (s.ios > 0).then(|| Rates::of(s, seconds));
-        Summary { seconds, total: Rates::of(&all, seconds), read: part(&self.read), write: part(&self.write) }
+        let part = |s: &OpStats| (s.ios > 0).then(|| rates_of(s, seconds));
+        Summary { seconds, total: rates_of(&all, seconds), read: part(&self.read), write: part(&self.write) }
     }
 }
 
-/// A step's numbers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    /// Seconds recorded.
-    pub seconds: f64,
-    pub total: Rates,
-    /// Reads alone, when the step read.
-    pub read: Option<Rates>,
-    /// Writes alone, when the step wrote.
-    pub write: Option<Rates>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rates {
-    pub ios: u64,
-    pub bytes: u64,
-    /// NaN (written as JSON `null`) when no time was recorded.
-    #[serde(deserialize_with = "nullable")]
-    pub iops: f64,
-    /// Decimal megabytes (10^6 B) a second.
-    #[serde(deserialize_with = "nullable")]
-    pub mb_s: f64,
-    /// Binary mebibytes (2^20 B) a second.
-    #[serde(deserialize_with = "nullable")]
-    pub mib_s: f64,
-    pub latency_us: Latency,
-}
-
-/// A rate read back: JSON has no NaN, serde_json writes it as `null`.
-pub(crate) fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
-    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
-}
-
-impl Rates {
-    fn of(s: &OpStats, seconds: f64) -> Rates {
-        let secs = if seconds > 0.0 { seconds } else { f64::NAN };
-        let rate = |x: u64| if s.ios == 0 { 0.0 } else { x as f64 / secs };
-        Rates {
-            ios: s.ios,
-            bytes: s.bytes,
-            iops: rate(s.ios),
-            mb_s: rate(s.bytes) / 1e6,
-            mib_s: rate(s.bytes) / 1_048_576.0,
-            latency_us: Latency::of(&s.lat),
-        }
+/// The rates of `s` over `seconds`.
+fn rates_of(s: &OpStats, seconds: f64) -> Rates {
+    let secs = if seconds > 0.0 { seconds } else { f64::NAN };
+    let rate = |x: u64| if s.ios == 0 { 0.0 } else { x as f64 / secs };
+    Rates {
+        ios: s.ios,
+        bytes: s.bytes,
+        iops: rate(s.ios),
+        mb_s: rate(s.bytes) / 1e6,
+        mib_s: rate(s.bytes) / 1_048_576.0,
+        latency_us: latency_of(&s.lat),
     }
 }
 
-/// Latency in microseconds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Latency {
-    pub mean: f64,
-    pub min: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    pub p99_9: f64,
-    pub p99_99: f64,
-    /// Results written before these were kept read back as 0.
-    #[serde(default)]
-    pub p99_999: f64,
-    #[serde(default)]
-    pub p99_9999: f64,
-    /// The longest I/O recorded: SNIA PTS's maximum response time.
-    pub max: f64,
-}
-
-impl Latency {
-    pub(crate) fn of(h: &Histogram<u64>) -> Latency {
-        if h.is_empty() {
-            return Latency::default();
-        }
-        let us = |ns: u64| ns as f64 / 1000.0;
-        Latency {
-            mean: h.mean() / 1000.0,
-            min: us(h.min()),
-            p50: us(h.value_at_quantile(0.5)),
-            p90: us(h.value_at_quantile(0.9)),
-            p99: us(h.value_at_quantile(0.99)),
-            p99_9: us(h.value_at_quantile(0.999)),
-            p99_99: us(h.value_at_quantile(0.9999)),
-            p99_999: us(h.value_at_quantile(0.99999)),
-            p99_9999: us(h.value_at_quantile(0.999999)),
-            max: us(h.max()),
-        }
+/// The latency percentiles of `h` (nanoseconds) in microseconds.
+pub(crate) fn latency_of(h: &Histogram<u64>) -> Latency {
+    if h.is_empty() {
+        return Latency::default();
+    }
+    let us = |ns: u64| ns as f64 / 1000.0;
+    Latency {
+        mean: h.mean() / 1000.0,
+        min: us(h.min()),
+        p50: us(h.value_at_quantile(0.5)),
+        p90: us(h.value_at_quantile(0.9)),
+        p99: us(h.value_at_quantile(0.99)),
+        p99_9: us(h.value_at_quantile(0.999)),
+        p99_99: us(h.value_at_quantile(0.9999)),
+        p99_999: us(h.value_at_quantile(0.99999)),
+        p99_9999: us(h.value_at_quantile(0.999999)),
+        max: us(h.max()),
     }
 }
 

@@ -6,27 +6,7 @@
 //! window (its slope times the window's width).
 
 use methodic_compiler::plan::SteadyRule;
-use serde::{Deserialize, Serialize};
-
-/// The steady-state calculation over one window.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Window {
-    /// Rounds in the window, counted from 1: `first..=last`.
-    pub first: u32,
-    pub last: u32,
-    pub average: f64,
-    /// Maximum minus minimum.
-    pub range: f64,
-    /// `excursion` of the average: the most `range` may be.
-    pub range_limit: f64,
-    /// The least-squares slope per round.
-    pub slope: f64,
-    /// |slope| times (window - 1): the line's change across the window.
-    pub change: f64,
-    /// `slope` of the average: the most `change` may be.
-    pub change_limit: f64,
-    pub steady: bool,
-}
+pub use methodic_results::analysis::Window;
 
 /// Checks the last `rule.window` of `values` (one per round, in order).
 /// `None` until there are that many rounds.

@@ -16,54 +16,16 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, Result};
 use crate::units::human;
 
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 const BLKSSZGET: libc::c_ulong = 0x1268;
 const BLKPBSZGET: libc::c_ulong = 0x127b;
+pub use methodic_results::host::{Identity, TargetKind};
+
 pub(crate) const BLKDISCARD: libc::c_ulong = 0x1277;
 pub(crate) const BLKSECDISCARD: libc::c_ulong = 0x127d;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    File,
-    BlockDevice,
-}
-
-impl TargetKind {
-    /// `file`, `block device`.
-    pub fn words(self) -> &'static str {
-        match self {
-            TargetKind::File => "file",
-            TargetKind::BlockDevice => "block device",
-        }
-    }
-}
-
-/// What sysfs says about a block device; empty for files.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Identity {
-    /// The kernel's name: `nvme0n1`, `zram0`, `loop3`.
-    pub name: Option<String>,
-    pub model: Option<String>,
-    pub serial: Option<String>,
-    pub firmware: Option<String>,
-    pub rotational: Option<bool>,
-    pub scheduler: Option<String>,
-    pub vendor: Option<String>,
-    /// `write back` or `write through` (queue/write_cache).
-    pub write_cache: Option<String>,
-    /// The kernel driver: `nvme`, `sd`, `zram`, `loop`.
-    pub driver: Option<String>,
-    /// For a loop device, the file behind it.
-    pub backing_file: Option<String>,
-    /// For a file target, the file system it is on and its mount options.
-    pub file_system: Option<crate::host::FileSystem>,
-}
 
 /// An opened target.
 #[derive(Debug)]

@@ -1,9 +1,4 @@
-//! Sizes for people to read: one formatter for every message and
-//! manifest line that names a number of bytes.
+//! Sizes for people to read: the results crate's formatter, so that every
+//! message names bytes as the manifest and reports do.
 
-use methodic_compiler::plan::Bytes;
-
-/// `1.0 GiB`, for messages.
-pub fn human(bytes: u64) -> String {
-    Bytes(bytes).human(true)
-}
+pub use methodic_results::units::human;

@@ -6,24 +6,9 @@
 //! intervals, and the end of the series has not climbed back (a dip that
 //! recovers is no cliff).
 
-use serde::{Deserialize, Serialize};
+pub use methodic_results::analysis::Cliff;
 
 use super::{mean, sd};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Cliff {
-    /// Whether a cliff was found.
-    pub found: bool,
-    /// The interval the lower plateau starts at, seconds from the start of recording.
-    pub at_seconds: Option<f64>,
-    /// Bytes written before the cliff.
-    pub bytes_before: Option<u64>,
-    /// The mean rate before and after, MB/s (decimal).
-    pub before_mb_s: Option<f64>,
-    pub after_mb_s: Option<f64>,
-    /// `fast for 12.3 GB at 1450 MB/s, then 480 MB/s`, or `no cliff within 40 GB`.
-    pub verdict: String,
-}
 
 fn gb(bytes: f64) -> String {
     format!("{:.1} GB", bytes / 1e9)

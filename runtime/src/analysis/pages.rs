@@ -20,27 +20,9 @@
 //! steps is estimated in well under a second. A page that is not a multiple
 //! of the step drifts off the comb after a few teeth and may not be found.
 
-use serde::{Deserialize, Serialize};
+pub use methodic_results::analysis::PageEstimate;
 
 use super::median;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PageEstimate {
-    /// The page size found, bytes; `None` when no periodic structure was.
-    pub page_bytes: Option<u64>,
-    /// Where the first boundary lies, bytes from the start of the probe.
-    pub first_boundary: Option<u64>,
-    /// The score of the best spacing, 0 to 1.
-    pub confidence: f64,
-    /// Clusters of slow offsets found.
-    pub spikes: usize,
-    /// The latency above which an offset counts as slow, µs (NaN, written
-    /// as null, when too few offsets were probed).
-    #[serde(deserialize_with = "crate::stats::nullable")]
-    pub threshold_us: f64,
-    /// `page size 100 KiB (confidence 0.97, 40 boundaries)`.
-    pub verdict: String,
-}
 
 /// Scores below this mean the slow offsets have no spacing in common.
 const MIN_SCORE: f64 = 0.7;

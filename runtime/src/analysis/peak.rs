@@ -4,31 +4,9 @@
 //! interval cut short holds too few I/Os for its rate to mean anything,
 //! unless the step lasted less than one interval.
 
-use serde::{Deserialize, Serialize};
+pub use methodic_results::analysis::Peak;
 
 use crate::series::Row;
-
-/// A step's best series interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Peak {
-    /// The series interval the peak is taken over, in seconds.
-    pub interval_s: f64,
-    /// How many intervals it was chosen from.
-    pub intervals: u32,
-    pub iops: f64,
-    /// When the best IOPS interval ended, in seconds after recording began.
-    pub iops_at_s: f64,
-    /// Decimal megabytes a second.
-    pub mb_s: f64,
-    pub mb_s_at_s: f64,
-}
-
-impl Peak {
-    /// Binary mebibytes a second.
-    pub fn mib_s(&self) -> f64 {
-        self.mb_s * 1e6 / 1_048_576.0
-    }
-}
 
 /// The best whole interval of `rows` (a series of `interval_s` intervals);
 /// `None` when there is no row.

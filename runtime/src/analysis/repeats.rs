@@ -11,59 +11,11 @@
 //! it says which it used.
 
 use methodic_compiler::plan::Aggregate;
-use serde::{Deserialize, Serialize};
+pub use methodic_results::analysis::{Evidence, PageCache, RepeatSummary};
 
 use super::{mean, median, sd};
 use crate::devio::{Counter, DeviceIo};
 use crate::units::human;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RepeatSummary {
-    /// The value of each run, in order.
-    pub runs: Vec<f64>,
-    /// `MB/s` or `IOPS`.
-    pub unit: String,
-    pub mean: f64,
-    pub sd: f64,
-    pub median: f64,
-    /// sd / mean (NaN, written as null, when the mean is 0).
-    #[serde(deserialize_with = "crate::stats::nullable")]
-    pub cv: f64,
-    pub aggregate: Aggregate,
-    /// The methodology's aggregate of the runs: what it reports.
-    pub value: f64,
-    /// Run 1 stands apart from runs 2..N.
-    pub first_run_apart: bool,
-    pub warning: Option<String>,
-    /// For buffered I/O: how the page-cache question was answered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_cache: Option<PageCache>,
-}
-
-/// How the page-cache question of a buffered repeat was answered.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PageCache {
-    pub decided_by: Evidence,
-    /// What was counted (`vda`, `/proc/self/io`), the file system in RAM
-    /// (`tmpfs`), or, for timing, why no counter answers.
-    pub source: String,
-    /// The runs (from 1) that the counters show served from the page
-    /// cache: less than a tenth of their reads reached the device.
-    pub served_runs: Vec<u32>,
-}
-
-/// What decided whether runs came from the page cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Evidence {
-    /// Each run's bytes read from the device, counted by the kernel.
-    Counters,
-    /// The data lives in RAM (tmpfs) for every run: no device to read.
-    Ram,
-    /// No counter answers: run 1's value against the others', and the
-    /// data's size against free RAM.
-    Timing,
-}
 
 /// One successful run of a repeated step.
 #[derive(Debug, Clone, Copy)]

@@ -11,28 +11,9 @@ pub mod uring;
 
 use std::io;
 
-use serde::{Deserialize, Serialize};
+pub use methodic_results::record::EngineKind;
 
 use crate::workload::Io;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// io_uring: one ring per worker, registered buffers and file, batched
-    /// submit and reap.
-    IoUring,
-    /// pread/pwrite, one I/O at a time per thread.
-    Psync,
-}
-
-impl EngineKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Psync => "psync",
-        }
-    }
-}
 
 /// An I/O to start, with the buffer slot it uses.
 #[derive(Debug, Clone, Copy)]

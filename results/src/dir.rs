@@ -153,7 +153,7 @@ fn holds_anything(dir: &Path, made: bool) -> bool {
 }
 
 fn already(dir: &Path) -> Error {
-    Error::target(dir, "already holds results").with_hint("give another --out, or move the old results away")
+    Error::results(dir, "already holds results").with_hint("give another --out, or move the old results away")
 }
 
 /// Step records superseded by a resume (the steps it ran again).

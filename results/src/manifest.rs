@@ -1,0 +1,779 @@
+//! `manifest.json`: what made each number. Written when the run starts
+//! (status `running`, every step `pending` with what it will do), again as
+//! each step starts and finishes, and a last time when the run ends
+//! (`completed`, `interrupted` or `failed`). Each write goes to a temporary
+//! file that is synced and renamed over the old one, so a crash leaves the
+//! last whole manifest.
+//!
+//! Every step carries the reader's checklist as named fields: workload,
+//! queue depth and how it is counted, drive state before the step, span,
+//! value kind, units, data pattern, cache policy and host.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use methodic_compiler::plan::{
+    Action, BlockShare, Bytes, DataPattern, IoMode, Percent, Plan, PreconditionStop, Qd, QdCounting, Step,
+    Units, ValueKind, Workload, plural,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::dir::STEPS_FILE;
+use crate::error::{Error, Result};
+use crate::host::{Host, TargetInfo};
+use crate::record::{IoInfo, Status, SteadyResult, StepResult};
+use crate::units::human;
+
+/// The version of the manifest format. Bump it when a field changes
+/// meaning or goes away; readers refuse a manifest newer than they know.
+pub const MANIFEST_SCHEMA: u32 = 1;
+
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`MANIFEST_SCHEMA`] of the methodic that wrote it.
+    pub schema: u32,
+    pub tool: Tool,
+    pub status: Status,
+    pub error: Option<String>,
+    /// Every number comes from a rehearsal (scaled-down sizes and times on
+    /// a scratch target), not a measurement.
+    pub rehearsal: bool,
+    pub started: String,
+    /// When this manifest was last written.
+    pub updated: String,
+    pub finished: Option<String>,
+    pub seconds: f64,
+    pub seed: u64,
+    pub methodology: Methodology,
+    pub host: Host,
+    pub targets: Vec<TargetInfo>,
+    pub engine: EngineNote,
+    /// What the host and engine reach against RAM for each I/O shape the
+    /// plan uses, measured before the first step; `None` when it was not
+    /// measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceilings: Option<crate::ceiling::Ceilings>,
+    /// The one ceiling of manifests written before ceilings per shape
+    /// (same schema: a reader that knows only this field finds no ceiling
+    /// in a newer manifest, which it reads as not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_ceiling: Option<crate::ceiling::Legacy>,
+    /// Where copy tests read their datasets from, for plans that copy.
+    #[serde(default)]
+    pub datasets: Option<DatasetsNote>,
+    /// The plan as it ran (for a rehearsal, the scaled-down plan; the
+    /// methodology's own plan is `plan.ron` beside this file).
+    pub plan: Plan,
+    pub steps: Vec<ManifestStep>,
+    /// Each `methodic run --resume` of this run, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed: Vec<ResumeNote>,
+}
+
+/// A resume: where the run went on from, and why there.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResumeNote {
+    /// When the resume started.
+    pub at: String,
+    /// The methodic (and git revision) that resumed.
+    pub tool: Tool,
+    /// The step run first (from 1), and its id.
+    pub from_step: usize,
+    pub from_id: String,
+    /// Why from there: the first step not finished, or the last step that
+    /// establishes the drive state before one cut off while writing.
+    pub reason: String,
+    /// Records of steps that were run again, moved to `superseded.jsonl`.
+    pub superseded: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+    /// The git commit methodic was built from, when the build knew it.
+    pub git_revision: Option<String>,
+}
+
+impl Tool {
+    /// This methodic.
+    pub fn this() -> Tool {
+        Tool {
+            name: "methodic".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            git_revision: option_env!("METHODIC_GIT_REVISION").map(str::to_string),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Methodology {
+    pub name: String,
+    pub version: String,
+    pub description: Option<String>,
+    /// `sha256:` of the methodology source.
+    pub source_hash: String,
+    /// `sha256:` of the compiled plan (`plan.ron`): equal hashes, equal plans.
+    pub plan_hash: String,
+    pub plan_schema: u32,
+    pub compiler: String,
+    pub non_destructive: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EngineNote {
+    /// `auto`, `iouring` or `psync`, as asked on the command line.
+    pub choice: String,
+    pub io_uring: bool,
+    /// Why io_uring is not used, when it is not.
+    pub io_uring_unavailable: Option<String>,
+    /// Workers pinned to CPUs.
+    pub pinned: bool,
+    /// Latencies and series recorded (off only to measure what recording costs).
+    pub latency_recorded: bool,
+    /// The most psync threads a step uses; deeper queues use io_uring.
+    pub psync_max_threads: u32,
+}
+
+/// The folder copy tests read their source files from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetsNote {
+    pub dir: PathBuf,
+    /// Its file system: `tmpfs` keeps the source out of the way.
+    pub file_system: Option<crate::host::FileSystem>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    Pending,
+    Running,
+    Completed,
+    Failed,
+    Interrupted,
+}
+
+/// One step: what it was to do, and what happened.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ManifestStep {
+    pub index: usize,
+    pub id: String,
+    pub phase: Option<String>,
+    pub kind: String,
+    /// `measure rnd4k_read (4KiB random, 100% read): 30s ramp, 5min record`.
+    pub description: String,
+    pub status: StepStatus,
+    pub started: Option<String>,
+    pub seconds: Option<f64>,
+    pub error: Option<String>,
+    /// The step sets the drive's state (erase, fill, a writing precondition).
+    pub establishes_state: bool,
+    pub checklist: Checklist,
+    /// How the step's I/O ran: engine, threads, depth.
+    pub io: Option<IoInfo>,
+    pub steady: Option<SteadyResult>,
+    /// What an erase, cache drop or RAM limit actually did.
+    pub actions: Vec<String>,
+}
+
+/// The questions a reader asks of a number, answered for one step.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Checklist {
+    /// The I/O pattern; for a rounds step, the measurement the steady-state
+    /// rule tracks (every cell is in the plan).
+    pub workload: Option<WorkloadFacts>,
+    pub queue_depth: Option<QdFacts>,
+    /// The drive's state when the step started; set when it starts.
+    pub drive_state: Option<DriveState>,
+    pub span: Option<SpanFacts>,
+    pub value_kind: ValueFacts,
+    pub units: Units,
+    /// What is written (and, for reads, what was written before).
+    pub data_pattern: Option<DataPattern>,
+    pub cache: CacheFacts,
+    /// The host's name; the whole description is the manifest's `host`.
+    pub host: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadFacts {
+    pub name: String,
+    /// `4KiB random, 100% read`.
+    pub description: String,
+    pub blocks: Vec<BlockShare>,
+    pub read_percent: Percent,
+    pub random_percent: Percent,
+    pub align: Bytes,
+}
+
+impl WorkloadFacts {
+    pub fn of(w: &Workload) -> WorkloadFacts {
+        WorkloadFacts {
+            name: w.name.clone(),
+            description: w.describe(),
+            blocks: w.blocks.clone(),
+            read_percent: w.read,
+            random_percent: w.random,
+            align: w.align,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QdFacts {
+    /// Outstanding I/Os over all workers.
+    pub total: u32,
+    pub per_worker: u32,
+    pub workers: u32,
+    /// Devices the workers are spread over.
+    pub devices: u32,
+    /// How the methodology counts its queue depths.
+    pub counted: QdCounting,
+    /// `QD 32 in total: 4 workers x 8 on 1 device (the methodology counts in total)`.
+    pub description: String,
+}
+
+impl QdFacts {
+    pub fn of(qd: &Qd, devices: u32) -> QdFacts {
+        let devices = devices.max(1).min(qd.workers.max(1));
+        let counted = match qd.counted {
+            QdCounting::Total => "the methodology counts queue depth over all workers",
+            QdCounting::PerWorker => "the methodology counts queue depth per worker",
+        };
+        QdFacts {
+            total: qd.total,
+            per_worker: qd.per_worker,
+            workers: qd.workers,
+            devices,
+            counted: qd.counted,
+            description: format!(
+                "QD {} in total: {} x {} on {} ({counted})",
+                qd.total,
+                plural(qd.workers as u64, "worker", "workers"),
+                qd.per_worker,
+                plural(devices as u64, "device", "devices"),
+            ),
+        }
+    }
+}
+
+/// The drive's history as far as this run knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    /// A target methodic did not erase, fill or precondition (yet).
+    AsFound,
+    /// Erased, or a new scratch file: nothing written since.
+    Fresh,
+    /// Written sequentially end to end.
+    Filled,
+    /// Written by a precondition that did not reach (or did not look for) steady state.
+    Preconditioned,
+    /// A precondition or rounds reached steady state.
+    Steady,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DriveState {
+    pub condition: Condition,
+    /// `erased (discard), filled 2 times, preconditioned with ... for 6h`.
+    pub description: String,
+    /// How it was erased, when an erase ran.
+    pub erased: Option<String>,
+    pub fill_passes: u32,
+    /// Each precondition since the last erase or fill, in order.
+    pub preconditions: Vec<String>,
+    /// Whether the last precondition or rounds reached steady state, and
+    /// after how many rounds; `None` when none looked for it.
+    pub steady: Option<SteadyNote>,
+    /// Bytes written by measurements since the state was set.
+    pub written_since: u64,
+    /// A step that sets the state failed or was interrupted: the state is
+    /// somewhere between the one before and the one it was to set.
+    pub in_doubt: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SteadyNote {
+    pub reached: bool,
+    /// The round it was reached at, or the rounds run when it was not.
+    pub rounds: u32,
+}
+
+impl DriveState {
+    fn new(scratch: bool) -> DriveState {
+        DriveState {
+            condition: if scratch { Condition::Fresh } else { Condition::AsFound },
+            description: String::new(),
+            erased: None,
+            fill_passes: 0,
+            preconditions: Vec::new(),
+            steady: None,
+            written_since: 0,
+            in_doubt: false,
+        }
+        .described(scratch)
+    }
+
+    fn described(mut self, scratch: bool) -> DriveState {
+        self.condition = if self.steady.is_some_and(|s| s.reached) {
+            Condition::Steady
+        } else if !self.preconditions.is_empty() {
+            Condition::Preconditioned
+        } else if self.fill_passes > 0 {
+            Condition::Filled
+        } else if self.erased.is_some() || (scratch && self.written_since == 0) {
+            Condition::Fresh
+        } else {
+            Condition::AsFound
+        };
+        let mut parts = Vec::new();
+        if let Some(how) = &self.erased {
+            parts.push(format!("erased ({how})"));
+        }
+        if self.fill_passes > 0 {
+            parts.push(format!("filled sequentially {}", plural(self.fill_passes as u64, "time", "times")));
+        }
+        if !self.preconditions.is_empty() {
+            parts.push(format!("preconditioned with {}", self.preconditions.join(", then ")));
+        }
+        match self.steady {
+            Some(SteadyNote { reached: true, rounds }) => {
+                parts.push(format!("steady state reached at round {rounds}"))
+            }
+            Some(SteadyNote { reached: false, rounds }) => parts
+                .push(format!("steady state not reached in {}", plural(rounds as u64, "round", "rounds"))),
+            None => {}
+        }
+        if parts.is_empty() {
+            parts.push(if scratch {
+                "a new scratch file".to_string()
+            } else {
+                "as found: methodic had not erased, filled or preconditioned it".to_string()
+            });
+        }
+        if self.written_since > 0 {
+            parts.push(format!("then {} written by the steps since", human(self.written_since)));
+        }
+        if self.in_doubt {
+            parts.push("in doubt: a step that sets the state did not finish".to_string());
+        }
+        self.description = parts.join(", ");
+        self
+    }
+}
+
+/// Follows the drive's state through the run.
+#[derive(Debug, Clone)]
+pub struct DriveTracker {
+    scratch: bool,
+    pub state: DriveState,
+}
+
+impl DriveTracker {
+    pub fn new(scratch: bool) -> DriveTracker {
+        DriveTracker { scratch, state: DriveState::new(scratch) }
+    }
+
+    /// Takes in what a step did.
+    pub fn after(&mut self, step: &Step, result: &StepResult) {
+        let s = &mut self.state;
+        let finished = result.error.is_none();
+        if !finished && step.establishes_state {
+            s.in_doubt = true;
+        }
+        let probed = match (&step.action, &result.probe) {
+            // Writes as issued (rounded up to a block with O_DIRECT); older
+            // results lack write_bytes.
+            (Action::Probe(p), Some(r)) => r.write_bytes.max(p.io.0) * r.offsets * r.repeats as u64,
+            _ => 0,
+        };
+        let written = result.io.as_ref().map_or(0, |io| io.bytes_written)
+            + result.copy.as_ref().map_or(0, |c| c.bytes)
+            + probed;
+        match &step.action {
+            Action::Erase { .. } if finished => {
+                *s = DriveState::new(false);
+                s.erased = Some(result.actions.join("; "));
+            }
+            Action::Fill { passes, .. } if finished => {
+                if !s.preconditions.is_empty() || s.written_since > 0 || s.steady.is_some() {
+                    // A fill after other writes starts the history anew.
+                    *s = DriveState::new(false);
+                }
+                s.fill_passes += passes;
+                s.in_doubt = false;
+            }
+            Action::Precondition { workload, qd, stop, .. } if finished && workload.writes() => {
+                let length = match stop {
+                    PreconditionStop::Time(d) => format!("for {}", d.human()),
+                    PreconditionStop::Steady { round, .. } => {
+                        let n = result.steady.as_ref().map_or(0, |st| st.rounds);
+                        format!("for {} of {}", plural(n as u64, "round", "rounds"), round.human())
+                    }
+                };
+                s.preconditions.push(format!("{} at QD {} {length}", workload.label(), qd.total));
+                s.steady =
+                    result.steady.as_ref().map(|st| SteadyNote { reached: st.reached, rounds: st.rounds });
+                s.written_since = 0;
+                s.in_doubt = false;
+            }
+            Action::Rounds { .. } if finished && step.establishes_state => {
+                let n = result.steady.as_ref().map_or(0, |st| st.rounds);
+                s.preconditions.push(format!("the step's own {}", plural(n as u64, "round", "rounds")));
+                s.steady =
+                    result.steady.as_ref().map(|st| SteadyNote { reached: st.reached, rounds: st.rounds });
+                s.written_since = 0;
+                s.in_doubt = false;
+            }
+            _ => s.written_since += written,
+        }
+        let st = std::mem::replace(s, DriveState::new(false));
+        *s = st.described(self.scratch);
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpanFacts {
+    /// As the methodology gives it: `100%`, `8GiB`.
+    pub declared: String,
+    /// Bytes worked in, over all devices the step uses.
+    pub bytes: u64,
+    /// The capacity of those devices.
+    pub capacity: u64,
+    pub percent_of_capacity: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValueFacts {
+    /// The methodology's convention for the value it reports.
+    pub kind: ValueKind,
+    /// How this step's numbers are made: `the average over the 5min record time`.
+    pub computed: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheFacts {
+    /// `Direct` (O_DIRECT) or `Buffered` (through the page cache).
+    pub io: Option<IoMode>,
+    /// A drop_caches step ran since the last step that touched the target.
+    pub caches_dropped: bool,
+    /// The RAM limit in force, bytes.
+    pub ram_limit: Option<u64>,
+    /// `O_DIRECT; caches dropped before; RAM limited to 16 GiB`.
+    pub description: String,
+}
+
+/// The workload and queue depth a step runs; for rounds, the tracked cell's.
+pub fn workload_and_qd(action: &Action) -> (Option<&Workload>, Option<&Qd>) {
+    match action {
+        Action::Fill { workload, qd, .. }
+        | Action::Precondition { workload, qd, .. }
+        | Action::Measure { workload, qd, .. } => (Some(workload), Some(qd)),
+        Action::Rounds { cells, track, .. } => {
+            let c = cells.get(*track as usize).or(cells.first());
+            (c.map(|c| &c.workload), c.map(|c| &c.qd))
+        }
+        _ => (None, None),
+    }
+}
+
+pub fn cache_facts(io: Option<IoMode>, caches_dropped: bool, ram_limit: Option<Bytes>) -> CacheFacts {
+    let mut parts = vec![match io {
+        Some(IoMode::Direct) => "O_DIRECT (page cache bypassed)".to_string(),
+        Some(IoMode::Buffered) => "buffered (through the page cache)".to_string(),
+        None => "no target I/O".to_string(),
+    }];
+    parts.push(if caches_dropped { "caches dropped before".into() } else { "caches not dropped".into() });
+    parts.push(match ram_limit {
+        Some(b) => format!("RAM limited to {}", human(b.0)),
+        None => "RAM not limited".into(),
+    });
+    CacheFacts { io, caches_dropped, ram_limit: ram_limit.map(|b| b.0), description: parts.join("; ") }
+}
+
+/// How a step's numbers are made, in a sentence, under the methodology's
+/// value convention: the step average, the steady-state window's average,
+/// or the peak (the best series interval; for rounds, the best round).
+pub fn computed(step: &Step, kind: ValueKind) -> String {
+    let series = |s: &methodic_compiler::plan::Duration| s.human();
+    let chosen = match (&step.action, kind) {
+        (Action::Measure { stop, ramp, series: s, .. }, ValueKind::Peak) => {
+            let window = match stop.time {
+                Some(t) => format!("the {} record time", t.human()),
+                None => "the step".to_string(),
+            };
+            let ramp = if ramp.is_zero() { String::new() } else { format!(" after a {} ramp", ramp.human()) };
+            let sweep = if step.sweep.is_some() { "; for the sweep, its best step" } else { "" };
+            Some(format!(
+                "the peak: the best {} interval of {window}{ramp} (the step average is kept beside it){sweep}",
+                series(s)
+            ))
+        }
+        (Action::Fill { .. }, ValueKind::Peak) => {
+            Some("the peak: the best 1s interval of the fill (the average is kept beside it)".into())
+        }
+        (Action::Precondition { series: s, .. }, ValueKind::Peak) => Some(format!(
+            "the peak: the best {} interval of the precondition (the average is kept beside it)",
+            series(s)
+        )),
+        (Action::Rounds { .. }, ValueKind::Peak) => {
+            Some("the peak: each measurement's best round (the window averages are kept beside it)".into())
+        }
+        (
+            Action::Precondition { stop: PreconditionStop::Steady { rule, .. }, .. },
+            ValueKind::SteadyStateAverage,
+        ) => Some(format!(
+            "the steady-state average: the average of the last {} rounds' {} (the steady-state window when \
+                 reached)",
+            rule.window,
+            metric_word(rule.metric)
+        )),
+        _ => None,
+    };
+    if let Some(text) = chosen {
+        return with_repeat(step, text);
+    }
+    let base = match &step.action {
+        Action::Measure { stop, ramp, .. } => {
+            let what = match (stop.time, stop.written) {
+                (Some(t), None) => format!("the average over the {} record time", t.human()),
+                (None, Some(w)) => {
+                    format!("the average from the first to the last completion until {w} was written")
+                }
+                (Some(t), Some(w)) => {
+                    format!("the average over the record time ({} or until {w} was written)", t.human())
+                }
+                (None, None) => "the average over the step".into(),
+            };
+            if ramp.is_zero() {
+                format!("{what}, no ramp")
+            } else {
+                format!("{what}, after a {} ramp", ramp.human())
+            }
+        }
+        Action::Fill { .. } => "the average over the whole fill".into(),
+        Action::Precondition { stop: PreconditionStop::Time(d), .. } => {
+            format!("the average over the {} precondition", d.human())
+        }
+        Action::Precondition { stop: PreconditionStop::Steady { rule, .. }, .. } => format!(
+            "the average over all rounds; the rule watches each round's {} over a window of {}",
+            metric_word(rule.metric),
+            rule.window
+        ),
+        Action::Rounds { rule, .. } => format!(
+            "each measurement's average over the last {} rounds (the steady-state window when reached)",
+            rule.window
+        ),
+        Action::Copy { .. } => "bytes copied over the time to the last fsync".into(),
+        Action::Probe(p) => format!(
+            "the {} of {} per offset",
+            methodic_compiler::plan::aggregate_word(p.statistic),
+            plural(p.repeats as u64, "write", "writes")
+        ),
+        _ => "no value".into(),
+    };
+    // A step without a window of its own, or without intervals, reports its
+    // average whatever the convention: say so.
+    let base = match (kind, &step.action) {
+        (ValueKind::Peak, Action::Copy { .. } | Action::Probe(_)) => {
+            format!("{base} (no intervals: no peak)")
+        }
+        (
+            ValueKind::SteadyStateAverage,
+            Action::Measure { .. } | Action::Fill { .. } | Action::Copy { .. },
+        ) => {
+            format!("{base} (no steady-state window of its own: the step average)")
+        }
+        _ => base,
+    };
+    with_repeat(step, base)
+}
+
+/// `base`, with the repeat run it belongs to.
+fn with_repeat(step: &Step, base: String) -> String {
+    match step.repeat {
+        Some(r) => format!(
+            "{base}; run {} of {}, the methodology reports their {}",
+            r.run,
+            r.runs,
+            methodic_compiler::plan::aggregate_word(r.aggregate)
+        ),
+        None => base,
+    }
+}
+
+fn metric_word(m: methodic_compiler::plan::Metric) -> &'static str {
+    match m {
+        methodic_compiler::plan::Metric::Iops => "IOPS",
+        methodic_compiler::plan::Metric::Bandwidth => "bandwidth",
+        methodic_compiler::plan::Metric::Latency => "mean latency",
+    }
+}
+
+/// A results directory read back: its manifest and its finished steps.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub steps: Vec<StepResult>,
+}
+
+impl Loaded {
+    /// The manifest's step for a result.
+    pub fn step_of(&self, r: &StepResult) -> Option<&ManifestStep> {
+        self.manifest.steps.get(r.index.wrapping_sub(1)).filter(|s| s.id == r.id)
+    }
+
+    /// The plan's step for a result.
+    pub fn plan_step(&self, r: &StepResult) -> Option<&Step> {
+        self.manifest.plan.steps.get(r.index.wrapping_sub(1)).filter(|s| s.id == r.id)
+    }
+}
+
+/// Reads a results directory; changes nothing in it. Every error names the
+/// file it is about.
+pub fn load(dir: &Path) -> Result<Loaded> {
+    let manifest = read_manifest(&manifest_path(dir)?)?;
+    let steps = read_steps(&dir.join(STEPS_FILE))?;
+    Ok(Loaded { dir: dir.to_path_buf(), manifest, steps })
+}
+
+/// The manifest of results directory `dir`, refusing what is not one.
+pub fn manifest_path(dir: &Path) -> Result<PathBuf> {
+    if !dir.exists() {
+        return Err(Error::results(dir, "does not exist")
+            .with_hint("give the results directory `methodic run` printed (its --out)"));
+    }
+    if !dir.is_dir() {
+        return Err(Error::results(dir, "is not a directory")
+            .with_hint("give the results directory `methodic run` printed, not a file in it"));
+    }
+    let path = dir.join(MANIFEST_FILE);
+    if !path.exists() {
+        let hint = if dir.join(STEPS_FILE).exists() || dir.join("results.json").exists() {
+            "it has results but no manifest: it was written by a methodic older than 0.1 manifests"
+        } else {
+            "give the results directory `methodic run` printed (its --out)"
+        };
+        return Err(Error::results(dir, "is not a methodic results directory (it has no manifest.json)")
+            .with_hint(hint));
+    }
+    Ok(path)
+}
+
+/// Reads `manifest.json` alone: refuses a damaged file, a newer schema and
+/// a file that is not a manifest, naming it.
+pub fn read_manifest(path: &Path) -> Result<Manifest> {
+    let text = fs::read_to_string(path).map_err(|e| Error::results(path, format!("cannot be read: {e}")))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Error::results(path, format!("is not valid JSON ({e})"))
+            .with_hint("the file is damaged; results are also in steps.jsonl and results.json")
+    })?;
+    match value.get("schema").and_then(|v| v.as_u64()) {
+        Some(n) if n > MANIFEST_SCHEMA as u64 => {
+            return Err(Error::results(
+                path,
+                format!(
+                    "was written with manifest schema {n}; this methodic {} reads schema {MANIFEST_SCHEMA} and older",
+                    env!("CARGO_PKG_VERSION")
+                ),
+            )
+            .with_hint("read it with the newer methodic that wrote it"));
+        }
+        Some(_) => {}
+        None => {
+            return Err(Error::results(path, "is not a methodic manifest (it has no schema number)"));
+        }
+    }
+    serde_json::from_value(value).map_err(|e| Error::results(path, format!("is not a valid manifest: {e}")))
+}
+
+/// Reads `steps.jsonl`: one step a line, each line whole.
+pub fn read_steps(path: &Path) -> Result<Vec<StepResult>> {
+    let file = fs::File::open(path).map_err(|e| Error::results(path, format!("cannot be read: {e}")))?;
+    let mut reader = BufReader::new(file);
+    let mut steps = Vec::new();
+    let mut line = String::new();
+    let mut n = 0;
+    loop {
+        line.clear();
+        let read =
+            reader.read_line(&mut line).map_err(|e| Error::results(path, format!("cannot be read: {e}")))?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        if !line.ends_with('\n') {
+            return Err(Error::results(path, format!("line {n} is truncated (it has no end of line)"))
+                .with_hint("the run was cut off while recording this step; the steps before it are whole"));
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let step: StepResult = serde_json::from_str(&line).map_err(|e| {
+            Error::results(path, format!("line {n} is not a step record: {e}")).with_hint(
+                "the file is damaged or was edited; each line must be one step as methodic wrote it",
+            )
+        })?;
+        steps.push(step);
+    }
+    Ok(steps)
+}
+
+impl Manifest {
+    /// Marks step `i` (from 0) as running from a drive state.
+    pub fn step_started(&mut self, i: usize, started: &str, state: &DriveState) {
+        let st = &mut self.steps[i];
+        st.status = StepStatus::Running;
+        st.started = Some(started.to_string());
+        st.checklist.drive_state = Some(state.clone());
+    }
+
+    /// Takes in a finished (or failed, or interrupted) step.
+    pub fn step_finished(&mut self, i: usize, r: &StepResult, interrupted: bool) {
+        let st = &mut self.steps[i];
+        st.status = match (&r.error, interrupted) {
+            (_, true) => StepStatus::Interrupted,
+            (Some(_), false) => StepStatus::Failed,
+            (None, false) => StepStatus::Completed,
+        };
+        st.seconds = Some(r.seconds);
+        st.error = r.error.clone();
+        st.io = r.io.clone();
+        st.steady = r.steady.clone();
+        st.actions = r.actions.clone();
+    }
+
+    /// Puts step `i` back to pending, to be run again by a resume.
+    pub fn reset_step(&mut self, i: usize) {
+        let st = &mut self.steps[i];
+        st.status = StepStatus::Pending;
+        st.started = None;
+        st.seconds = None;
+        st.error = None;
+        st.io = None;
+        st.steady = None;
+        st.actions.clear();
+        st.checklist.drive_state = None;
+    }
+
+    /// Marks step `i` failed because its record could not be written.
+    pub fn step_unrecorded(&mut self, i: usize, why: &str) {
+        let st = &mut self.steps[i];
+        st.status = StepStatus::Failed;
+        st.error = Some(format!("not recorded: {why}"));
+    }
+
+    /// Writes the manifest to `dir` atomically: a temporary file, synced,
+    /// renamed over the old one, and the directory synced.
+    pub fn save(&mut self, dir: &Path, now: String) -> Result<()> {
+        self.updated = now;
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::io("cannot encode the manifest", std::io::Error::other(e)))?;
+        crate::dir::replace_synced(dir, MANIFEST_FILE, format!("{text}\n").as_bytes())
+    }
+}

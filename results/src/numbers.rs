@@ -1,0 +1,57 @@
+//! A step's numbers: operations, bytes, rates and latency percentiles, for
+//! reads, writes and both. The runtime makes them from its histograms;
+//! reports, compare and exporters read them.
+
+use serde::{Deserialize, Serialize};
+
+/// A step's numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Seconds recorded.
+    pub seconds: f64,
+    pub total: Rates,
+    /// Reads alone, when the step read.
+    pub read: Option<Rates>,
+    /// Writes alone, when the step wrote.
+    pub write: Option<Rates>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rates {
+    pub ios: u64,
+    pub bytes: u64,
+    /// NaN (written as JSON `null`) when no time was recorded.
+    #[serde(deserialize_with = "nullable")]
+    pub iops: f64,
+    /// Decimal megabytes (10^6 B) a second.
+    #[serde(deserialize_with = "nullable")]
+    pub mb_s: f64,
+    /// Binary mebibytes (2^20 B) a second.
+    #[serde(deserialize_with = "nullable")]
+    pub mib_s: f64,
+    pub latency_us: Latency,
+}
+
+/// A rate read back: JSON has no NaN, serde_json writes it as `null`.
+pub fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+/// Latency in microseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    pub mean: f64,
+    pub min: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p99_9: f64,
+    pub p99_99: f64,
+    /// Results written before these were kept read back as 0.
+    #[serde(default)]
+    pub p99_999: f64,
+    #[serde(default)]
+    pub p99_9999: f64,
+    /// The longest I/O recorded: SNIA PTS's maximum response time.
+    pub max: f64,
+}

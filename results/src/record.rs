@@ -1,0 +1,306 @@
+//! A run's records: `results.json` (the whole run) and each step's line in
+//! `steps.jsonl` (what it measured, how its I/O ran, what failed), as the
+//! runtime writes them and every reader reads them back.
+
+use std::path::PathBuf;
+
+use methodic_compiler::plan::{Metric, Step};
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{Cliff, Peak, RepeatSummary, Window};
+use crate::ceiling::StepCeiling;
+use crate::device_io::DeviceIo;
+use crate::host::TargetInfo;
+use crate::manifest::EngineNote;
+use crate::numbers::{Latency, Summary};
+
+/// `results.json`: the whole run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunReport {
+    pub tool: String,
+    pub methodology: MethodologyRef,
+    /// Every number below comes from a rehearsal, not a measurement.
+    pub rehearsal: bool,
+    pub status: Status,
+    pub error: Option<String>,
+    pub seed: u64,
+    pub started: String,
+    pub seconds: f64,
+    pub engine: EngineNote,
+    pub targets: Vec<TargetInfo>,
+    pub results: PathBuf,
+    pub steps: Vec<StepResult>,
+    /// The signal that interrupted the run (2 SIGINT, 15 SIGTERM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Running,
+    Completed,
+    Failed,
+    Interrupted,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MethodologyRef {
+    pub name: String,
+    pub version: String,
+    pub source_hash: String,
+}
+
+/// One step's record in `steps.jsonl` and `results.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepResult {
+    pub index: usize,
+    pub id: String,
+    pub phase: Option<String>,
+    pub kind: String,
+    pub rehearsal: bool,
+    pub started: String,
+    pub seconds: f64,
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<PathBuf>,
+    /// The step's latency histograms, an HdrHistogram interval log
+    /// (relative to the results directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_log: Option<PathBuf>,
+    /// The best series interval of the record window (`value peak`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak: Option<Peak>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cells: Option<Vec<CellResult>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy: Option<CopyResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeResult>,
+    /// For a measurement until written: where the rate fell to a lower
+    /// plateau and stayed, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cliff: Option<Cliff>,
+    /// The host ceiling of each of the step's I/Os (a rounds step: each
+    /// cell's), as measured for its own shape before the first step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ceilings: Vec<StepCeiling>,
+    /// Within 10% of the host ceiling of its own shape: the number may be
+    /// the host's, not the drive's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_bound: Option<String>,
+    /// On the last run of a repeat: every run's value, their statistics,
+    /// and a warning when run 1 stands apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<RepeatSummary>,
+    /// What an erase, cache drop or RAM limit actually did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    /// For a copy or a buffered fill, measure or timed precondition: the
+    /// bytes asked for and the bytes that reached the device, by the
+    /// kernel's counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_io: Option<DeviceIo>,
+}
+
+impl StepResult {
+    /// The record of step `i` (from 0) before it runs.
+    pub fn new(i: usize, step: &Step, rehearsal: bool, started: String) -> StepResult {
+        StepResult {
+            index: i + 1,
+            id: step.id.clone(),
+            phase: step.phase.clone(),
+            kind: step.action.kind().to_string(),
+            rehearsal,
+            started,
+            seconds: 0.0,
+            error: None,
+            io: None,
+            summary: None,
+            series: None,
+            latency_log: None,
+            peak: None,
+            steady: None,
+            cells: None,
+            copy: None,
+            probe: None,
+            cliff: None,
+            repeats: None,
+            ceilings: Vec::new(),
+            host_bound: None,
+            actions: Vec::new(),
+            device_io: None,
+        }
+    }
+}
+
+/// How a step's I/O ran.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IoInfo {
+    pub engine: EngineKind,
+    /// Why methodic chose the engine.
+    pub engine_reason: String,
+    /// Worker threads, and the I/Os each kept in flight.
+    pub threads: u32,
+    pub depth: u32,
+    /// The average number of I/Os in flight over all threads, sampled at
+    /// each submission: what queue depth was actually kept.
+    pub mean_inflight: f64,
+    pub registered_buffers: bool,
+    /// io_uring sent every I/O straight to a kernel worker, as the target
+    /// cannot be driven without blocking (zram, loop devices, tmpfs).
+    pub forced_async: bool,
+    /// Latencies were not recorded (`no_latency`).
+    pub latency_recorded: bool,
+    pub bytes_written: u64,
+    pub seed: u64,
+    /// I/Os that failed: the step stopped at the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<IoErrors>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SteadyResult {
+    pub metric: Metric,
+    pub reached: bool,
+    pub rounds: u32,
+    /// The metric of each round, in order.
+    pub values: Vec<f64>,
+    /// The last window checked.
+    pub window: Option<Window>,
+    /// Each round's latency (reads and writes together), in order: the
+    /// distribution of every round, not only the last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds_latency_us: Vec<Latency>,
+}
+
+/// One measurement of a `rounds` step: its last round, and its averages
+/// over the steady-state window (or the last `window` rounds).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CellResult {
+    pub workload: String,
+    pub qd: u32,
+    pub window_iops: f64,
+    pub window_mb_s: f64,
+    pub window_mean_latency_us: f64,
+    /// The latency of every I/O of the window's rounds, as one
+    /// distribution: its `max` is the longest response time in the window
+    /// (SNIA PTS's maximum response time), its `mean` the average
+    /// response time over the window's I/Os.
+    #[serde(default)]
+    pub window_latency_us: Latency,
+    /// Each round's latency, in order.
+    #[serde(default)]
+    pub rounds_latency_us: Vec<Latency>,
+    /// The best round's IOPS and MB/s (`value peak`: a cell has no series,
+    /// its rounds are its intervals).
+    #[serde(default)]
+    pub peak_iops: f64,
+    #[serde(default)]
+    pub peak_mb_s: f64,
+    pub last: Summary,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// io_uring: one ring per worker, registered buffers and file, batched
+    /// submit and reap.
+    IoUring,
+    /// pread/pwrite, one I/O at a time per thread.
+    Psync,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Psync => "psync",
+        }
+    }
+}
+
+/// The failed I/Os of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IoErrors {
+    /// I/Os that failed or moved fewer bytes than asked.
+    pub failed: u64,
+    /// I/Os that completed in full, ramp included.
+    pub completed: u64,
+    /// The first failure (of the first worker that had one).
+    pub first: FailedIo,
+    /// Other targets I/Os failed on, when the step used several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_on: Vec<PathBuf>,
+}
+
+/// One failed I/O: where, what, and what the kernel said.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedIo {
+    pub target: PathBuf,
+    /// `read` or `write`.
+    pub op: String,
+    pub offset: u64,
+    pub len: u32,
+    /// `EIO`; `null` for a short transfer.
+    pub errno: Option<String>,
+    /// -errno, or the bytes a short transfer moved.
+    pub result: i32,
+    /// In words: `write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)`.
+    pub error: String,
+}
+
+/// What one copy did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CopyResult {
+    pub files: u64,
+    pub bytes: u64,
+    /// From the first read to the end of the sync of the destination.
+    pub seconds: f64,
+    pub mb_s: f64,
+    pub mib_s: f64,
+    /// How the copy was made.
+    pub method: String,
+    pub source: PathBuf,
+    pub destination: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeResult {
+    /// Offsets probed (the plan's, less those `skipped`).
+    pub offsets: u64,
+    pub repeats: u32,
+    /// The plan's offsets that were not probed: with O_DIRECT, those that
+    /// are not multiples of the target's logical block.
+    #[serde(default)]
+    pub skipped: u64,
+    /// Bytes of each write as issued: the probe's `io`, rounded up to the
+    /// logical block with O_DIRECT.
+    #[serde(default)]
+    pub write_bytes: u64,
+    /// The smallest write that reaches the device as such: the logical
+    /// block (the direct-I/O alignment) with O_DIRECT, a page of the page
+    /// cache without.
+    #[serde(default)]
+    pub unit_bytes: u64,
+    /// How each write went and was made durable: `O_DIRECT writes, each
+    /// followed by fdatasync`, or `writes through the page cache, each
+    /// followed by fdatasync`.
+    pub durable: String,
+    /// What reached the device, in words.
+    #[serde(default)]
+    pub note: String,
+    /// Over the offsets' kept values, in microseconds.
+    pub min_us: f64,
+    pub median_us: f64,
+    pub max_us: f64,
+    /// The page size the latencies point at, or why none was found.
+    #[serde(default)]
+    pub pages: Option<crate::analysis::PageEstimate>,
+}
