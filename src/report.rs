@@ -993,7 +993,7 @@ fn probes(run: &Loaded) -> Vec<PlotView> {
         .filter_map(|r| {
             let p = r.probe.as_ref()?;
             let path = run.dir.join(r.series.as_ref()?);
-            let pts: Vec<(f64, f64)> = read_series(&path, "offset_bytes", "latency_us")
+            let pts: Vec<(f64, f64)> = read_columns(&path, "offset_bytes", "latency_us")
                 .into_iter()
                 .map(|(x, y)| (x / 1024.0, y))
                 .collect();
@@ -1020,8 +1020,9 @@ fn probes(run: &Loaded) -> Vec<PlotView> {
         .collect()
 }
 
-/// Two columns of a CSV with a header: `x` and `column`.
-fn read_series(path: &Path, x: &str, column: &str) -> Vec<(f64, f64)> {
+/// Two columns of a CSV with a header (a probe's offsets and latencies):
+/// `x` and `column`.
+fn read_columns(path: &Path, x: &str, column: &str) -> Vec<(f64, f64)> {
     let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
     let mut lines = text.lines();
     let Some(head) = lines.next() else { return Vec::new() };
@@ -1063,7 +1064,11 @@ fn preparation(run: &Loaded) -> Vec<PlotView> {
                 } else {
                     ("iops", "IOPS".to_string())
                 };
-                let pts = read_series(&path, "t_s", column);
+                let pts: Vec<(f64, f64)> = methodic_results::series::read(&path)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|r| Some((r.t, r.column(column)?)))
+                    .collect();
                 // The cliff of a sustained write: the lower plateau shaded.
                 let band = r.cliff.as_ref().filter(|c| c.found).and_then(|c| {
                     let end = pts.last()?.0;
@@ -1279,8 +1284,8 @@ mod tests {
     fn series_columns_are_found_by_name() {
         let p = std::env::temp_dir().join(format!("methodic-report-series-{}.csv", std::process::id()));
         std::fs::write(&p, "t_s,iops,mb_s\n1.0,100,0.4\n2.0,200,0.8\n").unwrap();
-        assert_eq!(read_series(&p, "t_s", "iops"), vec![(1.0, 100.0), (2.0, 200.0)]);
-        assert_eq!(read_series(&p, "t_s", "nope"), vec![]);
+        assert_eq!(read_columns(&p, "t_s", "iops"), vec![(1.0, 100.0), (2.0, 200.0)]);
+        assert_eq!(read_columns(&p, "t_s", "nope"), vec![]);
         std::fs::remove_file(&p).unwrap();
     }
 }

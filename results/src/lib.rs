@@ -11,6 +11,7 @@ pub mod host;
 pub mod manifest;
 pub mod numbers;
 pub mod record;
+pub mod series;
 pub mod units;
 
 pub use error::{Error, Result};

@@ -1550,17 +1550,7 @@ impl Executor<'_> {
                 }
                 rows.extend(run.rows.iter().map(|r| Row { t: seconds + r.t, ..*r }));
                 for row in &run.rows {
-                    series_out.row(&format!(
-                        "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
-                        seconds + row.t,
-                        row.iops,
-                        row.read_iops,
-                        row.write_iops,
-                        row.mb_s,
-                        row.mb_s * 1e6 / 1_048_576.0,
-                        row.mean_latency_us,
-                        row.p99_latency_us
-                    ))?;
+                    series_out.row(&Row { t: seconds + row.t, ..*row }.csv_line())?;
                 }
                 seconds += run.seconds;
                 all.merge(&run.recorder);

@@ -11,6 +11,8 @@ use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 
+pub use methodic_results::series::{HEADER, Row};
+
 use crate::stats::Recorder;
 
 /// One worker's counts for one interval.
@@ -46,22 +48,6 @@ pub enum Message {
     },
 }
 
-/// A row of the series, as written to CSV and kept for steady-state rounds.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Row {
-    /// Seconds from the start of recording to the end of the interval.
-    pub t: f64,
-    /// How long the interval lasted: the series interval, or less for a
-    /// last interval cut short.
-    pub seconds: f64,
-    pub iops: f64,
-    pub read_iops: f64,
-    pub write_iops: f64,
-    pub mb_s: f64,
-    pub mean_latency_us: f64,
-    pub p99_latency_us: f64,
-}
-
 /// The 99th percentile of reads and writes together, in nanoseconds.
 /// The mean of the latencies recorded, reads and writes together, from
 /// their histograms (to their three significant digits), in ns.
@@ -85,8 +71,6 @@ fn p99(rec: &Recorder) -> f64 {
     let _ = both.add(&rec.write.lat);
     both.value_at_quantile(0.99) as f64
 }
-
-pub const HEADER: &str = "t_s,iops,read_iops,write_iops,mb_s,mib_s,mean_latency_us,p99_latency_us";
 
 /// The collector's thread: joined, it gives the rows it wrote.
 pub type Collector = JoinHandle<io::Result<Vec<Row>>>;
@@ -151,18 +135,7 @@ fn collect(
             p99_latency_us: if ios > 0 { p99(&iv.rec) / 1000.0 } else { 0.0 },
         };
         if let Some(w) = out.as_mut() {
-            writeln!(
-                w,
-                "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
-                row.t,
-                row.iops,
-                row.read_iops,
-                row.write_iops,
-                row.mb_s,
-                bytes as f64 / span / 1_048_576.0,
-                row.mean_latency_us,
-                row.p99_latency_us
-            )?;
+            writeln!(w, "{}", row.csv_line())?;
             w.flush()?;
         }
         rows.push(row);

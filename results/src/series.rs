@@ -1,0 +1,151 @@
+//! A step's series: one row a series interval, written to
+//! `series/<step-id>.csv` as the step runs and read back by `report` and
+//! the analyses. One type writes and reads the row, so the file has one
+//! layout and one arithmetic.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// A row of the series, as written to CSV and kept for steady-state rounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Row {
+    /// Seconds from the start of recording to the end of the interval.
+    pub t: f64,
+    /// How long the interval lasted: the series interval, or less for a
+    /// last interval cut short.
+    pub seconds: f64,
+    pub iops: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub mb_s: f64,
+    pub mean_latency_us: f64,
+    pub p99_latency_us: f64,
+}
+
+pub const HEADER: &str = "t_s,iops,read_iops,write_iops,mb_s,mib_s,mean_latency_us,p99_latency_us";
+
+impl Row {
+    /// Binary mebibytes a second.
+    pub fn mib_s(&self) -> f64 {
+        self.mb_s * 1e6 / 1_048_576.0
+    }
+
+    /// The row as a line of the CSV (under [`HEADER`]), without the end
+    /// of line.
+    pub fn csv_line(&self) -> String {
+        let mut s = String::with_capacity(64);
+        let _ = write!(
+            s,
+            "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
+            self.t,
+            self.iops,
+            self.read_iops,
+            self.write_iops,
+            self.mb_s,
+            self.mib_s(),
+            self.mean_latency_us,
+            self.p99_latency_us
+        );
+        s
+    }
+
+    /// Reads a line of the CSV; `previous_t` is the row before's `t` (0 for
+    /// the first), as the file keeps no interval length.
+    pub fn parse(line: &str, previous_t: f64) -> Option<Row> {
+        let f: Vec<f64> = line.split(',').map(|x| x.trim().parse().ok()).collect::<Option<_>>()?;
+        let [t, iops, read_iops, write_iops, mb_s, _mib_s, mean_latency_us, p99_latency_us] = f[..] else {
+            return None;
+        };
+        Some(Row {
+            t,
+            seconds: t - previous_t,
+            iops,
+            read_iops,
+            write_iops,
+            mb_s,
+            mean_latency_us,
+            p99_latency_us,
+        })
+    }
+
+    /// The value of a column of [`HEADER`] by its name.
+    pub fn column(&self, name: &str) -> Option<f64> {
+        Some(match name {
+            "t_s" => self.t,
+            "iops" => self.iops,
+            "read_iops" => self.read_iops,
+            "write_iops" => self.write_iops,
+            "mb_s" => self.mb_s,
+            "mib_s" => self.mib_s(),
+            "mean_latency_us" => self.mean_latency_us,
+            "p99_latency_us" => self.p99_latency_us,
+            _ => return None,
+        })
+    }
+}
+
+/// Reads a series CSV: its rows in order. A file whose head is not
+/// [`HEADER`] is refused; a line that does not parse (a row cut off by a
+/// crash) ends the rows.
+pub fn read(path: &Path) -> Result<Vec<Row>> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::results(path, format!("cannot be read: {e}")))?;
+    let mut lines = text.lines();
+    if lines.next() != Some(HEADER) {
+        return Err(Error::results(
+            path,
+            "is not a methodic series (its first line is not the series header)",
+        ));
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    for line in lines {
+        let Some(row) = Row::parse(line, rows.last().map_or(0.0, |r| r.t)) else { break };
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `csv_line` writes, `parse` reads back to the precision written.
+    #[test]
+    fn a_row_written_reads_back() {
+        let row = Row {
+            t: 2.0,
+            seconds: 1.0,
+            iops: 1234.5,
+            read_iops: 1000.0,
+            write_iops: 234.5,
+            mb_s: 5.056,
+            mean_latency_us: 81.25,
+            p99_latency_us: 250.5,
+        };
+        let line = row.csv_line();
+        assert_eq!(line, "2.000,1234.5,1000.0,234.5,5.056,4.822,81.25,250.50");
+        assert_eq!(Row::parse(&line, 1.0), Some(row));
+        assert_eq!(row.column("mib_s").map(|v| (v * 1000.0).round()), Some(4822.0));
+        assert_eq!(row.column("nope"), None);
+        assert_eq!(Row::parse("1,2,3", 0.0), None);
+    }
+
+    #[test]
+    fn a_series_file_reads_back_until_a_cut_line() {
+        let dir = std::env::temp_dir().join(format!("methodic-results-series-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("s.csv");
+        std::fs::write(&p, format!("{HEADER}\n1.000,100,100,0,1,1,10,20\n2.000,200,0,200,2,2,10,20\n3.0,1"))
+            .unwrap();
+        let rows = read(&p).unwrap();
+        assert_eq!(
+            rows.iter().map(|r| (r.t, r.seconds, r.iops)).collect::<Vec<_>>(),
+            [(1.0, 1.0, 100.0), (2.0, 1.0, 200.0)]
+        );
+        std::fs::write(&p, "a,b\n1,2\n").unwrap();
+        assert!(read(&p).unwrap_err().to_string().contains("not a methodic series"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
