@@ -8,8 +8,8 @@ use std::fmt;
 use methodic_compiler::plan::{BlockShare, Bytes, Qd, QdCounting, Workload};
 use serde::{Deserialize, Serialize};
 
+use crate::engine::EngineKind;
 use crate::numbers::nullable;
-use crate::record::EngineKind;
 
 /// Share of the ceiling above which a result may be host-bound.
 pub const NEAR: f64 = 0.9;

@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod ceiling;
 pub mod device_io;
 pub mod dir;
+pub mod engine;
 pub mod error;
 pub mod host;
 pub mod manifest;

@@ -20,6 +20,7 @@ use methodic_compiler::plan::{
 use serde::{Deserialize, Serialize};
 
 use crate::dir::STEPS_FILE;
+pub use crate::engine::EngineNote;
 use crate::error::{Error, Result};
 use crate::host::{Host, TargetInfo};
 use crate::record::{IoInfo, Status, SteadyResult, StepResult};
@@ -121,21 +122,6 @@ pub struct Methodology {
     pub plan_schema: u32,
     pub compiler: String,
     pub non_destructive: bool,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EngineNote {
-    /// `auto`, `iouring` or `psync`, as asked on the command line.
-    pub choice: String,
-    pub io_uring: bool,
-    /// Why io_uring is not used, when it is not.
-    pub io_uring_unavailable: Option<String>,
-    /// Workers pinned to CPUs.
-    pub pinned: bool,
-    /// Latencies and series recorded (off only to measure what recording costs).
-    pub latency_recorded: bool,
-    /// The most psync threads a step uses; deeper queues use io_uring.
-    pub psync_max_threads: u32,
 }
 
 /// The folder copy tests read their source files from.

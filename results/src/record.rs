@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::{Cliff, Peak, RepeatSummary, Window};
 use crate::ceiling::StepCeiling;
 use crate::device_io::DeviceIo;
+use crate::engine::{EngineKind, EngineNote};
 use crate::host::TargetInfo;
-use crate::manifest::EngineNote;
 use crate::numbers::{Latency, Summary};
 
 /// `results.json`: the whole run.
@@ -205,25 +205,6 @@ pub struct CellResult {
     #[serde(default)]
     pub peak_mb_s: f64,
     pub last: Summary,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// io_uring: one ring per worker, registered buffers and file, batched
-    /// submit and reap.
-    IoUring,
-    /// pread/pwrite, one I/O at a time per thread.
-    Psync,
-}
-
-impl EngineKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Psync => "psync",
-        }
-    }
 }
 
 /// The failed I/Os of a step.

@@ -17,6 +17,7 @@ use methodic_compiler::plan::{
 
 use crate::ceiling::{self, Ceilings, Shape};
 use crate::copy;
+use crate::engine::EngineKind;
 use crate::error::{Error, Result};
 use crate::failure::IoFailed;
 use crate::failure::failed_steps;
@@ -37,7 +38,7 @@ use methodic_results::dir::ResultsDir;
 use methodic_results::host::TargetKind;
 use methodic_results::manifest::EngineNote;
 use methodic_results::record::{
-    CellResult, EngineKind, IoErrors, IoInfo, MethodologyRef, RunReport, Status, SteadyResult, StepResult,
+    CellResult, IoErrors, IoInfo, MethodologyRef, RunReport, Status, SteadyResult, StepResult,
 };
 
 /// Which engine to use.

@@ -11,7 +11,7 @@ pub mod uring;
 
 use std::io;
 
-pub use methodic_results::record::EngineKind;
+pub use methodic_results::engine::EngineKind;
 
 use crate::workload::Io;
 
