@@ -737,7 +737,12 @@ const FIELDS: &[Field] = &[
                 if d.fill_passes > 0 {
                     parts.push(format!("filled {}x", d.fill_passes));
                 }
-                parts.extend(d.preconditions.iter().map(|p| precondition_by_io(run, p)));
+                if d.preconditions_by_io.len() == d.preconditions.len() {
+                    parts.extend(d.preconditions_by_io.iter().cloned());
+                } else {
+                    // Written before the runtime named preconditions by what they do.
+                    parts.extend(d.preconditions.iter().map(|p| precondition_by_io(run, p)));
+                }
                 let condition = match d.condition {
                     Condition::AsFound => "as found",
                     Condition::Fresh => "fresh",

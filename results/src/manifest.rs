@@ -14,8 +14,8 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use methodic_compiler::plan::{
-    Action, BlockShare, Bytes, DataPattern, IoMode, Percent, Plan, PreconditionStop, Qd, QdCounting, Step,
-    Units, ValueKind, Workload, plural,
+    Action, BlockShare, Bytes, DataPattern, IoKey, IoMode, Percent, Plan, PreconditionStop, Qd, QdCounting,
+    Step, Units, ValueKind, Workload, plural,
 };
 use serde::{Deserialize, Serialize};
 
@@ -272,6 +272,12 @@ pub struct DriveState {
     pub fill_passes: u32,
     /// Each precondition since the last erase or fill, in order.
     pub preconditions: Vec<String>,
+    /// The same, each named by what it does rather than by its workload's
+    /// name (`4KiB random, 0% read at QD 32 for 6h`), so that `compare`
+    /// calls a renamed but identical precondition the same drive state.
+    /// Manifests written before it read back empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preconditions_by_io: Vec<String>,
     /// Whether the last precondition or rounds reached steady state, and
     /// after how many rounds; `None` when none looked for it.
     pub steady: Option<SteadyNote>,
@@ -297,6 +303,7 @@ impl DriveState {
             erased: None,
             fill_passes: 0,
             preconditions: Vec::new(),
+            preconditions_by_io: Vec::new(),
             steady: None,
             written_since: 0,
             in_doubt: false,
@@ -402,6 +409,8 @@ impl DriveTracker {
                     }
                 };
                 s.preconditions.push(format!("{} at QD {} {length}", workload.label(), qd.total));
+                let by_io = IoKey::of_step(step).first().map_or_else(|| workload.label(), IoKey::describe);
+                s.preconditions_by_io.push(format!("{by_io} {length}"));
                 s.steady =
                     result.steady.as_ref().map(|st| SteadyNote { reached: st.reached, rounds: st.rounds });
                 s.written_since = 0;
@@ -409,7 +418,9 @@ impl DriveTracker {
             }
             Action::Rounds { .. } if finished && step.establishes_state => {
                 let n = result.steady.as_ref().map_or(0, |st| st.rounds);
-                s.preconditions.push(format!("the step's own {}", plural(n as u64, "round", "rounds")));
+                let own = format!("the step's own {}", plural(n as u64, "round", "rounds"));
+                s.preconditions.push(own.clone());
+                s.preconditions_by_io.push(own);
                 s.steady =
                     result.steady.as_ref().map(|st| SteadyNote { reached: st.reached, rounds: st.rounds });
                 s.written_since = 0;
