@@ -10,7 +10,7 @@
 //! Not here, because this machine cannot make them: a device held by
 //! device-mapper, md or bcache (no such drivers), and the root file
 //! system's own device (never a test's target). Both are tested with
-//! made-up facts in runtime/src/target.rs.
+//! made-up facts in runtime/src/guard/judge.rs.
 
 mod common;
 
