@@ -47,8 +47,9 @@ impl Plan {
 
     /// Reads a plan written by [`Plan::to_ron`]. Checks the schema version
     /// first, so that a plan from another methodic says so plainly. Does
-    /// not validate the content: use `crate::validate` for that.
-    pub fn from_ron(text: &str) -> Result<Plan, Diagnostic> {
+    /// not validate the content: use `crate::validate` for that. The
+    /// diagnostic is boxed, as it is large and rarely made.
+    pub fn from_ron(text: &str) -> Result<Plan, Box<Diagnostic>> {
         let options = ron::Options::default();
         match options.from_str::<Plan>(text) {
             Ok(plan) => check_schema(plan.schema).map(|()| plan),
@@ -59,13 +60,13 @@ impl Plan {
                 if let Ok(s) = options.from_str::<SchemaOnly>(text) {
                     check_schema(s.schema)?;
                 }
-                Err(ron_error(e))
+                Err(Box::new(ron_error(e)))
             }
         }
     }
 
     /// Reads a plan written by [`Plan::to_json`]; see [`Plan::from_ron`].
-    pub fn from_json(text: &str) -> Result<Plan, Diagnostic> {
+    pub fn from_json(text: &str) -> Result<Plan, Box<Diagnostic>> {
         let json_error = |e: serde_json::Error| {
             Diagnostic::unplaced(Code::PlanSyntax, format!("not a readable plan: {e}"))
         };
@@ -75,7 +76,7 @@ impl Plan {
                 if let Ok(s) = serde_json::from_str::<SchemaOnly>(text) {
                     check_schema(s.schema)?;
                 }
-                Err(json_error(e))
+                Err(Box::new(json_error(e)))
             }
         }
     }
@@ -89,17 +90,18 @@ struct SchemaOnly {
     schema: u32,
 }
 
-fn check_schema(schema: u32) -> Result<(), Diagnostic> {
-    match schema {
-        PLAN_SCHEMA => Ok(()),
-        0 => Err(Diagnostic::unplaced(Code::PlanSyntax, "this file has no plan schema version")
-            .with_hint("a plan starts with `(schema: 1, ...`; write one with `methodic compile`")),
-        other => Err(Diagnostic::unplaced(
+fn check_schema(schema: u32) -> Result<(), Box<Diagnostic>> {
+    let wrong = match schema {
+        PLAN_SCHEMA => return Ok(()),
+        0 => Diagnostic::unplaced(Code::PlanSyntax, "this file has no plan schema version")
+            .with_hint("a plan starts with `(schema: 1, ...`; write one with `methodic compile`"),
+        other => Diagnostic::unplaced(
             Code::PlanSchema,
             format!("this plan has schema version {other}; this methodic reads schema {PLAN_SCHEMA}"),
         )
-        .with_hint("compile the methodology again with this methodic: `methodic compile FILE.method`")),
-    }
+        .with_hint("compile the methodology again with this methodic: `methodic compile FILE.method`"),
+    };
+    Err(Box::new(wrong))
 }
 
 fn ron_error(e: ron::error::SpannedError) -> Diagnostic {
