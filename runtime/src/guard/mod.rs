@@ -17,7 +17,7 @@
 //!   mark. A loop device over another block device writes over that
 //!   device, and is in use when that device is.
 //!
-//! [`check`] is the one entry point (the target calls it before it opens a
+//! `check` is the one entry point (the target calls it before it opens a
 //! device to write). This module gathers the facts and reads signatures;
 //! `judge` decides from them; `scan` reads what the kernel says about
 //! devices, mounts and swap.
