@@ -117,7 +117,7 @@ pub fn check(src: &str) -> Diagnostics {
 /// validates it.
 pub fn load_plan(text: &str) -> Result<Plan, Diagnostics> {
     let plan = if text.trim_start().starts_with('{') { Plan::from_json(text) } else { Plan::from_ron(text) };
-    let plan = plan.map_err(|d| Diagnostics(vec![d]))?;
+    let plan = plan.map_err(|d| Diagnostics(vec![*d]))?;
     let problems = validate(&plan);
     if problems.has_errors() {
         return Err(problems);

@@ -1,5 +1,5 @@
 //! methodic's methodology language. Source text goes in through [`parse`]
-//! and comes out as a typed [`ast::Methodology`] with spans; [`format`]
+//! and comes out as a typed [`ast::Methodology`] with spans; [`format`](fn@format)
 //! prints it back in canonical form with its comments kept. Units are types
 //! ([`units`]) and every problem is a [`Diagnostic`] with a code.
 //!

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod exec;
 pub mod failure;
+pub mod guard;
 pub mod hlog;
 pub mod host;
 pub mod manifest;

@@ -1,16 +1,17 @@
 //! The destructive-write guard on devices the test makes itself (loop
 //! devices over sparse files, zram0): one test a refusal. Each opens the
 //! device for writing as a run would, checks what the refusal says (why,
-//! and what to do) and that not one byte of the device changed, and for the
-//! refusals consent lifts, that a wrong `--destroy` is refused and the
-//! right one opens it. Needs root and the tools .ci/run installs; without
+//! and what to do) and that not one byte of the device changed (for swap
+//! in use, which the kernel writes to by itself, that methodic wrote
+//! nothing: see that test), and for the refusals consent lifts, that a
+//! wrong `--destroy` is refused and the right one opens it. Needs root and the tools .ci/run installs; without
 //! them each test says why and passes without checking, except under
 //! CI=true, where it fails naming what is missing (common::skip).
 //!
 //! Not here, because this machine cannot make them: a device held by
 //! device-mapper, md or bcache (no such drivers), and the root file
 //! system's own device (never a test's target). Both are tested with
-//! made-up facts in runtime/src/target.rs.
+//! made-up facts in runtime/src/guard/judge.rs.
 
 mod common;
 
@@ -62,6 +63,14 @@ fn consent_lifts(dev: &Path, consent: &str, why: &str) {
 /// not one byte of the device changed.
 fn consent_does_not_lift(dev: &Path, results: Option<&Path>, why: &str, fix: &str) {
     let before = sha256(dev);
+    refused_whatever_destroy_says(dev, results, why, fix);
+    assert_eq!(sha256(dev), before, "not one byte of {} changed", dev.display());
+}
+
+/// The refusals of [`consent_does_not_lift`], without comparing the
+/// device's bytes: refused without `--destroy`, with the right one and
+/// with a wrong one, saying `why` and what to do (`fix`).
+fn refused_whatever_destroy_says(dev: &Path, results: Option<&Path>, why: &str, fix: &str) {
     let consent = dev.display().to_string();
     for destroy in [None, Some(consent.as_str())] {
         let (message, hint) = refusal(dev, destroy, results);
@@ -73,7 +82,6 @@ fn consent_does_not_lift(dev: &Path, results: Option<&Path>, why: &str, fix: &st
     let (message, _) = refusal(dev, Some("S0M3-0THER-DISK"), results);
     assert!(message.contains(why), "{message}");
     assert!(message.contains(&format!("--destroy S0M3-0THER-DISK does not name it: it has no serial, so --destroy takes its path, {consent}")), "{message}");
-    assert_eq!(sha256(dev), before, "not one byte of {} changed", dev.display());
 }
 
 /// Every tool a test runs is one .ci/run installs, from the package the
@@ -304,6 +312,25 @@ fn a_device_whose_partition_is_mounted_is_refused_whatever_destroy_says() {
 
 /// Named by another path than the one swapon was given (a symlink): the
 /// guard compares device numbers, not names.
+///
+/// Not compared byte for byte, as the other refusals are: while the swap
+/// is on, the kernel may swap pages out to it at any moment (a loaded
+/// machine), so a hash of the whole device can change with no write from
+/// methodic. What methodic did is decided instead by two things the kernel's
+/// swapping cannot move:
+/// - the bytes this thread sent to storage (`write_bytes` in
+///   /proc/thread-self/io). The guard runs in the thread that opens the
+///   target, and any write issued there, buffered or O_DIRECT, to this
+///   device or any other, is counted. The kernel's swap-out is counted to
+///   no thread, even when this thread's own pages are swapped out, and the
+///   loop device's writes to its backing file are counted to the loop
+///   driver's workers.
+/// - the first page, the swap header, which methodic would have to
+///   overwrite to destroy the swap. The kernel reserves that slot for the
+///   header and never swaps a page into it. This also catches what
+///   `write_bytes` does not count: an erase (a discard reads back as zeros
+///   on a loop device) or a write from another thread, for a fill or an
+///   erase starts at the start of the span.
 #[test]
 fn swap_in_use_is_refused_whatever_destroy_says() {
     let Some(lock) = common::devices() else { return };
@@ -313,7 +340,47 @@ fn swap_in_use_is_refused_whatever_destroy_says() {
     let alias = l.backing.with_extension("alias");
     std::os::unix::fs::symlink(&l.dev, &alias).unwrap();
     let _alias = Removed(alias.clone());
-    consent_does_not_lift(&alias, None, "it is in use as swap", &format!("swapoff {}", l.dev.display()));
+    let header = swap_header(&l.dev);
+    let Some(written) = thread_write_bytes() else { return };
+    refused_whatever_destroy_says(
+        &alias,
+        None,
+        "it is in use as swap",
+        &format!("swapoff {}", l.dev.display()),
+    );
+    assert_eq!(thread_write_bytes(), Some(written), "the refusals sent no byte to storage");
+    assert!(swap_header(&l.dev) == header, "the swap header of {} is as mkswap wrote it", l.dev.display());
+}
+
+/// The first page of a swap device, read from the device itself (its page
+/// cache flushed and dropped first, as [`sha256`] does); checks that it is
+/// the header mkswap wrote, which ends with its magic.
+fn swap_header(dev: &Path) -> Vec<u8> {
+    use std::io::Read;
+    use std::os::unix::io::AsRawFd;
+    const BLKFLSBUF: libc::c_ulong = 0x1261;
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).expect("the page size");
+    let mut f = fs::File::open(dev).unwrap();
+    unsafe { libc::ioctl(f.as_raw_fd(), BLKFLSBUF as _) };
+    let mut head = vec![0u8; page];
+    f.read_exact(&mut head).unwrap();
+    assert!(head.ends_with(b"SWAPSPACE2"), "{} starts with a swap header", dev.display());
+    head
+}
+
+/// The bytes this thread has caused to be sent to storage: `write_bytes`
+/// in /proc/thread-self/io. None, after [`common::skip`], on a kernel
+/// without I/O accounting (CONFIG_TASK_IO_ACCOUNTING).
+fn thread_write_bytes() -> Option<u64> {
+    let Ok(text) = fs::read_to_string("/proc/thread-self/io") else {
+        common::skip(
+            "/proc/thread-self/io (the kernel counts no I/O per thread)",
+            "run on a kernel built with CONFIG_TASK_IO_ACCOUNTING",
+        );
+        return None;
+    };
+    let line = text.lines().find_map(|l| l.strip_prefix("write_bytes:")).expect("a write_bytes line");
+    Some(line.trim().parse().expect("write_bytes is a number"))
 }
 
 /// Removes a file when dropped.

@@ -87,7 +87,9 @@ fn is_keyword(rule: Rule) -> bool {
     )
 }
 
-type BuildResult<T> = std::result::Result<T, Diagnostic>;
+/// A node, or the one problem that stopped building it. The diagnostic is
+/// boxed: it is large (152 bytes), and every build step returns this.
+type BuildResult<T> = std::result::Result<T, Box<Diagnostic>>;
 
 /// Builds AST nodes from pest pairs. Literal errors are collected in
 /// `diags` so that one bad unit does not hide the next; an unexpected tree
@@ -114,7 +116,7 @@ impl<'i> Children<'i> {
 
     /// The next child, which the grammar guarantees.
     fn expect(&mut self, what: &str) -> BuildResult<Pair<'i, Rule>> {
-        self.next().ok_or_else(|| missing_child(self.parent, self.parent_rule, what))
+        self.next().ok_or_else(|| Box::new(missing_child(self.parent, self.parent_rule, what)))
     }
 
     /// The next child if it is of `rule`.
@@ -138,8 +140,8 @@ impl Builder {
         Children { inner: pair.clone().into_inner(), parent: self.span(pair), parent_rule: pair.as_rule() }
     }
 
-    fn unexpected(&self, pair: &Pair<'_, Rule>, context: &str) -> Diagnostic {
-        unexpected(self.span(pair), pair, context)
+    fn unexpected(&self, pair: &Pair<'_, Rule>, context: &str) -> Box<Diagnostic> {
+        Box::new(unexpected(self.span(pair), pair, context))
     }
 
     pub(super) fn file(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Methodology> {
@@ -254,7 +256,7 @@ impl Builder {
         let span = self.span(&pair);
         if self.depth >= MAX_DEPTH {
             let open = Span::new(span.start, span.start + 1);
-            return Err(too_deep(open));
+            return Err(Box::new(too_deep(open)));
         }
         self.depth += 1;
         let mut stmts = Vec::new();

@@ -43,7 +43,7 @@ pub fn parse(src: &str) -> Result<Methodology, Diagnostics> {
                 Ok(ast) if b.diags.is_empty() => Ok(ast),
                 Ok(_) => Err(Diagnostics(b.diags).sorted()),
                 Err(d) => {
-                    b.diags.push(d);
+                    b.diags.push(*d);
                     Err(Diagnostics(b.diags).sorted())
                 }
             }
@@ -72,7 +72,7 @@ fn recover(src: &str, first: Diagnostic) -> Diagnostics {
                 let mut b = Builder { offset: start, diags: Vec::new(), depth: 0 };
                 if let Some(file) = pairs.next() {
                     if let Err(d) = b.file(file) {
-                        b.diags.push(d);
+                        b.diags.push(*d);
                     }
                 }
                 diags.extend(b.diags);

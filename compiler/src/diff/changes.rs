@@ -1,0 +1,432 @@
+//! The differences of one matched pair of steps, each with its class and
+//! a sentence saying why: workload, queue depth, target settings, lengths,
+//! stop rules, repeats, probes. Also a step in a few words ([`brief`]).
+
+use super::Class;
+use super::matching::content_key;
+use crate::plan::{Action, IoMode, Plan, PreconditionStop, QdCounting, Step, Target, Workload};
+
+/// A raw change before grouping.
+pub(super) struct Raw {
+    pub(super) class: Class,
+    pub(super) what: String,
+    pub(super) old: String,
+    pub(super) new: String,
+    pub(super) reason: String,
+    /// Indices in the new plan (or the old one when `in_old`).
+    pub(super) steps: Vec<usize>,
+    pub(super) in_old: bool,
+}
+
+pub(super) fn raw(
+    class: Class,
+    what: &str,
+    old: String,
+    new: String,
+    reason: &str,
+    steps: Vec<usize>,
+) -> Raw {
+    Raw { class, what: what.into(), old, new, reason: reason.into(), steps, in_old: false }
+}
+
+/// Changes to a step that alter what it leaves on the drive.
+pub(super) const DRIVE: &[&str] = &[
+    "erase method",
+    "fill passes",
+    "precondition length or stop rule",
+    "workload",
+    "queue depth",
+    "workers",
+    "span",
+    "data pattern",
+    "devices",
+    "until written",
+    "record time",
+    "idle time",
+    "steady-state rule",
+    "rounds measurements",
+];
+
+const PREPARATION: &str =
+    "the drive is prepared differently, so it is in another state when the measurements run";
+const WORKLOAD: &str =
+    "the I/O itself is different: other block sizes, read or random share measure other things";
+const SPAN: &str =
+    "a different span covers another share of the drive; a small span leaves spare area and fits caches";
+pub(super) const CACHE: &str =
+    "the page cache serves a different share of the I/O: results measure more or less of the drive";
+
+pub(super) fn io_word(io: IoMode) -> String {
+    match io {
+        IoMode::Direct => "direct".into(),
+        IoMode::Buffered => "buffered".into(),
+    }
+}
+
+/// The differences of one matched pair of steps (old `a`, new `b`; `j` is
+/// b's index), besides drive state and cache flags.
+pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize, out: &mut Vec<Raw>) {
+    use Class::*;
+    let ta = a.target.unwrap_or(old.target);
+    let tb = b.target.unwrap_or(new.target);
+    let here = vec![j];
+    if a.action.touches_target() {
+        target_changes(ta, tb, &here, out);
+    }
+    if a.ram_limit != b.ram_limit {
+        let show = |r: Option<crate::plan::Bytes>| r.map_or("not limited".into(), |b| b.to_string());
+        out.push(raw(
+            BreaksComparability,
+            "RAM limit",
+            show(a.ram_limit),
+            show(b.ram_limit),
+            CACHE,
+            here.clone(),
+        ));
+    }
+    if a.phase != b.phase {
+        let show = |p: &Option<String>| p.clone().unwrap_or_else(|| "(none)".into());
+        out.push(raw(
+            PresentationOnly,
+            "phase name",
+            show(&a.phase),
+            show(&b.phase),
+            "the phase is named differently; its steps are the same",
+            here.clone(),
+        ));
+    }
+    match (a.repeat, b.repeat) {
+        (Some(x), Some(y)) => {
+            if x.runs != y.runs {
+                out.push(raw(
+                    ShiftsPrecision,
+                    "repeat count",
+                    x.runs.to_string(),
+                    y.runs.to_string(),
+                    "more or fewer runs of the same test: the aggregate is more or less certain",
+                    here.clone(),
+                ));
+            }
+            if x.aggregate != y.aggregate {
+                out.push(raw(
+                    ShiftsPrecision,
+                    "aggregate",
+                    crate::plan::aggregate_word(x.aggregate).into(),
+                    crate::plan::aggregate_word(y.aggregate).into(),
+                    "the runs are summed up by another statistic",
+                    here.clone(),
+                ));
+            }
+        }
+        (None, None) => {}
+        (x, y) => out.push(raw(
+            ShiftsPrecision,
+            "repeat count",
+            x.map_or("1".into(), |r| r.runs.to_string()),
+            y.map_or("1".into(), |r| r.runs.to_string()),
+            "more or fewer runs of the same test: the aggregate is more or less certain",
+            here.clone(),
+        )),
+    }
+    let dur = |d: crate::plan::Duration| d.human();
+    match (&a.action, &b.action) {
+        (Action::Erase { method: x }, Action::Erase { method: y }) if x != y => out.push(raw(
+            BreaksComparability,
+            "erase method",
+            x.keyword().to_string(),
+            y.keyword().to_string(),
+            PREPARATION,
+            here.clone(),
+        )),
+        (
+            Action::Fill { workload: wa, qd: qa, passes: pa },
+            Action::Fill { workload: wb, qd: qb, passes: pb },
+        ) => {
+            if pa != pb {
+                out.push(raw(
+                    BreaksComparability,
+                    "fill passes",
+                    pa.to_string(),
+                    pb.to_string(),
+                    PREPARATION,
+                    here.clone(),
+                ));
+            }
+            workload_changes(wa, wb, PREPARATION, &here, out);
+            qd_changes(qa, qb, &here, out);
+        }
+        (
+            Action::Precondition { workload: wa, qd: qa, stop: sa, series: ra },
+            Action::Precondition { workload: wb, qd: qb, stop: sb, series: rb },
+        ) => {
+            workload_changes(wa, wb, PREPARATION, &here, out);
+            qd_changes(qa, qb, &here, out);
+            if sa != sb {
+                let show = |s: &PreconditionStop| match s {
+                    PreconditionStop::Time(d) => format!("for {}", dur(*d)),
+                    PreconditionStop::Steady { round, rule } => format!(
+                        "until steady: rounds of {}, window {}, excursion {}, slope {}, max {}",
+                        dur(*round),
+                        rule.window,
+                        rule.excursion,
+                        rule.slope,
+                        rule.max_rounds
+                    ),
+                };
+                out.push(raw(
+                    BreaksComparability,
+                    "precondition length or stop rule",
+                    show(sa),
+                    show(sb),
+                    PREPARATION,
+                    here.clone(),
+                ));
+            }
+            if ra != rb {
+                out.push(raw(
+                    ShiftsPrecision,
+                    "series interval",
+                    dur(*ra),
+                    dur(*rb),
+                    "the time series is sampled more or less often; the step's numbers do not change",
+                    here.clone(),
+                ));
+            }
+        }
+        (
+            Action::Measure { workload: wa, qd: qa, ramp: ra, stop: sa, series: ea },
+            Action::Measure { workload: wb, qd: qb, ramp: rb, stop: sb, series: eb },
+        ) => {
+            workload_changes(wa, wb, WORKLOAD, &here, out);
+            qd_changes(qa, qb, &here, out);
+            if ra != rb {
+                out.push(raw(
+                    ShiftsPrecision,
+                    "ramp time",
+                    dur(*ra),
+                    dur(*rb),
+                    "a longer or shorter warm-up before recording: the same I/O, settled more or less",
+                    here.clone(),
+                ));
+            }
+            if sa.time != sb.time && (sa.written.is_some() || sb.written.is_some()) {
+                let show = |t: Option<crate::plan::Duration>| t.map_or("none".into(), dur);
+                out.push(raw(
+                    BreaksComparability,
+                    "record time",
+                    show(sa.time),
+                    show(sb.time),
+                    "a time limit on a step that writes until an amount changes how much it writes",
+                    here.clone(),
+                ));
+            } else if sa.time != sb.time {
+                let show = |t: Option<crate::plan::Duration>| t.map_or("none".into(), dur);
+                out.push(raw(ShiftsPrecision, "record time", show(sa.time), show(sb.time), "the same I/O recorded for longer or shorter: the average is more or less certain (a short record may catch a burst)", here.clone()));
+            }
+            if sa.written != sb.written {
+                let show = |w: Option<crate::plan::Extent>| w.map_or("none".into(), |w| w.to_string());
+                out.push(raw(BreaksComparability, "until written", show(sa.written), show(sb.written), "the step writes another amount: a sustained write measures more or less of what follows the drive's cache", here.clone()));
+            }
+            if ea != eb {
+                out.push(raw(
+                    ShiftsPrecision,
+                    "series interval",
+                    dur(*ea),
+                    dur(*eb),
+                    "the time series is sampled more or less often; the step's numbers do not change",
+                    here.clone(),
+                ));
+            }
+        }
+        (
+            Action::Rounds { cells: ca, track: ka, rule: ra },
+            Action::Rounds { cells: cb, track: kb, rule: rb },
+        ) => {
+            if ra != rb || ka != kb {
+                out.push(raw(
+                    BreaksComparability,
+                    "steady-state rule",
+                    format!("window {}, excursion {}, slope {}, max {}", ra.window, ra.excursion, ra.slope, ra.max_rounds),
+                    format!("window {}, excursion {}, slope {}, max {}", rb.window, rb.excursion, rb.slope, rb.max_rounds),
+                    "the rule that decides when the drive is steady differs: the values are taken from another state",
+                    here.clone(),
+                ));
+            }
+            for (x, y) in ca.iter().zip(cb) {
+                workload_changes(&x.workload, &y.workload, WORKLOAD, &here, out);
+                qd_changes(&x.qd, &y.qd, &here, out);
+                if x.ramp != y.ramp {
+                    out.push(raw(
+                        ShiftsPrecision,
+                        "ramp time",
+                        dur(x.ramp),
+                        dur(y.ramp),
+                        "a longer or shorter warm-up before recording: the same I/O, settled more or less",
+                        here.clone(),
+                    ));
+                }
+                if x.record != y.record {
+                    out.push(raw(
+                        ShiftsPrecision,
+                        "record time",
+                        dur(x.record),
+                        dur(y.record),
+                        "the same I/O recorded for longer or shorter: the average is more or less certain",
+                        here.clone(),
+                    ));
+                }
+            }
+            if ca.len() != cb.len() {
+                out.push(raw(
+                    BreaksComparability,
+                    "rounds measurements",
+                    ca.len().to_string(),
+                    cb.len().to_string(),
+                    "each round measures other cells, so the drive's state between them differs",
+                    here.clone(),
+                ));
+            }
+        }
+        (Action::Idle { time: x }, Action::Idle { time: y }) if x != y => out.push(raw(
+            BreaksComparability,
+            "idle time",
+            dur(*x),
+            dur(*y),
+            "a drive recovers while idle (garbage collection): the steps after it meet another state",
+            here.clone(),
+        )),
+        (Action::Copy { dataset: x }, Action::Copy { dataset: y }) if content_key(a) != content_key(b) => out
+            .push(raw(
+                BreaksComparability,
+                "copy data set",
+                format!("{} files, {}..{}", x.files, x.size_min, x.size_max),
+                format!("{} files, {}..{}", y.files, y.size_min, y.size_max),
+                "other files are copied: file count and sizes set a copy's speed",
+                here.clone(),
+            )),
+        (Action::Probe(x), Action::Probe(y)) => {
+            if (x.io, x.step, x.range) != (y.io, y.step, y.range) {
+                out.push(raw(
+                    BreaksComparability,
+                    "probe",
+                    format!("{} every {} over {}", x.io, x.step, x.range),
+                    format!("{} every {} over {}", y.io, y.step, y.range),
+                    "the probe writes other sizes at other offsets",
+                    here.clone(),
+                ));
+            }
+            if (x.repeats, x.statistic) != (y.repeats, y.statistic) {
+                out.push(raw(
+                    ShiftsPrecision,
+                    "probe repeats",
+                    format!("{} of {}", crate::plan::aggregate_word(x.statistic), x.repeats),
+                    format!("{} of {}", crate::plan::aggregate_word(y.statistic), y.repeats),
+                    "each offset is timed more or fewer times",
+                    here.clone(),
+                ));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn target_changes(ta: Target, tb: Target, here: &[usize], out: &mut Vec<Raw>) {
+    use Class::BreaksComparability as B;
+    if ta.span != tb.span {
+        out.push(raw(B, "span", ta.span.to_string(), tb.span.to_string(), SPAN, here.to_vec()));
+    }
+    if ta.io != tb.io {
+        out.push(raw(B, "io mode", io_word(ta.io), io_word(tb.io), CACHE, here.to_vec()));
+    }
+    if ta.data != tb.data {
+        out.push(raw(
+            B,
+            "data pattern",
+            ta.data.to_string(),
+            tb.data.to_string(),
+            "drives that compress or deduplicate write other data at other speeds",
+            here.to_vec(),
+        ));
+    }
+    if ta.devices != tb.devices {
+        out.push(raw(
+            B,
+            "devices",
+            ta.devices.to_string(),
+            tb.devices.to_string(),
+            "the I/O is spread over another number of devices",
+            here.to_vec(),
+        ));
+    }
+}
+
+fn workload_changes(a: &Workload, b: &Workload, reason: &str, here: &[usize], out: &mut Vec<Raw>) {
+    if !a.same_io(b) {
+        // The short description, or every field where that hides the change.
+        let (da, db) = if a.describe() != b.describe() {
+            (a.describe(), b.describe())
+        } else {
+            (a.io().in_full(), b.io().in_full())
+        };
+        out.push(raw(Class::BreaksComparability, "workload", da, db, reason, here.to_vec()));
+    }
+}
+
+fn qd_changes(a: &crate::plan::Qd, b: &crate::plan::Qd, here: &[usize], out: &mut Vec<Raw>) {
+    use Class::BreaksComparability as B;
+    if a.total != b.total {
+        out.push(raw(
+            B,
+            "queue depth",
+            a.total.to_string(),
+            b.total.to_string(),
+            "another number of outstanding I/Os",
+            here.to_vec(),
+        ));
+    }
+    // How the methodology counts the queue depth moves nothing by itself:
+    // the depth as it runs (total, workers, per worker) is compared too.
+    if a.counted != b.counted {
+        let w = |c: QdCounting| if c == QdCounting::Total { "in total" } else { "per worker" }.to_string();
+        out.push(raw(
+            Class::PresentationOnly,
+            "QD counting",
+            w(a.counted),
+            w(b.counted),
+            "the same outstanding I/Os are counted another way",
+            here.to_vec(),
+        ));
+    }
+    if (a.workers, a.per_worker) != (b.workers, b.per_worker) && a.total == b.total {
+        out.push(raw(
+            B,
+            "workers",
+            format!("{} x {}", a.workers, a.per_worker),
+            format!("{} x {}", b.workers, b.per_worker),
+            "the same queue depth kept by another number of threads is another job",
+            here.to_vec(),
+        ));
+    }
+}
+
+/// A step in a few words, for lists of drive preparation and for added
+/// and removed steps: `erase secure`, `fill 2x seq128k_write`,
+/// `precondition rnd4k_write QD 256 for 6h`.
+pub(super) fn brief(s: &Step) -> String {
+    match &s.action {
+        Action::Erase { method } => format!("erase {}", method.keyword()),
+        Action::Fill { workload, passes, .. } => format!("fill {passes}x {}", workload.name),
+        Action::Precondition { workload, qd, stop, .. } => {
+            let how = match stop {
+                PreconditionStop::Time(d) => format!("for {}", d.human()),
+                PreconditionStop::Steady { round, .. } => format!("until steady ({} rounds)", round.human()),
+            };
+            format!("precondition {} QD {} {how}", workload.name, qd.total)
+        }
+        Action::Rounds { cells, track, .. } => {
+            let tracked = cells.get(*track as usize).map_or("?", |c| c.workload.name.as_str());
+            format!("rounds until {tracked} is steady")
+        }
+        _ => s.describe(),
+    }
+}

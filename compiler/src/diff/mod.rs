@@ -1,0 +1,446 @@
+//! What changed between two plans, and whether old results stay
+//! comparable. Works on plans, not text: a renamed workload, reordered
+//! definitions, new comments or layout change nothing; a mix's read share
+//! does.
+//!
+//! Steps are matched by what they do and where, not by id, in passes:
+//! the same phase, kind, workload I/O, queue depth and repeat run; then the
+//! same but in any phase (a phase renamed or moved); then the same phase,
+//! kind and queue depth (a workload changed); then the same phase and kind
+//! (a fill's workload or a precondition's QD changed). Inserting a step
+//! therefore leaves the others matched. Each change gets a class and a
+//! sentence, and names the steps whose results it touches; a change to a
+//! step that sets the drive's state touches every later step that depends
+//! on that state (until the next erase).
+//!
+//! This module owns the result ([`PlanDiff`], [`Change`], [`Class`]) and
+//! the one entry point, [`diff`], which groups the changes and names the
+//! steps they touch; `matching` pairs steps across the plans and finds the
+//! drive state each depends on; `changes` compares one matched pair and
+//! words each difference.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::plan::{Action, IoMode, OnError, Plan, Step, Units, ValueKind};
+
+mod changes;
+mod matching;
+#[cfg(test)]
+mod tests;
+
+use self::changes::{CACHE, DRIVE, Raw, brief, io_word, raw, step_changes};
+use self::matching::{affects_state, dependencies, match_steps, moved_steps};
+
+/// How a change bears on comparing results, most serious first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// Old and new results of the affected steps measure different things.
+    BreaksComparability,
+    /// Steps only one version has.
+    AddsRemovesSteps,
+    /// The same thing measured with more or less precision.
+    ShiftsPrecision,
+    /// Names, descriptions, units of display, what the run does after a
+    /// failed step: no number changes.
+    PresentationOnly,
+}
+
+impl Class {
+    pub fn word(self) -> &'static str {
+        match self {
+            Class::BreaksComparability => "breaks comparability",
+            Class::AddsRemovesSteps => "adds or removes steps",
+            Class::ShiftsPrecision => "shifts precision",
+            Class::PresentationOnly => "presentation only",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub class: Class,
+    /// `span`, `record time`, `step added`.
+    pub what: String,
+    pub old: String,
+    pub new: String,
+    /// Why the class, in a sentence.
+    pub reason: String,
+    /// The steps whose results the change touches: ids in the new plan
+    /// (in the old one for removed steps), in plan order.
+    pub steps: Vec<String>,
+    /// Those steps in words: `all 10 buffered copy steps`.
+    pub affected: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanDiff {
+    /// `consumer-copy 1.0`.
+    pub old: String,
+    pub new: String,
+    /// Steps matched across the versions.
+    pub matched: usize,
+    /// Steps of the new plan whose results stay comparable with the old
+    /// plan's: matched, and touched by no breaking change.
+    pub comparable: Vec<String>,
+    pub changes: Vec<Change>,
+}
+
+impl PlanDiff {
+    pub fn breaking(&self) -> bool {
+        self.changes.iter().any(|c| c.class == Class::BreaksComparability)
+    }
+
+    /// 0 no change, 1 only changes that keep results comparable, 2 a change
+    /// that breaks comparability.
+    pub fn exit_code(&self) -> u8 {
+        if self.breaking() {
+            2
+        } else if self.changes.is_empty() {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// `2 changes break comparability (9 of 12 steps), 1 adds or removes steps`.
+    pub fn summary(&self, new_steps: usize) -> String {
+        if self.changes.is_empty() {
+            return format!("{} -> {}: no change; every result stays comparable", self.old, self.new);
+        }
+        let mut counts: BTreeMap<Class, usize> = BTreeMap::new();
+        for c in &self.changes {
+            *counts.entry(c.class).or_default() += 1;
+        }
+        let parts: Vec<String> = counts
+            .iter()
+            .map(|(class, n)| match class {
+                Class::BreaksComparability => format!("{n} breaking"),
+                Class::AddsRemovesSteps => format!("{n} adding or removing steps"),
+                Class::ShiftsPrecision => format!("{n} shifting precision"),
+                Class::PresentationOnly => format!("{n} presentation only"),
+            })
+            .collect();
+        format!(
+            "{} -> {}: {} {} ({}); results of {} of {} steps stay comparable",
+            self.old,
+            self.new,
+            self.changes.len(),
+            if self.changes.len() == 1 { "change" } else { "changes" },
+            parts.join(", "),
+            self.comparable.len(),
+            new_steps
+        )
+    }
+}
+
+/// Changes group by class, what, old, new, reason and which plan their
+/// steps are in.
+type GroupKey = (Class, String, String, String, String, bool);
+
+/// Two plans to what changed between them: steps matched, each change
+/// classed and worded, grouped, and the steps whose results stay comparable.
+pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
+    use Class::*;
+    // What each step's drive state depends on: matching and the drive-state
+    // comparison both use it.
+    let deps_a = dependencies(old);
+    let deps_b = dependencies(new);
+    let pairs = match_steps(old, new, &deps_a, &deps_b);
+    let new_of_old: BTreeMap<usize, usize> = pairs.iter().copied().collect();
+    let old_of_new: BTreeMap<usize, usize> = pairs.iter().map(|(a, b)| (*b, *a)).collect();
+    let mut out: Vec<Raw> = Vec::new();
+
+    // Conventions and the methodology's own words.
+    let (ca, cb) = (&old.conventions, &new.conventions);
+    let measured: Vec<usize> = new
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            matches!(
+                s.action,
+                Action::Measure { .. } | Action::Rounds { .. } | Action::Copy { .. } | Action::Probe(_)
+            )
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if ca.units != cb.units {
+        let u = |u: Units| if u == Units::Decimal { "decimal (MB)" } else { "binary (MiB)" }.to_string();
+        out.push(raw(
+            PresentationOnly,
+            "units",
+            u(ca.units),
+            u(cb.units),
+            "the same numbers shown in other units (MB and MiB differ by 4.9%)",
+            measured.clone(),
+        ));
+    }
+    if ca.value != cb.value {
+        let v = |v: ValueKind| v.words().to_string();
+        out.push(raw(
+            BreaksComparability,
+            "value kind",
+            v(ca.value),
+            v(cb.value),
+            "a peak, a step average and a steady-state average of the same run are different numbers",
+            measured.clone(),
+        ));
+    }
+    let (ma, mb) = (&old.methodology, &new.methodology);
+    if ma.description != mb.description {
+        let d = |d: &Option<String>| d.clone().unwrap_or_else(|| "(none)".into());
+        out.push(raw(
+            PresentationOnly,
+            "description",
+            d(&ma.description),
+            d(&mb.description),
+            "the methodology is described differently",
+            Vec::new(),
+        ));
+    }
+    if ma.name != mb.name {
+        out.push(raw(
+            PresentationOnly,
+            "methodology name",
+            ma.name.clone(),
+            mb.name.clone(),
+            "the methodology is named differently",
+            Vec::new(),
+        ));
+    }
+    // A run-level change: the steps that run are the same and measure the
+    // same; only a run with a failed step goes further under one of them.
+    if ma.on_error != mb.on_error {
+        let w = |o: OnError| format!("on_error {}", o.word());
+        out.push(raw(
+            PresentationOnly,
+            "on error",
+            w(ma.on_error),
+            w(mb.on_error),
+            "what the run does after a failed step (end there, or go on to the next): every step that runs \
+             measures the same",
+            Vec::new(),
+        ));
+    }
+    // Target defaults show in the steps that use them (a default no step
+    // uses changes no result).
+    // Matched steps.
+    let dropped_a = old.caches_dropped();
+    let dropped_b = new.caches_dropped();
+    for &(i, j) in &pairs {
+        let (a, b) = (&old.steps[i], &new.steps[j]);
+        let before = out.len();
+        step_changes(old, new, a, b, j, &mut out);
+        if dropped_a[i] != dropped_b[j] && b.action.touches_target() {
+            let w = |d: bool| if d { "dropped before the step" } else { "not dropped" }.to_string();
+            out.push(raw(
+                BreaksComparability,
+                "caches dropped",
+                w(dropped_a[i]),
+                w(dropped_b[j]),
+                CACHE,
+                vec![j],
+            ));
+        }
+        // Cache policy moves no number of a step that bypasses the cache.
+        let buffered =
+            b.target.unwrap_or(new.target).io == IoMode::Buffered || matches!(b.action, Action::Copy { .. });
+        for r in &mut out[before..] {
+            if !buffered && matches!(r.what.as_str(), "caches dropped" | "RAM limit") {
+                r.class = PresentationOnly;
+                r.reason =
+                    "the step bypasses the page cache (direct I/O), so the cache policy does not change its \
+                            numbers"
+                        .into();
+            }
+        }
+        // A change to what a step does to the drive touches the steps that
+        // depend on it.
+        if affects_state(a) || affects_state(b) {
+            let later: Vec<usize> = (j + 1..new.steps.len()).filter(|k| deps_b[*k].contains(&j)).collect();
+            for r in &mut out[before..] {
+                if r.class == BreaksComparability && DRIVE.contains(&r.what.as_str()) {
+                    r.steps.extend(later.iter().copied());
+                }
+            }
+        }
+    }
+    // Drive state: the steps each matched step's drive state depends on,
+    // in order, compared through the matching.
+    for &(i, j) in &pairs {
+        let was: Vec<String> = deps_a[i]
+            .iter()
+            .map(|d| new_of_old.get(d).map_or(format!("old {d}"), |n| format!("{n}")))
+            .collect();
+        let is: Vec<String> = deps_b[j].iter().map(|d| format!("{d}")).collect();
+        if was == is {
+            continue;
+        }
+        let gone: Vec<String> = deps_a[i]
+            .iter()
+            .zip(&was)
+            .filter(|(_, w)| !is.contains(w))
+            .map(|(d, _)| format!("- {}", brief(&old.steps[*d])))
+            .collect();
+        let came: Vec<String> = deps_b[j]
+            .iter()
+            .zip(&is)
+            .filter(|(_, w)| !was.contains(w))
+            .map(|(d, _)| format!("+ {}", brief(&new.steps[*d])))
+            .collect();
+        let (old_v, new_v) = if gone.is_empty() && came.is_empty() {
+            let order = |plan: &Plan, deps: &[usize]| {
+                deps.iter().map(|d| brief(&plan.steps[*d])).collect::<Vec<_>>().join(", then ")
+            };
+            (order(old, &deps_a[i]), order(new, &deps_b[j]))
+        } else {
+            (
+                if gone.is_empty() { "-".into() } else { gone.join("; ") },
+                if came.is_empty() { "-".into() } else { came.join("; ") },
+            )
+        };
+        out.push(raw(
+            BreaksComparability,
+            "drive state before the step",
+            old_v,
+            new_v,
+            "other steps prepare the drive before it (or the same in another order): it is in another state",
+            vec![j],
+        ));
+    }
+    // Order of matched steps: a step whose order changed relative to the
+    // others, when no state depends on it, is a change of presentation.
+    let moved = moved_steps(&pairs);
+    if !moved.is_empty() {
+        out.push(raw(
+            PresentationOnly,
+            "step order",
+            "as before".into(),
+            "moved".into(),
+            "the same steps run in another order; where the order changes a drive state it is listed above",
+            moved,
+        ));
+    }
+    // Added and removed steps.
+    for (j, s) in new.steps.iter().enumerate().filter(|(j, _)| !old_of_new.contains_key(j)) {
+        out.push(raw(
+            AddsRemovesSteps,
+            "step added",
+            "-".into(),
+            brief(s),
+            "the new version runs a step the old one did not",
+            vec![j],
+        ));
+    }
+    for (i, s) in old.steps.iter().enumerate().filter(|(i, _)| !new_of_old.contains_key(i)) {
+        let mut r = raw(
+            AddsRemovesSteps,
+            "step removed",
+            brief(s),
+            "-".into(),
+            "the old version ran a step the new one does not",
+            vec![i],
+        );
+        r.in_old = true;
+        out.push(r);
+    }
+
+    // Group: one change for each class, what, old, new and reason.
+    let mut groups: BTreeMap<GroupKey, BTreeSet<usize>> = BTreeMap::new();
+    for r in out {
+        // Added and removed steps stay one a line.
+        let key_old =
+            if r.class == AddsRemovesSteps { format!("{:06} {}", r.steps[0], r.old) } else { r.old };
+        groups.entry((r.class, r.what, key_old, r.new, r.reason, r.in_old)).or_default().extend(r.steps);
+    }
+    let mut breaking: BTreeSet<usize> = BTreeSet::new();
+    let mut changes = Vec::new();
+    for ((class, what, old_v, new_v, reason, in_old), steps) in groups {
+        let old_v = if class == AddsRemovesSteps { old_v[7..].to_string() } else { old_v };
+        let plan = if in_old { old } else { new };
+        if class == BreaksComparability {
+            breaking.extend(steps.iter().copied());
+        }
+        let steps: Vec<usize> = steps.into_iter().collect();
+        changes.push(Change {
+            class,
+            what,
+            old: old_v,
+            new: new_v,
+            reason,
+            affected: affected(plan, &steps),
+            steps: steps.iter().map(|k| plan.steps[*k].id.clone()).collect(),
+        });
+    }
+    changes.sort_by_key(|c| {
+        (c.class, c.steps.first().and_then(|id| new.steps.iter().position(|s| &s.id == id)).unwrap_or(0))
+    });
+    let comparable =
+        pairs.iter().filter(|(_, j)| !breaking.contains(j)).map(|(_, j)| new.steps[*j].id.clone()).collect();
+    PlanDiff {
+        old: format!("{} {}", old.methodology.name, old.methodology.version),
+        new: format!("{} {}", new.methodology.name, new.methodology.version),
+        matched: pairs.len(),
+        comparable,
+        changes,
+    }
+}
+
+/// Steps in words: `every step`, `all 10 buffered copy steps`, `all 9 steps
+/// of phase "4KiB random"`, or their ids.
+fn affected(plan: &Plan, steps: &[usize]) -> String {
+    if steps.is_empty() {
+        return "the methodology".into();
+    }
+    let n = steps.len();
+    if n == plan.steps.len() {
+        return format!("every step ({n})");
+    }
+    let set: BTreeSet<usize> = steps.iter().copied().collect();
+    let kinds: BTreeSet<&str> = steps.iter().map(|k| plan.steps[*k].action.kind()).collect();
+    if kinds.len() == 1 {
+        let kind = *kinds.iter().next().expect("one kind");
+        let io = |s: &Step| s.target.unwrap_or(plan.target).io;
+        let ios: BTreeSet<String> = steps.iter().map(|k| io_word(io(&plan.steps[*k]))).collect();
+        let all_kind: BTreeSet<usize> =
+            plan.steps.iter().enumerate().filter(|(_, s)| s.action.kind() == kind).map(|(i, _)| i).collect();
+        if all_kind == set && n > 1 {
+            let all_kind_io = ios.len() == 1;
+            return if all_kind_io && kind == "copy" {
+                format!("all {n} {} copy steps", ios.iter().next().expect("one"))
+            } else {
+                format!("all {n} {kind} steps")
+            };
+        }
+    }
+    let phases: BTreeSet<Option<&String>> = steps.iter().map(|k| plan.steps[*k].phase.as_ref()).collect();
+    if phases.len() == 1 {
+        if let Some(Some(p)) = phases.iter().next() {
+            let all_phase: BTreeSet<usize> = plan
+                .steps
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.phase.as_ref() == Some(*p))
+                .map(|(i, _)| i)
+                .collect();
+            if all_phase == set && n > 1 {
+                return format!("all {n} steps of phase \"{p}\"");
+            }
+        }
+    }
+    let ids: Vec<&str> = steps.iter().map(|k| plan.steps[*k].id.as_str()).collect();
+    if n <= 3 {
+        ids.join(", ")
+    } else {
+        format!(
+            "{}: {}, {} ... {}",
+            crate::plan::plural(n as u64, "step", "steps"),
+            ids[0],
+            ids[1],
+            ids[n - 1]
+        )
+    }
+}

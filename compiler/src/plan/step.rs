@@ -1,0 +1,343 @@
+//! A plan's steps: [`Step`] and its [`Action`], the settings an action
+//! carries (queue depth, stop rules, rounds, repeats, probes), and the words
+//! that describe a step in tables and logs.
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Metric, Percent, QdCounting, StepEstimate,
+    Target, Workload,
+};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Stable and unique in the plan: `phase-slug/what`, made from the
+    /// step's content so that editing one step leaves other ids alone.
+    pub id: String,
+    pub phase: Option<String>,
+    pub action: Action,
+    /// The target settings in effect, for steps that touch the target.
+    pub target: Option<Target>,
+    /// The RAM limit in effect (`limit_ram`), if any.
+    pub ram_limit: Option<Bytes>,
+    pub repeat: Option<RepeatRun>,
+    /// The sweep this step belongs to, numbered from 1 in plan order.
+    pub sweep: Option<u32>,
+    /// The step sets the drive's state (erase, fill, a precondition or
+    /// rounds that write): results after it depend on it having run.
+    pub establishes_state: bool,
+    pub estimate: StepEstimate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Action {
+    Erase {
+        method: EraseMethod,
+    },
+    /// `passes` sequential passes of `workload` over the span.
+    Fill {
+        workload: Workload,
+        qd: Qd,
+        passes: u32,
+    },
+    Precondition {
+        workload: Workload,
+        qd: Qd,
+        stop: PreconditionStop,
+        series: Duration,
+    },
+    /// One workload at one queue depth: `ramp` not recorded, then recorded
+    /// until the stop rule.
+    Measure {
+        workload: Workload,
+        qd: Qd,
+        ramp: Duration,
+        stop: MeasureStop,
+        series: Duration,
+    },
+    /// Rounds of measurements repeated until the tracked cell is steady.
+    Rounds {
+        cells: Vec<Cell>,
+        /// Index in `cells` of the measurement the rule watches.
+        track: u32,
+        rule: SteadyRule,
+    },
+    DropCaches,
+    Idle {
+        time: Duration,
+    },
+    /// From here to the end of its block, RAM is limited (`None`: lifted).
+    LimitRam {
+        limit: Option<Bytes>,
+    },
+    Copy {
+        dataset: Dataset,
+    },
+    Probe(Probe),
+}
+
+impl Action {
+    /// Every workload the step runs: one, a rounds step's cells, or none.
+    pub fn workloads(&self) -> Vec<&Workload> {
+        match self {
+            Action::Fill { workload, .. }
+            | Action::Precondition { workload, .. }
+            | Action::Measure { workload, .. } => vec![workload],
+            Action::Rounds { cells, .. } => cells.iter().map(|c| &c.workload).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The word for the step's kind: `measure`, `fill`, ...
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::Erase { .. } => "erase",
+            Action::Fill { .. } => "fill",
+            Action::Precondition { .. } => "precondition",
+            Action::Measure { .. } => "measure",
+            Action::Rounds { .. } => "rounds",
+            Action::DropCaches => "drop_caches",
+            Action::Idle { .. } => "idle",
+            Action::LimitRam { .. } => "limit_ram",
+            Action::Copy { .. } => "copy",
+            Action::Probe(_) => "probe",
+        }
+    }
+
+    /// Whether the step uses the target's settings (span, workers, io
+    /// mode, data); drop_caches, idle and limit_ram do not.
+    pub fn touches_target(&self) -> bool {
+        !matches!(self, Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. })
+    }
+
+    /// Whether the step sets the drive's state: an erase, a fill, or a
+    /// precondition or rounds that write. Results after it depend on it.
+    pub fn establishes_state(&self) -> bool {
+        matches!(
+            self,
+            Action::Erase { .. } | Action::Fill { .. } | Action::Precondition { .. } | Action::Rounds { .. }
+        ) && self.writes()
+    }
+
+    /// Whether the step writes to its target.
+    pub fn writes(&self) -> bool {
+        match self {
+            Action::Erase { .. } | Action::Fill { .. } | Action::Copy { .. } | Action::Probe(_) => true,
+            Action::Precondition { workload, .. } | Action::Measure { workload, .. } => workload.writes(),
+            Action::Rounds { cells, .. } => cells.iter().any(|c| c.workload.writes()),
+            Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. } => false,
+        }
+    }
+}
+
+impl Step {
+    /// One line saying what the step does, for tables and logs:
+    /// `measure rnd4k_write QD 32: 30s ramp, 5min record`.
+    pub fn describe(&self) -> String {
+        match &self.action {
+            Action::Erase { method } => match method {
+                EraseMethod::Secure => "erase: secure erase of the target".to_string(),
+                EraseMethod::Discard => "erase: discard (TRIM) the span".to_string(),
+            },
+            Action::Fill { workload, passes, .. } => {
+                format!("fill: {} of {}", plural(*passes as u64, "pass", "passes"), workload.label())
+            }
+            Action::Precondition { workload, stop, .. } => {
+                let stop = match stop {
+                    PreconditionStop::Time(d) => format!("for {}", d.human()),
+                    PreconditionStop::Steady { round, rule } => format!(
+                        "until steady ({} rounds, window {}, max {})",
+                        round.human(),
+                        rule.window,
+                        rule.max_rounds
+                    ),
+                };
+                format!("precondition {} {stop}", workload.label())
+            }
+            Action::Measure { workload, ramp, stop, .. } => {
+                let mut parts = Vec::new();
+                if !ramp.is_zero() {
+                    parts.push(format!("{} ramp", ramp.human()));
+                }
+                if let Some(t) = stop.time {
+                    parts.push(format!("{} record", t.human()));
+                }
+                match stop.written {
+                    Some(Extent::Percent(p)) => parts.push(format!("until {p} of the span is written")),
+                    Some(Extent::Bytes(b)) => parts.push(format!("until {b} is written")),
+                    None => {}
+                }
+                let joined = if stop.time.is_some() && stop.written.is_some() {
+                    format!("{}, whichever comes first", parts.join(", "))
+                } else {
+                    parts.join(", ")
+                };
+                format!("measure {}: {joined}", workload.label())
+            }
+            Action::Rounds { cells, track, rule } => {
+                let tracked = cells.get(*track as usize).map_or("?", |c| c.workload.name.as_str());
+                format!(
+                    "rounds of {} until {tracked} is steady (window {}, max {})",
+                    plural(cells.len() as u64, "measurement", "measurements"),
+                    rule.window,
+                    rule.max_rounds
+                )
+            }
+            Action::DropCaches => "drop caches".to_string(),
+            Action::Idle { time } => format!("idle {}", time.human()),
+            Action::LimitRam { limit: Some(b) } => format!("limit RAM to {b}"),
+            Action::LimitRam { limit: None } => "lift the RAM limit".to_string(),
+            Action::Copy { dataset } => format!(
+                "copy {} ({}, {})",
+                dataset.name,
+                plural(dataset.files, "file", "files"),
+                dataset.total.human(false)
+            ),
+            Action::Probe(p) => format!(
+                "probe pages: {} writes every {} over {}, {} of {}",
+                p.io,
+                p.step,
+                p.range,
+                aggregate_word(p.statistic),
+                plural(p.repeats as u64, "repeat", "repeats")
+            ),
+        }
+    }
+
+    /// The queue depth as `256 (16x16)`, for steps that have one; the
+    /// distinct depths of rounds, `1, 128 (4x32)`.
+    pub fn qd(&self) -> Option<String> {
+        let show = |qd: &Qd| {
+            if qd.workers == 1 {
+                qd.total.to_string()
+            } else {
+                format!("{} ({}x{})", qd.total, qd.workers, qd.per_worker)
+            }
+        };
+        match &self.action {
+            Action::Fill { qd, .. } | Action::Precondition { qd, .. } | Action::Measure { qd, .. } => {
+                Some(show(qd))
+            }
+            Action::Rounds { cells, .. } => {
+                let mut depths: Vec<&Qd> = cells.iter().map(|c| &c.qd).collect();
+                depths.sort_by_key(|q| (q.total, q.workers));
+                depths.dedup();
+                Some(depths.into_iter().map(show).collect::<Vec<_>>().join(", "))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `1 pass`, `2 passes`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
+/// `median`, `mean`, `max`, `min`.
+pub fn aggregate_word(a: Aggregate) -> &'static str {
+    match a {
+        Aggregate::Mean => "mean",
+        Aggregate::Median => "median",
+        Aggregate::Max => "max",
+        Aggregate::Min => "min",
+    }
+}
+
+/// A queue depth as the methodology counts it and as it is spread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Qd {
+    /// Outstanding I/Os over all workers.
+    pub total: u32,
+    /// Outstanding I/Os in each active worker.
+    pub per_worker: u32,
+    /// Workers active in this step: the declared workers, or fewer when a
+    /// total queue depth is below the worker count.
+    pub workers: u32,
+    /// How the methodology counted it.
+    pub counted: QdCounting,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum PreconditionStop {
+    /// Run for this long.
+    Time(Duration),
+    /// Run in rounds of `round` until the rule holds or max_rounds pass.
+    Steady { round: Duration, rule: SteadyRule },
+}
+
+/// The SNIA PTS steady-state rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SteadyRule {
+    /// Rounds in the measurement window.
+    pub window: u32,
+    /// Max - min of the window within this share of the window average.
+    pub excursion: Percent,
+    /// The least-squares line's change over the window within this share of the average.
+    pub slope: Percent,
+    /// Give up after this many rounds.
+    pub max_rounds: u32,
+    pub metric: Metric,
+}
+
+impl Default for SteadyRule {
+    fn default() -> Self {
+        SteadyRule {
+            window: 5,
+            excursion: Percent::whole(20),
+            slope: Percent::whole(10),
+            max_rounds: 25,
+            metric: Metric::Iops,
+        }
+    }
+}
+
+/// When a measurement stops recording: after `time`, after `written`, or
+/// whichever comes first when both are set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureStop {
+    pub time: Option<Duration>,
+    /// Bytes written, or a share of the span.
+    pub written: Option<Extent>,
+}
+
+/// One measurement in a round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cell {
+    pub workload: Workload,
+    pub qd: Qd,
+    pub ramp: Duration,
+    pub record: Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatRun {
+    /// The repeat block, numbered from 1 in plan order.
+    pub group: u32,
+    /// This run, from 1.
+    pub run: u32,
+    pub runs: u32,
+    pub aggregate: Aggregate,
+}
+
+/// A flash page-size probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Probe {
+    /// Bytes written at each offset.
+    pub io: Bytes,
+    /// Distance between offsets.
+    pub step: Bytes,
+    /// Offsets run from 0 up to `range - io`.
+    pub range: Bytes,
+    pub repeats: u32,
+    pub statistic: Aggregate,
+    /// How many offsets that makes.
+    pub offsets: u64,
+}
