@@ -119,7 +119,7 @@ fn report_prints_each_format_with_units_and_checklist() {
     let p = &points[1];
     assert!(p["iops"].as_f64().unwrap() > 0.0, "{p}");
     assert!(p["checklist"]["span"]["bytes"].as_u64().unwrap() > 0, "{p}");
-    assert_eq!(v["units"], "Binary");
+    assert_eq!(v["units"], "binary");
 }
 
 #[test]
@@ -244,7 +244,7 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
     let o = methodic(&["report", dir, "--format", "json"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["value"], "Peak");
+    assert_eq!(v["value"], "peak");
     let points = v["points"].as_array().unwrap();
     let sweep: Vec<&serde_json::Value> = points.iter().filter(|p| p["kind"] == "measure").collect();
     assert_eq!(sweep.len(), 3, "{v}");
@@ -252,7 +252,7 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
         let s = step(&steps, p["id"].as_str().unwrap());
         assert_eq!(p["iops"], s["peak"]["iops"], "the reported IOPS is the peak of steps.jsonl: {p}");
         assert_eq!(p["mb_s"], s["peak"]["mb_s"], "{p}");
-        assert_eq!(p["value"], "Peak", "{p}");
+        assert_eq!(p["value"], "peak", "{p}");
         assert_eq!(p["average_iops"], s["summary"]["total"]["iops"], "the step average kept beside it: {p}");
         assert!(p["iops"].as_f64().unwrap() >= p["average_iops"].as_f64().unwrap(), "{p}");
     }
@@ -334,7 +334,10 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let p = v["points"].as_array().unwrap().iter().find(|p| p["id"] == "measure/rnd4k_read-qd4").unwrap();
     assert_eq!(p["iops"], s["summary"]["total"]["iops"], "{p}");
-    assert_eq!((&p["value"], &p["peak_iops"]), (&serde_json::json!("StepAverage"), &serde_json::Value::Null));
+    assert_eq!(
+        (&p["value"], &p["peak_iops"]),
+        (&serde_json::json!("step_average"), &serde_json::Value::Null)
+    );
     assert!(p["value_note"].as_str().unwrap().contains("no peak recorded"), "{p}");
     let t = text(&methodic(&["report", old.to_str().unwrap()]).stdout);
     assert!(t.contains("no peak recorded") && t.contains("no best round recorded"), "{t}");
