@@ -69,8 +69,8 @@ pub struct RunArgs {
     /// Pin worker threads to CPUs, round robin.
     #[arg(long)]
     pin: bool,
-    /// Standard output gets the results alone, in this format (as json,
-    /// with no progress on stderr's terminal).
+    // What standard output gets when the run ends: the step table, or the
+    // whole report as JSON (and then no progress bar on stderr).
     #[command(flatten)]
     format: Choice<Ran>,
     /// Do not record latencies or series (to measure what recording costs).
