@@ -12,7 +12,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use methodic_compiler::plan::Bytes;
 
 use crate::common::parse_size;
-use crate::methodology::{self, PlanFormat, TableFormat};
+use crate::format::Output;
+use crate::methodology::{self, PlanFormat, PlanSteps};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -49,8 +50,9 @@ enum Command {
         /// Where to write the plan (`-`, the default, is standard output).
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
-        /// The plan's format.
-        #[arg(long, value_enum, default_value_t = PlanFormat::Ron)]
+        /// The plan's format (how the plan itself is written; results
+        /// commands take --format for their output).
+        #[arg(long, value_enum, value_name = "PLAN_FORMAT", default_value_t = PlanFormat::Ron)]
         format: PlanFormat,
         /// The target's capacity (such as 2TB or 1.6TB), to estimate bytes written.
         #[arg(long, value_parser = parse_size)]
@@ -63,9 +65,9 @@ enum Command {
         /// The target's capacity (such as 2TB), to estimate bytes written.
         #[arg(long, value_parser = parse_size)]
         capacity: Option<Bytes>,
-        /// Output the step table as a table, CSV or JSON lines.
-        #[arg(long, value_enum, default_value_t = TableFormat::Table)]
-        format: TableFormat,
+        /// The steps as a table, CSV, or JSON lines (an object a step).
+        #[command(flatten)]
+        output: Output<PlanSteps>,
     },
     /// Run a methodology or plan on a file or block device, writing a results directory.
     Run(crate::run::RunArgs),
@@ -73,7 +75,7 @@ enum Command {
     /// memory copy, with no device in the way.
     Calibrate(crate::run::CalibrateArgs),
     /// Show a results directory: each number with the job that made it, as a
-    /// table (or Markdown, CSV, JSON), and with --html one page with charts.
+    /// table (or Markdown, CSV, JSON), or one HTML page with charts.
     Report(crate::report::ReportArgs),
     /// What changed between two methodologies or plans, and whether old
     /// results stay comparable.
@@ -136,7 +138,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Compile { file, output, format, capacity } => {
             methodology::compile(&file, &output, format, capacity)
         }
-        Command::Plan { file, capacity, format } => methodology::plan(&file, capacity, format),
+        Command::Plan { file, capacity, output } => methodology::plan(&file, capacity, &output),
         Command::Fmt { files, check } => methodology::fmt(&files, check),
         Command::Run(args) => crate::run::run(args),
         Command::Report(args) => crate::report::report(args),

@@ -8,7 +8,7 @@
 //! too. Reads the directories only.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -22,7 +22,7 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
-use crate::common::write_output;
+use crate::format::{ExportError, Exporter, Exports, Format, Json, Output, Table};
 use crate::points::{Point, kind_short, points, rate_unit, step_of};
 use crate::report::load_results;
 
@@ -32,9 +32,8 @@ pub struct CompareArgs {
     /// ratio is taken against.
     #[arg(required = true, num_args = 2.., value_name = "DIR")]
     dirs: Vec<PathBuf>,
-    /// Print the comparison as JSON on standard output.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: Output<Comparison>,
 }
 
 /// A, B, C... for the directories in command-line order.
@@ -140,9 +139,24 @@ pub struct Difference {
 pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let runs: Vec<Loaded> = args.dirs.iter().map(|d| load_results(d)).collect::<Result<_>>()?;
     let c = comparison(&runs);
-    let out = if args.json { format!("{}\n", serde_json::to_string_pretty(&c)?) } else { text(&c) };
-    write_output(Path::new("-"), &out)?;
+    args.output.write(&c)?;
     Ok(ExitCode::SUCCESS)
+}
+
+impl Exports for Comparison {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<Comparison>> {
+        match format {
+            Format::Table => Some(&Table),
+            Format::Json => Some(&Json),
+            _ => None,
+        }
+    }
+}
+
+impl Exporter<Comparison> for Table {
+    fn export(&self, c: &Comparison) -> Result<String, ExportError> {
+        Ok(text(c))
+    }
 }
 
 /// Groups of points, one a run, that did the same thing; and the groups
@@ -507,7 +521,10 @@ fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
             });
         }
     }
+    // Equal plans written in another spelling (results from before the
+    // plan's enums took the language's words) hash apart: the plans decide.
     if ma.methodology.plan_hash != mb.methodology.plan_hash
+        && ma.plan != mb.plan
         && ma.methodology.name == mb.methodology.name
         && ma.methodology.version == mb.methodology.version
     {

@@ -22,7 +22,8 @@ use methodic_fio::{Engine, fio_filename, fio_json_iops, plan_to_fio};
 use methodic_runtime::analysis::median;
 use methodic_runtime::engine::EngineKind;
 
-use crate::common::{load_plan, write_output};
+use crate::common::load_plan;
+use crate::format::{ExportError, Exporter, Exports, Format, Json, Output, Table};
 
 #[derive(Debug, clap::Args)]
 pub struct CrosscheckArgs {
@@ -46,9 +47,8 @@ pub struct CrosscheckArgs {
     /// The fio to run.
     #[arg(long, default_value = "fio", value_name = "PATH")]
     fio: PathBuf,
-    /// Print the result as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: Output<Crosscheck>,
 }
 
 /// Both tools' numbers, run by run, and how far apart their medians are.
@@ -66,6 +66,43 @@ pub struct Crosscheck {
     pub ratio: f64,
     /// Within 10% of each other.
     pub agree: bool,
+    /// `fio-3.36`, as `fio --version` says it (for the table).
+    #[serde(skip)]
+    pub fio_version: String,
+}
+
+impl Exports for Crosscheck {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<Crosscheck>> {
+        match format {
+            Format::Table => Some(&Table),
+            Format::Json => Some(&Json),
+            _ => None,
+        }
+    }
+}
+
+impl Exporter<Crosscheck> for Table {
+    fn export(&self, c: &Crosscheck) -> Result<String, ExportError> {
+        let mut out = format!(
+            "{} on {} ({}, {}), {} runs each:\n",
+            c.step,
+            c.target.display(),
+            c.engine,
+            c.fio_version,
+            c.methodic_iops.len()
+        );
+        for (k, (m, f)) in c.methodic_iops.iter().zip(&c.fio_iops).enumerate() {
+            out.push_str(&format!("  run {}: methodic {m:.0} IOPS, fio {f:.0} IOPS\n", k + 1));
+        }
+        out.push_str(&format!(
+            "median: methodic {:.0} IOPS, fio {:.0} IOPS, ratio {:.3}: {}\n",
+            c.methodic_median,
+            c.fio_median,
+            c.ratio,
+            if c.agree { "within 10%" } else { "DIFFERENT by more than 10%" }
+        ));
+        Ok(out)
+    }
 }
 
 pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {
@@ -122,28 +159,7 @@ pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {
     let outcome = alternate(&args, &single, &work, &version);
     let _ = std::fs::remove_dir_all(&work);
     let c = outcome?;
-    if args.json {
-        write_output(Path::new("-"), &format!("{}\n", serde_json::to_string_pretty(&c)?))?;
-    } else {
-        let mut out = format!(
-            "{} on {} ({}, {version}), {} runs each:\n",
-            c.step,
-            c.target.display(),
-            c.engine,
-            args.runs
-        );
-        for (k, (m, f)) in c.methodic_iops.iter().zip(&c.fio_iops).enumerate() {
-            out.push_str(&format!("  run {}: methodic {m:.0} IOPS, fio {f:.0} IOPS\n", k + 1));
-        }
-        out.push_str(&format!(
-            "median: methodic {:.0} IOPS, fio {:.0} IOPS, ratio {:.3}: {}\n",
-            c.methodic_median,
-            c.fio_median,
-            c.ratio,
-            if c.agree { "within 10%" } else { "DIFFERENT by more than 10%" }
-        ));
-        write_output(Path::new("-"), &out)?;
-    }
+    args.output.write(&c)?;
     Ok(if c.agree { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
@@ -227,5 +243,6 @@ fn alternate(
         fio_median: f,
         ratio,
         agree: (ratio - 1.0).abs() <= 0.10,
+        fio_version: version.to_string(),
     })
 }

@@ -5,15 +5,17 @@
 //! that keep results comparable, 2 a change that breaks comparability, 3 the
 //! inputs could not be read.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use methodic_compiler::diff::{Class, PlanDiff, diff};
+use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::{Style, Width};
 
-use crate::common::{load_plan, write_output};
+use crate::common::load_plan;
+use crate::format::{ExportError, Exporter, Exports, Format, Json, Output, Table};
 
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
@@ -21,9 +23,34 @@ pub struct DiffArgs {
     old: PathBuf,
     /// The new one.
     new: PathBuf,
-    /// Print the changes as JSON on standard output.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: Output<Changes>,
+}
+
+/// What `methodic diff` prints: the plans' changes, and how many steps the
+/// new plan has (for the summary). As JSON, the changes alone.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct Changes {
+    diff: PlanDiff,
+    #[serde(skip)]
+    new_steps: usize,
+}
+
+impl Exports for Changes {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<Changes>> {
+        match format {
+            Format::Table => Some(&Table),
+            Format::Json => Some(&Json),
+            _ => None,
+        }
+    }
+}
+
+impl Exporter<Changes> for Table {
+    fn export(&self, c: &Changes) -> Result<String, ExportError> {
+        Ok(text(&c.diff, c.new_steps))
+    }
 }
 
 /// The exit code for inputs that cannot be read: 1 and 2 mean changes.
@@ -31,11 +58,10 @@ pub const TROUBLE: u8 = 3;
 
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
     match changes(&args) {
-        Ok((d, steps)) => {
-            let out =
-                if args.json { format!("{}\n", serde_json::to_string_pretty(&d)?) } else { text(&d, steps) };
-            write_output(Path::new("-"), &out)?;
-            Ok(ExitCode::from(d.exit_code()))
+        Ok((diff, new_steps)) => {
+            let code = diff.exit_code();
+            args.output.write(&Changes { diff, new_steps })?;
+            Ok(ExitCode::from(code))
         }
         Err(e) => {
             eprintln!("error: {e:#}");

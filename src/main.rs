@@ -8,6 +8,7 @@ mod compare;
 mod crosscheck;
 mod diff;
 mod export;
+mod format;
 mod import;
 mod methodology;
 mod points;

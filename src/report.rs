@@ -1,6 +1,6 @@
 //! `methodic report DIR`: a results directory in, its numbers out with the
-//! job that made each one: a terminal table (or Markdown, CSV, JSON), and
-//! with `--html` one self-contained page with the setup header and inline
+//! job that made each one: a terminal table (or Markdown, CSV, JSON), or
+//! with `--format html` one self-contained page with the setup header and inline
 //! SVG charts (IOPS and latency against QD, precondition plots with the
 //! steady-state window, read-share x QD maps). Reads the directory only.
 
@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::ValueEnum;
 use methodic_compiler::plan::{Action, Conventions, Units, ValueKind};
 use methodic_results::record::Status;
 use methodic_runtime::manifest::{self, Loaded, Manifest};
@@ -19,7 +18,8 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
-use crate::common::{csv_line, write_output};
+use crate::common::csv_line;
+use crate::format::{Csv, ExportError, Exporter, Exports, Format, Html, Json, Markdown, Output, Table};
 use crate::points::{Point, interval_words, kind_short, points, rate_unit, step_of, sweep_bests};
 use crate::svg::{Chart, Series};
 
@@ -27,39 +27,76 @@ use crate::svg::{Chart, Series};
 pub struct ReportArgs {
     /// A results directory, as `methodic run` printed it.
     dir: PathBuf,
-    /// Also write one self-contained HTML page (tables and SVG charts, no
-    /// network) to this file.
-    #[arg(long, value_name = "FILE")]
+    #[command(flatten)]
+    output: Output<Report>,
+    /// The older way to write the HTML page (--format html -o FILE), kept
+    /// for the pages that show it: the page goes to FILE, and --format to
+    /// standard output.
+    #[arg(long, value_name = "FILE", hide = true)]
     html: Option<PathBuf>,
-    /// How to print the tables on standard output.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
-    format: ReportFormat,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    Table,
-    Md,
-    Csv,
-    Json,
 }
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
     let run = load_results(&args.dir)?;
     let pts = points(&run);
+    let report = Report { run, pts };
     if let Some(path) = &args.html {
-        let page = html(&run, &pts)?;
-        write_output(path, &page)?;
-        eprintln!("wrote {}", path.display());
+        eprintln!("note: --html FILE is now --format html -o FILE (--html still works, but may go)");
+        crate::format::write(&report, Format::Html, path)?;
     }
-    let out = match args.format {
-        ReportFormat::Table => terminal(&run, &pts),
-        ReportFormat::Md => markdown(&run, &pts),
-        ReportFormat::Csv => csv(&run, &pts),
-        ReportFormat::Json => format!("{}\n", serde_json::to_string_pretty(&json(&run, &pts))?),
-    };
-    write_output(Path::new("-"), &out)?;
+    args.output.write(&report)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `methodic report` shows: a results directory read, and its
+/// numbers.
+pub struct Report {
+    run: Loaded,
+    pts: Vec<Point>,
+}
+
+impl Exports for Report {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<Report>> {
+        Some(match format {
+            Format::Table => &Table,
+            Format::Md => &Markdown,
+            Format::Csv => &Csv,
+            Format::Json => &Json,
+            Format::Html => &Html,
+        })
+    }
+}
+
+impl Exporter<Report> for Table {
+    fn export(&self, r: &Report) -> Result<String, ExportError> {
+        Ok(terminal(&r.run, &r.pts))
+    }
+}
+
+impl Exporter<Report> for Markdown {
+    fn export(&self, r: &Report) -> Result<String, ExportError> {
+        Ok(markdown(&r.run, &r.pts))
+    }
+}
+
+impl Exporter<Report> for Csv {
+    fn export(&self, r: &Report) -> Result<String, ExportError> {
+        Ok(csv(&r.run, &r.pts))
+    }
+}
+
+impl Exporter<Report> for Html {
+    fn export(&self, r: &Report) -> Result<String, ExportError> {
+        html(&r.run, &r.pts)
+            .map_err(|e| ExportError::Failed { format: Format::Html, detail: format!("{e:#}") })
+    }
+}
+
+/// As JSON: [`JsonReport`].
+impl Serialize for Report {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        json(&self.run, &self.pts).serialize(s)
+    }
 }
 
 /// Reads a results directory, with the runtime's error (which names the

@@ -1,7 +1,8 @@
 //! `methodic run`: a methodology or plan and the command line go in; the
 //! run's progress is drawn on stderr (a bar on a terminal, a line a step
 //! otherwise), its results land in a results directory, and a table of
-//! per-step numbers (or, with --json, the whole report) ends on stdout.
+//! per-step numbers (or, with --format json, the whole report) ends on
+//! stdout.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -12,12 +13,15 @@ use anyhow::{Result, bail};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use methodic_compiler::plan::{Plan, Step, TimeRange, Units};
+use methodic_runtime::ceiling::Ceilings;
 use methodic_runtime::{EngineChoice, Observer, RunOptions, RunReport, Status, StepResult};
+use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
-use crate::common::{load_plan, write_output};
+use crate::common::load_plan;
+use crate::format::{Choice, ExportError, Exporter, Exports, Format, Json, Output, Table};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -65,9 +69,10 @@ pub struct RunArgs {
     /// Pin worker threads to CPUs, round robin.
     #[arg(long)]
     pin: bool,
-    /// Print only the results, as JSON, on standard output.
-    #[arg(long)]
-    json: bool,
+    // What standard output gets when the run ends: the step table, or the
+    // whole report as JSON (and then no progress bar on stderr).
+    #[command(flatten)]
+    format: Choice<Ran>,
     /// Do not record latencies or series (to measure what recording costs).
     #[arg(long, hide = true)]
     no_latency: bool,
@@ -119,9 +124,68 @@ pub struct CalibrateArgs {
     /// The engine, as for run.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     engine: EngineArg,
-    /// Print the ceilings as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: Output<HostCeilings>,
+}
+
+/// What `methodic calibrate` prints: the host ceilings measured.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct HostCeilings(Ceilings);
+
+impl Exports for HostCeilings {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<HostCeilings>> {
+        match format {
+            Format::Table => Some(&Table),
+            Format::Json => Some(&Json),
+            _ => None,
+        }
+    }
+}
+
+impl Exporter<HostCeilings> for Table {
+    fn export(&self, HostCeilings(c): &HostCeilings) -> Result<String, ExportError> {
+        let mut out =
+            format!("host ceiling against {}, random reads, {:.1}s each:\n", c.target, c.seconds_each);
+        for s in &c.shapes {
+            out.push_str(&format!("  {:.0} IOPS, {:.0} MB/s reading {}\n", s.iops, s.mb_s, s.shape));
+        }
+        for u in &c.unmeasured {
+            out.push_str(&format!("  not measured, {}: {}\n", u.shape, u.reason));
+        }
+        out.push_str(&format!(
+            "  {:.0} MB/s copying the data buffers in memory\n\
+             A result within 10% of the ceiling of its own shape may measure the host, not the drive.\n",
+            c.memory_copy_mb_s
+        ));
+        Ok(out)
+    }
+}
+
+/// What `methodic run` prints when the run ends: its report, and the plan
+/// it ran (for the table's words). As JSON, the report alone.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct Ran {
+    report: RunReport,
+    #[serde(skip)]
+    plan: Plan,
+}
+
+impl Exports for Ran {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<Ran>> {
+        match format {
+            Format::Table => Some(&Table),
+            Format::Json => Some(&Json),
+            _ => None,
+        }
+    }
+}
+
+impl Exporter<Ran> for Table {
+    fn export(&self, r: &Ran) -> Result<String, ExportError> {
+        Ok(table(&r.plan, &r.report))
+    }
 }
 
 /// `methodic calibrate`: the host ceiling on its own, for each queue
@@ -154,25 +218,7 @@ pub fn calibrate(args: CalibrateArgs) -> Result<ExitCode> {
         let why: Vec<String> = c.unmeasured.iter().map(|u| format!("{}: {}", u.shape, u.reason)).collect();
         bail!("no host ceiling could be measured ({})", why.join("; "));
     }
-    let out = if args.json {
-        format!("{}\n", serde_json::to_string_pretty(&c)?)
-    } else {
-        let mut out =
-            format!("host ceiling against {}, random reads, {:.1}s each:\n", c.target, c.seconds_each);
-        for s in &c.shapes {
-            out.push_str(&format!("  {:.0} IOPS, {:.0} MB/s reading {}\n", s.iops, s.mb_s, s.shape));
-        }
-        for u in &c.unmeasured {
-            out.push_str(&format!("  not measured, {}: {}\n", u.shape, u.reason));
-        }
-        out.push_str(&format!(
-            "  {:.0} MB/s copying the data buffers in memory\n\
-             A result within 10% of the ceiling of its own shape may measure the host, not the drive.\n",
-            c.memory_copy_mb_s
-        ));
-        out
-    };
-    write_output(std::path::Path::new("-"), &out)?;
+    args.output.write(&HostCeilings(c))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -205,24 +251,27 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         skip_ceiling: args.no_ceiling,
         datasets: args.datasets.clone(),
     };
-    let report = with_progress(args.json, plan.conventions.units == Units::Binary, |progress| {
+    let format = args.format.format();
+    let report = with_progress(format, plan.conventions.units == Units::Binary, |progress| {
         if args.rehearse {
             progress.line("rehearsal: durations and sizes are scaled down; the numbers are not measurements");
         }
         methodic_runtime::run(&plan, &opts, progress)
     })?;
-    finish(&plan, &report, args.json)
+    finish(plan, report, format)
 }
 
 /// Runs `go` with the progress drawn on stderr, and clears it however the
 /// run ends.
 fn with_progress(
-    json: bool,
+    format: Format,
     binary: bool,
     go: impl FnOnce(&mut Progress) -> methodic_runtime::Result<RunReport>,
 ) -> Result<RunReport> {
-    let mut progress =
-        Progress::new(!json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(), binary);
+    let mut progress = Progress::new(
+        format != Format::Json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(),
+        binary,
+    );
     let report = go(&mut progress);
     progress.finish();
     report.map_err(|e| anyhow::anyhow!("{}", methodic_runtime::exec::describe(&e)))
@@ -249,21 +298,19 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
         ..RunOptions::default()
     };
     let binary = plan.as_ref().is_some_and(|p| p.conventions.units == Units::Binary);
-    let report = with_progress(args.json, binary, |progress| {
+    let format = args.format.format();
+    let report = with_progress(format, binary, |progress| {
         methodic_runtime::resume(dir, given.as_ref(), &opts, progress)
     })?;
     let plan = plan.or(given).ok_or_else(|| anyhow::anyhow!("the run's plan.ron cannot be read"))?;
-    finish(&plan, &report, args.json)
+    finish(plan, report, format)
 }
 
 /// Prints the report and says how the run ended, in the exit code too.
-fn finish(plan: &Plan, report: &RunReport, json: bool) -> Result<ExitCode> {
-    if json {
-        let text = serde_json::to_string_pretty(&report)?;
-        write_output(std::path::Path::new("-"), &format!("{text}\n"))?;
-    } else {
-        write_output(std::path::Path::new("-"), &table(plan, report))?;
-    }
+fn finish(plan: Plan, report: RunReport, format: Format) -> Result<ExitCode> {
+    let ran = Ran { report, plan };
+    crate::format::write(&ran, format, std::path::Path::new("-"))?;
+    let report = ran.report;
     match report.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
         Status::Failed | Status::Running => {
@@ -468,7 +515,7 @@ fn table(plan: &Plan, report: &RunReport) -> String {
     out.push_str(&t.to_string());
     out.push_str(&format!("\nresults in {}\n", report.results.display()));
     out.push_str(&format!(
-        "read them with: methodic report {0} [--html report.html]; methodic compare {0} OTHER_RESULTS\n",
+        "read them with: methodic report {0} [--format html -o report.html]; methodic compare {0} OTHER_RESULTS\n",
         report.results.display()
     ));
     out

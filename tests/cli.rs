@@ -132,6 +132,23 @@ fn plan_speaks_csv_and_json_lines() {
     assert_eq!(rows[2]["time_max_ms"], 3000);
 }
 
+/// `--format` takes only the formats a command offers, names them when
+/// refused, and `-o FILE` gets what standard output would have.
+#[test]
+fn format_is_chosen_by_name_and_output_goes_to_a_file_on_request() {
+    let out = methodic(&["plan", "specs/quick.method", "--format", "html"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = text(&out.stderr);
+    assert!(e.contains("'html'") && e.contains("table, csv, json"), "{e}");
+    let dir = temp_dir("cli-format-output");
+    let file = dir.join("steps.csv");
+    let out = methodic(&["plan", "specs/quick.method", "--format", "csv", "-o", file.to_str().unwrap()]);
+    assert!(out.status.success() && out.stdout.is_empty(), "{}", text(&out.stderr));
+    let stdout = methodic(&["plan", "specs/quick.method", "--format", "csv"]).stdout;
+    assert_eq!(std::fs::read(&file).unwrap(), stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn plan_reads_a_compiled_plan_and_rejects_a_bad_one() {
     let dir = temp_dir("cli-plans");

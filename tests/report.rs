@@ -119,15 +119,16 @@ fn report_prints_each_format_with_units_and_checklist() {
     let p = &points[1];
     assert!(p["iops"].as_f64().unwrap() > 0.0, "{p}");
     assert!(p["checklist"]["span"]["bytes"].as_u64().unwrap() > 0, "{p}");
-    assert_eq!(v["units"], "Binary");
+    assert_eq!(v["units"], "binary");
 }
 
 #[test]
 fn the_html_report_renders_in_chromium_with_charts_and_no_errors() {
     let page = common::temp_path("report-html").with_extension("html");
     let o =
-        methodic(&["report", quick().to_str().unwrap(), "--html", page.to_str().unwrap(), "--format", "csv"]);
+        methodic(&["report", quick().to_str().unwrap(), "--format", "html", "-o", page.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty(), "the page goes to -o alone");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains("<script") && !html.contains("src=\"http"), "self-contained, no script");
     assert!(html.contains("IOPS by queue depth") && html.contains("MiB/s"), "charts and units");
@@ -160,7 +161,7 @@ fn compare_names_the_span_when_only_the_span_differs() {
     assert!(!t.contains("- drive state"), "the same preparation: {t}");
     assert!(t.contains("- plan: span (A vs B, breaks comparability: every step"), "the plan diff: {t}");
 
-    let o = methodic(&["compare", "--json", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let o = methodic(&["compare", "--format", "json", a.to_str().unwrap(), b.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["pairs"].as_array().unwrap().len(), 5);
     assert!(v["pairs"][0]["ratios"][0].as_f64().unwrap() > 0.0);
@@ -244,7 +245,7 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
     let o = methodic(&["report", dir, "--format", "json"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["value"], "Peak");
+    assert_eq!(v["value"], "peak");
     let points = v["points"].as_array().unwrap();
     let sweep: Vec<&serde_json::Value> = points.iter().filter(|p| p["kind"] == "measure").collect();
     assert_eq!(sweep.len(), 3, "{v}");
@@ -252,7 +253,7 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
         let s = step(&steps, p["id"].as_str().unwrap());
         assert_eq!(p["iops"], s["peak"]["iops"], "the reported IOPS is the peak of steps.jsonl: {p}");
         assert_eq!(p["mb_s"], s["peak"]["mb_s"], "{p}");
-        assert_eq!(p["value"], "Peak", "{p}");
+        assert_eq!(p["value"], "peak", "{p}");
         assert_eq!(p["average_iops"], s["summary"]["total"]["iops"], "the step average kept beside it: {p}");
         assert!(p["iops"].as_f64().unwrap() >= p["average_iops"].as_f64().unwrap(), "{p}");
     }
@@ -300,8 +301,12 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
     assert_eq!(f[col("reported_value")], "peak");
 
     let page = common::temp_path("report-peak-html").with_extension("html");
+    // The older --html FILE still writes the page, beside --format on
+    // standard output, and says what replaced it.
     let o = methodic(&["report", dir, "--html", page.to_str().unwrap(), "--format", "csv"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).starts_with("step,id,"), "{}", text(&o.stdout));
+    assert!(text(&o.stderr).contains("--html FILE is now --format html -o FILE"), "{}", text(&o.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(
         html.contains("IOPS by queue depth (peak)") && html.contains("<th class=\"num\">IOPS (peak)</th>")
@@ -334,7 +339,10 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let p = v["points"].as_array().unwrap().iter().find(|p| p["id"] == "measure/rnd4k_read-qd4").unwrap();
     assert_eq!(p["iops"], s["summary"]["total"]["iops"], "{p}");
-    assert_eq!((&p["value"], &p["peak_iops"]), (&serde_json::json!("StepAverage"), &serde_json::Value::Null));
+    assert_eq!(
+        (&p["value"], &p["peak_iops"]),
+        (&serde_json::json!("step_average"), &serde_json::Value::Null)
+    );
     assert!(p["value_note"].as_str().unwrap().contains("no peak recorded"), "{p}");
     let t = text(&methodic(&["report", old.to_str().unwrap()]).stdout);
     assert!(t.contains("no peak recorded") && t.contains("no best round recorded"), "{t}");
@@ -348,7 +356,7 @@ fn compare_pairs_a_peak_run_and_a_step_average_run_like_with_like_and_says_so() 
     let (p, a) = (peak.to_str().unwrap(), average.to_str().unwrap());
 
     // The peak run first: peaks on both sides, the average run's own.
-    let o = methodic(&["compare", "--json", p, a]);
+    let o = methodic(&["compare", "--format", "json", p, a]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let pairs = v["pairs"].as_array().unwrap();
@@ -392,7 +400,7 @@ fn compare_pairs_a_peak_run_and_a_step_average_run_like_with_like_and_says_so() 
     // The average run first: step averages on both sides, the peak run's
     // kept beside its peaks.
     let v: serde_json::Value =
-        serde_json::from_slice(&methodic(&["compare", "--json", a, p]).stdout).unwrap();
+        serde_json::from_slice(&methodic(&["compare", "--format", "json", a, p]).stdout).unwrap();
     for pair in v["pairs"].as_array().unwrap().iter().filter(|q| q["kind"] == "measure") {
         assert_eq!(pair["value_kind"], "step average", "{pair}");
         let vb = &pair["values"][1];
@@ -407,9 +415,11 @@ fn compare_pairs_a_peak_run_and_a_step_average_run_like_with_like_and_says_so() 
     );
     assert_eq!(v["sweep_bests"].as_array().unwrap().len(), 1, "B reports peaks: its sweeps' best steps");
 
-    // The same convention on both sides: no note.
-    let v: serde_json::Value =
-        serde_json::from_slice(&methodic(&["compare", "--json", p, p]).stdout).unwrap();
+    // The same convention on both sides: no note. (The older --json still
+    // works, and says what replaced it.)
+    let o = methodic(&["compare", "--json", p, p]);
+    assert!(text(&o.stderr).contains("--json is now --format json"), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["values_note"], serde_json::Value::Null);
     assert!(v["pairs"].as_array().unwrap().iter().all(|q| q["ratios"][0] == 1.0), "{v}");
 }
@@ -442,7 +452,14 @@ fn bad_results_directories_are_refused_naming_the_file_and_left_alone() {
     let steps = std::fs::read_to_string(copy.join("steps.jsonl")).unwrap();
     std::fs::write(copy.join("steps.jsonl"), &steps[..steps.len() - 40]).unwrap();
     let before = snapshot(&copy);
-    let o = methodic(&["report", copy.to_str().unwrap(), "--html", copy.join("r.html").to_str().unwrap()]);
+    let o = methodic(&[
+        "report",
+        copy.to_str().unwrap(),
+        "--format",
+        "html",
+        "-o",
+        copy.join("r.html").to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let e = text(&o.stderr);
     assert!(e.contains(&format!("{}: line 10 is truncated", copy.join("steps.jsonl").display())), "{e}");

@@ -2,7 +2,7 @@
 //! compiles to a rehearsal plan that validates, the fewest specs that use
 //! every feature any spec uses rehearse to completion, results directories
 //! hold what they promise,
-//! and --json prints nothing but JSON.
+//! and --format json prints nothing but JSON.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -216,7 +216,8 @@ fn rehearse_spec(spec: &Path) {
             spec.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
-            "--json",
+            "--format",
+            "json",
         ]);
         assert!(o.status.success(), "{name}: {}", text(&o.stderr));
         let report: serde_json::Value =
@@ -247,7 +248,8 @@ fn rehearse_spec(spec: &Path) {
             "{name}"
         );
         let html = out.join("report.html");
-        let o = methodic(&["report", out.to_str().unwrap(), "--html", html.to_str().unwrap()]);
+        let o =
+            methodic(&["report", out.to_str().unwrap(), "--format", "html", "-o", html.to_str().unwrap()]);
         assert!(o.status.success(), "{name}: {}", text(&o.stderr));
         assert!(std::fs::read_to_string(&html).unwrap().contains("</html>"), "{name}");
         // How long each took is printed, not asserted: tests make no timing

@@ -76,12 +76,16 @@ pub enum ItemKind {
 
 /// What a run does after a step fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum OnError {
     /// The run ends at the first failed step (the default).
     #[default]
+    #[serde(alias = "Stop")]
     Stop,
     /// The failed step is recorded and the run goes on to the next; the
     /// run still ends as failed.
+    #[serde(alias = "Continue")]
     Continue,
 }
 
@@ -109,30 +113,43 @@ pub enum Convention {
 
 /// Whether reported sizes and rates use powers of ten or of two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum Units {
     /// MB = 10^6 B.
+    #[serde(alias = "Decimal")]
     Decimal,
     /// MiB = 2^20 B.
+    #[serde(alias = "Binary")]
     Binary,
 }
 
 /// How a queue depth in the methodology is counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum QdCounting {
     /// `qd 256` means 256 outstanding I/Os over all workers together.
+    #[serde(alias = "Total")]
     Total,
     /// `qd 32` means 32 outstanding I/Os in each worker.
+    #[serde(alias = "PerWorker")]
     PerWorker,
 }
 
 /// Which value a step reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum ValueKind {
     /// The average over the step's record time.
+    #[serde(alias = "StepAverage")]
     StepAverage,
     /// The average over the steady-state window.
+    #[serde(alias = "SteadyStateAverage")]
     SteadyStateAverage,
     /// The best value seen (of a step's repeats or its series).
+    #[serde(alias = "Peak")]
     Peak,
 }
 
@@ -148,18 +165,26 @@ impl ValueKind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum IoMode {
     /// O_DIRECT: the page cache is bypassed.
+    #[serde(alias = "Direct")]
     Direct,
     /// Through the page cache, as ordinary programs write.
+    #[serde(alias = "Buffered")]
     Buffered,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum EraseMethod {
     /// A secure erase (BLKSECDISCARD); fails where the device has none.
+    #[serde(alias = "Secure")]
     Secure,
     /// A discard (TRIM) of the span (BLKDISCARD, hole punching on files).
+    #[serde(alias = "Discard")]
     Discard,
 }
 
@@ -175,19 +200,30 @@ impl EraseMethod {
 
 /// How repeated values are summarised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum Aggregate {
+    #[serde(alias = "Mean")]
     Mean,
+    #[serde(alias = "Median")]
     Median,
+    #[serde(alias = "Max")]
     Max,
+    #[serde(alias = "Min")]
     Min,
 }
 
 /// Which measured quantity a steady-state rule watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum Metric {
+    #[serde(alias = "Iops")]
     Iops,
+    #[serde(alias = "Bandwidth")]
     Bandwidth,
     /// Mean latency.
+    #[serde(alias = "Latency")]
     Latency,
 }
 

@@ -456,7 +456,7 @@ fn a_peak_is_the_best_whole_interval_and_beats_the_average_of_a_slowing_device()
     let manifest: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(opts.out.join("manifest.json")).unwrap()).unwrap();
     let value = &manifest["steps"][0]["checklist"]["value_kind"];
-    assert_eq!(value["kind"], "Peak");
+    assert_eq!(value["kind"], "peak");
     assert!(value["computed"].as_str().unwrap().starts_with("the peak: the best 500ms interval"), "{value}");
     let _ = fs::remove_dir_all(&opts.out);
 }

@@ -274,7 +274,7 @@ fn on_error_is_carried_into_the_plan_and_left_out_when_it_is_the_default() {
     let go_on = plan(&format!("on_error continue\n{body}"));
     assert_eq!(go_on.methodology.on_error, OnError::Continue);
     let ron = go_on.to_ron();
-    assert!(ron.contains("on_error: Continue"), "{ron}");
+    assert!(ron.contains("on_error: continue"), "{ron}");
     assert_eq!(Plan::from_ron(&ron).unwrap(), go_on, "it reads back");
     assert_eq!(Plan::from_ron(&default.to_ron()).unwrap().methodology.on_error, OnError::Stop);
     assert_eq!(codes(&format!("on_error continue\non_error stop\n{body}")), [Code::DuplicateSetting]);

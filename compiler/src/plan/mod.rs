@@ -89,10 +89,14 @@ impl Default for Conventions {
 
 /// How much of the target a step works in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum Extent {
     /// A share of the target's capacity.
+    #[serde(alias = "Percent")]
     Percent(Percent),
     /// A fixed number of bytes from the start of the target.
+    #[serde(alias = "Bytes")]
     Bytes(Bytes),
 }
 
@@ -106,11 +110,16 @@ impl std::fmt::Display for Extent {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum DataPattern {
     /// Incompressible data, refreshed so that it defeats deduplication.
+    #[serde(alias = "Random")]
     Random,
+    #[serde(alias = "Zeros")]
     Zeros,
     /// Data that compresses by about this share.
+    #[serde(alias = "Compressible")]
     Compressible(Percent),
 }
 

@@ -31,49 +31,38 @@ pub struct Step {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum Action {
-    Erase {
-        method: EraseMethod,
-    },
+    #[serde(alias = "Erase")]
+    Erase { method: EraseMethod },
     /// `passes` sequential passes of `workload` over the span.
-    Fill {
-        workload: Workload,
-        qd: Qd,
-        passes: u32,
-    },
-    Precondition {
-        workload: Workload,
-        qd: Qd,
-        stop: PreconditionStop,
-        series: Duration,
-    },
+    #[serde(alias = "Fill")]
+    Fill { workload: Workload, qd: Qd, passes: u32 },
+    #[serde(alias = "Precondition")]
+    Precondition { workload: Workload, qd: Qd, stop: PreconditionStop, series: Duration },
     /// One workload at one queue depth: `ramp` not recorded, then recorded
     /// until the stop rule.
-    Measure {
-        workload: Workload,
-        qd: Qd,
-        ramp: Duration,
-        stop: MeasureStop,
-        series: Duration,
-    },
+    #[serde(alias = "Measure")]
+    Measure { workload: Workload, qd: Qd, ramp: Duration, stop: MeasureStop, series: Duration },
     /// Rounds of measurements repeated until the tracked cell is steady.
+    #[serde(alias = "Rounds")]
     Rounds {
         cells: Vec<Cell>,
         /// Index in `cells` of the measurement the rule watches.
         track: u32,
         rule: SteadyRule,
     },
+    #[serde(alias = "DropCaches")]
     DropCaches,
-    Idle {
-        time: Duration,
-    },
+    #[serde(alias = "Idle")]
+    Idle { time: Duration },
     /// From here to the end of its block, RAM is limited (`None`: lifted).
-    LimitRam {
-        limit: Option<Bytes>,
-    },
-    Copy {
-        dataset: Dataset,
-    },
+    #[serde(alias = "LimitRam")]
+    LimitRam { limit: Option<Bytes> },
+    #[serde(alias = "Copy")]
+    Copy { dataset: Dataset },
+    #[serde(alias = "Probe")]
     Probe(Probe),
 }
 
@@ -261,10 +250,14 @@ pub struct Qd {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// The language's spelling; the alias reads plans and results written before.
+#[serde(rename_all = "snake_case")]
 pub enum PreconditionStop {
     /// Run for this long.
+    #[serde(alias = "Time")]
     Time(Duration),
     /// Run in rounds of `round` until the rule holds or max_rounds pass.
+    #[serde(alias = "Steady")]
     Steady { round: Duration, rule: SteadyRule },
 }
 
