@@ -53,7 +53,7 @@ workload w $workload
 measure w qd $qd for ${RUNTIME}s ramp ${RAMP}s
 EOF
   rm -rf "$WORK/out"
-  "$BIN" run "$WORK/$name.method" --target "$target" --destroy "$target" --overwrite --no-ceiling --seed 1 --json --out "$WORK/out" "$@" 2>/dev/null |
+  "$BIN" run "$WORK/$name.method" --target "$target" --destroy "$target" --overwrite --no-ceiling --seed 1 --format json --out "$WORK/out" "$@" 2>/dev/null |
     python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"][0]; t=s["summary"]["total"]; print(round(t["iops"]), round(t["latency_us"]["mean"],2))'
 }
 
@@ -113,7 +113,7 @@ crosscheck() {
   local json
   # Exit 1 means the medians differ by more than 10%: still a result.
   json=$("$BIN" crosscheck "$WORK/cc.method" --step 1 --target "$target" --destroy "$target" --overwrite \
-      --runs "$REPEATS" --json 2>/dev/null) || true
+      --runs "$REPEATS" --format json 2>/dev/null) || true
   if [ -z "$json" ]; then echo "| $label | $tlabel | crosscheck failed | | | |"; return; fi
   echo "$json" | LABEL="$label" TLABEL="$tlabel" python3 -c 'import json,os,sys; c=json.load(sys.stdin); print("| %s | %s | %d | %d | %.3fx | %s |" % (os.environ["LABEL"], os.environ["TLABEL"], c["methodic_median"], c["fio_median"], c["ratio"], c["engine"]))'
 }

@@ -62,7 +62,8 @@ fn a_plan_diffs_like_its_source_and_json_is_machine_readable() {
     assert!(o.status.success());
     let (code, out) = diff(plan.to_str().unwrap(), "tests/diff/quick-reformatted.method");
     assert_eq!(code, 0, "{out}");
-    let o = methodic(&["diff", "--json", "specs/consumer-v1.0.method", "specs/consumer-v1.1.method"]);
+    let o =
+        methodic(&["diff", "--format", "json", "specs/consumer-v1.0.method", "specs/consumer-v1.1.method"]);
     assert_eq!(o.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["changes"][0]["class"], "breaks_comparability");

@@ -136,7 +136,8 @@ fn crosscheck_runs_both_on_the_same_file() {
         target.to_str().unwrap(),
         "--runs",
         "1",
-        "--json",
+        "--format",
+        "json",
     ]);
     let err = text(&o.stderr);
     assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");

@@ -276,7 +276,7 @@ fn calibrate_measures_each_queue_depth_with_each_block_size() {
         return;
     }
     let shapes = |args: &[&str]| -> Vec<(u32, u32, u64)> {
-        let mut all = vec!["calibrate", "--engine", "psync", "--seconds", "0.1", "--json"];
+        let mut all = vec!["calibrate", "--engine", "psync", "--seconds", "0.1", "--format", "json"];
         all.extend_from_slice(args);
         let o = methodic(&all);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -210,7 +210,7 @@ fn a_stopped_run_goes_on_from_the_step_cut_off() {
     assert!(err.contains(&format!("go on with `methodic run --resume {out_s}`")), "{err}");
     assert!(out.join("scratch.bin").exists(), "an interrupted run keeps its scratch file: {err}");
 
-    let o = methodic(&["run", "--resume", out_s, "--json"]);
+    let o = methodic(&["run", "--resume", out_s, "--format", "json"]);
     let err = text(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("step 2 (r-qd4) is the first step not finished"), "{err}");
