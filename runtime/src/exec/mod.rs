@@ -1794,5 +1794,4 @@ impl CsvOut {
 }
 
 #[cfg(test)]
-#[path = "exec_tests.rs"]
 mod tests;
