@@ -204,6 +204,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         no_latency: args.no_latency,
         skip_ceiling: args.no_ceiling,
         datasets: args.datasets.clone(),
+        engines: None,
     };
     let report = with_progress(args.json, plan.conventions.units == Units::Binary, |progress| {
         if args.rehearse {

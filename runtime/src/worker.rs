@@ -14,9 +14,8 @@ use std::time::{Duration, Instant};
 use methodic_compiler::plan::{DataPattern, Workload};
 
 use crate::data::{Buffers, Pattern};
-use crate::engine::psync::Psync;
 use crate::engine::uring::Uring;
-use crate::engine::{Completion, Engine, EngineKind, Request};
+use crate::engine::{Completion, EngineFactory, EngineKind, Request, Setup};
 use crate::region::Region;
 use crate::series::{Interval, Message};
 use crate::stats::{LatencyTally, Recorder};
@@ -98,12 +97,10 @@ pub struct Job {
     /// Record latencies and the series. Off only to measure what recording
     /// costs (`bench/vs-fio.sh`): I/Os and bytes are still counted.
     pub latency: bool,
-    /// Tests: fail the I/Os this says, as a failing drive would.
-    #[cfg(test)]
-    pub fault: Option<crate::engine::fault::Fault>,
-    /// Tests: note every I/O handed to the engine here.
-    #[cfg(test)]
-    pub trace: Option<std::sync::Arc<std::sync::Mutex<Vec<crate::workload::Io>>>>,
+    /// Makes the worker's engine ([`crate::engine::Real`] but in tests).
+    pub engines: Arc<dyn EngineFactory>,
+    /// Which of the run's targets `fd` is, from 0.
+    pub target: usize,
     /// Tests (the batch-stamp benchmark): also record each completion's
     /// latency stamped on its own, as the worker comes to it.
     #[cfg(test)]
@@ -224,14 +221,18 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let mut pattern = Pattern::new(job.data, job.seed.rotate_left(29));
     let mut fixed_buffers = false;
     let mut force_async = false;
-    let made: io::Result<Box<dyn Engine>> = match job.engine {
-        EngineKind::IoUring => Uring::new(job.fd, &buffers, depth as u32, job.force_async).map(|u| {
-            fixed_buffers = u.fixed_buffers();
-            force_async = u.force_async();
-            Box::new(u) as Box<dyn Engine>
-        }),
-        EngineKind::Psync => Ok(Box::new(Psync::new(job.fd, &buffers))),
-    };
+    let made = job.engines.make(&Setup {
+        kind: job.engine,
+        fd: job.fd,
+        buffers: &buffers,
+        depth: depth as u32,
+        force_async: job.force_async,
+        target: job.target,
+    });
+    if let Ok(e) = &made {
+        fixed_buffers = e.fixed_buffers();
+        force_async = e.force_async();
+    }
     // Every worker reaches the barrier, the one that failed too, or the
     // others would wait for it forever; it tells them to stop at once.
     if made.is_err() {
@@ -239,14 +240,6 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     }
     job.start.wait();
     let mut engine = made?;
-    #[cfg(test)]
-    if let Some(fault) = job.fault.clone() {
-        engine = Box::new(crate::engine::fault::Faulty::new(engine, fault));
-    }
-    #[cfg(test)]
-    if let Some(log) = job.trace.clone() {
-        engine = Box::new(crate::engine::trace::Traced::new(engine, log));
-    }
     let engine_kind = engine.kind();
     // The same moment on both clocks, to give Instants back at the end.
     let (start, start_ns) = (Instant::now(), mono_ns());
@@ -489,7 +482,7 @@ mod tests {
     use methodic_compiler::plan::{BlockShare, Bytes, Percent};
 
     use super::*;
-    use crate::engine::fault::Fault;
+    use crate::engine::fault::{Fault, FaultyEngines};
     use crate::rng::Rng;
 
     fn job(fd: RawFd, engine: EngineKind, depth: u32, read: u32, until: Duration) -> Job {
@@ -519,8 +512,8 @@ mod tests {
             abort: Arc::new(AtomicBool::new(false)),
             cpu: None,
             latency: true,
-            fault: None,
-            trace: None,
+            engines: Arc::new(crate::engine::Real),
+            target: 0,
             each_stamp: None,
         }
     }
@@ -654,7 +647,8 @@ mod tests {
         j.workload.blocks[0].size = Bytes(64 << 10);
         j.timing.record = None;
         j.quota = Some(16 << 20);
-        j.fault = Some(Fault::eio(Some(Op::Write), (8 << 20) + 512..(8 << 20) + 1024));
+        let fault = Fault::eio(Some(Op::Write), (8 << 20) + 512..(8 << 20) + 1024);
+        j.engines = Arc::new(FaultyEngines { on: 0, fault });
         j
     }
 
