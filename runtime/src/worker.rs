@@ -11,7 +11,7 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use methodic_compiler::plan::{DataPattern, Workload};
+use methodic_compiler::plan::{Bytes, DataPattern, Workload};
 
 use crate::data::{Buffers, Pattern};
 use crate::engine::uring::Uring;
@@ -56,7 +56,7 @@ fn mono_ns() -> u64 {
 #[derive(Debug, Clone)]
 pub struct SharedBudget {
     pub issued: Arc<AtomicU64>,
-    pub target: u64,
+    pub target: Bytes,
 }
 
 /// Where a worker sends its intervals.
@@ -85,7 +85,7 @@ pub struct Job {
     /// setting up a ring or filling buffers eats into no one's ramp.
     pub start: Arc<Barrier>,
     /// Bytes this worker issues at most (a fill's passes over its stripe).
-    pub quota: Option<u64>,
+    pub quota: Option<Bytes>,
     pub budget: Option<SharedBudget>,
     pub series: Option<SeriesLink>,
     pub stop: Arc<AtomicBool>,
@@ -284,7 +284,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     loop {
         if issuing {
             while let Some(slot) = free.pop() {
-                let over_quota = job.quota.is_some_and(|q| issued_bytes >= q);
+                let over_quota = job.quota.is_some_and(|q| issued_bytes >= q.0);
                 if over_quota || job.stop.load(Ordering::Relaxed) || job.abort.load(Ordering::Relaxed) {
                     free.push(slot);
                     issuing = false;
@@ -293,7 +293,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                 let mut io = generator.next_io();
                 if let Some(q) = job.quota {
                     // The remainder can exceed 4GiB: a plain cast would wrap it.
-                    io.len = io.len.min(u32::try_from(q - issued_bytes).unwrap_or(u32::MAX)).max(1);
+                    io.len = io.len.min(u32::try_from(q.0 - issued_bytes).unwrap_or(u32::MAX)).max(1);
                 }
                 if let Some(b) = &job.budget {
                     // The budget counts writes: `until written`. Reads of a
@@ -303,7 +303,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                     } else {
                         b.issued.load(Ordering::Relaxed)
                     };
-                    if spent >= b.target {
+                    if spent >= b.target.0 {
                         free.push(slot);
                         issuing = false;
                         break;
@@ -574,7 +574,7 @@ mod tests {
         let (path, f) = scratch("quota");
         let mut j = job(f.as_raw_fd(), EngineKind::Psync, 1, 0, Duration::from_secs(60));
         j.timing.record = None;
-        j.quota = Some(1 << 20);
+        j.quota = Some(Bytes(1 << 20));
         let out = run(j).unwrap();
         assert_eq!(out.issued_bytes, 1 << 20);
         assert_eq!(out.recorder.write.bytes, 1 << 20);
@@ -586,7 +586,7 @@ mod tests {
         let (path, f) = scratch("budget");
         let mut j = job(f.as_raw_fd(), EngineKind::Psync, 1, 50, Duration::from_secs(60));
         j.timing.record = None;
-        let budget = SharedBudget { issued: Arc::new(AtomicU64::new(0)), target: 1 << 20 };
+        let budget = SharedBudget { issued: Arc::new(AtomicU64::new(0)), target: Bytes(1 << 20) };
         j.budget = Some(budget.clone());
         let out = run(j).unwrap();
         // One worker, one I/O at a time: it stops with the write that
@@ -646,7 +646,7 @@ mod tests {
         j.workload.random = Percent::ZERO;
         j.workload.blocks[0].size = Bytes(64 << 10);
         j.timing.record = None;
-        j.quota = Some(16 << 20);
+        j.quota = Some(Bytes(16 << 20));
         let fault = Fault::eio(Some(Op::Write), (8 << 20) + 512..(8 << 20) + 1024);
         j.engines = Arc::new(FaultyEngines { on: 0, fault });
         j

@@ -81,11 +81,11 @@ pub(crate) fn measure(shapes: &[Shape], seconds: f64, workers: &Workers) -> Resu
         destroy: None,
         overwrite: false,
     };
-    let free = system::free_bytes(shm).map_or(0, |f| f.0);
-    if free < size.0 * 2 {
+    let free = system::free_bytes(shm).map_or(Bytes(0), |f| f.0);
+    if free.0 < size.0 * 2 {
         return Err(Error::unsupported(format!(
             "/dev/shm has {} free, too little for a {} file in RAM",
-            crate::units::human(free),
+            crate::units::human(free.0),
             crate::units::human(size.0)
         )));
     }

@@ -108,10 +108,10 @@ pub(super) fn check_alignment(plan: &Plan, targets: &[Target]) -> Result<()> {
 /// Refused before anything is made when the file system has not the room,
 /// rather than failing a day later.
 pub(super) fn check_space(plan: &Plan, opts: &RunOptions) -> Result<()> {
-    let mut parts = Vec::new();
+    let mut parts: Vec<(Bytes, &str)> = Vec::new();
     if opts.targets.is_empty() {
         let size = if opts.rehearse { Bytes(rehearse::CAPACITY) } else { scratch_size(plan) };
-        parts.push((devices(plan) as u64 * size.0, "the scratch file"));
+        parts.push((Bytes(devices(plan) as u64 * size.0), "the scratch file"));
     }
     let mut datasets: Vec<&methodic_compiler::plan::Dataset> = Vec::new();
     for s in &plan.steps {
@@ -122,16 +122,16 @@ pub(super) fn check_space(plan: &Plan, opts: &RunOptions) -> Result<()> {
         }
     }
     if opts.datasets.is_none() && !datasets.is_empty() {
-        parts.push((datasets.iter().map(|d| d.total.0).sum(), "the copy datasets"));
+        parts.push((Bytes(datasets.iter().map(|d| d.total.0).sum()), "the copy datasets"));
     }
     if opts.targets.is_empty() {
-        if let Some(largest) = datasets.iter().map(|d| d.total.0).max() {
+        if let Some(largest) = datasets.iter().map(|d| d.total).max() {
             parts.push((largest, "copies beside the scratch file"));
         }
     }
     // steps.jsonl, series and the manifest: a generous allowance.
-    parts.push((16 << 20, "records and series"));
-    let need: u64 = parts.iter().map(|p| p.0).sum();
+    parts.push((Bytes(16 << 20), "records and series"));
+    let need = Bytes(parts.iter().map(|p| p.0.0).sum());
     let Some((free, read_only)) = system::free_bytes(&opts.out) else { return Ok(()) };
     if read_only {
         return Err(Error::results(&opts.out, "is on a read-only file system")
@@ -140,13 +140,13 @@ pub(super) fn check_space(plan: &Plan, opts: &RunOptions) -> Result<()> {
     if free >= need {
         return Ok(());
     }
-    let what: Vec<String> = parts.iter().map(|(b, w)| format!("{w} {}", crate::units::human(*b))).collect();
+    let what: Vec<String> = parts.iter().map(|(b, w)| format!("{w} {}", crate::units::human(b.0))).collect();
     Err(Error::results(
         &opts.out,
         format!(
             "its file system has {} free, and the run puts about {} there ({})",
-            crate::units::human(free),
-            crate::units::human(need),
+            crate::units::human(free.0),
+            crate::units::human(need.0),
             what.join(", ")
         ),
     )

@@ -164,8 +164,7 @@ impl Workers {
         };
         let barrier = Arc::new(Barrier::new(threads));
         let abort = Arc::new(AtomicBool::new(false));
-        let budget =
-            spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target: target.0 });
+        let budget = spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target });
         // Pinned round robin over the CPUs the process may use (a taskset or
         // cgroup mask), not CPU 0..n.
         let cpus = crate::host::allowed_cpus();
@@ -194,7 +193,7 @@ impl Workers {
                 data: spec.settings.data,
                 timing: Timing { ramp: spec.ramp, record: spec.record },
                 start: barrier.clone(),
-                quota: spec.passes.map(|p| stripe.len * p as u64),
+                quota: spec.passes.map(|p| Bytes(stripe.len * p as u64)),
                 budget: budget.clone(),
                 series: tx.as_ref().map(|tx| SeriesLink {
                     tx: tx.clone(),

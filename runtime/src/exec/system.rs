@@ -33,7 +33,7 @@ pub(super) fn idle(x: &mut Executor<'_>, time: Duration) -> Result<()> {
 pub(super) fn limit_ram(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
     if s.out.actions.is_empty() {
         s.out.actions.push(match &x.ram {
-            Some(r) => format!("RAM limited to {}: {}", crate::units::human(r.limit), r.method),
+            Some(r) => format!("RAM limited to {}: {}", crate::units::human(r.limit.0), r.method),
             None => "RAM not limited".to_string(),
         });
     }
@@ -47,12 +47,12 @@ pub(super) fn apply_ram_limit(
     out: &mut StepResult,
 ) -> Result<()> {
     let current = x.ram.as_ref().map(|r| r.limit);
-    if current == wanted.map(|b| b.0) {
+    if current == wanted {
         return Ok(());
     }
     x.ram = None;
     if let Some(limit) = wanted {
-        let r = crate::system::limit_ram(limit.0)?;
+        let r = crate::system::limit_ram(limit)?;
         out.actions.push(format!("RAM limited to {}: {}", crate::units::human(limit.0), r.method));
         x.ram = Some(r);
     } else {
