@@ -51,7 +51,7 @@ pub(super) fn for_time(
 /// `max_rounds` have run; a row a round in `<step>.rounds.csv` with the
 /// window's numbers, and the series of every round, one after another.
 pub(super) fn until_steady(
-    x: &Executor<'_>,
+    x: &mut Executor<'_>,
     s: &mut StepRun<'_>,
     workload: &Workload,
     qd: Qd,

@@ -20,7 +20,7 @@ use crate::steady;
 /// A row a cell a round in `<step>.rounds.csv`; each cell's numbers over
 /// the last window, its latency merged over those rounds.
 pub(super) fn run(
-    x: &Executor<'_>,
+    x: &mut Executor<'_>,
     s: &mut StepRun<'_>,
     cells: &[Cell],
     track: usize,

@@ -3,9 +3,13 @@
 //! run, the RAM limit and copies in force) takes a plan step and fills in
 //! its record. [`Executor::step`] sets the step's RAM limit and device
 //! meter, then hands the step to the module of its kind, each through one
-//! function shape: `run(executor, step, the action's own fields)`. The
-//! helpers every I/O step shares (running its I/O, its latency log, its
-//! summary and device counters) are here too.
+//! function shape: the executor, the step that runs with its record
+//! ([`StepRun`]; `idle` has nothing to record), and the action's own
+//! fields. A function a kind rather than a trait: `Action` is the
+//! compiler's enum, and a trait would need an object a variant only to
+//! dispatch the same match. The helpers every I/O step shares (running
+//! its I/O, its latency log, its summary and device counters) are here
+//! too.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
