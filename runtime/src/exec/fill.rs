@@ -33,6 +33,5 @@ pub(super) fn run(
             at: At::ONCE,
         },
     )?;
-    x.save_latency(s, &run)?;
     x.finish_io(s, run, &csv)
 }

@@ -38,6 +38,5 @@ pub(super) fn run(
         let rows: Vec<(f64, f64)> = run.rows.iter().map(|r| (r.t, r.mb_s)).collect();
         s.out.cliff = Some(crate::analysis::cliff::detect(&rows, run.info.bytes_written));
     }
-    x.save_latency(s, &run)?;
     x.finish_io(s, run, &csv)
 }

@@ -42,7 +42,6 @@ pub(super) fn for_time(
             at: At::ONCE,
         },
     )?;
-    x.save_latency(s, &run)?;
     x.finish_io(s, run, &csv)
 }
 

@@ -147,7 +147,7 @@ impl Executor<'_> {
 
     /// Saves a step's latency histograms as an HdrHistogram interval log:
     /// one interval, its record window.
-    pub(super) fn save_latency(&self, s: &mut StepRun<'_>, run: &IoRun) -> Result<()> {
+    fn save_latency(&self, s: &mut StepRun<'_>, run: &IoRun) -> Result<()> {
         s.out.peak = crate::analysis::peak::of(&run.rows, run.interval_s);
         let Some(mut log) = self.latency_log(s.step, run.record_start)? else { return Ok(()) };
         run.log_into(&mut log, "")?;
@@ -169,9 +169,11 @@ impl Executor<'_> {
         path.strip_prefix(&self.results.path).unwrap_or(path).to_path_buf()
     }
 
-    /// Records what one I/O run of a step did: its summary, I/O facts and
-    /// series; syncs buffered writes; and the bytes that reached the device.
+    /// Records the one I/O run of a step as the step's: its peak and
+    /// latency log, summary, I/O facts and series; syncs buffered writes;
+    /// and the bytes that reached the device.
     pub(super) fn finish_io(&mut self, s: &mut StepRun<'_>, run: IoRun, series: &Path) -> Result<()> {
+        self.save_latency(s, &run)?;
         let out = &mut *s.out;
         out.summary = Some(run.recorder.summary(run.seconds));
         out.io = Some(run.info);
