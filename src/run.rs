@@ -250,6 +250,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         no_latency: args.no_latency,
         skip_ceiling: args.no_ceiling,
         datasets: args.datasets.clone(),
+        engines: None,
     };
     let format = args.format.format();
     let report = with_progress(format, plan.conventions.units == Units::Binary, |progress| {

@@ -1,6 +1,7 @@
 //! methodic's runtime: a validated plan and its targets go in; the plan's
 //! steps are executed with an io_uring or psync engine, and each step's
 //! numbers come out, written to a results directory as they are made.
+#![doc = include_str!("../ARCHITECTURE.md")]
 
 pub mod analysis;
 pub mod ceiling;

@@ -252,6 +252,7 @@ fn prepare(
         skip_ceiling: true,
         overwrite: opts.overwrite,
         datasets: m.datasets.as_ref().map(|d| d.dir.clone()),
+        engines: opts.engines.clone(),
     };
     Ok(Session {
         original,

@@ -9,7 +9,7 @@ use std::io;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use methodic_compiler::plan::EraseMethod;
+use methodic_compiler::plan::{Bytes, EraseMethod};
 
 use crate::error::{Error, Result};
 use crate::host::meminfo;
@@ -110,20 +110,20 @@ fn drop_file_cache(path: &Path, file: &File, done: &mut Vec<String>) {
 /// Bytes free to an unprivileged writer on the file system holding `path`
 /// (or, for a path not made yet, the nearest folder above it), and whether
 /// it is mounted read-only; `None` when statvfs cannot say.
-pub fn free_bytes(path: &std::path::Path) -> Option<(u64, bool)> {
+pub fn free_bytes(path: &std::path::Path) -> Option<(Bytes, bool)> {
     use std::os::unix::ffi::OsStrExt;
     let existing = path.ancestors().find(|p| p.exists()).unwrap_or(std::path::Path::new("."));
     let existing = if existing.as_os_str().is_empty() { std::path::Path::new(".") } else { existing };
     let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
-        .then(|| (st.f_bavail as u64 * st.f_frsize as u64, st.f_flag & libc::ST_RDONLY != 0))
+        .then(|| (Bytes(st.f_bavail as u64 * st.f_frsize as u64), st.f_flag & libc::ST_RDONLY != 0))
 }
 
 /// A RAM limit in force; lifted when dropped.
 #[derive(Debug)]
 pub struct RamLimit {
-    pub limit: u64,
+    pub limit: Bytes,
     /// What was done, for the results.
     pub method: String,
     cgroup: Option<Cgroup>,
@@ -149,9 +149,9 @@ unsafe impl Send for Locked {}
 /// Leaves `limit` bytes of memory usable by this process and the page
 /// cache it causes: a memory cgroup (v1) where the machine has one, else
 /// all but `limit` of the available memory locked away.
-pub fn limit_ram(limit: u64) -> Result<RamLimit> {
+pub fn limit_ram(limit: Bytes) -> Result<RamLimit> {
     let (total, available) = meminfo();
-    if total > 0 && limit >= total {
+    if total > 0 && limit.0 >= total {
         return Ok(RamLimit {
             limit,
             method: format!("not needed: the machine has {} in all", crate::units::human(total)),
@@ -159,16 +159,16 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
             locked: None,
         });
     }
-    match cgroup_v1(limit) {
+    match cgroup_v1(limit.0) {
         Ok(cg) => {
             return Ok(RamLimit {
                 limit,
-                method: format!("memory cgroup {} with memory.limit_in_bytes {}", cg.path.display(), limit),
+                method: format!("memory cgroup {} with memory.limit_in_bytes {}", cg.path.display(), limit.0),
                 cgroup: Some(cg),
                 locked: None,
             });
         }
-        Err(_) if available <= limit => {
+        Err(_) if available <= limit.0 => {
             return Ok(RamLimit {
                 limit,
                 method: format!("not needed: {} available", crate::units::human(available)),
@@ -178,7 +178,7 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
         }
         Err(_) => {}
     }
-    let len = (available - limit) as usize;
+    let len = (available - limit.0) as usize;
     let ptr = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
@@ -194,7 +194,7 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
         return Err(Error::Unsupported {
             message: format!(
                 "cannot limit RAM to {}: no memory cgroup, and locking memory failed: {e}",
-                crate::units::human(limit)
+                crate::units::human(limit.0)
             ),
             hint: Some("run as root, or on a machine with the cgroup memory controller".into()),
         });
@@ -204,7 +204,7 @@ pub fn limit_ram(limit: u64) -> Result<RamLimit> {
         method: format!(
             "locked {} of memory away, leaving {}",
             crate::units::human(len as u64),
-            crate::units::human(limit)
+            crate::units::human(limit.0)
         ),
         cgroup: None,
         locked: Some(Locked { ptr, len }),

@@ -11,12 +11,11 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use methodic_compiler::plan::{DataPattern, Workload};
+use methodic_compiler::plan::{Bytes, DataPattern, Workload};
 
 use crate::data::{Buffers, Pattern};
-use crate::engine::psync::Psync;
 use crate::engine::uring::Uring;
-use crate::engine::{Completion, Engine, EngineKind, Request};
+use crate::engine::{Completion, EngineFactory, EngineKind, Request, Setup};
 use crate::region::Region;
 use crate::series::{Interval, Message};
 use crate::stats::{LatencyTally, Recorder};
@@ -57,7 +56,7 @@ fn mono_ns() -> u64 {
 #[derive(Debug, Clone)]
 pub struct SharedBudget {
     pub issued: Arc<AtomicU64>,
-    pub target: u64,
+    pub target: Bytes,
 }
 
 /// Where a worker sends its intervals.
@@ -86,7 +85,7 @@ pub struct Job {
     /// setting up a ring or filling buffers eats into no one's ramp.
     pub start: Arc<Barrier>,
     /// Bytes this worker issues at most (a fill's passes over its stripe).
-    pub quota: Option<u64>,
+    pub quota: Option<Bytes>,
     pub budget: Option<SharedBudget>,
     pub series: Option<SeriesLink>,
     pub stop: Arc<AtomicBool>,
@@ -98,12 +97,10 @@ pub struct Job {
     /// Record latencies and the series. Off only to measure what recording
     /// costs (`bench/vs-fio.sh`): I/Os and bytes are still counted.
     pub latency: bool,
-    /// Tests: fail the I/Os this says, as a failing drive would.
-    #[cfg(test)]
-    pub fault: Option<crate::engine::fault::Fault>,
-    /// Tests: note every I/O handed to the engine here.
-    #[cfg(test)]
-    pub trace: Option<std::sync::Arc<std::sync::Mutex<Vec<crate::workload::Io>>>>,
+    /// Makes the worker's engine ([`crate::engine::Real`] but in tests).
+    pub engines: Arc<dyn EngineFactory>,
+    /// Which of the run's targets `fd` is, from 0.
+    pub target: usize,
     /// Tests (the batch-stamp benchmark): also record each completion's
     /// latency stamped on its own, as the worker comes to it.
     #[cfg(test)]
@@ -224,14 +221,18 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let mut pattern = Pattern::new(job.data, job.seed.rotate_left(29));
     let mut fixed_buffers = false;
     let mut force_async = false;
-    let made: io::Result<Box<dyn Engine>> = match job.engine {
-        EngineKind::IoUring => Uring::new(job.fd, &buffers, depth as u32, job.force_async).map(|u| {
-            fixed_buffers = u.fixed_buffers();
-            force_async = u.force_async();
-            Box::new(u) as Box<dyn Engine>
-        }),
-        EngineKind::Psync => Ok(Box::new(Psync::new(job.fd, &buffers))),
-    };
+    let made = job.engines.make(&Setup {
+        kind: job.engine,
+        fd: job.fd,
+        buffers: &buffers,
+        depth: depth as u32,
+        force_async: job.force_async,
+        target: job.target,
+    });
+    if let Ok(e) = &made {
+        fixed_buffers = e.fixed_buffers();
+        force_async = e.force_async();
+    }
     // Every worker reaches the barrier, the one that failed too, or the
     // others would wait for it forever; it tells them to stop at once.
     if made.is_err() {
@@ -239,14 +240,6 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     }
     job.start.wait();
     let mut engine = made?;
-    #[cfg(test)]
-    if let Some(fault) = job.fault.clone() {
-        engine = Box::new(crate::engine::fault::Faulty::new(engine, fault));
-    }
-    #[cfg(test)]
-    if let Some(log) = job.trace.clone() {
-        engine = Box::new(crate::engine::trace::Traced::new(engine, log));
-    }
     let engine_kind = engine.kind();
     // The same moment on both clocks, to give Instants back at the end.
     let (start, start_ns) = (Instant::now(), mono_ns());
@@ -291,7 +284,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     loop {
         if issuing {
             while let Some(slot) = free.pop() {
-                let over_quota = job.quota.is_some_and(|q| issued_bytes >= q);
+                let over_quota = job.quota.is_some_and(|q| issued_bytes >= q.0);
                 if over_quota || job.stop.load(Ordering::Relaxed) || job.abort.load(Ordering::Relaxed) {
                     free.push(slot);
                     issuing = false;
@@ -300,7 +293,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                 let mut io = generator.next_io();
                 if let Some(q) = job.quota {
                     // The remainder can exceed 4GiB: a plain cast would wrap it.
-                    io.len = io.len.min(u32::try_from(q - issued_bytes).unwrap_or(u32::MAX)).max(1);
+                    io.len = io.len.min(u32::try_from(q.0 - issued_bytes).unwrap_or(u32::MAX)).max(1);
                 }
                 if let Some(b) = &job.budget {
                     // The budget counts writes: `until written`. Reads of a
@@ -310,7 +303,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                     } else {
                         b.issued.load(Ordering::Relaxed)
                     };
-                    if spent >= b.target {
+                    if spent >= b.target.0 {
                         free.push(slot);
                         issuing = false;
                         break;
@@ -489,7 +482,7 @@ mod tests {
     use methodic_compiler::plan::{BlockShare, Bytes, Percent};
 
     use super::*;
-    use crate::engine::fault::Fault;
+    use crate::engine::fault::{Fault, FaultyEngines};
     use crate::rng::Rng;
 
     fn job(fd: RawFd, engine: EngineKind, depth: u32, read: u32, until: Duration) -> Job {
@@ -519,8 +512,8 @@ mod tests {
             abort: Arc::new(AtomicBool::new(false)),
             cpu: None,
             latency: true,
-            fault: None,
-            trace: None,
+            engines: Arc::new(crate::engine::Real),
+            target: 0,
             each_stamp: None,
         }
     }
@@ -581,7 +574,7 @@ mod tests {
         let (path, f) = scratch("quota");
         let mut j = job(f.as_raw_fd(), EngineKind::Psync, 1, 0, Duration::from_secs(60));
         j.timing.record = None;
-        j.quota = Some(1 << 20);
+        j.quota = Some(Bytes(1 << 20));
         let out = run(j).unwrap();
         assert_eq!(out.issued_bytes, 1 << 20);
         assert_eq!(out.recorder.write.bytes, 1 << 20);
@@ -593,7 +586,7 @@ mod tests {
         let (path, f) = scratch("budget");
         let mut j = job(f.as_raw_fd(), EngineKind::Psync, 1, 50, Duration::from_secs(60));
         j.timing.record = None;
-        let budget = SharedBudget { issued: Arc::new(AtomicU64::new(0)), target: 1 << 20 };
+        let budget = SharedBudget { issued: Arc::new(AtomicU64::new(0)), target: Bytes(1 << 20) };
         j.budget = Some(budget.clone());
         let out = run(j).unwrap();
         // One worker, one I/O at a time: it stops with the write that
@@ -653,8 +646,9 @@ mod tests {
         j.workload.random = Percent::ZERO;
         j.workload.blocks[0].size = Bytes(64 << 10);
         j.timing.record = None;
-        j.quota = Some(16 << 20);
-        j.fault = Some(Fault::eio(Some(Op::Write), (8 << 20) + 512..(8 << 20) + 1024));
+        j.quota = Some(Bytes(16 << 20));
+        let fault = Fault::eio(Some(Op::Write), (8 << 20) + 512..(8 << 20) + 1024);
+        j.engines = Arc::new(FaultyEngines { on: 0, fault });
         j
     }
 

@@ -1,14 +1,16 @@
 //! A fault injector for tests: an engine wrapped so that the I/Os touching
 //! a chosen byte range fail with a chosen errno instead of reaching the
 //! file, as a failing drive's would. Every other I/O goes to the wrapped
-//! engine unchanged. Test builds only: methodic never injects faults.
+//! engine unchanged. [`FaultyEngines`] is the engine factory tests put in
+//! the run options to make a run's engines so. Test builds only: methodic
+//! never injects faults.
 
 use std::io;
 use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Completion, Engine, EngineKind, Request};
+use super::{Completion, Engine, EngineFactory, EngineKind, Real, Request, Setup};
 use crate::workload::Op;
 
 /// Which I/Os fail, and how.
@@ -72,6 +74,14 @@ impl Engine for Faulty {
         self.inner.kind()
     }
 
+    fn fixed_buffers(&self) -> bool {
+        self.inner.fixed_buffers()
+    }
+
+    fn force_async(&self) -> bool {
+        self.inner.force_async()
+    }
+
     fn run(&mut self, reqs: &[Request], wait: usize, done: &mut Vec<Completion>) -> io::Result<()> {
         let (failing, passing): (Vec<Request>, Vec<Request>) =
             reqs.iter().partition(|r| self.armed && self.fault.hits(r));
@@ -80,5 +90,20 @@ impl Engine for Faulty {
         self.inner.run(&passing, wait.saturating_sub(failing.len()), done)?;
         done.extend(failing.iter().map(|r| Completion { slot: r.slot, result: -self.fault.errno }));
         Ok(())
+    }
+}
+
+/// An engine factory: the real engines, those of the workers on target
+/// `on` (from 0) wrapped to fail as `fault` says.
+#[derive(Debug, Clone)]
+pub struct FaultyEngines {
+    pub on: usize,
+    pub fault: Fault,
+}
+
+impl EngineFactory for FaultyEngines {
+    fn make(&self, setup: &Setup<'_>) -> io::Result<Box<dyn Engine>> {
+        let engine = Real.make(setup)?;
+        Ok(if setup.target == self.on { Box::new(Faulty::new(engine, self.fault.clone())) } else { engine })
     }
 }

@@ -1,6 +1,9 @@
 //! Engines: one interface, one file per engine, as fio's engines are.
 //! A worker hands an engine the I/Os to start and asks for completions;
-//! the engine owns how they reach the kernel.
+//! the engine owns how they reach the kernel. Engines are made through
+//! an [`EngineFactory`] that the run options may replace (tests wrap the
+//! real engines to inject faults or note every I/O); [`Real`] makes the
+//! io_uring and psync engines.
 
 #[cfg(test)]
 pub mod fault;
@@ -10,9 +13,11 @@ pub mod trace;
 pub mod uring;
 
 use std::io;
+use std::os::unix::io::RawFd;
 
 pub use methodic_results::engine::EngineKind;
 
+use crate::data::Buffers;
 use crate::workload::Io;
 
 /// An I/O to start, with the buffer slot it uses.
@@ -36,4 +41,52 @@ pub trait Engine {
     /// (counting ones started earlier), and appends every completion
     /// available to `done`.
     fn run(&mut self, reqs: &[Request], wait: usize, done: &mut Vec<Completion>) -> io::Result<()>;
+
+    /// The worker's buffers are registered with the kernel (io_uring's
+    /// fixed buffers).
+    fn fixed_buffers(&self) -> bool {
+        false
+    }
+
+    /// Every I/O goes straight to a kernel worker (io_uring on a block
+    /// device without nowait).
+    fn force_async(&self) -> bool {
+        false
+    }
+}
+
+/// What one worker's engine is made for.
+pub struct Setup<'a> {
+    pub kind: EngineKind,
+    /// The open target file the worker drives.
+    pub fd: RawFd,
+    /// The worker's buffers; they outlive the engine.
+    pub buffers: &'a Buffers,
+    /// I/Os kept in flight.
+    pub depth: u32,
+    /// io_uring: send every I/O straight to a kernel worker.
+    pub force_async: bool,
+    /// Which of the run's targets the worker drives, from 0.
+    pub target: usize,
+}
+
+/// Makes each worker's engine: called once a worker, as it sets up,
+/// never per I/O. A run uses [`Real`] unless its options give another.
+pub trait EngineFactory: Send + Sync + std::fmt::Debug {
+    /// The engine for `setup`, or why it cannot be made (io_uring refused
+    /// by the kernel, say).
+    fn make(&self, setup: &Setup<'_>) -> io::Result<Box<dyn Engine>>;
+}
+
+/// The engines methodic runs with: io_uring or psync, as the setup says.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Real;
+
+impl EngineFactory for Real {
+    fn make(&self, s: &Setup<'_>) -> io::Result<Box<dyn Engine>> {
+        Ok(match s.kind {
+            EngineKind::IoUring => Box::new(uring::Uring::new(s.fd, s.buffers, s.depth, s.force_async)?),
+            EngineKind::Psync => Box::new(psync::Psync::new(s.fd, s.buffers)),
+        })
+    }
 }

@@ -57,14 +57,6 @@ impl Uring {
         })
     }
 
-    pub fn fixed_buffers(&self) -> bool {
-        self.fixed_buffers
-    }
-
-    pub fn force_async(&self) -> bool {
-        self.force_async
-    }
-
     fn entry(&self, r: &Request) -> io_uring::squeue::Entry {
         let ptr = self.buffers[r.slot as usize] as *mut u8;
         let fd = types::Fixed(0);
@@ -84,6 +76,14 @@ impl Uring {
 impl Engine for Uring {
     fn kind(&self) -> EngineKind {
         EngineKind::IoUring
+    }
+
+    fn fixed_buffers(&self) -> bool {
+        self.fixed_buffers
+    }
+
+    fn force_async(&self) -> bool {
+        self.force_async
     }
 
     fn run(&mut self, reqs: &[Request], wait: usize, done: &mut Vec<Completion>) -> io::Result<()> {

@@ -4,7 +4,8 @@
 //! continue` the later steps run too and the run still ends failed.
 
 use super::*;
-use crate::engine::fault::Fault;
+use crate::engine::fault::{Fault, FaultyEngines};
+use crate::engine::trace::Tracing;
 use crate::manifest::StepStatus;
 use crate::workload::Op;
 
@@ -30,11 +31,15 @@ fn run_failing_on(on: usize, name: &str, src: &str) -> (RunReport, PathBuf) {
     let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
     let out = std::env::temp_dir().join(format!("methodic-exec-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let opts = RunOptions { out: out.clone(), seed: 1, skip_ceiling: true, ..Default::default() };
-    FAULT.with(|f| *f.borrow_mut() = Some((on, Fault::eio(Some(Op::Write), EIGHT_MIB..EIGHT_MIB + 512))));
-    let report = run(&plan, &opts, &mut Quiet);
-    FAULT.with(|f| *f.borrow_mut() = None);
-    (report.unwrap(), out)
+    let fault = Fault::eio(Some(Op::Write), EIGHT_MIB..EIGHT_MIB + 512);
+    let opts = RunOptions {
+        out: out.clone(),
+        seed: 1,
+        skip_ceiling: true,
+        engines: Some(Arc::new(FaultyEngines { on, fault })),
+        ..Default::default()
+    };
+    (run(&plan, &opts, &mut Quiet).unwrap(), out)
 }
 
 fn run_failing(name: &str, src: &str) -> (RunReport, PathBuf) {
@@ -174,11 +179,15 @@ fn a_round_that_fails_keeps_the_rounds_before_it() {
     let plan = methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
     let out = std::env::temp_dir().join(format!("methodic-exec-rounds-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let opts = RunOptions { out: out.clone(), seed: 1, skip_ceiling: true, ..Default::default() };
-    FAULT.with(|f| *f.borrow_mut() = Some((0, Fault::eio(Some(Op::Write), 0..u64::MAX).from_engine(2))));
-    let report = run(&plan, &opts, &mut Quiet);
-    FAULT.with(|f| *f.borrow_mut() = None);
-    let report = report.unwrap();
+    let fault = Fault::eio(Some(Op::Write), 0..u64::MAX).from_engine(2);
+    let opts = RunOptions {
+        out: out.clone(),
+        seed: 1,
+        skip_ceiling: true,
+        engines: Some(Arc::new(FaultyEngines { on: 0, fault })),
+        ..Default::default()
+    };
+    let report = run(&plan, &opts, &mut Quiet).unwrap();
     assert_eq!(report.status, Status::Failed);
     let step = &journal(&out)[0];
     assert!(step.error.as_deref().unwrap_or("").contains("failed with EIO"), "{:?}", step.error);
@@ -191,7 +200,7 @@ fn a_round_that_fails_keeps_the_rounds_before_it() {
 }
 
 /// Two rounds of two cells (a write and a read mix) on a 64MiB scratch
-/// file; every call's I/Os as the engine was handed them.
+/// file; every call's I/Os as its one worker's engine was handed them.
 fn traced_rounds(seed: u64, name: &str) -> (Vec<Vec<crate::workload::Io>>, StepResult, String) {
     let src = "methodology \"streams\" version \"1\"\n\
                target { span 64MiB; io buffered }\n\
@@ -202,11 +211,18 @@ fn traced_rounds(seed: u64, name: &str) -> (Vec<Vec<crate::workload::Io>>, StepR
     let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
     let out = std::env::temp_dir().join(format!("methodic-exec-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let opts = RunOptions { out: out.clone(), seed, skip_ceiling: true, ..Default::default() };
-    TRACE.with(|t| *t.borrow_mut() = Some(Vec::new()));
-    let report = run(&plan, &opts, &mut Quiet);
-    let calls = TRACE.with(|t| t.borrow_mut().take()).unwrap();
-    let report = report.unwrap();
+    let tracing = Arc::new(Tracing::default());
+    let engines: Arc<dyn EngineFactory> = tracing.clone();
+    let opts = RunOptions {
+        out: out.clone(),
+        seed,
+        skip_ceiling: true,
+        engines: Some(engines),
+        ..Default::default()
+    };
+    let report = run(&plan, &opts, &mut Quiet).unwrap();
+    // One engine a call, each call's one worker's.
+    let calls = tracing.logs();
     assert_eq!(report.status, Status::Completed);
     let step = report.steps[0].clone();
     let log = std::fs::read_to_string(out.join(step.latency_log.as_ref().expect("the step's latency log")))
@@ -214,7 +230,7 @@ fn traced_rounds(seed: u64, name: &str) -> (Vec<Vec<crate::workload::Io>>, StepR
     std::fs::remove_dir_all(&out).unwrap();
     // One worker a call: round 1 cell 1, round 1 cell 2, round 2 cell 1, round 2 cell 2.
     assert_eq!(calls.len(), 4, "two rounds of two cells");
-    (calls.into_iter().map(|mut workers| workers.remove(0)).collect(), step, log)
+    (calls, step, log)
 }
 
 /// How many offsets `a` and `b` share (as sets) and at the same position,

@@ -1,0 +1,171 @@
+//! The checks before a run writes anything: which targets the plan needs
+//! and how to open them (or the scratch files to make), that every
+//! O_DIRECT step's sizes suit its target's alignment, and that the results
+//! directory's file system has room for what the run puts there. A plan
+//! and the run options go in; open targets, or the error that stops the
+//! run before it starts, come out.
+
+use std::path::Path;
+
+use methodic_compiler::plan::{Action, Bytes, Extent, IoMode, Plan};
+
+use super::RunOptions;
+use crate::error::{Error, Result};
+use crate::rehearse;
+use crate::system;
+use crate::target::{OpenOptionsT, Target};
+
+/// Opens the targets the plan needs, or makes scratch files in `out`.
+pub(super) fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target>> {
+    let devices = devices(plan);
+    let mut open = open_options(plan, opts)?;
+    if opts.targets.is_empty() {
+        let size = if opts.rehearse { Bytes(rehearse::CAPACITY) } else { scratch_size(plan) };
+        open.create_size = Some(size.0);
+        return (0..devices)
+            .map(|i| {
+                let name = if devices == 1 { "scratch.bin".to_string() } else { format!("scratch-{i}.bin") };
+                Target::open(&out.join(name), &open)
+            })
+            .collect();
+    }
+    if opts.targets.len() < devices {
+        return Err(Error::unsupported(format!(
+            "the plan spreads its workers over {devices} devices, but {} --target {} given",
+            opts.targets.len(),
+            if opts.targets.len() == 1 { "was" } else { "were" }
+        ))
+        .with_hint(format!("give --target once for each of the {devices} devices")));
+    }
+    opts.targets.iter().map(|p| Target::open_with_results(p, &open, Some(out))).collect()
+}
+
+/// How many devices the plan spreads its workers over.
+pub(crate) fn devices(plan: &Plan) -> usize {
+    plan.steps.iter().filter_map(|s| s.target.map(|t| t.devices)).max().unwrap_or(1).max(1) as usize
+}
+
+/// How the plan needs its targets opened: for writing or not, with
+/// O_DIRECT or not, and the consent given on the command line.
+pub(crate) fn open_options(plan: &Plan, opts: &RunOptions) -> Result<OpenOptionsT> {
+    let need_direct = plan
+        .steps
+        .iter()
+        .any(|s| s.target.is_some_and(|t| t.io == IoMode::Direct) && s.action.touches_target());
+    // Copies write beside the target, not to it.
+    let write = plan.steps.iter().any(|s| s.action.writes() && !matches!(s.action, Action::Copy { .. }));
+    if write && plan.methodology.non_destructive {
+        return Err(Error::unsupported(
+            "the plan says non_destructive but has steps that write to the target: it was edited by hand?",
+        )
+        .with_hint("compile the methodology again; methodic does not open a non_destructive plan's target for writing"));
+    }
+    Ok(OpenOptionsT {
+        create_size: None,
+        need_direct,
+        write,
+        destroy: opts.destroy.clone(),
+        overwrite: opts.overwrite,
+    })
+}
+
+/// Refuses, before anything is written, a step whose O_DIRECT I/O the
+/// target cannot take: block sizes, alignment and start offsets must be
+/// multiples of its direct-I/O alignment (statx's dio_offset_align, else
+/// the logical block size), or every I/O fails with EINVAL mid-run.
+pub(super) fn check_alignment(plan: &Plan, targets: &[Target]) -> Result<()> {
+    for (i, step) in plan.steps.iter().enumerate() {
+        let Some(settings) = step.target.filter(|t| t.io == IoMode::Direct) else { continue };
+        for t in targets.iter().take(settings.devices.max(1) as usize).filter(|t| t.has_direct()) {
+            let align = t.direct_align().max(1);
+            for w in step.action.workloads() {
+                let sizes = w.blocks.iter().map(|b| b.size).chain([w.align, w.offset]);
+                if let Some(bad) = sizes.filter(|b| b.0 != 0).find(|b| b.0 % align != 0) {
+                    return Err(Error::target(
+                        &t.path,
+                        format!(
+                            "step {} ({}) does O_DIRECT I/O in multiples of {bad}, but this target takes direct I/O \
+                             only in multiples of {} (its {})",
+                            i + 1,
+                            step.id,
+                            Bytes(align),
+                            if t.dio_offset_align.is_some() { "direct-I/O alignment" } else { "logical block size" }
+                        ),
+                    )
+                    .with_hint(format!(
+                        "use `io buffered` for that step, or block sizes and alignment in multiples of {}",
+                        Bytes(align)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a run puts in its results directory beyond its records: scratch
+/// files, datasets generated there, and copies beside a scratch target.
+/// Refused before anything is made when the file system has not the room,
+/// rather than failing a day later.
+pub(super) fn check_space(plan: &Plan, opts: &RunOptions) -> Result<()> {
+    let mut parts: Vec<(Bytes, &str)> = Vec::new();
+    if opts.targets.is_empty() {
+        let size = if opts.rehearse { Bytes(rehearse::CAPACITY) } else { scratch_size(plan) };
+        parts.push((Bytes(devices(plan) as u64 * size.0), "the scratch file"));
+    }
+    let mut datasets: Vec<&methodic_compiler::plan::Dataset> = Vec::new();
+    for s in &plan.steps {
+        if let Action::Copy { dataset } = &s.action {
+            if !datasets.iter().any(|d| d == &dataset) {
+                datasets.push(dataset);
+            }
+        }
+    }
+    if opts.datasets.is_none() && !datasets.is_empty() {
+        parts.push((Bytes(datasets.iter().map(|d| d.total.0).sum()), "the copy datasets"));
+    }
+    if opts.targets.is_empty() {
+        if let Some(largest) = datasets.iter().map(|d| d.total).max() {
+            parts.push((largest, "copies beside the scratch file"));
+        }
+    }
+    // steps.jsonl, series and the manifest: a generous allowance.
+    parts.push((Bytes(16 << 20), "records and series"));
+    let need = Bytes(parts.iter().map(|p| p.0.0).sum());
+    let Some((free, read_only)) = system::free_bytes(&opts.out) else { return Ok(()) };
+    if read_only {
+        return Err(Error::results(&opts.out, "is on a read-only file system")
+            .with_hint("give --out a directory on a file system you can write to"));
+    }
+    if free >= need {
+        return Ok(());
+    }
+    let what: Vec<String> = parts.iter().map(|(b, w)| format!("{w} {}", crate::units::human(b.0))).collect();
+    Err(Error::results(
+        &opts.out,
+        format!(
+            "its file system has {} free, and the run puts about {} there ({})",
+            crate::units::human(free.0),
+            crate::units::human(need.0),
+            what.join(", ")
+        ),
+    )
+    .with_hint(if opts.targets.is_empty() {
+        "give --out on a file system with room, --target a file or device to run on, or --datasets DIR elsewhere"
+    } else {
+        "give --out on a file system with room, or --datasets DIR elsewhere"
+    }))
+}
+
+/// A scratch file holds the largest span given in bytes, or 1GiB.
+fn scratch_size(plan: &Plan) -> Bytes {
+    let largest = plan
+        .steps
+        .iter()
+        .filter_map(|s| match s.target.map(|t| t.span) {
+            Some(Extent::Bytes(b)) => Some(b.0),
+            _ => None,
+        })
+        .max();
+    Bytes(largest.unwrap_or(Bytes::GIB).max(64 << 20))
+}

@@ -1,0 +1,37 @@
+//! Fill steps: a workload written over each worker's stripe a number of
+//! times (`fill W passes N`), as fast as the target takes it; its summary,
+//! series and latency log come out.
+
+use std::time::Duration as StdDuration;
+
+use methodic_compiler::plan::{Qd, Workload};
+
+use super::io::{At, IoSpec};
+use super::step::{Executor, StepRun};
+use crate::error::Result;
+
+/// Runs `fill workload passes passes qd qd`.
+pub(super) fn run(
+    x: &mut Executor<'_>,
+    s: &mut StepRun<'_>,
+    workload: &Workload,
+    qd: Qd,
+    passes: u32,
+) -> Result<()> {
+    let csv = x.results.series_path(&s.step.id, "")?;
+    let run = x.io(
+        s.step,
+        IoSpec {
+            workload,
+            qd,
+            settings: s.settings,
+            ramp: StdDuration::ZERO,
+            record: None,
+            passes: Some(passes),
+            budget: None,
+            series: Some((StdDuration::from_secs(1), Some(csv.clone()))),
+            at: At::ONCE,
+        },
+    )?;
+    x.finish_io(s, run, &csv)
+}

@@ -1,0 +1,356 @@
+//! Running a step's I/O: an [`IoSpec`] (a workload at a queue depth on
+//! the targets, for a time, a number of passes or bytes) goes in; workers
+//! are laid out over the targets' regions, each with its engine and
+//! random stream, and what they did comes out merged as an [`IoRun`]
+//! (the recorder, the seconds measured, the I/O facts, the series rows).
+//! Chooses the engine for a queue ([`Workers::engine_for`]); the step
+//! kinds and the host ceiling run their I/O through here. Also the CSV
+//! writer the steady-state loops share.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration as StdDuration, Instant, SystemTime};
+
+use methodic_compiler::plan::{Bytes, IoMode, Qd, Target as Settings, Workload};
+use methodic_results::host::TargetKind;
+use methodic_results::record::{IoErrors, IoInfo};
+
+use super::EngineChoice;
+use crate::ceiling;
+use crate::engine::{EngineFactory, EngineKind};
+use crate::error::{Error, Result};
+use crate::failure::IoFailed;
+use crate::hlog::HistogramLog;
+use crate::region::{Region, step_region, worker_regions};
+use crate::rng::{Stream, stream_seed};
+use crate::series::{self, Row};
+use crate::stats::Recorder;
+use crate::target::Target;
+use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing};
+
+/// The most threads psync uses to keep a queue depth; deeper queues use
+/// io_uring.
+pub(crate) const MAX_PSYNC_THREADS: u32 = 128;
+
+/// How a run's workers run, whatever they run on: the engine asked for
+/// and whether io_uring is there, the seed every stream derives from,
+/// pinning, latency recording, the stop flag, and the factory that makes
+/// each worker's engine.
+#[derive(Debug, Clone)]
+pub(crate) struct Workers {
+    pub(crate) engine: EngineChoice,
+    /// io_uring can be used (it is available, and not refused by `--engine psync`).
+    pub(crate) uring: bool,
+    pub(crate) seed: u64,
+    pub(crate) pin: bool,
+    pub(crate) latency: bool,
+    pub(crate) stop: Arc<AtomicBool>,
+    pub(crate) engines: Arc<dyn EngineFactory>,
+}
+
+/// What an I/O run is asked to do.
+pub(crate) struct IoSpec<'w> {
+    pub(crate) workload: &'w Workload,
+    pub(crate) qd: Qd,
+    pub(crate) settings: Settings,
+    pub(crate) ramp: StdDuration,
+    pub(crate) record: Option<StdDuration>,
+    /// Fill: this many passes over each worker's stripe.
+    pub(crate) passes: Option<u32>,
+    /// Until written: this many bytes over all workers.
+    pub(crate) budget: Option<Bytes>,
+    /// The series interval, and the CSV to write (or only rows to keep).
+    pub(crate) series: Option<(StdDuration, Option<PathBuf>)>,
+    /// Which round and cell of the step this is: each draws its own
+    /// random stream.
+    pub(crate) at: At,
+}
+
+/// A round and a cell of a step, from 1; both 1 for steps without rounds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct At {
+    pub(crate) round: u32,
+    pub(crate) cell: u32,
+}
+
+impl At {
+    pub(crate) const ONCE: At = At { round: 1, cell: 1 };
+}
+
+pub(crate) struct IoRun {
+    pub(crate) recorder: Recorder,
+    pub(crate) seconds: f64,
+    /// The series interval of `rows`, in seconds.
+    pub(crate) interval_s: f64,
+    /// When recording began (the first worker's end of ramp).
+    pub(crate) record_start: SystemTime,
+    pub(crate) info: IoInfo,
+    pub(crate) rows: Vec<Row>,
+}
+
+pub(crate) fn std_duration(d: methodic_compiler::plan::Duration) -> StdDuration {
+    StdDuration::from_millis(d.as_millis())
+}
+
+impl Workers {
+    /// The engine for a step whose workers keep `qd` in flight on the
+    /// first `devices` of `targets`, and why.
+    pub(crate) fn engine_for(
+        &self,
+        targets: &[Target],
+        qd: &Qd,
+        devices: usize,
+    ) -> (EngineKind, &'static str) {
+        let inline = targets.iter().take(devices).all(|t| t.inline_completion);
+        match self.engine {
+            EngineChoice::Psync => (EngineKind::Psync, "--engine psync"),
+            EngineChoice::IoUring if self.uring => (EngineKind::IoUring, "--engine io-uring"),
+            _ if !self.uring => (EngineKind::Psync, "io_uring is not available"),
+            _ if qd.per_worker == 1 => (EngineKind::Psync, "one I/O in flight a worker: psync is faster"),
+            _ if inline && qd.total <= MAX_PSYNC_THREADS => (
+                EngineKind::Psync,
+                "the target completes I/O in the submitting thread (zram, tmpfs): a psync thread an I/O \
+                 beats io_uring's kernel workers",
+            ),
+            _ => (EngineKind::IoUring, "io_uring keeps the queue depth from one thread a worker"),
+        }
+    }
+
+    /// Runs workers on `targets` as `spec` says, named by `id`, and merges
+    /// what they did; each worker draws the random stream of `id`, repeat
+    /// run `run`, the spec's round and cell, and its own index. A series
+    /// CSV named in an I/O failure is named as given, not relative to the
+    /// results.
+    pub(crate) fn run(&self, targets: &[Target], id: &str, run: u32, spec: IoSpec<'_>) -> Result<IoRun> {
+        let device_count = (spec.settings.devices.max(1) as usize).min(targets.len());
+        let (engine, engine_reason) = self.engine_for(targets, &spec.qd, device_count);
+        // psync keeps one I/O in flight a thread: the queue depth is kept
+        // with one thread per outstanding I/O (the ceiling's shapes use the
+        // same mapping).
+        let (threads, depth) = ceiling::threads_and_depth(engine, &spec.qd);
+        let threads = threads as usize;
+        let devices = device_count.min(threads);
+        let largest = spec.workload.blocks.iter().map(|b| b.size).max().unwrap_or(Bytes(4096));
+        let direct = spec.settings.io == IoMode::Direct;
+        // Each device's region, and the stripes of the threads on it.
+        let mut layout: Vec<(usize, Region, Region)> = Vec::with_capacity(threads);
+        for (d, t) in targets.iter().enumerate().take(devices) {
+            let region = step_region(
+                spec.settings.span,
+                spec.workload.offset,
+                largest,
+                Bytes(t.capacity),
+                t.logical_block,
+            )
+            .map_err(|e| {
+                Error::target(&t.path, e.to_string()).with_hint("use a larger target or a smaller span")
+            })?;
+            let on_device: Vec<usize> = (0..threads).filter(|i| i % devices == d).collect();
+            let stripe_align = spec.workload.align.0.max(largest.0).max(t.logical_block);
+            let stripes = worker_regions(region, on_device.len() as u32, stripe_align);
+            for (k, i) in on_device.into_iter().enumerate() {
+                layout.push((i, region, stripes[k]));
+            }
+        }
+        layout.sort_by_key(|l| l.0);
+        let (tx, collector) = match &spec.series {
+            Some((interval, path)) => {
+                let (tx, h) = series::collector(path.as_deref(), threads, interval.as_secs_f64())
+                    .map_err(|e| Error::io("cannot start the series", e))?;
+                (Some(tx), Some(h))
+            }
+            None => (None, None),
+        };
+        let barrier = Arc::new(Barrier::new(threads));
+        let abort = Arc::new(AtomicBool::new(false));
+        let budget = spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target });
+        // Pinned round robin over the CPUs the process may use (a taskset or
+        // cgroup mask), not CPU 0..n.
+        let cpus = crate::host::allowed_cpus();
+        let (mono0, wall0) = (Instant::now(), SystemTime::now());
+        let stream = |worker: u32| Stream { step: id, run, round: spec.at.round, cell: spec.at.cell, worker };
+        let seed0 = stream_seed(self.seed, &stream(0));
+        let jobs: Vec<Job> = layout
+            .iter()
+            .map(|&(i, region, stripe)| Job {
+                fd: {
+                    use std::os::unix::io::AsRawFd;
+                    targets[i % devices].file(direct).as_raw_fd()
+                },
+                engine,
+                // Block devices without nowait get every request punted to
+                // a kernel worker anyway; files write faster inline (tmpfs).
+                force_async: {
+                    let t = &targets[i % devices];
+                    t.kind == TargetKind::BlockDevice && !t.nowait
+                },
+                depth,
+                workload: spec.workload.clone(),
+                area: region,
+                stripe,
+                seed: stream_seed(self.seed, &stream(i as u32)),
+                data: spec.settings.data,
+                timing: Timing { ramp: spec.ramp, record: spec.record },
+                start: barrier.clone(),
+                quota: spec.passes.map(|p| Bytes(stripe.len * p as u64)),
+                budget: budget.clone(),
+                series: tx.as_ref().map(|tx| SeriesLink {
+                    tx: tx.clone(),
+                    worker: i,
+                    interval: spec.series.as_ref().map_or(StdDuration::from_secs(1), |s| s.0),
+                }),
+                stop: self.stop.clone(),
+                abort: abort.clone(),
+                cpu: self.pin.then_some(cpus[i % cpus.len()]),
+                latency: self.latency,
+                engines: Arc::clone(&self.engines),
+                target: i % devices,
+                #[cfg(test)]
+                each_stamp: None,
+            })
+            .collect();
+        drop(tx);
+        let outcomes: Vec<std::io::Result<worker::Outcome>> = std::thread::scope(|s| {
+            let handles: Vec<_> = jobs
+                .into_iter()
+                .enumerate()
+                .map(|(i, job)| {
+                    std::thread::Builder::new()
+                        .name(format!("methodic-worker-{i}"))
+                        .spawn_scoped(s, move || worker::run(job))
+                        .expect("a worker thread starts")
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(std::io::Error::other("a worker panicked"))))
+                .collect()
+        });
+        let rows = match collector {
+            Some(h) => {
+                h.join().map_err(|_| Error::unsupported("the series collector panicked"))?.map_err(|e| {
+                    let path =
+                        spec.series.as_ref().and_then(|(_, p)| p.as_deref()).unwrap_or(Path::new("series"));
+                    Error::io(format!("cannot write {}", path.display()), e)
+                })?
+            }
+            None => Vec::new(),
+        };
+        let mut recorder = Recorder::default();
+        let (mut inflight, mut written) = (0.0, 0u64);
+        let mut fixed = true;
+        let mut forced_async = false;
+        let mut from: Option<Instant> = None;
+        let mut last: Option<Instant> = None;
+        // Worker k drives target k % devices (see `layout`).
+        let (mut failed, mut completed) = (0u64, 0u64);
+        let mut failures: Vec<(usize, worker::IoFailure)> = Vec::new();
+        for (k, o) in outcomes.into_iter().enumerate() {
+            let on = k % devices;
+            let o = o.map_err(|e| Error::io(format!("step {id} on {}", targets[on].path.display()), e))?;
+            failed += o.errors;
+            completed += o.completed;
+            if let Some(f) = o.first_error {
+                failures.push((on, f));
+            }
+            recorder.merge(&o.recorder);
+            inflight += o.mean_inflight;
+            written += o.written_bytes;
+            fixed &= o.fixed_buffers || engine == EngineKind::Psync;
+            forced_async |= o.force_async;
+            from = Some(from.map_or(o.record_from, |f: Instant| f.min(o.record_from)));
+            last = match (last, o.last_recorded) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        let measured = match (from, last) {
+            (Some(f), Some(l)) => l.saturating_duration_since(f).as_secs_f64(),
+            _ => 0.0,
+        };
+        // A timed step records completions inside its record time, so that
+        // is its length; a step that stops by bytes lasts as long as it took.
+        // A timed step stopped early by a signal, or by its byte budget
+        // (`for T until written N`), lasted as long as it ran.
+        // A step that failed lasted until its failure.
+        let cut_short = self.stop.load(Ordering::SeqCst) || spec.budget.is_some() || !failures.is_empty();
+        let seconds = match spec.record {
+            Some(r) if !cut_short => r.as_secs_f64(),
+            Some(r) => measured.min(r.as_secs_f64()),
+            None => measured,
+        };
+        let errors = failures.first().map(|(on, f)| {
+            let mut also_on: Vec<PathBuf> = Vec::new();
+            for (t, _) in &failures {
+                let p = &targets[*t].path;
+                if *t != *on && !also_on.contains(p) {
+                    also_on.push(p.clone());
+                }
+            }
+            IoErrors { failed, completed, first: crate::failure::failed_io(&targets[*on].path, f), also_on }
+        });
+        let run = IoRun {
+            recorder,
+            seconds,
+            interval_s: spec.series.as_ref().map_or(1.0, |s| s.0.as_secs_f64()),
+            record_start: wall0 + from.map_or(StdDuration::ZERO, |f| f.saturating_duration_since(mono0)),
+            info: IoInfo {
+                engine,
+                engine_reason: engine_reason.to_string(),
+                threads: threads as u32,
+                depth,
+                mean_inflight: inflight,
+                registered_buffers: engine == EngineKind::IoUring && fixed,
+                forced_async,
+                latency_recorded: self.latency,
+                bytes_written: written,
+                seed: seed0,
+                errors,
+            },
+            rows,
+        };
+        if run.info.errors.is_some() {
+            let series = spec.series.as_ref().and_then(|(_, p)| p.clone());
+            return Err(Error::IoFailed(Box::new(IoFailed {
+                step: id.to_string(),
+                summary: run.recorder.summary(run.seconds),
+                info: run.info,
+                series,
+            })));
+        }
+        Ok(run)
+    }
+}
+
+impl IoRun {
+    /// Writes the run's histograms into `log` as one interval, its record
+    /// window, their tags after `prefix`.
+    pub(crate) fn log_into(&self, log: &mut HistogramLog, prefix: &str) -> Result<()> {
+        log.interval(&self.recorder, self.record_start, StdDuration::from_secs_f64(self.seconds), prefix)
+    }
+}
+
+/// A CSV file written a row at a time and flushed, so that a crash keeps
+/// every finished row.
+pub(crate) struct CsvOut {
+    path: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+}
+
+impl CsvOut {
+    pub(crate) fn create(path: &Path, header: &str) -> Result<CsvOut> {
+        let f = std::fs::File::create(path)
+            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        let mut out = CsvOut { path: path.to_path_buf(), file: std::io::BufWriter::new(f) };
+        out.row(header)?;
+        Ok(out)
+    }
+
+    pub(crate) fn row(&mut self, line: &str) -> Result<()> {
+        use std::io::Write;
+        writeln!(self.file, "{line}")
+            .and_then(|()| self.file.flush())
+            .map_err(|e| Error::io(format!("cannot write {}", self.path.display()), e))
+    }
+}

@@ -1,0 +1,42 @@
+//! Measure steps: a workload at a queue depth after a ramp, for a time or
+//! until an amount is written; its summary, series and latency log come
+//! out, and for `until written` the write cliff found in its series.
+
+use methodic_compiler::plan::{Duration, MeasureStop, Qd, Workload};
+
+use super::io::{At, IoSpec, std_duration};
+use super::step::{Executor, StepRun};
+use crate::error::Result;
+
+/// Runs `measure workload qd qd` with its ramp, stop and series interval.
+pub(super) fn run(
+    x: &mut Executor<'_>,
+    s: &mut StepRun<'_>,
+    workload: &Workload,
+    qd: Qd,
+    ramp: Duration,
+    stop: &MeasureStop,
+    series: Duration,
+) -> Result<()> {
+    let csv = x.results.series_path(&s.step.id, "")?;
+    let budget = stop.written.map(|w| x.bytes_of(w, s.settings));
+    let run = x.io(
+        s.step,
+        IoSpec {
+            workload,
+            qd,
+            settings: s.settings,
+            ramp: std_duration(ramp),
+            record: stop.time.map(std_duration),
+            passes: None,
+            budget,
+            series: Some((std_duration(series), Some(csv.clone()))),
+            at: At::ONCE,
+        },
+    )?;
+    if stop.written.is_some() {
+        let rows: Vec<(f64, f64)> = run.rows.iter().map(|r| (r.t, r.mb_s)).collect();
+        s.out.cliff = Some(crate::analysis::cliff::detect(&rows, run.info.bytes_written));
+    }
+    x.finish_io(s, run, &csv)
+}

@@ -1,0 +1,138 @@
+//! Precondition steps: a workload written until the drive is in the
+//! state a measurement needs, for a time ([`for_time`]) or until the
+//! tracked metric is steady ([`until_steady`]), with the round-by-round
+//! record that shows it.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration as StdDuration, SystemTime};
+
+use methodic_compiler::plan::{Duration, Qd, SteadyRule, Workload};
+use methodic_results::record::SteadyResult;
+
+use super::io::{At, CsvOut, IoSpec, std_duration};
+use super::rounds::{metric_of, steady_result};
+use super::step::{Executor, StepRun};
+use crate::error::{Error, Result};
+use crate::series::{self, Row};
+use crate::stats::Recorder;
+use crate::steady;
+
+/// `precondition W qd N for T`: the workload for a time, as a measure
+/// without a ramp.
+pub(super) fn for_time(
+    x: &mut Executor<'_>,
+    s: &mut StepRun<'_>,
+    workload: &Workload,
+    qd: Qd,
+    time: Duration,
+    series: Duration,
+) -> Result<()> {
+    let csv = x.results.series_path(&s.step.id, "")?;
+    let run = x.io(
+        s.step,
+        IoSpec {
+            workload,
+            qd,
+            settings: s.settings,
+            ramp: StdDuration::ZERO,
+            record: Some(std_duration(time)),
+            passes: None,
+            budget: None,
+            series: Some((std_duration(series), Some(csv.clone()))),
+            at: At::ONCE,
+        },
+    )?;
+    x.finish_io(s, run, &csv)
+}
+
+/// `precondition W qd N until steady { ... }`: rounds of `round` each
+/// until the tracked metric is steady over the rule's window or
+/// `max_rounds` have run; a row a round in `<step>.rounds.csv` with the
+/// window's numbers, and the series of every round, one after another.
+pub(super) fn until_steady(
+    x: &mut Executor<'_>,
+    s: &mut StepRun<'_>,
+    workload: &Workload,
+    qd: Qd,
+    round: Duration,
+    rule: &SteadyRule,
+    series: Duration,
+) -> Result<()> {
+    let (step, settings) = (s.step, s.settings);
+    let csv = x.results.series_path(&step.id, "")?;
+    let rounds_csv = x.results.series_path(&step.id, ".rounds")?;
+    let mut series_out = CsvOut::create(&csv, series::HEADER)?;
+    let mut rounds_out = CsvOut::create(
+        &rounds_csv,
+        "round,value,window_average,range,range_limit,change,change_limit,steady",
+    )?;
+    let mut values = Vec::new();
+    let mut window = None;
+    let mut all = Recorder::default();
+    let mut info = None;
+    let mut seconds = 0.0;
+    let mut latencies = Vec::new();
+    let mut rows = Vec::new();
+    let mut log = x.latency_log(step, SystemTime::now())?;
+    // An error in a round ends the loop, but the rounds before it are
+    // kept in the step's record.
+    let mut gather = || -> Result<()> {
+        for r in 1..=rule.max_rounds {
+            let run = x.io(
+                step,
+                IoSpec {
+                    workload,
+                    qd,
+                    settings,
+                    ramp: StdDuration::ZERO,
+                    record: Some(std_duration(round)),
+                    passes: None,
+                    budget: None,
+                    series: Some((std_duration(series), None)),
+                    at: At { round: r, cell: 1 },
+                },
+            )?;
+            let summary = run.recorder.summary(run.seconds);
+            let value = metric_of(&summary, rule.metric);
+            values.push(value);
+            latencies.push(summary.total.latency_us.clone());
+            if let Some(log) = log.as_mut() {
+                run.log_into(log, "")?;
+            }
+            rows.extend(run.rows.iter().map(|r| Row { t: seconds + r.t, ..*r }));
+            for row in &run.rows {
+                series_out.row(&Row { t: seconds + row.t, ..*row }.csv_line())?;
+            }
+            seconds += run.seconds;
+            all.merge(&run.recorder);
+            info = Some(run.info);
+            window = steady::check(&values, rule);
+            match &window {
+                Some(w) => rounds_out.row(&format!(
+                    "{r},{value:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{}",
+                    w.average, w.range, w.range_limit, w.change, w.change_limit, w.steady
+                ))?,
+                None => rounds_out.row(&format!("{r},{value:.3},,,,,,false"))?,
+            }
+            if window.as_ref().is_some_and(|w| w.steady) || x.workers.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        Ok(())
+    };
+    let outcome = gather();
+    // The failed round's I/O facts (its errors) stand for the step's.
+    if let Err(Error::IoFailed(f)) = &outcome {
+        info = Some(f.info.clone());
+    }
+    if !values.is_empty() {
+        s.out.summary = Some(all.summary(seconds));
+        s.out.io = info;
+        s.out.series = Some(x.relative(&csv));
+        s.out.latency_log = log.as_ref().map(|l| x.relative(l.path()));
+        s.out.steady =
+            Some(SteadyResult { rounds_latency_us: latencies, ..steady_result(rule, values, window) });
+        s.out.peak = crate::analysis::peak::of(&rows, std_duration(series).as_secs_f64());
+    }
+    outcome
+}

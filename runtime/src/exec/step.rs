@@ -1,0 +1,201 @@
+//! One step of a run: the [`Executor`] (what the run holds while its steps
+//! run: the plan, the open targets, the results directory, how workers
+//! run, the RAM limit and copies in force) takes a plan step and fills in
+//! its record. [`Executor::step`] sets the step's RAM limit and device
+//! meter, then hands the step to the module of its kind, each through one
+//! function shape: the executor, the step that runs with its record
+//! ([`StepRun`]; `idle` has nothing to record), and the action's own
+//! fields. A function a kind rather than a trait: `Action` is the
+//! compiler's enum, and a trait would need an object a variant only to
+//! dispatch the same match. The helpers every I/O step shares (running
+//! its I/O, its latency log, its summary and device counters) are here
+//! too.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use methodic_compiler::plan::{
+    Action, Bytes, Extent, IoMode, Plan, PreconditionStop, Qd, Step, Target as Settings,
+};
+use methodic_results::dir::ResultsDir;
+use methodic_results::record::StepResult;
+
+use super::io::{IoRun, IoSpec, Workers};
+use super::{RunOptions, copy, erase, fill, measure, precondition, probe, rounds, system};
+use crate::ceiling::{self, Shape};
+use crate::engine::EngineKind;
+use crate::error::{Error, Result};
+use crate::hlog::HistogramLog;
+use crate::system::RamLimit;
+use crate::target::Target;
+
+/// What a run holds while its steps run.
+pub(super) struct Executor<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) opts: &'a RunOptions,
+    pub(super) targets: Vec<Target>,
+    pub(super) results: &'a mut ResultsDir,
+    pub(super) workers: Workers,
+    pub(super) ram: Option<RamLimit>,
+    /// Copy destinations to remove at the end.
+    pub(super) copies: Vec<PathBuf>,
+    /// Datasets this run has copied from (kept: they are reused).
+    pub(super) datasets_seen: Vec<PathBuf>,
+    /// The device counters at the start of a buffered step that
+    /// `finish_io` ends.
+    pub(super) meter: Option<crate::devio::Meter>,
+}
+
+/// The step that runs: the plan's step, the target settings in effect
+/// for it, and its record, which the step's kind fills in.
+pub(super) struct StepRun<'s> {
+    pub(super) step: &'s Step,
+    pub(super) settings: Settings,
+    pub(super) out: &'s mut StepResult,
+}
+
+impl Executor<'_> {
+    /// Runs `step`, filling in `out`: what it measured, and what it did.
+    pub(super) fn step(&mut self, step: &Step, out: &mut StepResult) -> Result<()> {
+        system::apply_ram_limit(self, step.ram_limit, out)?;
+        let settings = step.target.unwrap_or(self.plan.target);
+        // Buffered steps that finish_io ends count the bytes that reach
+        // the device from here.
+        let ended_by_finish_io = matches!(
+            step.action,
+            Action::Fill { .. }
+                | Action::Measure { .. }
+                | Action::Precondition { stop: PreconditionStop::Time(_), .. }
+        );
+        self.meter = (settings.io == IoMode::Buffered && ended_by_finish_io).then(|| {
+            let paths: Vec<&Path> = self
+                .targets
+                .iter()
+                .take(settings.devices.max(1) as usize)
+                .map(|t| t.path.as_path())
+                .collect();
+            crate::devio::Meter::start(&paths, &paths)
+        });
+        let s = &mut StepRun { step, settings, out };
+        match &step.action {
+            Action::Erase { method } => erase::run(self, s, *method),
+            Action::Fill { workload, qd, passes } => fill::run(self, s, workload, *qd, *passes),
+            Action::Measure { workload, qd, ramp, stop, series } => {
+                measure::run(self, s, workload, *qd, *ramp, stop, *series)
+            }
+            Action::Precondition { workload, qd, stop: PreconditionStop::Time(d), series } => {
+                precondition::for_time(self, s, workload, *qd, *d, *series)
+            }
+            Action::Precondition { workload, qd, stop: PreconditionStop::Steady { round, rule }, series } => {
+                precondition::until_steady(self, s, workload, *qd, *round, rule, *series)
+            }
+            Action::Rounds { cells, track, rule } => rounds::run(self, s, cells, *track as usize, rule),
+            Action::DropCaches => system::drop_caches(self, s),
+            Action::Idle { time } => system::idle(self, *time),
+            Action::LimitRam { .. } => system::limit_ram(self, s),
+            Action::Copy { dataset } => copy::run(self, s, dataset),
+            Action::Probe(p) => probe::run(self, s, p),
+        }
+    }
+
+    /// The engine a step's I/O gets for a queue on that many devices.
+    fn engine_of(&self) -> impl Fn(&Qd, usize) -> EngineKind + '_ {
+        move |qd, devices| self.workers.engine_for(&self.targets, qd, devices.min(self.targets.len())).0
+    }
+
+    /// The distinct I/O shapes of the plan's steps, with the engine each
+    /// will run with on these targets.
+    pub(super) fn shapes(&self) -> Vec<Shape> {
+        ceiling::plan_shapes(self.plan, &self.engine_of())
+    }
+
+    /// The I/Os `step` does, each with its shape.
+    pub(super) fn uses<'p>(&self, step: &'p Step) -> Vec<ceiling::Use<'p>> {
+        ceiling::step_uses(step, self.plan.target, &self.engine_of())
+    }
+
+    /// Runs workers on the targets as `spec` says and merges what they did.
+    pub(super) fn io(&self, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
+        let run = step.repeat.map_or(1, |r| r.run);
+        self.workers.run(&self.targets, &step.id, run, spec).map_err(|e| match e {
+            Error::IoFailed(mut f) => {
+                f.series = f.series.map(|p| self.relative(&p));
+                Error::IoFailed(f)
+            }
+            e => e,
+        })
+    }
+
+    /// Bytes of an `until written` amount: a size, or a share of the span.
+    pub(super) fn bytes_of(&self, w: Extent, settings: Settings) -> Bytes {
+        match w {
+            Extent::Bytes(b) => b,
+            Extent::Percent(p) => {
+                let span: u64 = self
+                    .targets
+                    .iter()
+                    .take(settings.devices.max(1) as usize)
+                    .map(|t| match settings.span {
+                        Extent::Percent(s) => s.of(t.capacity),
+                        Extent::Bytes(b) => b.0.min(t.capacity),
+                    })
+                    .sum();
+                Bytes(p.of(span))
+            }
+        }
+    }
+
+    /// Saves a step's latency histograms as an HdrHistogram interval log:
+    /// one interval, its record window.
+    fn save_latency(&self, s: &mut StepRun<'_>, run: &IoRun) -> Result<()> {
+        s.out.peak = crate::analysis::peak::of(&run.rows, run.interval_s);
+        let Some(mut log) = self.latency_log(s.step, run.record_start)? else { return Ok(()) };
+        run.log_into(&mut log, "")?;
+        s.out.latency_log = Some(self.relative(log.path()));
+        Ok(())
+    }
+
+    /// The step's interval log, made anew, its times counted from `base`;
+    /// `None` when latencies are not recorded.
+    pub(super) fn latency_log(&self, step: &Step, base: SystemTime) -> Result<Option<HistogramLog>> {
+        if self.opts.no_latency {
+            return Ok(None);
+        }
+        HistogramLog::create(&self.results.histogram_path(&step.id)?, &step.id, base).map(Some)
+    }
+
+    /// `path` relative to the results directory.
+    pub(super) fn relative(&self, path: &Path) -> PathBuf {
+        path.strip_prefix(&self.results.path).unwrap_or(path).to_path_buf()
+    }
+
+    /// Records the one I/O run of a step as the step's: its peak and
+    /// latency log, summary, I/O facts and series; syncs buffered writes;
+    /// and the bytes that reached the device.
+    pub(super) fn finish_io(&mut self, s: &mut StepRun<'_>, run: IoRun, series: &Path) -> Result<()> {
+        self.save_latency(s, &run)?;
+        let out = &mut *s.out;
+        out.summary = Some(run.recorder.summary(run.seconds));
+        out.io = Some(run.info);
+        out.series = Some(self.relative(series));
+        if s.settings.io == IoMode::Buffered && s.step.action.writes() {
+            // The numbers are recorded first: a sync that fails (EIO on
+            // write-back) fails the step, and says so, but keeps them.
+            for t in &self.targets {
+                t.file(false).sync_data().map_err(|e| {
+                    Error::io(format!("the buffered writes could not be synced to {}", t.path.display()), e)
+                })?;
+            }
+            out.actions.push("buffered writes synced to the device after the step (not timed)".into());
+        }
+        // After the sync: the writes have reached the device. Reads asked
+        // are those recorded (a ramp's are not in the summary); writes
+        // asked include the ramp's.
+        if let Some(meter) = self.meter.take() {
+            let asked_read = out.summary.as_ref().and_then(|s| s.read.as_ref()).map_or(0, |r| r.bytes);
+            let asked_written = out.io.as_ref().map_or(0, |i| i.bytes_written);
+            out.device_io = Some(meter.finish(Bytes(asked_read), Bytes(asked_written)));
+        }
+        Ok(())
+    }
+}
