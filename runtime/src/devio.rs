@@ -244,7 +244,7 @@ fn block_device(dev: u64) -> Option<BlockDev> {
     if !stat.is_file() {
         return None;
     }
-    Some(BlockDev { name: crate::target::sysfs_name(dev)?, stat })
+    Some(BlockDev { name: crate::sysfs::sysfs_name(dev)?, stat })
 }
 
 /// Sectors read and written (fields 3 and 7) of a block device's `stat`.

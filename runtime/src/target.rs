@@ -14,6 +14,8 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::mark::made_by_methodic;
+use crate::sysfs::{sysfs, sysfs_name};
 use crate::units::human;
 
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
@@ -201,17 +203,6 @@ fn pseudo_name(f_type: u32) -> Option<&'static str> {
     PSEUDO_FILE_SYSTEMS.iter().find(|(magic, _)| *magic == f_type).map(|(_, name)| *name)
 }
 
-/// The extended attribute methodic marks its scratch files with.
-const MARK: &std::ffi::CStr = c"user.methodic";
-
-/// Whether methodic created this file (it carries the mark).
-pub(crate) fn made_by_methodic(path: &Path) -> bool {
-    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else { return false };
-    let mut buf = [0u8; 16];
-    let n = unsafe { libc::getxattr(c.as_ptr(), MARK.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
-    n == 7 && &buf[..7] == b"scratch"
-}
-
 fn open_flags(write: bool) -> OpenOptions {
     let mut o = OpenOptions::new();
     o.read(true).write(write);
@@ -227,7 +218,7 @@ fn create_file(path: &Path, size: u64, opts: &OpenOptionsT) -> Result<Target> {
         .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
     // Marked as methodic's, so that a kept scratch file can be a target
     // again without --overwrite (where the file system has user xattrs).
-    let _ = unsafe { libc::fsetxattr(file.as_raw_fd(), MARK.as_ptr(), b"scratch".as_ptr().cast(), 7, 0) };
+    crate::mark::mark_scratch(&file);
     // Allocate the blocks now, so that the run does not measure the file
     // system growing the file.
     let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, size as libc::off_t) };
@@ -370,18 +361,6 @@ fn dio_align(path: &Path) -> (Option<u32>, Option<u32>) {
         return (None, None);
     }
     (Some(stx.stx_dio_offset_align), Some(stx.stx_dio_mem_align))
-}
-
-/// The kernel's name of a block device from its device number.
-pub(crate) fn sysfs_name(rdev: u64) -> Option<String> {
-    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
-    let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
-    link.file_name().map(|n| n.to_string_lossy().into_owned())
-}
-
-/// A sysfs (or procfs) file's text, trimmed; `None` when missing or empty.
-pub(crate) fn sysfs(path: &str) -> Option<String> {
-    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
 }
 
 fn identity(name: Option<&str>) -> Identity {

@@ -10,16 +10,9 @@
 
 mod ceiling;
 mod checks;
-mod copy;
-mod erase;
-mod fill;
 mod io;
-mod measure;
-mod precondition;
-mod probe;
-mod rounds;
+mod kinds;
 mod step;
-mod system;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -200,7 +193,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         started: time::rfc3339(started),
     });
     if plan.steps.iter().any(|s| matches!(s.action, Action::Copy { .. })) {
-        let dir = datasets_dir(opts, &results.path);
+        let dir = opts.datasets_dir(&results.path);
         if let Err(e) = std::fs::create_dir_all(&dir) {
             results.discard();
             return Err(Error::io(format!("cannot create the datasets folder {}", dir.display()), e));
@@ -347,7 +340,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
     let mut error = None;
     if let (Some(limit), Some(step)) = (ram, plan.steps.get(first)) {
         let mut note = StepResult::new(first, step, opts.rehearse, String::new());
-        match system::apply_ram_limit(&mut exec, Some(limit), &mut note) {
+        match kinds::system::apply_ram_limit(&mut exec, Some(limit), &mut note) {
             Ok(()) => observer.note(&format!("as before step {}: {}", first + 1, note.actions.join("; "))),
             Err(e) => {
                 status = Status::Failed;
@@ -383,7 +376,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         }
         let t0 = Instant::now();
         let mut result = StepResult::new(i, step, opts.rehearse, time::rfc3339(step_start));
-        let outcome = exec.step(step, &mut result);
+        let outcome = kinds::run(&mut exec, step, &mut result);
         result.seconds = t0.elapsed().as_secs_f64();
         let interrupted = exec.workers.stop.load(Ordering::SeqCst);
         if interrupted {
@@ -496,9 +489,11 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
     Ok(report)
 }
 
-/// Where copy tests keep their datasets.
-pub(super) fn datasets_dir(opts: &RunOptions, results: &Path) -> PathBuf {
-    opts.datasets.clone().unwrap_or_else(|| results.join("datasets"))
+impl RunOptions {
+    /// Where copy tests keep their datasets.
+    pub(crate) fn datasets_dir(&self, results: &Path) -> PathBuf {
+        self.datasets.clone().unwrap_or_else(|| results.join("datasets"))
+    }
 }
 
 /// On the last run of a repeat, the statistics of this step over every

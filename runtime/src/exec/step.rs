@@ -1,27 +1,19 @@
-//! One step of a run: the [`Executor`] (what the run holds while its steps
-//! run: the plan, the open targets, the results directory, how workers
-//! run, the RAM limit and copies in force) takes a plan step and fills in
-//! its record. [`Executor::step`] sets the step's RAM limit and device
-//! meter, then hands the step to the module of its kind, each through one
-//! function shape: the executor, the step that runs with its record
-//! ([`StepRun`]; `idle` has nothing to record), and the action's own
-//! fields. A function a kind rather than a trait: `Action` is the
-//! compiler's enum, and a trait would need an object a variant only to
-//! dispatch the same match. The helpers every I/O step shares (running
-//! its I/O, its latency log, its summary and device counters) are here
-//! too.
+//! What every step kind works with: the [`Executor`] (what the run holds
+//! while its steps run: the plan, the open targets, the results
+//! directory, how workers run, the RAM limit and copies in force), the
+//! step that runs with its record ([`StepRun`]), and the helpers every
+//! I/O step shares (running its I/O, its latency log, its summary and
+//! device counters). The kinds themselves are in `kinds/`.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use methodic_compiler::plan::{
-    Action, Bytes, Extent, IoMode, Plan, PreconditionStop, Qd, Step, Target as Settings,
-};
+use methodic_compiler::plan::{Bytes, Extent, IoMode, Plan, Qd, Step, Target as Settings};
 use methodic_results::dir::ResultsDir;
 use methodic_results::record::StepResult;
 
+use super::RunOptions;
 use super::io::{IoRun, IoSpec, Workers};
-use super::{RunOptions, copy, erase, fill, measure, precondition, probe, rounds, system};
 use crate::ceiling::{self, Shape};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
@@ -55,49 +47,6 @@ pub(super) struct StepRun<'s> {
 }
 
 impl Executor<'_> {
-    /// Runs `step`, filling in `out`: what it measured, and what it did.
-    pub(super) fn step(&mut self, step: &Step, out: &mut StepResult) -> Result<()> {
-        system::apply_ram_limit(self, step.ram_limit, out)?;
-        let settings = step.target.unwrap_or(self.plan.target);
-        // Buffered steps that finish_io ends count the bytes that reach
-        // the device from here.
-        let ended_by_finish_io = matches!(
-            step.action,
-            Action::Fill { .. }
-                | Action::Measure { .. }
-                | Action::Precondition { stop: PreconditionStop::Time(_), .. }
-        );
-        self.meter = (settings.io == IoMode::Buffered && ended_by_finish_io).then(|| {
-            let paths: Vec<&Path> = self
-                .targets
-                .iter()
-                .take(settings.devices.max(1) as usize)
-                .map(|t| t.path.as_path())
-                .collect();
-            crate::devio::Meter::start(&paths, &paths)
-        });
-        let s = &mut StepRun { step, settings, out };
-        match &step.action {
-            Action::Erase { method } => erase::run(self, s, *method),
-            Action::Fill { workload, qd, passes } => fill::run(self, s, workload, *qd, *passes),
-            Action::Measure { workload, qd, ramp, stop, series } => {
-                measure::run(self, s, workload, *qd, *ramp, stop, *series)
-            }
-            Action::Precondition { workload, qd, stop: PreconditionStop::Time(d), series } => {
-                precondition::for_time(self, s, workload, *qd, *d, *series)
-            }
-            Action::Precondition { workload, qd, stop: PreconditionStop::Steady { round, rule }, series } => {
-                precondition::until_steady(self, s, workload, *qd, *round, rule, *series)
-            }
-            Action::Rounds { cells, track, rule } => rounds::run(self, s, cells, *track as usize, rule),
-            Action::DropCaches => system::drop_caches(self, s),
-            Action::Idle { time } => system::idle(self, *time),
-            Action::LimitRam { .. } => system::limit_ram(self, s),
-            Action::Copy { dataset } => copy::run(self, s, dataset),
-            Action::Probe(p) => probe::run(self, s, p),
-        }
-    }
-
     /// The engine a step's I/O gets for a queue on that many devices.
     fn engine_of(&self) -> impl Fn(&Qd, usize) -> EngineKind + '_ {
         move |qd, devices| self.workers.engine_for(&self.targets, qd, devices.min(self.targets.len())).0

@@ -31,7 +31,8 @@ use self::scan::{
     name_of, partitions_of, swap_entries, users_of, written_by,
 };
 use crate::error::{Error, Result};
-use crate::target::{Identity, made_by_methodic};
+use crate::mark::made_by_methodic;
+use methodic_results::host::Identity;
 
 mod judge;
 mod scan;

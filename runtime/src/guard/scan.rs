@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use crate::target::{sysfs, sysfs_name};
+use crate::sysfs::{sysfs, sysfs_name};
 
 /// A block device's number: (major, minor).
 pub(super) type DevNum = (u32, u32);

@@ -8,9 +8,8 @@ use std::path::Path;
 use methodic_compiler::plan::Dataset;
 use methodic_results::host::TargetKind;
 
-use super::datasets_dir;
-use super::step::{Executor, StepRun};
 use crate::error::{Error, Result};
+use crate::exec::step::{Executor, StepRun};
 
 /// Runs `copy dataset` on the first target, a file.
 pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, dataset: &Dataset) -> Result<()> {
@@ -21,7 +20,7 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, dataset: &Dataset) 
             .with_hint("give a file on the file system to test as --target, or run on a scratch file"));
     }
     let stop = &x.workers.stop;
-    let source = datasets_dir(x.opts, &x.results.path).join(&dataset.name);
+    let source = x.opts.datasets_dir(&x.results.path).join(&dataset.name);
     if crate::copy::prepare(dataset, &source, stop)? {
         out.actions.push(format!("generated dataset {} in {}", dataset.name, source.display()));
     } else if !x.datasets_seen.contains(&source) {

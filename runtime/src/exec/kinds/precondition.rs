@@ -9,10 +9,10 @@ use std::time::{Duration as StdDuration, SystemTime};
 use methodic_compiler::plan::{Duration, Qd, SteadyRule, Workload};
 use methodic_results::record::SteadyResult;
 
-use super::io::{At, CsvOut, IoSpec, std_duration};
 use super::rounds::{metric_of, steady_result};
-use super::step::{Executor, StepRun};
 use crate::error::{Error, Result};
+use crate::exec::io::{At, CsvOut, IoSpec, std_duration};
+use crate::exec::step::{Executor, StepRun};
 use crate::series::{self, Row};
 use crate::stats::Recorder;
 use crate::steady;

@@ -4,8 +4,8 @@
 
 use methodic_compiler::plan::{Bytes, EraseMethod};
 
-use super::step::{Executor, StepRun};
 use crate::error::{Error, Result};
+use crate::exec::step::{Executor, StepRun};
 use crate::region::step_region;
 use crate::system;
 

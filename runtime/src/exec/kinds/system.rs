@@ -9,9 +9,9 @@ use std::time::{Duration as StdDuration, Instant};
 use methodic_compiler::plan::{Bytes, Duration};
 use methodic_results::record::StepResult;
 
-use super::io::std_duration;
-use super::step::{Executor, StepRun};
 use crate::error::Result;
+use crate::exec::io::std_duration;
+use crate::exec::step::{Executor, StepRun};
 
 /// `drop_caches`: the page cache of the targets and the machine.
 pub(super) fn drop_caches(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
@@ -41,7 +41,7 @@ pub(super) fn limit_ram(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()>
 }
 
 /// Puts a step's RAM limit in force (or lifts it), saying so in `out`.
-pub(super) fn apply_ram_limit(
+pub(crate) fn apply_ram_limit(
     x: &mut Executor<'_>,
     wanted: Option<Bytes>,
     out: &mut StepResult,

@@ -9,9 +9,9 @@ use std::time::SystemTime;
 use methodic_compiler::plan::{Cell, Metric, SteadyRule};
 use methodic_results::record::{CellResult, SteadyResult};
 
-use super::io::{At, CsvOut, IoSpec, std_duration};
-use super::step::{Executor, StepRun};
 use crate::error::{Error, Result};
+use crate::exec::io::{At, CsvOut, IoSpec, std_duration};
+use crate::exec::step::{Executor, StepRun};
 use crate::stats::{Latency, Recorder, Summary};
 use crate::steady;
 

@@ -6,9 +6,9 @@ use std::time::Duration as StdDuration;
 
 use methodic_compiler::plan::{Qd, Workload};
 
-use super::io::{At, IoSpec};
-use super::step::{Executor, StepRun};
 use crate::error::Result;
+use crate::exec::io::{At, IoSpec};
+use crate::exec::step::{Executor, StepRun};
 
 /// Runs `fill workload passes passes qd qd`.
 pub(super) fn run(

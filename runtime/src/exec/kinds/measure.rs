@@ -4,9 +4,9 @@
 
 use methodic_compiler::plan::{Duration, MeasureStop, Qd, Workload};
 
-use super::io::{At, IoSpec, std_duration};
-use super::step::{Executor, StepRun};
 use crate::error::Result;
+use crate::exec::io::{At, IoSpec, std_duration};
+use crate::exec::step::{Executor, StepRun};
 
 /// Runs `measure workload qd qd` with its ramp, stop and series interval.
 pub(super) fn run(

@@ -6,8 +6,8 @@
 
 use methodic_compiler::plan::{IoMode, Probe};
 
-use super::step::{Executor, StepRun};
 use crate::error::Result;
+use crate::exec::step::{Executor, StepRun};
 use crate::probe;
 
 /// Runs `probe ...` on the first target.

@@ -1,0 +1,63 @@
+//! The step kinds, one module each, and the one match that hands a plan
+//! step to its kind. Each kind is one function of the same shape: the
+//! executor, the step that runs with its record ([`StepRun`]; `idle` has
+//! nothing to record), and the action's own fields. A function a kind
+//! rather than a trait: `Action` is the compiler's enum, and a trait would
+//! need an object a variant only to dispatch the same match. A new step
+//! kind is a module here and an arm in [`run`].
+
+mod copy;
+mod erase;
+mod fill;
+mod measure;
+mod precondition;
+mod probe;
+mod rounds;
+pub(super) mod system;
+
+use std::path::Path;
+
+use methodic_compiler::plan::{Action, IoMode, PreconditionStop, Step};
+use methodic_results::record::StepResult;
+
+use crate::error::Result;
+use crate::exec::step::{Executor, StepRun};
+
+/// Runs `step`, filling in `out`: what it measured, and what it did.
+pub(super) fn run(x: &mut Executor<'_>, step: &Step, out: &mut StepResult) -> Result<()> {
+    system::apply_ram_limit(x, step.ram_limit, out)?;
+    let settings = step.target.unwrap_or(x.plan.target);
+    // Buffered steps that finish_io ends count the bytes that reach
+    // the device from here.
+    let ended_by_finish_io = matches!(
+        step.action,
+        Action::Fill { .. }
+            | Action::Measure { .. }
+            | Action::Precondition { stop: PreconditionStop::Time(_), .. }
+    );
+    x.meter = (settings.io == IoMode::Buffered && ended_by_finish_io).then(|| {
+        let paths: Vec<&Path> =
+            x.targets.iter().take(settings.devices.max(1) as usize).map(|t| t.path.as_path()).collect();
+        crate::devio::Meter::start(&paths, &paths)
+    });
+    let s = &mut StepRun { step, settings, out };
+    match &step.action {
+        Action::Erase { method } => erase::run(x, s, *method),
+        Action::Fill { workload, qd, passes } => fill::run(x, s, workload, *qd, *passes),
+        Action::Measure { workload, qd, ramp, stop, series } => {
+            measure::run(x, s, workload, *qd, *ramp, stop, *series)
+        }
+        Action::Precondition { workload, qd, stop: PreconditionStop::Time(d), series } => {
+            precondition::for_time(x, s, workload, *qd, *d, *series)
+        }
+        Action::Precondition { workload, qd, stop: PreconditionStop::Steady { round, rule }, series } => {
+            precondition::until_steady(x, s, workload, *qd, *round, rule, *series)
+        }
+        Action::Rounds { cells, track, rule } => rounds::run(x, s, cells, *track as usize, rule),
+        Action::DropCaches => system::drop_caches(x, s),
+        Action::Idle { time } => system::idle(x, *time),
+        Action::LimitRam { .. } => system::limit_ram(x, s),
+        Action::Copy { dataset } => copy::run(x, s, dataset),
+        Action::Probe(p) => probe::run(x, s, p),
+    }
+}
