@@ -277,6 +277,14 @@ fn a_run_leaves_its_results_and_prints_a_table() {
     }
     let csv = std::fs::read_to_string(out.join("series/measure/rnd4k_read-qd32.csv")).unwrap();
     assert!(csv.starts_with("t_s,iops,"), "{csv}");
+    // results.json names the manifest and does not repeat what it holds.
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["manifest"], "manifest.json");
+    for repeated in ["tool", "seed", "started", "engine", "targets"] {
+        assert!(results.get(repeated).is_none(), "results.json repeats the manifest's {repeated}");
+    }
+    assert_eq!(results["steps"].as_array().unwrap().len(), 10, "every step of quick.method: {results}");
     let err = text(&o.stderr);
     assert!(err.contains("[3] measure/rnd4k_read-qd1:"), "progress lines on stderr: {err}");
     // The same directory again is refused, not overwritten.

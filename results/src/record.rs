@@ -10,24 +10,25 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::{Cliff, Peak, RepeatSummary, Window};
 use crate::ceiling::StepCeiling;
 use crate::device_io::DeviceIo;
-use crate::engine::{EngineKind, EngineNote};
-use crate::host::TargetInfo;
+use crate::engine::EngineKind;
 use crate::numbers::{Latency, Summary};
 
-/// `results.json`: the whole run.
+/// `results.json`: how the run ended and every step's record. What made
+/// the numbers (the tool, host, targets, engine, seed, the plan and each
+/// step's checklist) is the manifest's, which this names and does not
+/// repeat.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
-    pub tool: String,
+    /// The run's manifest, relative to the results directory.
+    #[serde(default = "manifest_file")]
+    pub manifest: PathBuf,
+    /// Which methodology ran: enough to tell one results.json from another.
     pub methodology: MethodologyRef,
     /// Every number below comes from a rehearsal, not a measurement.
     pub rehearsal: bool,
     pub status: Status,
     pub error: Option<String>,
-    pub seed: u64,
-    pub started: String,
     pub seconds: f64,
-    pub engine: EngineNote,
-    pub targets: Vec<TargetInfo>,
     pub results: PathBuf,
     pub steps: Vec<StepResult>,
     /// The signal that interrupted the run (2 SIGINT, 15 SIGTERM).
@@ -49,6 +50,10 @@ pub struct MethodologyRef {
     pub name: String,
     pub version: String,
     pub source_hash: String,
+}
+
+fn manifest_file() -> PathBuf {
+    PathBuf::from(crate::manifest::MANIFEST_FILE)
 }
 
 /// One step's record in `steps.jsonl` and `results.json`.

@@ -260,7 +260,6 @@ fn prepare(
         opts: run_opts,
         results,
         engine: m.engine.clone(),
-        started: m.started.clone(),
         seconds_before: m.seconds,
         manifest: m,
         targets,

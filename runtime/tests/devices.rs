@@ -244,7 +244,8 @@ fn workers_spread_over_two_targets() {
     };
     let r = run(&plan, &opts, &mut Quiet).unwrap();
     assert_eq!(r.status, Status::Completed, "{:?}", r.error);
-    assert_eq!(r.targets.len(), 2);
+    let m = methodic_runtime::manifest::load(&opts.out).unwrap().manifest;
+    assert_eq!(m.targets.len(), 2);
     for p in [&a, &b] {
         let data = fs::read(p).unwrap();
         assert!(data.iter().filter(|&&x| x != 0).count() > data.len() / 2, "{} was not written", p.display());

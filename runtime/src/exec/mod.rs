@@ -220,7 +220,6 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
             first: 0,
             earlier: Vec::new(),
             drive,
-            started: time::rfc3339(started),
             seconds_before: 0.0,
             measure_ceiling: !opts.skip_ceiling,
             ram: None,
@@ -247,8 +246,6 @@ pub(crate) struct Session {
     pub earlier: Vec<StepResult>,
     /// The drive state when `first` starts.
     pub drive: DriveTracker,
-    /// When the run first started.
-    pub started: String,
     /// Seconds the run ran before this session.
     pub seconds_before: f64,
     pub measure_ceiling: bool,
@@ -270,7 +267,6 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         first,
         earlier,
         mut drive,
-        started,
         seconds_before,
         measure_ceiling,
         ram,
@@ -466,7 +462,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
     manifest.seconds = seconds_before + clock.elapsed().as_secs_f64();
     let saved = manifest.save(&results.path, time::rfc3339(finished));
     let report = RunReport {
-        tool: format!("methodic {}", env!("CARGO_PKG_VERSION")),
+        manifest: PathBuf::from(manifest::MANIFEST_FILE),
         methodology: MethodologyRef {
             name: original.methodology.name.clone(),
             version: original.methodology.version.clone(),
@@ -475,11 +471,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         rehearsal: opts.rehearse,
         status,
         error,
-        seed: opts.seed,
-        started,
         seconds: manifest.seconds,
-        engine,
-        targets: manifest.targets.clone(),
         results: results.path.clone(),
         steps,
         signal: (status == Status::Interrupted).then(|| SIGNAL.load(Ordering::SeqCst)).filter(|s| *s != 0),
