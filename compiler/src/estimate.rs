@@ -90,9 +90,9 @@ fn written_of(span: Extent, share: Percent) -> Written {
 pub fn plan(steps: &[Step], capacity: Option<Bytes>) -> Estimate {
     let mut e = Estimate { capacity, ..Estimate::default() };
     for step in steps {
-        e.time = e.time.add(step.estimate.time);
+        e.time = e.time + step.estimate.time;
         e.device_bound_steps += u32::from(step.estimate.device_bound);
-        e.written = e.written.add(step.estimate.written);
+        e.written = e.written + step.estimate.written;
     }
     e.written_bytes = capacity.map(|c| Bytes(e.written.capacity.of(c.0).saturating_add(e.written.bytes.0)));
     e

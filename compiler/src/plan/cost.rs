@@ -19,10 +19,6 @@ impl TimeRange {
         TimeRange { min: d, max: d }
     }
 
-    pub fn add(self, other: TimeRange) -> TimeRange {
-        TimeRange { min: self.min.saturating_add(other.min), max: self.max.saturating_add(other.max) }
-    }
-
     pub fn is_zero(self) -> bool {
         self.max.is_zero()
     }
@@ -52,14 +48,26 @@ pub struct Written {
     pub timed: TimeRange,
 }
 
-impl Written {
-    pub fn add(self, other: Written) -> Written {
+/// Two estimates' times in sequence, saturating.
+impl std::ops::Add for TimeRange {
+    type Output = TimeRange;
+
+    fn add(self, other: TimeRange) -> TimeRange {
+        TimeRange { min: self.min.saturating_add(other.min), max: self.max.saturating_add(other.max) }
+    }
+}
+
+/// Two estimates' writes together, saturating.
+impl std::ops::Add for Written {
+    type Output = Written;
+
+    fn add(self, other: Written) -> Written {
         Written {
             capacity: Percent::from_hundredths(
                 self.capacity.hundredths().saturating_add(other.capacity.hundredths()),
             ),
             bytes: Bytes(self.bytes.0.saturating_add(other.bytes.0)),
-            timed: self.timed.add(other.timed),
+            timed: self.timed + other.timed,
         }
     }
 }

@@ -210,8 +210,8 @@ pub struct PhaseSummary {
 impl PhaseSummary {
     fn add(&mut self, step: &Step) {
         self.steps += 1;
-        self.time = self.time.add(step.estimate.time);
+        self.time = self.time + step.estimate.time;
         self.device_bound_steps += u32::from(step.estimate.device_bound);
-        self.written = self.written.add(step.estimate.written);
+        self.written = self.written + step.estimate.written;
     }
 }

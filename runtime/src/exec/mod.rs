@@ -360,7 +360,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
             error = Some(interrupted_by());
             break;
         }
-        let remaining = plan.steps[i..].iter().fold(TimeRange::default(), |t, s| t.add(s.estimate.time));
+        let remaining = plan.steps[i..].iter().fold(TimeRange::default(), |t, s| t + s.estimate.time);
         observer.step_started(i, total, step, remaining);
         let step_start = time::unix_now();
         manifest.step_started(i, &time::rfc3339(step_start), &drive.state);
