@@ -1,6 +1,7 @@
 //! What every command shares: reading its input (a file or standard
 //! input), writing its output atomically, reporting diagnostics, loading a
-//! methodology or plan, and the small formatting helpers.
+//! methodology or plan or a results directory, and the small formatting
+//! helpers.
 
 use std::fs;
 use std::io::{IsTerminal, Read, Write};
@@ -117,19 +118,10 @@ pub(crate) fn load_plan(path: &Path, capacity: Option<Bytes>) -> Result<Option<(
     }
 }
 
-pub(crate) fn csv_line(fields: &[impl AsRef<str>]) -> String {
-    let quoted: Vec<String> = fields
-        .iter()
-        .map(|f| {
-            let f = f.as_ref();
-            if f.contains([',', '"', '\n']) {
-                format!("\"{}\"", f.replace('"', "\"\""))
-            } else {
-                f.to_string()
-            }
-        })
-        .collect();
-    format!("{}\n", quoted.join(","))
+/// Reads a results directory, with the error (which names the file) and
+/// its hint.
+pub(crate) fn load_results(dir: &Path) -> Result<methodic_results::manifest::Loaded> {
+    methodic_results::manifest::load(dir).map_err(|e| anyhow::anyhow!(e.describe()))
 }
 
 #[cfg(test)]
@@ -143,10 +135,5 @@ mod tests {
         assert!(parse_size("2").unwrap_err().contains("2TB"));
         assert!(parse_size("2T").is_err());
         assert!(parse_size("0B").is_err());
-    }
-
-    #[test]
-    fn csv_quotes_what_needs_it() {
-        assert_eq!(csv_line(&["a", "b,c", "d\"e"]), "a,\"b,c\",\"d\"\"e\"\n");
     }
 }

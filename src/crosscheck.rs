@@ -19,11 +19,12 @@ use methodic_runtime::{EngineChoice, Quiet, RunOptions, Status};
 use serde::Serialize;
 
 use methodic_fio::{Engine, fio_filename, fio_json_iops, plan_to_fio};
+use methodic_results::export::{ExportError, Exporter, Exports, Format, Json, Table};
 use methodic_runtime::analysis::median;
 use methodic_runtime::engine::EngineKind;
 
 use crate::common::load_plan;
-use crate::format::{ExportError, Exporter, Exports, Format, Json, Output, Table};
+use crate::format::Output;
 
 #[derive(Debug, clap::Args)]
 pub struct CrosscheckArgs {

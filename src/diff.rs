@@ -10,12 +10,13 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use methodic_compiler::diff::{Class, PlanDiff, diff};
+use methodic_results::export::{ExportError, Exporter, Exports, Format, Json, Table};
 use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::{Style, Width};
 
 use crate::common::load_plan;
-use crate::format::{ExportError, Exporter, Exports, Format, Json, Output, Table};
+use crate::format::Output;
 
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {

@@ -1,11 +1,7 @@
-//! Output formats: a result a command made goes in, with the format a user
-//! named (`table`, `md`, `csv`, `json`, `html`); out comes its text, from
-//! the one exporter of that format, written to standard output or to
-//! `-o/--output FILE`. Each result says which formats it offers
-//! ([`Exports`]); a format it does not offer is refused by name. The
-//! formats, the trait and the exporters know nothing of the command line
-//! (they can move to a results crate as they are); the clap options that
-//! choose them are at the end.
+//! `--format NAME` and `-o/--output FILE` for every command that prints a
+//! result: the formats a result offers (`methodic_results::export`) listed
+//! in `--help` and parsed by name, the older `--json` still taken, and the
+//! result's text written to standard output or atomically to a file.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -13,124 +9,7 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use serde::Serialize;
-
-/// An output format, by the name a user gives it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Md,
-    Csv,
-    Json,
-    Html,
-}
-
-impl Format {
-    pub const ALL: [Format; 5] = [Format::Table, Format::Md, Format::Csv, Format::Json, Format::Html];
-
-    /// `table`, `md`, `csv`, `json`, `html`: as `--format` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Table => "table",
-            Format::Md => "md",
-            Format::Csv => "csv",
-            Format::Json => "json",
-            Format::Html => "html",
-        }
-    }
-
-    /// What the format is, in a few words (for `--help`).
-    pub fn about(self) -> &'static str {
-        match self {
-            Format::Table => "text for a terminal: tables and sentences",
-            Format::Md => "Markdown, to paste into a review or an issue",
-            Format::Csv => "comma-separated values, a header then a row each",
-            Format::Json => "JSON, for programs",
-            Format::Html => "one self-contained HTML page (no network)",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Why a result could not be written in a format.
-#[derive(Debug)]
-pub enum ExportError {
-    /// The result does not come in this format.
-    NotOffered { format: Format, offered: Vec<Format> },
-    /// The exporter failed (a serializer or a template), in its words.
-    Failed { format: Format, detail: String },
-}
-
-impl fmt::Display for ExportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExportError::NotOffered { format, offered } => {
-                let names: Vec<&str> = offered.iter().map(|f| f.name()).collect();
-                write!(f, "this output does not come as {format} (it comes as {})", names.join(", "))
-            }
-            ExportError::Failed { format, detail } => write!(f, "cannot write the {format} output: {detail}"),
-        }
-    }
-}
-
-impl std::error::Error for ExportError {}
-
-/// Turns one kind of result into text in one format. There is one
-/// exporter a format ([`Table`], [`Markdown`], [`Csv`], [`Json`],
-/// [`Html`]); a result implements the exporters of the formats it offers.
-pub trait Exporter<R: ?Sized> {
-    fn export(&self, result: &R) -> Result<String, ExportError>;
-}
-
-/// The `table` exporter: text for a terminal.
-pub struct Table;
-/// The `md` exporter: Markdown.
-pub struct Markdown;
-/// The `csv` exporter: a header and rows.
-pub struct Csv;
-/// The `json` exporter: any serializable result, pretty-printed, with a
-/// final newline.
-pub struct Json;
-/// The `html` exporter: one page.
-pub struct Html;
-
-impl<R: Serialize + ?Sized> Exporter<R> for Json {
-    fn export(&self, result: &R) -> Result<String, ExportError> {
-        serde_json::to_string_pretty(result)
-            .map(|text| text + "\n")
-            .map_err(|e| ExportError::Failed { format: Format::Json, detail: e.to_string() })
-    }
-}
-
-/// A result a command prints, and its exporter for each format it offers.
-pub trait Exports: Sized + 'static {
-    /// The exporter of `format`, where the result comes in it.
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<Self>>;
-
-    /// The formats the result comes in.
-    fn formats() -> Vec<Format> {
-        Format::ALL.into_iter().filter(|f| Self::exporter(*f).is_some()).collect()
-    }
-
-    /// The result as text in `format`.
-    fn export(&self, format: Format) -> Result<String, ExportError> {
-        match Self::exporter(format) {
-            Some(e) => e.export(self),
-            None => Err(ExportError::NotOffered { format, offered: Self::formats() }),
-        }
-    }
-}
-
-// ---------------------------------------------------------------- the command line
+use methodic_results::export::{Exports, Format};
 
 /// `--format NAME`, offering the formats of the result `R`, with the
 /// older `--json` (hidden) that still works and says so.
@@ -244,6 +123,9 @@ impl TypedValueParser for FormatParser {
 
 #[cfg(test)]
 mod tests {
+    use methodic_results::export::{ExportError, Exporter, Json, Table};
+    use serde::Serialize;
+
     use super::*;
 
     /// A result that comes as a table and as JSON.
@@ -266,23 +148,6 @@ mod tests {
                 _ => None,
             }
         }
-    }
-
-    #[test]
-    fn names_read_back() {
-        for f in Format::ALL {
-            assert_eq!(Format::from_name(f.name()), Some(f));
-        }
-        assert_eq!(Format::from_name("Table"), None);
-    }
-
-    #[test]
-    fn a_result_is_written_in_the_formats_it_offers_and_refuses_others() {
-        assert_eq!(Two::formats(), [Format::Table, Format::Json]);
-        assert_eq!(Two { n: 3 }.export(Format::Table).unwrap(), "n is 3\n");
-        assert_eq!(Two { n: 3 }.export(Format::Json).unwrap(), "{\n  \"n\": 3\n}\n");
-        let e = Two { n: 3 }.export(Format::Html).unwrap_err().to_string();
-        assert_eq!(e, "this output does not come as html (it comes as table, json)");
     }
 
     #[derive(clap::Parser)]

@@ -11,10 +11,8 @@ mod export;
 mod format;
 mod import;
 mod methodology;
-mod points;
 mod report;
 mod run;
-mod svg;
 
 use std::process::ExitCode;
 

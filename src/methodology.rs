@@ -8,12 +8,13 @@ use anyhow::{Result, bail};
 use clap::ValueEnum;
 use methodic_compiler::Options;
 use methodic_compiler::plan::{Bytes, Format as Serialization, Plan};
+use methodic_results::export::{Csv, ExportError, Exporter, Exports, Format, Json, Table, csv};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
-use crate::common::{count, csv_line, display_name, load_plan, read_input, report, write_output};
-use crate::format::{Csv, ExportError, Exporter, Exports, Format, Json, Output, Table};
+use crate::common::{count, display_name, load_plan, read_input, report, write_output};
+use crate::format::Output;
 
 /// How `compile` writes the plan itself: a plan format, which a run or
 /// `methodic plan` reads back; not an output format of results
@@ -161,9 +162,9 @@ impl PlanSteps {
 
 impl Exporter<PlanSteps> for Csv {
     fn export(&self, p: &PlanSteps) -> Result<String, ExportError> {
-        let mut out = csv_line(&HEADERS);
+        let mut out = csv::line(&HEADERS);
         for r in p.rows() {
-            out.push_str(&csv_line(&r));
+            out.push_str(&csv::line(&r));
         }
         Ok(out)
     }

@@ -13,6 +13,7 @@ use anyhow::{Result, bail};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use methodic_compiler::plan::{Plan, Step, TimeRange, Units};
+use methodic_results::export::{ExportError, Exporter, Exports, Format, Json, Table};
 use methodic_runtime::ceiling::Ceilings;
 use methodic_runtime::{EngineChoice, Observer, RunOptions, RunReport, Status, StepResult};
 use serde::Serialize;
@@ -21,7 +22,7 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
 use crate::common::load_plan;
-use crate::format::{Choice, ExportError, Exporter, Exports, Format, Json, Output, Table};
+use crate::format::{Choice, Output};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {

@@ -1,10 +1,16 @@
 //! How `methodic compare` pairs steps and names drive states, by "the same
 //! I/O" (`IoKey`) as `methodic diff` defines it: a workload's offset keeps
 //! steps apart, a workload's name does not, and a precondition renamed but
-//! otherwise identical leaves the drive state the same.
+//! otherwise identical leaves the drive state the same. The last tests
+//! rehearse in-process and call `methodic_results::view::compare` on the
+//! results read back (and changed), with no binary in between.
 
 mod common;
 use common::{methodic, run_source, text};
+use methodic_results::export::{Exports, Format};
+use methodic_results::manifest::Loaded;
+use methodic_results::view::compare::{Comparison, comparison};
+use methodic_runtime::{Quiet, RunOptions};
 
 /// A rehearsal of `source`; the results folder (its parent is the caller's
 /// to remove).
@@ -140,4 +146,81 @@ fn steps_that_differ_in_offset_do_not_pair() {
     for d in [a, b, c] {
         std::fs::remove_dir_all(d.parent().unwrap()).unwrap();
     }
+}
+
+/// Rehearses `src` in-process and reads the results back.
+fn run(name: &str, src: &str) -> Loaded {
+    let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
+    let out = common::temp_path(&format!("compare-{name}"));
+    let opts = RunOptions { out: out.clone(), rehearse: true, seed: 3, ..Default::default() };
+    methodic_runtime::run(&plan, &opts, &mut Quiet).unwrap();
+    let loaded = methodic_results::manifest::load(&out).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+    loaded
+}
+
+const BASE: &str = "methodology \"c\" version \"1\"\n\
+    workload r { random; block 4KiB; read 100% }\n\
+    workload s { sequential; block 128KiB; read 0% }\n";
+
+#[test]
+fn steps_pair_within_their_phase_before_across_phases() {
+    let a = run(
+        "pair-a",
+        &format!(
+            "{BASE}phase \"fill\" {{ fill s passes 1 }}\nphase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
+        ),
+    );
+    let b = run(
+        "pair-b",
+        &format!(
+            "{BASE}phase \"fresh\" {{ sweep r qd [1, 2] record 1s }}\nphase \"fill\" {{ fill s passes 1 }}\n\
+             phase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
+        ),
+    );
+    let c = comparison(&[a, b]);
+    let ids: Vec<(&str, &str)> =
+        c.pairs.iter().map(|p| (p.values[0].step_id.as_str(), p.values[1].step_id.as_str())).collect();
+    assert_eq!(ids, [("fill/fill-s", "fill/fill-s"), ("m/r-qd1", "m/r-qd1"), ("m/r-qd2", "m/r-qd2"),]);
+    let only: Vec<&str> = c.unpaired.iter().flat_map(|u| u.step_ids.iter().map(String::as_str)).collect();
+    assert_eq!(only, ["fresh/r-qd1", "fresh/r-qd2"]);
+    assert!(c.unpaired.iter().all(|u| u.in_runs == ["B"]));
+}
+
+#[test]
+fn host_ceilings_apart_by_more_than_a_tenth_are_a_difference() {
+    let a = run("ceiling", &format!("{BASE}sweep r qd [1, 2] record 1s\n"));
+    let shapes = a.manifest.ceilings.as_ref().expect("a rehearsal measures the ceilings").shapes.len();
+    assert_eq!(shapes, 2, "QD1 and QD2 of 4KiB");
+    let field =
+        |c: &Comparison| c.differences.iter().find(|d| d.field == "host ceiling").map(|d| d.sentence.clone());
+    let mut b = a.clone();
+    let c = b.manifest.ceilings.as_mut().unwrap();
+    c.shapes[0].iops *= 1.05;
+    assert_eq!(field(&comparison(&[a.clone(), b.clone()])), None, "within 10%: noise");
+    let c = b.manifest.ceilings.as_mut().unwrap();
+    c.shapes[1].iops *= 0.5;
+    let sentence = field(&comparison(&[a.clone(), b.clone()])).expect("half the ceiling at one shape");
+    assert!(sentence.contains("at 1 of the 2 I/O shapes both runs measured"), "{sentence}");
+    assert!(
+        sentence.contains(&a.manifest.ceilings.as_ref().unwrap().shapes[1].shape.to_string()),
+        "{sentence}"
+    );
+    b.manifest.ceilings = None;
+    assert_eq!(field(&comparison(&[a, b])), None, "nothing to compare with");
+}
+
+#[test]
+fn a_renamed_phase_still_pairs_and_a_failed_step_has_no_ratio() {
+    let a = run("renamed-a", &format!("{BASE}phase \"one\" {{ sweep r qd [1, 2] record 1s }}\n"));
+    let mut b = run("renamed-b", &format!("{BASE}phase \"two\" {{ sweep r qd [1, 2] record 1s }}\n"));
+    b.steps[1].error = Some("interrupted".into());
+    let c = comparison(&[a, b]);
+    assert_eq!(c.pairs.len(), 2, "paired by workload and QD across the rename");
+    assert!(c.unpaired.is_empty());
+    assert!(c.pairs[0].ratios[0].is_some_and(|r| r > 0.0));
+    assert_eq!(c.pairs[1].ratios[0], None, "a failed step gets no ratio");
+    let t = c.export(Format::Table).unwrap();
+    assert!(t.contains("(failed)") && t.contains("1 paired step failed or was interrupted"), "{t}");
+    assert!(t.contains("1 paired measurements; B/A geometric mean"), "{t}");
 }

@@ -100,6 +100,16 @@ pub struct PageCache {
     pub served_runs: Vec<u32>,
 }
 
+/// `run 1`, `runs 2..5`, `runs 1, 3`: runs of a repeat by number (from 1),
+/// as the findings and the runtime's repeat warnings name them.
+pub fn run_list(numbers: &[u32]) -> String {
+    match numbers {
+        [one] => format!("run {one}"),
+        [first, .., last] if numbers.windows(2).all(|w| w[1] == w[0] + 1) => format!("runs {first}..{last}"),
+        _ => format!("runs {}", numbers.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")),
+    }
+}
+
 /// What decided whether runs came from the page cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -129,4 +139,16 @@ pub struct PageEstimate {
     pub threshold_us: f64,
     /// `page size 100 KiB (confidence 0.97, 40 boundaries)`.
     pub verdict: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_are_listed_as_a_range_when_they_follow_each_other() {
+        assert_eq!(run_list(&[1]), "run 1");
+        assert_eq!(run_list(&[2, 3, 4, 5]), "runs 2..5");
+        assert_eq!(run_list(&[1, 3]), "runs 1, 3");
+    }
 }

@@ -37,6 +37,30 @@ impl Error {
             Error::Io { .. } => None,
         }
     }
+
+    /// The error in one line, with its hint where it has one:
+    /// `DIR: does not exist (give the results directory ...)`.
+    pub fn describe(&self) -> String {
+        match self.hint() {
+            Some(h) => format!("{self} ({h})"),
+            None => self.to_string(),
+        }
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_says_itself_with_its_hint() {
+        let e = Error::results("/r", "does not exist");
+        assert_eq!(e.describe(), "/r: does not exist");
+        let e = e.with_hint("give the results directory");
+        assert_eq!(e.describe(), "/r: does not exist (give the results directory)");
+        let e = Error::io("cannot read /r/steps.jsonl", io::Error::other("disk on fire"));
+        assert_eq!(e.describe(), "cannot read /r/steps.jsonl: disk on fire");
+    }
+}

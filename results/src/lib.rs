@@ -1,6 +1,7 @@
 //! methodic's results: the records a run writes and every reader of them
-//! shares. The runtime fills them in; `report`, `compare` and the
-//! exporters read them back.
+//! shares, the views made of them (`report`, `compare`) and the exporters
+//! that write a view in a format. The runtime fills the records in.
+#![doc = include_str!("../ARCHITECTURE.md")]
 
 pub mod analysis;
 pub mod ceiling;
@@ -8,11 +9,14 @@ pub mod device_io;
 pub mod dir;
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod host;
 pub mod manifest;
 pub mod numbers;
 pub mod record;
 pub mod series;
+pub mod svg;
 pub mod units;
+pub mod view;
 
 pub use error::{Error, Result};

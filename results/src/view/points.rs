@@ -9,8 +9,9 @@
 use methodic_compiler::plan::{
     Action, IoKey, Metric, PreconditionStop, Qd, RepeatRun, Units, ValueKind, Workload,
 };
-use methodic_runtime::manifest::{Loaded, ManifestStep};
 use serde::Serialize;
+
+use crate::manifest::{Loaded, ManifestStep};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Point {
@@ -331,49 +332,50 @@ pub fn step_of<'a>(run: &'a Loaded, p: &Point) -> Option<&'a ManifestStep> {
 }
 
 #[cfg(test)]
+/// For tests: a measurement of 100 IOPS at 0.4096 MB/s on average, nothing else kept.
+pub(crate) fn sample() -> Point {
+    Point {
+        step: 1,
+        id: "m".into(),
+        phase: None,
+        kind: "measure".into(),
+        io: IoKey::Other("measure"),
+        workload: None,
+        qd: None,
+        sweep: None,
+        repeat: None,
+        label: "m".into(),
+        iops: None,
+        mb_s: 0.0,
+        mib_s: 0.0,
+        value: ValueKind::StepAverage,
+        rate_value: ValueKind::StepAverage,
+        value_note: None,
+        average_iops: Some(100.0),
+        average_mb_s: 0.4096,
+        average_mib_s: mib(0.4096),
+        steady_iops: None,
+        steady_mb_s: None,
+        peak_iops: None,
+        peak_mb_s: None,
+        peak_mib_s: None,
+        peak_interval_s: None,
+        mean_latency_us: None,
+        p99_latency_us: None,
+        max_latency_us: None,
+        seconds: 1.0,
+        error: None,
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A measurement of 100 IOPS at 0.4096 MB/s on average, nothing else kept.
-    fn point() -> Point {
-        Point {
-            step: 1,
-            id: "m".into(),
-            phase: None,
-            kind: "measure".into(),
-            io: IoKey::Other("measure"),
-            workload: None,
-            qd: None,
-            sweep: None,
-            repeat: None,
-            label: "m".into(),
-            iops: None,
-            mb_s: 0.0,
-            mib_s: 0.0,
-            value: ValueKind::StepAverage,
-            rate_value: ValueKind::StepAverage,
-            value_note: None,
-            average_iops: Some(100.0),
-            average_mb_s: 0.4096,
-            average_mib_s: mib(0.4096),
-            steady_iops: None,
-            steady_mb_s: None,
-            peak_iops: None,
-            peak_mb_s: None,
-            peak_mib_s: None,
-            peak_interval_s: None,
-            mean_latency_us: None,
-            p99_latency_us: None,
-            max_latency_us: None,
-            seconds: 1.0,
-            error: None,
-        }
-    }
 
     #[test]
     fn the_reported_value_is_the_conventions_where_the_step_has_it_else_the_step_average() {
         use ValueKind::{Peak, SteadyStateAverage as Steady, StepAverage as Average};
-        let mut p = point();
+        let mut p = sample();
         headline(&mut p, Peak);
         assert_eq!((p.iops, p.value, p.mb_s), (Some(100.0), Average, 0.4096), "no peak: the average");
         (p.peak_iops, p.peak_mb_s, p.peak_mib_s) = (Some(150.0), Some(0.6144), Some(mib(0.6144)));
@@ -389,7 +391,7 @@ mod tests {
         headline(&mut p, Steady);
         assert_eq!((p.iops, p.value, p.mb_s, p.rate_value), (Some(120.0), Steady, 0.4096, Average));
         // A copy has no IOPS: its rate says what it is.
-        let mut c = point();
+        let mut c = sample();
         c.average_iops = None;
         headline(&mut c, Peak);
         assert_eq!((c.iops, c.value, c.mb_s), (None, Average, 0.4096));

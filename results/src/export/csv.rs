@@ -1,0 +1,141 @@
+//! The `csv` format: comma-separated values, a header then a row each,
+//! quoted where a field needs it ([`line()`]). A report: a row a point, with
+//! its workload, values, latencies and checklist.
+
+use methodic_compiler::plan::IoMode;
+
+use super::{ExportError, Exporter};
+use crate::manifest::Loaded;
+use crate::view::points::{Point, step_of};
+use crate::view::report::Report;
+
+/// The `csv` exporter: a header and rows.
+pub struct Csv;
+
+impl Exporter<Report> for Csv {
+    fn export(&self, r: &Report) -> Result<String, ExportError> {
+        Ok(csv(&r.run, &r.pts))
+    }
+}
+
+/// One CSV line: the fields joined by commas, a field with a comma, quote
+/// or newline in quotes (its quotes doubled), and a newline.
+pub fn line(fields: &[impl AsRef<str>]) -> String {
+    let quoted: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            let f = f.as_ref();
+            if f.contains([',', '"', '\n']) {
+                format!("\"{}\"", f.replace('"', "\"\""))
+            } else {
+                f.to_string()
+            }
+        })
+        .collect();
+    format!("{}\n", quoted.join(","))
+}
+
+fn csv(run: &Loaded, pts: &[Point]) -> String {
+    let mut out = String::new();
+    out.push_str(&line(&[
+        "step",
+        "id",
+        "phase",
+        "kind",
+        "workload",
+        "blocks",
+        "read_percent",
+        "random_percent",
+        "qd_total",
+        "workers",
+        "per_worker",
+        "iops",
+        "mb_s",
+        "mib_s",
+        "reported_value",
+        "average_iops",
+        "average_mb_s",
+        "average_mib_s",
+        "peak_iops",
+        "peak_mb_s",
+        "peak_mib_s",
+        "peak_interval_s",
+        "mean_latency_us",
+        "p99_latency_us",
+        "max_latency_us",
+        "seconds",
+        "drive_state",
+        "span_bytes",
+        "span_percent",
+        "value_kind",
+        "io",
+        "error",
+    ]));
+    for p in pts {
+        let c = step_of(run, p).map(|s| &s.checklist);
+        let w = p.workload.as_ref();
+        let blocks = w.map_or(String::new(), |w| {
+            w.blocks
+                .iter()
+                .map(|b| format!("{}:{}", b.size.0, b.share.as_f64()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+        let f = |v: Option<f64>| v.filter(|v| v.is_finite()).map_or(String::new(), |v| format!("{v:.3}"));
+        out.push_str(&line(&[
+            p.step.to_string(),
+            p.id.clone(),
+            p.phase.clone().unwrap_or_default(),
+            p.kind.clone(),
+            w.map_or(String::new(), |w| w.name.clone()),
+            blocks,
+            w.map_or(String::new(), |w| w.read.as_f64().to_string()),
+            w.map_or(String::new(), |w| w.random.as_f64().to_string()),
+            p.qd.map_or(String::new(), |q| q.total.to_string()),
+            p.qd.map_or(String::new(), |q| q.workers.to_string()),
+            p.qd.map_or(String::new(), |q| q.per_worker.to_string()),
+            f(p.iops),
+            f(Some(p.mb_s)),
+            f(Some(p.mib_s)),
+            if p.value == p.rate_value {
+                p.value.words().to_string()
+            } else {
+                format!("IOPS {}, rate {}", p.value.words(), p.rate_value.words())
+            },
+            f(p.average_iops),
+            f(Some(p.average_mb_s)),
+            f(Some(p.average_mib_s)),
+            f(p.peak_iops),
+            f(p.peak_mb_s),
+            f(p.peak_mib_s),
+            f(p.peak_interval_s),
+            f(p.mean_latency_us),
+            f(p.p99_latency_us),
+            f(p.max_latency_us),
+            format!("{:.3}", p.seconds),
+            c.and_then(|c| c.drive_state.as_ref()).map_or(String::new(), |d| d.description.clone()),
+            c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.bytes.to_string()),
+            c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.percent_of_capacity.to_string()),
+            c.map_or(String::new(), |c| c.value_kind.kind.words().to_string()),
+            c.and_then(|c| c.cache.io).map_or(String::new(), |io| {
+                match io {
+                    IoMode::Direct => "direct",
+                    IoMode::Buffered => "buffered",
+                }
+                .to_string()
+            }),
+            p.error.clone().unwrap_or_default(),
+        ]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        assert_eq!(line(&["a", "b,c", "d\"e"]), "a,\"b,c\",\"d\"\"e\"\n");
+    }
+}

@@ -1,0 +1,108 @@
+//! The `json` format: JSON for programs. Any serializable result,
+//! pretty-printed with a final newline; a report as `JsonReport`: the
+//! run's identity, conventions and every point with its checklist.
+
+use std::path::Path;
+
+use methodic_compiler::plan::{Units, ValueKind};
+use serde::Serialize;
+
+use super::{ExportError, Exporter, Format};
+use crate::host::{Host, TargetInfo};
+use crate::manifest::{self, Loaded};
+use crate::record::Status;
+use crate::view::points::{Point, step_of, sweep_bests};
+use crate::view::report::{Report, value_line};
+
+/// The `json` exporter: any serializable result, pretty-printed, with a
+/// final newline.
+pub struct Json;
+
+impl<R: Serialize + ?Sized> Exporter<R> for Json {
+    fn export(&self, result: &R) -> Result<String, ExportError> {
+        serde_json::to_string_pretty(result)
+            .map(|text| text + "\n")
+            .map_err(|e| ExportError::Failed { format: Format::Json, detail: e.to_string() })
+    }
+}
+
+/// As JSON: `JsonReport`.
+impl Serialize for Report {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        json(&self.run, &self.pts).serialize(s)
+    }
+}
+
+/// A report as JSON: the run, its conventions, every point with its
+/// checklist, and each sweep's best step.
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    dir: &'a Path,
+    manifest_schema: u32,
+    methodology: &'a manifest::Methodology,
+    status: Status,
+    rehearsal: bool,
+    host: &'a Host,
+    targets: &'a [TargetInfo],
+    units: Units,
+    /// The methodology's value convention, and what the value columns hold.
+    value: ValueKind,
+    value_note: String,
+    points: Vec<JsonPoint<'a>>,
+    /// Under `value peak`, each sweep's best step (by its id).
+    sweep_bests: Vec<JsonBest<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonBest<'a> {
+    sweep: Option<u32>,
+    workload: Option<&'a str>,
+    qd: Option<u32>,
+    id: &'a str,
+    iops: Option<f64>,
+    mb_s: f64,
+    mib_s: f64,
+}
+
+#[derive(Serialize)]
+struct JsonPoint<'a> {
+    #[serde(flatten)]
+    point: &'a Point,
+    checklist: Option<&'a manifest::Checklist>,
+}
+
+fn json<'a>(run: &'a Loaded, pts: &'a [Point]) -> JsonReport<'a> {
+    let m = &run.manifest;
+    JsonReport {
+        dir: &run.dir,
+        manifest_schema: m.schema,
+        methodology: &m.methodology,
+        status: m.status,
+        rehearsal: m.rehearsal,
+        host: &m.host,
+        targets: &m.targets,
+        units: m.plan.conventions.units,
+        value: m.plan.conventions.value,
+        value_note: value_line(run, pts),
+        points: pts
+            .iter()
+            .map(|p| JsonPoint { point: p, checklist: step_of(run, p).map(|s| &s.checklist) })
+            .collect(),
+        sweep_bests: if m.plan.conventions.value == ValueKind::Peak {
+            sweep_bests(pts)
+                .into_iter()
+                .map(|p| JsonBest {
+                    sweep: p.sweep,
+                    workload: p.workload.as_ref().map(|w| w.name.as_str()),
+                    qd: p.qd.map(|q| q.total),
+                    id: &p.id,
+                    iops: p.iops,
+                    mb_s: p.mb_s,
+                    mib_s: p.mib_s,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+    }
+}

@@ -1,0 +1,389 @@
+//! Comparing results directories: runs read back go in; out comes a
+//! [`Comparison`]: their steps paired by what they did (workload I/O and
+//! queue depth, not step ids), the value of each and its ratio to the
+//! first run's, the steps with no counterpart, and every difference in the
+//! manifests that can explain a gap, each said in a sentence. A pair
+//! compares one value kind on both sides (peak with peak, average with
+//! average) even when the runs' conventions differ; under `value peak`,
+//! each sweep's best step too. Pairing is in `pair`, the differences of the
+//! runs in `run_differences` and of paired steps in `step_differences`;
+//! the exporters (`crate::export`) write it as a table or JSON.
+
+mod pair;
+mod run_differences;
+mod step_differences;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use methodic_compiler::plan::{Units, ValueKind};
+use serde::Serialize;
+
+use crate::export::{Exporter, Exports, Format, Json, Table};
+use crate::manifest::{Loaded, ManifestStep};
+use crate::record::Status;
+use crate::view::points::{Point, points, rate_unit, step_of};
+
+/// A, B, C... for the directories in command-line order.
+pub(crate) fn letter(i: usize) -> String {
+    if i < 26 { ((b'A' + i as u8) as char).to_string() } else { format!("R{}", i + 1) }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Comparison {
+    pub runs: Vec<RunRef>,
+    /// Steps present in every run, in the baseline's order.
+    pub pairs: Vec<Pair>,
+    /// When some run's value kind is not another's, or a pair compares a
+    /// kind some run does not report: which kind the pairs compare.
+    pub values_note: Option<String>,
+    /// When some run reports peaks: each sweep's best step in each run.
+    pub sweep_bests: Vec<SweepBest>,
+    /// Steps some run has and another lacks.
+    pub unpaired: Vec<Unpaired>,
+    pub differences: Vec<Difference>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RunRef {
+    pub name: String,
+    pub dir: PathBuf,
+    pub methodology: String,
+    pub status: String,
+    pub rehearsal: bool,
+    /// The value the run reports (`conventions { value }`): `peak`,
+    /// `step average`, `steady-state average`.
+    #[serde(serialize_with = "kind_words")]
+    pub value_kind: ValueKind,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Pair {
+    /// `rnd4k_read (4KiB random, 100% read) QD 32`.
+    pub label: String,
+    /// `measure`, `rounds`, `fill`, `precondition`, `copy`.
+    pub kind: String,
+    /// The value kind compared on every side: the baseline's reported
+    /// kind where every run has a value of it, else the step average.
+    #[serde(serialize_with = "kind_words")]
+    pub value_kind: ValueKind,
+    /// One a run, in command-line order.
+    pub values: Vec<PairValue>,
+    /// Each later run's main value over the first's.
+    pub ratios: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PairValue {
+    pub step_id: String,
+    /// IOPS, or for a copy the rate, of the pair's `value_kind`.
+    pub value: Option<f64>,
+    pub unit: String,
+    /// The kind this run reports for the step, which `value` may not be
+    /// when the runs' conventions differ.
+    #[serde(serialize_with = "kind_words")]
+    pub reported_kind: ValueKind,
+    pub mean_latency_us: Option<f64>,
+    /// The step failed or was interrupted: its value is partial and has no ratio.
+    pub error: Option<String>,
+}
+
+/// One sweep's best step in each run, among its paired steps.
+#[derive(Debug, Serialize)]
+pub struct SweepBest {
+    /// `sweep 2 rnd4k_read`: the baseline's sweep and workload.
+    pub label: String,
+    #[serde(serialize_with = "kind_words")]
+    pub value_kind: ValueKind,
+    pub unit: String,
+    /// One a run: the best step's id, queue depth and value.
+    pub bests: Vec<(String, u32, Option<f64>)>,
+    /// Each later run's best over the first's.
+    pub ratios: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Unpaired {
+    pub label: String,
+    /// Which runs have it.
+    pub in_runs: Vec<String>,
+    pub step_ids: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Difference {
+    /// `span`, `drive state`, `firmware`, ...
+    pub field: String,
+    /// The runs compared: `A vs B`.
+    pub runs: String,
+    /// `run`, or how many paired steps differ: `12 of 90 paired steps`.
+    pub scope: String,
+    pub a: String,
+    pub b: String,
+    /// What the difference does to the numbers.
+    pub sentence: String,
+}
+
+impl Exports for Comparison {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<Comparison>> {
+        match format {
+            Format::Table => Some(&Table),
+            Format::Json => Some(&Json),
+            _ => None,
+        }
+    }
+}
+
+pub fn comparison(runs: &[Loaded]) -> Comparison {
+    let all: Vec<Vec<Point>> = runs.iter().map(points).collect();
+    let (paired_points, missing) = pair::pair_up(&all);
+    let units = runs[0].manifest.plan.conventions.units;
+    let pairs: Vec<Pair> = paired_points
+        .iter()
+        .map(|pts| {
+            let (kind, rate) = compared_kind(pts, units);
+            let values: Vec<PairValue> = pts
+                .iter()
+                .map(|p| {
+                    let (value, unit) = if rate {
+                        (p.rate_as(kind, units), rate_unit(units).to_string())
+                    } else {
+                        (p.iops_as(kind), "IOPS".to_string())
+                    };
+                    PairValue {
+                        step_id: p.id.clone(),
+                        value: value.filter(|v| v.is_finite()),
+                        unit,
+                        reported_kind: if rate { p.rate_value } else { p.value },
+                        mean_latency_us: p.mean_latency_us,
+                        error: p.error.clone(),
+                    }
+                })
+                .collect();
+            let ratios = ratios(&values.iter().map(|v| (v.value, v.error.is_none())).collect::<Vec<_>>());
+            Pair { label: label(pts[0]), kind: pts[0].kind.clone(), value_kind: kind, values, ratios }
+        })
+        .collect();
+    let conventions: Vec<ValueKind> = runs.iter().map(|r| r.manifest.plan.conventions.value).collect();
+    let values_note = values_note(&conventions, &pairs);
+    let sweep_bests =
+        if conventions.contains(&ValueKind::Peak) { sweep_bests(&paired_points, &pairs) } else { Vec::new() };
+    let unpaired = missing
+        .iter()
+        .map(|found| {
+            let any = found.iter().flatten().next().expect("a point of some run");
+            Unpaired {
+                label: label(any),
+                in_runs: found
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.is_some())
+                    .map(|(i, _)| letter(i))
+                    .collect(),
+                step_ids: found.iter().flatten().map(|p| p.id.clone()).collect(),
+            }
+        })
+        .collect();
+    let mut differences = Vec::new();
+    for j in 1..runs.len() {
+        differences.extend(run_differences::run_differences(&runs[0], &runs[j], j));
+        // Rounds give a point a measurement; each step counts once.
+        let mut steps: Vec<(&ManifestStep, &ManifestStep)> = Vec::new();
+        for pts in &paired_points {
+            if let (Some(a), Some(b)) = (step_of(&runs[0], pts[0]), step_of(&runs[j], pts[j])) {
+                if !steps.iter().any(|(x, y)| x.index == a.index && y.index == b.index) {
+                    steps.push((a, b));
+                }
+            }
+        }
+        differences.extend(step_differences::step_differences((&runs[0], &runs[j]), &steps, j));
+    }
+    Comparison {
+        runs: runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RunRef {
+                name: letter(i),
+                dir: r.dir.clone(),
+                methodology: format!("{} {}", r.manifest.methodology.name, r.manifest.methodology.version),
+                status: status_name(r.manifest.status).into(),
+                rehearsal: r.manifest.rehearsal,
+                value_kind: r.manifest.plan.conventions.value,
+            })
+            .collect(),
+        pairs,
+        values_note,
+        sweep_bests,
+        unpaired,
+        differences,
+    }
+}
+
+/// The value kind a pair compares, and whether by rate (a copy, which has
+/// no IOPS) rather than IOPS: the baseline's reported kind where every run
+/// has a value of that kind (each keeps its step average and its peak
+/// beside the reported value), else the step average, which all have.
+fn compared_kind(pts: &[&Point], units: Units) -> (ValueKind, bool) {
+    let rate = pts.iter().any(|p| p.iops.is_none());
+    let has =
+        |p: &&Point, k: ValueKind| if rate { p.rate_as(k, units).is_some() } else { p.iops_as(k).is_some() };
+    let wanted = if rate { pts[0].rate_value } else { pts[0].value };
+    (if pts.iter().all(|p| has(p, wanted)) { wanted } else { ValueKind::StepAverage }, rate)
+}
+
+/// Each later value over the first, where both are whole (no error) and
+/// the first is above zero.
+fn ratios(values: &[(Option<f64>, bool)]) -> Vec<Option<f64>> {
+    let base = values[0].0.filter(|_| values[0].1);
+    values[1..]
+        .iter()
+        .map(|(v, whole)| match (base, v) {
+            (Some(a), Some(b)) if a > 0.0 && *whole => Some(b / a),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `A reports the peak, B the step average: each pair compares one kind on
+/// both sides ...`, when the runs' conventions differ or some pair compares
+/// a kind a run does not report for it.
+fn values_note(conventions: &[ValueKind], pairs: &[Pair]) -> Option<String> {
+    let differ = conventions.iter().any(|c| *c != conventions[0]);
+    // Each run's values that are not what it reports: (run, reported,
+    // compared) to how many pairs.
+    let mut kept: BTreeMap<(usize, &str, &str), usize> = BTreeMap::new();
+    for p in pairs {
+        for (r, v) in p.values.iter().enumerate().filter(|(_, v)| v.reported_kind != p.value_kind) {
+            *kept.entry((r, plural_kind(v.reported_kind), plural_kind(p.value_kind))).or_default() += 1;
+        }
+    }
+    if !differ && kept.is_empty() {
+        return None;
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in pairs {
+        *counts.entry(plural_kind(p.value_kind)).or_default() += 1;
+    }
+    let counts: Vec<String> = counts
+        .iter()
+        .map(|(k, n)| {
+            format!(
+                "{n} {} compare{} {k}",
+                if *n == 1 { "pair" } else { "pairs" },
+                if *n == 1 { "s" } else { "" }
+            )
+        })
+        .collect();
+    let reports: Vec<String> = conventions
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{} reports {}", letter(i), plural_kind(*c)))
+        .collect();
+    let kept: Vec<String> = kept
+        .iter()
+        .map(|((r, reported, compared), n)| {
+            format!(
+                "{}'s are the {compared} it keeps beside the {reported} it reports ({n} of them)",
+                letter(*r)
+            )
+        })
+        .collect();
+    Some(format!(
+        "{}; each pair compares one kind on both sides, A's where every run has it, else step averages: {}{}",
+        reports.join(", "),
+        counts.join(", "),
+        if kept.is_empty() { String::new() } else { format!("; {}", kept.join("; ")) }
+    ))
+}
+
+/// Each of the baseline's sweeps (a workload at a time), its best paired
+/// step in each run by the pair's compared value.
+fn sweep_bests(paired: &[Vec<&Point>], pairs: &[Pair]) -> Vec<SweepBest> {
+    let mut groups: Vec<((u32, String), Vec<usize>)> = Vec::new();
+    for (i, pts) in paired.iter().enumerate() {
+        let a = pts[0];
+        let (Some(sweep), Some(w), "measure") = (a.sweep, &a.workload, a.kind.as_str()) else { continue };
+        let key = (sweep, w.name.clone());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, g)| g.len() > 1)
+        .map(|((sweep, name), g)| {
+            let bests: Vec<(String, u32, Option<f64>)> = (0..paired[g[0]].len())
+                .map(|r| {
+                    let whole = g.iter().filter(|i| pairs[**i].values[r].error.is_none());
+                    let best = whole
+                        .filter_map(|i| Some((*i, pairs[*i].values[r].value?)))
+                        .max_by(|x, y| x.1.total_cmp(&y.1));
+                    match best {
+                        Some((i, v)) => {
+                            (paired[i][r].id.clone(), paired[i][r].qd.map_or(0, |q| q.total), Some(v))
+                        }
+                        None => ("-".into(), 0, None),
+                    }
+                })
+                .collect();
+            let first = &pairs[g[0]];
+            SweepBest {
+                label: format!("sweep {sweep} {name}"),
+                value_kind: first.value_kind,
+                unit: first.values[0].unit.clone(),
+                ratios: ratios(&bests.iter().map(|b| (b.2, true)).collect::<Vec<_>>()),
+                bests,
+            }
+        })
+        .collect()
+}
+
+/// `peaks`, `step averages`, `steady-state averages`.
+pub(crate) fn plural_kind(k: ValueKind) -> &'static str {
+    match k {
+        ValueKind::StepAverage => "step averages",
+        ValueKind::SteadyStateAverage => "steady-state averages",
+        ValueKind::Peak => "peaks",
+    }
+}
+
+/// A value kind as JSON: its words (`peak`, `step average`).
+fn kind_words<S: serde::Serializer>(k: &ValueKind, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(k.words())
+}
+
+/// `completed`, `failed`: a run's status in a word.
+pub(crate) fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Running => "running",
+        Status::Completed => "completed",
+        Status::Failed => "failed",
+        Status::Interrupted => "interrupted",
+    }
+}
+
+fn label(p: &Point) -> String {
+    match (&p.workload, &p.qd) {
+        (Some(w), Some(qd)) => {
+            let kind = if p.kind == "measure" { String::new() } else { format!("{} ", p.kind) };
+            format!("{kind}{} QD {}", w.label(), qd.total)
+        }
+        _ => p.label.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ratio_needs_a_whole_baseline_above_zero_and_a_whole_value() {
+        let r = ratios(&[(Some(100.0), true), (Some(150.0), true), (Some(50.0), false), (None, true)]);
+        assert_eq!(r, [Some(1.5), None, None]);
+        assert_eq!(ratios(&[(Some(0.0), true), (Some(1.0), true)]), [None]);
+        assert_eq!(ratios(&[(Some(100.0), false), (Some(1.0), true)]), [None], "a failed baseline");
+        assert_eq!(letter(0), "A");
+        assert_eq!(letter(26), "R27");
+    }
+}

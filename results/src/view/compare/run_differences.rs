@@ -1,0 +1,265 @@
+//! The differences of two runs as a whole that can explain a gap between
+//! their numbers: how each was run (rehearsal, status, methodology and
+//! plan, conventions), on what (host, targets, engine, tool) and the host
+//! ceilings both measured; each with a sentence saying what it does to the
+//! numbers.
+
+use methodic_compiler::plan::Units;
+
+use super::{Difference, letter, status_name};
+use crate::ceiling::ShapeCeiling;
+use crate::engine::EngineNote;
+use crate::host::TargetInfo;
+use crate::manifest::{Loaded, Manifest};
+use crate::units::human;
+
+fn diff(field: &str, j: usize, a: String, b: String, sentence: String) -> Difference {
+    Difference {
+        field: field.into(),
+        runs: format!("A vs {}", letter(j)),
+        scope: "run".into(),
+        a,
+        b,
+        sentence,
+    }
+}
+
+/// Differences in what the two runs ran on and with.
+pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
+    let (ma, mb) = (&a.manifest, &b.manifest);
+    let l = letter(j);
+    let mut out = Vec::new();
+    let mut plan_changes = Vec::new();
+    let mut check = |field: &str, va: String, vb: String, why: &str| {
+        if va != vb {
+            out.push(diff(field, j, va, vb, why.to_string()));
+        }
+    };
+    check(
+        "rehearsal",
+        rehearsal_word(ma.rehearsal),
+        rehearsal_word(mb.rehearsal),
+        "a rehearsal scales sizes and times down on a scratch file: its numbers are not measurements and compare with nothing",
+    );
+    check(
+        "run status",
+        status_name(ma.status).to_string(),
+        status_name(mb.status).to_string(),
+        "a run that did not complete lacks its later steps, and its last step may have been cut short",
+    );
+    check(
+        "methodology",
+        format!("{} {}", ma.methodology.name, ma.methodology.version),
+        format!("{} {}", mb.methodology.name, mb.methodology.version),
+        "the runs followed different methodologies; the step differences below say where they part",
+    );
+    // What the plans changed, as `methodic diff` says it (presentation
+    // aside: it moves no number).
+    if ma.methodology.plan_hash != mb.methodology.plan_hash {
+        for c in methodic_compiler::diff::diff(&ma.plan, &mb.plan).changes {
+            if c.class == methodic_compiler::diff::Class::PresentationOnly {
+                continue;
+            }
+            plan_changes.push(Difference {
+                field: format!("plan: {}", c.what),
+                runs: String::new(),
+                scope: format!("{}: {}", c.class.word(), c.affected),
+                a: c.old,
+                b: c.new,
+                sentence: c.reason,
+            });
+        }
+    }
+    // Equal plans written in another spelling (results from before the
+    // plan's enums took the language's words) hash apart: the plans decide.
+    if ma.methodology.plan_hash != mb.methodology.plan_hash
+        && ma.plan != mb.plan
+        && ma.methodology.name == mb.methodology.name
+        && ma.methodology.version == mb.methodology.version
+    {
+        check(
+            "plan",
+            ma.methodology.plan_hash.clone(),
+            mb.methodology.plan_hash.clone(),
+            "the same methodology name and version compiled to different plans: its source was edited without a new \
+             version; what changed in the plan is listed below",
+        );
+    }
+    let ca = &ma.plan.conventions;
+    let cb = &mb.plan.conventions;
+    let units = |u: Units| match u {
+        Units::Decimal => "decimal (MB)".to_string(),
+        Units::Binary => "binary (MiB)".to_string(),
+    };
+    check(
+        "units",
+        units(ca.units),
+        units(cb.units),
+        "MB/s (10^6) and MiB/s (2^20) differ by 4.9%: the rates compared above are all in A's units",
+    );
+    check(
+        "value kind",
+        ca.value.words().to_string(),
+        cb.value.words().to_string(),
+        "the runs report different values (a peak is above the step average of the same step): the pairs above \
+         compare one kind on both sides where both runs have it, as their values line says; each run's own \
+         report shows its convention's value",
+    );
+    let ha = &ma.host;
+    let hb = &mb.host;
+    check(
+        "host CPU",
+        format!("{} x{}", ha.cpu_model.clone().unwrap_or_default(), ha.cpus),
+        format!("{} x{}", hb.cpu_model.clone().unwrap_or_default(), hb.cpus),
+        "the host's CPU sets how many IOPS one core can submit and complete: at high IOPS it can be the limit",
+    );
+    check(
+        "host memory",
+        human(ha.memory_bytes),
+        human(hb.memory_bytes),
+        "with more RAM the page cache holds more: buffered tests and copies can read from memory instead of the drive",
+    );
+    check(
+        "kernel",
+        ha.kernel.clone().unwrap_or_default(),
+        hb.kernel.clone().unwrap_or_default(),
+        "kernels differ in their block layer, schedulers and io_uring: latency and IOPS at high QD move with them",
+    );
+    check(
+        "host",
+        ha.hostname.clone().unwrap_or_default(),
+        hb.hostname.clone().unwrap_or_default(),
+        "the runs ran on different machines (slots, PCIe links, cooling differ even when the parts match)",
+    );
+    check(
+        "targets",
+        ma.targets.len().to_string(),
+        mb.targets.len().to_string(),
+        "another number of devices: a step spread over more devices has more parallelism",
+    );
+    for (ta, tb) in ma.targets.iter().zip(&mb.targets) {
+        let (ia, ib) = (&ta.identity, &tb.identity);
+        let s = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        let kind = |t: &TargetInfo| t.kind.words().to_string();
+        check(
+            "target kind",
+            kind(ta),
+            kind(tb),
+            "a file goes through a file system, a block device does not: allocation and metadata work add to each I/O",
+        );
+        check(
+            "device model",
+            s(&ia.model),
+            s(&ib.model),
+            "different drive models: this is the comparison itself, not a flaw, if nothing else differs",
+        );
+        check(
+            "firmware",
+            s(&ia.firmware),
+            s(&ib.firmware),
+            "firmware changes garbage collection, caching and power states: the same model can measure differently",
+        );
+        check(
+            "capacity",
+            human(ta.capacity),
+            human(tb.capacity),
+            "larger drives of one family have more dies to spread I/O over and a larger cache: they are usually faster",
+        );
+        check(
+            "write cache",
+            s(&ia.write_cache),
+            s(&ib.write_cache),
+            "a write-back cache acknowledges writes before they are on flash: write latency drops",
+        );
+        check(
+            "I/O scheduler",
+            s(&ia.scheduler),
+            s(&ib.scheduler),
+            "a scheduler reorders and merges requests and costs CPU a request",
+        );
+        let fs = |t: &TargetInfo| {
+            t.identity.file_system.as_ref().map_or("-".into(), |f| format!("{} ({})", f.fs_type, f.options))
+        };
+        check(
+            "file system",
+            fs(ta),
+            fs(tb),
+            "file systems and their mount options change how I/O reaches the device (journaling, discard, atime)",
+        );
+    }
+    let (ea, eb) = (&ma.engine, &mb.engine);
+    check(
+        "engine",
+        engine_word(ea),
+        engine_word(eb),
+        "the engine that submits I/O sets the host's overhead a request; at QD1 it is part of the latency",
+    );
+    check(
+        "CPU pinning",
+        if ea.pinned { "pinned" } else { "not pinned" }.to_string(),
+        if eb.pinned { "pinned" } else { "not pinned" }.to_string(),
+        "pinned workers keep their caches and avoid migrations: latency is steadier and often lower",
+    );
+    check(
+        "latency recording",
+        ea.latency_recorded.to_string(),
+        eb.latency_recorded.to_string(),
+        "recording latencies costs a clock read an I/O",
+    );
+    check(
+        "tool",
+        format!("{} {}", ma.tool.version, ma.tool.git_revision.clone().unwrap_or_default()),
+        format!("{} {}", mb.tool.version, mb.tool.git_revision.clone().unwrap_or_default()),
+        "different methodic builds; the engine's own speed may differ",
+    );
+    out.extend(ceiling_difference(ma, mb, j));
+    out.extend(plan_changes);
+    for d in &mut out {
+        d.runs = format!("A vs {l}");
+    }
+    out
+}
+
+/// The host ceilings of the I/O shapes both runs measured, when some
+/// differ by more than 10%: the host itself moved, and a step near its
+/// ceiling moves with it. The widest gap is shown.
+fn ceiling_difference(a: &Manifest, b: &Manifest, j: usize) -> Option<Difference> {
+    let (ca, cb) = (a.ceilings.as_ref()?, b.ceilings.as_ref()?);
+    let both: Vec<(&ShapeCeiling, &ShapeCeiling)> =
+        ca.shapes.iter().filter_map(|x| cb.of(&x.shape).map(|y| (x, y))).collect();
+    let gap = |(x, y): &(&ShapeCeiling, &ShapeCeiling)| (y.iops / x.iops).ln().abs();
+    let apart: Vec<&(&ShapeCeiling, &ShapeCeiling)> = both
+        .iter()
+        .filter(|(x, y)| x.iops > 0.0 && y.iops > 0.0 && (y.iops / x.iops - 1.0).abs() > 0.1)
+        .collect();
+    let (x, y) = apart.iter().max_by(|p, q| gap(p).total_cmp(&gap(q)))?;
+    Some(diff(
+        "host ceiling",
+        j,
+        format!("{:.0} IOPS", x.iops),
+        format!("{:.0} IOPS", y.iops),
+        format!(
+            "reading RAM with no device in the way, the host reached another rate at {} of the {} I/O shapes both \
+             runs measured (the widest gap shown, at {}): a step near its ceiling measures the host, and moves \
+             with it",
+            apart.len(),
+            both.len(),
+            x.shape
+        ),
+    ))
+}
+
+/// `auto (io_uring available)`, `psync (chosen; io_uring available)`.
+fn engine_word(e: &EngineNote) -> String {
+    let uring = match &e.io_uring_unavailable {
+        _ if e.io_uring => "io_uring available".to_string(),
+        Some(why) if e.choice == "psync" && why == "--engine psync" => "io_uring not used".to_string(),
+        Some(why) => format!("io_uring unavailable: {why}"),
+        None => "io_uring unavailable".to_string(),
+    };
+    format!("{} ({uring})", e.choice)
+}
+
+fn rehearsal_word(r: bool) -> String {
+    if r { "rehearsal".into() } else { "measurement".into() }
+}

@@ -1,0 +1,215 @@
+//! The differences of paired steps that can explain a gap: each field of
+//! the manifest's checklist (span, drive state, queue depth counting, cache
+//! policy, data pattern, value kind, steady state, engine) compared step by
+//! step and grouped by the pair of values. A drive state names its
+//! preconditions by what they do, so a renamed but identical precondition
+//! is the same drive state.
+
+use std::collections::BTreeMap;
+
+use methodic_compiler::plan::{Action, IoKey, IoMode, QdCounting};
+
+use super::{Difference, letter};
+use crate::manifest::{Checklist, Condition, Loaded, ManifestStep};
+use crate::units::human;
+
+/// What the step differences compare: a short value (of a step of the
+/// run given), and what to say.
+struct Field {
+    name: &'static str,
+    get: fn(&Loaded, &ManifestStep) -> Option<String>,
+    sentence: &'static str,
+}
+
+fn checklist(s: &ManifestStep) -> &Checklist {
+    &s.checklist
+}
+
+const FIELDS: &[Field] = &[
+    Field {
+        name: "span",
+        get: |_, s| {
+            checklist(s).span.as_ref().map(|sp| {
+                format!("{} ({}% of {})", human(sp.bytes), sp.percent_of_capacity, human(sp.capacity))
+            })
+        },
+        sentence: "the span is how much of the drive the I/O covers: a small span leaves spare area free and fits \
+                   in caches, so random writes and reads look faster than over the whole drive",
+    },
+    Field {
+        name: "drive state",
+        get: |run, s| {
+            checklist(s).drive_state.as_ref().map(|d| {
+                let steady = match d.steady {
+                    Some(st) if st.reached => ", steady",
+                    Some(_) => ", not steady",
+                    None => "",
+                };
+                let mut parts = Vec::new();
+                if d.erased.is_some() {
+                    parts.push("erased".to_string());
+                }
+                if d.fill_passes > 0 {
+                    parts.push(format!("filled {}x", d.fill_passes));
+                }
+                if d.preconditions_by_io.len() == d.preconditions.len() {
+                    parts.extend(d.preconditions_by_io.iter().cloned());
+                } else {
+                    // Written before the runtime named preconditions by what they do.
+                    parts.extend(d.preconditions.iter().map(|p| precondition_by_io(run, p)));
+                }
+                let condition = match d.condition {
+                    Condition::AsFound => "as found",
+                    Condition::Fresh => "fresh",
+                    Condition::Filled => "filled",
+                    Condition::Preconditioned => "preconditioned",
+                    Condition::Steady => "steady",
+                };
+                if parts.is_empty() {
+                    format!("{condition}{steady}")
+                } else {
+                    format!("{condition}{steady} ({})", parts.join(", then "))
+                }
+            })
+        },
+        sentence: "a fresh (erased) or lightly written drive writes far faster than one in steady state, reads of \
+                   never-written blocks may not touch the flash at all, and a precondition of another length or \
+                   workload leaves the drive in another state",
+    },
+    Field {
+        name: "queue depth counting",
+        get: |_, s| {
+            checklist(s).queue_depth.as_ref().map(|q| {
+                let counted = match q.counted {
+                    QdCounting::Total => "total",
+                    QdCounting::PerWorker => "per worker",
+                };
+                format!(
+                    "{} workers x {} on {} devices (counted {counted})",
+                    q.workers, q.per_worker, q.devices
+                )
+            })
+        },
+        sentence: "the same total queue depth spread over more workers or devices is another job: more threads \
+                   submit in parallel, and per-worker counting multiplies the outstanding I/Os",
+    },
+    Field {
+        name: "cache policy",
+        get: |_, s| {
+            let c = &checklist(s).cache;
+            let io = match c.io {
+                Some(IoMode::Direct) => "direct",
+                Some(IoMode::Buffered) => "buffered",
+                None => "-",
+            };
+            Some(format!(
+                "{io}, caches {}dropped, RAM {}",
+                if c.caches_dropped { "" } else { "not " },
+                c.ram_limit.map_or("not limited".into(), |r| format!("limited to {}", human(r)))
+            ))
+        },
+        sentence: "buffered I/O and data that fits in RAM are served by the page cache, not the drive; dropping \
+                   caches or limiting RAM takes the cache out",
+    },
+    Field {
+        name: "data pattern",
+        get: |_, s| checklist(s).data_pattern.map(|d| d.to_string()),
+        sentence: "drives that compress or deduplicate write zeros and compressible data faster than random data",
+    },
+    Field {
+        name: "value kind",
+        get: |_, s| {
+            let v = &checklist(s).value_kind;
+            Some(format!("{}: {}", v.kind.words(), v.computed))
+        },
+        sentence: "the value is made another way (record time, ramp, repeats, statistic): a short record time \
+                   catches a drive's burst rather than its sustained rate; where only the kind differs (a peak \
+                   against an average), the pairs above already compare one kind on both sides",
+    },
+    Field {
+        name: "steady state",
+        get: |_, s| {
+            s.steady
+                .as_ref()
+                .map(|st| if st.reached { "reached".to_string() } else { "not reached".to_string() })
+        },
+        sentence: "a step whose steady-state rule was not met reports values that were still moving: they \
+                   depend on when the step gave up",
+    },
+    Field {
+        name: "engine",
+        get: |_, s| s.io.as_ref().map(|io| format!("{} {}x{}", io.engine.name(), io.threads, io.depth)),
+        sentence: "another engine or thread layout submits the same queue depth with other overhead",
+    },
+];
+
+/// A precondition of a drive state, named by what it does rather than by
+/// its workload's name: `4KiB random, 0% read at QD 32 for 6h` for the
+/// runtime's `w4 (4KiB random, 0% read) at QD 32 for 6h`, so that a
+/// renamed but identical precondition is the same drive state (as `methodic
+/// diff` says it is). The runtime writes a precondition as its workload's
+/// label, ` at QD ` and the depth, then its length: the run's own plan says
+/// which precondition step a note is of. A note of no precondition step in
+/// the plan (the rounds' own rounds) stays as written.
+fn precondition_by_io(run: &Loaded, note: &str) -> String {
+    let by_io = run
+        .manifest
+        .plan
+        .steps
+        .iter()
+        .filter_map(|s| match &s.action {
+            Action::Precondition { workload, qd, .. } => {
+                let written = format!("{} at QD {} ", workload.label(), qd.total);
+                let rest = note.strip_prefix(&written)?;
+                Some((written.len(), IoKey::of_step(s).into_iter().next()?, rest))
+            }
+            _ => None,
+        })
+        // Of labels that are prefixes of one another, the longest is the step's.
+        .max_by_key(|(len, _, _)| *len);
+    match by_io {
+        Some((_, key, rest)) => format!("{} {rest}", key.describe()),
+        None => note.to_string(),
+    }
+}
+
+/// Differences in the checklists of paired steps, grouped by field and
+/// by the pair of values.
+pub(super) fn step_differences(
+    (run_a, run_b): (&Loaded, &Loaded),
+    steps: &[(&ManifestStep, &ManifestStep)],
+    j: usize,
+) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for f in FIELDS {
+        let mut groups: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
+        for (a, b) in steps {
+            // Another value kind is the run's convention, said once for the
+            // run; the pairs compare one kind on both sides.
+            if f.name == "value kind" && a.checklist.value_kind.kind != b.checklist.value_kind.kind {
+                continue;
+            }
+            let (va, vb) = ((f.get)(run_a, a), (f.get)(run_b, b));
+            if va != vb {
+                let show = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+                groups.entry((show(va), show(vb))).or_default().push(&a.id);
+            }
+        }
+        for ((va, vb), ids) in groups {
+            let example = if ids.len() > 3 {
+                format!("{}, {}, ... {}", ids[0], ids[1], ids[ids.len() - 1])
+            } else {
+                ids.join(", ")
+            };
+            out.push(Difference {
+                field: f.name.into(),
+                runs: format!("A vs {}", letter(j)),
+                scope: format!("{} of {} paired steps ({example})", ids.len(), steps.len()),
+                a: va,
+                b: vb,
+                sentence: f.sentence.into(),
+            });
+        }
+    }
+    out
+}

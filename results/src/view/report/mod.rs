@@ -1,0 +1,284 @@
+//! The report of one results directory: the run read and its points in,
+//! out the view every format of `methodic report` draws from: the result
+//! table's columns and rows (each number with the job that made it), what
+//! the value columns hold, each sweep's best step. The header (platform,
+//! device, setup) is in [`header`], what the numbers say beyond their
+//! averages in [`findings`], the HTML page's charts in [`charts`]; the
+//! exporters (`crate::export`) write it as a table, Markdown, CSV, JSON or
+//! HTML.
+
+pub mod charts;
+pub mod findings;
+pub mod header;
+
+use methodic_compiler::plan::{Conventions, ValueKind};
+
+use crate::export::{Csv, Exporter, Exports, Format, Html, Json, Markdown, Table};
+use crate::manifest::{self, Loaded};
+use crate::units::human;
+use crate::view::points::{Point, interval_words, kind_short, points, rate_unit, step_of, sweep_bests};
+
+/// What `methodic report` shows: a results directory read, and its
+/// numbers.
+pub struct Report {
+    pub(crate) run: Loaded,
+    pub(crate) pts: Vec<Point>,
+}
+
+impl Report {
+    /// A run read back, and its points.
+    pub fn new(run: Loaded) -> Report {
+        let pts = points(&run);
+        Report { run, pts }
+    }
+
+    /// The run the report shows.
+    pub fn run(&self) -> &Loaded {
+        &self.run
+    }
+
+    /// One point a measured step (a rounds step: a point a measurement).
+    pub fn points(&self) -> &[Point] {
+        &self.pts
+    }
+}
+
+impl Exports for Report {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<Report>> {
+        Some(match format {
+            Format::Table => &Table,
+            Format::Md => &Markdown,
+            Format::Csv => &Csv,
+            Format::Json => &Json,
+            Format::Html => &Html,
+        })
+    }
+}
+
+/// The columns of every result table: IOPS and RATE are the reported
+/// value, OTHER IOPS and OTHER RATE the kind kept beside it.
+const COLUMNS: [&str; 14] = [
+    "#",
+    "step",
+    "workload",
+    "QD",
+    "IOPS",
+    "RATE",
+    "OTHER IOPS",
+    "OTHER RATE",
+    "mean us",
+    "p99 us",
+    "drive state",
+    "span",
+    "value",
+    "notes",
+];
+
+/// The columns, the rate in the run's units and each value column named by
+/// its kind: `IOPS (peak)`, `MB/s (peak)`, `IOPS (avg)`, `MB/s (avg)`.
+pub(crate) fn columns(c: &Conventions) -> Vec<String> {
+    let (head, other) = (kind_short(c.value), kind_short(beside(c.value)));
+    let rate = rate_unit(c.units);
+    COLUMNS
+        .iter()
+        .map(|col| match *col {
+            "IOPS" => format!("IOPS ({head})"),
+            "RATE" => format!("{rate} ({head})"),
+            "OTHER IOPS" => format!("IOPS ({other})"),
+            "OTHER RATE" => format!("{rate} ({other})"),
+            _ => col.to_string(),
+        })
+        .collect()
+}
+
+/// The value kind shown beside the reported one: the step average beside a
+/// peak, the peak beside an average.
+fn beside(kind: ValueKind) -> ValueKind {
+    if kind == ValueKind::Peak { ValueKind::StepAverage } else { ValueKind::Peak }
+}
+
+/// What the value columns hold, in a sentence: the convention's value and
+/// how it is made, and the kind kept beside it.
+pub(crate) fn value_line(run: &Loaded, pts: &[Point]) -> String {
+    let c = &run.manifest.plan.conventions;
+    let rate = rate_unit(c.units);
+    let mut intervals: Vec<String> =
+        pts.iter().filter_map(|p| p.peak_interval_s).map(interval_words).collect();
+    intervals.sort();
+    intervals.dedup();
+    let interval = match intervals.as_slice() {
+        [] => "best series interval (none recorded in these results)".to_string(),
+        [one] => format!("best {one} interval"),
+        many => format!("best series interval ({})", many.join(", ")),
+    };
+    match c.value {
+        ValueKind::Peak => format!(
+            "IOPS (peak) and {rate} (peak) are peaks: each step's {interval} of its record window (a \
+             rounds measurement: its best round; a copy has no intervals: its average); beside them, IOPS (avg) \
+             and {rate} (avg) are the step averages"
+        ),
+        ValueKind::StepAverage => format!(
+            "IOPS (avg) and {rate} (avg) are step averages over each step's record window (a rounds \
+             measurement: the average of its window's rounds); beside them, IOPS (peak) and {rate} (peak) are \
+             each step's {interval} (a rounds measurement: its best round)"
+        ),
+        ValueKind::SteadyStateAverage => format!(
+            "IOPS (steady) and {rate} (steady) are steady-state averages: a rounds measurement's window \
+             rounds, a precondition until steady's last window (of the metric its rule tracks); a measurement, \
+             fill or copy has no window and gives its step average; beside them, IOPS (peak) and {rate} (peak) \
+             are each step's {interval} (a rounds measurement: its best round)"
+        ),
+    }
+}
+
+/// Under `value peak`, each sweep's best step, as review charts show a
+/// sweep: `sweep 2 rnd4k_read: best step QD 32 (measure/rnd4k_read-qd32):
+/// 512345 IOPS, 2098.6 MB/s (peak)`.
+pub(crate) fn best_lines(run: &Loaded, pts: &[Point]) -> Vec<String> {
+    let units = run.manifest.plan.conventions.units;
+    if run.manifest.plan.conventions.value != ValueKind::Peak {
+        return Vec::new();
+    }
+    sweep_bests(pts)
+        .into_iter()
+        .map(|p| {
+            format!(
+                "sweep {} {}: best step QD {} ({}): {} IOPS, {} {} ({})",
+                p.sweep.unwrap_or(0),
+                p.workload.as_ref().map_or("-", |w| w.name.as_str()),
+                p.qd.map_or(0, |q| q.total),
+                p.id,
+                num(p.iops, 0),
+                num(Some(p.rate(units)), 1),
+                rate_unit(units),
+                p.value.words()
+            )
+        })
+        .collect()
+}
+
+pub(crate) fn num(v: Option<f64>, decimals: usize) -> String {
+    v.filter(|v| v.is_finite()).map_or("-".into(), |v| format!("{v:.decimals$}"))
+}
+
+/// One row a point, as text.
+pub(crate) fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
+    let units = run.manifest.plan.conventions.units;
+    let other = beside(run.manifest.plan.conventions.value);
+    pts.iter()
+        .map(|p| {
+            let step = step_of(run, p);
+            let c = step.map(|s| &s.checklist);
+            let qd = p.qd.map_or("-".into(), |q| {
+                if q.workers > 1 {
+                    format!("{} ({}x{})", q.total, q.workers, q.per_worker)
+                } else {
+                    q.total.to_string()
+                }
+            });
+            let mut notes = Vec::new();
+            if let Some(e) = &p.error {
+                notes.push(format!("failed: {e}"));
+            }
+            if let Some(v) = &p.value_note {
+                notes.push(v.clone());
+            }
+            if let Some(r) = p.repeat {
+                notes.push(format!("run {} of {}", r.run, r.runs));
+            }
+            if p.kind == "rounds" {
+                notes.push("rounds: p99 of the last round".into());
+            } else if p.kind != "measure" {
+                notes.push(p.kind.clone());
+            }
+            if let Some(st) = step.and_then(|s| s.steady.as_ref()) {
+                notes.push(if st.reached {
+                    format!("steady at round {}", st.rounds)
+                } else {
+                    format!("not steady in {} rounds", st.rounds)
+                });
+            }
+            vec![
+                p.step.to_string(),
+                p.id.clone(),
+                p.workload.as_ref().map_or("-".into(), |w| w.label()),
+                qd,
+                num(p.iops, 0),
+                num(Some(p.rate(units)), 1),
+                num(p.iops_as(other), 0),
+                num(p.rate_as(other, units), 1),
+                num(p.mean_latency_us, 1),
+                num(p.p99_latency_us, 1),
+                c.and_then(|c| c.drive_state.as_ref())
+                    .map_or("-".into(), |d| if short { short_state(d) } else { d.description.clone() }),
+                c.and_then(|c| c.span.as_ref()).map_or("-".into(), |s| {
+                    if short { s.declared.clone() } else { format!("{} ({})", s.declared, human(s.bytes)) }
+                }),
+                value_short(p, step),
+                notes.join("; "),
+            ]
+        })
+        .collect()
+}
+
+/// How this number was made, in a few words (the methodology's convention
+/// is in the header).
+fn value_short(p: &Point, step: Option<&manifest::ManifestStep>) -> String {
+    let steady = step.and_then(|s| s.steady.as_ref());
+    // A precondition whose steady-state rule tracks one rate reports the
+    // other as its step average: the rate that is not says how.
+    let kind = if p.value != ValueKind::StepAverage { p.value } else { p.rate_value };
+    match (p.kind.as_str(), kind) {
+        ("rounds", ValueKind::Peak) => "best round".into(),
+        (_, ValueKind::Peak) => {
+            format!("best {} interval", p.peak_interval_s.map_or("series".into(), interval_words))
+        }
+        ("precondition", ValueKind::SteadyStateAverage) if steady.is_some_and(|s| s.reached) => {
+            "steady-state window average".into()
+        }
+        ("precondition", ValueKind::SteadyStateAverage) => "last-window average, not steady".into(),
+        _ => value_average(p, steady),
+    }
+}
+
+/// How an average was made, in a few words.
+fn value_average(p: &Point, steady: Option<&crate::record::SteadyResult>) -> String {
+    match p.kind.as_str() {
+        "measure" => "step average".into(),
+        "fill" => "fill average".into(),
+        "precondition" => "precondition average".into(),
+        "rounds" if steady.is_some_and(|s| s.reached) => "steady-state window average".into(),
+        "rounds" => "last-window average, not steady".into(),
+        "copy" => "copy average".into(),
+        other => other.to_string(),
+    }
+}
+
+/// `preconditioned`, `steady (round 7)`, `filled 2x`: the drive state in a word or two.
+fn short_state(d: &manifest::DriveState) -> String {
+    use manifest::Condition;
+    let mut s = match d.condition {
+        Condition::AsFound => "as found".to_string(),
+        Condition::Fresh if d.erased.is_some() => "erased".into(),
+        Condition::Fresh => "fresh".into(),
+        Condition::Filled => format!("filled {}x", d.fill_passes),
+        Condition::Preconditioned => "preconditioned".into(),
+        Condition::Steady => format!("steady (round {})", d.steady.map_or(0, |s| s.rounds)),
+    };
+    if d.in_doubt {
+        s.push_str(", in doubt");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_as_dashes_when_missing() {
+        assert_eq!(num(None, 1), "-");
+        assert_eq!(num(Some(f64::NAN), 1), "-");
+        assert_eq!(num(Some(1.26), 1), "1.3");
+    }
+}
