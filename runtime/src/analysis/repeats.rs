@@ -11,7 +11,7 @@
 //! it says which it used.
 
 use methodic_compiler::plan::Aggregate;
-pub use methodic_results::analysis::{Evidence, PageCache, RepeatSummary};
+pub use methodic_results::analysis::{Evidence, PageCache, RepeatSummary, run_list};
 
 use super::{mean, median, sd};
 use crate::devio::{Counter, DeviceIo};
@@ -148,15 +148,6 @@ fn page_cache(runs: &[Run<'_>], ctx: &CacheContext) -> PageCache {
             .filter(|(_, f)| f.served_from_cache())
             .map(|(r, _)| r.number)
             .collect(),
-    }
-}
-
-/// `runs 2..4`, `runs 2, 4`, `run 3`.
-pub fn run_list(numbers: &[u32]) -> String {
-    match numbers {
-        [one] => format!("run {one}"),
-        [first, .., last] if numbers.windows(2).all(|w| w[1] == w[0] + 1) => format!("runs {first}..{last}"),
-        _ => format!("runs {}", numbers.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")),
     }
 }
 
