@@ -123,37 +123,15 @@ impl TypedValueParser for FormatParser {
 
 #[cfg(test)]
 mod tests {
-    use methodic_results::export::{ExportError, Exporter, Json, Table};
-    use serde::Serialize;
+    use methodic_results::view::compare::Comparison;
 
     use super::*;
-
-    /// A result that comes as a table and as JSON.
-    #[derive(Serialize)]
-    struct Two {
-        n: u32,
-    }
-
-    impl Exporter<Two> for Table {
-        fn export(&self, r: &Two) -> Result<String, ExportError> {
-            Ok(format!("n is {}\n", r.n))
-        }
-    }
-
-    impl Exports for Two {
-        fn exporter(format: Format) -> Option<&'static dyn Exporter<Two>> {
-            match format {
-                Format::Table => Some(&Table),
-                Format::Json => Some(&Json),
-                _ => None,
-            }
-        }
-    }
 
     #[derive(clap::Parser)]
     struct Cli {
         #[command(flatten)]
-        out: Output<Two>,
+        /// compare's result: it comes as a table and as JSON.
+        out: Output<Comparison>,
     }
 
     #[test]
