@@ -23,7 +23,7 @@ impl EngineKind {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EngineNote {
-    /// `auto`, `iouring` or `psync`, as asked on the command line.
+    /// `auto`, `io-uring` or `psync`, as asked on the command line.
     pub choice: String,
     pub io_uring: bool,
     /// Why io_uring is not used, when it is not.
