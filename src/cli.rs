@@ -13,7 +13,7 @@ use methodic_compiler::plan::Bytes;
 
 use crate::common::parse_size;
 use crate::format::Output;
-use crate::methodology::{self, PlanFormat, PlanSteps};
+use crate::methodology::{self, PlanFormat};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -67,7 +67,7 @@ enum Command {
         capacity: Option<Bytes>,
         /// The steps as a table, CSV, or JSON lines (an object a step).
         #[command(flatten)]
-        output: Output<PlanSteps>,
+        output: Output<methodic_results::view::plan::PlanSteps>,
     },
     /// Run a methodology or plan on a file or block device, writing a results directory.
     Run(crate::run::RunArgs),

@@ -6,7 +6,8 @@
 //! the same thing: the honest answer to "does methodic measure what fio
 //! measures?".
 //!
-//! This module runs both tools and prints; the job fio gets
+//! This module runs both tools and hands their numbers to the view
+//! (`methodic_results::view::crosscheck`); the job fio gets
 //! (`methodic_fio::plan_to_fio`) and the reading of its JSON output
 //! (`methodic_fio::fio_json_iops`) are methodic-fio's.
 
@@ -16,10 +17,9 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result, bail};
 use methodic_compiler::plan::Action;
 use methodic_runtime::{EngineChoice, Quiet, RunOptions, Status};
-use serde::Serialize;
 
 use methodic_fio::{Engine, fio_filename, fio_json_iops, plan_to_fio};
-use methodic_results::export::{ExportError, Exporter, Exports, Format, Json, Table};
+use methodic_results::view::crosscheck::Crosscheck;
 use methodic_runtime::analysis::median;
 use methodic_runtime::engine::EngineKind;
 
@@ -50,60 +50,6 @@ pub struct CrosscheckArgs {
     fio: PathBuf,
     #[command(flatten)]
     output: Output<Crosscheck>,
-}
-
-/// Both tools' numbers, run by run, and how far apart their medians are.
-#[derive(Debug, Serialize)]
-pub struct Crosscheck {
-    pub step: String,
-    pub target: PathBuf,
-    /// How methodic ran the step, and so how fio was told to.
-    pub engine: String,
-    pub methodic_iops: Vec<f64>,
-    pub fio_iops: Vec<f64>,
-    pub methodic_median: f64,
-    pub fio_median: f64,
-    /// methodic's median over fio's.
-    pub ratio: f64,
-    /// Within 10% of each other.
-    pub agree: bool,
-    /// `fio-3.36`, as `fio --version` says it (for the table).
-    #[serde(skip)]
-    pub fio_version: String,
-}
-
-impl Exports for Crosscheck {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<Crosscheck>> {
-        match format {
-            Format::Table => Some(&Table),
-            Format::Json => Some(&Json),
-            _ => None,
-        }
-    }
-}
-
-impl Exporter<Crosscheck> for Table {
-    fn export(&self, c: &Crosscheck) -> Result<String, ExportError> {
-        let mut out = format!(
-            "{} on {} ({}, {}), {} runs each:\n",
-            c.step,
-            c.target.display(),
-            c.engine,
-            c.fio_version,
-            c.methodic_iops.len()
-        );
-        for (k, (m, f)) in c.methodic_iops.iter().zip(&c.fio_iops).enumerate() {
-            out.push_str(&format!("  run {}: methodic {m:.0} IOPS, fio {f:.0} IOPS\n", k + 1));
-        }
-        out.push_str(&format!(
-            "median: methodic {:.0} IOPS, fio {:.0} IOPS, ratio {:.3}: {}\n",
-            c.methodic_median,
-            c.fio_median,
-            c.ratio,
-            if c.agree { "within 10%" } else { "DIFFERENT by more than 10%" }
-        ));
-        Ok(out)
-    }
 }
 
 pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {

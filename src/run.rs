@@ -13,13 +13,9 @@ use anyhow::{Result, bail};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use methodic_compiler::plan::{Plan, Step, TimeRange, Units};
-use methodic_results::export::{ExportError, Exporter, Exports, Format, Json, Table};
-use methodic_runtime::ceiling::Ceilings;
+use methodic_results::export::Format;
+use methodic_results::view::run::{HostCeilings, Ran, step_line};
 use methodic_runtime::{EngineChoice, Observer, RunOptions, RunReport, Status, StepResult};
-use serde::Serialize;
-use tabled::builder::Builder;
-use tabled::settings::object::Columns;
-use tabled::settings::{Alignment, Style};
 
 use crate::common::load_plan;
 use crate::format::{Choice, Output};
@@ -129,66 +125,6 @@ pub struct CalibrateArgs {
     output: Output<HostCeilings>,
 }
 
-/// What `methodic calibrate` prints: the host ceilings measured.
-#[derive(Serialize)]
-#[serde(transparent)]
-pub struct HostCeilings(Ceilings);
-
-impl Exports for HostCeilings {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<HostCeilings>> {
-        match format {
-            Format::Table => Some(&Table),
-            Format::Json => Some(&Json),
-            _ => None,
-        }
-    }
-}
-
-impl Exporter<HostCeilings> for Table {
-    fn export(&self, HostCeilings(c): &HostCeilings) -> Result<String, ExportError> {
-        let mut out =
-            format!("host ceiling against {}, random reads, {:.1}s each:\n", c.target, c.seconds_each);
-        for s in &c.shapes {
-            out.push_str(&format!("  {:.0} IOPS, {:.0} MB/s reading {}\n", s.iops, s.mb_s, s.shape));
-        }
-        for u in &c.unmeasured {
-            out.push_str(&format!("  not measured, {}: {}\n", u.shape, u.reason));
-        }
-        out.push_str(&format!(
-            "  {:.0} MB/s copying the data buffers in memory\n\
-             A result within 10% of the ceiling of its own shape may measure the host, not the drive.\n",
-            c.memory_copy_mb_s
-        ));
-        Ok(out)
-    }
-}
-
-/// What `methodic run` prints when the run ends: its report, and the plan
-/// it ran (for the table's words). As JSON, the report alone.
-#[derive(Serialize)]
-#[serde(transparent)]
-pub struct Ran {
-    report: RunReport,
-    #[serde(skip)]
-    plan: Plan,
-}
-
-impl Exports for Ran {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<Ran>> {
-        match format {
-            Format::Table => Some(&Table),
-            Format::Json => Some(&Json),
-            _ => None,
-        }
-    }
-}
-
-impl Exporter<Ran> for Table {
-    fn export(&self, r: &Ran) -> Result<String, ExportError> {
-        Ok(table(&r.plan, &r.report))
-    }
-}
-
 /// `methodic calibrate`: the host ceiling on its own, for each queue
 /// depth and block size asked.
 pub fn calibrate(args: CalibrateArgs) -> Result<ExitCode> {
@@ -254,7 +190,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         engines: None,
     };
     let format = args.format.format();
-    let report = with_progress(format, plan.conventions.units == Units::Binary, |progress| {
+    let report = with_progress(format, plan.conventions.units, |progress| {
         if args.rehearse {
             progress.line("rehearsal: durations and sizes are scaled down; the numbers are not measurements");
         }
@@ -267,12 +203,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 /// run ends.
 fn with_progress(
     format: Format,
-    binary: bool,
+    units: Units,
     go: impl FnOnce(&mut Progress) -> methodic_runtime::Result<RunReport>,
 ) -> Result<RunReport> {
     let mut progress = Progress::new(
         format != Format::Json && std::io::stderr().is_terminal() && std::io::stdout().is_terminal(),
-        binary,
+        units,
     );
     let report = go(&mut progress);
     progress.finish();
@@ -299,9 +235,9 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
         keep_scratch: args.keep_scratch,
         ..RunOptions::default()
     };
-    let binary = plan.as_ref().is_some_and(|p| p.conventions.units == Units::Binary);
+    let units = plan.as_ref().map_or(Units::Decimal, |p| p.conventions.units);
     let format = args.format.format();
-    let report = with_progress(format, binary, |progress| {
+    let report = with_progress(format, units, |progress| {
         methodic_runtime::resume(dir, given.as_ref(), &opts, progress)
     })?;
     let plan = plan.or(given).ok_or_else(|| anyhow::anyhow!("the run's plan.ron cannot be read"))?;
@@ -310,9 +246,9 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
 
 /// Prints the report and says how the run ended, in the exit code too.
 fn finish(plan: Plan, report: RunReport, format: Format) -> Result<ExitCode> {
-    let ran = Ran { report, plan };
+    let ran = Ran::new(report, plan.conventions.units);
     crate::format::write(&ran, format, std::path::Path::new("-"))?;
-    let report = ran.report;
+    let report = ran.report();
     match report.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
         Status::Failed | Status::Running => {
@@ -362,12 +298,12 @@ fn default_out(plan: &Plan, rehearse: bool, now: f64) -> PathBuf {
 /// otherwise (so that logs show how a run went).
 struct Progress {
     bar: Option<ProgressBar>,
-    /// Rates in MiB/s (the methodology's units are binary).
-    binary: bool,
+    /// The methodology's units: rates in MiB/s or MB/s.
+    units: Units,
 }
 
 impl Progress {
-    fn new(terminal: bool, binary: bool) -> Progress {
+    fn new(terminal: bool, units: Units) -> Progress {
         let bar = terminal.then(|| {
             let bar = ProgressBar::new(0);
             bar.set_style(
@@ -378,7 +314,7 @@ impl Progress {
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
-        Progress { bar, binary }
+        Progress { bar, units }
     }
 
     fn line(&self, text: &str) {
@@ -406,7 +342,7 @@ impl Observer for Progress {
     }
 
     fn step_finished(&mut self, index: usize, _step: &Step, result: &StepResult) {
-        let line = format!("[{}] {}: {}", index + 1, result.id, one_line(result, self.binary));
+        let line = format!("[{}] {}: {}", index + 1, result.id, step_line(result, self.units));
         match &self.bar {
             Some(b) => {
                 b.println(line);
@@ -419,106 +355,4 @@ impl Observer for Progress {
     fn note(&mut self, message: &str) {
         self.line(&format!("note: {message}"));
     }
-}
-
-/// A finished step in a few words.
-fn one_line(r: &StepResult, binary: bool) -> String {
-    if let Some(e) = &r.error {
-        return if e.starts_with("interrupted") { e.clone() } else { format!("failed: {e}") };
-    }
-    let unit = if binary { "MiB/s" } else { "MB/s" };
-    let mut parts = Vec::new();
-    if let Some(s) = &r.summary {
-        let rate = if binary { s.total.mib_s } else { s.total.mb_s };
-        let mean = s.total.latency_us.mean;
-        parts.push(format!("{:.0} IOPS, {rate:.1} {unit}, {mean:.1} us mean", s.total.iops));
-    }
-    if let Some(st) = &r.steady {
-        let how = if st.reached { "steady after" } else { "not steady after" };
-        parts.push(format!("{how} {} rounds", st.rounds));
-    }
-    if let Some(c) = &r.copy {
-        let rate = if binary { c.mib_s } else { c.mb_s };
-        parts.push(format!("copied {} files at {rate:.1} {unit}", c.files));
-    }
-    if let Some(p) = &r.probe {
-        parts.push(format!("{} offsets, median {:.1} us", p.offsets, p.median_us));
-    }
-    parts.extend(r.actions.iter().cloned());
-    if parts.is_empty() {
-        parts.push(format!("done in {:.1}s", r.seconds));
-    }
-    parts.join("; ")
-}
-
-/// The per-step table printed at the end.
-fn table(plan: &Plan, report: &RunReport) -> String {
-    let binary = plan.conventions.units == Units::Binary;
-    let rate_head = if binary { "MiB/s" } else { "MB/s" };
-    let mut b = Builder::default();
-    b.push_record(["#", "step", "IOPS", rate_head, "mean us", "p99 us", "notes"]);
-    for r in &report.steps {
-        let (iops, rate, mean, p99) = match (&r.summary, &r.copy, &r.probe) {
-            (Some(s), _, _) => (
-                format!("{:.0}", s.total.iops),
-                format!("{:.1}", if binary { s.total.mib_s } else { s.total.mb_s }),
-                format!("{:.1}", s.total.latency_us.mean),
-                format!("{:.1}", s.total.latency_us.p99),
-            ),
-            (None, Some(c), _) => {
-                ("-".into(), format!("{:.1}", if binary { c.mib_s } else { c.mb_s }), "-".into(), "-".into())
-            }
-            _ => ("-".into(), "-".into(), "-".into(), "-".into()),
-        };
-        let mut notes = Vec::new();
-        if let Some(e) = &r.error {
-            notes.push(if e.starts_with("interrupted") { e.clone() } else { format!("failed: {e}") });
-        }
-        if let Some(io) = &r.io {
-            let async_ = if io.forced_async { " async" } else { "" };
-            notes.push(format!("{}{async_} {}x{}", io.engine.name(), io.threads, io.depth));
-        }
-        if let Some(st) = &r.steady {
-            notes.push(if st.reached {
-                format!("steady at round {}", st.rounds)
-            } else {
-                format!("not steady in {} rounds", st.rounds)
-            });
-        }
-        if let Some(p) = &r.probe {
-            notes.push(format!("{} offsets, median {:.1} us", p.offsets, p.median_us));
-        }
-        if let Some(c) = &r.cells {
-            notes.push(format!("{} cells", c.len()));
-        }
-        b.push_record([r.index.to_string(), r.id.clone(), iops, rate, mean, p99, notes.join("; ")]);
-    }
-    let mut t = b.build();
-    t.with(Style::sharp());
-    t.modify(Columns::new(0..1), Alignment::right());
-    t.modify(Columns::new(2..6), Alignment::right());
-    let mut out = String::new();
-    if report.rehearsal {
-        out.push_str("REHEARSAL: scaled down to try the methodology; these numbers are not measurements.\n");
-    }
-    out.push_str(&format!(
-        "{} version {}: {} steps in {:.1}s, {}\n",
-        report.methodology.name,
-        report.methodology.version,
-        report.steps.len(),
-        report.seconds,
-        match report.status {
-            Status::Completed => "completed",
-            Status::Failed => "failed",
-            Status::Interrupted => "interrupted",
-            Status::Running => "running",
-        }
-    ));
-    out.push_str(&t.to_string());
-    out.push_str(&format!("\nresults in {}\n", report.results.display()));
-    out.push_str(&format!(
-        "read them with: methodic report {0} [--format html -o report.html]; methodic compare {0} OTHER_RESULTS\n",
-        report.results.display()
-    ));
-    out
 }

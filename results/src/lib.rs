@@ -1,6 +1,7 @@
 //! methodic's results: the records a run writes and every reader of them
-//! shares, the views made of them (`report`, `compare`) and the exporters
-//! that write a view in a format. The runtime fills the records in.
+//! shares, the views made of them (`report`, `compare`, and each other
+//! command's result) and the exporters that write a view in a format. The
+//! runtime fills the records in.
 #![doc = include_str!("../ARCHITECTURE.md")]
 
 pub mod analysis;

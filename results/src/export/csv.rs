@@ -1,11 +1,13 @@
 //! The `csv` format: comma-separated values, a header then a row each,
 //! quoted where a field needs it ([`line()`]). A report: a row a point, with
-//! its workload, values, latencies and checklist.
+//! its workload, values, latencies and checklist. A plan's steps: a row a
+//! step.
 
 use methodic_compiler::plan::IoMode;
 
 use super::{ExportError, Exporter};
 use crate::manifest::Loaded;
+use crate::view::plan::{HEADERS, PlanSteps};
 use crate::view::points::{Point, step_of};
 use crate::view::report::Report;
 
@@ -15,6 +17,17 @@ pub struct Csv;
 impl Exporter<Report> for Csv {
     fn export(&self, r: &Report) -> Result<String, ExportError> {
         Ok(csv(&r.run, &r.pts))
+    }
+}
+
+/// A row a step, in `view::plan::HEADERS`' order.
+impl Exporter<PlanSteps> for Csv {
+    fn export(&self, p: &PlanSteps) -> Result<String, ExportError> {
+        let mut out = line(&HEADERS);
+        for r in p.rows() {
+            out.push_str(&line(&r));
+        }
+        Ok(out)
     }
 }
 

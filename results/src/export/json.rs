@@ -1,6 +1,7 @@
 //! The `json` format: JSON for programs. Any serializable result,
 //! pretty-printed with a final newline; a report as `JsonReport`: the
-//! run's identity, conventions and every point with its checklist.
+//! run's identity, conventions and every point with its checklist; a
+//! plan's steps as JSON lines, an object a step.
 
 use std::path::Path;
 
@@ -11,6 +12,7 @@ use super::{ExportError, Exporter, Format};
 use crate::host::{Host, TargetInfo};
 use crate::manifest::{self, Loaded};
 use crate::record::Status;
+use crate::view::plan::PlanSteps;
 use crate::view::points::{Point, step_of, sweep_bests};
 use crate::view::report::{Report, value_line};
 
@@ -23,6 +25,30 @@ impl<R: Serialize + ?Sized> Exporter<R> for Json {
         serde_json::to_string_pretty(result)
             .map(|text| text + "\n")
             .map_err(|e| ExportError::Failed { format: Format::Json, detail: e.to_string() })
+    }
+}
+
+/// JSON lines: an object a step (`PlanSteps` is not `Serialize`: this is
+/// its only JSON).
+impl Exporter<PlanSteps> for Json {
+    fn export(&self, p: &PlanSteps) -> Result<String, ExportError> {
+        let mut out = String::new();
+        for (s, r) in p.plan.steps.iter().zip(p.rows()) {
+            let line = serde_json::json!({
+                "id": s.id,
+                "phase": s.phase,
+                "kind": s.action.kind(),
+                "what": r[2],
+                "qd": r[3],
+                "time_min_ms": s.estimate.time.min.as_millis(),
+                "time_max_ms": s.estimate.time.max.as_millis(),
+                "device_bound": s.estimate.device_bound,
+                "writes": s.estimate.written,
+            });
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+        Ok(out)
     }
 }
 

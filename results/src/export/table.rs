@@ -2,21 +2,29 @@
 //! sentences around them. A report: its header lines, the result table,
 //! each sweep's best step and the findings. A comparison: the runs, the
 //! paired steps with ratios, the steps with no counterpart and the
-//! differences that can explain the gaps.
+//! differences that can explain the gaps. The commands' own results: a
+//! plan's steps and phases, a run's end table, the host ceilings, two
+//! plans' changes, and methodic's numbers beside fio's.
 
+use methodic_compiler::diff::Class;
 use methodic_compiler::plan::QdCounting;
+use methodic_compiler::plan::{Percent, Units};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
-use tabled::settings::{Alignment, Style};
+use tabled::settings::{Alignment, Style, Width};
 
 use super::{ExportError, Exporter};
 use crate::manifest::Loaded;
 use crate::record::Status;
 use crate::view::compare::{Comparison, letter, plural_kind};
+use crate::view::crosscheck::Crosscheck;
+use crate::view::diff::Changes;
+use crate::view::plan::{HEADERS, PlanSteps};
 use crate::view::points::{Point, kind_short, rate_unit};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{ceiling_words, status_sentence, status_word, title};
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
+use crate::view::run::{HostCeilings, Ran, failure_words, probe_words};
 
 /// The `table` exporter: text for a terminal.
 pub struct Table;
@@ -233,4 +241,239 @@ fn text(c: &Comparison) -> String {
         }
     }
     out
+}
+
+/// The plan's title, a row a step, the phases with their totals, and what
+/// the time and bytes written leave out.
+impl Exporter<PlanSteps> for Table {
+    fn export(&self, p: &PlanSteps) -> Result<String, ExportError> {
+        let plan = &p.plan;
+        let mut out = String::new();
+        let m = &plan.methodology;
+        out.push_str(&format!("{} version {}", m.name, m.version));
+        if let Some(d) = &m.description {
+            out.push_str(&format!(": {d}"));
+        }
+        out.push('\n');
+        let mut b = Builder::default();
+        b.push_record(HEADERS);
+        for r in p.rows() {
+            b.push_record(r);
+        }
+        let mut table = b.build();
+        table.with(Style::sharp());
+        table.modify(Columns::first(), Alignment::right());
+        out.push_str(&table.to_string());
+        out.push_str("\n\n");
+        let mut b = Builder::default();
+        b.push_record(["phase", "steps", "time", "device-bound steps", "writes"]);
+        for p in plan.phases() {
+            b.push_record([
+                p.phase.unwrap_or_else(|| "(no phase)".into()),
+                p.steps.to_string(),
+                p.time.human(),
+                p.device_bound_steps.to_string(),
+                p.written.human(plan.conventions.units),
+            ]);
+        }
+        let e = &plan.estimate;
+        b.push_record([
+            "total".to_string(),
+            plan.steps.len().to_string(),
+            e.time.human(),
+            e.device_bound_steps.to_string(),
+            e.written.human(plan.conventions.units),
+        ]);
+        let mut table = b.build();
+        table.with(Style::sharp());
+        out.push_str(&table.to_string());
+        out.push('\n');
+        if e.device_bound_steps > 0 {
+            let n = e.device_bound_steps;
+            out.push_str(&format!(
+                "\n{} on the device's speed (erase, fill, until written, copy, probe) \
+                 and {} to the time above.\n",
+                if n == 1 { "1 step depends".to_string() } else { format!("{n} steps depend") },
+                if n == 1 { "adds" } else { "add" },
+            ));
+        }
+        match (e.capacity, e.written_bytes) {
+            (Some(c), Some(w)) => {
+                let binary = plan.conventions.units == Units::Binary;
+                out.push_str(&format!(
+                    "On a {} target the plan writes {}, besides its timed writes.\n",
+                    c.human(binary),
+                    w.human(binary)
+                ))
+            }
+            _ if e.written.capacity != Percent::ZERO => {
+                out.push_str("Give --capacity (such as --capacity 2TB) for the bytes written as a size.\n")
+            }
+            _ => {}
+        }
+        Ok(out)
+    }
+}
+
+/// A line a shape measured or not, and the memory copy rate.
+impl Exporter<HostCeilings> for Table {
+    fn export(&self, HostCeilings(c): &HostCeilings) -> Result<String, ExportError> {
+        let mut out =
+            format!("host ceiling against {}, random reads, {:.1}s each:\n", c.target, c.seconds_each);
+        for s in &c.shapes {
+            out.push_str(&format!("  {:.0} IOPS, {:.0} MB/s reading {}\n", s.iops, s.mb_s, s.shape));
+        }
+        for u in &c.unmeasured {
+            out.push_str(&format!("  not measured, {}: {}\n", u.shape, u.reason));
+        }
+        out.push_str(&format!(
+            "  {:.0} MB/s copying the data buffers in memory\n\
+             A result within 10% of the ceiling of its own shape may measure the host, not the drive.\n",
+            c.memory_copy_mb_s
+        ));
+        Ok(out)
+    }
+}
+
+/// How the run ended, a row a step, and where its results are.
+impl Exporter<Ran> for Table {
+    fn export(&self, ran: &Ran) -> Result<String, ExportError> {
+        let report = &ran.report;
+        let binary = ran.units == Units::Binary;
+        let mut b = Builder::default();
+        b.push_record(["#", "step", "IOPS", rate_unit(ran.units), "mean us", "p99 us", "notes"]);
+        for r in &report.steps {
+            let (iops, rate, mean, p99) = match (&r.summary, &r.copy, &r.probe) {
+                (Some(s), _, _) => (
+                    format!("{:.0}", s.total.iops),
+                    format!("{:.1}", if binary { s.total.mib_s } else { s.total.mb_s }),
+                    format!("{:.1}", s.total.latency_us.mean),
+                    format!("{:.1}", s.total.latency_us.p99),
+                ),
+                (None, Some(c), _) => (
+                    "-".into(),
+                    format!("{:.1}", if binary { c.mib_s } else { c.mb_s }),
+                    "-".into(),
+                    "-".into(),
+                ),
+                _ => ("-".into(), "-".into(), "-".into(), "-".into()),
+            };
+            let mut notes = Vec::new();
+            if let Some(e) = &r.error {
+                notes.push(failure_words(e));
+            }
+            if let Some(io) = &r.io {
+                let async_ = if io.forced_async { " async" } else { "" };
+                notes.push(format!("{}{async_} {}x{}", io.engine.name(), io.threads, io.depth));
+            }
+            if let Some(st) = &r.steady {
+                notes.push(if st.reached {
+                    format!("steady at round {}", st.rounds)
+                } else {
+                    format!("not steady in {} rounds", st.rounds)
+                });
+            }
+            if let Some(p) = &r.probe {
+                notes.push(probe_words(p));
+            }
+            if let Some(c) = &r.cells {
+                notes.push(format!("{} cells", c.len()));
+            }
+            b.push_record([r.index.to_string(), r.id.clone(), iops, rate, mean, p99, notes.join("; ")]);
+        }
+        let mut t = b.build();
+        t.with(Style::sharp());
+        t.modify(Columns::new(0..1), Alignment::right());
+        t.modify(Columns::new(2..6), Alignment::right());
+        let mut out = String::new();
+        if report.rehearsal {
+            out.push_str(
+                "REHEARSAL: scaled down to try the methodology; these numbers are not measurements.\n",
+            );
+        }
+        out.push_str(&format!(
+            "{} version {}: {} steps in {:.1}s, {}\n",
+            report.methodology.name,
+            report.methodology.version,
+            report.steps.len(),
+            report.seconds,
+            match report.status {
+                Status::Completed => "completed",
+                Status::Failed => "failed",
+                Status::Interrupted => "interrupted",
+                Status::Running => "running",
+            }
+        ));
+        out.push_str(&t.to_string());
+        out.push_str(&format!("\nresults in {}\n", report.results.display()));
+        out.push_str(&format!(
+            "read them with: methodic report {0} [--format html -o report.html]; methodic compare {0} OTHER_RESULTS\n",
+            report.results.display()
+        ));
+        Ok(out)
+    }
+}
+
+/// A table a class of change (breaking first), then the summary.
+impl Exporter<Changes> for Table {
+    fn export(&self, c: &Changes) -> Result<String, ExportError> {
+        let d = &c.diff;
+        let mut out = String::new();
+        for class in [
+            Class::BreaksComparability,
+            Class::AddsRemovesSteps,
+            Class::ShiftsPrecision,
+            Class::PresentationOnly,
+        ] {
+            let changes: Vec<_> = d.changes.iter().filter(|c| c.class == class).collect();
+            if changes.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("{} ({}):\n", class.word(), changes.len()));
+            let mut b = Builder::default();
+            b.push_record(["change", "old", "new", "affected steps", "why"]);
+            for c in changes {
+                b.push_record([
+                    c.what.clone(),
+                    c.old.clone(),
+                    c.new.clone(),
+                    c.affected.clone(),
+                    c.reason.clone(),
+                ]);
+            }
+            let mut t = b.build();
+            t.with(Style::sharp());
+            t.with(Width::wrap(150).keep_words(true).priority(tabled::settings::peaker::Priority::max(true)));
+            out.push_str(&t.to_string());
+            out.push_str("\n\n");
+        }
+        out.push_str(&d.summary(c.new_steps));
+        out.push('\n');
+        Ok(out)
+    }
+}
+
+/// Each run's IOPS by both tools, then the medians and whether they agree.
+impl Exporter<Crosscheck> for Table {
+    fn export(&self, c: &Crosscheck) -> Result<String, ExportError> {
+        let mut out = format!(
+            "{} on {} ({}, {}), {} runs each:\n",
+            c.step,
+            c.target.display(),
+            c.engine,
+            c.fio_version,
+            c.methodic_iops.len()
+        );
+        for (k, (m, f)) in c.methodic_iops.iter().zip(&c.fio_iops).enumerate() {
+            out.push_str(&format!("  run {}: methodic {m:.0} IOPS, fio {f:.0} IOPS\n", k + 1));
+        }
+        out.push_str(&format!(
+            "median: methodic {:.0} IOPS, fio {:.0} IOPS, ratio {:.3}: {}\n",
+            c.methodic_median,
+            c.fio_median,
+            c.ratio,
+            if c.agree { "within 10%" } else { "DIFFERENT by more than 10%" }
+        ));
+        Ok(out)
+    }
 }

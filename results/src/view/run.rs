@@ -1,0 +1,153 @@
+//! What `methodic run` and `methodic calibrate` show when they end. A run's
+//! report and its units go in; out comes [`Ran`] (a row a step: IOPS, rate,
+//! mean and p99 latency, and notes: how it ran, a failure, steady state,
+//! a probe, cells). The host ceilings measured go in; out comes
+//! [`HostCeilings`]. [`step_line`] says a finished step in one line for the
+//! run's progress, in the same words as the table. The exporters
+//! (`crate::export`) write them as a table or JSON.
+
+use methodic_compiler::plan::Units;
+use serde::Serialize;
+
+use crate::ceiling::Ceilings;
+use crate::export::{Exporter, Exports, Format, Json, Table};
+use crate::record::{ProbeResult, RunReport, StepResult};
+use crate::view::points::rate_unit;
+
+/// What `methodic calibrate` prints: the host ceilings measured.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct HostCeilings(pub Ceilings);
+
+impl Exports for HostCeilings {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<HostCeilings>> {
+        match format {
+            Format::Table => Some(&Table),
+            Format::Json => Some(&Json),
+            _ => None,
+        }
+    }
+}
+
+/// What `methodic run` prints when the run ends: its report, and the
+/// plan's units (for the rate column). As JSON, the report alone.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct Ran {
+    pub(crate) report: RunReport,
+    #[serde(skip)]
+    pub(crate) units: Units,
+}
+
+impl Ran {
+    /// A run's report, with rates in the plan's `units`.
+    pub fn new(report: RunReport, units: Units) -> Ran {
+        Ran { report, units }
+    }
+
+    /// The report shown.
+    pub fn report(&self) -> &RunReport {
+        &self.report
+    }
+}
+
+impl Exports for Ran {
+    fn exporter(format: Format) -> Option<&'static dyn Exporter<Ran>> {
+        match format {
+            Format::Table => Some(&Table),
+            Format::Json => Some(&Json),
+            _ => None,
+        }
+    }
+}
+
+/// A finished step in a few words, for the run's progress: its numbers or
+/// its failure, steady state, copy, probe and what its actions did.
+pub fn step_line(r: &StepResult, units: Units) -> String {
+    if let Some(e) = &r.error {
+        return failure_words(e);
+    }
+    let binary = units == Units::Binary;
+    let unit = rate_unit(units);
+    let mut parts = Vec::new();
+    if let Some(s) = &r.summary {
+        let rate = if binary { s.total.mib_s } else { s.total.mb_s };
+        let mean = s.total.latency_us.mean;
+        parts.push(format!("{:.0} IOPS, {rate:.1} {unit}, {mean:.1} us mean", s.total.iops));
+    }
+    if let Some(st) = &r.steady {
+        let how = if st.reached { "steady after" } else { "not steady after" };
+        parts.push(format!("{how} {} rounds", st.rounds));
+    }
+    if let Some(c) = &r.copy {
+        let rate = if binary { c.mib_s } else { c.mb_s };
+        parts.push(format!("copied {} files at {rate:.1} {unit}", c.files));
+    }
+    if let Some(p) = &r.probe {
+        parts.push(probe_words(p));
+    }
+    parts.extend(r.actions.iter().cloned());
+    if parts.is_empty() {
+        parts.push(format!("done in {:.1}s", r.seconds));
+    }
+    parts.join("; ")
+}
+
+/// A step's error: `failed: ...`, or the interruption as it was said.
+pub(crate) fn failure_words(error: &str) -> String {
+    if error.starts_with("interrupted") { error.to_string() } else { format!("failed: {error}") }
+}
+
+/// `4096 offsets, median 81.3 us`.
+pub(crate) fn probe_words(p: &ProbeResult) -> String {
+    format!("{} offsets, median {:.1} us", p.offsets, p.median_us)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A completed run of two steps: an erase, and a step cut off.
+    fn ran(units: Units) -> Ran {
+        let report: RunReport = serde_json::from_value(serde_json::json!({
+            "methodology": { "name": "t", "version": "2", "source_hash": "" },
+            "rehearsal": true,
+            "status": "interrupted",
+            "error": "interrupted",
+            "seconds": 1.25,
+            "results": "/r",
+            "steps": [
+                { "index": 1, "id": "erase", "phase": null, "kind": "erase", "rehearsal": true,
+                  "started": "", "seconds": 0.5, "error": null, "actions": ["punched holes"] },
+                { "index": 2, "id": "m", "phase": null, "kind": "measure", "rehearsal": true,
+                  "started": "", "seconds": 0.25, "error": "interrupted by SIGINT" },
+                { "index": 3, "id": "b", "phase": null, "kind": "measure", "rehearsal": true,
+                  "started": "", "seconds": 0.25, "error": "no space" }
+            ]
+        }))
+        .unwrap();
+        Ran::new(report, units)
+    }
+
+    #[test]
+    fn a_step_reads_the_same_in_the_progress_and_the_table() {
+        let r = ran(Units::Binary);
+        let steps = &r.report().steps;
+        assert_eq!(step_line(&steps[0], Units::Binary), "punched holes");
+        assert_eq!(step_line(&steps[1], Units::Binary), "interrupted by SIGINT");
+        assert_eq!(step_line(&steps[2], Units::Binary), "failed: no space");
+        let table = r.export(Format::Table).unwrap();
+        assert!(table.starts_with("REHEARSAL: "), "{table}");
+        assert!(table.contains("t version 2: 3 steps in 1.2s, interrupted\n"), "{table}");
+        assert!(table.contains("MiB/s") && !table.contains("MB/s"), "{table}");
+        assert!(
+            table.contains("│ interrupted by SIGINT │") && table.contains("│ failed: no space"),
+            "{table}"
+        );
+        assert!(table.ends_with("methodic compare /r OTHER_RESULTS\n"), "{table}");
+        assert!(ran(Units::Decimal).export(Format::Table).unwrap().contains("MB/s"));
+        let json: serde_json::Value = serde_json::from_str(&r.export(Format::Json).unwrap()).unwrap();
+        assert_eq!(json["status"], "interrupted");
+        assert_eq!(json["steps"].as_array().unwrap().len(), 3);
+    }
+}
