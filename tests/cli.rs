@@ -55,7 +55,7 @@ fn compile_writes_ron_to_stdout_and_json_or_files_on_request() {
     let out = methodic(&["compile", "specs/quick.method"]);
     assert!(out.status.success());
     let ron = text(&out.stdout);
-    assert!(ron.starts_with("(\n  schema: 1,"), "{ron}");
+    assert!(ron.starts_with("(\n  schema: 2,"), "{ron}");
     let golden = std::fs::read_to_string(root().join("golden/plan@quick.method.snap")).unwrap();
     assert!(golden.ends_with(&ron), "compile output differs from the golden plan");
 
@@ -160,7 +160,7 @@ fn plan_reads_a_compiled_plan_and_rejects_a_bad_one() {
 
     let ron = std::fs::read_to_string(&good).unwrap();
     let old = dir.join("old.ron");
-    std::fs::write(&old, ron.replacen("schema: 1", "schema: 7", 1)).unwrap();
+    std::fs::write(&old, ron.replacen("schema: 2", "schema: 7", 1)).unwrap();
     let out = methodic(&["plan", old.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("[M0601]"), "{}", text(&out.stderr));

@@ -14,8 +14,11 @@ use crate::rules::{self, Problem};
 /// Checks a plan; an empty result means the runtime may run it.
 pub fn validate(plan: &Plan) -> Diagnostics {
     let mut v = Validator { out: Vec::new() };
-    if plan.schema != PLAN_SCHEMA {
-        v.plan(Code::PlanSchema, format!("schema version {} is not {PLAN_SCHEMA}", plan.schema));
+    if !(PLAN_SCHEMA_OLDEST..=PLAN_SCHEMA).contains(&plan.schema) {
+        v.plan(
+            Code::PlanSchema,
+            format!("schema version {} is not one of {PLAN_SCHEMA_OLDEST} to {PLAN_SCHEMA}", plan.schema),
+        );
     }
     if plan.methodology.name.trim().is_empty() {
         v.plan(Code::PlanInvalid, "the methodology has no name".to_string());

@@ -369,11 +369,18 @@ fn validation_catches_edited_plans() {
     }
     assert_eq!(crate::validate(&p).iter().map(|d| d.code).collect::<Vec<_>>(), [Code::PlanInvalid]);
 
-    let text = good.to_ron().replacen("schema: 1", "schema: 2", 1);
+    let now = format!("schema: {PLAN_SCHEMA},");
+    let text = good.to_ron().replacen(&now, &format!("schema: {},", PLAN_SCHEMA + 1), 1);
     assert_eq!(Plan::from_ron(&text).unwrap_err().code, Code::PlanSchema);
+    // A schema 1 plan (before the language's spellings) still reads.
+    let old = good.to_ron().replacen(&now, "schema: 1,", 1);
+    assert_eq!(Plan::from_ron(&old).map(|p| p.steps), Ok(good.steps.clone()));
+    let mut p = good.clone();
+    p.schema = 0;
+    assert_eq!(crate::validate(&p).iter().map(|d| d.code).collect::<Vec<_>>(), [Code::PlanSchema]);
     assert_eq!(Plan::from_ron("(steps: [])").unwrap_err().code, Code::PlanSyntax);
     assert_eq!(Plan::from_ron("not a plan").unwrap_err().code, Code::PlanSyntax);
-    let unknown = good.to_ron().replacen("schema: 1,", "schema: 1, extra: 3,", 1);
+    let unknown = good.to_ron().replacen(&now, &format!("{now} extra: 3,"), 1);
     assert_eq!(Plan::from_ron(&unknown).unwrap_err().code, Code::PlanSyntax);
 }
 

@@ -4,7 +4,7 @@
 use methodic_grammar::{Code, Diagnostic};
 use serde::Deserialize;
 
-use super::{PLAN_SCHEMA, Plan};
+use super::{PLAN_SCHEMA, PLAN_SCHEMA_OLDEST, Plan};
 
 /// How a plan is written out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,12 +92,15 @@ struct SchemaOnly {
 
 fn check_schema(schema: u32) -> Result<(), Box<Diagnostic>> {
     let wrong = match schema {
-        PLAN_SCHEMA => return Ok(()),
-        0 => Diagnostic::unplaced(Code::PlanSyntax, "this file has no plan schema version")
-            .with_hint("a plan starts with `(schema: 1, ...`; write one with `methodic compile`"),
+        PLAN_SCHEMA_OLDEST..=PLAN_SCHEMA => return Ok(()),
+        0 => Diagnostic::unplaced(Code::PlanSyntax, "this file has no plan schema version").with_hint(format!(
+            "a plan starts with `(schema: {PLAN_SCHEMA}, ...`; write one with `methodic compile`"
+        )),
         other => Diagnostic::unplaced(
             Code::PlanSchema,
-            format!("this plan has schema version {other}; this methodic reads schema {PLAN_SCHEMA}"),
+            format!(
+                "this plan has schema version {other}; this methodic reads schemas {PLAN_SCHEMA_OLDEST} to {PLAN_SCHEMA}"
+            ),
         )
         .with_hint("compile the methodology again with this methodic: `methodic compile FILE.method`"),
     };

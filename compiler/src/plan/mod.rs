@@ -35,8 +35,14 @@ pub use self::step::{
 pub use self::workload::{BlockShare, IoKey, Workload, WorkloadIo};
 
 /// The version of the plan format. Bump it whenever a change to these
-/// types would make an old plan read differently.
-pub const PLAN_SCHEMA: u32 = 1;
+/// types would make an old plan read differently, or an older methodic
+/// misread a new one. 2: enums in the language's spelling (`step_average`,
+/// `measure`); plans of schema 1 (Rust's spelling) still read, through
+/// serde aliases.
+pub const PLAN_SCHEMA: u32 = 2;
+
+/// The oldest plan schema this methodic reads.
+pub const PLAN_SCHEMA_OLDEST: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
