@@ -27,8 +27,10 @@ use crate::record::{IoInfo, Status, SteadyResult, StepResult};
 use crate::units::human;
 
 /// The version of the manifest format. Bump it when a field changes
-/// meaning or goes away; readers refuse a manifest newer than they know.
-pub const MANIFEST_SCHEMA: u32 = 1;
+/// meaning or goes away, or when an older methodic would misread a new
+/// manifest; readers refuse a manifest newer than they know. 2: enums in
+/// the language's spelling (`step_average`); 1 (Rust's) still reads.
+pub const MANIFEST_SCHEMA: u32 = 2;
 
 pub const MANIFEST_FILE: &str = "manifest.json";
 
