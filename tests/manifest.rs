@@ -104,7 +104,87 @@ fn an_enterprise_sweep_rehearsal_answers_every_checklist_question() {
     for r in &loaded.steps {
         assert!(loaded.step_of(r).is_some() && loaded.plan_step(r).is_some(), "{}", r.id);
     }
+
+    // The same manifest as schema 1 wrote it (Rust's spellings: `StepAverage`,
+    // `Measure { .. }`) reads back as the same manifest.
+    let path = out.join("manifest.json");
+    let mut old: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    old["schema"] = 1.into();
+    let changed = to_schema_1(&mut old, "");
+    assert!(changed > 100, "the enterprise sweep's manifest has many enum values ({changed})");
+    std::fs::write(&path, serde_json::to_string(&old).unwrap()).unwrap();
+    let mut reread = manifest::load(&out).unwrap().manifest;
+    assert_eq!(reread.schema, 1);
+    reread.schema = m.schema;
+    assert_eq!(serde_json::to_value(&reread).unwrap(), serde_json::to_value(m).unwrap());
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// `step_average` as schema 1 spelled it: `StepAverage`.
+fn pascal(s: &str) -> String {
+    s.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect()
+}
+
+/// Rewrites a manifest's enum values in schema 1's spelling (the Rust
+/// variant names); how many it rewrote.
+fn to_schema_1(v: &mut serde_json::Value, key: &str) -> usize {
+    use serde_json::Value;
+    let mut n = 0;
+    match v {
+        Value::Object(map) => {
+            // Enums with data are objects of one key: the variant.
+            let tagged = matches!(key, "action" | "span" | "stop" | "data")
+                && map.len() == 1
+                && !map.contains_key("written");
+            if tagged {
+                let (k, inner) = map.iter().next().map(|(k, v)| (k.clone(), v.clone())).unwrap();
+                map.clear();
+                map.insert(pascal(&k), inner);
+                n += 1;
+            }
+            for (k, x) in map.iter_mut() {
+                n += to_schema_1(x, k);
+            }
+        }
+        Value::Array(items) => n += items.iter_mut().map(|x| to_schema_1(x, key)).sum::<usize>(),
+        Value::String(s)
+            if matches!(
+                key,
+                "kind"
+                    | "value"
+                    | "units"
+                    | "counted"
+                    | "queue_depth"
+                    | "io"
+                    | "data"
+                    | "data_pattern"
+                    | "action"
+            ) =>
+        {
+            // Only the enums' words: a step's `kind` ("measure") is text, not an enum.
+            if [
+                "step_average",
+                "steady_state_average",
+                "peak",
+                "binary",
+                "decimal",
+                "total",
+                "per_worker",
+                "direct",
+                "buffered",
+                "random",
+                "zeros",
+                "drop_caches",
+            ]
+            .contains(&s.as_str())
+            {
+                *s = pascal(s);
+                n += 1;
+            }
+        }
+        _ => {}
+    }
+    n
 }
 
 /// Every object key in `v` (outside the plan, which docs/PLAN.md and the
