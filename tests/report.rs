@@ -467,7 +467,11 @@ fn bad_results_directories_are_refused_naming_the_file_and_left_alone() {
 
     std::fs::write(copy.join("steps.jsonl"), &steps).unwrap();
     let manifest = std::fs::read_to_string(copy.join("manifest.json")).unwrap();
-    let newer = manifest.replacen("\"schema\": 1,", "\"schema\": 99,", 1);
+    let newer = manifest.replacen(
+        &format!("\"schema\": {},", methodic_results::manifest::MANIFEST_SCHEMA),
+        "\"schema\": 99,",
+        1,
+    );
     assert_ne!(newer, manifest);
     std::fs::write(copy.join("manifest.json"), newer).unwrap();
     let before = snapshot(&copy);
