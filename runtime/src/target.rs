@@ -377,7 +377,11 @@ fn identity(name: Option<&str>) -> Identity {
     Identity {
         name: Some(name.to_string()),
         model: sysfs(&format!("{base}/device/model")),
-        serial: sysfs(&format!("{base}/device/serial")).or_else(|| sysfs(&format!("{base}/serial"))),
+        // NVMe has the serial as text; SCSI and SATA (through libata's SAT)
+        // drives in their Unit Serial Number VPD page.
+        serial: sysfs(&format!("{base}/device/serial"))
+            .or_else(|| sysfs(&format!("{base}/serial")))
+            .or_else(|| std::fs::read(format!("{base}/device/vpd_pg80")).ok().and_then(|p| vpd_serial(&p))),
         firmware: sysfs(&format!("{base}/device/firmware_rev"))
             .or_else(|| sysfs(&format!("{base}/device/rev"))),
         rotational: sysfs(&format!("{base}/queue/rotational")).map(|r| r == "1"),
@@ -386,7 +390,11 @@ fn identity(name: Option<&str>) -> Identity {
         write_cache: sysfs(&format!("{base}/queue/write_cache")),
         driver: ["device/driver", "device/device/driver"]
             .iter()
-            .find_map(|p| std::fs::read_link(format!("{base}/{p}")).ok())
+            .map(|p| format!("{base}/{p}"))
+            // An NVMe namespace's device is its subsystem, which has no
+            // driver: its controllers' (nvme0, ...) do.
+            .chain(nvme_controllers(&format!("{base}/device")).map(|c| format!("{c}/device/driver")))
+            .find_map(|p| std::fs::read_link(p).ok())
             .and_then(|l| l.file_name().map(|n| n.to_string_lossy().into_owned()))
             // bio-based devices (zram, loop, brd) have no device folder:
             // their name says the driver.
@@ -396,9 +404,48 @@ fn identity(name: Option<&str>) -> Identity {
     }
 }
 
+/// The serial number in a Unit Serial Number VPD page (SPC-4 7.8.15, page
+/// 0x80): the page code, a reserved byte, the page length (big endian),
+/// then the serial in ASCII, space-padded.
+fn vpd_serial(page: &[u8]) -> Option<String> {
+    let (&[_, 0x80, hi, lo], rest) = page.split_first_chunk::<4>()? else { return None };
+    let len = usize::from(u16::from_be_bytes([hi, lo])).min(rest.len());
+    let serial = String::from_utf8_lossy(&rest[..len]).trim_matches([' ', '\0']).to_string();
+    (!serial.is_empty()).then_some(serial)
+}
+
+/// The NVMe controllers (`nvme0`, ...) in a namespace's subsystem folder.
+fn nvme_controllers(device: &str) -> impl Iterator<Item = String> + use<> {
+    let mut found: Vec<String> = std::fs::read_dir(device)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            n.strip_prefix("nvme").is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(|n| format!("{device}/{n}"))
+        .collect();
+    found.sort();
+    found.into_iter()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As the drive lab's SATA (through libata) and SCSI drives give it.
+    #[test]
+    fn a_unit_serial_number_page_gives_the_serial() {
+        let sata = b"\0\x80\0\x14SATASERIAL01        ";
+        assert_eq!(vpd_serial(sata).as_deref(), Some("SATASERIAL01"));
+        let scsi = b"\0\x80\0\x0cSCSISERIAL01";
+        assert_eq!(vpd_serial(scsi).as_deref(), Some("SCSISERIAL01"));
+        assert_eq!(vpd_serial(b"\0\x83\0\x0cSCSISERIAL01"), None, "another page");
+        assert_eq!(vpd_serial(b"\0\x80\0\x04    "), None, "blank");
+        assert_eq!(vpd_serial(b"\0\x80\0\xffAB").as_deref(), Some("AB"), "cut short");
+        assert_eq!(vpd_serial(b"\0\x80"), None);
+    }
 
     /// By the file system's type, not the path: /proc and /sys here, and
     /// the temporary folder is neither.

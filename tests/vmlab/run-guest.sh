@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# run-guest.sh SCRIPT [ARGS...]: boots a throw-away guest of the drive lab
+# and runs SCRIPT with bash inside it; exits with SCRIPT's status (125
+# when the guest never reported one: it hung, crashed or timed out).
+#
+# The guest: QEMU (q35, TCG: this host's KVM cannot run a stock kernel),
+# Debian's generic kernel (build-guest.sh), three drives under their real
+# kernel drivers, each on a fresh sparse image:
+#   /dev/nvme0n1  NVMe (serial TESTSERIAL01; NVME_OPTS adds ",k=v" options)
+#   /dev/sda      SATA on the q35 AHCI controller (SATASERIAL01)
+#   /dev/sdb      SCSI on virtio-scsi (SCSISERIAL01)
+# and the host's root shared read-only, so SCRIPT runs the host's tools
+# and the methodic it built. SCRIPT's working folder is a read-write share
+# of a host folder: $JOB when set (kept), else a temporary one (removed).
+# Settings: MEM (1G), SMP (2), DISK_SIZE (1G), TIMEOUT (600 s), LOG
+# (the console, default $JOB/console.log), VMLAB_DIR.
+set -uo pipefail
+[ $# -ge 1 ] && [ -f "$1" ] || { echo "usage: $0 SCRIPT [ARGS...]" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+D=${VMLAB_DIR:-$HOME/.cache/methodic-vmlab}
+"$here/build-guest.sh" >&2 || exit 2
+SCRIPT=$1; shift
+MEM=${MEM:-1G}; SMP=${SMP:-2}; DISK_SIZE=${DISK_SIZE:-1G}; TIMEOUT=${TIMEOUT:-600}
+if [ -n "${JOB:-}" ]; then mkdir -p "$JOB"; keep=1; else JOB=$(mktemp -d "$D/job.XXXXXX"); keep=0; fi
+IMG=$(mktemp -d "$D/img.XXXXXX")
+LOG=${LOG:-$JOB/console.log}
+cleanup() { rm -rf "$IMG"; [ "$keep" = 1 ] || rm -rf "$JOB"; }
+trap cleanup EXIT
+rm -f "$JOB/.exit_status"
+{ printf 'set -- '; printf '%q ' "$@"; echo; cat "$SCRIPT"; } > "$JOB/script.sh"
+for d in nvme0 sata0 scsi0; do truncate -s "$DISK_SIZE" "$IMG/$d.img"; done
+QEMU=(qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP"
+  -display none -monitor none -no-reboot -nic none
+  -chardev stdio,id=con0,signal=off -serial chardev:con0
+  -kernel "$D/guest/vmlinuz" -initrd "$D/guest/initramfs.cpio.gz"
+  -append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off vmlab_disks=3"
+  -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+  -virtfs "local,path=$JOB,mount_tag=job,security_model=none,multidevs=remap"
+  -drive "file=$IMG/nvme0.img,if=none,id=n0,format=raw,discard=unmap"
+  -device "nvme,id=nvme0,serial=TESTSERIAL01,drive=n0${NVME_OPTS:-}"
+  -drive "file=$IMG/sata0.img,if=none,id=s0,format=raw,discard=unmap"
+  -device ide-hd,drive=s0,bus=ide.0,serial=SATASERIAL01,model=QEMU-SATA-TEST
+  -device virtio-scsi-pci,id=scsi0
+  -drive "file=$IMG/scsi0.img,if=none,id=c0,format=raw,discard=unmap"
+  -device scsi-hd,drive=c0,bus=scsi0.0,serial=SCSISERIAL01,vendor=QEMUTEST,product=SCSI-TEST)
+timeout -k 5 "$TIMEOUT" "${QEMU[@]}" </dev/null > "$LOG" 2>&1
+qrc=$?
+if [ -f "$JOB/.exit_status" ]; then exit "$(cat "$JOB/.exit_status")"; fi
+echo "run-guest: the guest reported no exit status (qemu exited $qrc); its console:" >&2
+tail -n 30 "$LOG" >&2
+exit 125
