@@ -97,6 +97,26 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
         assert_eq!(id.driver.as_deref(), Some(driver), "{name}");
         if let Some(fw) = firmware {
             assert_eq!(id.firmware.as_deref(), Some(fw.as_str()), "{name}");
+            // The LBA format in use, as `nvme id-ns` reads Identify Namespace.
+            let ns: serde_json::Value = serde_json::from_str(&read(&job, "nvme.id-ns.json")).unwrap();
+            let in_use = ns["flbas"].as_u64().unwrap() & 0x0f;
+            let format = &ns["lbafs"][in_use as usize];
+            let meta = match format["ms"].as_u64().unwrap() {
+                0 => "no metadata".to_string(),
+                ms => format!("{ms} B metadata"),
+            };
+            let words = format!(
+                "{} B blocks, {meta} (format {in_use} of {})",
+                1u64 << format["ds"].as_u64().unwrap(),
+                ns["nlbaf"].as_u64().unwrap() + 1
+            );
+            assert_eq!(
+                id.lba_format.as_deref(),
+                Some(words.as_str()),
+                "{name}: the drive's Identify Namespace"
+            );
+        } else {
+            assert_eq!(id.lba_format, None, "{name}: not NVMe");
         }
         let erase = &loaded.steps[0];
         assert!(

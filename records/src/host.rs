@@ -79,6 +79,10 @@ pub struct Identity {
     pub driver: Option<String>,
     /// For a loop device, the file behind it.
     pub backing_file: Option<String>,
+    /// For an NVMe namespace, the LBA format in use, from Identify
+    /// Namespace: `4096 B blocks, no metadata (format 1 of 2)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lba_format: Option<String>,
     /// For a file target, the file system it is on and its mount options.
     pub file_system: Option<FileSystem>,
 }

@@ -8,6 +8,7 @@ pub mod ceiling;
 pub mod copy;
 pub mod data;
 pub mod devio;
+pub mod drive;
 pub mod engine;
 pub mod error;
 pub mod exec;

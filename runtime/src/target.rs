@@ -294,6 +294,10 @@ fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT, results: Optio
         },
         _ => Error::io(format!("cannot open {}", path.display()), e),
     })?;
+    let mut identity = identity;
+    if identity.driver.as_deref() == Some("nvme") {
+        identity.lba_format = crate::drive::nvme::lba_format(&buffered);
+    }
     let fd = buffered.as_raw_fd();
     let capacity =
         ioctl_u64(fd, BLKGETSIZE64).map_err(|e| Error::io(format!("cannot size {}", path.display()), e))?;
@@ -400,6 +404,7 @@ fn identity(name: Option<&str>) -> Identity {
             // their name says the driver.
             .or_else(|| Some(name.trim_end_matches(|c: char| c.is_ascii_digit()).to_string())),
         backing_file: sysfs(&format!("{base}/loop/backing_file")),
+        lba_format: None,
         file_system: None,
     }
 }

@@ -20,6 +20,7 @@ for d in nvme0n1:TESTSERIAL01 sda:SATASERIAL01 sdb:SCSISERIAL01; do
 done
 wait
 nvme id-ctrl /dev/nvme0n1 -o json > nvme.id-ctrl.json
+nvme id-ns /dev/nvme0n1 -o json > nvme.id-ns.json
 hdparm -I /dev/sda > sda.hdparm 2>&1
 sg_inq -p 0x80 /dev/sdb > sdb.vpd80 2>&1
 sg_inq /dev/sdb > sdb.inquiry 2>&1
