@@ -125,6 +125,22 @@ fn pascal(s: &str) -> String {
     s.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect()
 }
 
+/// The enum values schema 2 spells the language's way.
+const SCHEMA_2_WORDS: &[&str] = &[
+    "step_average",
+    "steady_state_average",
+    "peak",
+    "binary",
+    "decimal",
+    "total",
+    "per_worker",
+    "direct",
+    "buffered",
+    "random",
+    "zeros",
+    "drop_caches",
+];
+
 /// Rewrites a manifest's enum values in schema 1's spelling (the Rust
 /// variant names); how many it rewrote.
 fn to_schema_1(v: &mut serde_json::Value, key: &str) -> usize {
@@ -147,6 +163,7 @@ fn to_schema_1(v: &mut serde_json::Value, key: &str) -> usize {
             }
         }
         Value::Array(items) => n += items.iter_mut().map(|x| to_schema_1(x, key)).sum::<usize>(),
+        // Only the enums' words: a step's `kind` ("measure") is text, not an enum.
         Value::String(s)
             if matches!(
                 key,
@@ -159,28 +176,10 @@ fn to_schema_1(v: &mut serde_json::Value, key: &str) -> usize {
                     | "data"
                     | "data_pattern"
                     | "action"
-            ) =>
+            ) && SCHEMA_2_WORDS.contains(&s.as_str()) =>
         {
-            // Only the enums' words: a step's `kind` ("measure") is text, not an enum.
-            if [
-                "step_average",
-                "steady_state_average",
-                "peak",
-                "binary",
-                "decimal",
-                "total",
-                "per_worker",
-                "direct",
-                "buffered",
-                "random",
-                "zeros",
-                "drop_caches",
-            ]
-            .contains(&s.as_str())
-            {
-                *s = pascal(s);
-                n += 1;
-            }
+            *s = pascal(s);
+            n += 1;
         }
         _ => {}
     }
