@@ -63,9 +63,12 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
     }
     let job = temp_dir("vmlab");
     let root = common::root();
+    // The binary goes in by the job folder: the guest mounts a tmpfs over
+    // /tmp (where a checkout, and so this build, may be).
+    std::fs::copy(env!("CARGO_BIN_EXE_methodic"), job.join("methodic")).unwrap();
     let o = Command::new(root.join("tests/vmlab/run-guest.sh"))
         .arg(root.join("tests/vmlab/drives.sh"))
-        .arg(env!("CARGO_BIN_EXE_methodic"))
+        .arg("/tmp/job/methodic")
         .env("JOB", &job)
         .env("TIMEOUT", "300")
         .output()

@@ -10,7 +10,9 @@
 #   /dev/sda      SATA on the q35 AHCI controller (SATASERIAL01)
 #   /dev/sdb      SCSI on virtio-scsi (SCSISERIAL01)
 # and the host's root shared read-only, so SCRIPT runs the host's tools
-# and the methodic it built. SCRIPT's working folder is a read-write share
+# (the guest's /tmp, /run, /var/tmp and /root are its own tmpfs: a binary
+# built in a checkout under /tmp goes in through the working folder).
+# SCRIPT's working folder (/tmp/job inside) is a read-write share
 # of a host folder: $JOB when set (kept), else a temporary one (removed).
 # Settings: MEM (1G), SMP (2), DISK_SIZE (1G), TIMEOUT (600 s), LOG
 # (the console, default $JOB/console.log), VMLAB_DIR.
