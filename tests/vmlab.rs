@@ -129,6 +129,23 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
         );
         let measured = loaded.steps[2].summary.as_ref().unwrap();
         assert!(measured.total.ios > 0, "{name}: the reads ran");
+        // The drive's SMART / health log around each step: NVMe only.
+        let fill = &loaded.steps[1];
+        if name == "nvme0n1" {
+            let h = fill.health.first().unwrap_or_else(|| panic!("{name}: no health log around the fill"));
+            let wrote = fill.io.as_ref().unwrap().bytes_written as u128;
+            // Data units are thousands of 512-byte units, each rounded up.
+            let (counted, unit) = (h.bytes_written_by_drive, 512_000);
+            assert!(
+                counted + unit > wrote && counted <= wrote + 2 * unit,
+                "{name}: the drive counted {counted} B written over a fill of {wrote} B"
+            );
+            assert_eq!(h.after.temperature_c, 50, "QEMU's NVMe reports 323 K");
+            assert!(h.after.host_write_commands > h.before.host_write_commands);
+            assert!(loaded.steps.iter().all(|s| s.health.len() == 1), "{name}: every step has its reading");
+        } else {
+            assert!(fill.health.is_empty(), "{name}: not NVMe, no health log yet");
+        }
     }
 
     // erase secure: refused by the kernel on NVMe; nothing written.

@@ -11,6 +11,7 @@ pub mod dir;
 pub mod engine;
 pub mod error;
 pub mod export;
+pub mod health;
 pub mod host;
 pub mod manifest;
 pub mod numbers;

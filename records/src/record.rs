@@ -112,6 +112,9 @@ pub struct StepResult {
     /// kernel's counters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_io: Option<DeviceIo>,
+    /// For an NVMe target, its SMART / health log before and after the step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub health: Vec<crate::health::StepHealth>,
 }
 
 impl StepResult {
@@ -141,6 +144,7 @@ impl StepResult {
             host_bound: None,
             actions: Vec::new(),
             device_io: None,
+            health: Vec::new(),
         }
     }
 }

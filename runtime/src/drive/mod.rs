@@ -1,6 +1,7 @@
 //! What a drive says of itself through the kernel's passthrough
 //! interfaces, beside what sysfs says: for NVMe, the Identify data (the
-//! LBA format in use). Read-only commands only; each answers `None` where
-//! the target is not such a drive or the kernel refuses.
+//! LBA format in use) and the SMART / health log around each step.
+//! Read-only commands only; each answers `None` where the target is not
+//! such a drive or the kernel refuses.
 
 pub mod nvme;

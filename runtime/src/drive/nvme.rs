@@ -6,6 +6,8 @@
 use std::fs::File;
 use std::os::unix::io::AsRawFd;
 
+pub use methodic_results::health::Health;
+
 /// `struct nvme_passthru_cmd` of linux/nvme_ioctl.h (72 bytes).
 #[repr(C)]
 #[derive(Default)]
@@ -34,8 +36,57 @@ struct PassthruCmd {
 const NVME_IOCTL_ID: libc::c_ulong = 0x4e40;
 /// `_IOWR('N', 0x41, struct nvme_passthru_cmd)`.
 const NVME_IOCTL_ADMIN_CMD: libc::c_ulong = 0xc048_4e41;
+const GET_LOG_PAGE: u8 = 0x02;
 const IDENTIFY: u8 = 0x06;
+/// The SMART / Health Information log.
+const LOG_HEALTH: u32 = 0x02;
 const CNS_NAMESPACE: u32 = 0x00;
+
+/// The SMART / health log of the controller of `file` (an NVMe namespace),
+/// or `None` when it is not one or the drive does not answer.
+pub fn health(file: &File) -> Option<Health> {
+    let mut data = vec![0u8; 512];
+    // NUMDL: dwords to read, less one, in bits 31:16; the log id in 7:0.
+    let numdl = (data.len() as u32 / 4 - 1) << 16;
+    let mut cmd = PassthruCmd {
+        opcode: GET_LOG_PAGE,
+        nsid: 0xffff_ffff,
+        addr: data.as_mut_ptr() as u64,
+        data_len: data.len() as u32,
+        cdw10: numdl | LOG_HEALTH,
+        ..Default::default()
+    };
+    let rc = unsafe { libc::ioctl(file.as_raw_fd(), NVME_IOCTL_ADMIN_CMD, &mut cmd as *mut PassthruCmd) };
+    if rc != 0 {
+        return None;
+    }
+    parse_health(&data)
+}
+
+/// Reads the SMART / Health Information log (NVM Express Base
+/// Specification 2.0, figure 207): composite temperature in kelvins at
+/// bytes 1-2, percentage used at 5, data units read and written at 32 and
+/// 48, host read and write commands at 64 and 80, media errors at 160 (each
+/// 16 bytes), warning and critical composite temperature time in minutes
+/// at 192 and 196; all little endian.
+pub fn parse_health(d: &[u8]) -> Option<Health> {
+    if d.len() < 512 {
+        return None;
+    }
+    let u128_at = |i: usize| u128::from_le_bytes(d[i..i + 16].try_into().unwrap());
+    let u32_at = |i: usize| u32::from_le_bytes(d[i..i + 4].try_into().unwrap());
+    Some(Health {
+        temperature_c: i32::from(u16::from_le_bytes([d[1], d[2]])) - 273,
+        data_units_read: u128_at(32),
+        data_units_written: u128_at(48),
+        host_read_commands: u128_at(64),
+        host_write_commands: u128_at(80),
+        media_errors: u128_at(160),
+        percentage_used: d[5],
+        warning_temperature_minutes: u32_at(192),
+        critical_temperature_minutes: u32_at(196),
+    })
+}
 
 /// One Identify command's 4096 bytes.
 fn identify(file: &File, nsid: u32, cns: u32) -> Option<Vec<u8>> {
@@ -112,6 +163,27 @@ mod tests {
     fn the_passthrough_command_is_72_bytes() {
         assert_eq!(std::mem::size_of::<PassthruCmd>(), 72);
         assert_eq!((NVME_IOCTL_ADMIN_CMD >> 16) & 0x3fff, 72);
+    }
+
+    /// A health log laid out as the specification gives it.
+    #[test]
+    fn the_health_log_gives_temperature_and_counts() {
+        let mut d = vec![0u8; 512];
+        d[1..3].copy_from_slice(&323u16.to_le_bytes()); // 50 C
+        d[5] = 3;
+        d[48..64].copy_from_slice(&132u128.to_le_bytes());
+        d[32..48].copy_from_slice(&7u128.to_le_bytes());
+        d[80..96].copy_from_slice(&16_384u128.to_le_bytes());
+        d[160..176].copy_from_slice(&2u128.to_le_bytes());
+        d[192..196].copy_from_slice(&11u32.to_le_bytes());
+        let h = parse_health(&d).unwrap();
+        assert_eq!(
+            (h.temperature_c, h.percentage_used, h.data_units_written, h.data_units_read),
+            (50, 3, 132, 7)
+        );
+        assert_eq!((h.host_write_commands, h.media_errors, h.warning_temperature_minutes), (16_384, 2, 11));
+        assert_eq!(h.critical_temperature_minutes, 0);
+        assert_eq!(parse_health(&d[..100]), None);
     }
 
     /// An Identify Namespace structure laid out byte by byte as the

@@ -18,6 +18,7 @@ pub(super) mod system;
 use std::path::Path;
 
 use methodic_compiler::plan::{Action, IoMode, PreconditionStop, Step};
+use methodic_results::health::StepHealth;
 use methodic_results::record::StepResult;
 
 use crate::error::Result;
@@ -40,7 +41,25 @@ pub(super) fn run(x: &mut Executor<'_>, step: &Step, out: &mut StepResult) -> Re
             x.targets.iter().take(settings.devices.max(1) as usize).map(|t| t.path.as_path()).collect();
         crate::devio::Meter::start(&paths, &paths)
     });
+    // The drive's own counters around the step (NVMe targets).
+    let nvme: Vec<usize> = (0..x.targets.len().min(settings.devices.max(1) as usize))
+        .filter(|&i| x.targets[i].identity.driver.as_deref() == Some("nvme"))
+        .collect();
+    let before: Vec<_> = nvme.iter().map(|&i| crate::drive::nvme::health(x.targets[i].file(false))).collect();
     let s = &mut StepRun { step, settings, out };
+    let done = dispatch(x, s);
+    for (&i, before) in nvme.iter().zip(before) {
+        let t = &x.targets[i];
+        if let (Some(before), Some(after)) = (before, crate::drive::nvme::health(t.file(false))) {
+            s.out.health.push(StepHealth::new(t.path.display().to_string(), before, after));
+        }
+    }
+    done
+}
+
+/// Hands the step to its kind.
+fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
+    let step = s.step;
     match &step.action {
         Action::Erase { method } => erase::run(x, s, *method),
         Action::Fill { workload, qd, passes } => fill::run(x, s, workload, *qd, *passes),
