@@ -18,6 +18,14 @@ fn rehearse(name: &str, source: &str) -> std::path::PathBuf {
     run_source(&format!("compare-pairs-{name}"), source, &["--rehearse", "--no-ceiling", "--seed", "7"])
 }
 
+/// Two rehearsals at once: they mostly wait on their steps' timers.
+fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    std::thread::scope(|s| {
+        let b = s.spawn(b);
+        (a(), b.join().unwrap())
+    })
+}
+
 /// `compare --json A B`.
 fn compare_json(a: &std::path::Path, b: &std::path::Path) -> serde_json::Value {
     let o = methodic(&["compare", "--json", a.to_str().unwrap(), b.to_str().unwrap()]);
@@ -59,8 +67,10 @@ fn forget_preconditions_by_io(dir: &std::path::Path) -> usize {
 
 #[test]
 fn a_renamed_but_identical_precondition_is_the_same_drive_state() {
-    let a = rehearse("w4", &preconditioned("w4"));
-    let b = rehearse("writesmall", &preconditioned("writesmall"));
+    let (a, b) = both(
+        || rehearse("w4", &preconditioned("w4")),
+        || rehearse("writesmall", &preconditioned("writesmall")),
+    );
     // diff calls the plans the same: a name is presentation.
     let (sa, sb) = (a.parent().unwrap().join("m.method"), b.parent().unwrap().join("m.method"));
     let d = methodic(&["diff", sa.to_str().unwrap(), sb.to_str().unwrap()]);
@@ -94,9 +104,9 @@ fn a_renamed_but_identical_precondition_is_the_same_drive_state() {
 fn a_drive_state_is_named_by_what_the_precondition_does() {
     // Against a precondition that writes more at a time, the drive states
     // differ, and both are told in I/O, not in workload names.
-    let a = rehearse("small-state", &preconditioned("w4"));
+    let small = preconditioned("w4");
     let big = preconditioned("w4").replace("block 4KiB; read 0%", "block 128KiB; read 0%");
-    let b = rehearse("big-state", &big);
+    let (a, b) = both(|| rehearse("small-state", &small), || rehearse("big-state", &big));
     let v = compare_json(&a, &b);
     let state = v["differences"]
         .as_array()
@@ -125,8 +135,8 @@ fn at_offset(offset: &str) -> String {
 
 #[test]
 fn steps_that_differ_in_offset_do_not_pair() {
-    let a = rehearse("offset-0", &at_offset(""));
-    let b = rehearse("offset-1m", &at_offset("; offset 1MiB"));
+    let (a, b) =
+        both(|| rehearse("offset-0", &at_offset("")), || rehearse("offset-1m", &at_offset("; offset 1MiB")));
     // diff calls them different: the workload's I/O changed.
     let (sa, sb) = (a.parent().unwrap().join("m.method"), b.parent().unwrap().join("m.method"));
     let d = methodic(&["diff", sa.to_str().unwrap(), sb.to_str().unwrap()]);
@@ -177,18 +187,24 @@ const BASE: &str = "methodology \"c\" version \"1\"\n\
 
 #[test]
 fn steps_pair_within_their_phase_before_across_phases() {
-    let a = run(
-        "pair-a",
-        &format!(
-            "{BASE}phase \"fill\" {{ fill s passes 1 }}\nphase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
-        ),
-    );
-    let b = run(
-        "pair-b",
-        &format!(
-            "{BASE}phase \"fresh\" {{ sweep r qd [1, 2] record 1s }}\nphase \"fill\" {{ fill s passes 1 }}\n\
-             phase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
-        ),
+    let (a, b) = both(
+        || {
+            run(
+                "pair-a",
+                &format!(
+                    "{BASE}phase \"fill\" {{ fill s passes 1 }}\nphase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
+                ),
+            )
+        },
+        || {
+            run(
+                "pair-b",
+                &format!(
+                    "{BASE}phase \"fresh\" {{ sweep r qd [1, 2] record 1s }}\nphase \"fill\" {{ fill s passes 1 }}\n\
+                     phase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
+                ),
+            )
+        },
     );
     let c = comparison(&[a, b]);
     let ids: Vec<(&str, &str)> =
@@ -229,8 +245,10 @@ fn host_ceilings_apart_by_more_than_a_tenth_are_a_difference() {
 
 #[test]
 fn a_renamed_phase_still_pairs_and_a_failed_step_has_no_ratio() {
-    let a = run("renamed-a", &format!("{BASE}phase \"one\" {{ sweep r qd [1, 2] record 1s }}\n"));
-    let mut b = run("renamed-b", &format!("{BASE}phase \"two\" {{ sweep r qd [1, 2] record 1s }}\n"));
+    let (a, mut b) = both(
+        || run("renamed-a", &format!("{BASE}phase \"one\" {{ sweep r qd [1, 2] record 1s }}\n")),
+        || run("renamed-b", &format!("{BASE}phase \"two\" {{ sweep r qd [1, 2] record 1s }}\n")),
+    );
     b.steps[1].error = Some("interrupted".into());
     let c = comparison(&[a, b]);
     assert_eq!(c.pairs.len(), 2, "paired by workload and QD across the rename");
