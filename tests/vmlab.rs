@@ -118,8 +118,10 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
                 Some(words.as_str()),
                 "{name}: the drive's Identify Namespace"
             );
+            // Behind a PCIe root port (run-guest.sh), QEMU's NVMe has a link.
+            assert_eq!(id.pcie_link.as_deref(), Some(read(&job, "nvme.link").trim()), "{name}");
         } else {
-            assert_eq!(id.lba_format, None, "{name}: not NVMe");
+            assert_eq!((&id.lba_format, &id.pcie_link), (&None, &None), "{name}: not NVMe");
         }
         let erase = &loaded.steps[0];
         assert!(

@@ -83,6 +83,11 @@ pub struct Identity {
     /// Namespace: `4096 B blocks, no metadata (format 1 of 2)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lba_format: Option<String>,
+    /// For an NVMe drive, its PCIe link as the kernel reads it: `8.0 GT/s
+    /// PCIe x4`, and what the link could do when that is more (a drive in a
+    /// slot slower than it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie_link: Option<String>,
     /// For a file target, the file system it is on and its mount options.
     pub file_system: Option<FileSystem>,
 }

@@ -405,6 +405,8 @@ fn identity(name: Option<&str>) -> Identity {
             .or_else(|| Some(name.trim_end_matches(|c: char| c.is_ascii_digit()).to_string())),
         backing_file: sysfs(&format!("{base}/loop/backing_file")),
         lba_format: None,
+        pcie_link: nvme_controllers(&format!("{base}/device"))
+            .find_map(|c| pcie_link(&format!("{c}/device"))),
         file_system: None,
     }
 }
@@ -417,6 +419,22 @@ fn vpd_serial(page: &[u8]) -> Option<String> {
     let len = usize::from(u16::from_be_bytes([hi, lo])).min(rest.len());
     let serial = String::from_utf8_lossy(&rest[..len]).trim_matches([' ', '\0']).to_string();
     (!serial.is_empty()).then_some(serial)
+}
+
+/// A PCI device's link from sysfs: `8.0 GT/s PCIe x4`, with `(capable of
+/// 16.0 GT/s PCIe x4)` when its maximum is more; `None` where the kernel
+/// does not know it (`Unknown`, width 0: a device on a bus without links).
+fn pcie_link(pci: &str) -> Option<String> {
+    let read = |what: &str| {
+        let speed = sysfs(&format!("{pci}/{what}_link_speed")).filter(|s| s != "Unknown")?;
+        let width = sysfs(&format!("{pci}/{what}_link_width")).filter(|w| w != "0" && w != "255")?;
+        Some(format!("{speed} x{width}"))
+    };
+    let current = read("current")?;
+    Some(match read("max") {
+        Some(max) if max != current => format!("{current} (capable of {max})"),
+        _ => current,
+    })
 }
 
 /// The NVMe controllers (`nvme0`, ...) in a namespace's subsystem folder.
@@ -438,6 +456,26 @@ fn nvme_controllers(device: &str) -> impl Iterator<Item = String> + use<> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A link slower than the device could run says so; an unknown one is none.
+    #[test]
+    fn a_pcie_link_is_read_as_sysfs_has_it() {
+        let dir = std::env::temp_dir().join(format!("methodic-pcie-link-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |f: &str, v: &str| std::fs::write(dir.join(f), format!("{v}\n")).unwrap();
+        let d = dir.to_str().unwrap();
+        write("current_link_speed", "8.0 GT/s PCIe");
+        write("current_link_width", "4");
+        write("max_link_speed", "16.0 GT/s PCIe");
+        write("max_link_width", "4");
+        assert_eq!(pcie_link(d).as_deref(), Some("8.0 GT/s PCIe x4 (capable of 16.0 GT/s PCIe x4)"));
+        write("max_link_speed", "8.0 GT/s PCIe");
+        assert_eq!(pcie_link(d).as_deref(), Some("8.0 GT/s PCIe x4"));
+        write("current_link_speed", "Unknown");
+        write("current_link_width", "0");
+        assert_eq!(pcie_link(d), None, "a device on a bus without links");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// As the drive lab's SATA (through libata) and SCSI drives give it.
     #[test]

@@ -21,6 +21,8 @@ done
 wait
 nvme id-ctrl /dev/nvme0n1 -o json > nvme.id-ctrl.json
 nvme id-ns /dev/nvme0n1 -o json > nvme.id-ns.json
+pci=/sys/class/nvme/nvme0/device
+echo "$(cat $pci/current_link_speed) x$(cat $pci/current_link_width)" > nvme.link
 hdparm -I /dev/sda > sda.hdparm 2>&1
 sg_inq -p 0x80 /dev/sdb > sdb.vpd80 2>&1
 sg_inq /dev/sdb > sdb.inquiry 2>&1

@@ -6,7 +6,8 @@
 # The guest: QEMU (q35, TCG: this host's KVM cannot run a stock kernel),
 # Debian's generic kernel (build-guest.sh), three drives under their real
 # kernel drivers, each on a fresh sparse image:
-#   /dev/nvme0n1  NVMe (serial TESTSERIAL01; NVME_OPTS adds ",k=v" options)
+#   /dev/nvme0n1  NVMe (serial TESTSERIAL01; NVME_OPTS adds ",k=v" options),
+#                 behind a PCIe root port so that it has a link
 #   /dev/sda      SATA on the q35 AHCI controller (SATASERIAL01)
 #   /dev/sdb      SCSI on virtio-scsi (SCSISERIAL01)
 # and the host's root shared read-only, so SCRIPT runs the host's tools
@@ -39,7 +40,8 @@ QEMU=(qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu max -m "$MEM" -smp 
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
   -virtfs "local,path=$JOB,mount_tag=job,security_model=none,multidevs=remap"
   -drive "file=$IMG/nvme0.img,if=none,id=n0,format=raw,discard=unmap"
-  -device "nvme,id=nvme0,serial=TESTSERIAL01,drive=n0${NVME_OPTS:-}"
+  -device pcie-root-port,id=rp0,chassis=1,x-speed=8,x-width=4
+  -device "nvme,id=nvme0,serial=TESTSERIAL01,drive=n0,bus=rp0${NVME_OPTS:-}"
   -drive "file=$IMG/sata0.img,if=none,id=s0,format=raw,discard=unmap"
   -device ide-hd,drive=s0,bus=ide.0,serial=SATASERIAL01,model=QEMU-SATA-TEST
   -device virtio-scsi-pci,id=scsi0
