@@ -45,22 +45,9 @@ const CNS_NAMESPACE: u32 = 0x00;
 /// The SMART / health log of the controller of `file` (an NVMe namespace),
 /// or `None` when it is not one or the drive does not answer.
 pub fn health(file: &File) -> Option<Health> {
-    let mut data = vec![0u8; 512];
     // NUMDL: dwords to read, less one, in bits 31:16; the log id in 7:0.
-    let numdl = (data.len() as u32 / 4 - 1) << 16;
-    let mut cmd = PassthruCmd {
-        opcode: GET_LOG_PAGE,
-        nsid: 0xffff_ffff,
-        addr: data.as_mut_ptr() as u64,
-        data_len: data.len() as u32,
-        cdw10: numdl | LOG_HEALTH,
-        ..Default::default()
-    };
-    let rc = unsafe { libc::ioctl(file.as_raw_fd(), NVME_IOCTL_ADMIN_CMD, &mut cmd as *mut PassthruCmd) };
-    if rc != 0 {
-        return None;
-    }
-    parse_health(&data)
+    let numdl = (512 / 4 - 1) << 16;
+    parse_health(&admin_read(file, GET_LOG_PAGE, 0xffff_ffff, numdl | LOG_HEALTH, 512)?)
 }
 
 /// Reads the SMART / Health Information log (NVM Express Base
@@ -90,13 +77,20 @@ pub fn parse_health(d: &[u8]) -> Option<Health> {
 
 /// One Identify command's 4096 bytes.
 fn identify(file: &File, nsid: u32, cns: u32) -> Option<Vec<u8>> {
-    let mut data = vec![0u8; 4096];
+    admin_read(file, IDENTIFY, nsid, cns, 4096)
+}
+
+/// An admin command that reads `len` bytes from the drive (command dword
+/// 10 as given), through the passthrough ioctl; `None` when the kernel or
+/// the drive refuses it.
+fn admin_read(file: &File, opcode: u8, nsid: u32, cdw10: u32, len: usize) -> Option<Vec<u8>> {
+    let mut data = vec![0u8; len];
     let mut cmd = PassthruCmd {
-        opcode: IDENTIFY,
+        opcode,
         nsid,
         addr: data.as_mut_ptr() as u64,
-        data_len: data.len() as u32,
-        cdw10: cns,
+        data_len: len as u32,
+        cdw10,
         ..Default::default()
     };
     let rc = unsafe { libc::ioctl(file.as_raw_fd(), NVME_IOCTL_ADMIN_CMD, &mut cmd as *mut PassthruCmd) };
