@@ -36,15 +36,15 @@ pub(super) fn run(x: &mut Executor<'_>, step: &Step, out: &mut StepResult) -> Re
             | Action::Measure { .. }
             | Action::Precondition { stop: PreconditionStop::Time(_), .. }
     );
+    // The targets the step's workers use.
+    let used = x.targets.len().min(settings.devices.max(1) as usize);
     x.meter = (settings.io == IoMode::Buffered && ended_by_finish_io).then(|| {
-        let paths: Vec<&Path> =
-            x.targets.iter().take(settings.devices.max(1) as usize).map(|t| t.path.as_path()).collect();
+        let paths: Vec<&Path> = x.targets[..used].iter().map(|t| t.path.as_path()).collect();
         crate::devio::Meter::start(&paths, &paths)
     });
     // The drive's own counters around the step (NVMe targets).
-    let nvme: Vec<usize> = (0..x.targets.len().min(settings.devices.max(1) as usize))
-        .filter(|&i| x.targets[i].identity.driver.as_deref() == Some("nvme"))
-        .collect();
+    let nvme: Vec<usize> =
+        (0..used).filter(|&i| x.targets[i].identity.driver.as_deref() == Some("nvme")).collect();
     let before: Vec<_> = nvme.iter().map(|&i| crate::drive::nvme::health(x.targets[i].file(false))).collect();
     let s = &mut StepRun { step, settings, out };
     let done = dispatch(x, s);
