@@ -5,3 +5,4 @@
 //! such a drive or the kernel refuses.
 
 pub mod nvme;
+pub mod sg;
