@@ -5,4 +5,5 @@
 //! such a drive or the kernel refuses.
 
 pub mod nvme;
+pub mod scsi;
 pub mod sg;
