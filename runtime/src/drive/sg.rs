@@ -705,6 +705,22 @@ mod tests {
         );
     }
 
+    /// A file that is no SCSI device: the ioctl's error in words, and the
+    /// readers answer `None` rather than fail.
+    #[test]
+    fn a_file_that_is_not_a_scsi_device() {
+        let null = File::open("/dev/null").unwrap();
+        let e = sg_io(&null, &[0x12, 0, 0, 0, 36, 0], Direction::In(&mut [0u8; 36]), 1000).unwrap_err();
+        assert!(matches!(e.kind, SgErrorKind::Os(_)));
+        assert!(e.to_string().starts_with("the SG_IO ioctl failed: "), "{e}");
+        assert_eq!(super::super::ata::identify(&null), None);
+        assert_eq!(super::super::ata::smart(&null), None);
+        assert_eq!(super::super::scsi::inquiry(&null), None);
+        assert_eq!(super::super::scsi::capacity(&null), None);
+        assert_eq!(super::super::scsi::write_cache(&null), None);
+        assert_eq!(super::super::scsi::sanitize_supported(&null), None);
+    }
+
     #[test]
     fn libata_says_ata() {
         assert!(vendor_is_ata("ATA     \n"));
