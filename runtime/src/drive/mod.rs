@@ -4,4 +4,7 @@
 //! Read-only commands only; each answers `None` where the target is not
 //! such a drive or the kernel refuses.
 
+pub mod ata;
 pub mod nvme;
+pub mod scsi;
+pub mod sg;
