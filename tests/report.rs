@@ -105,6 +105,9 @@ fn report_prints_each_format_with_units_and_checklist() {
     let md = text(&methodic(&["report", dir, "--format", "md"]).stdout);
     assert!(md.starts_with("# quick version 1.0"), "{md}");
     assert!(md.contains("## Platform") && md.contains("| units | binary: MiB = 2^20 bytes |"), "{md}");
+    for power in ["| CPU frequency governor | ", "| turbo | ", "| C-states | "] {
+        assert!(md.contains(power), "the host's power settings, or that it does not expose them: {md}");
+    }
 
     let csv = text(&methodic(&["report", dir, "--format", "csv"]).stdout);
     let mut lines = csv.lines();
