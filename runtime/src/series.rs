@@ -260,7 +260,7 @@ mod tests {
         let thermometer: Thermometer = Box::new(move || {
             let n = counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             // 40 C, 45 C, then no answer.
-            (n < 2).then(|| 40.0 + 5.0 * n as f64)
+            (n < 2).then_some(40.0 + 5.0 * n as f64)
         });
         let (tx, handle) = collector(Some(&path), 1, 1.0, Some(thermometer)).unwrap();
         for index in 0..3 {
