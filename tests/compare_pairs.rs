@@ -259,3 +259,39 @@ fn a_renamed_phase_still_pairs_and_a_failed_step_has_no_ratio() {
     assert!(t.contains("(failed)") && t.contains("1 paired step failed or was interrupted"), "{t}");
     assert!(t.contains("1 paired measurements; B/A geometric mean"), "{t}");
 }
+
+/// Two runs whose hosts differ in CPU frequency governor and C-states:
+/// compare names each with what it does to the numbers; a run from before
+/// the power settings were recorded differs in none of them.
+#[test]
+fn a_governor_and_c_states_that_differ_are_named() {
+    let mut a = run("governor", &format!("{BASE}sweep r qd [1] record 1s\n"));
+    assert!(a.manifest.host.power.is_some(), "a run records its host's power settings");
+    let power = |governor: &str, c6_disabled: bool| methodic_results::host::Power {
+        governor: Some(governor.into()),
+        frequency_driver: Some("intel_pstate".into()),
+        turbo: Some(true),
+        idle_driver: Some("intel_idle".into()),
+        idle_states: vec![methodic_results::host::IdleState { name: "C6".into(), disabled: c6_disabled }],
+        ..Default::default()
+    };
+    a.manifest.host.power = Some(power("performance", false));
+    let mut b = a.clone();
+    b.manifest.host.power = Some(power("powersave", true));
+    let c = comparison(&[a.clone(), b.clone()]);
+    let found = |field: &str| c.differences.iter().find(|d| d.field == field);
+    let g = found("CPU frequency governor").expect("the governors differ");
+    assert_eq!((g.a.as_str(), g.b.as_str()), ("performance (intel_pstate)", "powersave (intel_pstate)"));
+    assert!(g.sentence.contains("latency at low queue depth rises"), "{}", g.sentence);
+    let cs = found("C-states").expect("C6 is disabled in B");
+    assert_eq!((cs.a.as_str(), cs.b.as_str()), ("intel_idle: C6", "intel_idle: C6 disabled"));
+    assert!(cs.sentence.contains("wake-up time"), "{}", cs.sentence);
+    assert!(found("turbo").is_none(), "turbo is on in both");
+    b.manifest.host.power = None;
+    let c = comparison(&[a, b]);
+    let power_fields = ["CPU frequency governor", "turbo", "C-states"];
+    assert!(
+        !c.differences.iter().any(|d| power_fields.contains(&d.field.as_str())),
+        "an older run recorded none: nothing to compare"
+    );
+}

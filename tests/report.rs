@@ -105,6 +105,9 @@ fn report_prints_each_format_with_units_and_checklist() {
     let md = text(&methodic(&["report", dir, "--format", "md"]).stdout);
     assert!(md.starts_with("# quick version 1.0"), "{md}");
     assert!(md.contains("## Platform") && md.contains("| units | binary: MiB = 2^20 bytes |"), "{md}");
+    for power in ["| CPU frequency governor | ", "| turbo | ", "| C-states | "] {
+        assert!(md.contains(power), "the host's power settings, or that it does not expose them: {md}");
+    }
 
     let csv = text(&methodic(&["report", dir, "--format", "csv"]).stdout);
     let mut lines = csv.lines();
@@ -489,4 +492,33 @@ fn bad_results_directories_are_refused_naming_the_file_and_left_alone() {
     assert!(text(&o.stderr).contains("/no/such/results: does not exist"), "{}", text(&o.stderr));
     std::fs::remove_dir_all(&plain).unwrap();
     std::fs::remove_dir_all(&copy).unwrap();
+}
+
+/// A fill whose series has the drive's temperature (as an NVMe target's
+/// does; a rehearsal's scratch file has none) draws it under the
+/// throughput in the HTML report; without it, no temperature chart.
+#[test]
+fn the_html_report_draws_the_temperature_where_the_series_has_it() {
+    let dir = rehearse("temperature", &methodology("32MiB", "fill rnd4k_write passes 1"));
+    let html = |dir: &Path| {
+        let o = methodic(&["report", dir.to_str().unwrap(), "--format", "html"]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let page = html(&dir);
+    assert!(page.contains("each interval"), "the fill's throughput chart");
+    assert!(!page.contains("drive temperature"), "a file has no temperature to draw");
+    let series = dir.join("series/prepare/fill-rnd4k_write.csv");
+    let csv = std::fs::read_to_string(&series).unwrap();
+    let mut lines = csv.lines();
+    let head = lines.next().unwrap();
+    assert!(head.ends_with(",temperature_c"), "{head}");
+    let rows: Vec<&str> = lines.collect();
+    assert!(!rows.is_empty() && rows.iter().all(|l| l.ends_with(',')), "empty temperature cells: {csv}");
+    let hot: Vec<String> = rows.iter().enumerate().map(|(i, l)| format!("{l}{}", 40 + i)).collect();
+    std::fs::write(&series, format!("{head}\n{}\n", hot.join("\n"))).unwrap();
+    let page = html(&dir);
+    assert!(page.contains("fill-rnd4k_write: drive temperature each interval"), "the temperature chart");
+    assert!(page.contains("temperature (°C)"), "its axis with its unit");
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }

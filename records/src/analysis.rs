@@ -1,12 +1,15 @@
 //! What the runtime's analyses conclude, as results record it: a step's
 //! peak interval, a sustained write's cache cliff, the steady-state
 //! window, the statistics of repeated runs, and a probe's page size. The
-//! analyses themselves (runtime/src/analysis, steady.rs) make these.
+//! analyses themselves (runtime/src/analysis, steady.rs) make these; what a
+//! cliff came with (a temperature rise, throttle events) is read here from
+//! the series when a finding words it.
 
 use methodic_compiler::plan::Aggregate;
 use serde::{Deserialize, Serialize};
 
 use crate::numbers::nullable;
+use crate::series::Row;
 
 /// A step's best series interval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,6 +46,91 @@ pub struct Cliff {
     pub after_mb_s: Option<f64>,
     /// `fast for 12.3 GB at 1450 MB/s, then 480 MB/s`, or `no cliff within 40 GB`.
     pub verdict: String,
+}
+
+/// How far the drive's temperature must rise over the minute before a
+/// cliff for the drop to be read as throttling, °C.
+pub const THROTTLE_RISE_C: f64 = 5.0;
+
+/// How long before a cliff its temperature rise is looked for, seconds.
+const RISE_WINDOW_S: f64 = 60.0;
+
+impl Cliff {
+    /// The cliff as a finding says it, with what the drop came with: the
+    /// drive's temperature from `series` (the step's rows) and the throttle
+    /// events its health log counted over the step (`None` when not
+    /// known). A drop that came with a temperature rise of
+    /// [`THROTTLE_RISE_C`] or more over the minute before, or with throttle
+    /// events, reads `throttled (temperature rose from 48 C to 71 C): fast
+    /// for ...`; one with the temperature known and flat reads `SLC cache
+    /// exhausted (temperature 40-42 C, no rise): ...`; with neither known,
+    /// the verdict alone.
+    pub fn finding(&self, series: &[Row], throttle_events: Option<u32>) -> String {
+        let Some(at) = self.at_seconds.filter(|_| self.found) else { return self.verdict.clone() };
+        let events = throttle_events.filter(|n| *n > 0).map(|n| {
+            format!(
+                "the drive counted {}",
+                methodic_compiler::plan::plural(n.into(), "throttle event", "throttle events")
+            )
+        });
+        let heat = temperatures(series, at);
+        let cause = match (heat, events) {
+            (Some(h), events) if h.high - h.rise_from >= THROTTLE_RISE_C => Some(format!(
+                "throttled (temperature rose from {:.0} C to {:.0} C{})",
+                h.rise_from,
+                h.high,
+                events.map(|e| format!("; {e}")).unwrap_or_default()
+            )),
+            (_, Some(events)) => Some(format!(
+                "throttled ({events}{})",
+                heat.map(|h| format!("; temperature {}", h.span_words())).unwrap_or_default()
+            )),
+            (Some(h), None) => Some(format!("SLC cache exhausted (temperature {}, no rise)", h.span_words())),
+            (None, None) => None,
+        };
+        match cause {
+            Some(c) => format!("{c}: {}", self.verdict),
+            None => self.verdict.clone(),
+        }
+    }
+}
+
+/// The temperatures around a cliff, °C.
+#[derive(Clone, Copy)]
+struct Heat {
+    low: f64,
+    high: f64,
+    /// The lowest reading before the highest: what it rose from.
+    rise_from: f64,
+}
+
+impl Heat {
+    /// `42 C`, `40-42 C`.
+    fn span_words(&self) -> String {
+        if self.low.round() == self.high.round() {
+            format!("{:.0} C", self.high)
+        } else {
+            format!("{:.0}-{:.0} C", self.low, self.high)
+        }
+    }
+}
+
+/// The temperatures a cliff at `at` seconds came with: those of the
+/// minute before it to the end of the first interval after it (the drop
+/// shows one interval after what caused it); `None` when the series has no
+/// temperature there.
+fn temperatures(series: &[Row], at: f64) -> Option<Heat> {
+    let after = series.iter().find(|r| r.t > at).map_or(at, |r| r.t);
+    let near: Vec<(f64, f64)> = series
+        .iter()
+        .filter(|r| r.t >= at - RISE_WINDOW_S && r.t <= after)
+        .filter_map(|r| Some((r.t, r.temperature_c?)))
+        .collect();
+    // The hottest reading (the last of equals), and the coolest before it.
+    let &(t_max, high) = near.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let low_before =
+        |until: f64| near.iter().filter(|r| r.0 <= until).map(|r| r.1).fold(f64::INFINITY, f64::min);
+    Some(Heat { low: low_before(f64::INFINITY), high, rise_from: low_before(t_max) })
 }
 
 /// The steady-state calculation over one window.
@@ -144,6 +232,102 @@ pub struct PageEstimate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A minute and a half of a sustained write, one row a second: 1500
+    /// MB/s for 60 s, then 450; the temperature by second from `temp`.
+    fn write_series(temp: impl Fn(usize) -> Option<f64>) -> Vec<Row> {
+        (1..=90)
+            .map(|i| Row {
+                t: i as f64,
+                seconds: 1.0,
+                iops: 0.0,
+                read_iops: 0.0,
+                write_iops: 0.0,
+                mb_s: if i <= 60 { 1500.0 } else { 450.0 },
+                mean_latency_us: 0.0,
+                p99_latency_us: 0.0,
+                temperature_c: temp(i),
+            })
+            .collect()
+    }
+
+    fn cliff_at_60() -> Cliff {
+        Cliff {
+            found: true,
+            at_seconds: Some(60.0),
+            bytes_before: Some(90_000_000_000),
+            before_mb_s: Some(1500.0),
+            after_mb_s: Some(450.0),
+            verdict: "fast for 90.0 GB at 1500 MB/s, then 450 MB/s (from 60s)".into(),
+        }
+    }
+
+    #[test]
+    fn a_drop_with_a_temperature_rise_is_throttling() {
+        // 45 C for the first half minute, then warming to 72 C at the drop.
+        let rows = write_series(|i| Some(if i <= 30 { 45.0 } else { (45.0 + (i - 30) as f64).min(72.0) }));
+        let text = cliff_at_60().finding(&rows, None);
+        assert_eq!(
+            text,
+            "throttled (temperature rose from 45 C to 72 C): fast for 90.0 GB at 1500 MB/s, then 450 MB/s (from 60s)"
+        );
+        assert!(!text.contains("SLC"), "{text}");
+        let text = cliff_at_60().finding(&rows, Some(3));
+        assert!(
+            text.starts_with(
+                "throttled (temperature rose from 45 C to 72 C; the drive counted 3 throttle events): "
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_drop_at_a_flat_temperature_is_the_cache_running_out() {
+        let rows = write_series(|i| Some(if i % 2 == 0 { 41.0 } else { 42.0 }));
+        assert_eq!(
+            cliff_at_60().finding(&rows, None),
+            "SLC cache exhausted (temperature 41-42 C, no rise): fast for 90.0 GB at 1500 MB/s, then 450 MB/s (from \
+             60s)"
+        );
+        // A rise of 4 C is within what a busy drive warms by: no throttling.
+        let rows = write_series(|i| Some(if i < 50 { 40.0 } else { 44.0 }));
+        assert!(
+            cliff_at_60()
+                .finding(&rows, Some(0))
+                .starts_with("SLC cache exhausted (temperature 40-44 C, no rise)")
+        );
+        // A drive that cooled over the minute before did not throttle.
+        let rows = write_series(|i| Some(if i < 10 { 70.0 } else { 40.0 }));
+        assert!(
+            cliff_at_60()
+                .finding(&rows, None)
+                .starts_with("SLC cache exhausted (temperature 40-70 C, no rise)")
+        );
+    }
+
+    #[test]
+    fn throttle_events_alone_say_throttled_and_no_data_leaves_the_verdict() {
+        let flat = write_series(|_| Some(50.0));
+        assert_eq!(
+            cliff_at_60().finding(&flat, Some(1)),
+            "throttled (the drive counted 1 throttle event; temperature 50 C): fast for 90.0 GB at 1500 MB/s, then \
+             450 MB/s (from 60s)"
+        );
+        let none = write_series(|_| None);
+        assert!(
+            cliff_at_60()
+                .finding(&none, Some(2))
+                .starts_with("throttled (the drive counted 2 throttle events): ")
+        );
+        assert_eq!(cliff_at_60().finding(&none, None), cliff_at_60().verdict);
+        let no_cliff = Cliff {
+            found: false,
+            at_seconds: None,
+            verdict: "no cliff within 9.0 GB".into(),
+            ..cliff_at_60()
+        };
+        assert_eq!(no_cliff.finding(&flat, Some(4)), "no cliff within 9.0 GB");
+    }
 
     #[test]
     fn runs_are_listed_as_a_range_when_they_follow_each_other() {

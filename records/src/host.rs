@@ -1,6 +1,7 @@
 //! Where a run ran, as results record it: the host (CPU, memory, kernel,
-//! OS), the file system a file target sits on, and each target's kind,
-//! size and identity. The runtime reads them from /proc, /etc and sysfs.
+//! OS, and how its CPUs' clocks and idle states are set), the file system
+//! a file target sits on, and each target's kind, size and identity. The
+//! runtime reads them from /proc, /etc and sysfs.
 
 use std::path::PathBuf;
 
@@ -29,6 +30,109 @@ pub struct Host {
     pub arch: String,
     /// A hypervisor or container, when the CPU flags or cgroups say so.
     pub virtualization: Option<String>,
+    /// How the CPUs' clocks and idle states were set; `None` in results
+    /// written before methodic recorded them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<Power>,
+}
+
+/// What sets how fast a CPU handles a completion: its frequency governor,
+/// driver and turbo, and the idle states (C-states) it may sleep in between
+/// I/Os. Each is `None` when the machine does not expose it (a virtual
+/// machine often has no cpufreq).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Power {
+    /// `scaling_governor` of the CPUs: `performance`, or when they differ
+    /// `performance on 0-3, powersave on 4-7`.
+    #[serde(default)]
+    pub governor: Option<String>,
+    /// `scaling_driver`: `intel_pstate`, `acpi-cpufreq`, `amd-pstate-epp`.
+    #[serde(default)]
+    pub frequency_driver: Option<String>,
+    /// Turbo (intel_pstate's `no_turbo`) or boost (cpufreq's `boost`) on.
+    #[serde(default)]
+    pub turbo: Option<bool>,
+    /// The cpuidle driver: `intel_idle`, `acpi_idle`, `haltpoll`.
+    #[serde(default)]
+    pub idle_driver: Option<String>,
+    /// The cpuidle governor that picks a state: `menu`, `teo`, `haltpoll`.
+    #[serde(default)]
+    pub idle_governor: Option<String>,
+    /// CPU 0's idle states, shallowest first; empty when none are exposed.
+    #[serde(default)]
+    pub idle_states: Vec<IdleState>,
+    /// The modules' deepest C-state allowed: `intel_idle 9, processor 8`.
+    #[serde(default)]
+    pub max_cstate: Option<String>,
+    /// What the kernel command line sets about idling: `idle=poll
+    /// intel_idle.max_cstate=1`.
+    #[serde(default)]
+    pub cmdline: Option<String>,
+}
+
+/// One idle state of a CPU, by its name in sysfs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdleState {
+    /// `POLL`, `C1`, `C1E`, `C6`.
+    pub name: String,
+    /// Disabled by its `disable` file: the CPU does not enter it.
+    pub disabled: bool,
+}
+
+/// What a power setting reads when the machine has no file for it.
+pub const NOT_EXPOSED: &str = "not exposed by this machine";
+
+impl Power {
+    /// `powersave (intel_pstate)`, `performance`, or [`NOT_EXPOSED`].
+    pub fn governor_words(&self) -> String {
+        match (&self.governor, &self.frequency_driver) {
+            (Some(g), Some(d)) => format!("{g} ({d})"),
+            (Some(g), None) => g.clone(),
+            (None, Some(d)) => format!("no governor reported ({d})"),
+            (None, None) => NOT_EXPOSED.into(),
+        }
+    }
+
+    /// `on`, `off`, or [`NOT_EXPOSED`].
+    pub fn turbo_words(&self) -> String {
+        match self.turbo {
+            Some(true) => "on".into(),
+            Some(false) => "off".into(),
+            None => NOT_EXPOSED.into(),
+        }
+    }
+
+    /// The C-states a CPU may enter and what limits them: `intel_idle
+    /// (governor menu): POLL, C1, C1E, C6 disabled; max_cstate intel_idle 9;
+    /// kernel command line intel_idle.max_cstate=1`, or [`NOT_EXPOSED`].
+    pub fn cstate_words(&self) -> String {
+        let mut parts = Vec::new();
+        let driver = match (&self.idle_driver, &self.idle_governor) {
+            (Some(d), Some(g)) => Some(format!("{d} (governor {g})")),
+            (Some(d), None) => Some(d.clone()),
+            (None, Some(g)) => Some(format!("governor {g}")),
+            (None, None) => None,
+        };
+        let states = self
+            .idle_states
+            .iter()
+            .map(|s| if s.disabled { format!("{} disabled", s.name) } else { s.name.clone() })
+            .collect::<Vec<_>>()
+            .join(", ");
+        match (driver, states.is_empty()) {
+            (Some(d), false) => parts.push(format!("{d}: {states}")),
+            (Some(d), true) => parts.push(d),
+            (None, false) => parts.push(states),
+            (None, true) => {}
+        }
+        if let Some(m) = &self.max_cstate {
+            parts.push(format!("max_cstate {m}"));
+        }
+        if let Some(c) = &self.cmdline {
+            parts.push(format!("kernel command line {c}"));
+        }
+        if parts.is_empty() { NOT_EXPOSED.into() } else { parts.join("; ") }
+    }
 }
 
 /// The file system a path is on, from /proc/self/mountinfo.
@@ -109,13 +213,17 @@ pub struct TargetInfo {
 }
 
 impl Host {
-    /// `host1: Intel Xeon ..., 2 CPUs, 24 GiB, Linux 6.1.0`.
+    /// `host1: Intel Xeon ..., 2 CPUs, 24 GiB, Linux 6.1.0, governor
+    /// performance` (the governor where the machine exposes one).
     pub fn describe(&self) -> String {
         let mut parts = vec![self.cpu_model.clone().unwrap_or_else(|| "unknown CPU".into())];
         parts.push(format!("{} CPUs", self.cpus));
         parts.push(crate::units::human(self.memory_bytes));
         if let Some(k) = &self.kernel {
             parts.push(format!("Linux {k}"));
+        }
+        if let Some(g) = self.power.as_ref().and_then(|p| p.governor.as_ref()) {
+            parts.push(format!("governor {g}"));
         }
         format!("{}: {}", self.hostname.as_deref().unwrap_or("unknown host"), parts.join(", "))
     }
@@ -143,5 +251,54 @@ impl TargetInfo {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn power_settings_are_said_in_words_and_absent_ones_as_not_exposed() {
+        let none = Power::default();
+        assert_eq!(none.governor_words(), NOT_EXPOSED);
+        assert_eq!(none.turbo_words(), NOT_EXPOSED);
+        assert_eq!(none.cstate_words(), NOT_EXPOSED);
+        let p = Power {
+            governor: Some("powersave".into()),
+            frequency_driver: Some("intel_pstate".into()),
+            turbo: Some(false),
+            idle_driver: Some("intel_idle".into()),
+            idle_governor: Some("menu".into()),
+            idle_states: vec![
+                IdleState { name: "POLL".into(), disabled: false },
+                IdleState { name: "C6".into(), disabled: true },
+            ],
+            max_cstate: Some("intel_idle 9".into()),
+            cmdline: Some("idle=poll".into()),
+        };
+        assert_eq!(p.governor_words(), "powersave (intel_pstate)");
+        assert_eq!(p.turbo_words(), "off");
+        assert_eq!(
+            p.cstate_words(),
+            "intel_idle (governor menu): POLL, C6 disabled; max_cstate intel_idle 9; kernel command line idle=poll"
+        );
+    }
+
+    /// A manifest's host from before the power settings were recorded
+    /// loads with none; one with some keeps them.
+    #[test]
+    fn a_host_without_power_settings_loads() {
+        let old = r#"{"hostname":"h","cpu_model":null,"cpus":2,"cpus_allowed":2,"memory_bytes":1,
+            "kernel":null,"kernel_build":null,"os":null,"arch":"x86_64","virtualization":null}"#;
+        let h: Host = serde_json::from_str(old).unwrap();
+        assert_eq!(h.power, None);
+        let new = old.replace(
+            "\"virtualization\":null",
+            "\"virtualization\":null,\"power\":{\"governor\":\"performance\"}",
+        );
+        let h: Host = serde_json::from_str(&new).unwrap();
+        assert_eq!(h.power.as_ref().and_then(|p| p.governor.as_deref()), Some("performance"));
+        assert!(h.describe().ends_with(", governor performance"), "{}", h.describe());
     }
 }

@@ -1,7 +1,9 @@
 //! A step's series: one row a series interval, written to
 //! `series/<step-id>.csv` as the step runs and read back by `report` and
 //! the analyses. One type writes and reads the row, so the file has one
-//! layout and one arithmetic.
+//! layout and one arithmetic. The last column, the drive's temperature, is
+//! empty when the target has none to read (a file, a loop device); series
+//! written before it was added read back without it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -22,9 +24,17 @@ pub struct Row {
     pub mb_s: f64,
     pub mean_latency_us: f64,
     pub p99_latency_us: f64,
+    /// The drive's temperature read at the end of the interval, °C (the
+    /// hottest of the step's drives); `None` when none could be read.
+    pub temperature_c: Option<f64>,
 }
 
-pub const HEADER: &str = "t_s,iops,read_iops,write_iops,mb_s,mib_s,mean_latency_us,p99_latency_us";
+pub const HEADER: &str =
+    "t_s,iops,read_iops,write_iops,mb_s,mib_s,mean_latency_us,p99_latency_us,temperature_c";
+
+/// The header of series written before the temperature column.
+const HEADER_BEFORE_TEMPERATURE: &str =
+    "t_s,iops,read_iops,write_iops,mb_s,mib_s,mean_latency_us,p99_latency_us";
 
 impl Row {
     /// Binary mebibytes a second.
@@ -38,7 +48,7 @@ impl Row {
         let mut s = String::with_capacity(64);
         let _ = write!(
             s,
-            "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2}",
+            "{:.3},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{:.2},",
             self.t,
             self.iops,
             self.read_iops,
@@ -48,13 +58,25 @@ impl Row {
             self.mean_latency_us,
             self.p99_latency_us
         );
+        if let Some(c) = self.temperature_c {
+            let _ = write!(s, "{c:.0}");
+        }
         s
     }
 
-    /// Reads a line of the CSV; `previous_t` is the row before's `t` (0 for
-    /// the first), as the file keeps no interval length.
+    /// Reads a line of the CSV, with or without the temperature column
+    /// (empty or absent: `None`); `previous_t` is the row before's `t` (0
+    /// for the first), as the file keeps no interval length.
     pub fn parse(line: &str, previous_t: f64) -> Option<Row> {
-        let f: Vec<f64> = line.split(',').map(|x| x.trim().parse().ok()).collect::<Option<_>>()?;
+        let mut cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        let temperature_c = match cells.len() {
+            9 => match cells.pop()? {
+                "" => None,
+                c => Some(c.parse().ok()?),
+            },
+            _ => None,
+        };
+        let f: Vec<f64> = cells.iter().map(|x| x.parse().ok()).collect::<Option<_>>()?;
         let [t, iops, read_iops, write_iops, mb_s, _mib_s, mean_latency_us, p99_latency_us] = f[..] else {
             return None;
         };
@@ -67,10 +89,12 @@ impl Row {
             mb_s,
             mean_latency_us,
             p99_latency_us,
+            temperature_c,
         })
     }
 
-    /// The value of a column of [`HEADER`] by its name.
+    /// The value of a column of [`HEADER`] by its name (`None` for an
+    /// unknown name, and for a temperature not read).
     pub fn column(&self, name: &str) -> Option<f64> {
         Some(match name {
             "t_s" => self.t,
@@ -81,19 +105,20 @@ impl Row {
             "mib_s" => self.mib_s(),
             "mean_latency_us" => self.mean_latency_us,
             "p99_latency_us" => self.p99_latency_us,
+            "temperature_c" => return self.temperature_c,
             _ => return None,
         })
     }
 }
 
 /// Reads a series CSV: its rows in order. A file whose head is not
-/// [`HEADER`] is refused; a line that does not parse (a row cut off by a
-/// crash) ends the rows.
+/// [`HEADER`] (or the header before the temperature column) is refused; a
+/// line that does not parse (a row cut off by a crash) ends the rows.
 pub fn read(path: &Path) -> Result<Vec<Row>> {
     let text =
         std::fs::read_to_string(path).map_err(|e| Error::results(path, format!("cannot be read: {e}")))?;
     let mut lines = text.lines();
-    if lines.next() != Some(HEADER) {
+    if !matches!(lines.next(), Some(HEADER | HEADER_BEFORE_TEMPERATURE)) {
         return Err(Error::results(
             path,
             "is not a methodic series (its first line is not the series header)",
@@ -123,10 +148,19 @@ mod tests {
             mb_s: 5.056,
             mean_latency_us: 81.25,
             p99_latency_us: 250.5,
+            temperature_c: None,
         };
         let line = row.csv_line();
-        assert_eq!(line, "2.000,1234.5,1000.0,234.5,5.056,4.822,81.25,250.50");
+        assert_eq!(line, "2.000,1234.5,1000.0,234.5,5.056,4.822,81.25,250.50,");
         assert_eq!(Row::parse(&line, 1.0), Some(row));
+        let hot = Row { temperature_c: Some(51.0), ..row };
+        assert_eq!(hot.csv_line(), "2.000,1234.5,1000.0,234.5,5.056,4.822,81.25,250.50,51");
+        assert_eq!(Row::parse(&hot.csv_line(), 1.0), Some(hot));
+        assert_eq!(hot.column("temperature_c"), Some(51.0));
+        assert_eq!(row.column("temperature_c"), None);
+        // A line from before the temperature column.
+        assert_eq!(Row::parse("2.000,1234.5,1000.0,234.5,5.056,4.822,81.25,250.50", 1.0), Some(row));
+        assert_eq!(Row::parse(&format!("{line}x"), 1.0), None, "a temperature that is no number");
         assert_eq!(row.column("mib_s").map(|v| (v * 1000.0).round()), Some(4822.0));
         assert_eq!(row.column("nope"), None);
         assert_eq!(Row::parse("1,2,3", 0.0), None);
@@ -137,13 +171,20 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("methodic-results-series-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("s.csv");
-        std::fs::write(&p, format!("{HEADER}\n1.000,100,100,0,1,1,10,20\n2.000,200,0,200,2,2,10,20\n3.0,1"))
-            .unwrap();
+        std::fs::write(
+            &p,
+            format!("{HEADER}\n1.000,100,100,0,1,1,10,20,40\n2.000,200,0,200,2,2,10,20,\n3.0,1"),
+        )
+        .unwrap();
         let rows = read(&p).unwrap();
         assert_eq!(
-            rows.iter().map(|r| (r.t, r.seconds, r.iops)).collect::<Vec<_>>(),
-            [(1.0, 1.0, 100.0), (2.0, 1.0, 200.0)]
+            rows.iter().map(|r| (r.t, r.seconds, r.iops, r.temperature_c)).collect::<Vec<_>>(),
+            [(1.0, 1.0, 100.0, Some(40.0)), (2.0, 1.0, 200.0, None)]
         );
+        // A series written before the temperature column reads back.
+        std::fs::write(&p, format!("{HEADER_BEFORE_TEMPERATURE}\n1.000,100,100,0,1,1,10,20\n")).unwrap();
+        let rows = read(&p).unwrap();
+        assert_eq!(rows.iter().map(|r| (r.iops, r.temperature_c)).collect::<Vec<_>>(), [(100.0, None)]);
         std::fs::write(&p, "a,b\n1,2\n").unwrap();
         assert!(read(&p).unwrap_err().to_string().contains("not a methodic series"));
         std::fs::remove_dir_all(&dir).unwrap();

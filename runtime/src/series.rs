@@ -2,7 +2,9 @@
 //! by default) as it ends; a collector merges the workers' intervals and
 //! writes each row of `series/<step-id>.csv` as soon as every worker has
 //! reported it, so that nothing is held for a long step and a crash loses
-//! at most the last interval.
+//! at most the last interval. Each row also carries the drive's
+//! temperature, read by a [`Thermometer`] once an interval on the
+//! collector's thread (never on a worker's), for NVMe targets.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -14,6 +16,31 @@ use std::thread::JoinHandle;
 pub use methodic_results::series::{HEADER, Row};
 
 use crate::stats::Recorder;
+use crate::target::Target;
+
+/// Reads the temperature of a step's drives, °C, as a row is written: the
+/// hottest of them, or `None` when none answers.
+pub type Thermometer = Box<dyn FnMut() -> Option<f64> + Send>;
+
+/// The thermometer of a step on `targets`: each NVMe drive's SMART /
+/// health log, read through its own descriptor; `None` when no target is
+/// an NVMe drive (a file, a loop device, zram have no temperature).
+pub fn nvme_thermometer(targets: &[Target]) -> Option<Thermometer> {
+    let files: Vec<File> = targets
+        .iter()
+        .filter(|t| t.identity.driver.as_deref() == Some("nvme"))
+        .filter_map(|t| t.file(false).try_clone().ok())
+        .collect();
+    if files.is_empty() {
+        return None;
+    }
+    Some(Box::new(move || {
+        files
+            .iter()
+            .filter_map(|f| crate::drive::nvme::health(f).map(|h| f64::from(h.temperature_c)))
+            .reduce(f64::max)
+    }))
+}
 
 /// One worker's counts for one interval.
 pub struct Interval {
@@ -76,12 +103,14 @@ fn p99(rec: &Recorder) -> f64 {
 pub type Collector = JoinHandle<io::Result<Vec<Row>>>;
 
 /// Starts a collector for `workers` workers writing to `path` (or only
-/// counting, for `None`). Returns the sender to give the workers and the
-/// handle that yields the rows when every worker is done.
+/// counting, for `None`), reading `thermometer` (if any) once a row.
+/// Returns the sender to give the workers and the handle that yields the
+/// rows when every worker is done.
 pub fn collector(
     path: Option<&Path>,
     workers: usize,
     interval_s: f64,
+    thermometer: Option<Thermometer>,
 ) -> io::Result<(Sender<Message>, Collector)> {
     let out = match path {
         Some(p) => {
@@ -95,7 +124,7 @@ pub fn collector(
     let (tx, rx) = channel();
     let handle = std::thread::Builder::new()
         .name("methodic-series".into())
-        .spawn(move || collect(rx, out, workers, interval_s))?;
+        .spawn(move || collect(rx, out, workers, interval_s, thermometer))?;
     Ok((tx, handle))
 }
 
@@ -104,6 +133,7 @@ fn collect(
     mut out: Option<BufWriter<File>>,
     workers: usize,
     interval_s: f64,
+    mut thermometer: Option<Thermometer>,
 ) -> io::Result<Vec<Row>> {
     // Intervals waiting for a worker, by index; what each worker has sent up to.
     let mut pending: BTreeMap<u64, Interval> = BTreeMap::new();
@@ -133,6 +163,7 @@ fn collect(
             mb_s: bytes as f64 / span / 1e6,
             mean_latency_us: mean(&iv.rec) / 1000.0,
             p99_latency_us: if ios > 0 { p99(&iv.rec) / 1000.0 } else { 0.0 },
+            temperature_c: thermometer.as_mut().and_then(|read| read()),
         };
         if let Some(w) = out.as_mut() {
             writeln!(w, "{}", row.csv_line())?;
@@ -187,7 +218,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("methodic-series-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("s.csv");
-        let (tx, handle) = collector(Some(&path), 2, 1.0).unwrap();
+        let (tx, handle) = collector(Some(&path), 2, 1.0, None).unwrap();
         let iv = |index, ios: u64| {
             let mut i = Interval::new(index);
             for _ in 0..ios {
@@ -211,6 +242,41 @@ mod tests {
         let csv = std::fs::read_to_string(&path).unwrap();
         assert_eq!(csv.lines().count(), 4);
         assert!(csv.starts_with(HEADER));
+        assert!(rows.iter().all(|r| r.temperature_c.is_none()), "no thermometer, no temperature");
+        assert!(csv.lines().nth(1).unwrap().ends_with(','), "an empty temperature cell: {csv}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A thermometer is read once a row, on the collector's thread, and its
+    /// reading goes in the row and the CSV; a reading that fails leaves the
+    /// cell empty.
+    #[test]
+    fn each_row_carries_the_thermometer_reading() {
+        let dir = std::env::temp_dir().join(format!("methodic-series-temp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.csv");
+        let readings = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let counted = readings.clone();
+        let thermometer: Thermometer = Box::new(move || {
+            let n = counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            // 40 C, 45 C, then no answer.
+            (n < 2).then_some(40.0 + 5.0 * n as f64)
+        });
+        let (tx, handle) = collector(Some(&path), 1, 1.0, Some(thermometer)).unwrap();
+        for index in 0..3 {
+            let mut i = Interval::new(index);
+            i.rec.record(Op::Write, 4096, 20_000);
+            tx.send(Message::Interval { worker: 0, interval: Box::new(i) }).unwrap();
+        }
+        tx.send(Message::Done { worker: 0, seconds: 3.0 }).unwrap();
+        let rows = handle.join().unwrap().unwrap();
+        assert_eq!(rows.iter().map(|r| r.temperature_c).collect::<Vec<_>>(), [Some(40.0), Some(45.0), None]);
+        assert_eq!(readings.load(std::sync::atomic::Ordering::SeqCst), 3, "once a row");
+        let back = methodic_results::series::read(&path).unwrap();
+        assert_eq!(
+            back.iter().map(|r| r.column("temperature_c")).collect::<Vec<_>>(),
+            [Some(40.0), Some(45.0), None]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -219,7 +285,8 @@ mod tests {
     /// fails with (exec's io_as: `cannot write PATH`), not an empty series.
     #[test]
     fn a_series_that_cannot_be_written_is_an_error() {
-        let e = collector(Some(Path::new("/dev/full")), 1, 1.0).expect_err("the header cannot be written");
+        let e =
+            collector(Some(Path::new("/dev/full")), 1, 1.0, None).expect_err("the header cannot be written");
         assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
         // The header went through; the first row does not.
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
@@ -229,7 +296,7 @@ mod tests {
         tx.send(Message::Interval { worker: 0, interval: Box::new(iv) }).unwrap();
         tx.send(Message::Done { worker: 0, seconds: 1.0 }).unwrap();
         drop(tx);
-        let e = collect(rx, Some(BufWriter::new(full)), 1, 1.0).unwrap_err();
+        let e = collect(rx, Some(BufWriter::new(full)), 1, 1.0, None).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
     }
 }

@@ -39,6 +39,7 @@ mod tests {
             mb_s,
             mean_latency_us: 1.0,
             p99_latency_us: 1.0,
+            temperature_c: None,
         }
     }
 

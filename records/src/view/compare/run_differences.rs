@@ -1,6 +1,7 @@
 //! The differences of two runs as a whole that can explain a gap between
 //! their numbers: how each was run (rehearsal, status, methodology and
-//! plan, conventions), on what (host, targets, engine, tool) and the host
+//! plan, conventions), on what (host and its CPUs' governor, turbo and
+//! C-states, targets, engine, tool) and the host
 //! ceilings both measured; each with a sentence saying what it does to the
 //! numbers.
 
@@ -131,6 +132,30 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
         hb.hostname.clone().unwrap_or_default(),
         "the runs ran on different machines (slots, PCIe links, cooling differ even when the parts match)",
     );
+    // Power settings: only where both runs recorded them (older results
+    // did not), a machine that does not expose one saying so.
+    if let (Some(pa), Some(pb)) = (&ha.power, &hb.power) {
+        check(
+            "CPU frequency governor",
+            pa.governor_words(),
+            pb.governor_words(),
+            "powersave and schedutil lower the clock between I/Os: latency at low queue depth rises",
+        );
+        check(
+            "turbo",
+            pa.turbo_words(),
+            pb.turbo_words(),
+            "turbo raises the clock of a busy core: at low queue depth each I/O's host time shrinks, and the gain \
+             shrinks as the chip warms",
+        );
+        check(
+            "C-states",
+            pa.cstate_words(),
+            pb.cstate_words(),
+            "deep C-states add wake-up time to each completion at low QD; limiting them (max_cstate, idle=poll) \
+             trades power for latency",
+        );
+    }
     check(
         "targets",
         ma.targets.len().to_string(),

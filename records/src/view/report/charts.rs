@@ -1,7 +1,8 @@
 //! The HTML report's charts and maps, as views the template draws: IOPS
 //! and latency against queue depth for each phase's sweeps, each fill,
 //! precondition and rounds step over time (with the steady-state window
-//! shaded), each page probe's latency by offset, and read share x queue
+//! shaded, and the drive's temperature under the throughput where the
+//! series has it), each page probe's latency by offset, and read share x queue
 //! depth maps. The charts are inline SVG (`crate::svg`).
 
 use std::collections::BTreeMap;
@@ -214,43 +215,61 @@ pub fn preparation(run: &Loaded) -> Vec<PlotView> {
             continue;
         }
         let mut svgs = Vec::new();
+        let rows = super::findings::step_series(run, r);
         if !matches!(step.action, Action::Rounds { .. }) {
-            if let Some(series) = &r.series {
-                let path = run.dir.join(series);
-                let (column, y_label) = if sustained || matches!(step.action, Action::Fill { .. }) {
-                    (if units == Units::Binary { "mib_s" } else { "mb_s" }, rate_unit(units).to_string())
-                } else {
-                    ("iops", "IOPS".to_string())
-                };
-                let pts: Vec<(f64, f64)> = crate::series::read(&path)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|r| Some((r.t, r.column(column)?)))
-                    .collect();
-                // The cliff of a sustained write: the lower plateau shaded.
-                let band = r.cliff.as_ref().filter(|c| c.found).and_then(|c| {
+            let (column, y_label) = if sustained || matches!(step.action, Action::Fill { .. }) {
+                (if units == Units::Binary { "mib_s" } else { "mb_s" }, rate_unit(units).to_string())
+            } else {
+                ("iops", "IOPS".to_string())
+            };
+            let pts: Vec<(f64, f64)> = rows.iter().filter_map(|r| Some((r.t, r.column(column)?))).collect();
+            // The cliff of a sustained write: the lower plateau shaded.
+            let band = |label: bool| {
+                r.cliff.as_ref().filter(|c| c.found).and_then(|c| {
                     let end = pts.last()?.0;
-                    Some((c.at_seconds?, end, format!("after the cliff: {:.0} MB/s", c.after_mb_s?)))
-                });
-                if !pts.is_empty() {
-                    let title = format!("{}: {y_label} each interval", r.id);
-                    svgs.push(
-                        Chart {
-                            title: &title,
-                            x_label: "time (s)",
-                            y_label: &y_label,
-                            log2_x: false,
-                            series: vec![Series { name: y_label.clone(), points: pts }],
-                            band,
-                        }
-                        .render(),
-                    );
-                }
+                    let words = if label {
+                        format!("after the cliff: {:.0} MB/s", c.after_mb_s?)
+                    } else {
+                        "after the cliff".into()
+                    };
+                    Some((c.at_seconds?, end, words))
+                })
+            };
+            if !pts.is_empty() {
+                let title = format!("{}: {y_label} each interval", r.id);
+                svgs.push(
+                    Chart {
+                        title: &title,
+                        x_label: "time (s)",
+                        y_label: &y_label,
+                        log2_x: false,
+                        series: vec![Series { name: y_label.clone(), points: pts.clone() }],
+                        band: band(true),
+                    }
+                    .render(),
+                );
+            }
+            // The drive's temperature under it, on the same time axis, where
+            // the series has it (NVMe targets).
+            let temps: Vec<(f64, f64)> = rows.iter().filter_map(|r| Some((r.t, r.temperature_c?))).collect();
+            if !temps.is_empty() {
+                let title = format!("{}: drive temperature each interval", r.id);
+                svgs.push(
+                    Chart {
+                        title: &title,
+                        x_label: "time (s)",
+                        y_label: "temperature (°C)",
+                        log2_x: false,
+                        series: vec![Series { name: "temperature".into(), points: temps }],
+                        band: band(false),
+                    }
+                    .render(),
+                );
             }
         }
         let mut note = step.describe();
         if let Some(c) = &r.cliff {
-            note.push_str(&format!(". {}.", c.verdict));
+            note.push_str(&format!(". {}.", c.finding(&rows, None)));
         }
         if let Some(st) = &r.steady {
             let metric = match st.metric {

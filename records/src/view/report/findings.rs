@@ -1,7 +1,8 @@
 //! What the numbers of a run say beyond their averages, step by step, as
 //! warnings and notes: the statistics of repeats (and whether the first
 //! run stands apart, and the page cache served some), what the device
-//! counted, cache cliffs of sustained writes, steps the host bounds, page
+//! counted, cache cliffs of sustained writes (and whether the drop came
+//! with a temperature rise: throttled), steps the host bounds, page
 //! sizes from probes. The terminal table and the HTML page list them.
 
 use methodic_compiler::plan::ValueKind;
@@ -60,7 +61,10 @@ pub fn findings(run: &Loaded) -> Vec<Finding> {
             });
         }
         if let Some(c) = &r.cliff {
-            out.push(Finding { level: "note", step: r.id.clone(), text: c.verdict.clone() });
+            // What the drop came with: the series' temperature. Throttle
+            // events are not in the step's record yet: none are passed.
+            let rows = step_series(run, r);
+            out.push(Finding { level: "note", step: r.id.clone(), text: c.finding(&rows, None) });
         }
         if let Some(h) = &r.host_bound {
             out.push(Finding { level: "warning", step: r.id.clone(), text: h.clone() });
@@ -74,6 +78,11 @@ pub fn findings(run: &Loaded) -> Vec<Finding> {
     }
     out.sort_by_key(|f| f.level != "warning");
     out
+}
+
+/// A step's series rows, none when it has no series or it cannot be read.
+pub(crate) fn step_series(run: &Loaded, r: &crate::record::StepResult) -> Vec<crate::series::Row> {
+    r.series.as_ref().and_then(|s| crate::series::read(&run.dir.join(s)).ok()).unwrap_or_default()
 }
 
 /// What decided the page-cache question of a repeat, and the answer:

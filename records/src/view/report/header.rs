@@ -1,7 +1,7 @@
 //! The report's header, from the manifest: the title and subtitle, the run's
 //! status in words, and the tables a SNIA PTS report header shows
 //! (`Platform`, `Device`, `Setup`, `Test parameters`), the host ceiling
-//! among them.
+//! and the CPUs' governor, turbo and C-states among them.
 
 use methodic_compiler::plan::Units;
 
@@ -24,6 +24,12 @@ pub fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
     ];
     if let Some(v) = &h.virtualization {
         platform.push(("virtualization".into(), v.clone()));
+    }
+    // Results from before the power settings were recorded have no rows.
+    if let Some(p) = &h.power {
+        platform.push(("CPU frequency governor".into(), p.governor_words()));
+        platform.push(("turbo".into(), p.turbo_words()));
+        platform.push(("C-states".into(), p.cstate_words()));
     }
     platform.extend(ceiling_rows(m));
     let mut device = Vec::new();
