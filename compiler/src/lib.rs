@@ -67,6 +67,7 @@ pub fn ast_to_plan(ast: &Methodology, src: &str, options: &Options) -> Result<Co
         },
         conventions: defs.conventions,
         target: lowered.target,
+        write_cache: lowered.write_cache,
         steps: lowered.steps,
         estimate,
     };

@@ -109,6 +109,41 @@ struct Section {
     options: Vec<(&'static str, Option<String>)>,
 }
 
+/// The drive tools' commands for an erase fio cannot do.
+fn erase_command(method: EraseMethod) -> &'static str {
+    match method {
+        EraseMethod::Purge => {
+            "the strongest erase the drive has: `nvme sanitize ${TARGET} --sanact=start-block-erase` or \
+             `nvme format ${TARGET} --ses=1` (NVMe), `hdparm --security-erase` (SATA), `sg_sanitize --block` (SCSI), \
+             else `blkdiscard ${TARGET}`"
+        }
+        EraseMethod::SanitizeBlock => {
+            "`nvme sanitize ${TARGET} --sanact=start-block-erase` (NVMe), `hdparm --sanitize-block-erase ${TARGET}` \
+             (SATA) or `sg_sanitize --block ${TARGET}` (SCSI)"
+        }
+        EraseMethod::SanitizeCrypto => {
+            "`nvme sanitize ${TARGET} --sanact=start-crypto-erase` (NVMe), `hdparm --sanitize-crypto-scramble \
+             ${TARGET}` (SATA) or `sg_sanitize --crypto ${TARGET}` (SCSI)"
+        }
+        EraseMethod::SanitizeOverwrite => {
+            "`nvme sanitize ${TARGET} --sanact=start-overwrite --owpass=1` (NVMe), `hdparm --sanitize-overwrite \
+             hex:00000000 ${TARGET}` (SATA) or `sg_sanitize --overwrite --zero ${TARGET}` (SCSI)"
+        }
+        EraseMethod::Format => "`nvme format ${TARGET} --ses=0`",
+        EraseMethod::FormatSecure | EraseMethod::Secure => "`nvme format ${TARGET} --ses=1`",
+        EraseMethod::FormatCrypto => "`nvme format ${TARGET} --ses=2`",
+        EraseMethod::AtaSecure => {
+            "`hdparm --user-master u --security-set-pass p ${TARGET}` then `hdparm --user-master u \
+             --security-erase p ${TARGET}`"
+        }
+        EraseMethod::AtaSecureEnhanced => {
+            "`hdparm --user-master u --security-set-pass p ${TARGET}` then `hdparm --user-master u \
+             --security-erase-enhanced p ${TARGET}`"
+        }
+        EraseMethod::Discard => "`blkdiscard ${TARGET}`",
+    }
+}
+
 fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
     let label = format!("step {} ({})", i + 1, step.id);
     let name = |suffix: &str| format!("{}-{}{suffix}", i + 1, file_name(&step.id));
@@ -123,6 +158,11 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             EraseMethod::Discard => format!(
                 "{label}: discard of the span. fio cannot say it here: run `blkdiscard ${{TARGET}}` (on a file, \
                  `fallocate --punch-hole`) before the next section"
+            ),
+            m => format!(
+                "{label}: erase {}. fio cannot erase a drive: run {} before the next section",
+                m.keyword(),
+                erase_command(*m)
             ),
         }),
         Action::DropCaches => note_only(format!(

@@ -180,21 +180,126 @@ pub enum IoMode {
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum EraseMethod {
-    /// A secure erase (BLKSECDISCARD); fails where the device has none.
+    /// A secure erase (BLKSECDISCARD): the kernel has it only for eMMC,
+    /// virtio and Xen; `purge` is what real drives take.
     #[serde(alias = "Secure")]
     Secure,
     /// A discard (TRIM) of the span (BLKDISCARD, hole punching on files).
     #[serde(alias = "Discard")]
     Discard,
+    /// The strongest erase the drive supports, in this order: sanitize
+    /// block erase, sanitize crypto erase, format with user data erase,
+    /// format with crypto erase, ATA enhanced security erase, ATA security
+    /// erase, then a discard of the whole device.
+    Purge,
+    /// NVMe Sanitize, ATA SANITIZE DEVICE or SCSI SANITIZE: block erase.
+    SanitizeBlock,
+    /// Sanitize by changing the media encryption key.
+    SanitizeCrypto,
+    /// Sanitize by overwriting the media (one pass of zeros).
+    SanitizeOverwrite,
+    /// NVMe Format NVM in the format in use, no secure erase asked.
+    Format,
+    /// NVMe Format NVM with a user data erase (SES 1).
+    FormatSecure,
+    /// NVMe Format NVM with a cryptographic erase (SES 2).
+    FormatCrypto,
+    /// ATA SECURITY ERASE UNIT, normal mode.
+    AtaSecure,
+    /// ATA SECURITY ERASE UNIT, enhanced mode.
+    AtaSecureEnhanced,
 }
 
 impl EraseMethod {
-    /// The method as the language spells it: `secure`, `discard`.
+    /// Every method, in the language's order.
+    pub const ALL: [EraseMethod; 11] = [
+        EraseMethod::Discard,
+        EraseMethod::Purge,
+        EraseMethod::SanitizeBlock,
+        EraseMethod::SanitizeCrypto,
+        EraseMethod::SanitizeOverwrite,
+        EraseMethod::Format,
+        EraseMethod::FormatSecure,
+        EraseMethod::FormatCrypto,
+        EraseMethod::AtaSecure,
+        EraseMethod::AtaSecureEnhanced,
+        EraseMethod::Secure,
+    ];
+
+    /// The method as the language spells it after `erase`: `discard`,
+    /// `sanitize block`, `format secure`, ...
     pub fn keyword(self) -> &'static str {
         match self {
             EraseMethod::Secure => "secure",
             EraseMethod::Discard => "discard",
+            EraseMethod::Purge => "purge",
+            EraseMethod::SanitizeBlock => "sanitize block",
+            EraseMethod::SanitizeCrypto => "sanitize crypto",
+            EraseMethod::SanitizeOverwrite => "sanitize overwrite",
+            EraseMethod::Format => "format",
+            EraseMethod::FormatSecure => "format secure",
+            EraseMethod::FormatCrypto => "format crypto",
+            EraseMethod::AtaSecure => "ata_secure",
+            EraseMethod::AtaSecureEnhanced => "ata_secure enhanced",
         }
+    }
+
+    /// The method from its words (`sanitize`, `block`); `Err` says what
+    /// the first word takes after it.
+    pub fn from_words(method: &str, option: Option<&str>) -> Result<EraseMethod, &'static str> {
+        use EraseMethod::*;
+        match (method, option) {
+            ("secure", None) => Ok(Secure),
+            ("discard", None) => Ok(Discard),
+            ("purge", None) => Ok(Purge),
+            ("sanitize", Some("block")) => Ok(SanitizeBlock),
+            ("sanitize", Some("crypto")) => Ok(SanitizeCrypto),
+            ("sanitize", Some("overwrite")) => Ok(SanitizeOverwrite),
+            ("sanitize", _) => Err("`sanitize` takes `block`, `crypto` or `overwrite`"),
+            ("format", None) => Ok(Format),
+            ("format", Some("secure")) => Ok(FormatSecure),
+            ("format", Some("crypto")) => Ok(FormatCrypto),
+            ("format", _) => Err("`format` takes nothing, `secure` or `crypto`"),
+            ("ata_secure", None) => Ok(AtaSecure),
+            ("ata_secure", Some("enhanced")) => Ok(AtaSecureEnhanced),
+            ("ata_secure", _) => Err("`ata_secure` takes nothing or `enhanced`"),
+            (_, Some(_)) => Err("`secure`, `discard` and `purge` take nothing after them"),
+            _ => Err("an erase method is `discard`, `purge`, `sanitize`, `format` or `ata_secure`"),
+        }
+    }
+
+    /// Whether the drive itself erases (a sanitize, format or security
+    /// erase through the passthrough interfaces): the whole drive or
+    /// namespace, whatever the span.
+    pub fn whole_drive(self) -> bool {
+        !matches!(self, EraseMethod::Discard | EraseMethod::Secure)
+    }
+}
+
+/// What the run does with the drives' volatile write cache: turn it off
+/// (as SNIA PTS asks) or on before the first step and put it back as it
+/// was at the end, or leave it as it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteCache {
+    Off,
+    On,
+    #[default]
+    AsIs,
+}
+
+impl WriteCache {
+    /// As the language spells it: `off`, `on`, `as_is`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            WriteCache::Off => "off",
+            WriteCache::On => "on",
+            WriteCache::AsIs => "as_is",
+        }
+    }
+
+    pub fn is_as_is(&self) -> bool {
+        *self == WriteCache::AsIs
     }
 }
 
@@ -313,6 +418,8 @@ pub enum TargetSettingKind {
     Devices(Expr),
     Io(Spanned<IoMode>),
     Data(DataPatternExpr),
+    /// Only in the top-level target block: it holds for the whole run.
+    WriteCache(Spanned<WriteCache>),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -301,7 +301,7 @@ impl Printer<'_> {
                 self.line(&text, stmt.span);
             }
             StmtKind::Erase(method) => {
-                let text = format!("erase {}", self.text(method.span));
+                let text = format!("erase {}", method.node.keyword());
                 self.line(&text, stmt.span);
             }
             StmtKind::Fill { workload, opts }
@@ -438,7 +438,7 @@ impl Printer<'_> {
             }
             StmtKind::LimitRam(Some(e)) => format!("limit_ram {}", self.expr(e)),
             StmtKind::LimitRam(None) => "limit_ram none".to_string(),
-            StmtKind::Erase(method) => format!("erase {}", self.text(method.span)),
+            StmtKind::Erase(method) => format!("erase {}", method.node.keyword()),
             StmtKind::Fill { workload, opts } => self.step_inline("fill", workload, opts),
             StmtKind::Precondition { workload, opts } => self.step_inline("precondition", workload, opts),
             StmtKind::Sweep { workload, opts } => self.step_inline("sweep", workload, opts),
@@ -493,6 +493,7 @@ impl Printer<'_> {
                     TargetSettingKind::Workers(e) => format!("workers {}", self.expr(e)),
                     TargetSettingKind::Devices(e) => format!("devices {}", self.expr(e)),
                     TargetSettingKind::Io(m) => format!("io {}", self.text(m.span)),
+                    TargetSettingKind::WriteCache(m) => format!("write_cache {}", m.node.keyword()),
                     TargetSettingKind::Data(DataPatternExpr::Random) => "data random".to_string(),
                     TargetSettingKind::Data(DataPatternExpr::Zeros) => "data zeros".to_string(),
                     TargetSettingKind::Data(DataPatternExpr::Compressible(e)) => {

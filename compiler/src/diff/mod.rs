@@ -189,6 +189,17 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
             measured.clone(),
         ));
     }
+    if old.write_cache != new.write_cache {
+        out.push(raw(
+            BreaksComparability,
+            "write cache",
+            old.write_cache.keyword().to_string(),
+            new.write_cache.keyword().to_string(),
+            "with its volatile write cache on, a drive acknowledges writes from its DRAM: write latency and \
+             IOPS are not the same numbers",
+            measured.clone(),
+        ));
+    }
     let (ma, mb) = (&old.methodology, &new.methodology);
     if ma.description != mb.description {
         let d = |d: &Option<String>| d.clone().unwrap_or_else(|| "(none)".into());

@@ -143,6 +143,22 @@ fn on_error_is_a_run_level_change_that_keeps_every_result_comparable() {
 }
 
 #[test]
+fn a_changed_write_cache_breaks_comparability() {
+    let a = plan(&format!("target {{ write_cache off }}\n{BASE}"));
+    let d = diff(&a, &plan(BASE));
+    assert_eq!(classes(&d), [(Class::BreaksComparability, "write cache")]);
+    assert!(diff(&plan(BASE), &plan(&format!("target {{ write_cache as_is }}\n{BASE}"))).changes.is_empty());
+}
+
+#[test]
+fn an_erase_method_change_breaks_comparability() {
+    let purge = BASE.replacen("erase discard", "erase purge", 1);
+    assert_ne!(purge, BASE, "the base plan erases first");
+    let d = diff(&plan(BASE), &plan(&purge));
+    assert!(classes(&d).contains(&(Class::BreaksComparability, "erase method")), "{:?}", classes(&d));
+}
+
+#[test]
 fn repeats_units_and_descriptions() {
     let a = plan(&format!("conventions {{ units decimal }}\n{BASE}"));
     let b = plan(&format!("conventions {{ units binary }}\ndescribe \"x\"\n{BASE}"));

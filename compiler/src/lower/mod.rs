@@ -111,6 +111,8 @@ struct TargetState {
     devices_at: Option<Span>,
     io_at: Option<Span>,
     data_at: Option<Span>,
+    /// Set only by the top-level target block.
+    write_cache: WriteCache,
 }
 
 /// What holds where a statement stands.
@@ -142,6 +144,7 @@ struct Opts<'o> {
 /// The steps of a methodology, with the target defaults they started from.
 pub(crate) struct Lowered {
     pub target: Target,
+    pub write_cache: WriteCache,
     pub steps: Vec<Step>,
 }
 
@@ -165,7 +168,7 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
     };
     let mut defaults = TargetState::default();
     let settings: Vec<TargetSetting> = defs.target.iter().map(|s| (*s).clone()).collect();
-    l.apply_target(&mut defaults, &settings, &[]);
+    l.apply_target(&mut defaults, &settings, &[], true);
     let mut scope = Scope {
         phase: None,
         target: defaults.clone(),
@@ -201,7 +204,7 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
         );
     }
     diags.extend(l.diags);
-    Lowered { target: defaults.t, steps: l.steps }
+    Lowered { target: defaults.t, write_cache: defaults.write_cache, steps: l.steps }
 }
 
 struct Lowerer<'d, 'a> {
@@ -318,7 +321,7 @@ impl Lowerer<'_, '_> {
 fn step_id(phase: Option<&str>, action: &Action, repeat: Option<&RepeatRun>) -> String {
     let what = match action {
         Action::Erase { method } => {
-            format!("erase-{}", if *method == EraseMethod::Secure { "secure" } else { "discard" })
+            format!("erase-{}", method.keyword().replace(' ', "-"))
         }
         Action::Fill { workload, .. } => format!("fill-{}", slug(&workload.name)),
         Action::Precondition { workload, qd, .. } => {

@@ -144,7 +144,7 @@ impl Lowerer<'_, '_> {
             StmtKind::Rounds { body, rule } => self.rounds(stmt, body, rule, scope),
             StmtKind::Target(settings) => {
                 let vars = scope.vars.clone();
-                self.apply_target(&mut scope.target, settings, &vars);
+                self.apply_target(&mut scope.target, settings, &vars, false);
             }
             StmtKind::LimitRam(limit) => {
                 let limit = match limit {

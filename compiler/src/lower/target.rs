@@ -11,6 +11,7 @@ impl Lowerer<'_, '_> {
         state: &mut TargetState,
         settings: &[TargetSetting],
         vars: &[(String, Val)],
+        top: bool,
     ) {
         let mut seen: Vec<(&'static str, Span)> = Vec::new();
         let mut set_here: Vec<Field> = Vec::new();
@@ -44,6 +45,20 @@ impl Lowerer<'_, '_> {
                     state.t.io = m.node;
                     state.io_at = Some(s.span);
                     "io"
+                }
+                TargetSettingKind::WriteCache(m) => {
+                    if top {
+                        state.write_cache = m.node;
+                    } else {
+                        let d = Diagnostic::new(
+                            Code::Misplaced,
+                            s.span,
+                            "`write_cache` holds for the whole run: it is set in the top-level target block only",
+                        )
+                        .with_hint("move it to the `target { ... }` block outside the phases");
+                        self.error(d);
+                    }
+                    "write_cache"
                 }
                 TargetSettingKind::Data(d) => {
                     let pattern = match d {

@@ -411,3 +411,59 @@ fn empty_rounds_are_reported_once() {
         [Code::UnknownName]
     );
 }
+
+/// Every erase method the language has, with its step id and words.
+#[test]
+fn every_erase_method_lowers_with_its_own_id() {
+    let all = [
+        ("discard", "p/erase-discard"),
+        ("purge", "p/erase-purge"),
+        ("sanitize block", "p/erase-sanitize-block"),
+        ("sanitize crypto", "p/erase-sanitize-crypto"),
+        ("sanitize overwrite", "p/erase-sanitize-overwrite"),
+        ("format", "p/erase-format"),
+        ("format secure", "p/erase-format-secure"),
+        ("format crypto", "p/erase-format-crypto"),
+        ("ata_secure", "p/erase-ata_secure"),
+        ("ata_secure enhanced", "p/erase-ata_secure-enhanced"),
+        ("secure", "p/erase-secure"),
+    ];
+    for (words, id) in all {
+        let p = plan(&format!("phase \"p\" {{ erase {words} }}"));
+        let Action::Erase { method } = p.steps[0].action else { panic!("not an erase") };
+        assert_eq!((method.keyword(), p.steps[0].id.as_str()), (words, id));
+        assert!(p.steps[0].describe().starts_with("erase: "));
+    }
+    assert_eq!(EraseMethod::ALL.len(), all.len());
+}
+
+/// A method with the wrong word after it says what it takes.
+#[test]
+fn an_erase_method_with_a_wrong_word_says_what_it_takes() {
+    for (text, hint) in [
+        ("erase sanitize", "`sanitize` takes `block`, `crypto` or `overwrite`"),
+        ("erase sanitize enhanced", "`sanitize` takes `block`, `crypto` or `overwrite`"),
+        ("erase format block", "`format` takes nothing, `secure` or `crypto`"),
+        ("erase ata_secure crypto", "`ata_secure` takes nothing or `enhanced`"),
+        ("erase purge secure", "`secure`, `discard` and `purge` take nothing after them"),
+    ] {
+        let src = format!("{H}phase \"p\" {{ {text} }}");
+        let d: Vec<_> = crate::check(&src).iter().cloned().collect();
+        assert_eq!(d.len(), 1, "{text}");
+        assert_eq!(d[0].code, Code::Syntax);
+        assert_eq!(d[0].hint.as_deref(), Some(hint), "{text}");
+    }
+}
+
+/// `write_cache` is the run's: in the plan from the top-level block,
+/// refused inside a phase.
+#[test]
+fn write_cache_is_set_for_the_whole_run() {
+    let p = plan("target { write_cache off }\nphase \"p\" { erase discard }");
+    assert_eq!(p.write_cache, WriteCache::Off);
+    assert_eq!(plan("phase \"p\" { erase discard }").write_cache, WriteCache::AsIs);
+    let text = p.write(Format::Ron);
+    assert!(text.contains("write_cache: off"), "{text}");
+    assert!(!plan("phase \"p\" { erase discard }").write(Format::Ron).contains("write_cache"));
+    assert_eq!(codes("phase \"p\" { target { write_cache on } erase discard }"), [Code::Misplaced]);
+}

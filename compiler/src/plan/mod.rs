@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use methodic_grammar::ast::{
-    Aggregate, EraseMethod, IoMode, Metric, OnError, QdCounting, Units, ValueKind,
+    Aggregate, EraseMethod, IoMode, Metric, OnError, QdCounting, Units, ValueKind, WriteCache,
 };
 pub use methodic_grammar::units::{Bytes, Duration, Percent};
 
@@ -56,6 +56,10 @@ pub struct Plan {
     /// The target defaults declared at the top level; each step carries the
     /// settings in effect for it.
     pub target: Target,
+    /// The drives' volatile write cache for the whole run (`write_cache`
+    /// in the top-level target block); left out of the plan when `as_is`.
+    #[serde(default, skip_serializing_if = "WriteCache::is_as_is")]
+    pub write_cache: WriteCache,
     pub steps: Vec<Step>,
     /// The sum of the steps' estimates.
     pub estimate: Estimate,

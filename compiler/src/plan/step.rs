@@ -128,6 +128,15 @@ impl Step {
             Action::Erase { method } => match method {
                 EraseMethod::Secure => "erase: secure erase of the target".to_string(),
                 EraseMethod::Discard => "erase: discard (TRIM) the span".to_string(),
+                EraseMethod::Purge => "erase: purge the drive (the strongest erase it supports)".to_string(),
+                EraseMethod::SanitizeBlock => "erase: sanitize the drive (block erase)".to_string(),
+                EraseMethod::SanitizeCrypto => "erase: sanitize the drive (crypto erase)".to_string(),
+                EraseMethod::SanitizeOverwrite => "erase: sanitize the drive (overwrite)".to_string(),
+                EraseMethod::Format => "erase: format the namespace".to_string(),
+                EraseMethod::FormatSecure => "erase: format the namespace with user data erase".to_string(),
+                EraseMethod::FormatCrypto => "erase: format the namespace with crypto erase".to_string(),
+                EraseMethod::AtaSecure => "erase: ATA security erase".to_string(),
+                EraseMethod::AtaSecureEnhanced => "erase: ATA enhanced security erase".to_string(),
             },
             Action::Fill { workload, passes, .. } => {
                 format!("fill: {} of {}", plural(*passes as u64, "pass", "passes"), workload.label())

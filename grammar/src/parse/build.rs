@@ -41,6 +41,7 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::k_workers
             | Rule::k_devices
             | Rule::k_io
+            | Rule::k_write_cache
             | Rule::k_data
             | Rule::k_limit_ram
             | Rule::k_none
@@ -310,12 +311,30 @@ impl Builder {
             },
             Rule::erase => {
                 let m = c.expect("method")?;
-                let method = match m.as_str() {
-                    "secure" => EraseMethod::Secure,
-                    "discard" => EraseMethod::Discard,
-                    _ => return Err(self.unexpected(&m, "erase")),
-                };
-                StmtKind::Erase(Spanned::new(method, self.span(&m)))
+                let option = c.next();
+                let mut span = self.span(&m);
+                if let Some(o) = &option {
+                    span = Span::new(span.start, self.span(o).end);
+                }
+                let method = EraseMethod::from_words(m.as_str(), option.as_ref().map(|o| o.as_str()))
+                    .map_err(|why| {
+                        Box::new(
+                            Diagnostic::new(
+                                crate::diagnostic::Code::Syntax,
+                                span,
+                                match &option {
+                                    Some(o) => format!(
+                                        "`erase {} {}` is not an erase method",
+                                        m.as_str(),
+                                        o.as_str()
+                                    ),
+                                    None => format!("`erase {}` needs a word after it", m.as_str()),
+                                },
+                            )
+                            .with_hint(why),
+                        )
+                    })?;
+                StmtKind::Erase(Spanned::new(method, span))
             }
             Rule::fill | Rule::precondition | Rule::sweep | Rule::measure => {
                 let workload = self.workload_ref(c.expect("workload")?)?;
@@ -372,6 +391,15 @@ impl Builder {
                     _ => return Err(self.unexpected(&v, "io")),
                 };
                 TargetSettingKind::Io(Spanned::new(mode, self.span(&v)))
+            }
+            Rule::t_write_cache => {
+                let mode = match v.as_str() {
+                    "off" => WriteCache::Off,
+                    "on" => WriteCache::On,
+                    "as_is" => WriteCache::AsIs,
+                    _ => return Err(self.unexpected(&v, "write_cache")),
+                };
+                TargetSettingKind::WriteCache(Spanned::new(mode, self.span(&v)))
             }
             Rule::t_data => TargetSettingKind::Data(match v.as_rule() {
                 Rule::data_random => DataPatternExpr::Random,

@@ -101,6 +101,7 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::t_devices => w("`devices`", TargetSetting),
         Rule::t_io => w("`io`", TargetSetting),
         Rule::t_data => w("`data`", TargetSetting),
+        Rule::t_write_cache => w("`write_cache`", TargetSetting),
         Rule::data_random => w("`random`", Other),
         Rule::data_zeros => w("`zeros`", Other),
         Rule::data_compressible => w("`compressible N%`", Other),
@@ -147,7 +148,10 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::qd_counting => w("`total` or `per_worker`", Other),
         Rule::value_kind => w("`step_average`, `steady_state_average` or `peak`", Other),
         Rule::io_mode => w("`direct` or `buffered`", Other),
-        Rule::erase_method => w("`secure` or `discard`", Other),
+        Rule::erase_method => {
+            w("an erase method (`discard`, `purge`, `sanitize`, `format`, `ata_secure`)", Other)
+        }
+        Rule::erase_option => w("`block`, `crypto`, `overwrite`, `secure` or `enhanced`", Other),
         Rule::aggregate => w("`mean`, `median`, `max` or `min`", Other),
         Rule::metric => w("`iops`, `bandwidth` or `latency`", Other),
         Rule::keyword => w("a keyword", Other),
@@ -196,6 +200,8 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::k_workers => w("`workers`", Other),
         Rule::k_devices => w("`devices`", Other),
         Rule::k_io => w("`io`", Other),
+        Rule::k_write_cache => w("`write_cache`", Other),
+        Rule::write_cache_mode => w("`off`, `on` or `as_is`", Other),
         Rule::k_data => w("`data`", Other),
         Rule::k_limit_ram => w("`limit_ram`", Other),
         Rule::k_none => w("`none`", Other),
@@ -432,7 +438,7 @@ fn keyword_families(word: &str) -> &'static [Family] {
         "passes" | "qd" | "ramp" | "record" | "series" | "until" => &[StepOption],
         "read" => &[StepOption, WorkloadProperty],
         "random" | "sequential" | "block" | "blocks" | "align" | "offset" => &[WorkloadProperty],
-        "span" | "workers" | "devices" | "data" => &[TargetSetting],
+        "span" | "workers" | "devices" | "data" | "write_cache" => &[TargetSetting],
         "io" => &[TargetSetting, ProbeSetting],
         "files" | "size" | "total" | "seed" => &[DatasetSetting],
         "round" | "window" | "excursion" | "slope" | "max_rounds" | "metric" | "track" => &[SteadySetting],
@@ -558,7 +564,7 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
     out
 }
 
-const ALL_KEYWORDS: [&str; 67] = [
+const ALL_KEYWORDS: [&str; 68] = [
     "methodology",
     "version",
     "describe",
@@ -586,6 +592,7 @@ const ALL_KEYWORDS: [&str; 67] = [
     "devices",
     "io",
     "data",
+    "write_cache",
     "limit_ram",
     "none",
     "erase",
