@@ -300,6 +300,8 @@ struct Progress {
     bar: Option<ProgressBar>,
     /// The methodology's units: rates in MiB/s or MB/s.
     units: Units,
+    /// The last share of a drive's erase shown, in percent.
+    last_percent: Option<u32>,
 }
 
 impl Progress {
@@ -314,7 +316,7 @@ impl Progress {
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
-        Progress { bar, units }
+        Progress { bar, units, last_percent: None }
     }
 
     fn line(&self, text: &str) {
@@ -354,5 +356,19 @@ impl Observer for Progress {
 
     fn note(&mut self, message: &str) {
         self.line(&format!("note: {message}"));
+    }
+
+    /// A drive's erase reports how far it is: in the bar's message on a
+    /// terminal, else a line each tenth passed (logs show it went on).
+    fn progress(&mut self, what: &str, share: f64) {
+        let percent = (share.clamp(0.0, 1.0) * 100.0).floor() as u32;
+        match &self.bar {
+            Some(b) => b.set_message(format!("{what}: {percent}% done")),
+            None if self.last_percent.map(|p| p / 10) != Some(percent / 10) => {
+                eprintln!("{what}: {percent}% done");
+            }
+            None => {}
+        }
+        self.last_percent = Some(percent);
     }
 }

@@ -141,7 +141,7 @@ fn every_spec_rehearses_to_completion() {
         let plan = methodic_compiler::compile(&std::fs::read_to_string(&spec).unwrap(), &Default::default())
             .unwrap_or_else(|d| panic!("{name}: {d}"))
             .plan;
-        let rehearsal = methodic_runtime::rehearse::rehearse(&plan);
+        let rehearsal = methodic_runtime::rehearse::rehearse(&plan, false);
         let problems = methodic_compiler::validate(&rehearsal);
         assert!(problems.is_empty(), "{name}: the rehearsal plan: {problems}");
         assert_eq!(rehearsal.steps.len(), plan.steps.len(), "{name}");

@@ -74,6 +74,29 @@ pub struct Manifest {
     /// Each `methodic run --resume` of this run, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resumed: Vec<ResumeNote>,
+    /// What the run did to each drive's volatile write cache (`write_cache
+    /// off` or `on`); empty when the methodology leaves it as it is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_cache: Vec<WriteCacheNote>,
+}
+
+/// One target's volatile write cache over the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WriteCacheNote {
+    /// The target, by its path.
+    pub target: String,
+    /// What the methodology asked: `off` or `on`.
+    pub asked: String,
+    /// Whether the cache was on before the run (`None`: the target is not
+    /// a drive whose cache methodic can read: a file, loop or zram device,
+    /// a partition).
+    pub was_on: Option<bool>,
+    /// What was done: `turned off (NVMe Set Features, volatile write
+    /// cache)`, `already off`, `not a drive: left as it is`.
+    pub done: String,
+    /// Set at the end of the run (or of the session a resume ran): the
+    /// cache put back as it was, or why it was not.
+    pub restored: Option<String>,
 }
 
 /// A resume: where the run went on from, and why there.

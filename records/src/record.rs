@@ -118,6 +118,13 @@ pub struct StepResult {
 }
 
 impl StepResult {
+    /// The thermal-throttle events the drives counted over the step
+    /// (NVMe: the health log's transition counts, after less before);
+    /// `None` when no drive's health was read.
+    pub fn throttle_events(&self) -> Option<u32> {
+        (!self.health.is_empty()).then(|| self.health.iter().map(|h| h.throttle_events).sum())
+    }
+
     /// The record of step `i` (from 0) before it runs.
     pub fn new(i: usize, step: &Step, rehearsal: bool, started: String) -> StepResult {
         StepResult {

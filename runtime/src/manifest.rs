@@ -134,6 +134,7 @@ pub fn start(s: Start<'_>) -> Manifest {
         plan: s.plan.clone(),
         steps,
         resumed: Vec::new(),
+        write_cache: Vec::new(),
     }
 }
 

@@ -17,10 +17,20 @@ const BUDGET_MS: u64 = 5_000;
 /// The shortest a measurement (or round cell) lasts in a rehearsal.
 const MIN_RECORD_MS: u64 = 40;
 
-pub fn rehearse(plan: &Plan) -> Plan {
+/// `plan` scaled down. `on_device`: the rehearsal runs on the given
+/// targets rather than a scratch file: spans in shares of the target
+/// become the same shares of [`CAPACITY`], so that a rehearsal on a 4TB
+/// drive writes what it would on the scratch file, not 8TB for a 2x fill.
+pub fn rehearse(plan: &Plan, on_device: bool) -> Plan {
     let mut p = plan.clone();
     for step in &mut p.steps {
         cap(step);
+        if let (true, Some(t)) = (on_device, step.target.as_mut()) {
+            t.span = scratch_share(t.span);
+        }
+    }
+    if on_device {
+        p.target.span = scratch_share(p.target.span);
     }
     let total = p
         .steps
@@ -64,6 +74,15 @@ fn cap(step: &mut Step) {
             p.offsets = (p.range.0 - p.io.0).checked_div(p.step.0).map_or(0, |n| n + 1);
         }
         _ => {}
+    }
+}
+
+/// A share of the target as the same share of [`CAPACITY`], in whole MiB
+/// (at least one) so that direct I/O stays aligned.
+fn scratch_share(span: Extent) -> Extent {
+    match span {
+        Extent::Percent(p) => Extent::Bytes(Bytes((p.of(CAPACITY) >> 20).max(1) << 20)),
+        bytes => bytes,
     }
 }
 
@@ -129,7 +148,7 @@ mod tests {
             let path = entry.unwrap().path();
             let src = std::fs::read_to_string(&path).unwrap();
             let plan = methodic_compiler::compile(&src, &Default::default()).unwrap().plan;
-            let r = rehearse(&plan);
+            let r = rehearse(&plan, false);
             let problems = methodic_compiler::validate(&r);
             assert!(problems.is_empty(), "{}: {problems}", path.display());
             assert!(
@@ -140,5 +159,32 @@ mod tests {
             );
             assert_eq!(r.steps.len(), plan.steps.len());
         }
+    }
+}
+
+#[cfg(test)]
+mod device_tests {
+    use super::*;
+
+    /// On a device, shares of the span become shares of the scratch size;
+    /// on a scratch file they stay shares (of that file).
+    #[test]
+    fn a_rehearsal_on_a_device_works_in_the_scratch_files_size() {
+        let src = "methodology \"t\" version \"1\"\nworkload s { sequential; block 1MiB; read 0% }\n\
+                   phase \"p\" { erase purge fill s passes 2 }\nphase \"q\" { target { span 25% } fill s }\n";
+        let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
+        let spans = |p: &Plan| p.steps.iter().map(|s| s.target.unwrap().span).collect::<Vec<_>>();
+        let on_device = rehearse(&plan, true);
+        assert_eq!(
+            spans(&on_device),
+            [
+                Extent::Bytes(Bytes(CAPACITY)),
+                Extent::Bytes(Bytes(CAPACITY)),
+                Extent::Bytes(Bytes(CAPACITY / 4))
+            ]
+        );
+        assert_eq!(on_device.target.span, Extent::Bytes(Bytes(CAPACITY)));
+        assert!(methodic_compiler::validate(&on_device).is_empty());
+        assert_eq!(spans(&rehearse(&plan, false))[2], Extent::Percent(Percent::whole(25)));
     }
 }

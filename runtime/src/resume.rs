@@ -75,7 +75,8 @@ fn prepare(
             )));
         }
     }
-    let plan = if m.rehearsal { rehearse::rehearse(&original) } else { original.clone() };
+    let on_device = m.targets.iter().any(|t| !t.scratch);
+    let plan = if m.rehearsal { rehearse::rehearse(&original, on_device) } else { original.clone() };
     let damaged = if plan != m.plan {
         Some("holds another plan than plan.ron")
     } else if m.steps.len() != plan.steps.len() {

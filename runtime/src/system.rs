@@ -16,9 +16,15 @@ use crate::host::meminfo;
 use crate::region::Region;
 use crate::target::{BLKDISCARD, BLKSECDISCARD, Target, TargetKind};
 
-/// Erases `region` of `target` (the whole device for a secure erase) and
-/// says how.
-pub fn erase(target: &Target, method: EraseMethod, region: Region) -> Result<String> {
+/// Erases `region` of `target` (the whole device for a secure erase and
+/// the methods the drive does itself) and says how. `progress` hears the
+/// share done of a drive's own erase.
+pub fn erase(
+    target: &Target,
+    method: EraseMethod,
+    region: Region,
+    progress: &mut dyn FnMut(f64),
+) -> Result<String> {
     let fd = target.file(false).as_raw_fd();
     match target.kind {
         TargetKind::File => {
@@ -38,26 +44,52 @@ pub fn erase(target: &Target, method: EraseMethod, region: Region) -> Result<Str
                 });
             }
             Ok(match method {
-                EraseMethod::Secure => format!(
-                    "punched holes over {} of the file (a file cannot be secure-erased)",
-                    crate::units::human(region.len)
-                ),
                 EraseMethod::Discard => {
                     format!("punched holes over {} of the file", crate::units::human(region.len))
                 }
+                m => format!(
+                    "punched holes over {} of the file (a file cannot `erase {}`)",
+                    crate::units::human(region.len),
+                    m.keyword()
+                ),
             })
+        }
+        TargetKind::BlockDevice if method.whole_drive() => {
+            let abilities = crate::drive::abilities(target);
+            let (way, why) =
+                crate::drive::erase::choose(method, &abilities).map_err(|e| Error::Unsupported {
+                    message: format!("{}: {e}", target.path.display()),
+                    hint: Some(
+                        "write the erase this drive supports, or `erase purge` for the strongest it has"
+                            .into(),
+                    ),
+                })?;
+            let command = way.command(abilities.interface);
+            crate::drive::erase(target, abilities.interface, way, progress).map_err(|e| {
+                Error::Unsupported {
+                    message: format!("{command} on {} failed: {e}", target.path.display()),
+                    hint: None,
+                }
+            })?;
+            Ok(format!(
+                "{command} of the whole {} ({}): `erase {}`, {why}",
+                if abilities.interface == crate::drive::Interface::None { "device" } else { "drive" },
+                crate::units::human(target.capacity),
+                way.method().keyword()
+            ))
         }
         TargetKind::BlockDevice => {
             let (request, range, name) = match method {
                 EraseMethod::Secure => (BLKSECDISCARD, [0, target.capacity], "BLKSECDISCARD (secure erase)"),
-                EraseMethod::Discard => (BLKDISCARD, [region.start, region.len], "BLKDISCARD (discard)"),
+                _ => (BLKDISCARD, [region.start, region.len], "BLKDISCARD (discard)"),
             };
             let rc = unsafe { libc::ioctl(fd, request as _, range.as_ptr()) };
             if rc != 0 {
                 let e = io::Error::last_os_error();
                 let hint = match (method, e.raw_os_error()) {
                     (EraseMethod::Secure, Some(libc::EOPNOTSUPP) | Some(libc::EINVAL)) => {
-                        "this device has no secure discard; if a discard is enough, write `erase discard`"
+                        "the kernel has a secure discard for eMMC, virtio and Xen only: for an NVMe, SATA or SCSI \
+                         drive write `erase purge` (the strongest erase the drive has), or `erase discard`"
                     }
                     _ => "check that the device supports discard (queue/discard_max_bytes in sysfs)",
                 };
@@ -69,6 +101,13 @@ pub fn erase(target: &Target, method: EraseMethod, region: Region) -> Result<Str
             Ok(format!("{name} of {}", crate::units::human(range[1])))
         }
     }
+}
+
+/// Discards the whole of a block device (BLKDISCARD from 0 to its end).
+pub fn discard_all(target: &Target) -> io::Result<()> {
+    let range = [0u64, target.capacity];
+    let rc = unsafe { libc::ioctl(target.file(false).as_raw_fd(), BLKDISCARD as _, range.as_ptr()) };
+    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
 
 /// Drops the page cache of the targets, and the system's when root. Says
@@ -291,7 +330,7 @@ mod tests {
         f.sync_all().unwrap();
         let t = Target::open(&path, &OpenOptionsT { write: true, overwrite: true, ..Default::default() })
             .unwrap();
-        let how = erase(&t, EraseMethod::Discard, Region { start: 0, len: 1 << 20 }).unwrap();
+        let how = erase(&t, EraseMethod::Discard, Region { start: 0, len: 1 << 20 }, &mut |_| {}).unwrap();
         assert!(how.contains("punched holes"), "{how}");
         let data = fs::read(&path).unwrap();
         assert_eq!(data.len(), 1 << 20);

@@ -13,7 +13,7 @@ use super::RunOptions;
 use crate::error::{Error, Result};
 use crate::rehearse;
 use crate::system;
-use crate::target::{OpenOptionsT, Target};
+use crate::target::{OpenOptionsT, Target, TargetKind};
 
 /// Opens the targets the plan needs, or makes scratch files in `out`.
 pub(super) fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target>> {
@@ -97,6 +97,42 @@ pub(super) fn check_alignment(plan: &Plan, targets: &[Target]) -> Result<()> {
                         Bytes(align)
                     )));
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses, before anything is written, an erase the drive cannot do (a
+/// sanitize on a drive without it, an ATA security erase on a frozen
+/// drive), naming what it can; and a whole-drive erase that would take
+/// other namespaces of the same NVMe controller with it.
+pub(super) fn check_erases(plan: &Plan, targets: &[Target]) -> Result<()> {
+    for (i, step) in plan.steps.iter().enumerate() {
+        let Action::Erase { method } = step.action else { continue };
+        if !method.whole_drive() {
+            continue;
+        }
+        let devices = step.target.unwrap_or(plan.target).devices.max(1) as usize;
+        for t in targets.iter().take(devices).filter(|t| t.kind == TargetKind::BlockDevice) {
+            let abilities = crate::drive::abilities(t);
+            let what = format!("step {} ({}): ", i + 1, step.id);
+            let (way, _) = crate::drive::erase::choose(method, &abilities).map_err(|e| {
+                Error::target(&t.path, format!("{what}{e}")).with_hint(
+                    "write an erase this drive supports, or `erase purge` for the strongest it has",
+                )
+            })?;
+            if let Some(others) = crate::drive::erase_reaches_beyond(t, way) {
+                return Err(Error::target(
+                    &t.path,
+                    format!(
+                        "{what}{} erases every namespace of the controller, and it has others: {others}",
+                        way.command(abilities.interface)
+                    ),
+                )
+                .with_hint(
+                    "erase only this namespace with `erase discard`, or delete the other namespaces first",
+                ));
             }
         }
     }

@@ -25,7 +25,7 @@ use methodic_results::manifest::EngineNote;
 use methodic_results::record::{MethodologyRef, RunReport, Status, StepResult};
 
 pub use self::ceiling::calibrate;
-use self::checks::{check_alignment, check_space, open_targets};
+use self::checks::{check_alignment, check_erases, check_space, open_targets};
 pub(crate) use self::checks::{devices, open_options};
 use self::io::{MAX_PSYNC_THREADS, Workers};
 use self::step::Executor;
@@ -87,6 +87,8 @@ pub trait Observer {
     fn step_started(&mut self, _index: usize, _total: usize, _step: &Step, _remaining: TimeRange) {}
     fn step_finished(&mut self, _index: usize, _step: &Step, _result: &StepResult) {}
     fn note(&mut self, _message: &str) {}
+    /// The share done of work that reports it (a drive's sanitize), 0 to 1.
+    fn progress(&mut self, _what: &str, _share: f64) {}
 }
 
 /// An observer that shows nothing.
@@ -137,7 +139,7 @@ pub fn stop_requested() -> bool {
 pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
     let started = time::unix_now();
     let original = plan;
-    let plan = if opts.rehearse { rehearse::rehearse(plan) } else { plan.clone() };
+    let plan = if opts.rehearse { rehearse::rehearse(plan, !opts.targets.is_empty()) } else { plan.clone() };
 
     check_space(&plan, opts)?;
     let results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
@@ -148,6 +150,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     // A run that cannot start leaves nothing behind.
     let start = open_targets(&plan, opts, &results.path).and_then(|targets| {
         check_alignment(&plan, &targets)?;
+        check_erases(&plan, &targets)?;
         let uring = match opts.engine {
             EngineChoice::Psync => Err("--engine psync".to_string()),
             _ => crate::worker::io_uring_available(),
@@ -334,6 +337,15 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
     let mut steps = earlier;
     let mut status = Status::Completed;
     let mut error = None;
+    // The drives' write cache as the methodology asks, before the first
+    // step (again on a resume: a crash may have left it either way).
+    if let Err(e) = crate::drive::cache::apply(plan.write_cache, &exec.targets, &mut manifest.write_cache) {
+        status = Status::Failed;
+        error = Some(e);
+    }
+    for n in &manifest.write_cache {
+        observer.note(&format!("write cache of {}: {}", n.target, n.done));
+    }
     if let (Some(limit), Some(step)) = (ram, plan.steps.get(first)) {
         let mut note = StepResult::new(first, step, opts.rehearse, String::new());
         match kinds::system::apply_ram_limit(&mut exec, Some(limit), &mut note) {
@@ -372,7 +384,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         }
         let t0 = Instant::now();
         let mut result = StepResult::new(i, step, opts.rehearse, time::rfc3339(step_start));
-        let outcome = kinds::run(&mut exec, step, &mut result);
+        let outcome = kinds::run(&mut exec, step, &mut result, observer);
         result.seconds = t0.elapsed().as_secs_f64();
         let interrupted = exec.workers.stop.load(Ordering::SeqCst);
         if interrupted {
@@ -438,6 +450,12 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         error = Some(e);
     }
     exec.ram = None;
+    crate::drive::cache::restore(&exec.targets, &mut manifest.write_cache);
+    for n in manifest.write_cache.iter().filter(|n| n.was_on.is_some()) {
+        if let Some(r) = &n.restored {
+            observer.note(&format!("write cache of {}: {r}", n.target));
+        }
+    }
     for dir in &exec.copies {
         let _ = std::fs::remove_dir_all(dir);
     }

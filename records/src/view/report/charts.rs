@@ -269,7 +269,7 @@ pub fn preparation(run: &Loaded) -> Vec<PlotView> {
         }
         let mut note = step.describe();
         if let Some(c) = &r.cliff {
-            note.push_str(&format!(". {}.", c.finding(&rows, None)));
+            note.push_str(&format!(". {}.", c.finding(&rows, r.throttle_events())));
         }
         if let Some(st) = &r.steady {
             let metric = match st.metric {

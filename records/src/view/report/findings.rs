@@ -61,10 +61,14 @@ pub fn findings(run: &Loaded) -> Vec<Finding> {
             });
         }
         if let Some(c) = &r.cliff {
-            // What the drop came with: the series' temperature. Throttle
-            // events are not in the step's record yet: none are passed.
+            // What the drop came with: the series' temperature, and the
+            // drive's thermal-throttle events over the step (NVMe).
             let rows = step_series(run, r);
-            out.push(Finding { level: "note", step: r.id.clone(), text: c.finding(&rows, None) });
+            out.push(Finding {
+                level: "note",
+                step: r.id.clone(),
+                text: c.finding(&rows, r.throttle_events()),
+            });
         }
         if let Some(h) = &r.host_bound {
             out.push(Finding { level: "warning", step: r.id.clone(), text: h.clone() });

@@ -22,10 +22,16 @@ use methodic_results::health::StepHealth;
 use methodic_results::record::StepResult;
 
 use crate::error::Result;
+use crate::exec::Observer;
 use crate::exec::step::{Executor, StepRun};
 
 /// Runs `step`, filling in `out`: what it measured, and what it did.
-pub(super) fn run(x: &mut Executor<'_>, step: &Step, out: &mut StepResult) -> Result<()> {
+pub(super) fn run(
+    x: &mut Executor<'_>,
+    step: &Step,
+    out: &mut StepResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
     system::apply_ram_limit(x, step.ram_limit, out)?;
     let settings = step.target.unwrap_or(x.plan.target);
     // Buffered steps that finish_io ends count the bytes that reach
@@ -47,7 +53,7 @@ pub(super) fn run(x: &mut Executor<'_>, step: &Step, out: &mut StepResult) -> Re
         (0..used).filter(|&i| x.targets[i].identity.driver.as_deref() == Some("nvme")).collect();
     let before: Vec<_> = nvme.iter().map(|&i| crate::drive::nvme::health(x.targets[i].file(false))).collect();
     let s = &mut StepRun { step, settings, out };
-    let done = dispatch(x, s);
+    let done = dispatch(x, s, observer);
     for (&i, before) in nvme.iter().zip(before) {
         let t = &x.targets[i];
         if let (Some(before), Some(after)) = (before, crate::drive::nvme::health(t.file(false))) {
@@ -58,10 +64,10 @@ pub(super) fn run(x: &mut Executor<'_>, step: &Step, out: &mut StepResult) -> Re
 }
 
 /// Hands the step to its kind.
-fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
+fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observer) -> Result<()> {
     let step = s.step;
     match &step.action {
-        Action::Erase { method } => erase::run(x, s, *method),
+        Action::Erase { method } => erase::run(x, s, *method, observer),
         Action::Fill { workload, qd, passes } => fill::run(x, s, workload, *qd, *passes),
         Action::Measure { workload, qd, ramp, stop, series } => {
             measure::run(x, s, workload, *qd, *ramp, stop, *series)
