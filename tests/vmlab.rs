@@ -1,12 +1,21 @@
-//! The drive lab: one QEMU guest (tests/vmlab/run-guest.sh) with an
-//! emulated NVMe, SATA (AHCI) and SCSI (virtio-scsi) drive under the real
-//! Linux drivers, the host's root shared read-only so that the methodic
-//! built here runs inside. One boot (about 10 s, then the guest's script,
-//! tests/vmlab/drives.sh) answers every check below: methodic runs a small
-//! methodology on each drive, named by the drive's own serial; what the
-//! manifest says of each drive matches what the drive's tools (nvme-cli,
-//! hdparm, sg3-utils) say; and `erase secure`, which no NVMe, SATA or SCSI
-//! drive takes, fails and writes nothing.
+//! The drive lab: one QEMU guest (tests/vmlab/run-guest.sh) with emulated
+//! NVMe (four: one for the checks, three for the specs), SATA (AHCI) and
+//! SCSI (virtio-scsi) drives under the real Linux drivers, the host's root
+//! shared read-only so that the methodic built here runs inside. One boot
+//! (about 10 s, then the guest's script, tests/vmlab/drives.sh, about 40 s)
+//! answers every check below: methodic runs a small methodology on each
+//! drive, named by the drive's own serial; what the manifest says of each
+//! drive matches what the drive's tools (nvme-cli, hdparm, sg3-utils) say;
+//! the NVMe drive counts what the steps wrote, in its health log and its
+//! OCP log, and the series has its temperature; `erase purge` and `erase
+//! format secure` leave the NVMe drive reading zeros; sanitize and ATA
+//! security erase are refused before anything is written, with what each
+//! drive says it supports; `write_cache off` turns each drive's cache off
+//! (as the drive's own tool reads it) during a run, a crash leaves it off,
+//! the resume sets it again and a SIGTERM puts it back on; `erase secure`,
+//! which no NVMe, SATA or SCSI drive takes, fails and writes nothing; and
+//! every spec that opens with an erase rehearses its first phase on an
+//! NVMe drive.
 //!
 //! Needs root, QEMU and the drive tools (tests/vmlab/install.sh, which
 //! .ci/run runs); the guest's kernel is downloaded on first use
@@ -65,11 +74,30 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
     let root = common::root();
     // The binary goes in by the job folder: the guest mounts a tmpfs over
     // /tmp (where a checkout, and so this build, may be).
-    std::fs::copy(env!("CARGO_BIN_EXE_methodic"), job.join("methodic")).unwrap();
+    // Without its debug information (a quarter of the size) where objcopy
+    // is at hand: the guest copies it in over 9p.
+    let bin = job.join("methodic");
+    let stripped = Command::new("objcopy")
+        .arg("--strip-debug")
+        .args([Path::new(env!("CARGO_BIN_EXE_methodic")), &bin])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !stripped {
+        std::fs::copy(env!("CARGO_BIN_EXE_methodic"), &bin).unwrap();
+    }
+    // The specs go in the same way (a checkout under /tmp is hidden too).
+    std::fs::create_dir_all(job.join("specs")).unwrap();
+    for entry in std::fs::read_dir(root.join("specs")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, job.join("specs").join(path.file_name().unwrap())).unwrap();
+    }
     let o = Command::new(root.join("tests/vmlab/run-guest.sh"))
         .arg(root.join("tests/vmlab/drives.sh"))
         .arg("/tmp/job/methodic")
+        .arg("/tmp/job")
         .env("JOB", &job)
+        .env("NVME_EXTRA", "3")
+        .env("NVME_OPTS", ",ocp=on")
         .env("TIMEOUT", "300")
         .output()
         .unwrap();
@@ -145,6 +173,19 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
             assert_eq!(h.after.temperature_c, 50, "QEMU's NVMe reports 323 K");
             assert!(h.after.host_write_commands > h.before.host_write_commands);
             assert!(loaded.steps.iter().all(|s| s.health.len() == 1), "{name}: every step has its reading");
+            // The OCP log (ocp=on): QEMU counts what reached its media,
+            // byte for byte: the fill's bytes, a write amplification of 1.
+            let nand =
+                |h: &methodic_results::health::Health| h.nand_bytes_written.expect("the OCP log was read");
+            assert_eq!(nand(&h.after) - nand(&h.before), wrote, "{name}: flash bytes over the fill");
+            assert!(h.write_amplification.is_some(), "{name}");
+            assert_eq!(h.throttle_events, 0, "{name}: QEMU never throttles");
+            // The drive's temperature in every row of the 1 s series.
+            let series = read(&job, &format!("{name}/series/measure/w-qd4.csv"));
+            let mut lines = series.lines().filter(|l| !l.starts_with('#'));
+            assert!(lines.next().unwrap().ends_with(",temperature_c"), "{series}");
+            let rows: Vec<&str> = lines.collect();
+            assert!(!rows.is_empty() && rows.iter().all(|r| r.ends_with(",50")), "{name}: {series}");
         } else {
             assert!(fill.health.is_empty(), "{name}: not NVMe, no health log yet");
         }
@@ -159,5 +200,118 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
         read(&job, "secure.after"),
         "erase secure changed the drive's data"
     );
+    the_drives_own_erase_zeroes_the_nvme_drive(&job);
+    erases_a_drive_lacks_are_refused_before_anything_is_written(&job);
+    the_write_cache_is_off_during_the_run_and_back_after(&job);
+    every_spec_that_opens_with_an_erase_runs_its_first_phase_on_nvme(&job, root);
     std::fs::remove_dir_all(&job).unwrap();
+}
+
+/// `erase purge` (QEMU's NVMe has no sanitize: format with user data
+/// erase) and `erase format secure`: 4 MiB of random data read back as
+/// zeros after, and the step says what ran and why.
+fn the_drives_own_erase_zeroes_the_nvme_drive(job: &Path) {
+    let command =
+        "NVMe Format NVM with user data erase (SES 1) of the whole drive (1.0 GiB): `erase format secure`";
+    for (slug, why) in [
+        ("purge", "the strongest this drive supports (it has no sanitize block, no sanitize crypto)"),
+        ("format-secure", "as the methodology asks"),
+    ] {
+        let rc = read(job, &format!("erase-{slug}.rc"));
+        assert_eq!(rc.trim(), "0", "erase {slug}: {}", read(job, &format!("erase-{slug}.stderr")));
+        assert_eq!(read(job, &format!("erase-{slug}.before")).trim(), "no", "random data before");
+        assert_eq!(read(job, &format!("erase-{slug}.after")).trim(), "yes", "erase {slug}: zeros after");
+        let loaded = methodic_results::manifest::load(&job.join(format!("erase-{slug}"))).unwrap();
+        assert_eq!(loaded.steps[0].actions, [format!("{command}, {why}")], "erase {slug}");
+    }
+}
+
+/// A sanitize on the NVMe drive (SANICAP 0), an ATA security erase on the
+/// SATA drive (no security feature set) and a sanitize on the SCSI drive:
+/// each refused before the fill that comes first writes, naming what the
+/// drive supports; nothing is left behind.
+fn erases_a_drive_lacks_are_refused_before_anything_is_written(job: &Path) {
+    for (name, words) in [
+        (
+            "nvme0n1",
+            "cannot `erase sanitize block`: it supports discard, format, format secure; its Identify Controller \
+             data has no sanitize (SANICAP 0)",
+        ),
+        (
+            "sda",
+            "cannot `erase ata_secure`: it supports discard; its IDENTIFY data has no sanitize feature set",
+        ),
+        ("sdb", "cannot `erase sanitize crypto`: it supports discard"),
+    ] {
+        assert_eq!(read(job, &format!("refused-{name}.rc")).trim(), "1", "{name}");
+        let err = read(job, &format!("refused-{name}.stderr"));
+        assert!(err.contains(words), "{name}: {err}");
+        assert!(!job.join(format!("refused-{name}")).exists(), "{name}: a refused run leaves nothing");
+    }
+    let err = read(job, "refused-sda.stderr");
+    assert!(err.contains("no security feature set (word 128 bit 0 clear)"), "{err}");
+    assert_eq!(read(job, "refused.nvme.before"), read(job, "refused.nvme.after"), "the fill wrote");
+}
+
+/// `write_cache off` on each drive, as nvme-cli, hdparm and sdparm read it:
+/// on before; off while the run's step runs, after the run is killed and
+/// while its resume runs; on again after SIGTERM ends the resume.
+fn the_write_cache_is_off_during_the_run_and_back_after(job: &Path) {
+    assert!(!job.join("wc.errors").exists(), "{}", read(job, "wc.errors"));
+    let lines = |moment: &str| -> Vec<String> {
+        read(job, &format!("cache.{moment}")).lines().map(|l| l.trim().to_string()).collect()
+    };
+    let on = ["Current value:0x00000001", "write-caching = 1 (on)", "WCE 1"];
+    let off = ["Current value:00000000", "write-caching = 0 (off)", "WCE 0"];
+    assert_eq!(lines("before"), on);
+    for moment in ["during", "crashed", "resumed"] {
+        assert_eq!(lines(moment), off, "{moment}");
+    }
+    assert_eq!(lines("after"), on);
+    for (name, how) in [
+        ("nvme0n1", "NVMe Set Features, volatile write cache"),
+        ("sda", "ATA SET FEATURES"),
+        ("sdb", "SCSI MODE SELECT, caching page"),
+    ] {
+        let m = methodic_results::manifest::load(&job.join(format!("wc-{name}"))).unwrap().manifest;
+        let note = &m.write_cache[0];
+        assert_eq!((note.asked.as_str(), note.was_on), ("off", Some(true)), "{name}");
+        assert_eq!(note.done, format!("turned off ({how}); again on resume: already off"), "{name}");
+        assert_eq!(
+            note.restored.as_deref(),
+            Some(format!("turned on again ({how}), as before the run").as_str()),
+            "{name}"
+        );
+    }
+}
+
+/// Each spec whose first phase erases: that phase rehearsed on an NVMe
+/// drive, completed; `erase purge` ran as a Format NVM.
+fn every_spec_that_opens_with_an_erase_runs_its_first_phase_on_nvme(job: &Path, root: &Path) {
+    let mut specs = Vec::new();
+    for entry in std::fs::read_dir(root.join("specs")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let first = text.split("\nphase ").nth(1).and_then(|p| p.split("\n}").next()).unwrap_or("");
+        if first.lines().any(|l| l.trim_start().starts_with("erase ")) {
+            specs.push((
+                path.file_stem().unwrap().to_string_lossy().into_owned(),
+                first.contains("erase purge"),
+            ));
+        }
+    }
+    assert!(specs.len() >= 9, "the specs that open with an erase: {specs:?}");
+    for (name, purge) in specs {
+        let rc = read(job, &format!("first-{name}.rc"));
+        assert_eq!(rc.trim(), "0", "{name}: {}", read(job, &format!("first-{name}.stderr")));
+        let loaded = methodic_results::manifest::load(&job.join(format!("first-{name}"))).unwrap();
+        assert_eq!(loaded.manifest.status, methodic_results::record::Status::Completed, "{name}");
+        assert!(loaded.manifest.targets[0].path.to_string_lossy().starts_with("/dev/nvme"), "{name}");
+        let erase = &loaded.steps[0].actions[0];
+        if purge {
+            assert!(erase.starts_with("NVMe Format NVM with user data erase (SES 1)"), "{name}: {erase}");
+        } else {
+            assert!(erase.starts_with("BLKDISCARD"), "{name}: {erase}");
+        }
+    }
 }

@@ -23,7 +23,7 @@ mkdir -p $R/tmp/job
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 job $R/tmp/job || { echo "@@VMLAB no job folder"; poweroff -f; }
 # The drives, probed within 10 s.
 i=0; while [ $i -lt 100 ]; do
-  [ "$(ls /sys/block | grep -cE '^(nvme|sd)')" -ge "${vmlab_disks:-0}" ] && break
+  [ "$(ls /sys/block | grep -cE '^(nvme[0-9]+n[0-9]+|sd[a-z]+)$')" -ge "${vmlab_disks:-0}" ] && break
   sleep 0.1; i=$((i+1)); done
 echo "@@VMLAB ready: $(ls /sys/block | tr '\n' ' ')"
 chroot $R /usr/bin/env -i HOME=/root TERM=dumb PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

@@ -10,12 +10,14 @@
 #                 behind a PCIe root port so that it has a link
 #   /dev/sda      SATA on the q35 AHCI controller (SATASERIAL01)
 #   /dev/sdb      SCSI on virtio-scsi (SCSISERIAL01)
+# and with NVME_EXTRA=N, N more NVMe drives (TESTSERIAL02, ...; the
+# kernel numbers controllers as it finds them: look drives up by serial),
 # and the host's root shared read-only, so SCRIPT runs the host's tools
 # (the guest's /tmp, /run, /var/tmp and /root are its own tmpfs: a binary
 # built in a checkout under /tmp goes in through the working folder).
 # SCRIPT's working folder (/tmp/job inside) is a read-write share
 # of a host folder: $JOB when set (kept), else a temporary one (removed).
-# Settings: MEM (1G), SMP (2), DISK_SIZE (1G), TIMEOUT (600 s), LOG
+# Settings: MEM (1G), SMP (2), DISK_SIZE (1G), NVME_EXTRA (0), TIMEOUT (600 s), LOG
 # (the console, default $JOB/console.log), VMLAB_DIR.
 set -uo pipefail
 [ $# -ge 1 ] && [ -f "$1" ] || { echo "usage: $0 SCRIPT [ARGS...]" >&2; exit 2; }
@@ -31,12 +33,20 @@ cleanup() { rm -rf "$IMG"; [ "$keep" = 1 ] || rm -rf "$JOB"; }
 trap cleanup EXIT
 rm -f "$JOB/.exit_status"
 { printf 'set -- '; printf '%q ' "$@"; echo; cat "$SCRIPT"; } > "$JOB/script.sh"
+NVME_EXTRA=${NVME_EXTRA:-0}
+EXTRA=()
+for i in $(seq 1 "$NVME_EXTRA"); do
+  truncate -s "$DISK_SIZE" "$IMG/nvme$i.img"
+  EXTRA+=(-drive "file=$IMG/nvme$i.img,if=none,id=n$i,format=raw,discard=unmap"
+    -device "pcie-root-port,id=rp$i,chassis=$((i + 1))"
+    -device "nvme,id=nvme$i,serial=TESTSERIAL0$((i + 1)),drive=n$i,bus=rp$i${NVME_OPTS:-}")
+done
 for d in nvme0 sata0 scsi0; do truncate -s "$DISK_SIZE" "$IMG/$d.img"; done
 QEMU=(qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP"
   -display none -monitor none -no-reboot -nic none
   -chardev stdio,id=con0,signal=off -serial chardev:con0
   -kernel "$D/guest/vmlinuz" -initrd "$D/guest/initramfs.cpio.gz"
-  -append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off vmlab_disks=3"
+  -append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off vmlab_disks=$((3 + NVME_EXTRA))"
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
   -virtfs "local,path=$JOB,mount_tag=job,security_model=none,multidevs=remap"
   -drive "file=$IMG/nvme0.img,if=none,id=n0,format=raw,discard=unmap"
@@ -46,7 +56,8 @@ QEMU=(qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu max -m "$MEM" -smp 
   -device ide-hd,drive=s0,bus=ide.0,serial=SATASERIAL01,model=QEMU-SATA-TEST
   -device virtio-scsi-pci,id=scsi0
   -drive "file=$IMG/scsi0.img,if=none,id=c0,format=raw,discard=unmap"
-  -device scsi-hd,drive=c0,bus=scsi0.0,serial=SCSISERIAL01,vendor=QEMUTEST,product=SCSI-TEST)
+  -device scsi-hd,drive=c0,bus=scsi0.0,serial=SCSISERIAL01,vendor=QEMUTEST,product=SCSI-TEST
+  "${EXTRA[@]}")
 timeout -k 5 "$TIMEOUT" "${QEMU[@]}" </dev/null > "$LOG" 2>&1
 qrc=$?
 if [ -f "$JOB/.exit_status" ]; then exit "$(cat "$JOB/.exit_status")"; fi
