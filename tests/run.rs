@@ -261,7 +261,7 @@ fn rehearse_spec(spec: &Path) {
 
 #[test]
 fn a_run_leaves_its_results_and_prints_a_table() {
-    let out = common::temp_path("run-quick");
+    let out = common::temp_path("table-quick");
     let o = methodic(&["run", "--rehearse", "specs/quick.method", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let table = text(&o.stdout);

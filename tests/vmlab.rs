@@ -36,7 +36,7 @@ fn lab_ready() -> bool {
         );
         return false;
     }
-    for tool in ["qemu-system-x86_64", "busybox", "cpio", "nvme", "hdparm", "sg_inq"] {
+    for tool in ["qemu-system-x86_64", "busybox", "cpio", "nvme", "hdparm", "sg_inq", "sdparm", "smartctl"] {
         let found = Command::new("sh")
             .args(["-c", &format!("command -v {tool}")])
             .output()
@@ -149,8 +149,15 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
             // Behind a PCIe root port (run-guest.sh), QEMU's NVMe has a link.
             assert_eq!(id.pcie_link.as_deref(), Some(read(&job, "nvme.link").trim()), "{name}");
         } else {
-            assert_eq!((&id.lba_format, &id.pcie_link), (&None, &None), "{name}: not NVMe");
+            // The drive's own block sizes: IDENTIFY DEVICE (SATA), READ
+            // CAPACITY(16) (SCSI); QEMU's disks have 512 B sectors.
+            assert_eq!(id.lba_format.as_deref(), Some("512 B blocks"), "{name}");
+            assert_eq!(id.pcie_link, None, "{name}: not NVMe");
         }
+        let source = ["NVMe Identify Controller", "ATA IDENTIFY DEVICE", "SCSI INQUIRY and VPD page 80h"];
+        assert!(source.contains(&id.identity_source.as_deref().unwrap_or("sysfs")), "{name}");
+        // The drive's capacity by its own count, and the kernel's: the 1 GiB image.
+        assert_eq!((id.drive_capacity, m.targets[0].capacity), (Some(1 << 30), 1 << 30), "{name}");
         let erase = &loaded.steps[0];
         assert!(
             erase.error.is_none() && erase.actions[0].starts_with("BLKDISCARD"),
@@ -188,6 +195,20 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
             assert!(!rows.is_empty() && rows.iter().all(|r| r.ends_with(",50")), "{name}: {series}");
         } else {
             assert!(fill.health.is_empty(), "{name}: not NVMe, no health log yet");
+            // The series' temperature: the SATA drive's SMART temperature
+            // (attribute 194, else 190 as QEMU has it) as smartctl reads it;
+            // the SCSI disk reports none.
+            let series = read(&job, &format!("{name}/series/measure/w-qd4.csv"));
+            let rows: Vec<&str> = series.lines().filter(|l| !l.starts_with('#')).skip(1).collect();
+            let expected = if name == "sda" {
+                let smart = read(&job, "sda.smart");
+                let attribute = |id: &str| smart.lines().find(|l| l.trim_start().starts_with(id));
+                let line = attribute("194 ").or_else(|| attribute("190 ")).expect("a temperature attribute");
+                format!(",{}", line.split_whitespace().nth(9).unwrap())
+            } else {
+                ",".to_string()
+            };
+            assert!(!rows.is_empty() && rows.iter().all(|r| r.ends_with(&expected)), "{name}: {series}");
         }
     }
 
@@ -241,7 +262,11 @@ fn erases_a_drive_lacks_are_refused_before_anything_is_written(job: &Path) {
             "sda",
             "cannot `erase ata_secure`: it supports discard; its IDENTIFY data has no sanitize feature set",
         ),
-        ("sdb", "cannot `erase sanitize crypto`: it supports discard"),
+        (
+            "sdb",
+            "cannot `erase sanitize crypto`: it supports discard; it does not answer REPORT SUPPORTED OPERATION \
+             CODES, so no SANITIZE is assumed",
+        ),
     ] {
         assert_eq!(read(job, &format!("refused-{name}.rc")).trim(), "1", "{name}");
         let err = read(job, &format!("refused-{name}.stderr"));

@@ -183,10 +183,22 @@ pub struct Identity {
     pub driver: Option<String>,
     /// For a loop device, the file behind it.
     pub backing_file: Option<String>,
-    /// For an NVMe namespace, the LBA format in use, from Identify
-    /// Namespace: `4096 B blocks, no metadata (format 1 of 2)`.
+    /// The LBA format in use as the drive says it: for an NVMe namespace
+    /// from Identify Namespace (`4096 B blocks, no metadata (format 1 of
+    /// 2)`), for a SATA drive from IDENTIFY DEVICE and for a SCSI drive from
+    /// READ CAPACITY(16) (`512 B logical blocks, 4096 B physical`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lba_format: Option<String>,
+    /// The capacity in bytes as the drive itself reports it (NVMe: the
+    /// namespace's size times its block; ATA: user-addressable sectors;
+    /// SCSI: READ CAPACITY(16)), beside the kernel's `capacity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive_capacity: Option<u64>,
+    /// Where the model, serial and firmware come from when the drive
+    /// answered: `NVMe Identify Controller`, `ATA IDENTIFY DEVICE`, `SCSI
+    /// INQUIRY and VPD page 80h`; `None`: sysfs alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity_source: Option<String>,
     /// For an NVMe drive, its PCIe link as the kernel reads it: `8.0 GT/s
     /// PCIe x4`, and what the link could do when that is more (a drive in a
     /// slot slower than it).

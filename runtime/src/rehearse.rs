@@ -2,7 +2,7 @@
 //! any methodology runs end to end in seconds on a small scratch file
 //! before a drive spends a day on it. Every duration shrinks by one factor
 //! (with a floor), spans and amounts shrink to the scratch file, datasets
-//! and probes shrink, and steady-state rules stop after `window + 2`
+//! and probes shrink, and steady-state rules stop after `window`
 //! rounds. Results of a rehearsal are marked as such, never as measurements.
 
 use methodic_compiler::estimate;
@@ -55,7 +55,7 @@ fn cap(step: &mut Step) {
     match &mut step.action {
         Action::Precondition { stop: PreconditionStop::Steady { rule, .. }, .. }
         | Action::Rounds { rule, .. } => {
-            rule.max_rounds = rule.max_rounds.min(rule.window + 2);
+            rule.max_rounds = rule.max_rounds.min(rule.window);
         }
         Action::Measure { stop, .. } => {
             stop.written = stop.written.map(|w| match w {

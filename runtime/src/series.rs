@@ -23,22 +23,22 @@ use crate::target::Target;
 pub type Thermometer = Box<dyn FnMut() -> Option<f64> + Send>;
 
 /// The thermometer of a step on `targets`: each NVMe drive's SMART /
-/// health log, read through its own descriptor; `None` when no target is
-/// an NVMe drive (a file, a loop device, zram have no temperature).
-pub fn nvme_thermometer(targets: &[Target]) -> Option<Thermometer> {
-    let files: Vec<File> = targets
+/// health log and each SATA drive's SMART data, read through its own
+/// descriptor; `None` when no target is such a drive (a file, a loop
+/// device, zram and SCSI disks report no temperature here).
+pub fn drive_thermometer(targets: &[Target]) -> Option<Thermometer> {
+    use crate::drive::Interface;
+    let drives: Vec<(File, Interface)> = targets
         .iter()
-        .filter(|t| t.identity.driver.as_deref() == Some("nvme"))
-        .filter_map(|t| t.file(false).try_clone().ok())
+        .map(|t| (t, crate::drive::interface(t)))
+        .filter(|(_, i)| matches!(i, Interface::Nvme | Interface::Ata))
+        .filter_map(|(t, i)| Some((t.file(false).try_clone().ok()?, i)))
         .collect();
-    if files.is_empty() {
+    if drives.is_empty() {
         return None;
     }
     Some(Box::new(move || {
-        files
-            .iter()
-            .filter_map(|f| crate::drive::nvme::health(f).map(|h| f64::from(h.temperature_c)))
-            .reduce(f64::max)
+        drives.iter().filter_map(|(f, i)| crate::drive::temperature(f, *i).map(f64::from)).reduce(f64::max)
     }))
 }
 

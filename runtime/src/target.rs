@@ -295,9 +295,7 @@ fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT, results: Optio
         _ => Error::io(format!("cannot open {}", path.display()), e),
     })?;
     let mut identity = identity;
-    if identity.driver.as_deref() == Some("nvme") {
-        identity.lba_format = crate::drive::nvme::lba_format(&buffered);
-    }
+    crate::drive::fill_identity(&mut identity, &buffered);
     let fd = buffered.as_raw_fd();
     let capacity =
         ioctl_u64(fd, BLKGETSIZE64).map_err(|e| Error::io(format!("cannot size {}", path.display()), e))?;
@@ -405,6 +403,8 @@ fn identity(name: Option<&str>) -> Identity {
             .or_else(|| Some(name.trim_end_matches(|c: char| c.is_ascii_digit()).to_string())),
         backing_file: sysfs(&format!("{base}/loop/backing_file")),
         lba_format: None,
+        drive_capacity: None,
+        identity_source: None,
         pcie_link: nvme_controllers(&format!("{base}/device"))
             .find_map(|c| pcie_link(&format!("{c}/device"))),
         file_system: None,

@@ -42,7 +42,7 @@ for i in $(seq 1 "$NVME_EXTRA"); do
     -device "nvme,id=nvme$i,serial=TESTSERIAL0$((i + 1)),drive=n$i,bus=rp$i${NVME_OPTS:-}")
 done
 for d in nvme0 sata0 scsi0; do truncate -s "$DISK_SIZE" "$IMG/$d.img"; done
-QEMU=(qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP"
+QEMU=(qemu-system-x86_64 -M q35 -accel tcg,thread=multi${TB_SIZE:+,tb-size=$TB_SIZE} -cpu "${CPU:-max}" -m "$MEM" -smp "$SMP"
   -display none -monitor none -no-reboot -nic none
   -chardev stdio,id=con0,signal=off -serial chardev:con0
   -kernel "$D/guest/vmlinuz" -initrd "$D/guest/initramfs.cpio.gz"

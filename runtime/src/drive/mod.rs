@@ -46,6 +46,73 @@ fn interface_of(driver: Option<&str>, vendor: Option<&str>) -> Interface {
     }
 }
 
+/// What the drive says of itself, over what sysfs said: model, serial,
+/// firmware, the LBA format in use and its capacity, from NVMe Identify,
+/// ATA IDENTIFY DEVICE or SCSI INQUIRY, VPD and READ CAPACITY(16). Left as
+/// sysfs has it where the drive does not answer (or is not a drive).
+pub fn fill_identity(identity: &mut methodic_results::host::Identity, file: &File) {
+    let Some(name) = identity.name.clone() else { return };
+    let base = format!("/sys/class/block/{name}");
+    if std::path::Path::new(&format!("{base}/partition")).exists() {
+        return;
+    }
+    let blocks = |logical: u64, physical: u64| {
+        if physical > logical {
+            format!("{logical} B logical blocks, {physical} B physical")
+        } else {
+            format!("{logical} B blocks")
+        }
+    };
+    let mut set = |model: String, serial: Option<String>, firmware: String, source: &str| {
+        let some = |s: String| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+        identity.model = some(model).or(identity.model.take());
+        identity.serial = serial.and_then(some).or(identity.serial.take());
+        identity.firmware = some(firmware).or(identity.firmware.take());
+        identity.identity_source = Some(source.to_string());
+    };
+    match interface_of(identity.driver.as_deref(), sysfs(&format!("{base}/device/vendor")).as_deref()) {
+        Interface::Nvme => {
+            if let Some(c) = nvme::controller(file) {
+                set(c.model, Some(c.serial), c.firmware, "NVMe Identify Controller");
+            }
+            if let Some(ns) = nvme::namespace(file) {
+                identity.drive_capacity = Some(ns.blocks * ns.formats[ns.in_use].0);
+                identity.lba_format = Some(ns.words());
+            }
+        }
+        Interface::Ata => {
+            if let Some(id) = ata::identify(file) {
+                identity.drive_capacity = Some(id.sectors * id.logical_sector_bytes);
+                identity.lba_format = Some(blocks(id.logical_sector_bytes, id.physical_sector_bytes));
+                set(id.model, Some(id.serial), id.firmware, "ATA IDENTIFY DEVICE");
+            }
+        }
+        Interface::Scsi => {
+            if let Some(i) = scsi::inquiry(file) {
+                set(i.product, i.serial, i.revision, "SCSI INQUIRY and VPD page 80h");
+                identity.vendor =
+                    Some(i.vendor.trim().to_string()).filter(|v| !v.is_empty()).or(identity.vendor.take());
+            }
+            if let Some(c) = scsi::capacity(file) {
+                let logical = u64::from(c.logical_block_bytes);
+                identity.drive_capacity = Some(c.blocks * logical);
+                identity.lba_format = Some(blocks(logical, u64::from(c.physical_block_bytes)));
+            }
+        }
+        Interface::None => {}
+    }
+}
+
+/// The temperature of a drive, °C, as it reports it now: an NVMe drive's
+/// SMART / health log, a SATA drive's SMART attribute 194 (or 190).
+pub fn temperature(file: &File, interface: Interface) -> Option<i32> {
+    match interface {
+        Interface::Nvme => nvme::temperature(file),
+        Interface::Ata => ata::smart(file).and_then(|s| s.temperature_c),
+        _ => None,
+    }
+}
+
 /// Whether the kernel would discard on this block device.
 fn discards(target: &Target) -> bool {
     target.identity.name.as_deref().is_some_and(|n| {
@@ -62,7 +129,7 @@ pub fn abilities(target: &Target) -> Abilities {
     match interface {
         Interface::Nvme => nvme_abilities(file, &mut ways, &mut notes),
         Interface::Ata => ata_abilities(file, &mut ways, &mut notes),
-        Interface::Scsi => scsi_abilities(file, &mut ways),
+        Interface::Scsi => scsi_abilities(file, &mut ways, &mut notes),
         Interface::None => {}
     }
     if discards(target) {
@@ -137,10 +204,25 @@ fn ata_abilities(file: &File, ways: &mut Vec<Way>, notes: &mut Vec<String>) {
     }
 }
 
-fn scsi_abilities(file: &File, ways: &mut Vec<Way>) {
+fn scsi_abilities(file: &File, ways: &mut Vec<Way>, notes: &mut Vec<String>) {
     use erase::Sanitize;
-    if scsi::sanitize_supported(file) == Some(true) {
-        ways.extend([Sanitize::Block, Sanitize::Crypto, Sanitize::Overwrite].map(Way::Sanitize));
+    let sg = |s: Sanitize| match s {
+        Sanitize::Block => sg::SanitizeAction::Block,
+        Sanitize::Crypto => sg::SanitizeAction::Crypto,
+        Sanitize::Overwrite => sg::SanitizeAction::Overwrite,
+    };
+    match scsi::sanitize_supported(file) {
+        Some(true) => {
+            for s in [Sanitize::Block, Sanitize::Crypto, Sanitize::Overwrite] {
+                if scsi::sanitize_action_supported(file, sg(s)) != Some(false) {
+                    ways.push(Way::Sanitize(s));
+                }
+            }
+        }
+        Some(false) => notes
+            .push("it does not list SANITIZE among its commands (REPORT SUPPORTED OPERATION CODES)".into()),
+        None => notes
+            .push("it does not answer REPORT SUPPORTED OPERATION CODES, so no SANITIZE is assumed".into()),
     }
 }
 

@@ -156,7 +156,7 @@ impl Workers {
         layout.sort_by_key(|l| l.0);
         let (tx, collector) = match &spec.series {
             Some((interval, path)) => {
-                let thermometer = series::nvme_thermometer(&targets[..devices]);
+                let thermometer = series::drive_thermometer(&targets[..devices]);
                 let (tx, h) =
                     series::collector(path.as_deref(), threads, interval.as_secs_f64(), thermometer)
                         .map_err(|e| Error::io("cannot start the series", e))?;

@@ -15,7 +15,7 @@ use std::fs::File;
 use std::os::unix::io::AsRawFd;
 
 pub use erase::{SanitizeAction, SecureErase, format, sanitize};
-pub use logs::{OcpSmart, health, ocp_smart, parse_health, parse_ocp_smart};
+pub use logs::{OcpSmart, health, ocp_smart, parse_health, parse_ocp_smart, temperature};
 pub use methodic_results::health::Health;
 pub use status::{AdminError, AdminErrorKind, status_words};
 
@@ -147,8 +147,14 @@ fn namespace_id(file: &File) -> Result<u32, AdminError> {
 /// The namespace's LBA format in words, from Identify Namespace; `None`
 /// when `file` is not an NVMe namespace or the drive does not answer.
 pub fn lba_format(file: &File) -> Option<String> {
+    namespace(file).map(|n| n.words())
+}
+
+/// Identify Namespace of the namespace `file` is; `None` when it is not
+/// an NVMe namespace or the drive does not answer.
+pub fn namespace(file: &File) -> Option<Namespace> {
     let nsid = namespace_id(file).ok()?;
-    Namespace::parse(&identify(file, nsid, CNS_NAMESPACE)?).map(|n| n.words())
+    Namespace::parse(&identify(file, nsid, CNS_NAMESPACE)?)
 }
 
 /// What Identify Namespace says of the namespace's formats.
