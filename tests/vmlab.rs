@@ -216,6 +216,7 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
     assert_eq!(read(&job, "secure.rc").trim(), "1");
     let err = read(&job, "secure.stderr");
     assert!(err.contains("BLKSECDISCARD") && err.contains("Operation not supported"), "{err}");
+    assert!(err.contains("write `erase purge`"), "the error points to purge: {err}");
     assert_eq!(
         read(&job, "secure.before"),
         read(&job, "secure.after"),

@@ -148,6 +148,20 @@ fn erase_discards_on_zram() {
     assert!(r.steps[0].actions[0].contains("BLKDISCARD"), "{:?}", r.steps[0].actions);
     let left = zram_holds();
     assert!(left < 16 << 20, "zram still holds {left} bytes after the discard");
+    // zram is no drive: `erase purge` is a discard of the whole device,
+    // whatever the span, and says so.
+    run_on(&fill, &z.path(), "erase-fill-2");
+    let purge = compile("methodology \"t\" version \"1\"\ntarget { span 16MiB }\nerase purge");
+    let r = run_on(&purge, &z.path(), "purge");
+    assert_eq!(
+        r.steps[0].actions,
+        [
+            "BLKDISCARD of the whole device (1.0 GiB): `erase discard`, a discard is all a device that is not a drive \
+          takes"
+        ]
+    );
+    let left = zram_holds();
+    assert!(left < 16 << 20, "zram still holds {left} bytes after the purge");
     // A secure erase zram cannot do fails with the way out in its hint.
     let secure = compile("methodology \"t\" version \"1\"\nerase secure");
     let opts = RunOptions {

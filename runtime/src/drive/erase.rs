@@ -108,7 +108,7 @@ impl Way {
             (Way::Format(FormatErase::Crypto), _) => "NVMe Format NVM with crypto erase (SES 2)".to_string(),
             (Way::AtaSecurity { enhanced: true }, _) => "ATA SECURITY ERASE UNIT, enhanced".to_string(),
             (Way::AtaSecurity { enhanced: false }, _) => "ATA SECURITY ERASE UNIT, normal".to_string(),
-            (Way::Discard, _) => "BLKDISCARD of the whole device".to_string(),
+            (Way::Discard, _) => "BLKDISCARD".to_string(),
         }
     }
 }
@@ -161,7 +161,9 @@ pub fn choose(method: EraseMethod, abilities: &Abilities) -> Result<(Way, String
         };
         let way = PURGE_ORDER[pos];
         let lacks: Vec<&str> = PURGE_ORDER[..pos].iter().map(|w| w.method().keyword()).collect();
-        let why = if lacks.is_empty() {
+        let why = if abilities.interface == Interface::None {
+            "a discard is all a device that is not a drive takes".to_string()
+        } else if lacks.is_empty() {
             "the strongest erase there is".to_string()
         } else {
             format!("the strongest this drive supports (it has no {})", lacks.join(", no "))
@@ -207,7 +209,10 @@ mod tests {
         let sata = drive(Interface::Ata, &[Way::AtaSecurity { enhanced: false }, Way::Discard]);
         assert_eq!(choose(EraseMethod::Purge, &sata).unwrap().0, Way::AtaSecurity { enhanced: false });
         let loop_dev = drive(Interface::None, &[Way::Discard]);
-        assert_eq!(choose(EraseMethod::Purge, &loop_dev).unwrap().0, Way::Discard);
+        assert_eq!(
+            choose(EraseMethod::Purge, &loop_dev).unwrap(),
+            (Way::Discard, "a discard is all a device that is not a drive takes".to_string())
+        );
     }
 
     /// A method the drive lacks is refused, naming what it has and why.

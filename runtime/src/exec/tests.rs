@@ -307,3 +307,28 @@ fn rounds_keep_every_rounds_latency_the_windows_maximum_and_a_histogram_log() {
     );
     assert!(log.contains("#[BaseTime: "), "{log}");
 }
+
+/// A file has no drive to purge nor a write cache to set: `erase purge`
+/// punches holes over the span and says so, `write_cache off` is noted as
+/// left as it is, and the run completes.
+#[test]
+fn a_file_target_takes_purge_as_holes_and_leaves_the_write_cache() {
+    let src = "methodology \"file\" version \"1\"\ntarget { span 4MiB; write_cache off }\n\
+               workload s { sequential; block 64KiB; read 0% }\nerase purge\nfill s\n";
+    let plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
+    let out = std::env::temp_dir().join(format!("methodic-exec-file-purge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let opts = RunOptions { out: out.clone(), seed: 1, skip_ceiling: true, ..Default::default() };
+    let report = run(&plan, &opts, &mut Quiet).unwrap();
+    assert_eq!(report.status, Status::Completed, "{:?}", report.error);
+    assert_eq!(
+        report.steps[0].actions,
+        ["punched holes over 4.0 MiB of the file (a file cannot `erase purge`)"]
+    );
+    let m = crate::manifest::load(&out).unwrap().manifest;
+    let note = &m.write_cache[0];
+    assert_eq!((note.asked.as_str(), note.was_on), ("off", None));
+    assert_eq!(note.done, "not a drive whose cache methodic can read or set: left as it is");
+    assert_eq!(note.restored.as_deref(), Some("nothing to put back"));
+    std::fs::remove_dir_all(&out).unwrap();
+}
