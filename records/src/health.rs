@@ -43,6 +43,40 @@ pub struct Health {
     pub nand_bytes_written: Option<u128>,
 }
 
+/// The header of a step's health series (`series/<step-id>.health.csv`):
+/// the time, the target, then the reading's fields.
+pub const SERIES_HEADER: &str = "t_s,target,temperature_c,sensors_c,warning_temperature_minutes,\
+critical_temperature_minutes,throttle_transitions_1,throttle_transitions_2,throttle_seconds_1,throttle_seconds_2,\
+data_units_read,data_units_written,host_read_commands,host_write_commands,media_errors,percentage_used,\
+nand_bytes_written";
+
+impl Health {
+    /// The reading as a line of the health series at `t_s` (under
+    /// [`SERIES_HEADER`]): sensors joined by spaces, an empty cell for NAND
+    /// bytes the drive does not report.
+    pub fn series_line(&self, t_s: f64, target: &str) -> String {
+        let sensors: Vec<String> = self.sensors_c.iter().map(|c| c.to_string()).collect();
+        format!(
+            "{t_s:.3},{target},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            self.temperature_c,
+            sensors.join(" "),
+            self.warning_temperature_minutes,
+            self.critical_temperature_minutes,
+            self.throttle_transitions[0],
+            self.throttle_transitions[1],
+            self.throttle_seconds[0],
+            self.throttle_seconds[1],
+            self.data_units_read,
+            self.data_units_written,
+            self.host_read_commands,
+            self.host_write_commands,
+            self.media_errors,
+            self.percentage_used,
+            self.nand_bytes_written.map(|n| n.to_string()).unwrap_or_default()
+        )
+    }
+}
+
 /// A step's health: before and after, and what the drive counted in between.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepHealth {
@@ -149,5 +183,22 @@ mod tests {
         let back: StepHealth = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(back, s);
         assert_eq!(back.write_amplification, Some(2.0));
+    }
+
+    /// A health series line has a cell for each column of the header, in
+    /// its order; sensors are space-separated, unknown NAND bytes empty.
+    #[test]
+    fn a_health_series_line_matches_its_header() {
+        let mut h = reading(132, None, [1, 0]);
+        h.sensors_c = vec![41, 38];
+        let line = h.series_line(2.5, "/dev/nvme0n1");
+        let cells: Vec<&str> = line.split(',').collect();
+        let header: Vec<&str> = SERIES_HEADER.split(',').collect();
+        assert_eq!(cells.len(), header.len(), "{line}");
+        let cell = |name: &str| cells[header.iter().position(|h| *h == name).unwrap()];
+        assert_eq!((cell("t_s"), cell("target"), cell("sensors_c")), ("2.500", "/dev/nvme0n1", "41 38"));
+        assert_eq!((cell("data_units_written"), cell("throttle_transitions_1")), ("132", "1"));
+        assert_eq!(cell("nand_bytes_written"), "");
+        assert!(reading(1, Some(512_000), [0, 0]).series_line(0.0, "x").ends_with(",512000"));
     }
 }

@@ -167,6 +167,7 @@ fn prepare(
         for from in [
             results.series_path(&r.id, "")?,
             results.series_path(&r.id, ".rounds")?,
+            results.series_path(&r.id, ".health")?,
             results.histogram_path(&r.id)?,
         ] {
             if from.exists() {

@@ -18,27 +18,51 @@ pub use methodic_results::series::{HEADER, Row};
 use crate::stats::Recorder;
 use crate::target::Target;
 
-/// Reads the temperature of a step's drives, °C, as a row is written: the
-/// hottest of them, or `None` when none answers.
-pub type Thermometer = Box<dyn FnMut() -> Option<f64> + Send>;
+/// Reads the temperature of a step's drives, °C, as a row ending at `t_s`
+/// is written: the hottest of them, or `None` when none answers.
+pub type Thermometer = Box<dyn FnMut(f64) -> Option<f64> + Send>;
 
 /// The thermometer of a step on `targets`: each NVMe drive's SMART /
 /// health log and each SATA drive's SMART data, read through its own
 /// descriptor; `None` when no target is such a drive (a file, a loop
-/// device, zram and SCSI disks report no temperature here).
-pub fn drive_thermometer(targets: &[Target]) -> Option<Thermometer> {
+/// device, zram and SCSI disks report no temperature here). With
+/// `health_log`, each NVMe reading goes there whole, a line a target and
+/// interval (`series/<step-id>.health.csv`): the drive's counters over
+/// the step, not only around it.
+pub fn drive_thermometer(targets: &[Target], health_log: Option<&Path>) -> Option<Thermometer> {
     use crate::drive::Interface;
-    let drives: Vec<(File, Interface)> = targets
+    let drives: Vec<(String, File, Interface)> = targets
         .iter()
         .map(|t| (t, crate::drive::interface(t)))
         .filter(|(_, i)| matches!(i, Interface::Nvme | Interface::Ata))
-        .filter_map(|(t, i)| Some((t.file(false).try_clone().ok()?, i)))
+        .filter_map(|(t, i)| Some((t.path.display().to_string(), t.file(false).try_clone().ok()?, i)))
         .collect();
     if drives.is_empty() {
         return None;
     }
-    Some(Box::new(move || {
-        drives.iter().filter_map(|(f, i)| crate::drive::temperature(f, *i).map(f64::from)).reduce(f64::max)
+    let mut log = health_log.filter(|_| drives.iter().any(|d| d.2 == Interface::Nvme)).and_then(|p| {
+        let mut w = BufWriter::new(File::create(p).ok()?);
+        writeln!(w, "{}", methodic_results::health::SERIES_HEADER).ok()?;
+        Some(w)
+    });
+    Some(Box::new(move |t_s| {
+        let mut hottest: Option<f64> = None;
+        for (path, f, i) in &drives {
+            let reading = match i {
+                Interface::Nvme => crate::drive::nvme::health(f).map(|h| {
+                    if let Some(w) = log.as_mut() {
+                        // A line lost to a full disk costs the log, not the run.
+                        let _ = writeln!(w, "{}", h.series_line(t_s, path)).and_then(|()| w.flush());
+                    }
+                    h.temperature_c
+                }),
+                _ => crate::drive::temperature(f, *i),
+            };
+            if let Some(c) = reading.map(f64::from) {
+                hottest = Some(hottest.map_or(c, |h| h.max(c)));
+            }
+        }
+        hottest
     }))
 }
 
@@ -163,7 +187,7 @@ fn collect(
             mb_s: bytes as f64 / span / 1e6,
             mean_latency_us: mean(&iv.rec) / 1000.0,
             p99_latency_us: if ios > 0 { p99(&iv.rec) / 1000.0 } else { 0.0 },
-            temperature_c: thermometer.as_mut().and_then(|read| read()),
+            temperature_c: thermometer.as_mut().and_then(|read| read(end)),
         };
         if let Some(w) = out.as_mut() {
             writeln!(w, "{}", row.csv_line())?;
@@ -257,7 +281,7 @@ mod tests {
         let path = dir.join("s.csv");
         let readings = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
         let counted = readings.clone();
-        let thermometer: Thermometer = Box::new(move || {
+        let thermometer: Thermometer = Box::new(move |_| {
             let n = counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             // 40 C, 45 C, then no answer.
             (n < 2).then_some(40.0 + 5.0 * n as f64)

@@ -156,7 +156,8 @@ impl Workers {
         layout.sort_by_key(|l| l.0);
         let (tx, collector) = match &spec.series {
             Some((interval, path)) => {
-                let thermometer = series::drive_thermometer(&targets[..devices]);
+                let health = path.as_ref().map(|p| p.with_extension("health.csv"));
+                let thermometer = series::drive_thermometer(&targets[..devices], health.as_deref());
                 let (tx, h) =
                     series::collector(path.as_deref(), threads, interval.as_secs_f64(), thermometer)
                         .map_err(|e| Error::io("cannot start the series", e))?;
