@@ -17,25 +17,9 @@ ctrl_of() { for c in /sys/class/nvme/nvme*; do [ "$(tr -d ' ' < "$c/serial")" = 
 C=$(ctrl_of TESTSERIAL01); NVME=/dev/$(basename "$C")n1
 # The device of a results name: nvme0n1 is TESTSERIAL01's namespace.
 dev_of() { if [ "$1" = nvme0n1 ]; then echo "$NVME"; else echo "/dev/$1"; fi; }
-cat > small.method <<'M'
-methodology "vmlab" version "1"
-target { span 64MiB }
-workload w { random; block 4KiB; read 0% }
-workload r { random; block 4KiB; read 100% }
-phase "prepare" { erase discard fill { sequential; block 1MiB; read 0% } qd 4 }
-phase "measure" { measure r qd 4 for 500ms measure w qd 4 for 500ms }
-M
-# The three drives at once: each has its own controller and driver.
-for d in nvme0n1:TESTSERIAL01 sda:SATASERIAL01 sdb:SCSISERIAL01; do
-  name=${d%%:*}; serial=${d#*:}; dev=$(dev_of "$name")
-  ( "$M" run small.method --target "$dev" --destroy "$serial" --no-ceiling --seed 1 --out "$name" \
-      > "$name.stdout" 2> "$name.stderr"
-    echo $? > "$name.rc" ) &
-done
-wait
 # Every spec that opens with an erase: its first phase, rehearsed on an
 # NVMe drive (erase purge there is a Format NVM), on the three extra NVMe
-# drives at once while the checks below run on the others.
+# drives at once, from the start, while the checks below run on the others.
 names=()
 for spec in "$PROJECT"/specs/*.method; do
   name=$(basename "$spec" .method)
@@ -57,6 +41,24 @@ first_phases() {
   done
 }
 for serial in TESTSERIAL02 TESTSERIAL03 TESTSERIAL04; do first_phases "$serial" & done
+cat > small.method <<'M'
+methodology "vmlab" version "1"
+target { span 64MiB }
+workload w { random; block 4KiB; read 0% }
+workload r { random; block 4KiB; read 100% }
+phase "prepare" { erase discard fill { sequential; block 1MiB; read 0% } qd 4 }
+phase "measure" { measure r qd 4 for 500ms measure w qd 4 for 500ms }
+M
+# The three drives at once: each has its own controller and driver.
+small=()
+for d in nvme0n1:TESTSERIAL01 sda:SATASERIAL01 sdb:SCSISERIAL01; do
+  name=${d%%:*}; serial=${d#*:}; dev=$(dev_of "$name")
+  ( "$M" run small.method --target "$dev" --destroy "$serial" --no-ceiling --seed 1 --out "$name" \
+      > "$name.stdout" 2> "$name.stderr"
+    echo $? > "$name.rc" ) &
+  small+=($!)
+done
+wait "${small[@]}"
 nvme id-ctrl $NVME -o json > nvme.id-ctrl.json
 nvme id-ns $NVME -o json > nvme.id-ns.json
 pci=$C/device
