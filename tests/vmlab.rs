@@ -193,13 +193,14 @@ fn methodic_runs_on_emulated_nvme_sata_and_scsi_drives_under_their_drivers() {
             assert!(lines.next().unwrap().ends_with(",temperature_c"), "{series}");
             let rows: Vec<&str> = lines.collect();
             assert!(!rows.is_empty() && rows.iter().all(|r| r.ends_with(",50")), "{name}: {series}");
-            // The whole health log each interval beside it: a line a row,
-            // the drive's count of data written never going back.
+            // The whole health log beside it, read at most once a second (a
+            // line for some rows), the drive's count of data written never
+            // going back.
             let health = read(&job, &format!("{name}/series/measure/w-qd4.health.csv"));
             let mut lines = health.lines();
             assert_eq!(lines.next(), Some(methodic_results::health::SERIES_HEADER));
             let written: Vec<u128> = lines.map(|l| l.split(',').nth(11).unwrap().parse().unwrap()).collect();
-            assert_eq!(written.len(), rows.len(), "{name}: {health}");
+            assert!(!written.is_empty() && written.len() <= rows.len(), "{name}: {health}");
             assert!(written.windows(2).all(|w| w[0] <= w[1]), "{name}: {health}");
         } else {
             assert!(fill.health.is_empty(), "{name}: not NVMe, no health log yet");

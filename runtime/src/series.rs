@@ -22,13 +22,19 @@ use crate::target::Target;
 /// is written: the hottest of them, or `None` when none answers.
 pub type Thermometer = Box<dyn FnMut(f64) -> Option<f64> + Send>;
 
+/// How often a step's drives are asked for their temperature and health.
+pub const DRIVE_SAMPLE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The thermometer of a step on `targets`: each NVMe drive's SMART /
 /// health log and each SATA drive's SMART data, read through its own
 /// descriptor; `None` when no target is such a drive (a file, a loop
 /// device, zram and SCSI disks report no temperature here). With
 /// `health_log`, each NVMe reading goes there whole, a line a target and
 /// interval (`series/<step-id>.health.csv`): the drive's counters over
-/// the step, not only around it.
+/// the step, not only around it. The drives are asked at most once every
+/// [`DRIVE_SAMPLE`]: rows closer together (a short series interval, a
+/// rehearsal's 10ms) repeat the last reading, so that admin commands do
+/// not crowd the drive's queue or the collector.
 pub fn drive_thermometer(targets: &[Target], health_log: Option<&Path>) -> Option<Thermometer> {
     use crate::drive::Interface;
     let drives: Vec<(String, File, Interface)> = targets
@@ -45,7 +51,11 @@ pub fn drive_thermometer(targets: &[Target], health_log: Option<&Path>) -> Optio
         writeln!(w, "{}", methodic_results::health::SERIES_HEADER).ok()?;
         Some(w)
     });
+    let mut last: Option<(std::time::Instant, Option<f64>)> = None;
     Some(Box::new(move |t_s| {
+        if let Some((_, reading)) = last.filter(|(at, _)| at.elapsed() < DRIVE_SAMPLE) {
+            return reading;
+        }
         let mut hottest: Option<f64> = None;
         for (path, f, i) in &drives {
             let reading = match i {
@@ -62,6 +72,7 @@ pub fn drive_thermometer(targets: &[Target], health_log: Option<&Path>) -> Optio
                 hottest = Some(hottest.map_or(c, |h| h.max(c)));
             }
         }
+        last = Some((std::time::Instant::now(), hottest));
         hottest
     }))
 }
