@@ -1,7 +1,7 @@
 //! Rehearsal: a plan goes in, the same plan scaled down comes out, so that
 //! any methodology runs end to end in seconds on a small scratch file
 //! before a drive spends a day on it. Every duration shrinks by one factor
-//! (with a floor), spans and amounts shrink to the scratch file, datasets
+//! (with a floor: 40ms a measurement, 100ms a series interval), spans and amounts shrink to the scratch file, datasets
 //! and probes shrink, and steady-state rules stop after `window`
 //! rounds. Results of a rehearsal are marked as such, never as measurements.
 
@@ -103,7 +103,7 @@ fn scale(step: &mut Step, factor: f64) {
     };
     // A series interval no longer than what the step records.
     let series_for = |series: Duration, record: Duration| {
-        Duration::from_millis(by(series, 10).as_millis().min(record.as_millis().max(1)))
+        Duration::from_millis(by(series, 100).as_millis().min(record.as_millis().max(1)))
     };
     match &mut step.action {
         Action::Precondition { stop, series, .. } => {
