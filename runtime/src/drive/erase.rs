@@ -38,6 +38,28 @@ pub enum Sanitize {
     Overwrite,
 }
 
+/// The NVMe command's action (SANACT) for a sanitize.
+impl From<Sanitize> for super::nvme::SanitizeAction {
+    fn from(s: Sanitize) -> Self {
+        match s {
+            Sanitize::Block => Self::Block,
+            Sanitize::Crypto => Self::Crypto,
+            Sanitize::Overwrite => Self::Overwrite,
+        }
+    }
+}
+
+/// The ATA and SCSI commands' action for a sanitize.
+impl From<Sanitize> for super::sg::SanitizeAction {
+    fn from(s: Sanitize) -> Self {
+        match s {
+            Sanitize::Block => Self::Block,
+            Sanitize::Crypto => Self::Crypto,
+            Sanitize::Overwrite => Self::Overwrite,
+        }
+    }
+}
+
 /// What a format erases besides changing nothing else (NVMe Format NVM's
 /// Secure Erase Settings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

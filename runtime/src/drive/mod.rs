@@ -25,14 +25,20 @@ pub fn interface(target: &Target) -> Interface {
     if target.kind != TargetKind::BlockDevice {
         return Interface::None;
     }
-    let Some(name) = target.identity.name.as_deref() else {
+    interface_of_device(&target.identity)
+}
+
+/// The interface of a block device from what sysfs said of it: its name
+/// (a partition has none), driver and SCSI vendor.
+fn interface_of_device(identity: &methodic_results::host::Identity) -> Interface {
+    let Some(name) = identity.name.as_deref() else {
         return Interface::None;
     };
     let base = format!("/sys/class/block/{name}");
     if std::path::Path::new(&format!("{base}/partition")).exists() {
         return Interface::None;
     }
-    interface_of(target.identity.driver.as_deref(), sysfs(&format!("{base}/device/vendor")).as_deref())
+    interface_of(identity.driver.as_deref(), sysfs(&format!("{base}/device/vendor")).as_deref())
 }
 
 /// The interface from the driver's name and the SCSI vendor (libata says
@@ -51,11 +57,7 @@ fn interface_of(driver: Option<&str>, vendor: Option<&str>) -> Interface {
 /// ATA IDENTIFY DEVICE or SCSI INQUIRY, VPD and READ CAPACITY(16). Left as
 /// sysfs has it where the drive does not answer (or is not a drive).
 pub fn fill_identity(identity: &mut methodic_results::host::Identity, file: &File) {
-    let Some(name) = identity.name.clone() else { return };
-    let base = format!("/sys/class/block/{name}");
-    if std::path::Path::new(&format!("{base}/partition")).exists() {
-        return;
-    }
+    let interface = interface_of_device(identity);
     let blocks = |logical: u64, physical: u64| {
         if physical > logical {
             format!("{logical} B logical blocks, {physical} B physical")
@@ -70,7 +72,7 @@ pub fn fill_identity(identity: &mut methodic_results::host::Identity, file: &Fil
         identity.firmware = some(firmware).or(identity.firmware.take());
         identity.identity_source = Some(source.to_string());
     };
-    match interface_of(identity.driver.as_deref(), sysfs(&format!("{base}/device/vendor")).as_deref()) {
+    match interface {
         Interface::Nvme => {
             if let Some(c) = nvme::controller(file) {
                 set(c.model, Some(c.serial), c.firmware, "NVMe Identify Controller");
@@ -206,15 +208,10 @@ fn ata_abilities(file: &File, ways: &mut Vec<Way>, notes: &mut Vec<String>) {
 
 fn scsi_abilities(file: &File, ways: &mut Vec<Way>, notes: &mut Vec<String>) {
     use erase::Sanitize;
-    let sg = |s: Sanitize| match s {
-        Sanitize::Block => sg::SanitizeAction::Block,
-        Sanitize::Crypto => sg::SanitizeAction::Crypto,
-        Sanitize::Overwrite => sg::SanitizeAction::Overwrite,
-    };
     match scsi::sanitize_supported(file) {
         Some(true) => {
             for s in [Sanitize::Block, Sanitize::Crypto, Sanitize::Overwrite] {
-                if scsi::sanitize_action_supported(file, sg(s)) != Some(false) {
+                if scsi::sanitize_action_supported(file, s.into()) != Some(false) {
                     ways.push(Way::Sanitize(s));
                 }
             }
@@ -275,21 +272,11 @@ pub fn erase(
     way: Way,
     progress: &mut dyn FnMut(f64),
 ) -> Result<(), String> {
-    use erase::{FormatErase, Sanitize};
+    use erase::FormatErase;
     let file = target.file(false);
-    let nvme_action = |s: Sanitize| match s {
-        Sanitize::Block => nvme::SanitizeAction::Block,
-        Sanitize::Crypto => nvme::SanitizeAction::Crypto,
-        Sanitize::Overwrite => nvme::SanitizeAction::Overwrite,
-    };
-    let sg_action = |s: Sanitize| match s {
-        Sanitize::Block => sg::SanitizeAction::Block,
-        Sanitize::Crypto => sg::SanitizeAction::Crypto,
-        Sanitize::Overwrite => sg::SanitizeAction::Overwrite,
-    };
     let r = match (interface, way) {
         (Interface::Nvme, Way::Sanitize(s)) => {
-            nvme::sanitize(file, nvme_action(s), progress).map_err(|e| e.to_string())
+            nvme::sanitize(file, s.into(), progress).map_err(|e| e.to_string())
         }
         (Interface::Nvme, Way::Format(f)) => {
             let ses = match f {
@@ -301,13 +288,13 @@ pub fn erase(
             nvme::format(file, ses).map_err(|e| e.to_string())
         }
         (Interface::Ata, Way::Sanitize(s)) => {
-            ata::sanitize(file, sg_action(s), progress).map_err(|e| e.to_string())
+            ata::sanitize(file, s.into(), progress).map_err(|e| e.to_string())
         }
         (Interface::Ata, Way::AtaSecurity { enhanced }) => {
             ata::security_erase(file, enhanced, progress).map_err(|e| e.to_string())
         }
         (Interface::Scsi, Way::Sanitize(s)) => {
-            scsi::sanitize(file, sg_action(s), progress).map_err(|e| e.to_string())
+            scsi::sanitize(file, s.into(), progress).map_err(|e| e.to_string())
         }
         (_, Way::Discard) => crate::system::discard_all(target).map_err(|e| e.to_string()),
         (i, w) => Err(format!("{} has no {}", i.words(), w.command(i))),

@@ -144,12 +144,6 @@ fn namespace_id(file: &File) -> Result<u32, AdminError> {
     }
 }
 
-/// The namespace's LBA format in words, from Identify Namespace; `None`
-/// when `file` is not an NVMe namespace or the drive does not answer.
-pub fn lba_format(file: &File) -> Option<String> {
-    namespace(file).map(|n| n.words())
-}
-
 /// Identify Namespace of the namespace `file` is; `None` when it is not
 /// an NVMe namespace or the drive does not answer.
 pub fn namespace(file: &File) -> Option<Namespace> {
