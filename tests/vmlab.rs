@@ -342,6 +342,22 @@ fn every_spec_that_opens_with_an_erase_runs_its_first_phase_on_nvme(job: &Path, 
         let loaded = methodic_results::manifest::load(&job.join(format!("first-{name}"))).unwrap();
         assert_eq!(loaded.manifest.status, methodic_results::record::Status::Completed, "{name}");
         assert!(loaded.manifest.targets[0].path.to_string_lossy().starts_with("/dev/nvme"), "{name}");
+        // An NVMe namespace under native multipath (Debian's kernel) is
+        // a bio-based head over a blk-mq path: its I/O completes from the
+        // drive's queues, so io_uring keeps the queue depth, not a psync
+        // thread an I/O.
+        for step in loaded.steps.iter().filter_map(|s| s.io.as_ref().map(|io| (&s.id, io))) {
+            let (id, io) = step;
+            assert!(
+                io.engine == methodic_results::engine::EngineKind::IoUring
+                    || io.engine_reason.starts_with("one I/O in flight a worker"),
+                "{name} {id}: {} {}x{} ({})",
+                io.engine.name(),
+                io.threads,
+                io.depth,
+                io.engine_reason
+            );
+        }
         let erase = &loaded.steps[0].actions[0];
         if purge {
             assert!(erase.starts_with("NVMe Format NVM with user data erase (SES 1)"), "{name}: {erase}");

@@ -145,13 +145,11 @@ impl Target {
         self.nowait = supports_nowait(self.file(true).as_raw_fd());
         self.inline_completion = match self.kind {
             TargetKind::File => !self.nowait,
-            // blk-mq devices have an mq folder in sysfs; bio-based ones, which
-            // complete I/O while it is submitted, do not.
             TargetKind::BlockDevice => self
                 .identity
                 .name
                 .as_ref()
-                .is_some_and(|n| !Path::new(&format!("/sys/class/block/{n}/mq")).exists()),
+                .is_some_and(|n| completes_inline(&format!("/sys/class/block/{n}"))),
         };
         self
     }
@@ -163,6 +161,19 @@ impl Target {
         }
         Ok(())
     }
+}
+
+/// Whether the block device at `dir` (its sysfs folder) completes I/O in
+/// the submitting thread: the bio-based RAM disks (zram, brd, pmem) do.
+/// blk-mq devices have an mq folder and complete I/O from their queues.
+/// Bio-based devices that pass I/O on to others do not complete inline
+/// either: an NVMe namespace's multipath head (nvme0n1 over the hidden
+/// nvme0c0n1 in Debian's and most distributions' kernels; it has an nsid),
+/// device mapper (dm) and md (md) devices, and anything with slaves.
+fn completes_inline(dir: &str) -> bool {
+    let has = |what: &str| Path::new(&format!("{dir}/{what}")).exists();
+    let stacked = std::fs::read_dir(format!("{dir}/slaves")).is_ok_and(|mut d| d.next().is_some());
+    !has("mq") && !has("nsid") && !has("dm") && !has("md") && !stacked
 }
 
 /// The kernel's own file systems (linux/magic.h), by `statfs` f_type: their
@@ -458,6 +469,30 @@ mod tests {
     use super::*;
 
     /// A link slower than the device could run says so; an unknown one is none.
+    #[test]
+    fn only_ram_disks_complete_inline() {
+        let root = std::env::temp_dir().join(format!("methodic-inline-{}", std::process::id()));
+        let device = |name: &str, entries: &[&str]| {
+            let dir = root.join(name);
+            std::fs::create_dir_all(dir.join("slaves")).unwrap();
+            for e in entries {
+                if let Some(slave) = e.strip_prefix("slaves/") {
+                    std::fs::write(dir.join("slaves").join(slave), "").unwrap();
+                } else {
+                    std::fs::create_dir_all(dir.join(e)).unwrap();
+                }
+            }
+            dir.to_str().unwrap().to_string()
+        };
+        assert!(completes_inline(&device("zram0", &[])));
+        assert!(!completes_inline(&device("nvme0n1-mq", &["mq"])));
+        assert!(!completes_inline(&device("nvme0n1", &["nsid"])), "an NVMe multipath head");
+        assert!(!completes_inline(&device("dm-0", &["dm", "slaves/sda"])));
+        assert!(!completes_inline(&device("md0", &["md"])));
+        assert!(!completes_inline(&device("bcache0", &["slaves/sdb"])));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
     #[test]
     fn a_pcie_link_is_read_as_sysfs_has_it() {
         let dir = std::env::temp_dir().join(format!("methodic-pcie-link-{}", std::process::id()));
