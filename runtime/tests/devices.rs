@@ -64,11 +64,11 @@ fn io_counts_shares_and_queue_depth_match_what_the_device_saw() {
     let Some(lock) = common::devices() else { return };
     let Some(z) = Zram::setup(&lock, 1 << 30) else { return };
     let plan = compile(
-        "methodology \"t\" version \"1\"\ntarget { span 512MiB }\n\
+        "methodology \"t\" version \"1\"\ntarget { span 256MiB }\n\
          workload mix { random; block 4KiB; read 67% }\n\
          workload split { random; read 0%; blocks { 4KiB: 50%, 16KiB: 30%, 64KiB: 20% } }\n\
          fill { sequential; block 1MiB; read 0% } qd 8\n\
-         measure mix qd 32 for 2s\nmeasure split qd 16 for 2s",
+         measure mix qd 32 for 1s\nmeasure split qd 16 for 1s",
     );
     // Count around the mix alone: run the fill first.
     let fill_only = Plan { steps: plan.steps[..1].to_vec(), ..plan.clone() };
