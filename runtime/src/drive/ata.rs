@@ -504,8 +504,21 @@ pub fn sanitize(file: &File, action: SanitizeAction, progress: &mut dyn FnMut(f6
     if let Some(why) = sanitize_refusal(&id, action) {
         return Err(SgError::refused(why));
     }
-    // Without descriptor-format sense the status check below refuses.
-    let _ = super::scsi::set_descriptor_sense(file);
+    // Without descriptor-format sense the status check below refuses; the
+    // setting is put back afterwards (it holds until the drive is reset).
+    let was = super::scsi::set_descriptor_sense(file);
+    let r = sanitize_with_descriptor_sense(file, action, progress);
+    if matches!(was, Ok(false)) {
+        let _ = super::scsi::clear_descriptor_sense(file);
+    }
+    r
+}
+
+fn sanitize_with_descriptor_sense(
+    file: &File,
+    action: SanitizeAction,
+    progress: &mut dyn FnMut(f64),
+) -> Result<(), SgError> {
     let status = || ata_command(file, &sanitize_status_taskfile(), Direction::None, SHORT_MS);
     match sanitize_status(status()) {
         Ok(Poll::Running(_)) => return Err(SgError::refused("a sanitize is in progress already")),

@@ -262,8 +262,19 @@ pub fn set_write_cache(file: &File, on: bool) -> Result<(), SgError> {
 /// Asks for sense data in descriptor format (D_SENSE of the control mode
 /// page): libata then returns ATA PASS-THROUGH registers whole, in SAT-4's
 /// ATA Status Return descriptor, rather than cut short in fixed format.
-pub fn set_descriptor_sense(file: &File) -> Result<(), SgError> {
-    change_bit(file, mode_page(file, CONTROL_PAGE)?, 2, D_SENSE, true)
+/// Answers whether it was already set, so that the caller can put it back
+/// (the change holds until the drive is reset).
+pub fn set_descriptor_sense(file: &File) -> Result<bool, SgError> {
+    let page = mode_page(file, CONTROL_PAGE)?;
+    let was = page.page.get(2).is_some_and(|b| b & D_SENSE != 0);
+    change_bit(file, page, 2, D_SENSE, true)?;
+    Ok(was)
+}
+
+/// Puts D_SENSE back to fixed-format sense data, as it was before
+/// [`set_descriptor_sense`].
+pub fn clear_descriptor_sense(file: &File) -> Result<(), SgError> {
+    change_bit(file, mode_page(file, CONTROL_PAGE)?, 2, D_SENSE, false)
 }
 
 /// REPORT SUPPORTED OPERATION CODES (SPC-5, 6.35, table "REPORT SUPPORTED

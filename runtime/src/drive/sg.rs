@@ -94,14 +94,24 @@ pub(crate) enum Poll {
     Done,
 }
 
+/// Polls in a row, one a second, at the same progress before methodic
+/// stops waiting on a sanitize: an hour where the drive reports progress
+/// (it moves, however slowly, on a sanitize that takes hours), a day where
+/// it reports none (an overwrite of a large disk may take that long).
+pub(crate) const STALL_POLLS: u32 = 3600;
+pub(crate) const STALL_POLLS_WITHOUT_PROGRESS: u32 = 24 * 3600;
+
 /// Polls until the sanitize completes: `poll` asks the drive, `wait` lets
 /// time pass between two asks, `progress` hears each fraction done, and
-/// 1.0 at the end.
+/// 1.0 at the end. A sanitize whose progress stays put for
+/// [`STALL_POLLS`] polls ([`STALL_POLLS_WITHOUT_PROGRESS`] when the drive
+/// gives none) is an error saying so.
 pub(crate) fn poll_sanitize(
     poll: &mut dyn FnMut() -> Result<Poll, SgError>,
     wait: &mut dyn FnMut(),
     progress: &mut dyn FnMut(f64),
 ) -> Result<(), SgError> {
+    let mut still: (Option<f64>, u32) = (Some(-1.0), 0);
     loop {
         match poll()? {
             Poll::Done => {
@@ -109,6 +119,18 @@ pub(crate) fn poll_sanitize(
                 return Ok(());
             }
             Poll::Running(fraction) => {
+                still = if fraction == still.0 { (fraction, still.1 + 1) } else { (fraction, 1) };
+                let limit = if fraction.is_some() { STALL_POLLS } else { STALL_POLLS_WITHOUT_PROGRESS };
+                if still.1 >= limit {
+                    let at = fraction.map_or("without reporting progress".to_string(), |f| {
+                        format!("at {}%", (f * 100.0).floor())
+                    });
+                    let time = if fraction.is_some() { "an hour" } else { "a day" };
+                    return Err(SgError::new(SgErrorKind::Failed(format!(
+                        "the sanitize stayed {at} for {time}; it may still be running (sg_requests or \
+                         hdparm show its state)"
+                    ))));
+                }
                 if let Some(f) = fraction {
                     progress(f);
                 }
@@ -727,5 +749,36 @@ mod tests {
         assert!(!vendor_is_ata("QEMU    \n"));
         assert!(!vendor_is_ata("ATAPI"));
         assert!(!is_ata("no-such-device-here"));
+    }
+
+    /// A sanitize whose progress stays put ends with an error naming where
+    /// it stopped; one that moves, however slowly, or reports no progress
+    /// for less than a day, goes on.
+    #[test]
+    fn a_sanitize_that_stops_advancing_is_an_error() {
+        let poll_all = |answers: Vec<Poll>| {
+            let mut answers = answers.into_iter();
+            let mut waits = 0u32;
+            let r = poll_sanitize(
+                &mut || Ok(answers.next().expect("polled past the end")),
+                &mut || waits += 1,
+                &mut |_| {},
+            );
+            (r, waits)
+        };
+        let (r, waits) = poll_all(vec![Poll::Running(Some(0.5)); STALL_POLLS as usize]);
+        let e = r.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the sanitize stayed at 50% for an hour; it may still be running (sg_requests or hdparm show its state)"
+        );
+        assert_eq!(waits, STALL_POLLS - 1);
+        let mut slow: Vec<Poll> =
+            (0..STALL_POLLS + 10).map(|i| Poll::Running(Some(f64::from(i / 2) / 1e6))).collect();
+        slow.extend(vec![Poll::Running(None); STALL_POLLS as usize + 10]);
+        slow.push(Poll::Done);
+        assert!(poll_all(slow).0.is_ok());
+        let (r, _) = poll_all(vec![Poll::Running(None); STALL_POLLS_WITHOUT_PROGRESS as usize]);
+        assert!(r.unwrap_err().to_string().contains("stayed without reporting progress for a day"));
     }
 }

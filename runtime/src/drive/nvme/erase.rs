@@ -48,6 +48,11 @@ const FORMAT_TIMEOUT_MS: u32 = 2 * 60 * 60 * 1000;
 /// Readings of "never sanitized" after the drive accepted Sanitize before
 /// methodic stops waiting (the log should say "in progress" at once).
 const NOT_STARTED_READINGS: u32 = 10;
+/// Readings in progress at the same fraction before methodic stops waiting
+/// (an hour, one a second): a sanitize that long without a step forward is
+/// stuck, or the drive does not report progress. A real drive's overwrite
+/// sanitize takes hours, but its SPROG moves (1/65536 at a time).
+pub(super) const STALL_READINGS: u32 = 3600;
 
 /// The format in use, from Identify Namespace, as Format NVM must repeat
 /// it so that the format does not change.
@@ -188,6 +193,7 @@ fn wait_for_sanitize(
 ) -> Result<(), AdminError> {
     let unreadable = || AdminError::new("Sanitize", AdminErrorKind::Unreadable("Sanitize Status log"));
     let mut not_started = 0;
+    let mut still: (f64, u32) = (-1.0, 0);
     loop {
         let (fraction, state) = parse_sanitize_status(&read()?).ok_or_else(unreadable)?;
         match state {
@@ -196,7 +202,14 @@ fn wait_for_sanitize(
                 return Ok(());
             }
             SanitizeState::Failed => return Err(AdminError::new("Sanitize", AdminErrorKind::SanitizeFailed)),
-            SanitizeState::InProgress => progress(fraction),
+            SanitizeState::InProgress => {
+                still = if fraction == still.0 { (fraction, still.1 + 1) } else { (fraction, 1) };
+                if still.1 >= STALL_READINGS {
+                    let percent = (fraction * 100.0).floor() as u32;
+                    return Err(AdminError::new("Sanitize", AdminErrorKind::SanitizeStalled(percent)));
+                }
+                progress(fraction)
+            }
             SanitizeState::Never => {
                 not_started += 1;
                 if not_started >= NOT_STARTED_READINGS {
@@ -317,6 +330,23 @@ mod tests {
         assert_eq!(r.unwrap_err().to_string(), "Sanitize: the drive's Sanitize Status log could not be read");
         let (r, _, _) = run(vec![vec![0u8; 4]]);
         assert_eq!(r.unwrap_err().kind, AdminErrorKind::Unreadable("Sanitize Status log"));
+    }
+
+    /// Progress that stays put for an hour of readings ends the wait, saying
+    /// where it stopped; progress that moves, however slowly, does not.
+    #[test]
+    fn a_sanitize_that_stops_advancing_is_an_error() {
+        let stuck = STALL_READINGS as usize;
+        let (r, seen, sleeps) = run(vec![status_log(0x4000, 0x0002); stuck]);
+        let e = r.unwrap_err();
+        assert_eq!(e.kind, AdminErrorKind::SanitizeStalled(25));
+        assert!(e.to_string().contains("stayed at 25% for an hour"), "{e}");
+        assert_eq!((seen.len(), sleeps), (stuck - 1, stuck - 1));
+        let mut slow: Vec<Vec<u8>> = (0..stuck as u16 + 10).map(|i| status_log(i / 2, 0x0002)).collect();
+        slow.push(status_log(0xffff, 0x0001));
+        let (r, seen, _) = run(slow);
+        assert_eq!(r, Ok(()));
+        assert_eq!(seen.last(), Some(&1.0));
     }
 
     /// A log read that fails ends the wait with that error.

@@ -32,6 +32,13 @@ pub enum AdminErrorKind {
     /// saying that no sanitize had ever run.
     #[error("the drive accepted the command, but its Sanitize Status log says no sanitize has started")]
     SanitizeNotStarted,
+    /// The Sanitize Status log said "in progress" at the same fraction for
+    /// [`super::erase::STALL_READINGS`] readings in a row; the percentage.
+    #[error(
+        "the drive's sanitize progress stayed at {0}% for an hour; it may still be running: \
+         `nvme sanitize-log` shows its state"
+    )]
+    SanitizeStalled(u32),
     /// The drive answered, but its data could not be read as the
     /// specification lays it out; what was being read.
     #[error("the drive's {0} could not be read")]
