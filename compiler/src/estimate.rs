@@ -149,6 +149,7 @@ mod tests {
             ramp: Duration::from_secs(30),
             stop: MeasureStop { time: Some(Duration::from_secs(300)), written: None },
             series: Duration::from_secs(1),
+            rate: None,
         };
         let e = step(&a, Some(&Target::default()));
         assert_eq!(e.time, TimeRange::exactly(Duration::from_secs(330)));

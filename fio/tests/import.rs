@@ -456,7 +456,7 @@ fn what_runs(p: &Plan) -> Vec<String> {
     p.steps
         .iter()
         .map(|s| match &s.action {
-            Action::Measure { workload: w, qd, ramp, stop, series } => format!(
+            Action::Measure { workload: w, qd, ramp, stop, series, .. } => format!(
                 "measure {:?} read {} random {} align {} offset {} {qd:?} ramp {ramp} {stop:?} series {series} \
                  {:?}",
                 w.blocks, w.read, w.random, w.align, w.offset, s.target

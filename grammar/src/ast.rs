@@ -303,6 +303,35 @@ impl WriteCache {
     }
 }
 
+/// How a rate's I/Os are spaced: evenly (`uniform`), or as a Poisson
+/// process (`poisson`: exponential gaps of the same mean, as independent
+/// users make them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrivals {
+    #[default]
+    Uniform,
+    Poisson,
+}
+
+impl Arrivals {
+    /// As the language spells it.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Arrivals::Uniform => "uniform",
+            Arrivals::Poisson => "poisson",
+        }
+    }
+
+    /// In words: `uniform`, `Poisson`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Arrivals::Uniform => "uniform",
+            Arrivals::Poisson => "Poisson",
+        }
+    }
+}
+
 /// How repeated values are summarised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 // The language's spelling; the alias reads plans and results written before.

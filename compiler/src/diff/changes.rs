@@ -194,8 +194,8 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             }
         }
         (
-            Action::Measure { workload: wa, qd: qa, ramp: ra, stop: sa, series: ea },
-            Action::Measure { workload: wb, qd: qb, ramp: rb, stop: sb, series: eb },
+            Action::Measure { workload: wa, qd: qa, ramp: ra, stop: sa, series: ea, rate: _ },
+            Action::Measure { workload: wb, qd: qb, ramp: rb, stop: sb, series: eb, rate: _ },
         ) => {
             workload_changes(wa, wb, WORKLOAD, &here, out);
             qd_changes(qa, qb, &here, out);

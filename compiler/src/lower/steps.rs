@@ -225,7 +225,12 @@ impl Lowerer<'_, '_> {
         let sweep = self.sweeps;
         for (workload, qd) in points {
             let stop = MeasureStop { time: Some(record), written: None };
-            self.emit(scope, Action::Measure { workload, qd, ramp, stop, series }, span, Some(sweep));
+            self.emit(
+                scope,
+                Action::Measure { workload, qd, ramp, stop, series, rate: None },
+                span,
+                Some(sweep),
+            );
             if self.too_many {
                 return;
             }
@@ -355,7 +360,12 @@ impl Lowerer<'_, '_> {
             return;
         }
         let stop = MeasureStop { time, written };
-        self.emit(scope, Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series }, span, None);
+        self.emit(
+            scope,
+            Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate: None },
+            span,
+            None,
+        );
     }
 
     pub(super) fn written(&mut self, e: &Expr, scope: &Scope) -> Option<Extent> {

@@ -9,7 +9,8 @@
 //! settings, and what it says per phase); its parts live in submodules,
 //! all re-exported here: `step` (steps, their actions and words),
 //! `workload` (workloads and "the same I/O"), `dataset` (copy data sets),
-//! `cost` (estimates) and `format` (reading and writing RON and JSON).
+//! `load` (open-loop rates and jobs that run together), `cost` (estimates)
+//! and `format` (reading and writing RON and JSON).
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +22,7 @@ pub use methodic_grammar::units::{Bytes, Duration, Percent};
 mod cost;
 mod dataset;
 mod format;
+mod load;
 mod step;
 mod workload;
 
@@ -28,6 +30,7 @@ pub use self::cost::{Estimate, StepEstimate, TimeRange, Written};
 pub use self::dataset::Dataset;
 pub(crate) use self::dataset::size_draws;
 pub use self::format::Format;
+pub use self::load::{Arrivals, Job, Rate, RateAmount};
 pub use self::step::{
     Action, Cell, MeasureStop, PreconditionStop, Probe, Qd, RepeatRun, SteadyRule, Step, aggregate_word,
     plural,

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Metric, Percent, QdCounting, StepEstimate,
-    Target, Workload,
+    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Metric, Percent, QdCounting, Rate,
+    StepEstimate, Target, Workload,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,7 +44,17 @@ pub enum Action {
     /// One workload at one queue depth: `ramp` not recorded, then recorded
     /// until the stop rule.
     #[serde(alias = "Measure")]
-    Measure { workload: Workload, qd: Qd, ramp: Duration, stop: MeasureStop, series: Duration },
+    Measure {
+        workload: Workload,
+        qd: Qd,
+        ramp: Duration,
+        stop: MeasureStop,
+        series: Duration,
+        /// Open loop at this rate; `None` (left out): closed loop.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rate: Option<Rate>,
+    },
+
     /// Rounds of measurements repeated until the tracked cell is steady.
     #[serde(alias = "Rounds")]
     Rounds {

@@ -176,5 +176,6 @@ fn ceiling_spec(w: &Workload, qd: Qd, seconds: f64) -> IoSpec<'_> {
         budget: None,
         series: None,
         at: At::ONCE,
+        rate: None,
     }
 }

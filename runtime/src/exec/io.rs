@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration as StdDuration, Instant, SystemTime};
 
-use methodic_compiler::plan::{Bytes, IoMode, Qd, Target as Settings, Workload};
+use methodic_compiler::plan::{Bytes, IoMode, Qd, Rate, Target as Settings, Workload};
 use methodic_results::host::TargetKind;
 use methodic_results::record::{IoErrors, IoInfo};
 
@@ -65,6 +65,9 @@ pub(crate) struct IoSpec<'w> {
     /// Which round and cell of the step this is: each draws its own
     /// random stream.
     pub(crate) at: At,
+    /// Open loop: I/Os start at this rate over all workers, whatever the
+    /// target does; `None`: closed loop.
+    pub(crate) rate: Option<Rate>,
 }
 
 /// A round and a cell of a step, from 1; both 1 for steps without rounds.

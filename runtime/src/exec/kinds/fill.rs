@@ -31,6 +31,7 @@ pub(super) fn run(
             budget: None,
             series: Some((StdDuration::from_secs(1), Some(csv.clone()))),
             at: At::ONCE,
+            rate: None,
         },
     )?;
     x.finish_io(s, run, &csv)

@@ -2,13 +2,14 @@
 //! until an amount is written; its summary, series and latency log come
 //! out, and for `until written` the write cliff found in its series.
 
-use methodic_compiler::plan::{Duration, MeasureStop, Qd, Workload};
+use methodic_compiler::plan::{Duration, MeasureStop, Qd, Rate, Workload};
 
 use crate::error::Result;
 use crate::exec::io::{At, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 
-/// Runs `measure workload qd qd` with its ramp, stop and series interval.
+/// Runs `measure workload qd qd` with its ramp, stop and series interval,
+/// open loop at `rate` when it has one.
 pub(super) fn run(
     x: &mut Executor<'_>,
     s: &mut StepRun<'_>,
@@ -17,6 +18,7 @@ pub(super) fn run(
     ramp: Duration,
     stop: &MeasureStop,
     series: Duration,
+    rate: Option<Rate>,
 ) -> Result<()> {
     let csv = x.results.series_path(&s.step.id, "")?;
     let budget = stop.written.map(|w| x.bytes_of(w, s.settings));
@@ -32,6 +34,7 @@ pub(super) fn run(
             budget,
             series: Some((std_duration(series), Some(csv.clone()))),
             at: At::ONCE,
+            rate,
         },
     )?;
     if stop.written.is_some() {

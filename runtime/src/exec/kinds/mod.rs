@@ -69,8 +69,8 @@ fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observ
     match &step.action {
         Action::Erase { method } => erase::run(x, s, *method, observer),
         Action::Fill { workload, qd, passes } => fill::run(x, s, workload, *qd, *passes),
-        Action::Measure { workload, qd, ramp, stop, series } => {
-            measure::run(x, s, workload, *qd, *ramp, stop, *series)
+        Action::Measure { workload, qd, ramp, stop, series, rate } => {
+            measure::run(x, s, workload, *qd, *ramp, stop, *series, *rate)
         }
         Action::Precondition { workload, qd, stop: PreconditionStop::Time(d), series } => {
             precondition::for_time(x, s, workload, *qd, *d, *series)

@@ -40,6 +40,7 @@ pub(super) fn for_time(
             budget: None,
             series: Some((std_duration(series), Some(csv.clone()))),
             at: At::ONCE,
+            rate: None,
         },
     )?;
     x.finish_io(s, run, &csv)
@@ -90,6 +91,7 @@ pub(super) fn until_steady(
                     budget: None,
                     series: Some((std_duration(series), None)),
                     at: At { round: r, cell: 1 },
+                    rate: None,
                 },
             )?;
             let summary = run.recorder.summary(run.seconds);

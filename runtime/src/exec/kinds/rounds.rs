@@ -56,6 +56,7 @@ pub(super) fn run(
                         budget: None,
                         series: None,
                         at: At { round: r, cell: k as u32 + 1 },
+                        rate: None,
                     },
                 )?;
                 let s = run.recorder.summary(run.seconds);
