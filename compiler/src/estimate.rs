@@ -23,23 +23,9 @@ pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
                 e.written.timed = e.time;
             }
         }
-        Action::Measure { workload, ramp, stop, .. } => {
-            e.time = match stop.time {
-                Some(t) => TimeRange::exactly(ramp.saturating_add(t)),
-                None => TimeRange::exactly(*ramp),
-            };
-            if let Some(target) = stop.written {
-                // Until written: the time depends on the device; with a time
-                // limit too, the step may stop any time after its ramp.
-                e.device_bound = true;
-                e.time.min = *ramp;
-                e.written = match target {
-                    Extent::Percent(p) => written_of(span, p),
-                    Extent::Bytes(b) => Written { bytes: b, ..Written::default() },
-                };
-            } else if workload.writes() {
-                e.written.timed = e.time;
-            }
+        Action::Measure { workload, ramp, stop, .. } => measure(&mut e, span, *ramp, stop, workload.writes()),
+        Action::Together { jobs, ramp, stop, .. } => {
+            measure(&mut e, span, *ramp, stop, jobs.iter().any(|j| j.workload.writes()))
         }
         Action::Rounds { cells, rule, .. } => {
             let round = cells
@@ -73,6 +59,27 @@ fn rounds_range(round: Duration, rule: &SteadyRule) -> TimeRange {
     TimeRange {
         min: round.saturating_mul(rule.window.min(rule.max_rounds) as u64),
         max: round.saturating_mul(rule.max_rounds as u64),
+    }
+}
+
+/// A measurement's time and writes (a `together` step's too): ramp and
+/// record; `until written`, bound by the device.
+fn measure(e: &mut StepEstimate, span: Extent, ramp: Duration, stop: &MeasureStop, writes: bool) {
+    e.time = match stop.time {
+        Some(t) => TimeRange::exactly(ramp.saturating_add(t)),
+        None => TimeRange::exactly(ramp),
+    };
+    if let Some(target) = stop.written {
+        // Until written: the time depends on the device; with a time
+        // limit too, the step may stop any time after its ramp.
+        e.device_bound = true;
+        e.time.min = ramp;
+        e.written = match target {
+            Extent::Percent(p) => written_of(span, p),
+            Extent::Bytes(b) => Written { bytes: b, ..Written::default() },
+        };
+    } else if writes {
+        e.written.timed = e.time;
     }
 }
 

@@ -147,6 +147,24 @@ impl Validator {
                     _ => {}
                 }
             }
+            Action::Together { jobs, stop, series, .. } => {
+                if jobs.is_empty() {
+                    self.fail(step, "a together step with no job");
+                }
+                for (i, job) in jobs.iter().enumerate() {
+                    if jobs[..i].iter().any(|j| j.name == job.name) {
+                        self.fail(step, format!("two jobs are called `{}`", job.name));
+                    }
+                    let own = Target { workers: job.workers, devices: 1, ..target.clone() };
+                    self.io(step, &job.workload, &job.qd, counted, &own);
+                }
+                self.series(step, *series, stop.time);
+                match (stop.time, stop.written) {
+                    (None, None) => self.fail(step, "a together step with no stop rule"),
+                    (Some(t), _) => self.nonzero(step, t, "record time"),
+                    _ => {}
+                }
+            }
             Action::Rounds { cells, track, rule } => {
                 if cells.is_empty() {
                     self.fail(step, "rounds with no measurement");

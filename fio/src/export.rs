@@ -18,8 +18,8 @@
 use std::fmt::Write as _;
 
 use methodic_compiler::plan::{
-    Action, DataPattern, EraseMethod, Extent, IoMode, Metric, Plan, PreconditionStop, Qd, Step,
-    Target as Settings, Workload, plural,
+    Action, Arrivals, DataPattern, Duration, EraseMethod, Extent, IoMode, MeasureStop, Metric, Plan,
+    PreconditionStop, Qd, Rate, RateAmount, Step, Target as Settings, Workload, plural,
 };
 
 /// How methodic ran a step's I/O, when known (a crosscheck runs methodic
@@ -209,41 +209,54 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             }
             vec![s]
         }
-        Action::Measure { workload, qd, ramp, stop, .. } => {
+        Action::Together { jobs, ramp, stop, .. } => {
+            let mut out = Vec::new();
+            for (k, job) in jobs.iter().enumerate() {
+                let settings = Settings { workers: job.workers, devices: 1, ..settings };
+                let mut s = io_section(
+                    name(&format!("-{}", file_name(&job.name))),
+                    &job.workload,
+                    &job.qd,
+                    &settings,
+                    engine,
+                );
+                if k == 0 {
+                    s.notes.insert(
+                        0,
+                        format!(
+                            "{label}: {} at once; the sections after this one leave out stonewall, so that fio \
+                             starts them together",
+                            plural(jobs.len() as u64, "job", "jobs")
+                        ),
+                    );
+                } else {
+                    s.options.retain(|(k, _)| *k != "stonewall");
+                }
+                s.notes.insert(usize::from(k == 0), format!("job {}", job.name));
+                if job.device > 0 {
+                    s.options.push(("filename", Some(format!("${{TARGET{}}}", job.device + 1))));
+                    s.notes.push(format!(
+                        "device {}: give its path in TARGET{} (TARGET{}=/dev/... fio ...)",
+                        job.device + 1,
+                        job.device + 1,
+                        job.device + 1
+                    ));
+                }
+                if let Some(r) = &job.rate {
+                    rate_options(&mut s, r, &job.qd, engine);
+                }
+                timed(&mut s, *ramp, stop, &job.workload, &job.qd, engine);
+                out.push(s);
+            }
+            out
+        }
+        Action::Measure { workload, qd, ramp, stop, rate, .. } => {
             let mut s = io_section(name(""), workload, qd, &settings, engine);
             s.notes.insert(0, format!("{label}: measure"));
-            if !ramp.is_zero() {
-                s.options.push(("ramp_time", Some(format!("{}ms", ramp.as_millis()))));
+            if let Some(r) = rate {
+                rate_options(&mut s, r, qd, engine);
             }
-            // Until written: io_size (a clone's share of it) ends the job,
-            // and a time limit is a cap, not a length (no time_based).
-            if let Some(t) = stop.time {
-                s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
-                if stop.written.is_none() {
-                    s.options.push(("time_based", None));
-                }
-            }
-            let clones = engine.map_or(qd.workers, |e| e.threads).max(1) as u64;
-            // fio's io_size counts reads too; methodic's budget, writes only.
-            let write_share = 100.0 - workload.read.as_f64();
-            match stop.written {
-                Some(Extent::Bytes(b)) if write_share > 0.0 => {
-                    let total = (b.0 as f64 * 100.0 / write_share) as u64;
-                    if write_share < 100.0 {
-                        s.notes.push(format!(
-                            "until {b} written: fio's io_size counts reads as well, so it is the I/O that writes \
-                             about that much at {}% writes",
-                            write_share
-                        ));
-                    }
-                    s.options.push(("io_size", Some((total / clones).to_string())));
-                }
-                Some(Extent::Bytes(_)) => {}
-                Some(Extent::Percent(p)) => s
-                    .notes
-                    .push(format!("until {p} of the span is written: fio's io_size takes bytes, set it")),
-                None => {}
-            }
+            timed(&mut s, *ramp, stop, workload, qd, engine);
             vec![s]
         }
         Action::Precondition { workload, qd, stop, .. } => {
@@ -320,6 +333,78 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             out
         }
     }
+}
+
+/// A measurement's ramp, record time and `until written` budget, as fio
+/// options.
+fn timed(
+    s: &mut Section,
+    ramp: Duration,
+    stop: &MeasureStop,
+    workload: &Workload,
+    qd: &Qd,
+    engine: Option<Engine>,
+) {
+    if !ramp.is_zero() {
+        s.options.push(("ramp_time", Some(format!("{}ms", ramp.as_millis()))));
+    }
+    // Until written: io_size (a clone's share of it) ends the job,
+    // and a time limit is a cap, not a length (no time_based).
+    if let Some(t) = stop.time {
+        s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
+        if stop.written.is_none() {
+            s.options.push(("time_based", None));
+        }
+    }
+    let clones = engine.map_or(qd.workers, |e| e.threads).max(1) as u64;
+    // fio's io_size counts reads too; methodic's budget, writes only.
+    let write_share = 100.0 - workload.read.as_f64();
+    match stop.written {
+        Some(Extent::Bytes(b)) if write_share > 0.0 => {
+            let total = (b.0 as f64 * 100.0 / write_share) as u64;
+            if write_share < 100.0 {
+                s.notes.push(format!(
+                    "until {b} written: fio's io_size counts reads as well, so it is the I/O that writes \
+                     about that much at {}% writes",
+                    write_share
+                ));
+            }
+            s.options.push(("io_size", Some((total / clones).to_string())));
+        }
+        Some(Extent::Bytes(_)) => {}
+        Some(Extent::Percent(p)) => {
+            s.notes.push(format!("until {p} of the span is written: fio's io_size takes bytes, set it"))
+        }
+        None => {}
+    }
+}
+
+/// An open-loop rate as fio's: `rate_iops` (or `rate`) for each clone,
+/// `rate_process=poisson` for Poisson arrivals.
+fn rate_options(s: &mut Section, r: &Rate, qd: &Qd, engine: Option<Engine>) {
+    let clones = engine.map_or(qd.workers, |e| e.threads).max(1) as u64;
+    match r.amount {
+        RateAmount::Iops(n) => {
+            let each = n.div_ceil(clones);
+            s.options.push(("rate_iops", Some(each.to_string())));
+            if each * clones != n {
+                s.notes.push(format!(
+                    "{n} IOPS over {clones} clones: fio's rate_iops is each clone's, rounded up"
+                ));
+            }
+        }
+        RateAmount::Bandwidth(b) => {
+            s.options.push(("rate", Some(b.0.div_ceil(clones).to_string())));
+        }
+    }
+    if r.arrivals == Arrivals::Poisson {
+        s.options.push(("rate_process", Some("poisson".into())));
+    }
+    s.notes.push(
+        "open loop: methodic counts latency from when each I/O was due; fio, from when it was submitted (a \
+         late I/O's wait is not in fio's latency)"
+            .into(),
+    );
 }
 
 /// The options every section with I/O shares: what it does, where, how

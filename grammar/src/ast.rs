@@ -522,6 +522,33 @@ pub enum StepOptKind {
     /// `until steady { ... }`; `None` when written without a body.
     Steady(Option<Vec<SteadySetting>>),
     Written(Expr),
+    /// `rate 50000 iops`, `rate 200MB/s poisson`.
+    Rate {
+        amount: Expr,
+        unit: RateUnit,
+        arrivals: Option<Spanned<Arrivals>>,
+    },
+    /// A job's own worker count.
+    Workers(Expr),
+    /// A job's device, from 1: the first `--target` is device 1.
+    Device(Expr),
+}
+
+/// What a rate counts: I/Os a second (`iops`) or bytes a second (`/s`
+/// after a size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RateUnit {
+    Iops,
+    PerSecond,
+}
+
+/// `job NAME WORKLOAD OPTIONS` in a `together` step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobDef {
+    pub name: Spanned<String>,
+    pub workload: WorkloadRef,
+    pub opts: Vec<StepOpt>,
+    pub span: Span,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -563,6 +590,11 @@ pub enum StmtKind {
     Measure {
         workload: WorkloadRef,
         opts: Vec<StepOpt>,
+    },
+    /// `together OPTIONS { job ... }`: jobs that run at the same time.
+    Together {
+        opts: Vec<StepOpt>,
+        jobs: Vec<JobDef>,
     },
     DropCaches,
     Idle(Expr),

@@ -316,6 +316,10 @@ impl Printer<'_> {
                 };
                 self.step(keyword, workload, opts, stmt.span);
             }
+            StmtKind::Together { opts, jobs } => {
+                let (head, props) = self.together_parts(opts, jobs);
+                self.prop_block(&head, &props, stmt.span, "");
+            }
             StmtKind::DropCaches => self.line("drop_caches", stmt.span),
             StmtKind::Idle(d) => {
                 let text = format!("idle {}", self.expr(d));
@@ -378,27 +382,69 @@ impl Printer<'_> {
         let mut steady: Option<(&Vec<SteadySetting>, Span)> = None;
         for opt in opts {
             let text = match &opt.kind {
-                StepOptKind::Passes(e) => format!("passes {}", self.expr(e)),
-                StepOptKind::Qd(e) => format!("qd {}", self.expr(e)),
-                StepOptKind::Read(e) => format!("read {}", self.expr(e)),
-                StepOptKind::Ramp(e) => format!("ramp {}", self.expr(e)),
-                StepOptKind::Record(e) => format!("record {}", self.expr(e)),
-                StepOptKind::Series(e) => format!("series {}", self.expr(e)),
-                StepOptKind::For(e) => format!("for {}", self.expr(e)),
-                StepOptKind::Written(e) => format!("until written {}", self.expr(e)),
-                StepOptKind::Steady(None) => "until steady".to_string(),
                 StepOptKind::Steady(Some(rule)) if steady.is_none() => {
                     steady = Some((rule, opt.span));
                     continue;
                 }
-                StepOptKind::Steady(Some(rule)) => {
-                    format!("until steady {}", inline_body(&self.steady_props(rule)))
-                }
+                _ => self.step_opt(opt),
             };
             head.push(' ');
             head.push_str(&text);
         }
         (head, steady)
+    }
+
+    /// `together OPTIONS ` and each job as a line of its block.
+    fn together_parts(&self, opts: &[StepOpt], jobs: &[JobDef]) -> (String, Vec<(String, Span)>) {
+        let mut head = "together".to_string();
+        for opt in opts {
+            head.push(' ');
+            head.push_str(&self.step_opt(opt));
+        }
+        head.push(' ');
+        let props = jobs
+            .iter()
+            .map(|j| {
+                let mut text = format!("job {} {}", j.name.node, self.workload_ref(&j.workload));
+                for opt in &j.opts {
+                    text.push(' ');
+                    text.push_str(&self.step_opt(opt));
+                }
+                (text, j.span)
+            })
+            .collect();
+        (head, props)
+    }
+
+    /// One step option as written, an `until steady` body inline.
+    fn step_opt(&self, opt: &StepOpt) -> String {
+        match &opt.kind {
+            StepOptKind::Passes(e) => format!("passes {}", self.expr(e)),
+            StepOptKind::Qd(e) => format!("qd {}", self.expr(e)),
+            StepOptKind::Read(e) => format!("read {}", self.expr(e)),
+            StepOptKind::Ramp(e) => format!("ramp {}", self.expr(e)),
+            StepOptKind::Record(e) => format!("record {}", self.expr(e)),
+            StepOptKind::Series(e) => format!("series {}", self.expr(e)),
+            StepOptKind::For(e) => format!("for {}", self.expr(e)),
+            StepOptKind::Written(e) => format!("until written {}", self.expr(e)),
+            StepOptKind::Steady(None) => "until steady".to_string(),
+            StepOptKind::Steady(Some(rule)) => {
+                format!("until steady {}", inline_body(&self.steady_props(rule)))
+            }
+            StepOptKind::Rate { amount, unit, arrivals } => {
+                let mut text = match unit {
+                    RateUnit::Iops => format!("rate {} iops", self.expr(amount)),
+                    RateUnit::PerSecond => format!("rate {}/s", self.expr(amount)),
+                };
+                if let Some(a) = arrivals {
+                    text.push(' ');
+                    text.push_str(a.node.keyword());
+                }
+                text
+            }
+            StepOptKind::Workers(e) => format!("workers {}", self.expr(e)),
+            StepOptKind::Device(e) => format!("device {}", self.expr(e)),
+        }
     }
 
     /// Like `prop_block`, for a head that starts at `head_start` in the source.
@@ -443,6 +489,10 @@ impl Printer<'_> {
             StmtKind::Precondition { workload, opts } => self.step_inline("precondition", workload, opts),
             StmtKind::Sweep { workload, opts } => self.step_inline("sweep", workload, opts),
             StmtKind::Measure { workload, opts } => self.step_inline("measure", workload, opts),
+            StmtKind::Together { opts, jobs } => {
+                let (head, props) = self.together_parts(opts, jobs);
+                format!("{head}{}", inline_body(&props))
+            }
             StmtKind::DropCaches => "drop_caches".to_string(),
             StmtKind::Idle(d) => format!("idle {}", self.expr(d)),
             StmtKind::Copy(name) => format!("copy {}", name.node),

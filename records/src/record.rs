@@ -115,6 +115,26 @@ pub struct StepResult {
     /// For an NVMe target, its SMART / health log before and after the step.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub health: Vec<crate::health::StepHealth>,
+    /// A `together` step's jobs, each on its own (the step's `summary` is
+    /// all of them merged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobResult>,
+}
+
+/// One job of a `together` step: what it did, on which device, and its
+/// own summary, I/O facts and series.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JobResult {
+    pub name: String,
+    /// The target it ran on, by path.
+    pub device: String,
+    /// Its workload, with what it does: `reads (4KiB random, 100% read)`.
+    pub workload: String,
+    /// Its total queue depth.
+    pub qd: u32,
+    pub summary: Summary,
+    pub io: IoInfo,
+    pub series: PathBuf,
 }
 
 impl StepResult {
@@ -152,6 +172,7 @@ impl StepResult {
             actions: Vec::new(),
             device_io: None,
             health: Vec::new(),
+            jobs: Vec::new(),
         }
     }
 }

@@ -12,6 +12,7 @@
 //! and the `Lowerer` with its diagnostics, ids and the step list.
 
 mod eval;
+mod load;
 mod steps;
 mod stmts;
 mod target;
@@ -26,8 +27,8 @@ use methodic_grammar::{Code, Diagnostic, did_you_mean, is_reserved};
 
 use crate::estimate;
 use crate::plan::{
-    Action, BlockShare, Cell, DataPattern, Dataset, Extent, MeasureStop, PreconditionStop, Probe, Qd,
-    RepeatRun, SteadyRule, Step, Target, Workload,
+    Action, BlockShare, Cell, DataPattern, Dataset, Extent, Job, MeasureStop, PreconditionStop, Probe, Qd,
+    Rate, RateAmount, RepeatRun, SteadyRule, Step, Target, Workload,
 };
 use crate::resolve::{Def, Defs};
 use crate::rules::{self, Field, Problem};
@@ -139,6 +140,18 @@ struct Opts<'o> {
     for_: Option<&'o Expr>,
     written: Option<&'o Expr>,
     steady: Option<(Option<&'o Vec<SteadySetting>>, Span)>,
+    /// `rate AMOUNT UNIT [ARRIVALS]`.
+    rate: Option<RateOpt<'o>>,
+    workers: Option<&'o Expr>,
+    device: Option<&'o Expr>,
+}
+
+/// A `rate` option as written.
+#[derive(Clone, Copy)]
+struct RateOpt<'o> {
+    amount: &'o Expr,
+    unit: RateUnit,
+    arrivals: Option<Arrivals>,
 }
 
 /// The steps of a methodology, with the target defaults they started from.
@@ -327,7 +340,20 @@ fn step_id(phase: Option<&str>, action: &Action, repeat: Option<&RepeatRun>) -> 
         Action::Precondition { workload, qd, .. } => {
             format!("precondition-{}-qd{}", slug(&workload.name), qd.total)
         }
-        Action::Measure { workload, qd, .. } => format!("{}-qd{}", slug(&workload.name), qd.total),
+        Action::Measure { workload, qd, rate: None, .. } => {
+            format!("{}-qd{}", slug(&workload.name), qd.total)
+        }
+        Action::Measure { workload, qd, rate: Some(r), .. } => {
+            let amount = match r.amount {
+                RateAmount::Iops(n) => format!("{n}iops"),
+                RateAmount::Bandwidth(b) => format!("{}ps", slug(&b.to_string())),
+            };
+            format!("{}-qd{}-rate-{amount}", slug(&workload.name), qd.total)
+        }
+        Action::Together { jobs, .. } => {
+            let names: Vec<String> = jobs.iter().map(|j| slug(&j.name)).collect();
+            format!("together-{}", names.join("-"))
+        }
         Action::Rounds { cells, track, .. } => {
             let tracked = cells.get(*track as usize).map_or("none".to_string(), |c| slug(&c.workload.name));
             format!("rounds-{tracked}")

@@ -344,8 +344,9 @@ impl Lowerer<'_, '_> {
         }
         let ramp = self.ramp(o.ramp, scope);
         let series = self.series(o.series, scope, time.flatten());
-        let (Some(wl), Some(qd), Some(time), Some(written), Some(ramp), Some(series)) =
-            (wl, qd, time, written, ramp, series)
+        let rate = self.rate(o.rate, scope);
+        let (Some(wl), Some(qd), Some(time), Some(written), Some(ramp), Some(series), Some(rate)) =
+            (wl, qd, time, written, ramp, series, rate)
         else {
             return;
         };
@@ -362,7 +363,7 @@ impl Lowerer<'_, '_> {
         let stop = MeasureStop { time, written };
         self.emit(
             scope,
-            Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate: None },
+            Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate },
             span,
             None,
         );

@@ -171,6 +171,7 @@ impl Lowerer<'_, '_> {
             StmtKind::Precondition { workload, opts } => self.precondition(stmt.span, workload, opts, scope),
             StmtKind::Sweep { workload, opts } => self.sweep(stmt.span, workload, opts, scope),
             StmtKind::Measure { workload, opts } => self.measure(stmt.span, workload, opts, scope),
+            StmtKind::Together { opts, jobs } => self.together(stmt.span, opts, jobs, scope),
             StmtKind::DropCaches => self.emit(scope, Action::DropCaches, stmt.span, None),
             StmtKind::Idle(e) => {
                 let Some((time, _)) = self.expect_nonzero_duration(e, &scope.vars, "`idle`") else {
@@ -252,6 +253,13 @@ impl Lowerer<'_, '_> {
                     out.steady = Some((rule.as_ref(), opt.span));
                     "until steady"
                 }
+                StepOptKind::Rate { amount, unit, arrivals } => {
+                    let arrivals = arrivals.as_ref().map(|a| a.node);
+                    out.rate = Some(RateOpt { amount, unit: *unit, arrivals });
+                    "rate"
+                }
+                StepOptKind::Workers(e) => set(&mut out.workers, e, "workers"),
+                StepOptKind::Device(e) => set(&mut out.device, e, "device"),
             };
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
                 let d = Diagnostic::new(Code::DuplicateSetting, opt.span, format!("`{name}` is given twice"))

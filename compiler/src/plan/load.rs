@@ -11,7 +11,7 @@ pub use methodic_grammar::ast::Arrivals;
 use super::{Bytes, Qd, Workload};
 
 /// I/Os started at a fixed rate, over all the step's workers.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rate {
     pub amount: RateAmount,
@@ -59,6 +59,9 @@ pub struct Job {
     pub name: String,
     pub workload: Workload,
     pub qd: Qd,
+    /// The workers the job declares (`workers N`), else the target's: its
+    /// queue depth is spread over them (fewer when the depth is smaller).
+    pub workers: u32,
     /// Open loop at this rate; `None`: closed loop (a new I/O as one
     /// completes).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Metric, Percent, QdCounting, Rate,
+    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Job, Metric, Percent, QdCounting, Rate,
     StepEstimate, Target, Workload,
 };
 
@@ -54,6 +54,12 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rate: Option<Rate>,
     },
+    /// Jobs that run at the same time, each with its own workload, queue
+    /// depth, rate and device: `ramp` not recorded, then recorded for the
+    /// stop rule's time (the language gives a together step no `until
+    /// written`).
+    #[serde(alias = "Together")]
+    Together { jobs: Vec<Job>, ramp: Duration, stop: MeasureStop, series: Duration },
 
     /// Rounds of measurements repeated until the tracked cell is steady.
     #[serde(alias = "Rounds")]
@@ -84,6 +90,7 @@ impl Action {
             | Action::Precondition { workload, .. }
             | Action::Measure { workload, .. } => vec![workload],
             Action::Rounds { cells, .. } => cells.iter().map(|c| &c.workload).collect(),
+            Action::Together { jobs, .. } => jobs.iter().map(|j| &j.workload).collect(),
             _ => Vec::new(),
         }
     }
@@ -96,6 +103,7 @@ impl Action {
             Action::Precondition { .. } => "precondition",
             Action::Measure { .. } => "measure",
             Action::Rounds { .. } => "rounds",
+            Action::Together { .. } => "together",
             Action::DropCaches => "drop_caches",
             Action::Idle { .. } => "idle",
             Action::LimitRam { .. } => "limit_ram",
@@ -125,6 +133,7 @@ impl Action {
             Action::Erase { .. } | Action::Fill { .. } | Action::Copy { .. } | Action::Probe(_) => true,
             Action::Precondition { workload, .. } | Action::Measure { workload, .. } => workload.writes(),
             Action::Rounds { cells, .. } => cells.iter().any(|c| c.workload.writes()),
+            Action::Together { jobs, .. } => jobs.iter().any(|j| j.workload.writes()),
             Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. } => false,
         }
     }
@@ -163,8 +172,11 @@ impl Step {
                 };
                 format!("precondition {} {stop}", workload.label())
             }
-            Action::Measure { workload, ramp, stop, .. } => {
+            Action::Measure { workload, ramp, stop, rate, .. } => {
                 let mut parts = Vec::new();
+                if let Some(r) = rate {
+                    parts.push(format!("open loop at {}", r.describe()));
+                }
                 if !ramp.is_zero() {
                     parts.push(format!("{} ramp", ramp.human()));
                 }
@@ -182,6 +194,27 @@ impl Step {
                     parts.join(", ")
                 };
                 format!("measure {}: {joined}", workload.label())
+            }
+            Action::Together { jobs, ramp, stop, .. } => {
+                let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+                let mut parts = Vec::new();
+                if !ramp.is_zero() {
+                    parts.push(format!("{} ramp", ramp.human()));
+                }
+                if let Some(t) = stop.time {
+                    parts.push(format!("{} record", t.human()));
+                }
+                match stop.written {
+                    Some(Extent::Percent(p)) => parts.push(format!("until {p} of the span is written")),
+                    Some(Extent::Bytes(b)) => parts.push(format!("until {b} is written")),
+                    None => {}
+                }
+                format!(
+                    "together: {} at once ({}): {}",
+                    plural(jobs.len() as u64, "job", "jobs"),
+                    names.join(", "),
+                    parts.join(", ")
+                )
             }
             Action::Rounds { cells, track, rule } => {
                 let tracked = cells.get(*track as usize).map_or("?", |c| c.workload.name.as_str());
@@ -227,6 +260,9 @@ impl Step {
             Action::Fill { qd, .. } | Action::Precondition { qd, .. } | Action::Measure { qd, .. } => {
                 Some(show(qd))
             }
+            Action::Together { jobs, .. } => Some(
+                jobs.iter().map(|j| format!("{} {}", j.name, show(&j.qd))).collect::<Vec<_>>().join(", "),
+            ),
             Action::Rounds { cells, .. } => {
                 let mut depths: Vec<&Qd> = cells.iter().map(|c| &c.qd).collect();
                 depths.sort_by_key(|q| (q.total, q.workers));

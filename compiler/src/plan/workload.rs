@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Action, Bytes, Percent, Step, plural};
+use super::{Action, Bytes, Percent, Rate, Step, plural};
 
 /// A workload written out in full.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -111,7 +111,7 @@ impl WorkloadIo {
 pub enum IoKey {
     /// A fill, precondition or measurement, or one cell of a rounds step:
     /// the kind of step, the workload's I/O and the total queue depth.
-    Io { kind: &'static str, io: WorkloadIo, qd: u32 },
+    Io { kind: &'static str, io: WorkloadIo, qd: u32, rate: Option<Rate> },
     /// A copy: the data set's files and their sizes (not its name).
     Copy { files: u64, size_min: Bytes, size_max: Bytes, seed: u64 },
     /// Any other step: its kind (`erase`, `idle`, `probe`, ...).
@@ -123,14 +123,20 @@ impl IoKey {
     pub fn of_step(step: &Step) -> Vec<IoKey> {
         let kind = step.action.kind();
         match &step.action {
-            Action::Fill { workload, qd, .. }
-            | Action::Precondition { workload, qd, .. }
-            | Action::Measure { workload, qd, .. } => {
-                vec![IoKey::Io { kind, io: workload.io(), qd: qd.total }]
+            Action::Fill { workload, qd, .. } | Action::Precondition { workload, qd, .. } => {
+                vec![IoKey::Io { kind, io: workload.io(), qd: qd.total, rate: None }]
             }
-            Action::Rounds { cells, .. } => {
-                cells.iter().map(|c| IoKey::Io { kind, io: c.workload.io(), qd: c.qd.total }).collect()
+            Action::Measure { workload, qd, rate, .. } => {
+                vec![IoKey::Io { kind, io: workload.io(), qd: qd.total, rate: *rate }]
             }
+            Action::Rounds { cells, .. } => cells
+                .iter()
+                .map(|c| IoKey::Io { kind, io: c.workload.io(), qd: c.qd.total, rate: None })
+                .collect(),
+            Action::Together { jobs, .. } => jobs
+                .iter()
+                .map(|j| IoKey::Io { kind, io: j.workload.io(), qd: j.qd.total, rate: j.rate })
+                .collect(),
             Action::Copy { dataset } => vec![IoKey::Copy {
                 files: dataset.files,
                 size_min: dataset.size_min,
@@ -147,7 +153,7 @@ impl IoKey {
     /// the shares of a split. Keys that differ are described differently.
     pub fn describe(&self) -> String {
         match self {
-            IoKey::Io { io, qd, .. } => {
+            IoKey::Io { io, qd, rate, .. } => {
                 let w = Workload {
                     name: String::new(),
                     blocks: io.blocks.clone(),
@@ -168,7 +174,10 @@ impl IoKey {
                 if io.offset != Bytes(0) {
                     out.push_str(&format!(", from {} in", io.offset));
                 }
-                format!("{out} at QD {qd}")
+                match rate {
+                    Some(r) => format!("{out} at QD {qd}, open loop at {}", r.describe()),
+                    None => format!("{out} at QD {qd}"),
+                }
             }
             IoKey::Copy { files, size_min, size_max, seed } => {
                 format!("copy of {} of {size_min}..{size_max} (seed {seed})", plural(*files, "file", "files"))

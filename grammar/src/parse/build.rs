@@ -349,6 +349,26 @@ impl Builder {
                     _ => StmtKind::Measure { workload, opts },
                 }
             }
+            Rule::together => {
+                let mut opts = Vec::new();
+                let mut jobs = Vec::new();
+                while let Some(p) = c.next() {
+                    if p.as_rule() == Rule::job {
+                        let jspan = self.span(&p);
+                        let mut jc = self.children(&p);
+                        let name = self.ident(jc.expect("job name")?);
+                        let workload = self.workload_ref(jc.expect("workload")?)?;
+                        let mut jopts = Vec::new();
+                        while let Some(o) = jc.next() {
+                            jopts.push(self.step_opt(o)?);
+                        }
+                        jobs.push(JobDef { name, workload, opts: jopts, span: jspan });
+                    } else {
+                        opts.push(self.step_opt(p)?);
+                    }
+                }
+                StmtKind::Together { opts, jobs }
+            }
             Rule::drop_caches => StmtKind::DropCaches,
             Rule::idle => StmtKind::Idle(self.expr(c.expect("duration")?)?),
             Rule::copy => StmtKind::Copy(self.ident(c.expect("dataset")?)),
@@ -423,6 +443,22 @@ impl Builder {
                 Some(body) => StepOptKind::Steady(Some(self.steady_body(body)?)),
                 None => StepOptKind::Steady(None),
             },
+            Rule::opt_rate => {
+                let amount = self.expr(c.expect("rate")?)?;
+                let unit = match c.expect("unit")?.as_str() {
+                    "iops" => RateUnit::Iops,
+                    _ => RateUnit::PerSecond,
+                };
+                let arrivals = match c.next() {
+                    Some(a) => {
+                        let kind =
+                            if a.as_str() == "poisson" { Arrivals::Poisson } else { Arrivals::Uniform };
+                        Some(Spanned::new(kind, self.span(&a)))
+                    }
+                    None => None,
+                };
+                StepOptKind::Rate { amount, unit, arrivals }
+            }
             rule => {
                 let v = self.expr(c.expect("value")?)?;
                 match rule {
@@ -434,6 +470,8 @@ impl Builder {
                     Rule::opt_series => StepOptKind::Series(v),
                     Rule::opt_for => StepOptKind::For(v),
                     Rule::opt_written => StepOptKind::Written(v),
+                    Rule::opt_workers => StepOptKind::Workers(v),
+                    Rule::opt_device => StepOptKind::Device(v),
                     _ => return Err(self.unexpected(&pair, "step options")),
                 }
             }

@@ -120,6 +120,13 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::opt_for => w("`for`", StepOption),
         Rule::opt_steady => w("`until steady`", StepOption),
         Rule::opt_written => w("`until written`", StepOption),
+        Rule::opt_rate => w("`rate`", StepOption),
+        Rule::opt_workers => w("`workers`", StepOption),
+        Rule::opt_device => w("`device`", StepOption),
+        Rule::rate_unit => w("`iops` or a bandwidth such as `200MB/s`", Other),
+        Rule::arrivals => w("`uniform` or `poisson`", Other),
+        Rule::together => w("`together`", Step),
+        Rule::job => w("`job NAME WORKLOAD`", Other),
         Rule::steady_body => w("a steady-state rule in braces such as `{ round 60s }`", Other),
         Rule::s_round => w("`round`", SteadySetting),
         Rule::s_window => w("`window`", SteadySetting),
@@ -169,6 +176,8 @@ fn describe_rule(rule: Rule) -> Words {
         | Rule::precondition_opt
         | Rule::sweep_opt
         | Rule::measure_opt
+        | Rule::together_opt
+        | Rule::job_opt
         | Rule::steady_setting
         | Rule::probe_setting
         | Rule::expr
@@ -211,6 +220,10 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::k_precondition => w("`precondition`", Other),
         Rule::k_sweep => w("`sweep`", Other),
         Rule::k_measure => w("`measure`", Other),
+        Rule::k_rate => w("`rate`", Other),
+        Rule::k_together => w("`together`", Other),
+        Rule::k_job => w("`job`", Other),
+        Rule::k_device => w("`device`", Other),
         Rule::k_qd => w("`qd`", Other),
         Rule::k_read => w("`read`", Other),
         Rule::k_ramp => w("`ramp`", Other),

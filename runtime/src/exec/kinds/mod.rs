@@ -14,6 +14,7 @@ mod precondition;
 mod probe;
 mod rounds;
 pub(super) mod system;
+mod together;
 
 use std::path::Path;
 
@@ -69,6 +70,7 @@ fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observ
     match &step.action {
         Action::Erase { method } => erase::run(x, s, *method, observer),
         Action::Fill { workload, qd, passes } => fill::run(x, s, workload, *qd, *passes),
+        Action::Together { jobs, ramp, stop, series } => together::run(x, s, jobs, *ramp, stop, *series),
         Action::Measure { workload, qd, ramp, stop, series, rate } => {
             measure::run(x, s, workload, *qd, *ramp, stop, *series, *rate)
         }

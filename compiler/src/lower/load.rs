@@ -1,0 +1,139 @@
+//! Open-loop rates and `together` steps: a `rate` option checked and made
+//! a [`Rate`]; a `together` statement's jobs checked (names, queue depths,
+//! workers, devices, rates) and made one step that runs them at once.
+
+use super::*;
+
+impl Lowerer<'_, '_> {
+    /// The rate a `rate` option asks for; `Some(None)` without one, `None`
+    /// after an error.
+    pub(super) fn rate(&mut self, r: Option<RateOpt<'_>>, scope: &Scope) -> Option<Option<Rate>> {
+        let Some(r) = r else {
+            return Some(None);
+        };
+        let amount = match r.unit {
+            RateUnit::Iops => {
+                let (n, span) = self.expect_count(r.amount, &scope.vars, "`rate ... iops`")?;
+                if n == 0 {
+                    let d = Diagnostic::new(Code::ZeroCount, span, "`rate 0 iops` never starts an I/O")
+                        .with_hint("give the I/Os a second to start, such as `rate 50000 iops`");
+                    self.error(d);
+                    return None;
+                }
+                RateAmount::Iops(n)
+            }
+            RateUnit::PerSecond => {
+                let (b, span) = self.expect_size(r.amount, &scope.vars, "`rate .../s`")?;
+                if b.0 == 0 {
+                    let d = Diagnostic::new(
+                        Code::ZeroSize,
+                        span,
+                        "a rate of 0 bytes a second never starts an I/O",
+                    )
+                    .with_hint("give the bytes a second, such as `rate 200MB/s`");
+                    self.error(d);
+                    return None;
+                }
+                RateAmount::Bandwidth(b)
+            }
+        };
+        Some(Some(Rate { amount, arrivals: r.arrivals.unwrap_or_default() }))
+    }
+
+    /// `together for T [ramp R] [series S] { job ... }`.
+    pub(super) fn together(&mut self, span: Span, opts: &[StepOpt], jobs: &[JobDef], scope: &Scope) {
+        let o = self.opts(opts);
+        let Some(for_) = o.for_ else {
+            self.missing(span, "together", "`for` a time", "together for 60s { ... }");
+            return;
+        };
+        let time = self.expect_nonzero_duration(for_, &scope.vars, "`for`").map(|(d, _)| d);
+        if jobs.is_empty() {
+            self.missing(span, "together", "a job", "together for 60s { job reads rnd4k_read qd 4 }");
+            return;
+        }
+        let ramp = self.ramp(o.ramp, scope);
+        let series = self.series(o.series, scope, time);
+        let mut lowered = Vec::new();
+        let mut ok = true;
+        for (i, job) in jobs.iter().enumerate() {
+            if let Some(first) = jobs[..i].iter().find(|j| j.name.node == job.name.node) {
+                let d = Diagnostic::new(
+                    Code::DuplicateName,
+                    job.name.span,
+                    format!("two jobs of this step are called `{}`", job.name.node),
+                )
+                .with_secondary(first.name.span, "first called so here")
+                .with_hint("name each job for what it does, such as `reads` and `writes`");
+                self.error(d);
+                ok = false;
+                continue;
+            }
+            match self.job(job, scope) {
+                Some(j) => lowered.push(j),
+                None => ok = false,
+            }
+        }
+        let (Some(time), Some(ramp), Some(series), true) = (time, ramp, series, ok) else {
+            return;
+        };
+        let stop = MeasureStop { time: Some(time), written: None };
+        self.emit(scope, Action::Together { jobs: lowered, ramp, stop, series }, span, None);
+    }
+
+    /// One job: its workload, queue depth over its own workers (the
+    /// target's unless `workers` says), rate and device.
+    fn job(&mut self, job: &JobDef, scope: &Scope) -> Option<Job> {
+        let o = self.opts(&job.opts);
+        let mut own = scope.clone();
+        if let Some(e) = o.workers {
+            let (n, s) = self.expect_u32(e, &scope.vars, "`workers`")?;
+            if n == 0 {
+                let d = Diagnostic::new(Code::ZeroCount, s, "`workers 0` runs nothing")
+                    .with_hint("a job runs on one worker or more");
+                self.error(d);
+                return None;
+            }
+            own.target.t.workers = n;
+            own.target.workers_at = Some(s);
+        }
+        // A job's workers all use its one device.
+        own.target.t.devices = 1;
+        let device = match o.device {
+            None => 0,
+            Some(e) => {
+                let (n, s) = self.expect_u32(e, &scope.vars, "`device`")?;
+                if n == 0 {
+                    let d = Diagnostic::new(Code::ZeroCount, s, "devices are counted from 1")
+                        .with_hint("`device 1` is the first `--target`, `device 2` the second");
+                    self.error(d);
+                    return None;
+                }
+                n - 1
+            }
+        };
+        let wl = self
+            .workload_ref(&job.workload, &own)
+            .filter(|w| self.check_workload_at(w, job.workload.span(), &own));
+        let qd = match o.qd {
+            Some(e) => self.qd(e, &own),
+            None => {
+                let example = format!("job {} WORKLOAD qd 4", job.name.node);
+                self.missing(job.span, "job", "a queue depth", &example);
+                None
+            }
+        };
+        let rate = self.rate(o.rate, &own);
+        let (Some(wl), Some(qd), Some(rate)) = (wl, qd, rate) else {
+            return None;
+        };
+        Some(Job {
+            name: job.name.node.clone(),
+            workload: wl.w.clone(),
+            qd,
+            workers: own.target.t.workers,
+            rate,
+            device,
+        })
+    }
+}

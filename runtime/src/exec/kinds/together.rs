@@ -1,0 +1,117 @@
+//! Together steps: several jobs at once, each on its own workers with its
+//! own workload, queue depth, rate and device, all started in the same
+//! moment. Each job is recorded as a measurement is (its summary, I/O
+//! facts, series and latency log, under its own name), and the step's
+//! summary is every job's I/O merged into one distribution.
+
+use methodic_compiler::plan::{Duration, Job, MeasureStop, Target as Settings};
+use methodic_results::record::JobResult;
+
+use crate::error::{Error, Result};
+use crate::exec::io::{At, IoRun, IoSpec, std_duration};
+use crate::exec::step::{Executor, StepRun};
+use crate::stats::Recorder;
+
+/// Runs the jobs at once for the stop rule's time, after the ramp.
+pub(super) fn run(
+    x: &mut Executor<'_>,
+    s: &mut StepRun<'_>,
+    jobs: &[Job],
+    ramp: Duration,
+    stop: &MeasureStop,
+    series: Duration,
+) -> Result<()> {
+    if let Some(job) = jobs.iter().find(|j| j.device as usize >= x.targets.len()) {
+        return Err(Error::unsupported(format!(
+            "job {} of step {} runs on device {}, but the run has {} {}",
+            job.name,
+            s.step.id,
+            job.device + 1,
+            x.targets.len(),
+            if x.targets.len() == 1 { "target" } else { "targets" }
+        ))
+        .with_hint("give one --target for each device the jobs use, in order"));
+    }
+    let mut paths = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        paths.push(x.results.series_path(&s.step.id, &format!("-{}", job.name))?);
+    }
+    let run = s.step.repeat.map_or(1, |r| r.run);
+    let settings = s.settings;
+    let step_id = s.step.id.clone();
+    let runs: Vec<Result<IoRun>> = {
+        let (workers, targets) = (&x.workers, &x.targets);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = jobs
+                .iter()
+                .zip(&paths)
+                .map(|(job, csv)| {
+                    let d = job.device as usize;
+                    let own = Settings { workers: job.workers, devices: 1, ..settings };
+                    // Each job draws its own random stream: its name is in the id.
+                    let id = format!("{step_id}/{}", job.name);
+                    let spec = IoSpec {
+                        workload: &job.workload,
+                        qd: job.qd,
+                        settings: own,
+                        ramp: std_duration(ramp),
+                        record: stop.time.map(std_duration),
+                        passes: None,
+                        budget: None,
+                        series: Some((std_duration(series), Some(csv.clone()))),
+                        at: At::ONCE,
+                        rate: job.rate,
+                    };
+                    scope.spawn(move || workers.run(&targets[d..=d], &id, run, spec))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::unsupported("a job's workers panicked"))))
+                .collect()
+        })
+    };
+    let mut total = Recorder::default();
+    let mut seconds: f64 = 0.0;
+    let mut log = match runs.iter().find_map(|r| r.as_ref().ok()) {
+        Some(first) => x.latency_log(s.step, first.record_start)?,
+        None => None,
+    };
+    let mut first_error = None;
+    for ((job, r), csv) in jobs.iter().zip(runs).zip(&paths) {
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => {
+                first_error.get_or_insert(e);
+                continue;
+            }
+        };
+        total.merge(&r.recorder);
+        seconds = seconds.max(r.seconds);
+        if let Some(log) = log.as_mut() {
+            r.log_into(log, &format!("{}.", job.name))?;
+        }
+        s.out.jobs.push(JobResult {
+            name: job.name.clone(),
+            device: x.targets[job.device as usize].path.display().to_string(),
+            workload: job.workload.label(),
+            qd: job.qd.total,
+            summary: r.recorder.summary(r.seconds),
+            io: r.info,
+            series: x.relative(csv),
+        });
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    if let Some(log) = log {
+        s.out.latency_log = Some(x.relative(log.path()));
+    }
+    s.out.summary = Some(total.summary(seconds));
+    s.out.actions.push(format!(
+        "{} ran at once: {}",
+        methodic_compiler::plan::plural(jobs.len() as u64, "job", "jobs"),
+        jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join(", ")
+    ));
+    Ok(())
+}
