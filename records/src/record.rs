@@ -112,7 +112,8 @@ pub struct StepResult {
     /// kernel's counters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_io: Option<DeviceIo>,
-    /// For an NVMe target, its SMART / health log before and after the step.
+    /// For an NVMe or SATA target, its health counters before and after
+    /// the step.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub health: Vec<crate::health::StepHealth>,
     /// A `together` step's jobs, each on its own (the step's `summary` is
@@ -140,9 +141,10 @@ pub struct JobResult {
 impl StepResult {
     /// The thermal-throttle events the drives counted over the step
     /// (NVMe: the health log's transition counts, after less before);
-    /// `None` when no drive's health was read.
+    /// `None` when no drive's health that counts them was read.
     pub fn throttle_events(&self) -> Option<u32> {
-        (!self.health.is_empty()).then(|| self.health.iter().map(|h| h.throttle_events).sum())
+        let counted: Vec<u32> = self.health.iter().filter_map(|h| h.throttle_events).collect();
+        (!counted.is_empty()).then(|| counted.iter().sum())
     }
 
     /// The record of step `i` (from 0) before it runs.

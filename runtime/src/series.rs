@@ -4,7 +4,7 @@
 //! reported it, so that nothing is held for a long step and a crash loses
 //! at most the last interval. Each row also carries the drive's
 //! temperature, read by a [`Thermometer`] once an interval on the
-//! collector's thread (never on a worker's), for NVMe targets.
+//! collector's thread (never on a worker's), for NVMe and SATA targets.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -26,27 +26,30 @@ pub type Thermometer = Box<dyn FnMut(f64) -> Option<f64> + Send>;
 pub const DRIVE_SAMPLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The thermometer of a step on `targets`: each NVMe drive's SMART /
-/// health log and each SATA drive's SMART data, read through its own
-/// descriptor; `None` when no target is such a drive (a file, a loop
-/// device, zram and SCSI disks report no temperature here). With
-/// `health_log`, each NVMe reading goes there whole, a line a target and
-/// interval (`series/<step-id>.health.csv`): the drive's counters over
-/// the step, not only around it. The drives are asked at most once every
-/// [`DRIVE_SAMPLE`]: rows closer together (a short series interval, a
-/// rehearsal's 10ms) repeat the last reading, so that admin commands do
-/// not crowd the drive's queue or the collector.
+/// health log and each SATA drive's device statistics (or SMART
+/// attributes), read through its own descriptor; `None` when no target is
+/// such a drive (a file, a loop device, zram and SCSI disks report no
+/// temperature here). With `health_log`, each reading goes there whole, a
+/// line a target and interval (`series/<step-id>.health.csv`): the drive's
+/// counters over the step, not only around it. The drives are asked at
+/// most once every [`DRIVE_SAMPLE`]: rows closer together (a short series
+/// interval, a rehearsal's 10ms) repeat the last reading, so that the
+/// drive's own commands (admin commands on NVMe; on SATA, commands that
+/// wait for the queued I/O to drain) do not crowd the drive or the
+/// collector.
 pub fn drive_thermometer(targets: &[Target], health_log: Option<&Path>) -> Option<Thermometer> {
-    use crate::drive::Interface;
-    let drives: Vec<(String, File, Interface)> = targets
+    use crate::drive::HealthReader;
+    let drives: Vec<(String, File, HealthReader)> = targets
         .iter()
-        .map(|t| (t, crate::drive::interface(t)))
-        .filter(|(_, i)| matches!(i, Interface::Nvme | Interface::Ata))
-        .filter_map(|(t, i)| Some((t.path.display().to_string(), t.file(false).try_clone().ok()?, i)))
+        .filter_map(|t| {
+            let reader = HealthReader::new(t.file(false), crate::drive::interface(t))?;
+            Some((t.path.display().to_string(), t.file(false).try_clone().ok()?, reader))
+        })
         .collect();
     if drives.is_empty() {
         return None;
     }
-    let mut log = health_log.filter(|_| drives.iter().any(|d| d.2 == Interface::Nvme)).and_then(|p| {
+    let mut log = health_log.and_then(|p| {
         let mut w = BufWriter::new(File::create(p).ok()?);
         writeln!(w, "{}", methodic_results::health::SERIES_HEADER).ok()?;
         Some(w)
@@ -57,17 +60,14 @@ pub fn drive_thermometer(targets: &[Target], health_log: Option<&Path>) -> Optio
             return reading;
         }
         let mut hottest: Option<f64> = None;
-        for (path, f, i) in &drives {
-            let reading = match i {
-                Interface::Nvme => crate::drive::nvme::health(f).map(|h| {
-                    if let Some(w) = log.as_mut() {
-                        // A line lost to a full disk costs the log, not the run.
-                        let _ = writeln!(w, "{}", h.series_line(t_s, path)).and_then(|()| w.flush());
-                    }
-                    h.temperature_c
-                }),
-                _ => crate::drive::temperature(f, *i),
-            };
+        for (path, f, reader) in &drives {
+            let reading = reader.read(f).and_then(|h| {
+                if let Some(w) = log.as_mut() {
+                    // A line lost to a full disk costs the log, not the run.
+                    let _ = writeln!(w, "{}", h.series_line(t_s, path)).and_then(|()| w.flush());
+                }
+                h.temperature_c
+            });
             if let Some(c) = reading.map(f64::from) {
                 hottest = Some(hottest.map_or(c, |h| h.max(c)));
             }

@@ -65,6 +65,7 @@ pci=$C/device
 echo "$(cat $pci/current_link_speed) x$(cat $pci/current_link_width)" > nvme.link
 hdparm -I /dev/sda > sda.hdparm 2>&1
 smartctl -A /dev/sda > sda.smart 2>&1
+smartctl -l devstat /dev/sda > sda.devstat 2>&1
 sg_inq -p 0x80 /dev/sdb > sdb.vpd80 2>&1
 sg_inq /dev/sdb > sdb.inquiry 2>&1
 # erase secure (BLKSECDISCARD): no NVMe, SATA or SCSI drive takes it; the

@@ -1,12 +1,16 @@
 //! ATA (SATA) drives behind libata, through the SCSI ATA PASS-THROUGH(16)
 //! command (SAT-4, 12.2.2) sent with `SG_IO`: IDENTIFY DEVICE and what
 //! methodic reads from it, the volatile write cache (SET FEATURES), the
-//! Security feature set's erase, the Sanitize feature set, and the SMART
-//! attribute table (ACS-4). Refuses up front, sending nothing, what the
-//! drive's IDENTIFY data says it cannot do.
+//! Security feature set's erase, the Sanitize feature set, the SMART
+//! attribute table, and the drive's health as a [`Health`]: the Device
+//! Statistics log (log 04h) where the drive has it, else the SMART
+//! attributes (ACS-4). Refuses up front, sending nothing, what the drive's
+//! IDENTIFY data says it cannot do.
 
 use std::fs::File;
 use std::time::Duration;
+
+use methodic_results::health::{Health, HealthSource};
 
 use super::sg::{self, AtaReturn, Direction, Poll, SanitizeAction, SgError, SgErrorKind, poll_sanitize};
 
@@ -16,6 +20,7 @@ const ATA_PASS_THROUGH_16: u8 = 0x85;
 const IDENTIFY_DEVICE: u8 = 0xec;
 const SET_FEATURES: u8 = 0xef;
 const SMART: u8 = 0xb0;
+const READ_LOG_EXT: u8 = 0x2f;
 const SANITIZE_DEVICE: u8 = 0xb4;
 const SECURITY_SET_PASSWORD: u8 = 0xf1;
 const SECURITY_ERASE_PREPARE: u8 = 0xf3;
@@ -29,6 +34,10 @@ const SHORT_MS: u32 = 15_000;
 /// The timeout of a security erase whose time the drive does not
 /// estimate: a day (a large disk's erase takes hours).
 const ERASE_DEFAULT_MS: u32 = 24 * 3_600_000;
+/// The log directory (log 00h) and the Device Statistics log (04h) (ACS-4,
+/// table "Log address definition").
+const LOG_DIRECTORY: u8 = 0x00;
+const LOG_DEVICE_STATISTICS: u8 = 0x04;
 /// How long to wait between two sanitize status polls.
 const POLL_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -154,6 +163,12 @@ pub struct Identify {
     pub sanitize: Sanitize,
     /// The volatile write cache, word 82 bit 5 and word 85 bit 5.
     pub write_cache: WriteCache,
+    /// The General Purpose Logging feature set (READ LOG EXT): word 84
+    /// bit 5, when word 84 is valid (bits 15:14 01b).
+    pub general_purpose_logging: bool,
+    /// The SMART feature set is enabled: word 85 bit 0, when word 87 is
+    /// valid.
+    pub smart_enabled: bool,
 }
 
 /// The Security feature set's state (ACS-4, IDENTIFY DEVICE word 128 and
@@ -277,6 +292,8 @@ impl Identify {
                 supported: valid(83) && bit(w(82), 5),
                 enabled: valid(87) && bit(w(85), 5),
             },
+            general_purpose_logging: valid(84) && bit(w(84), 5),
+            smart_enabled: valid(87) && bit(w(85), 0),
         })
     }
 }
@@ -563,13 +580,292 @@ pub fn parse_smart(d: &[u8]) -> Option<Smart> {
 /// 23:16 C2h (the SMART signature), PIO data-in, one block. `None` when the
 /// drive is not ATA, SMART is disabled, or it does not answer.
 pub fn smart(file: &File) -> Option<Smart> {
+    smart_with(&mut pio_in(file))
+}
+
+fn smart_with(send: &mut PioIn<'_>) -> Option<Smart> {
     let mut d = [0u8; 512];
-    ata_command(file, &smart_read_data_taskfile(), Direction::In(&mut d), SHORT_MS).ok()?;
+    send(&smart_read_data_taskfile(), &mut d)?;
     parse_smart(&d)
 }
 
 fn smart_read_data_taskfile() -> Taskfile {
     Taskfile { command: SMART, features: 0xd0, count: 1, lba: 0xc2_4f00, ..Default::default() }
+}
+
+impl Smart {
+    /// The raw value of attribute `id`, when the table has it.
+    pub fn raw(&self, id: u8) -> Option<u64> {
+        self.attributes.iter().find(|a| a.0 == id).map(|a| a.1)
+    }
+}
+
+/// READ LOG EXT (ACS-4, 7.24: 2Fh, 48-bit, PIO data-in): `count` pages of
+/// log `log` from page `page`. Its LBA field holds LOG ADDRESS in bits 7:0,
+/// PAGE NUMBER 7:0 in bits 15:8 and PAGE NUMBER 15:8 in bits 39:32 (the
+/// other bits reserved); FEATURE is log-specific (0 here). DEVICE bit 6 is
+/// set, as for the other 48-bit commands.
+fn read_log_ext_taskfile(log: u8, page: u16, count: u16) -> Taskfile {
+    let lba = u64::from(log) | u64::from(page & 0xff) << 8 | u64::from(page >> 8) << 32;
+    Taskfile { command: READ_LOG_EXT, count, lba, device: 0x40, extend: true, ..Default::default() }
+}
+
+/// SMART READ LOG (ACS-4, 7.44.3: SMART B0h with FEATURE D5h, 28-bit, PIO
+/// data-in): `count` pages of log `log` from its first, LOG ADDRESS in LBA
+/// 7:0 and the SMART signature (4Fh, C2h) in LBA 15:8 and 23:16. The
+/// Device Statistics log is readable this way too (ACS-4, table "Log
+/// address definition": SMART and GPL), for a drive without READ LOG EXT.
+fn smart_read_log_taskfile(log: u8, count: u8) -> Taskfile {
+    Taskfile {
+        command: SMART,
+        features: 0xd5,
+        count: count.into(),
+        lba: 0xc2_4f00 | u64::from(log),
+        ..Default::default()
+    }
+}
+
+/// The pages of log `log` by a log directory (log 00h; ACS-4, 9.2 "General
+/// Purpose Log Directory" and 9.3 "SMART Log Directory"): word 0 the
+/// directory's version, word `n` the number of pages of log `n`, all of it
+/// (GPL) or its low byte (SMART, whose high byte is reserved).
+fn log_pages(directory: &[u8], log: u8, gpl: bool) -> u16 {
+    let i = 2 * usize::from(log);
+    match directory.get(i..i + 2) {
+        Some(w) if gpl => u16::from_le_bytes([w[0], w[1]]),
+        Some(w) => u16::from(w[0]),
+        None => 0,
+    }
+}
+
+/// The Device Statistics log's pages that methodic reads (ACS-4, 9.5):
+/// 01h General Statistics, 03h Rotating Media Statistics, 04h General
+/// Errors Statistics, 05h Temperature Statistics, 06h Transport
+/// Statistics, 07h Solid State Device Statistics.
+const STATISTICS_PAGES: [u8; 6] = [1, 3, 4, 5, 6, 7];
+
+/// The pages a Device Statistics log lists in its page 00h (ACS-4, 9.5.2
+/// "List of Supported Device Statistics log pages"): bytes 0-7 the header
+/// (revision in bytes 0-1, page number 00h in byte 2), byte 8 the number
+/// of entries, then one page number a byte from byte 9. `None` when the
+/// page is short, says another page number, or lists nothing.
+fn supported_statistics(page0: &[u8]) -> Option<Vec<u8>> {
+    if page0.len() < 512 || page0[2] != 0 || page0[8] == 0 {
+        return None;
+    }
+    let n = usize::from(page0[8]).min(512 - 9);
+    Some(page0[9..9 + n].to_vec())
+}
+
+/// One statistic of a Device Statistics page (ACS-4, 9.5: each statistic a
+/// little-endian qword at its offset, whose bit 63 is SUPPORTED, bit 62
+/// VALID VALUE, bits 61-59 NORMALIZED STATISTIC, SUPPORTS DSN and MONITORED
+/// CONDITION MET, and whose low `bits` bits are the value): `None` when
+/// the drive does not support it, or has no valid value now.
+fn statistic(page: &[u8], offset: usize, bits: u32) -> Option<u64> {
+    let q = u64::from_le_bytes(page.get(offset..offset + 8)?.try_into().ok()?);
+    let (supported, valid) = (q & 1 << 63 != 0, q & 1 << 62 != 0);
+    (supported && valid).then_some(q & ((1u64 << bits) - 1))
+}
+
+/// What the Device Statistics pages `pages` (each with its number) say,
+/// for a drive of `sector_bytes`-byte logical sectors. A page whose header
+/// (byte 2) names another page is ignored. Offsets by ACS-4, 9.5 (and
+/// smartmontools' table of them):
+/// - 01h General Statistics: Logical Sectors Written 18h and Number of
+///   Write Commands 20h, Logical Sectors Read 28h and Number of Read
+///   Commands 30h (48 bits each);
+/// - 03h Rotating Media Statistics: Number of Reallocated Logical Sectors
+///   20h (32 bits);
+/// - 04h General Errors Statistics: Number of Reported Uncorrectable
+///   Errors 08h (32 bits);
+/// - 05h Temperature Statistics: Current Temperature 08h (8 bits, two's
+///   complement, °C), Time in Over-Temperature 50h and Time in
+///   Under-Temperature 60h (32 bits, minutes);
+/// - 06h Transport Statistics: Number of Interface CRC Errors 18h (32 bits);
+/// - 07h Solid State Device Statistics: Percentage Used Endurance
+///   Indicator 08h (8 bits).
+pub fn parse_statistics(pages: &[(u8, &[u8])], sector_bytes: u64) -> Health {
+    let stat = |number: u8, offset: usize, bits: u32| {
+        pages
+            .iter()
+            .find(|(n, d)| *n == number && d.len() >= 512 && d[2] == number)
+            .and_then(|(_, d)| statistic(d, offset, bits))
+    };
+    let written = stat(1, 0x18, 48);
+    let read = stat(1, 0x28, 48);
+    Health {
+        source: HealthSource::AtaDeviceStatistics,
+        temperature_c: stat(5, 0x08, 8).map(|t| i32::from(t as u8 as i8)),
+        over_temperature_minutes: stat(5, 0x50, 32).map(|m| m as u32),
+        under_temperature_minutes: stat(5, 0x60, 32).map(|m| m as u32),
+        logical_sectors_written: written,
+        logical_sectors_read: read,
+        sector_bytes: (written.is_some() || read.is_some()).then_some(sector_bytes),
+        host_write_commands: stat(1, 0x20, 48).map(u128::from),
+        host_read_commands: stat(1, 0x30, 48).map(u128::from),
+        media_errors: stat(4, 0x08, 32).map(u128::from),
+        reallocated_sectors: stat(3, 0x20, 32),
+        interface_crc_errors: stat(6, 0x18, 32),
+        percentage_used: stat(7, 0x08, 8).map(|p| p as u8),
+        ..Default::default()
+    }
+}
+
+/// What the SMART attribute table says, for a drive without the Device
+/// Statistics log. The attributes' meanings are not in any standard (ACS
+/// leaves the table vendor-specific); these are the conventions most
+/// vendors share, as smartmontools' default table reads them:
+/// - 194 Temperature (else 190 Airflow Temperature): °C in the raw value's
+///   low byte;
+/// - 241 Total LBAs Written and 242 Total LBAs Read: on most vendors a
+///   count of 512-byte LBAs (some count 32 MiB or GiB units instead, which
+///   this cannot tell), so `sector_bytes` is 512;
+/// - 5 Reallocated Sectors Count, 187 Reported Uncorrect (as
+///   `media_errors`), 199 UDMA CRC Error Count: the raw value (48 bits).
+///
+/// An attribute the table lacks is `None`; nothing is invented.
+pub fn attributes_health(s: &Smart) -> Health {
+    let written = s.raw(241);
+    let read = s.raw(242);
+    Health {
+        source: HealthSource::AtaSmartAttributes,
+        temperature_c: s.temperature_c,
+        logical_sectors_written: written,
+        logical_sectors_read: read,
+        sector_bytes: (written.is_some() || read.is_some()).then_some(512),
+        reallocated_sectors: s.raw(5),
+        media_errors: s.raw(187).map(u128::from),
+        interface_crc_errors: s.raw(199),
+        ..Default::default()
+    }
+}
+
+/// Sends one PIO data-in command and fills the buffer with what the drive
+/// returns; `None` when the drive (or the kernel) refuses it. The drive's
+/// health is read through this, so that a test can stand in for a drive.
+type PioIn<'a> = dyn FnMut(&Taskfile, &mut [u8]) -> Option<()> + 'a;
+
+/// [`PioIn`] through `SG_IO` to the drive behind `file`.
+fn pio_in(file: &File) -> impl FnMut(&Taskfile, &mut [u8]) -> Option<()> + '_ {
+    move |tf, d| ata_command(file, tf, Direction::In(d), SHORT_MS).ok().map(|_| ())
+}
+
+/// How a SATA drive's health is read: decided once, by what the drive
+/// says it has ([`HealthReader::probe`]), then read as often as asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HealthReader {
+    way: HealthWay,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum HealthWay {
+    /// The Device Statistics log's `pages` (those of [`STATISTICS_PAGES`]
+    /// it lists), each by READ LOG EXT (`gpl`), or all at once by SMART
+    /// READ LOG; its sectors are `sector_bytes` long.
+    Statistics { gpl: bool, pages: Vec<u8>, sector_bytes: u64 },
+    /// The SMART attribute table (SMART READ DATA).
+    Attributes,
+}
+
+impl HealthReader {
+    /// What the drive behind `file` can say of its health: the Device
+    /// Statistics log where its log directory lists it (the General
+    /// Purpose Log directory by READ LOG EXT when IDENTIFY says the drive
+    /// has the GPL feature set, word 84 bit 5; else the SMART log directory
+    /// by SMART READ LOG when SMART is enabled, word 85 bit 0), else the
+    /// SMART attributes; `None` when it answers neither.
+    pub fn probe(file: &File) -> Option<HealthReader> {
+        probe_with(identify(file).as_ref(), &mut pio_in(file))
+    }
+
+    /// A reading of the drive behind `file`, the way [`HealthReader::probe`]
+    /// chose; `None` when a command of it fails (a reading is whole or
+    /// not at all). Statistics without a temperature take it from the
+    /// SMART attributes, and say so.
+    pub fn read(&self, file: &File) -> Option<Health> {
+        self.read_with(&mut pio_in(file))
+    }
+
+    fn read_with(&self, send: &mut PioIn<'_>) -> Option<Health> {
+        match &self.way {
+            HealthWay::Statistics { gpl: true, pages, sector_bytes } => {
+                let mut data = vec![[0u8; 512]; pages.len()];
+                for (&page, d) in pages.iter().zip(data.iter_mut()) {
+                    send(&read_log_ext_taskfile(LOG_DEVICE_STATISTICS, page.into(), 1), d)?;
+                }
+                let read: Vec<(u8, &[u8])> = pages.iter().copied().zip(data.iter().map(|d| &d[..])).collect();
+                Some(with_temperature(send, parse_statistics(&read, *sector_bytes)))
+            }
+            HealthWay::Statistics { gpl: false, pages, sector_bytes } => {
+                // SMART READ LOG reads from the log's first page: up to the
+                // last one wanted.
+                let last = pages.iter().copied().max().unwrap_or(0);
+                let mut d = vec![0u8; 512 * (usize::from(last) + 1)];
+                send(&smart_read_log_taskfile(LOG_DEVICE_STATISTICS, last + 1), &mut d)?;
+                let read: Vec<(u8, &[u8])> = pages
+                    .iter()
+                    .map(|&p| (p, &d[512 * usize::from(p)..512 * (usize::from(p) + 1)]))
+                    .collect();
+                Some(with_temperature(send, parse_statistics(&read, *sector_bytes)))
+            }
+            HealthWay::Attributes => smart_with(send).map(|s| attributes_health(&s)),
+        }
+    }
+}
+
+/// [`HealthReader::probe`] of a drive with IDENTIFY data `id` (`None`:
+/// it did not answer IDENTIFY), its commands sent through `send`.
+fn probe_with(id: Option<&Identify>, send: &mut PioIn<'_>) -> Option<HealthReader> {
+    if let Some(id) = id {
+        for gpl in [true, false] {
+            if (gpl && !id.general_purpose_logging) || (!gpl && !id.smart_enabled) {
+                continue;
+            }
+            if let Some(pages) = statistics_pages(send, gpl) {
+                let sector_bytes = id.logical_sector_bytes;
+                return Some(HealthReader { way: HealthWay::Statistics { gpl, pages, sector_bytes } });
+            }
+        }
+    }
+    smart_with(send).map(|_| HealthReader { way: HealthWay::Attributes })
+}
+
+/// The Device Statistics pages of [`STATISTICS_PAGES`] that the drive
+/// lists, read through READ LOG EXT (`gpl`) or SMART READ LOG: `None` when
+/// its log directory gives log 04h no page, or page 00h lists none of
+/// them.
+fn statistics_pages(send: &mut PioIn<'_>, gpl: bool) -> Option<Vec<u8>> {
+    let mut read = |log: u8, d: &mut [u8; 512]| {
+        let tf = if gpl { read_log_ext_taskfile(log, 0, 1) } else { smart_read_log_taskfile(log, 1) };
+        send(&tf, d)
+    };
+    let mut d = [0u8; 512];
+    read(LOG_DIRECTORY, &mut d)?;
+    let count = log_pages(&d, LOG_DEVICE_STATISTICS, gpl);
+    if count == 0 {
+        return None;
+    }
+    d = [0u8; 512];
+    read(LOG_DEVICE_STATISTICS, &mut d)?;
+    let listed = supported_statistics(&d)?;
+    // SMART READ LOG's COUNT is 8 bits and reads from page 0: only pages
+    // within what the directory says the log holds.
+    let pages: Vec<u8> =
+        STATISTICS_PAGES.into_iter().filter(|p| listed.contains(p) && u16::from(*p) < count).collect();
+    (!pages.is_empty()).then_some(pages)
+}
+
+/// A statistics reading with no temperature takes the SMART attributes'
+/// (194, else 190) where the drive has one, and says so in its source.
+fn with_temperature(send: &mut PioIn<'_>, mut h: Health) -> Health {
+    if h.temperature_c.is_none() {
+        if let Some(t) = smart_with(send).and_then(|s| s.temperature_c) {
+            h.temperature_c = Some(t);
+            h.source = HealthSource::AtaDeviceStatisticsAndAttributes;
+        }
+    }
+    h
 }
 
 #[cfg(test)]
@@ -665,7 +961,8 @@ mod tests {
                 (61, 0x0001),
                 (82, 0x0020 | 0x4000),
                 (83, 0x4000 | 0x0400),
-                (85, 0x0020),
+                (84, 0x4000),
+                (85, 0x0020 | 0x0001),
                 (87, 0x4000),
                 (89, 0x0005),
                 (90, 0x8000 | 300),
@@ -697,6 +994,14 @@ mod tests {
         );
         assert_eq!(id.sanitize, Sanitize { supported: true, crypto: true, overwrite: true, block: true });
         assert_eq!(id.write_cache, WriteCache { supported: true, enabled: true });
+        // QEMU's disk: SMART enabled (word 85 bit 0), no GPL (word 84 bit 5).
+        assert_eq!((id.general_purpose_logging, id.smart_enabled), (false, true));
+        let mut gpl = d;
+        gpl[168] = 0x20; // word 84: bit 5, valid (bits 15:14 01b)
+        gpl[169] = 0x40;
+        assert!(Identify::parse(&gpl).unwrap().general_purpose_logging);
+        gpl[169] = 0xc0; // bits 15:14 11b: word 84 not valid
+        assert!(!Identify::parse(&gpl).unwrap().general_purpose_logging);
     }
 
     /// Without 48-bit addressing the size is words 60-61; a long logical
@@ -858,6 +1163,371 @@ mod tests {
         d[2 + 12 * 2] = 0;
         assert_eq!(parse_smart(&d).unwrap().temperature_c, None);
         assert_eq!(parse_smart(&d[..100]), None);
+    }
+
+    /// READ LOG EXT of the Device Statistics log's page 7, one page: PIO
+    /// data-in, EXTEND set (byte 1 = 4 << 1 | 1 = 09h), COUNT 1 (byte 6),
+    /// LOG ADDRESS 04h in LBA 7:0 (byte 8), PAGE NUMBER 7:0 in LBA 15:8
+    /// (byte 10), DEVICE 40h, command 2Fh.
+    #[test]
+    fn the_read_log_ext_cdb() {
+        let cdb = pass_through_16(&read_log_ext_taskfile(0x04, 7, 1), Protocol::PioIn, false);
+        assert_eq!(cdb, [0x85, 0x09, 0x0e, 0, 0, 0, 1, 0, 0x04, 0, 0x07, 0, 0, 0x40, 0x2f, 0]);
+        // PAGE NUMBER 15:8 goes in LBA 39:32 (byte 9); COUNT 15:8 in byte 5.
+        let cdb = pass_through_16(&read_log_ext_taskfile(0x04, 0x0102, 0x0203), Protocol::PioIn, false);
+        assert_eq!(cdb, [0x85, 0x09, 0x0e, 0, 0, 0x02, 0x03, 0, 0x04, 0x01, 0x02, 0, 0, 0x40, 0x2f, 0]);
+        // The log directory: log 00h, page 0.
+        let cdb = pass_through_16(&read_log_ext_taskfile(0x00, 0, 1), Protocol::PioIn, false);
+        assert_eq!(cdb, [0x85, 0x09, 0x0e, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x40, 0x2f, 0]);
+    }
+
+    /// SMART READ LOG of 8 pages of log 04h: 28-bit (byte 1 = 08h),
+    /// FEATURE D5h, COUNT 8, LOG ADDRESS in LBA 7:0 (byte 8), the SMART
+    /// signature 4Fh (byte 10) and C2h (byte 12), command B0h.
+    #[test]
+    fn the_smart_read_log_cdb() {
+        let cdb = pass_through_16(&smart_read_log_taskfile(0x04, 8), Protocol::PioIn, false);
+        assert_eq!(cdb, [0x85, 0x08, 0x0e, 0, 0xd5, 0, 8, 0, 0x04, 0, 0x4f, 0, 0xc2, 0, 0xb0, 0]);
+    }
+
+    /// A log directory's count of pages of log 04h: a whole word in the
+    /// GPL directory, the low byte in the SMART one.
+    #[test]
+    fn log_directories_give_the_pages_of_a_log() {
+        let mut d = [0u8; 512];
+        d[0] = 1; // version 0001h
+        d[8..10].copy_from_slice(&0x0108u16.to_le_bytes()); // log 04h
+        assert_eq!(log_pages(&d, 0x04, true), 0x0108);
+        assert_eq!(log_pages(&d, 0x04, false), 0x08);
+        assert_eq!(log_pages(&d, 0x03, true), 0);
+        assert_eq!(log_pages(&d[..8], 0x04, true), 0);
+    }
+
+    /// A Device Statistics page built as ACS-4 lays it out: the header
+    /// (revision 0001h, the page number in byte 2), then a qword a
+    /// statistic with its flags in the top byte.
+    fn statistics_page(number: u8, stats: &[(usize, u64, u8)]) -> [u8; 512] {
+        let mut d = [0u8; 512];
+        d[0] = 1;
+        d[2] = number;
+        for &(offset, value, flags) in stats {
+            let q = value | u64::from(flags) << 56;
+            d[offset..offset + 8].copy_from_slice(&q.to_le_bytes());
+        }
+        d
+    }
+
+    /// Supported (bit 63) and valid (bit 62): C0h in the top byte.
+    const OK: u8 = 0xc0;
+
+    /// Page 00h lists the pages; methodic keeps those it reads.
+    #[test]
+    fn page_zero_lists_the_supported_pages() {
+        let mut d = statistics_page(0, &[]);
+        d[8] = 6;
+        d[9..15].copy_from_slice(&[0, 1, 4, 5, 6, 7]);
+        assert_eq!(supported_statistics(&d), Some(vec![0, 1, 4, 5, 6, 7]));
+        d[8] = 0;
+        assert_eq!(supported_statistics(&d), None, "no entries");
+        d[8] = 1;
+        d[2] = 1;
+        assert_eq!(supported_statistics(&d), None, "another page's header");
+        assert_eq!(supported_statistics(&d[..100]), None);
+    }
+
+    /// Each statistic where ACS-4 puts it, with its width; a statistic
+    /// unsupported (bit 63 clear) or without a valid value (bit 62 clear)
+    /// is `None`, as is every statistic of a page not read or whose header
+    /// names another page.
+    #[test]
+    fn device_statistics_pages_give_the_health() {
+        let general = statistics_page(
+            1,
+            &[
+                (0x08, 12, OK),               // Lifetime Power-On Resets
+                (0x10, 9_000, OK),            // Power-on Hours
+                (0x18, 0x1234_5678_9abc, OK), // Logical Sectors Written
+                (0x20, 40_000, OK),           // Number of Write Commands
+                (0x28, 777, OK),              // Logical Sectors Read
+                (0x30, 55, OK),               // Number of Read Commands
+            ],
+        );
+        let errors = statistics_page(4, &[(0x08, 3, OK)]);
+        let temperature = statistics_page(
+            5,
+            &[
+                (0x08, 0xf6, OK), // Current Temperature: -10 C
+                (0x50, 90, OK),   // Time in Over-Temperature
+                (0x60, 0, 0x80),  // Time in Under-Temperature: supported, no valid value
+            ],
+        );
+        let transport = statistics_page(6, &[(0x18, 2, OK)]);
+        let ssd = statistics_page(7, &[(0x08, 4, OK)]);
+        let pages: Vec<(u8, &[u8])> =
+            vec![(1, &general), (4, &errors), (5, &temperature), (6, &transport), (7, &ssd)];
+        let h = parse_statistics(&pages, 4096);
+        assert_eq!(h.source, HealthSource::AtaDeviceStatistics);
+        assert_eq!(
+            (h.logical_sectors_written, h.logical_sectors_read, h.sector_bytes),
+            (Some(0x1234_5678_9abc), Some(777), Some(4096))
+        );
+        assert_eq!((h.host_write_commands, h.host_read_commands), (Some(40_000), Some(55)));
+        assert_eq!(
+            (h.temperature_c, h.over_temperature_minutes, h.under_temperature_minutes),
+            (Some(-10), Some(90), None)
+        );
+        assert_eq!((h.media_errors, h.interface_crc_errors, h.percentage_used), (Some(3), Some(2), Some(4)));
+        assert_eq!(h.reallocated_sectors, None, "page 03h was not read");
+        assert_eq!((h.data_units_written, h.throttle_transitions), (None, None), "no NVMe field");
+        assert_eq!(h.bytes_written(), Some(0x1234_5678_9abc * 4096));
+
+        // Flags: supported but not valid, valid but not supported, neither.
+        for flags in [0x80, 0x40, 0x00] {
+            let p = statistics_page(1, &[(0x18, 5, flags)]);
+            let h = parse_statistics(&[(1, &p)], 512);
+            assert_eq!((h.logical_sectors_written, h.sector_bytes), (None, None), "flags {flags:02x}");
+        }
+        // Only the value's bits: flags and reserved bits are not the value.
+        let p = statistics_page(7, &[(0x08, 0x00ff_ff00_0000_0032, OK)]);
+        assert_eq!(parse_statistics(&[(7, &p)], 512).percentage_used, Some(0x32));
+        // A page whose header names another page is not believed.
+        let wrong = statistics_page(5, &[(0x08, 40, OK)]);
+        assert_eq!(
+            parse_statistics(&[(1, &wrong)], 512),
+            Health { source: HealthSource::AtaDeviceStatistics, ..Default::default() }
+        );
+        // Rotating media: reallocated logical sectors.
+        let rotating = statistics_page(3, &[(0x20, 8, OK)]);
+        assert_eq!(parse_statistics(&[(3, &rotating)], 512).reallocated_sectors, Some(8));
+    }
+
+    /// The attributes by vendor convention, as QEMU's emulated disk has
+    /// them (5 and 190 only) and as an SSD with 241, 242, 187 and 199.
+    #[test]
+    fn smart_attributes_give_what_they_have() {
+        let qemu =
+            Smart { temperature_c: Some(31), attributes: vec![(1, 0), (5, 0), (9, 1), (190, 0x1f1f_001f)] };
+        let h = attributes_health(&qemu);
+        assert_eq!(h.source, HealthSource::AtaSmartAttributes);
+        assert_eq!((h.temperature_c, h.reallocated_sectors), (Some(31), Some(0)));
+        assert_eq!((h.logical_sectors_written, h.sector_bytes, h.media_errors), (None, None, None));
+        assert_eq!(h.bytes_written(), None, "no attribute 241: no bytes written");
+        let ssd = Smart {
+            temperature_c: Some(38),
+            attributes: vec![(5, 2), (187, 1), (194, 38), (199, 4), (241, 2_000_000), (242, 3_000_000)],
+        };
+        let h = attributes_health(&ssd);
+        assert_eq!(
+            (h.logical_sectors_written, h.logical_sectors_read, h.sector_bytes),
+            (Some(2_000_000), Some(3_000_000), Some(512))
+        );
+        assert_eq!(
+            (h.reallocated_sectors, h.media_errors, h.interface_crc_errors),
+            (Some(2), Some(1), Some(4))
+        );
+        assert_eq!(h.bytes_read(), Some(3_000_000 * 512));
+    }
+
+    /// A SMART attribute table (SMART READ DATA) with these attributes'
+    /// raw values.
+    fn attribute_table(attributes: &[(u8, u64)]) -> [u8; 512] {
+        let mut d = [0u8; 512];
+        d[0] = 0x10;
+        for (slot, &(id, raw)) in attributes.iter().enumerate() {
+            let a = 2 + 12 * slot;
+            d[a] = id;
+            d[a + 5..a + 11].copy_from_slice(&raw.to_le_bytes()[..6]);
+        }
+        d
+    }
+
+    /// A drive as ACS lays out its logs, answering the health reader's
+    /// commands: READ LOG EXT where it has the GPL directory, SMART READ
+    /// LOG where it has the SMART one, SMART READ DATA where it has
+    /// attributes; anything else is aborted. It keeps what it was sent.
+    #[derive(Default)]
+    struct Drive {
+        gpl_directory: Option<[u8; 512]>,
+        smart_directory: Option<[u8; 512]>,
+        /// The Device Statistics log, page 0 first.
+        statistics: Vec<[u8; 512]>,
+        attributes: Option<[u8; 512]>,
+        sent: Vec<Taskfile>,
+    }
+
+    impl Drive {
+        fn answer(&mut self, tf: &Taskfile, d: &mut [u8]) -> Option<()> {
+            self.sent.push(*tf);
+            assert_eq!(d.len(), 512 * usize::from(tf.count), "the buffer is COUNT pages");
+            let log = tf.lba as u8;
+            let pages: Vec<[u8; 512]> = match (tf.command, tf.features) {
+                (READ_LOG_EXT, 0) => {
+                    assert!(tf.extend);
+                    let page = (tf.lba >> 8 & 0xff | (tf.lba >> 32 & 0xff) << 8) as usize;
+                    let count = usize::from(tf.count);
+                    match log {
+                        0 => vec![self.gpl_directory?],
+                        4 if self.gpl_directory.is_some() => {
+                            self.statistics.get(page..page + count)?.to_vec()
+                        }
+                        _ => return None,
+                    }
+                }
+                (SMART, 0xd5) if tf.lba >> 8 == 0xc2_4f => match log {
+                    0 => vec![self.smart_directory?],
+                    4 if self.smart_directory.is_some() => {
+                        self.statistics.get(..usize::from(tf.count))?.to_vec()
+                    }
+                    _ => return None,
+                },
+                (SMART, 0xd0) if tf.lba >> 8 == 0xc2_4f => vec![self.attributes?],
+                _ => return None,
+            };
+            d.copy_from_slice(&pages.concat());
+            Some(())
+        }
+
+        /// What it was sent, as (command, feature, log address, page), and
+        /// forgets it.
+        fn took(&mut self) -> Vec<(u8, u16, u8, u64)> {
+            self.sent.drain(..).map(|t| (t.command, t.features, t.lba as u8, t.lba >> 8 & 0xff)).collect()
+        }
+    }
+
+    /// A log directory giving log 04h `pages` pages.
+    fn directory(pages: u8) -> [u8; 512] {
+        let mut d = [0u8; 512];
+        d[0] = 1;
+        d[8] = pages;
+        d
+    }
+
+    /// An SSD's Device Statistics log: pages 00h-07h, page 00h listing
+    /// 01h, 04h, 07h, and 05h when `temperature`.
+    fn ssd_statistics(temperature: bool) -> Vec<[u8; 512]> {
+        let mut log: Vec<[u8; 512]> = (0..8).map(|n| statistics_page(n, &[])).collect();
+        let listed: &[u8] = if temperature { &[0, 1, 4, 5, 7] } else { &[0, 1, 4, 7] };
+        log[0][8] = listed.len() as u8;
+        log[0][9..9 + listed.len()].copy_from_slice(listed);
+        log[1] = statistics_page(1, &[(0x18, 1000, OK), (0x20, 10, OK), (0x28, 500, OK), (0x30, 5, OK)]);
+        log[4] = statistics_page(4, &[(0x08, 0, OK)]);
+        if temperature {
+            log[5] = statistics_page(5, &[(0x08, 41, OK)]);
+        }
+        log[7] = statistics_page(7, &[(0x08, 3, OK)]);
+        log
+    }
+
+    /// IDENTIFY data: 4096-byte logical sectors, SMART enabled, and the
+    /// GPL feature set when `gpl`.
+    fn ssd_identify(gpl: bool) -> Identify {
+        let w84 = if gpl { 0x4020 } else { 0x4000 };
+        Identify::parse(&identify_block(
+            &[(84, w84), (85, 0x0001), (87, 0x4000), (106, 0x4000 | 0x1000), (117, 2048)],
+            &[],
+        ))
+        .unwrap()
+    }
+
+    /// A drive with READ LOG EXT: its GPL directory, then page 00h, once;
+    /// each reading then reads the pages it lists, one command a page, and
+    /// counts its sectors at the drive's 4096 bytes.
+    #[test]
+    fn a_drive_with_device_statistics_is_read_by_read_log_ext() {
+        let mut drive = Drive {
+            gpl_directory: Some(directory(8)),
+            smart_directory: Some(directory(8)),
+            statistics: ssd_statistics(true),
+            attributes: Some(attribute_table(&[(194, 40)])),
+            ..Default::default()
+        };
+        let reader = probe_with(Some(&ssd_identify(true)), &mut |tf, d| drive.answer(tf, d)).unwrap();
+        assert_eq!(
+            reader.way,
+            HealthWay::Statistics { gpl: true, pages: vec![1, 4, 5, 7], sector_bytes: 4096 }
+        );
+        assert_eq!(drive.took(), [(READ_LOG_EXT, 0, 0x00, 0), (READ_LOG_EXT, 0, 0x04, 0)]);
+        let h = reader.read_with(&mut |tf, d| drive.answer(tf, d)).unwrap();
+        assert_eq!(drive.took(), [1, 4, 5, 7].map(|p| (READ_LOG_EXT, 0, 0x04, p)));
+        assert_eq!(h.source, HealthSource::AtaDeviceStatistics);
+        assert_eq!((h.temperature_c, h.percentage_used, h.media_errors), (Some(41), Some(3), Some(0)));
+        assert_eq!((h.bytes_written(), h.bytes_read()), (Some(1000 * 4096), Some(500 * 4096)));
+        assert_eq!((h.host_write_commands, h.host_read_commands), (Some(10), Some(5)));
+        // A page the drive then refuses: no reading, rather than part of one.
+        drive.gpl_directory = None;
+        assert_eq!(reader.read_with(&mut |tf, d| drive.answer(tf, d)), None);
+    }
+
+    /// Without the GPL feature set, no READ LOG EXT is sent: the SMART log
+    /// directory and SMART READ LOG give the same statistics, all pages up
+    /// to the last wanted in one command; without page 05h the temperature
+    /// comes from attribute 194, and the source says so.
+    #[test]
+    fn a_drive_without_gpl_is_read_by_smart_read_log() {
+        let mut drive = Drive {
+            gpl_directory: Some(directory(8)),
+            smart_directory: Some(directory(8)),
+            statistics: ssd_statistics(false),
+            attributes: Some(attribute_table(&[(194, 39)])),
+            ..Default::default()
+        };
+        let reader = probe_with(Some(&ssd_identify(false)), &mut |tf, d| drive.answer(tf, d)).unwrap();
+        assert_eq!(
+            reader.way,
+            HealthWay::Statistics { gpl: false, pages: vec![1, 4, 7], sector_bytes: 4096 }
+        );
+        assert_eq!(drive.took(), [(SMART, 0xd5, 0x00, 0x4f), (SMART, 0xd5, 0x04, 0x4f)]);
+        let h = reader.read_with(&mut |tf, d| drive.answer(tf, d)).unwrap();
+        let sent = std::mem::take(&mut drive.sent);
+        assert_eq!(
+            (sent[0].features, sent[0].count, sent[0].lba as u8),
+            (0xd5, 8, 0x04),
+            "pages 00h-07h at once"
+        );
+        assert_eq!((sent.len(), sent[1].features), (2, 0xd0), "then SMART READ DATA for the temperature");
+        assert_eq!(h.source, HealthSource::AtaDeviceStatisticsAndAttributes);
+        assert_eq!(
+            (h.temperature_c, h.logical_sectors_written, h.percentage_used),
+            (Some(39), Some(1000), Some(3))
+        );
+    }
+
+    /// A drive without the Device Statistics log (QEMU's disk: no GPL,
+    /// SMART READ LOG of the directory aborted), or whose directory gives
+    /// log 04h no page: the SMART attributes. One that answers nothing has
+    /// no reader.
+    #[test]
+    fn a_drive_without_statistics_falls_back_to_attributes() {
+        let qemu = attribute_table(&[(1, 0), (5, 0), (9, 1), (190, 0x1f1f_001f)]);
+        let mut drive = Drive { attributes: Some(qemu), ..Default::default() };
+        let mut id = ssd_identify(false);
+        let reader = probe_with(Some(&id), &mut |tf, d| drive.answer(tf, d)).unwrap();
+        assert_eq!(reader.way, HealthWay::Attributes);
+        assert!(drive.took().iter().all(|t| t.0 != READ_LOG_EXT), "no READ LOG EXT without GPL");
+        let h = reader.read_with(&mut |tf, d| drive.answer(tf, d)).unwrap();
+        assert_eq!(
+            (h.source, h.temperature_c, h.reallocated_sectors),
+            (HealthSource::AtaSmartAttributes, Some(31), Some(0))
+        );
+        assert_eq!(drive.took(), [(SMART, 0xd0, 0x00, 0x4f)], "one command a reading");
+        // A directory without log 04h: page 00h is not even asked for.
+        drive.gpl_directory = Some(directory(0));
+        drive.smart_directory = Some(directory(0));
+        drive.statistics = ssd_statistics(true);
+        id.general_purpose_logging = true;
+        let reader = probe_with(Some(&id), &mut |tf, d| drive.answer(tf, d)).unwrap();
+        assert_eq!(reader.way, HealthWay::Attributes);
+        assert_eq!(drive.took().iter().filter(|t| t.2 == 0x04).count(), 0);
+        // SMART disabled, no GPL: straight to the attributes (which a
+        // drive with SMART disabled aborts: no reader).
+        id.general_purpose_logging = false;
+        id.smart_enabled = false;
+        drive.attributes = None;
+        assert_eq!(probe_with(Some(&id), &mut |tf, d| drive.answer(tf, d)), None);
+        assert_eq!(drive.took(), [(SMART, 0xd0, 0x00, 0x4f)]);
+        // No IDENTIFY answer: only the attributes are tried.
+        drive.attributes = Some(qemu);
+        assert_eq!(probe_with(None, &mut |tf, d| drive.answer(tf, d)).unwrap().way, HealthWay::Attributes);
     }
 
     /// A PIO buffer that COUNT does not describe is refused before the

@@ -2,7 +2,8 @@
 //! interfaces, beside what sysfs says: NVMe admin commands (`nvme`), ATA
 //! commands through SG_IO (`ata`) and SCSI commands (`scsi`, over `sg`).
 //! Here: which interface a target is, what it can erase itself with and
-//! the erase itself (`erase` decides which), and its volatile write cache.
+//! the erase itself (`erase` decides which), its volatile write cache, and
+//! its health counters ([`HealthReader`]: NVMe and SATA; SCSI has none).
 
 pub mod ata;
 pub mod cache;
@@ -12,6 +13,8 @@ pub mod scsi;
 pub mod sg;
 
 use std::fs::File;
+
+use methodic_results::health::Health;
 
 use crate::sysfs::sysfs;
 use crate::target::{Target, TargetKind};
@@ -112,6 +115,39 @@ pub fn temperature(file: &File, interface: Interface) -> Option<i32> {
         Interface::Nvme => nvme::temperature(file),
         Interface::Ata => ata::smart(file).and_then(|s| s.temperature_c),
         _ => None,
+    }
+}
+
+/// How a drive's health counters are read: the NVMe SMART / health log
+/// (and OCP log), or what a SATA drive has (its Device Statistics log, else
+/// its SMART attributes; [`ata::HealthReader`]). SCSI drives and anything
+/// that is not a drive have none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HealthReader {
+    Nvme,
+    Ata(ata::HealthReader),
+}
+
+impl HealthReader {
+    /// The way to read the health of the drive behind `file`, an
+    /// `interface` drive; `None` for SCSI, for what is not a drive, and
+    /// for a SATA drive that answers neither its logs nor SMART. Asks a
+    /// SATA drive what it has (a few commands), once: read from the reader
+    /// as often as needed.
+    pub fn new(file: &File, interface: Interface) -> Option<HealthReader> {
+        match interface {
+            Interface::Nvme => Some(HealthReader::Nvme),
+            Interface::Ata => ata::HealthReader::probe(file).map(HealthReader::Ata),
+            Interface::Scsi | Interface::None => None,
+        }
+    }
+
+    /// A reading now; `None` when the drive does not answer.
+    pub fn read(&self, file: &File) -> Option<Health> {
+        match self {
+            HealthReader::Nvme => nvme::health(file),
+            HealthReader::Ata(r) => r.read(file),
+        }
     }
 }
 

@@ -8,6 +8,8 @@
 
 use std::fs::File;
 
+use methodic_results::health::HealthSource;
+
 use super::{Health, log_page};
 
 /// The SMART / Health Information log.
@@ -23,7 +25,7 @@ const OCP_SMART_GUID: [u8; 16] =
 
 /// The composite temperature alone, °C (one log read: no OCP log).
 pub fn temperature(file: &File) -> Option<i32> {
-    parse_health(&log_page(file, LOG_HEALTH, 512).ok()?).map(|h| h.temperature_c)
+    parse_health(&log_page(file, LOG_HEALTH, 512).ok()?).and_then(|h| h.temperature_c)
 }
 
 /// The SMART / health log of the controller of `file` (an NVMe namespace),
@@ -43,7 +45,8 @@ pub fn health(file: &File) -> Option<Health> {
 /// sensors 1-8 in kelvins at 200-215 (two bytes each, 0 when the sensor is
 /// not there), thermal management temperature 1 and 2 transition counts
 /// at 216 and 220 and total times in seconds at 224 and 228; all little
-/// endian. `nand_bytes_written` is left `None`: it is not in this log.
+/// endian. Every field of the log is there (`Some`); `nand_bytes_written`
+/// is left `None` (it is not in this log), and so are the ATA fields.
 pub fn parse_health(d: &[u8]) -> Option<Health> {
     if d.len() < 512 {
         return None;
@@ -52,23 +55,24 @@ pub fn parse_health(d: &[u8]) -> Option<Health> {
     let u32_at = |i: usize| u32::from_le_bytes(d[i..i + 4].try_into().unwrap());
     let u16_at = |i: usize| u16::from_le_bytes([d[i], d[i + 1]]);
     Some(Health {
-        temperature_c: i32::from(u16_at(1)) - 273,
-        data_units_read: u128_at(32),
-        data_units_written: u128_at(48),
-        host_read_commands: u128_at(64),
-        host_write_commands: u128_at(80),
-        media_errors: u128_at(160),
-        percentage_used: d[5],
-        warning_temperature_minutes: u32_at(192),
-        critical_temperature_minutes: u32_at(196),
+        source: HealthSource::NvmeHealthLog,
+        temperature_c: Some(i32::from(u16_at(1)) - 273),
+        data_units_read: Some(u128_at(32)),
+        data_units_written: Some(u128_at(48)),
+        host_read_commands: Some(u128_at(64)),
+        host_write_commands: Some(u128_at(80)),
+        media_errors: Some(u128_at(160)),
+        percentage_used: Some(d[5]),
+        warning_temperature_minutes: Some(u32_at(192)),
+        critical_temperature_minutes: Some(u32_at(196)),
         sensors_c: (0..8)
             .map(|i| u16_at(200 + 2 * i))
             .filter(|&k| k != 0)
             .map(|k| i32::from(k) - 273)
             .collect(),
-        throttle_transitions: [u32_at(216), u32_at(220)],
-        throttle_seconds: [u32_at(224), u32_at(228)],
-        nand_bytes_written: None,
+        throttle_transitions: Some([u32_at(216), u32_at(220)]),
+        throttle_seconds: Some([u32_at(224), u32_at(228)]),
+        ..Default::default()
     })
 }
 
@@ -123,12 +127,21 @@ mod tests {
         let h = parse_health(&d).unwrap();
         assert_eq!(
             (h.temperature_c, h.percentage_used, h.data_units_written, h.data_units_read),
-            (50, 3, 132, 7)
+            (Some(50), Some(3), Some(132), Some(7))
         );
-        assert_eq!((h.host_write_commands, h.media_errors, h.warning_temperature_minutes), (16_384, 2, 11));
-        assert_eq!(h.critical_temperature_minutes, 0);
-        assert_eq!((h.sensors_c.len(), h.throttle_transitions, h.throttle_seconds), (0, [0, 0], [0, 0]));
-        assert_eq!(h.nand_bytes_written, None);
+        assert_eq!(
+            (h.host_write_commands, h.media_errors, h.warning_temperature_minutes),
+            (Some(16_384), Some(2), Some(11))
+        );
+        assert_eq!(h.critical_temperature_minutes, Some(0));
+        assert_eq!(
+            (h.sensors_c.len(), h.throttle_transitions, h.throttle_seconds),
+            (0, Some([0, 0]), Some([0, 0]))
+        );
+        assert_eq!((h.source, h.nand_bytes_written), (HealthSource::NvmeHealthLog, None));
+        // No ATA field in an NVMe reading.
+        assert_eq!((h.logical_sectors_written, h.sector_bytes, h.reallocated_sectors), (None, None, None));
+        assert_eq!(h.bytes_written(), Some(132 * 512_000));
         assert_eq!(parse_health(&d[..100]), None);
     }
 
@@ -146,8 +159,8 @@ mod tests {
         d[228..232].copy_from_slice(&7u32.to_le_bytes()); // seconds at TMT2
         let h = parse_health(&d).unwrap();
         assert_eq!(h.sensors_c, vec![45, 60, -10]);
-        assert_eq!(h.throttle_transitions, [4, 1]);
-        assert_eq!(h.throttle_seconds, [90, 7]);
+        assert_eq!(h.throttle_transitions, Some([4, 1]));
+        assert_eq!(h.throttle_seconds, Some([90, 7]));
     }
 
     /// An OCP log as QEMU fills it: units written and read in bytes,

@@ -49,15 +49,20 @@ pub(super) fn run(
         let paths: Vec<&Path> = x.targets[..used].iter().map(|t| t.path.as_path()).collect();
         crate::devio::Meter::start(&paths, &paths)
     });
-    // The drive's own counters around the step (NVMe targets).
-    let nvme: Vec<usize> =
-        (0..used).filter(|&i| x.targets[i].identity.driver.as_deref() == Some("nvme")).collect();
-    let before: Vec<_> = nvme.iter().map(|&i| crate::drive::nvme::health(x.targets[i].file(false))).collect();
+    // The drive's own counters around the step (NVMe and SATA drives, by
+    // the interface that reaches them; not partitions).
+    let drives: Vec<(usize, crate::drive::HealthReader)> = (0..used)
+        .filter_map(|i| {
+            let t = &x.targets[i];
+            Some((i, crate::drive::HealthReader::new(t.file(false), crate::drive::interface(t))?))
+        })
+        .collect();
+    let before: Vec<_> = drives.iter().map(|(i, r)| r.read(x.targets[*i].file(false))).collect();
     let s = &mut StepRun { step, settings, out };
     let done = dispatch(x, s, observer);
-    for (&i, before) in nvme.iter().zip(before) {
-        let t = &x.targets[i];
-        if let (Some(before), Some(after)) = (before, crate::drive::nvme::health(t.file(false))) {
+    for ((i, reader), before) in drives.iter().zip(before) {
+        let t = &x.targets[*i];
+        if let (Some(before), Some(after)) = (before, reader.read(t.file(false))) {
             s.out.health.push(StepHealth::new(t.path.display().to_string(), before, after));
         }
     }
