@@ -317,8 +317,10 @@ impl Printer<'_> {
                 self.step(keyword, workload, opts, stmt.span);
             }
             StmtKind::Together { opts, jobs } => {
+                // A job a line, as a target block's settings: the jobs are
+                // what a reader compares.
                 let (head, props) = self.together_parts(opts, jobs);
-                self.prop_block(&head, &props, stmt.span, "");
+                self.multi_line_props(&head, &props, stmt.span);
             }
             StmtKind::DropCaches => self.line("drop_caches", stmt.span),
             StmtKind::Idle(d) => {
@@ -476,7 +478,8 @@ impl Printer<'_> {
             StmtKind::Phase { .. }
             | StmtKind::For { .. }
             | StmtKind::Repeat { .. }
-            | StmtKind::Rounds { .. } => {
+            | StmtKind::Rounds { .. }
+            | StmtKind::Together { .. } => {
                 return None;
             }
             StmtKind::Target(settings) => {
@@ -489,10 +492,6 @@ impl Printer<'_> {
             StmtKind::Precondition { workload, opts } => self.step_inline("precondition", workload, opts),
             StmtKind::Sweep { workload, opts } => self.step_inline("sweep", workload, opts),
             StmtKind::Measure { workload, opts } => self.step_inline("measure", workload, opts),
-            StmtKind::Together { opts, jobs } => {
-                let (head, props) = self.together_parts(opts, jobs);
-                format!("{head}{}", inline_body(&props))
-            }
             StmtKind::DropCaches => "drop_caches".to_string(),
             StmtKind::Idle(d) => format!("idle {}", self.expr(d)),
             StmtKind::Copy(name) => format!("copy {}", name.node),

@@ -119,7 +119,7 @@ fn scale(step: &mut Step, factor: f64) {
             };
             *series = series_for(*series, length);
         }
-        Action::Measure { ramp, stop, series, .. } => {
+        Action::Measure { ramp, stop, series, .. } | Action::Together { ramp, stop, series, .. } => {
             *ramp = by(*ramp, 0);
             if let Some(t) = stop.time.as_mut() {
                 *t = by(*t, MIN_RECORD_MS);

@@ -194,11 +194,22 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             }
         }
         (
-            Action::Measure { workload: wa, qd: qa, ramp: ra, stop: sa, series: ea, rate: _ },
-            Action::Measure { workload: wb, qd: qb, ramp: rb, stop: sb, series: eb, rate: _ },
+            Action::Measure { workload: wa, qd: qa, ramp: ra, stop: sa, series: ea, rate: ta },
+            Action::Measure { workload: wb, qd: qb, ramp: rb, stop: sb, series: eb, rate: tb },
         ) => {
             workload_changes(wa, wb, WORKLOAD, &here, out);
             qd_changes(qa, qb, &here, out);
+            if ta != tb {
+                let show = |r: &Option<crate::plan::Rate>| r.map_or("closed loop".into(), |r| r.describe());
+                out.push(raw(
+                    BreaksComparability,
+                    "rate",
+                    show(ta),
+                    show(tb),
+                    "another load: open-loop latency depends on the rate and on how I/Os arrive",
+                    here.clone(),
+                ));
+            }
             if ra != rb {
                 out.push(raw(
                     ShiftsPrecision,
@@ -286,6 +297,25 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
                     here.clone(),
                 ));
             }
+        }
+        (Action::Together { jobs: x, .. }, Action::Together { jobs: y, .. }) if x != y => {
+            let show = |jobs: &[crate::plan::Job]| {
+                jobs.iter()
+                    .map(|j| {
+                        let rate = j.rate.map_or(String::new(), |r| format!(" at {}", r.describe()));
+                        format!("{} {} QD {}{rate}", j.name, j.workload.describe(), j.qd.total)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            out.push(raw(
+                BreaksComparability,
+                "jobs run together",
+                show(x),
+                show(y),
+                "another mix of concurrent load: each job's numbers depend on what runs beside it",
+                here.clone(),
+            ))
         }
         (Action::Idle { time: x }, Action::Idle { time: y }) if x != y => out.push(raw(
             BreaksComparability,

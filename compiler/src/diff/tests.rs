@@ -236,3 +236,27 @@ fn counting_the_same_queue_depth_another_way_is_presentation() {
         diff(&plan("measure r qd 1 for 1min\n"), &plan("target { workers 4 }\nmeasure r qd 1 for 1min\n"));
     assert!(one.changes.is_empty(), "QD 1 runs on one worker either way: {:?}", one.changes);
 }
+
+#[test]
+fn a_changed_rate_or_concurrent_job_breaks_comparability() {
+    let open = |rate: &str| plan(&format!("measure r qd 8 rate {rate} for 1min\n"));
+    let d = diff(&open("1000 iops"), &open("2000 iops poisson"));
+    assert!(d.exit_code() != 0, "{:?}", d.changes);
+    assert!(
+        d.changes.iter().all(|c| c.class == Class::BreaksComparability),
+        "a new rate is another load: {:?}",
+        classes(&d)
+    );
+    let closed = plan("measure r qd 8 for 1min\n");
+    assert!(diff(&closed, &open("1000 iops")).changes.iter().any(|c| c.class == Class::BreaksComparability));
+    let together = |second: &str| {
+        plan(&format!("together for 1min {{\n  job reads r qd 4\n  job writes {second}\n}}\n"))
+    };
+    let d = diff(&together("s qd 8 rate 200MB/s"), &together("s qd 8 rate 400MB/s"));
+    assert!(
+        d.changes.iter().any(|c| c.class == Class::BreaksComparability),
+        "another background load: {:?}",
+        classes(&d)
+    );
+    assert!(diff(&together("s qd 8"), &together("s qd 8")).changes.is_empty());
+}

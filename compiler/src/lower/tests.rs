@@ -467,3 +467,65 @@ fn write_cache_is_set_for_the_whole_run() {
     assert!(!plan("phase \"p\" { erase discard }").write(Format::Ron).contains("write_cache"));
     assert_eq!(codes("phase \"p\" { target { write_cache on } erase discard }"), [Code::Misplaced]);
 }
+
+#[test]
+fn a_rate_makes_a_measurement_open_loop_with_its_arrivals() {
+    let p = plan(
+        "target { workers 4 }\nworkload r { random; block 4KiB; read 100% }\n\
+         workload s { blocks { 4KiB: 50%, 12KiB: 50% }; random; read 0% }\n\
+         measure r qd 32 rate 50000 iops for 10s\nmeasure s qd 8 rate 80MB/s poisson for 10s",
+    );
+    let rate = |s: &Step| match &s.action {
+        Action::Measure { rate, .. } => *rate,
+        other => panic!("not a measure: {other:?}"),
+    };
+    let uniform = rate(&p.steps[0]).expect("a rate");
+    assert_eq!((uniform.amount, uniform.arrivals), (RateAmount::Iops(50_000), Arrivals::Uniform));
+    let poisson = rate(&p.steps[1]).expect("a rate");
+    assert_eq!(poisson.arrivals, Arrivals::Poisson);
+    // 80MB/s over a mean block of 8KiB (4KiB and 12KiB, half each).
+    let (w, _) = measure(&p.steps[1]);
+    assert_eq!(poisson.iops(w), 80e6 / 8192.0);
+    assert_eq!(p.steps[0].id, "r-qd32-rate-50000iops");
+    assert!(
+        p.steps[1].describe().contains("open loop at 80MB/s, Poisson arrivals"),
+        "{}",
+        p.steps[1].describe()
+    );
+    assert_eq!(
+        codes("workload r { random; block 4KiB; read 100% }\nmeasure r qd 4 rate 0 iops for 1s"),
+        [Code::ZeroCount]
+    );
+    assert_eq!(
+        codes("workload r { random; block 4KiB; read 100% }\nmeasure r qd 4 rate 10 /s for 1s"),
+        [Code::ExpectedSize]
+    );
+}
+
+#[test]
+fn a_together_step_keeps_each_jobs_workers_depth_rate_and_device() {
+    let p = plan(
+        "target { workers 4 }\nworkload r { random; block 4KiB; read 100% }\n\
+         workload w { sequential; block 128KiB; read 0% }\n\
+         together for 1min ramp 5s {\n  job reads r qd 16\n  job writes w qd 8 workers 1 rate 200MB/s device 2\n}",
+    );
+    let step = &p.steps[0];
+    assert_eq!(step.id, "together-reads-writes");
+    let Action::Together { jobs, ramp, stop, .. } = &step.action else { panic!("not together") };
+    assert_eq!((*ramp, stop.time), (Duration::from_secs(5), Some(Duration::from_secs(60))));
+    assert_eq!((jobs[0].qd.workers, jobs[0].qd.per_worker, jobs[0].device), (4, 4, 0));
+    assert_eq!((jobs[1].qd.workers, jobs[1].qd.per_worker, jobs[1].device, jobs[1].workers), (1, 8, 1, 1));
+    assert_eq!(jobs[1].rate.map(|r| r.amount), Some(RateAmount::Bandwidth(Bytes(200_000_000))));
+    assert!(step.action.writes() && !step.establishes_state, "as a measurement that writes");
+    assert_eq!(step.estimate.time, TimeRange::exactly(Duration::from_secs(65)));
+    assert!(crate::validate(&p).is_empty(), "{}", crate::validate(&p));
+    // What a together step needs, and names that clash.
+    let w = "workload r { random; block 4KiB; read 100% }\n";
+    assert_eq!(codes(&format!("{w}together {{ job a r qd 1 }}")), [Code::MissingOption]);
+    assert_eq!(codes(&format!("{w}together for 1s {{ job a r }}")), [Code::MissingOption]);
+    assert_eq!(codes(&format!("{w}together for 1s {{ job a r qd 1; job a r qd 2 }}")), [Code::DuplicateName]);
+    assert_eq!(codes(&format!("{w}together for 1s {{ job a r qd 1 device 0 }}")), [Code::ZeroCount]);
+    assert_eq!(codes(&format!("{w}together for 1s {{ job a r qd 1 workers 0 }}")), [Code::ZeroCount]);
+    assert_eq!(codes(&format!("{w}together for 1s {{ }}")), [Code::MissingOption]);
+    assert_eq!(codes(&format!("{w}measure r qd 1 for 1s device 2")), [Code::Syntax], "device is a job's");
+}

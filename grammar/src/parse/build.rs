@@ -85,6 +85,10 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::k_track
             | Rule::k_zeros
             | Rule::k_compressible
+            | Rule::k_rate
+            | Rule::k_together
+            | Rule::k_job
+            | Rule::k_device
     )
 }
 

@@ -86,7 +86,17 @@ pub fn step_line(r: &StepResult, units: Units) -> String {
     if let Some(p) = &r.probe {
         parts.push(probe_words(p));
     }
-    parts.extend(r.actions.iter().cloned());
+    for j in &r.jobs {
+        let t = &j.summary.total;
+        let rate = if binary { t.mib_s } else { t.mb_s };
+        parts.push(format!(
+            "{}: {:.0} IOPS, {rate:.1} {unit}, {:.1} us mean",
+            j.name, t.iops, t.latency_us.mean
+        ));
+    }
+    if r.jobs.is_empty() {
+        parts.extend(r.actions.iter().cloned());
+    }
     if parts.is_empty() {
         parts.push(format!("done in {:.1}s", r.seconds));
     }
