@@ -155,7 +155,7 @@ impl Validator {
                     if jobs[..i].iter().any(|j| j.name == job.name) {
                         self.fail(step, format!("two jobs are called `{}`", job.name));
                     }
-                    let own = Target { workers: job.workers, devices: 1, ..target.clone() };
+                    let own = Target { workers: job.workers, devices: 1, ..target };
                     self.io(step, &job.workload, &job.qd, counted, &own);
                 }
                 self.series(step, *series, stop.time);
