@@ -577,7 +577,7 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
     out
 }
 
-const ALL_KEYWORDS: [&str; 68] = [
+const ALL_KEYWORDS: [&str; 72] = [
     "methodology",
     "version",
     "describe",
@@ -646,6 +646,10 @@ const ALL_KEYWORDS: [&str; 68] = [
     "max_rounds",
     "metric",
     "track",
+    "rate",
+    "together",
+    "job",
+    "device",
 ];
 
 /// Whether `word` is reserved and cannot name anything.
