@@ -138,8 +138,9 @@ impl Validator {
                     }
                 }
             }
-            Action::Measure { workload, qd, stop, series, .. } => {
+            Action::Measure { workload, qd, stop, series, rate, .. } => {
                 self.io(step, workload, qd, counted, &target);
+                self.rate(plan, step, rate.as_ref());
                 self.series(step, *series, stop.time);
                 match (stop.time, stop.written) {
                     (None, None) => self.fail(step, "a measurement with no stop rule"),
@@ -157,6 +158,7 @@ impl Validator {
                     }
                     let own = Target { workers: job.workers, devices: 1, ..target };
                     self.io(step, &job.workload, &job.qd, counted, &own);
+                    self.rate(plan, step, job.rate.as_ref());
                 }
                 self.series(step, *series, stop.time);
                 match (stop.time, stop.written) {
@@ -204,6 +206,24 @@ impl Validator {
         let expected = estimate::step(&step.action, step.target.as_ref());
         if expected != step.estimate {
             self.fail(step, "its estimate does not follow from its action");
+        }
+    }
+
+    /// A rate that is a share of another step's IOPS names a closed-loop
+    /// measurement that runs before this step.
+    fn rate(&mut self, plan: &Plan, step: &Step, rate: Option<&Rate>) {
+        let Some(Rate { amount: RateAmount::Share { of, .. }, .. }) = rate else { return };
+        let here = plan.steps.iter().position(|s| std::ptr::eq(s, step)).unwrap_or(usize::MAX);
+        let ok = (*of as usize) < here
+            && matches!(plan.steps[*of as usize].action, Action::Measure { rate: None, .. });
+        if !ok {
+            self.fail(
+                step,
+                format!(
+                    "its rate is a share of step {}, which is not a closed-loop measurement before it",
+                    of + 1
+                ),
+            );
         }
     }
 

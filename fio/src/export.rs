@@ -396,6 +396,12 @@ fn rate_options(s: &mut Section, r: &Rate, qd: &Qd, engine: Option<Engine>) {
         RateAmount::Bandwidth(b) => {
             s.options.push(("rate", Some(b.0.div_ceil(clones).to_string())));
         }
+        RateAmount::Share { share, of } => s.notes.push(format!(
+            "open loop at {share} of the IOPS step {} did: fio cannot take a rate from another job's result; \
+             set rate_iops to that share of step {}'s IOPS, each clone's part",
+            of + 1,
+            of + 1
+        )),
     }
     if r.arrivals == Arrivals::Poisson {
         s.options.push(("rate_process", Some("poisson".into())));

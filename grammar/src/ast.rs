@@ -532,14 +532,18 @@ pub enum StepOptKind {
     Workers(Expr),
     /// A job's device, from 1: the first `--target` is device 1.
     Device(Expr),
+    /// `as NAME`: names a measurement for a later `rate P% of NAME`.
+    As(Spanned<String>),
 }
 
-/// What a rate counts: I/Os a second (`iops`) or bytes a second (`/s`
-/// after a size).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// What a rate counts: I/Os a second (`iops`), bytes a second (`/s`
+/// after a size), or a share of the IOPS a named measurement did (`of
+/// NAME`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum RateUnit {
     Iops,
     PerSecond,
+    Of(Spanned<String>),
 }
 
 /// `job NAME WORKLOAD OPTIONS` in a `together` step.

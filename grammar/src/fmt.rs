@@ -437,6 +437,7 @@ impl Printer<'_> {
                 let mut text = match unit {
                     RateUnit::Iops => format!("rate {} iops", self.expr(amount)),
                     RateUnit::PerSecond => format!("rate {}/s", self.expr(amount)),
+                    RateUnit::Of(name) => format!("rate {} of {}", self.expr(amount), name.node),
                 };
                 if let Some(a) = arrivals {
                     text.push(' ');
@@ -446,6 +447,7 @@ impl Printer<'_> {
             }
             StepOptKind::Workers(e) => format!("workers {}", self.expr(e)),
             StepOptKind::Device(e) => format!("device {}", self.expr(e)),
+            StepOptKind::As(name) => format!("as {}", name.node),
         }
     }
 

@@ -22,6 +22,31 @@ impl Lowerer<'_, '_> {
                 }
                 RateAmount::Iops(n)
             }
+            RateUnit::Of(name) => {
+                let (share, span) = self.expect_percent(r.amount, &scope.vars, "`rate ... of`")?;
+                if share == Percent::ZERO {
+                    let d = Diagnostic::new(Code::ZeroCount, span, "a rate of 0% never starts an I/O")
+                        .with_hint(
+                            "give a share of the named measurement's IOPS, such as `rate 50% of peak`",
+                        );
+                    self.error(d);
+                    return None;
+                }
+                let Some(&(of, _)) = self.named.get(&name.node) else {
+                    let d = Diagnostic::new(
+                        Code::UnknownName,
+                        name.span,
+                        format!("no measurement before this one is named `{}`", name.node),
+                    )
+                    .with_hint(format!(
+                        "name a closed-loop measurement that runs first: `measure W qd 32 for 1min as {}`",
+                        name.node
+                    ));
+                    self.error(d);
+                    return None;
+                };
+                RateAmount::Share { share, of }
+            }
             RateUnit::PerSecond => {
                 let (b, span) = self.expect_size(r.amount, &scope.vars, "`rate .../s`")?;
                 if b.0 == 0 {

@@ -144,13 +144,15 @@ struct Opts<'o> {
     rate: Option<RateOpt<'o>>,
     workers: Option<&'o Expr>,
     device: Option<&'o Expr>,
+    /// `as NAME`.
+    as_: Option<&'o Spanned<String>>,
 }
 
 /// A `rate` option as written.
 #[derive(Clone, Copy)]
 struct RateOpt<'o> {
     amount: &'o Expr,
-    unit: RateUnit,
+    unit: &'o RateUnit,
     arrivals: Option<Arrivals>,
 }
 
@@ -178,6 +180,7 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
         datasets: HashMap::new(),
         lets: HashMap::new(),
         evaluating: Vec::new(),
+        named: HashMap::new(),
     };
     let mut defaults = TargetState::default();
     let settings: Vec<TargetSetting> = defs.target.iter().map(|s| (*s).clone()).collect();
@@ -239,6 +242,9 @@ struct Lowerer<'d, 'a> {
     datasets: HashMap<String, Option<Rc<Dataset>>>,
     lets: HashMap<String, Option<Val>>,
     evaluating: Vec<String>,
+    /// Measurements named `as NAME` so far: the index of the step the name
+    /// last stood for (a loop names a new one each time round), and where.
+    named: HashMap<String, (u32, Span)>,
 }
 
 impl Lowerer<'_, '_> {
@@ -347,6 +353,7 @@ fn step_id(phase: Option<&str>, action: &Action, repeat: Option<&RepeatRun>) -> 
             let amount = match r.amount {
                 RateAmount::Iops(n) => format!("{n}iops"),
                 RateAmount::Bandwidth(b) => format!("{}ps", slug(&b.to_string())),
+                RateAmount::Share { share, of } => format!("{}-of-step{}", slug(&share.to_string()), of + 1),
             };
             format!("{}-qd{}-rate-{amount}", slug(&workload.name), qd.total)
         }

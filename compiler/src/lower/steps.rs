@@ -360,13 +360,32 @@ impl Lowerer<'_, '_> {
             self.error(d);
             return;
         }
+        if let (Some(name), Some(_)) = (o.as_, rate) {
+            let d = Diagnostic::new(
+                Code::ConflictingOption,
+                name.span,
+                format!(
+                    "`{}` names an open-loop measurement: a share of it is a share of its own rate",
+                    name.node
+                ),
+            )
+            .with_hint("name the closed-loop measurement that finds what the drive can do");
+            self.error(d);
+            return;
+        }
         let stop = MeasureStop { time, written };
+        let before = self.steps.len();
         self.emit(
             scope,
             Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate },
             span,
             None,
         );
+        if let Some(name) = o.as_.filter(|_| self.steps.len() > before) {
+            // A loop names a new measurement each time round: the latest
+            // stands for the name from here.
+            self.named.insert(name.node.clone(), (before as u32, name.span));
+        }
     }
 
     pub(super) fn written(&mut self, e: &Expr, scope: &Scope) -> Option<Extent> {

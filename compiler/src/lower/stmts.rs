@@ -255,11 +255,15 @@ impl Lowerer<'_, '_> {
                 }
                 StepOptKind::Rate { amount, unit, arrivals } => {
                     let arrivals = arrivals.as_ref().map(|a| a.node);
-                    out.rate = Some(RateOpt { amount, unit: *unit, arrivals });
+                    out.rate = Some(RateOpt { amount, unit, arrivals });
                     "rate"
                 }
                 StepOptKind::Workers(e) => set(&mut out.workers, e, "workers"),
                 StepOptKind::Device(e) => set(&mut out.device, e, "device"),
+                StepOptKind::As(name) => {
+                    out.as_ = Some(name);
+                    "as"
+                }
             };
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
                 let d = Diagnostic::new(Code::DuplicateSetting, opt.span, format!("`{name}` is given twice"))

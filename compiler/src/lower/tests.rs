@@ -485,7 +485,7 @@ fn a_rate_makes_a_measurement_open_loop_with_its_arrivals() {
     assert_eq!(poisson.arrivals, Arrivals::Poisson);
     // 80MB/s over a mean block of 8KiB (4KiB and 12KiB, half each).
     let (w, _) = measure(&p.steps[1]);
-    assert_eq!(poisson.iops(w), 80e6 / 8192.0);
+    assert_eq!(poisson.iops(w), Some(80e6 / 8192.0));
     assert_eq!(p.steps[0].id, "r-qd32-rate-50000iops");
     assert!(
         p.steps[1].describe().contains("open loop at 80MB/s, Poisson arrivals"),
@@ -528,4 +528,37 @@ fn a_together_step_keeps_each_jobs_workers_depth_rate_and_device() {
     assert_eq!(codes(&format!("{w}together for 1s {{ job a r qd 1 workers 0 }}")), [Code::ZeroCount]);
     assert_eq!(codes(&format!("{w}together for 1s {{ }}")), [Code::MissingOption]);
     assert_eq!(codes(&format!("{w}measure r qd 1 for 1s device 2")), [Code::Syntax], "device is a job's");
+}
+
+#[test]
+fn a_rate_can_be_a_share_of_a_named_measurement_before_it() {
+    let p = plan(
+        "workload r { random; block 4KiB; read 100% }\n\
+         for q in [8, 32] {\n  measure r qd q for 10s as peak\n  \
+         for share in [25%, 50%] { measure r qd q rate share of peak for 10s }\n}",
+    );
+    let shares: Vec<(u32, u32)> = p
+        .steps
+        .iter()
+        .filter_map(|s| match &s.action {
+            Action::Measure { rate: Some(Rate { amount: RateAmount::Share { share, of }, .. }), .. } => {
+                Some((share.hundredths() / 100, *of))
+            }
+            _ => None,
+        })
+        .collect();
+    // Each time round the loop, `peak` is that round's closed-loop step.
+    assert_eq!(shares, [(25, 0), (50, 0), (25, 3), (50, 3)]);
+    assert!(crate::validate(&p).is_empty(), "{}", crate::validate(&p));
+    let w = "workload r { random; block 4KiB; read 100% }\n";
+    assert_eq!(codes(&format!("{w}measure r qd 4 rate 50% of peak for 1s")), [Code::UnknownName]);
+    assert_eq!(
+        codes(&format!("{w}measure r qd 4 rate 10 iops for 1s as peak")),
+        [Code::ConflictingOption],
+        "an open-loop measurement is no peak"
+    );
+    assert_eq!(
+        codes(&format!("{w}measure r qd 4 for 1s as peak\nmeasure r qd 4 rate 0% of peak for 1s")),
+        [Code::ZeroCount]
+    );
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 pub use methodic_grammar::ast::Arrivals;
 
-use super::{Bytes, Qd, Workload};
+use super::{Bytes, Percent, Qd, Workload};
 
 /// I/Os started at a fixed rate, over all the step's workers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -25,20 +25,30 @@ pub enum RateAmount {
     Iops(u64),
     /// Bytes a second: I/Os start at this over the workload's mean block.
     Bandwidth(Bytes),
+    /// A share of the IOPS an earlier measurement of the plan did (`rate
+    /// 25% of peak_read`): `of` is that step's index in the plan, from 0.
+    /// The runtime reads it from the step's results before this one runs.
+    Share {
+        share: Percent,
+        of: u32,
+    },
 }
 
 impl Rate {
     /// I/Os a second over all workers, for `workload`: a bandwidth over the
-    /// mean of its block sizes weighted by their shares.
-    pub fn iops(&self, workload: &Workload) -> f64 {
-        match self.amount {
+    /// mean of its block sizes weighted by their shares. A share of another
+    /// step is known only once that step has run: `None` until the runtime
+    /// has made it IOPS.
+    pub fn iops(&self, workload: &Workload) -> Option<f64> {
+        Some(match self.amount {
             RateAmount::Iops(n) => n as f64,
+            RateAmount::Share { .. } => return None,
             RateAmount::Bandwidth(b) => {
                 let mean: f64 =
                     workload.blocks.iter().map(|s| s.size.0 as f64 * s.share.as_f64() / 100.0).sum();
                 if mean > 0.0 { b.0 as f64 / mean } else { 0.0 }
             }
-        }
+        })
     }
 
     /// `50000 IOPS, uniform arrivals` or `200MB/s, Poisson arrivals`.
@@ -46,6 +56,7 @@ impl Rate {
         let amount = match self.amount {
             RateAmount::Iops(n) => format!("{n} IOPS"),
             RateAmount::Bandwidth(b) => format!("{b}/s"),
+            RateAmount::Share { share, of } => format!("{share} of the IOPS of step {}", of + 1),
         };
         format!("{amount}, {} arrivals", self.arrivals.words())
     }

@@ -89,6 +89,8 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::k_together
             | Rule::k_job
             | Rule::k_device
+            | Rule::k_of
+            | Rule::k_as
     )
 }
 
@@ -448,10 +450,18 @@ impl Builder {
                 None => StepOptKind::Steady(None),
             },
             Rule::opt_rate => {
-                let amount = self.expr(c.expect("rate")?)?;
-                let unit = match c.expect("unit")?.as_str() {
-                    "iops" => RateUnit::Iops,
-                    _ => RateUnit::PerSecond,
+                let first = c.expect("rate")?;
+                let (amount, unit) = if first.as_rule() == Rule::rate_share {
+                    let mut sc = self.children(&first);
+                    let share = self.expr(sc.expect("share")?)?;
+                    (share, RateUnit::Of(self.ident(sc.expect("measurement")?)))
+                } else {
+                    let amount = self.expr(first)?;
+                    let unit = match c.expect("unit")?.as_str() {
+                        "iops" => RateUnit::Iops,
+                        _ => RateUnit::PerSecond,
+                    };
+                    (amount, unit)
                 };
                 let arrivals = match c.next() {
                     Some(a) => {
@@ -476,6 +486,10 @@ impl Builder {
                     Rule::opt_written => StepOptKind::Written(v),
                     Rule::opt_workers => StepOptKind::Workers(v),
                     Rule::opt_device => StepOptKind::Device(v),
+                    Rule::opt_as => match v.kind {
+                        ExprKind::Ident(name) => StepOptKind::As(Spanned::new(name, v.span)),
+                        _ => return Err(self.unexpected(&pair, "`as`")),
+                    },
                     _ => return Err(self.unexpected(&pair, "step options")),
                 }
             }

@@ -121,6 +121,8 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::opt_steady => w("`until steady`", StepOption),
         Rule::opt_written => w("`until written`", StepOption),
         Rule::opt_rate => w("`rate`", StepOption),
+        Rule::opt_as => w("`as`", StepOption),
+        Rule::rate_share => w("a share of a named measurement such as `25% of peak_read`", Other),
         Rule::opt_workers => w("`workers`", StepOption),
         Rule::opt_device => w("`device`", StepOption),
         Rule::rate_unit => w("`iops` or a bandwidth such as `200MB/s`", Other),
@@ -224,6 +226,8 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::k_together => w("`together`", Other),
         Rule::k_job => w("`job`", Other),
         Rule::k_device => w("`device`", Other),
+        Rule::k_of => w("`of`", Other),
+        Rule::k_as => w("`as`", Other),
         Rule::k_qd => w("`qd`", Other),
         Rule::k_read => w("`read`", Other),
         Rule::k_ramp => w("`ramp`", Other),
@@ -577,7 +581,7 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
     out
 }
 
-const ALL_KEYWORDS: [&str; 72] = [
+const ALL_KEYWORDS: [&str; 74] = [
     "methodology",
     "version",
     "describe",
@@ -650,6 +654,8 @@ const ALL_KEYWORDS: [&str; 72] = [
     "together",
     "job",
     "device",
+    "of",
+    "as",
 ];
 
 /// Whether `word` is reserved and cannot name anything.
