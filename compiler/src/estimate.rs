@@ -27,6 +27,17 @@ pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
         Action::Together { jobs, ramp, stop, .. } => {
             measure(&mut e, span, *ramp, stop, jobs.iter().any(|j| j.workload.writes()))
         }
+        Action::Qos(q) => {
+            let each = q.ramp.saturating_add(q.probe);
+            let (min, max) = q.probes();
+            e.time = TimeRange {
+                min: Duration::from_millis(each.as_millis().saturating_mul(min as u64)),
+                max: Duration::from_millis(each.as_millis().saturating_mul(max as u64)),
+            };
+            if q.workload.writes() {
+                e.written.timed = e.time;
+            }
+        }
         Action::Rounds { cells, rule, .. } => {
             let round = cells
                 .iter()

@@ -167,6 +167,16 @@ impl Validator {
                     _ => {}
                 }
             }
+            Action::Qos(q) => {
+                self.io(step, &q.workload, &q.qd, counted, &target);
+                self.nonzero(step, q.probe, "probe time");
+                if q.percentile_ppm == 0 || q.percentile_ppm >= 1_000_000 || q.under_ns == 0 {
+                    self.fail(step, "its latency limit is not a percentile under a latency");
+                }
+                if q.precision == Percent::ZERO || q.precision >= Percent::whole(50) {
+                    self.fail(step, format!("a precision of {} cannot narrow the search", q.precision));
+                }
+            }
             Action::Rounds { cells, track, rule } => {
                 if cells.is_empty() {
                     self.fail(step, "rounds with no measurement");

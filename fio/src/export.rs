@@ -209,6 +209,28 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             }
             vec![s]
         }
+        Action::Qos(q) => {
+            let mut s = io_section(name(""), &q.workload, &q.qd, &settings, engine);
+            s.notes.insert(
+                0,
+                format!(
+                    "{label}: latency QoS search for the highest rate with {} under {}. fio's latency_target \
+                     searches queue depth, not rate: this section is the closed-loop probe that starts the \
+                     search; run it again with rate_iops at the rates methodic probed",
+                    q.percentile_name(),
+                    q.limit_name()
+                ),
+            );
+            timed(
+                &mut s,
+                q.ramp,
+                &MeasureStop { time: Some(q.probe), written: None },
+                &q.workload,
+                &q.qd,
+                engine,
+            );
+            vec![s]
+        }
         Action::Together { jobs, ramp, stop, .. } => {
             let mut out = Vec::new();
             for (k, job) in jobs.iter().enumerate() {

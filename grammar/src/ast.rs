@@ -546,6 +546,30 @@ pub enum RateUnit {
     Of(Spanned<String>),
 }
 
+/// A setting of a `qos` step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QosSetting {
+    pub kind: QosSettingKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum QosSettingKind {
+    /// `p99.99 under 1ms`: the percentile in parts per million, the limit
+    /// in nanoseconds.
+    Limit {
+        percentile: Spanned<u32>,
+        under: Spanned<u64>,
+    },
+    /// Each probe point's record time.
+    Probe(Expr),
+    Ramp(Expr),
+    /// The search stops when the rate that meets the limit and the one
+    /// that does not are this close.
+    Precision(Expr),
+    Arrivals(Spanned<Arrivals>),
+}
+
 /// `job NAME WORKLOAD OPTIONS` in a `together` step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobDef {
@@ -594,6 +618,14 @@ pub enum StmtKind {
     Measure {
         workload: WorkloadRef,
         opts: Vec<StepOpt>,
+    },
+    /// `qos W qd N { p99.99 under 1ms; ... }`: the highest rate at which
+    /// a latency percentile stays under a limit.
+    Qos {
+        workload: WorkloadRef,
+        /// The `qd N` option.
+        qd: StepOpt,
+        settings: Vec<QosSetting>,
     },
     /// `together OPTIONS { job ... }`: jobs that run at the same time.
     Together {

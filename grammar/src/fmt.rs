@@ -316,6 +316,11 @@ impl Printer<'_> {
                 };
                 self.step(keyword, workload, opts, stmt.span);
             }
+            StmtKind::Qos { workload, qd, settings } => {
+                let head = format!("qos {} {} ", self.workload_ref(workload), self.step_opt(qd));
+                let props = self.qos_props(settings);
+                self.prop_block(&head, &props, stmt.span, "");
+            }
             StmtKind::Together { opts, jobs } => {
                 // A job a line, as a target block's settings: the jobs are
                 // what a reader compares.
@@ -500,6 +505,12 @@ impl Printer<'_> {
             StmtKind::Probe(settings) => {
                 format!("probe pages {}", inline_body(&self.probe_props(settings)))
             }
+            StmtKind::Qos { workload, qd, settings } => format!(
+                "qos {} {} {}",
+                self.workload_ref(workload),
+                self.step_opt(qd),
+                inline_body(&self.qos_props(settings))
+            ),
         })
     }
 
@@ -568,6 +579,24 @@ impl Printer<'_> {
                     ProbeSettingKind::Statistic(a) => {
                         format!("statistic {}", self.text(a.span))
                     }
+                };
+                (text, s.span)
+            })
+            .collect()
+    }
+
+    fn qos_props(&self, settings: &[QosSetting]) -> Vec<(String, Span)> {
+        settings
+            .iter()
+            .map(|s| {
+                let text = match &s.kind {
+                    QosSettingKind::Limit { percentile, under } => {
+                        format!("{} under {}", self.text(percentile.span), self.text(under.span))
+                    }
+                    QosSettingKind::Probe(e) => format!("probe {}", self.expr(e)),
+                    QosSettingKind::Ramp(e) => format!("ramp {}", self.expr(e)),
+                    QosSettingKind::Precision(e) => format!("precision {}", self.expr(e)),
+                    QosSettingKind::Arrivals(a) => a.node.keyword().to_string(),
                 };
                 (text, s.span)
             })

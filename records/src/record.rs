@@ -120,6 +120,43 @@ pub struct StepResult {
     /// all of them merged).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobResult>,
+    /// A latency QoS search: every probe, and the rate it found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qos: Option<QosResult>,
+}
+
+/// What a latency QoS search found: the highest rate at which the
+/// percentile stayed under the limit, and every probe it made, in order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QosResult {
+    /// `p99.99`.
+    pub percentile: String,
+    pub limit_us: f64,
+    /// The closed-loop probe: the most the target did at this queue depth.
+    pub closed_loop_iops: f64,
+    /// The highest rate that met the limit; `None` when none did.
+    pub found_iops: Option<f64>,
+    /// The lowest rate that did not, above it (the search's bracket).
+    pub failed_iops: Option<f64>,
+    pub points: Vec<QosPoint>,
+    /// In words: `p99.99 under 1ms up to 41250 IOPS (41250 met it, 42500 did not; closed loop 61000 IOPS)`.
+    pub verdict: String,
+}
+
+/// One probe of a QoS search.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QosPoint {
+    /// The rate asked; `None` for the closed-loop probe.
+    pub rate_iops: Option<f64>,
+    /// I/Os a second completed over the probe's record time.
+    pub achieved_iops: f64,
+    /// The rate was kept (open loop): achieved within 1% of asked.
+    pub kept: bool,
+    /// The searched percentile, µs.
+    pub percentile_us: f64,
+    pub latency_us: crate::numbers::Latency,
+    /// Kept, and the percentile under the limit.
+    pub met: bool,
 }
 
 /// One job of a `together` step: what it did, on which device, and its
@@ -175,6 +212,7 @@ impl StepResult {
             device_io: None,
             health: Vec::new(),
             jobs: Vec::new(),
+            qos: None,
         }
     }
 }

@@ -119,6 +119,10 @@ fn scale(step: &mut Step, factor: f64) {
             };
             *series = series_for(*series, length);
         }
+        Action::Qos(q) => {
+            q.ramp = by(q.ramp, 0);
+            q.probe = by(q.probe, MIN_RECORD_MS);
+        }
         Action::Measure { ramp, stop, series, .. } | Action::Together { ramp, stop, series, .. } => {
             *ramp = by(*ramp, 0);
             if let Some(t) = stop.time.as_mut() {

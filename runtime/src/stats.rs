@@ -169,6 +169,14 @@ impl Recorder {
         self.read.ios + self.write.ios
     }
 
+    /// The latency at `ppm` parts per million (999,900 for p99.99) of every
+    /// I/O, reads and writes together, in nanoseconds; `None` with none.
+    pub fn percentile_ns(&self, ppm: u32) -> Option<u64> {
+        let mut all = self.read.clone();
+        all.merge(&self.write);
+        (!all.lat.is_empty()).then(|| all.lat.value_at_quantile(ppm as f64 / 1e6))
+    }
+
     pub fn bytes(&self) -> u64 {
         self.read.bytes + self.write.bytes
     }

@@ -298,6 +298,33 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
                 ));
             }
         }
+        (Action::Qos(x), Action::Qos(y)) if x != y => {
+            let show = |q: &crate::plan::Qos| {
+                format!(
+                    "{} under {}, {} probes (ramp {}), within {}, {} arrivals",
+                    q.percentile_name(),
+                    q.limit_name(),
+                    q.probe.human(),
+                    q.ramp.human(),
+                    q.precision,
+                    q.arrivals.words()
+                )
+            };
+            let (class, why) = if (x.percentile_ppm, x.under_ns, x.arrivals)
+                != (y.percentile_ppm, y.under_ns, y.arrivals)
+            {
+                (
+                    BreaksComparability,
+                    "another latency limit or arrival process: the rate found answers another question",
+                )
+            } else {
+                (
+                    ShiftsPrecision,
+                    "the same question, answered with longer or shorter probes or a finer or coarser search",
+                )
+            };
+            out.push(raw(class, "latency QoS search", show(x), show(y), why, here.clone()))
+        }
         (Action::Together { jobs: x, .. }, Action::Together { jobs: y, .. }) if x != y => {
             let show = |jobs: &[crate::plan::Job]| {
                 jobs.iter()

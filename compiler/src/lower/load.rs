@@ -162,3 +162,97 @@ impl Lowerer<'_, '_> {
         })
     }
 }
+
+impl Lowerer<'_, '_> {
+    /// `qos W qd N { pNN under LATENCY; probe D; [ramp D]; [precision P%]; [uniform|poisson] }`.
+    pub(super) fn qos(
+        &mut self,
+        span: Span,
+        workload: &WorkloadRef,
+        qd: &StepOpt,
+        settings: &[QosSetting],
+        scope: &Scope,
+    ) {
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let qd = match &qd.kind {
+            StepOptKind::Qd(e) => self.qd(e, scope),
+            _ => None,
+        };
+        let mut limit = None;
+        let (mut probe, mut ramp, mut precision) = (None, Some(Duration::ZERO), Some(Percent::whole(5)));
+        let mut arrivals = Arrivals::Uniform;
+        let mut at: HashMap<&'static str, Span> = HashMap::new();
+        let mut ok = true;
+        for s in settings {
+            let name = match &s.kind {
+                QosSettingKind::Limit { percentile, under } => {
+                    limit = Some((percentile.node, under.node));
+                    "latency limit"
+                }
+                QosSettingKind::Probe(e) => {
+                    probe = self.expect_nonzero_duration(e, &scope.vars, "`probe`").map(|(d, _)| d);
+                    ok &= probe.is_some();
+                    "probe"
+                }
+                QosSettingKind::Ramp(e) => {
+                    ramp = self.expect_duration(e, &scope.vars, "`ramp`").map(|(d, _)| d);
+                    ok &= ramp.is_some();
+                    "ramp"
+                }
+                QosSettingKind::Precision(e) => {
+                    precision = match self.expect_percent(e, &scope.vars, "`precision`") {
+                        Some((p, _)) if p > Percent::ZERO && p < Percent::whole(50) => Some(p),
+                        Some((p, s)) => {
+                            let d = Diagnostic::new(
+                                Code::ShareRange,
+                                s,
+                                format!("a precision of {p} cannot narrow the search"),
+                            )
+                            .with_hint("a share above 0% and below 50%, such as `precision 2%`");
+                            self.error(d);
+                            None
+                        }
+                        None => None,
+                    };
+                    ok &= precision.is_some();
+                    "precision"
+                }
+                QosSettingKind::Arrivals(a) => {
+                    arrivals = a.node;
+                    "arrivals"
+                }
+            };
+            if let Some(first) = at.get(name) {
+                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{name}` is given twice"))
+                    .with_secondary(*first, "first given here");
+                self.error(d);
+                ok = false;
+            }
+            at.insert(name, s.span);
+        }
+        if limit.is_none() {
+            self.missing(span, "qos", "a latency limit", "qos w qd 32 { p99.99 under 1ms; probe 30s }");
+            ok = false;
+        }
+        if !at.contains_key("probe") {
+            self.missing(span, "qos", "a probe time", "qos w qd 32 { p99.99 under 1ms; probe 30s }");
+            ok = false;
+        }
+        let (
+            Some(wl),
+            Some(qd),
+            Some((percentile_ppm, under_ns)),
+            Some(probe),
+            Some(ramp),
+            Some(precision),
+            true,
+        ) = (wl, qd, limit, probe, ramp, precision, ok)
+        else {
+            return;
+        };
+        let q =
+            Qos { workload: wl.w.clone(), qd, percentile_ppm, under_ns, ramp, probe, precision, arrivals };
+        self.emit(scope, Action::Qos(q), span, None);
+    }
+}

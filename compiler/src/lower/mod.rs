@@ -28,7 +28,7 @@ use methodic_grammar::{Code, Diagnostic, did_you_mean, is_reserved};
 use crate::estimate;
 use crate::plan::{
     Action, BlockShare, Cell, DataPattern, Dataset, Extent, Job, MeasureStop, PreconditionStop, Probe, Qd,
-    Rate, RateAmount, RepeatRun, SteadyRule, Step, Target, Workload,
+    Qos, Rate, RateAmount, RepeatRun, SteadyRule, Step, Target, Workload,
 };
 use crate::resolve::{Def, Defs};
 use crate::rules::{self, Field, Problem};
@@ -357,6 +357,13 @@ fn step_id(phase: Option<&str>, action: &Action, repeat: Option<&RepeatRun>) -> 
             };
             format!("{}-qd{}-rate-{amount}", slug(&workload.name), qd.total)
         }
+        Action::Qos(q) => format!(
+            "qos-{}-qd{}-{}-under-{}",
+            slug(&q.workload.name),
+            q.qd.total,
+            slug(&q.percentile_name()),
+            slug(&q.limit_name())
+        ),
         Action::Together { jobs, .. } => {
             let names: Vec<String> = jobs.iter().map(|j| slug(&j.name)).collect();
             format!("together-{}", names.join("-"))

@@ -172,6 +172,7 @@ impl Lowerer<'_, '_> {
             StmtKind::Sweep { workload, opts } => self.sweep(stmt.span, workload, opts, scope),
             StmtKind::Measure { workload, opts } => self.measure(stmt.span, workload, opts, scope),
             StmtKind::Together { opts, jobs } => self.together(stmt.span, opts, jobs, scope),
+            StmtKind::Qos { workload, qd, settings } => self.qos(stmt.span, workload, qd, settings, scope),
             StmtKind::DropCaches => self.emit(scope, Action::DropCaches, stmt.span, None),
             StmtKind::Idle(e) => {
                 let Some((time, _)) = self.expect_nonzero_duration(e, &scope.vars, "`idle`") else {

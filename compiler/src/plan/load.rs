@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 pub use methodic_grammar::ast::Arrivals;
 
-use super::{Bytes, Percent, Qd, Workload};
+use super::{Bytes, Duration, Percent, Qd, Workload};
 
 /// I/Os started at a fixed rate, over all the step's workers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -59,6 +59,67 @@ impl Rate {
             RateAmount::Share { share, of } => format!("{share} of the IOPS of step {}", of + 1),
         };
         format!("{amount}, {} arrivals", self.arrivals.words())
+    }
+}
+
+/// A latency QoS search: the highest open-loop rate at which a latency
+/// percentile of `workload` at `qd` stays under a limit. The search is
+/// stated: a closed-loop probe first (the most the target does at this
+/// depth, `M`); then open-loop probes at `M/2`, halving until one meets
+/// the limit (at most [`Qos::HALVINGS`] times); then bisection between the
+/// highest rate that met it and the lowest that did not, until they are
+/// within `precision` of the latter. A probe meets the limit when the rate
+/// was kept and its percentile is under the limit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Qos {
+    pub workload: Workload,
+    pub qd: Qd,
+    /// The percentile in parts per million: p99.99 is 999,900.
+    pub percentile_ppm: u32,
+    /// The latency it must stay under, in nanoseconds.
+    pub under_ns: u64,
+    /// Each probe's ramp (not recorded) and record time.
+    pub ramp: Duration,
+    pub probe: Duration,
+    pub precision: Percent,
+    pub arrivals: Arrivals,
+}
+
+impl Qos {
+    /// Halvings below `M/2` before the search gives up: 1/2048 of `M`.
+    pub const HALVINGS: u32 = 10;
+
+    /// Bisection probes to bring a bracket of a factor of 2 within
+    /// `precision`.
+    pub fn bisections(&self) -> u32 {
+        let p = (self.precision.as_f64() / 100.0).clamp(1e-6, 0.5);
+        (0.5 / p).log2().ceil().max(0.0) as u32
+    }
+
+    /// The fewest and the most probes the search takes, the closed-loop
+    /// one included.
+    pub fn probes(&self) -> (u32, u32) {
+        (2 + self.bisections(), 2 + Self::HALVINGS + self.bisections())
+    }
+
+    /// `p99.99`.
+    pub fn percentile_name(&self) -> String {
+        let p = format!("{:.4}", self.percentile_ppm as f64 / 10_000.0);
+        format!("p{}", p.trim_end_matches('0').trim_end_matches('.'))
+    }
+
+    /// `500us`, `1ms`, `1.5ms`.
+    pub fn limit_name(&self) -> String {
+        let ns = self.under_ns;
+        let (value, unit) = match ns {
+            n if n >= 1_000_000_000 => (n as f64 / 1e9, "s"),
+            n if n >= 1_000_000 => (n as f64 / 1e6, "ms"),
+            n if n >= 1_000 => (n as f64 / 1e3, "us"),
+            n => (n as f64, "ns"),
+        };
+        let v = format!("{value:.3}");
+        format!("{}{unit}", v.trim_end_matches('0').trim_end_matches('.'))
     }
 }
 

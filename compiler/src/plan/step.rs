@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Job, Metric, Percent, QdCounting, Rate,
+    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Job, Metric, Percent, QdCounting, Qos, Rate,
     StepEstimate, Target, Workload,
 };
 
@@ -60,6 +60,8 @@ pub enum Action {
     /// written`).
     #[serde(alias = "Together")]
     Together { jobs: Vec<Job>, ramp: Duration, stop: MeasureStop, series: Duration },
+    /// The highest rate at which a latency percentile stays under a limit.
+    Qos(Qos),
 
     /// Rounds of measurements repeated until the tracked cell is steady.
     #[serde(alias = "Rounds")]
@@ -91,6 +93,7 @@ impl Action {
             | Action::Measure { workload, .. } => vec![workload],
             Action::Rounds { cells, .. } => cells.iter().map(|c| &c.workload).collect(),
             Action::Together { jobs, .. } => jobs.iter().map(|j| &j.workload).collect(),
+            Action::Qos(q) => vec![&q.workload],
             _ => Vec::new(),
         }
     }
@@ -104,6 +107,7 @@ impl Action {
             Action::Measure { .. } => "measure",
             Action::Rounds { .. } => "rounds",
             Action::Together { .. } => "together",
+            Action::Qos(_) => "qos",
             Action::DropCaches => "drop_caches",
             Action::Idle { .. } => "idle",
             Action::LimitRam { .. } => "limit_ram",
@@ -134,6 +138,7 @@ impl Action {
             Action::Precondition { workload, .. } | Action::Measure { workload, .. } => workload.writes(),
             Action::Rounds { cells, .. } => cells.iter().any(|c| c.workload.writes()),
             Action::Together { jobs, .. } => jobs.iter().any(|j| j.workload.writes()),
+            Action::Qos(q) => q.workload.writes(),
             Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. } => false,
         }
     }
@@ -225,6 +230,14 @@ impl Step {
                     rule.max_rounds
                 )
             }
+            Action::Qos(q) => format!(
+                "qos {}: the highest rate with {} under {} ({} probes, within {})",
+                q.workload.label(),
+                q.percentile_name(),
+                q.limit_name(),
+                q.probe.human(),
+                q.precision
+            ),
             Action::DropCaches => "drop caches".to_string(),
             Action::Idle { time } => format!("idle {}", time.human()),
             Action::LimitRam { limit: Some(b) } => format!("limit RAM to {b}"),
@@ -260,6 +273,7 @@ impl Step {
             Action::Fill { qd, .. } | Action::Precondition { qd, .. } | Action::Measure { qd, .. } => {
                 Some(show(qd))
             }
+            Action::Qos(q) => Some(show(&q.qd)),
             Action::Together { jobs, .. } => Some(
                 jobs.iter().map(|j| format!("{} {}", j.name, show(&j.qd))).collect::<Vec<_>>().join(", "),
             ),

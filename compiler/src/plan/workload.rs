@@ -133,6 +133,7 @@ impl IoKey {
                 .iter()
                 .map(|c| IoKey::Io { kind, io: c.workload.io(), qd: c.qd.total, rate: None })
                 .collect(),
+            Action::Qos(q) => vec![IoKey::Io { kind, io: q.workload.io(), qd: q.qd.total, rate: None }],
             Action::Together { jobs, .. } => jobs
                 .iter()
                 .map(|j| IoKey::Io { kind, io: j.workload.io(), qd: j.qd.total, rate: j.rate })

@@ -91,6 +91,9 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::k_device
             | Rule::k_of
             | Rule::k_as
+            | Rule::k_qos
+            | Rule::k_under
+            | Rule::k_precision
     )
 }
 
@@ -375,6 +378,35 @@ impl Builder {
                 }
                 StmtKind::Together { opts, jobs }
             }
+            Rule::qos => {
+                let workload = self.workload_ref(c.expect("workload")?)?;
+                let qd = self.step_opt(c.expect("queue depth")?)?;
+                let mut settings = Vec::new();
+                while let Some(p) = c.next() {
+                    let pspan = self.span(&p);
+                    let rule = p.as_rule();
+                    let mut pc = self.children(&p);
+                    let v = pc.expect("value")?;
+                    let kind = match rule {
+                        Rule::q_limit => {
+                            let percentile = self.percentile(&v)?;
+                            let limit = self.latency_limit(&pc.expect("latency")?)?;
+                            QosSettingKind::Limit { percentile, under: limit }
+                        }
+                        Rule::q_probe => QosSettingKind::Probe(self.expr(v)?),
+                        Rule::q_ramp => QosSettingKind::Ramp(self.expr(v)?),
+                        Rule::q_precision => QosSettingKind::Precision(self.expr(v)?),
+                        Rule::q_arrivals => {
+                            let kind =
+                                if v.as_str() == "poisson" { Arrivals::Poisson } else { Arrivals::Uniform };
+                            QosSettingKind::Arrivals(Spanned::new(kind, self.span(&v)))
+                        }
+                        _ => return Err(self.unexpected(&p, "qos")),
+                    };
+                    settings.push(QosSetting { kind, span: pspan });
+                }
+                StmtKind::Qos { workload, qd, settings }
+            }
             Rule::drop_caches => StmtKind::DropCaches,
             Rule::idle => StmtKind::Idle(self.expr(c.expect("duration")?)?),
             Rule::copy => StmtKind::Copy(self.ident(c.expect("dataset")?)),
@@ -495,6 +527,53 @@ impl Builder {
             }
         };
         Ok(StepOpt { kind, span })
+    }
+
+    /// `p99.99` as parts per million (999,900): above 0 and below 100%.
+    fn percentile(&mut self, pair: &Pair<'_, Rule>) -> BuildResult<Spanned<u32>> {
+        let span = self.span(pair);
+        let digits = &pair.as_str()[1..];
+        let ppm = digits.parse::<f64>().ok().map(|p| (p * 10_000.0).round()).filter(|p| *p > 0.0 && *p < 1e6);
+        match ppm {
+            Some(ppm) if ((ppm / 10_000.0) - digits.parse::<f64>().unwrap_or(0.0)).abs() < 1e-9 => {
+                Ok(Spanned::new(ppm as u32, span))
+            }
+            _ => Err(Box::new(
+                Diagnostic::new(
+                    crate::diagnostic::Code::Syntax,
+                    span,
+                    format!("`{}` is not a percentile methodic can count", pair.as_str()),
+                )
+                .with_hint(
+                    "a percentile above p0 and below p100, to four decimals: p50, p99, p99.99, p99.9999",
+                ),
+            )),
+        }
+    }
+
+    /// `500us`, `1ms`, `1.5ms`, `2s` as nanoseconds.
+    fn latency_limit(&mut self, pair: &Pair<'_, Rule>) -> BuildResult<Spanned<u64>> {
+        let span = self.span(pair);
+        let text = pair.as_str();
+        let at = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+        let (number, unit) = text.split_at(at);
+        let scale = match unit {
+            "ns" => 1.0,
+            "us" | "µs" => 1e3,
+            "ms" => 1e6,
+            _ => 1e9,
+        };
+        match number.parse::<f64>().ok().map(|n| n * scale).filter(|ns| *ns >= 1.0 && ns.fract() == 0.0) {
+            Some(ns) => Ok(Spanned::new(ns as u64, span)),
+            None => Err(Box::new(
+                Diagnostic::new(
+                    crate::diagnostic::Code::Syntax,
+                    span,
+                    format!("`{text}` is not a latency limit"),
+                )
+                .with_hint("a whole number of nanoseconds or more, such as `500us` or `1ms`"),
+            )),
+        }
     }
 
     fn steady_body(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Vec<SteadySetting>> {

@@ -122,6 +122,14 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::opt_written => w("`until written`", StepOption),
         Rule::opt_rate => w("`rate`", StepOption),
         Rule::opt_as => w("`as`", StepOption),
+        Rule::qos => w("`qos`", Step),
+        Rule::q_limit => w("a latency limit such as `p99.99 under 1ms`", Other),
+        Rule::percentile => w("a percentile such as `p99.99`", Other),
+        Rule::latency_limit => w("a latency such as `500us` or `1ms`", Other),
+        Rule::q_probe => w("`probe`", Other),
+        Rule::q_ramp => w("`ramp`", Other),
+        Rule::q_precision => w("`precision`", Other),
+        Rule::q_arrivals => w("`uniform` or `poisson`", Other),
         Rule::rate_share => w("a share of a named measurement such as `25% of peak_read`", Other),
         Rule::opt_workers => w("`workers`", StepOption),
         Rule::opt_device => w("`device`", StepOption),
@@ -180,6 +188,7 @@ fn describe_rule(rule: Rule) -> Words {
         | Rule::measure_opt
         | Rule::together_opt
         | Rule::job_opt
+        | Rule::qos_setting
         | Rule::steady_setting
         | Rule::probe_setting
         | Rule::expr
@@ -228,6 +237,9 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::k_device => w("`device`", Other),
         Rule::k_of => w("`of`", Other),
         Rule::k_as => w("`as`", Other),
+        Rule::k_qos => w("`qos`", Other),
+        Rule::k_under => w("`under`", Other),
+        Rule::k_precision => w("`precision`", Other),
         Rule::k_qd => w("`qd`", Other),
         Rule::k_read => w("`read`", Other),
         Rule::k_ramp => w("`ramp`", Other),
@@ -581,7 +593,7 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
     out
 }
 
-const ALL_KEYWORDS: [&str; 74] = [
+const ALL_KEYWORDS: [&str; 77] = [
     "methodology",
     "version",
     "describe",
@@ -656,6 +668,9 @@ const ALL_KEYWORDS: [&str; 74] = [
     "device",
     "of",
     "as",
+    "qos",
+    "under",
+    "precision",
 ];
 
 /// Whether `word` is reserved and cannot name anything.

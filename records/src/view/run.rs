@@ -86,6 +86,9 @@ pub fn step_line(r: &StepResult, units: Units) -> String {
     if let Some(p) = &r.probe {
         parts.push(probe_words(p));
     }
+    if let Some(q) = &r.qos {
+        parts.push(q.verdict.clone());
+    }
     for j in &r.jobs {
         let t = &j.summary.total;
         let rate = if binary { t.mib_s } else { t.mb_s };

@@ -12,6 +12,7 @@ mod fill;
 mod measure;
 mod precondition;
 mod probe;
+mod qos;
 mod rounds;
 pub(super) mod system;
 mod together;
@@ -76,6 +77,7 @@ fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observ
         Action::Erase { method } => erase::run(x, s, *method, observer),
         Action::Fill { workload, qd, passes } => fill::run(x, s, workload, *qd, *passes),
         Action::Together { jobs, ramp, stop, series } => together::run(x, s, jobs, *ramp, stop, *series),
+        Action::Qos(q) => qos::run(x, s, q),
         Action::Measure { workload, qd, ramp, stop, series, rate } => {
             measure::run(x, s, workload, *qd, *ramp, stop, *series, *rate)
         }

@@ -1,0 +1,127 @@
+//! Latency QoS searches: the highest open-loop rate at which a latency
+//! percentile stays under a limit, by the search the plan states
+//! ([`Qos`]): a closed-loop probe for the most the target does, open-loop
+//! probes from half of it down by halves until one meets the limit, then
+//! bisection to the plan's precision. Every probe is recorded.
+
+use methodic_compiler::plan::{Qos, Rate, RateAmount};
+use methodic_results::record::{QosPoint, QosResult};
+
+use crate::error::{Error, Result};
+use crate::exec::io::{At, IoRun, IoSpec, std_duration};
+use crate::exec::step::{Executor, StepRun};
+
+/// A probe is kept when it completed at least this share of the rate asked.
+const KEPT: f64 = 0.99;
+
+pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<()> {
+    let mut log = None;
+    let mut points: Vec<(QosPoint, IoRun)> = Vec::new();
+    let limit_us = q.under_ns as f64 / 1000.0;
+    let mut probe = |x: &mut Executor<'_>, rate: Option<f64>, k: u32| -> Result<QosPoint> {
+        let spec = IoSpec {
+            workload: &q.workload,
+            qd: q.qd,
+            settings: s.settings,
+            ramp: std_duration(q.ramp),
+            record: Some(std_duration(q.probe)),
+            passes: None,
+            budget: None,
+            series: None,
+            at: At { round: k, cell: 1 },
+            rate: rate
+                .map(|r| Rate { amount: RateAmount::Iops(r.round().max(1.0) as u64), arrivals: q.arrivals }),
+        };
+        let run = x.io(s.step, spec)?;
+        if log.is_none() {
+            log = x.latency_log(s.step, run.record_start)?;
+        }
+        if let Some(log) = log.as_mut() {
+            run.log_into(log, &format!("probe{k}."))?;
+        }
+        let summary = run.recorder.summary(run.seconds);
+        let achieved = summary.total.iops;
+        let kept = rate.is_none_or(|r| achieved >= KEPT * r.round().max(1.0));
+        let percentile_us =
+            run.recorder.percentile_ns(q.percentile_ppm).map_or(f64::INFINITY, |ns| ns as f64 / 1000.0);
+        let point = QosPoint {
+            rate_iops: rate.map(|r| r.round().max(1.0)),
+            achieved_iops: achieved,
+            kept,
+            percentile_us,
+            latency_us: summary.total.latency_us.clone(),
+            met: kept && percentile_us <= limit_us,
+        };
+        points.push((point.clone(), run));
+        Ok(point)
+    };
+    // The closed-loop probe: the most the target does at this depth.
+    let closed = probe(x, None, 1)?;
+    let max = closed.achieved_iops;
+    if max < 1.0 {
+        return Err(Error::unsupported(format!(
+            "the closed-loop probe of step {} completed {max:.1} I/Os a second: nothing to search below",
+            s.step.id
+        )));
+    }
+    // Bracketing: from half the maximum down by halves until one meets it.
+    let (mut met, mut failed): (Option<f64>, Option<f64>) = (None, Some(max));
+    let mut rate = max / 2.0;
+    let mut k = 2;
+    for _ in 0..=Qos::HALVINGS {
+        let p = probe(x, Some(rate), k)?;
+        k += 1;
+        if p.met {
+            met = Some(rate);
+            break;
+        }
+        failed = Some(rate);
+        rate /= 2.0;
+    }
+    // Bisection between the highest that met it and the lowest that did not.
+    if let (Some(mut lo), Some(mut hi)) = (met, failed) {
+        let precision = q.precision.as_f64() / 100.0;
+        while (hi - lo) / hi > precision && !x.workers.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            let mid = (lo + hi) / 2.0;
+            let p = probe(x, Some(mid), k)?;
+            k += 1;
+            if p.met { lo = mid } else { hi = mid }
+        }
+        met = Some(lo);
+        failed = Some(hi);
+    }
+    let name = q.percentile_name();
+    let verdict = match met {
+        Some(found) => format!(
+            "{name} under {} up to {found:.0} IOPS ({found:.0} met it, {:.0} did not; closed loop {max:.0} IOPS, {name} {:.1} us)",
+            q.limit_name(),
+            failed.unwrap_or(max),
+            closed.percentile_us
+        ),
+        None => format!(
+            "{name} stayed over {} at every rate down to {:.0} IOPS (closed loop {max:.0} IOPS)",
+            q.limit_name(),
+            failed.unwrap_or(max)
+        ),
+    };
+    // The step's numbers: the probe at the rate found, else the closed loop.
+    let found = met.map(|r| r.round().max(1.0));
+    let chosen = points.iter().rposition(|(p, _)| p.met && p.rate_iops == found).unwrap_or(0);
+    let all: Vec<QosPoint> = points.iter().map(|(p, _)| p.clone()).collect();
+    let (_, run) = points.swap_remove(chosen);
+    s.out.summary = Some(run.recorder.summary(run.seconds));
+    s.out.io = Some(run.info);
+    if let Some(log) = log {
+        s.out.latency_log = Some(x.relative(log.path()));
+    }
+    s.out.qos = Some(QosResult {
+        percentile: name,
+        limit_us,
+        closed_loop_iops: max,
+        found_iops: met,
+        failed_iops: failed,
+        points: all,
+        verdict,
+    });
+    Ok(())
+}
