@@ -461,10 +461,10 @@ fn keyword_families(word: &str) -> &'static [Family] {
         "methodology" | "describe" | "non_destructive" | "on_error" | "conventions" | "use" | "workload"
         | "dataset" | "let" => &[Definition],
         "phase" | "repeat" | "rounds" | "limit_ram" | "erase" | "fill" | "precondition" | "sweep"
-        | "measure" | "drop_caches" | "idle" | "copy" | "probe" => &[Step],
+        | "measure" | "drop_caches" | "idle" | "copy" | "probe" | "together" | "qos" => &[Step],
         "for" => &[Step, StepOption],
         "target" => &[Step],
-        "passes" | "qd" | "ramp" | "record" | "series" | "until" => &[StepOption],
+        "passes" | "qd" | "ramp" | "record" | "series" | "until" | "rate" | "as" => &[StepOption],
         "read" => &[StepOption, WorkloadProperty],
         "random" | "sequential" | "block" | "blocks" | "align" | "offset" => &[WorkloadProperty],
         "span" | "workers" | "devices" | "data" | "write_cache" => &[TargetSetting],
