@@ -168,6 +168,7 @@ mod tests {
             stop: MeasureStop { time: Some(Duration::from_secs(300)), written: None },
             series: Duration::from_secs(1),
             rate: None,
+            pauses: Pauses::default(),
         };
         let e = step(&a, Some(&Target::default()));
         assert_eq!(e.time, TimeRange::exactly(Duration::from_secs(330)));

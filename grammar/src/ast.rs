@@ -534,6 +534,17 @@ pub enum StepOptKind {
     Device(Expr),
     /// `as NAME`: names a measurement for a later `rate P% of NAME`.
     As(Spanned<String>),
+    /// `think 100us [every 16]`: the pause in nanoseconds, and after how
+    /// many I/Os (1 when not given).
+    Think {
+        pause: Spanned<u64>,
+        every: Option<Expr>,
+    },
+    /// `bursts 2s every 10s`.
+    Bursts {
+        on: Expr,
+        every: Expr,
+    },
 }
 
 /// What a rate counts: I/Os a second (`iops`), bytes a second (`/s`

@@ -453,6 +453,13 @@ impl Printer<'_> {
             StepOptKind::Workers(e) => format!("workers {}", self.expr(e)),
             StepOptKind::Device(e) => format!("device {}", self.expr(e)),
             StepOptKind::As(name) => format!("as {}", name.node),
+            StepOptKind::Think { pause, every: None } => format!("think {}", self.text(pause.span)),
+            StepOptKind::Think { pause, every: Some(e) } => {
+                format!("think {} every {}", self.text(pause.span), self.expr(e))
+            }
+            StepOptKind::Bursts { on, every } => {
+                format!("bursts {} every {}", self.expr(on), self.expr(every))
+            }
         }
     }
 

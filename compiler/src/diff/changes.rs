@@ -194,11 +194,23 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             }
         }
         (
-            Action::Measure { workload: wa, qd: qa, ramp: ra, stop: sa, series: ea, rate: ta },
-            Action::Measure { workload: wb, qd: qb, ramp: rb, stop: sb, series: eb, rate: tb },
+            Action::Measure { workload: wa, qd: qa, ramp: ra, stop: sa, series: ea, rate: ta, pauses: pa },
+            Action::Measure { workload: wb, qd: qb, ramp: rb, stop: sb, series: eb, rate: tb, pauses: pb },
         ) => {
             workload_changes(wa, wb, WORKLOAD, &here, out);
             qd_changes(qa, qb, &here, out);
+            if pa != pb {
+                let show =
+                    |p: &crate::plan::Pauses| if p.is_none() { "none".to_string() } else { p.describe() };
+                out.push(raw(
+                    BreaksComparability,
+                    "pauses between I/Os",
+                    show(pa),
+                    show(pb),
+                    "think time and bursts change how hard the drive is driven and how long it rests",
+                    here.clone(),
+                ));
+            }
             if ta != tb {
                 let show = |r: &Option<crate::plan::Rate>| r.map_or("closed loop".into(), |r| r.describe());
                 out.push(raw(

@@ -65,6 +65,43 @@ impl Lowerer<'_, '_> {
         Some(Some(Rate { amount, arrivals: r.arrivals.unwrap_or_default() }))
     }
 
+    /// A step's `think` and `bursts` options; `None` after an error.
+    pub(super) fn pauses(&mut self, o: &Opts<'_>, scope: &Scope) -> Option<Pauses> {
+        let mut pauses = Pauses::default();
+        if let Some((pause, every)) = o.think {
+            let every = match every {
+                None => 1,
+                Some(e) => match self.expect_u32(e, &scope.vars, "`think ... every`")? {
+                    (0, s) => {
+                        let d = Diagnostic::new(Code::ZeroCount, s, "`every 0` never pauses").with_hint(
+                            "pause after every N I/Os a worker starts, such as `think 100us every 16`",
+                        );
+                        self.error(d);
+                        return None;
+                    }
+                    (n, _) => n,
+                },
+            };
+            pauses.think = Some(Think { pause_ns: pause.node, every });
+        }
+        if let Some((on, every)) = o.bursts {
+            let (on_d, on_span) = self.expect_nonzero_duration(on, &scope.vars, "`bursts`")?;
+            let (every_d, _) = self.expect_nonzero_duration(every, &scope.vars, "`bursts ... every`")?;
+            if on_d >= every_d {
+                let d = Diagnostic::new(
+                    Code::ConflictingOption,
+                    on_span,
+                    format!("bursts of {} every {} leave no pause", on_d.human(), every_d.human()),
+                )
+                .with_hint("a burst shorter than its period, such as `bursts 2s every 10s`");
+                self.error(d);
+                return None;
+            }
+            pauses.bursts = Some(Bursts { on: on_d, every: every_d });
+        }
+        Some(pauses)
+    }
+
     /// `together for T [ramp R] [series S] { job ... }`.
     pub(super) fn together(&mut self, span: Span, opts: &[StepOpt], jobs: &[JobDef], scope: &Scope) {
         let o = self.opts(opts);
@@ -149,7 +186,8 @@ impl Lowerer<'_, '_> {
             }
         };
         let rate = self.rate(o.rate, &own);
-        let (Some(wl), Some(qd), Some(rate)) = (wl, qd, rate) else {
+        let pauses = self.pauses(&o, &own);
+        let (Some(wl), Some(qd), Some(rate), Some(pauses)) = (wl, qd, rate, pauses) else {
             return None;
         };
         Some(Job {
@@ -158,6 +196,7 @@ impl Lowerer<'_, '_> {
             qd,
             workers: own.target.t.workers,
             rate,
+            pauses,
             device,
         })
     }

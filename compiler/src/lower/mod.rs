@@ -27,8 +27,8 @@ use methodic_grammar::{Code, Diagnostic, did_you_mean, is_reserved};
 
 use crate::estimate;
 use crate::plan::{
-    Action, BlockShare, Cell, DataPattern, Dataset, Extent, Job, MeasureStop, PreconditionStop, Probe, Qd,
-    Qos, Rate, RateAmount, RepeatRun, SteadyRule, Step, Target, Workload,
+    Action, BlockShare, Bursts, Cell, DataPattern, Dataset, Extent, Job, MeasureStop, Pauses,
+    PreconditionStop, Probe, Qd, Qos, Rate, RateAmount, RepeatRun, SteadyRule, Step, Target, Think, Workload,
 };
 use crate::resolve::{Def, Defs};
 use crate::rules::{self, Field, Problem};
@@ -146,6 +146,10 @@ struct Opts<'o> {
     device: Option<&'o Expr>,
     /// `as NAME`.
     as_: Option<&'o Spanned<String>>,
+    /// `think PAUSE [every N]`.
+    think: Option<(&'o Spanned<u64>, Option<&'o Expr>)>,
+    /// `bursts ON every PERIOD`.
+    bursts: Option<(&'o Expr, &'o Expr)>,
 }
 
 /// A `rate` option as written.

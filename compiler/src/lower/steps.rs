@@ -227,7 +227,7 @@ impl Lowerer<'_, '_> {
             let stop = MeasureStop { time: Some(record), written: None };
             self.emit(
                 scope,
-                Action::Measure { workload, qd, ramp, stop, series, rate: None },
+                Action::Measure { workload, qd, ramp, stop, series, rate: None, pauses: Pauses::default() },
                 span,
                 Some(sweep),
             );
@@ -345,8 +345,17 @@ impl Lowerer<'_, '_> {
         let ramp = self.ramp(o.ramp, scope);
         let series = self.series(o.series, scope, time.flatten());
         let rate = self.rate(o.rate, scope);
-        let (Some(wl), Some(qd), Some(time), Some(written), Some(ramp), Some(series), Some(rate)) =
-            (wl, qd, time, written, ramp, series, rate)
+        let pauses = self.pauses(&o, scope);
+        let (
+            Some(wl),
+            Some(qd),
+            Some(time),
+            Some(written),
+            Some(ramp),
+            Some(series),
+            Some(rate),
+            Some(pauses),
+        ) = (wl, qd, time, written, ramp, series, rate, pauses)
         else {
             return;
         };
@@ -377,7 +386,7 @@ impl Lowerer<'_, '_> {
         let before = self.steps.len();
         self.emit(
             scope,
-            Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate },
+            Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate, pauses },
             span,
             None,
         );

@@ -265,6 +265,14 @@ impl Lowerer<'_, '_> {
                     out.as_ = Some(name);
                     "as"
                 }
+                StepOptKind::Think { pause, every } => {
+                    out.think = Some((pause, every.as_ref()));
+                    "think"
+                }
+                StepOptKind::Bursts { on, every } => {
+                    out.bursts = Some((on, every));
+                    "bursts"
+                }
             };
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
                 let d = Diagnostic::new(Code::DuplicateSetting, opt.span, format!("`{name}` is given twice"))

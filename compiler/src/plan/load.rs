@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 pub use methodic_grammar::ast::Arrivals;
 
-use super::{Bytes, Duration, Percent, Qd, Workload};
+use super::{Bytes, Duration, Percent, Qd, Workload, plural};
 
 /// I/Os started at a fixed rate, over all the step's workers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -62,6 +62,68 @@ impl Rate {
     }
 }
 
+/// Pauses a worker takes between its I/Os: `think` after every `every`
+/// I/Os it starts, and `bursts` (I/Os start only in the first `on` of
+/// every `every`), as fio's thinktime and vdbench's bursts give them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pauses {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Think>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bursts: Option<Bursts>,
+}
+
+impl Pauses {
+    pub fn is_none(&self) -> bool {
+        self.think.is_none() && self.bursts.is_none()
+    }
+
+    /// `think 100us every 16, bursts of 2s every 10s`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(t) = self.think {
+            parts.push(format!(
+                "think {} every {}",
+                fine_name(t.pause_ns),
+                plural(t.every as u64, "I/O", "I/Os")
+            ));
+        }
+        if let Some(b) = self.bursts {
+            parts.push(format!("bursts of {} every {}", b.on.human(), b.every.human()));
+        }
+        parts.join(", ")
+    }
+}
+
+/// A pause of `pause_ns` after every `every` I/Os a worker starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Think {
+    pub pause_ns: u64,
+    pub every: u32,
+}
+
+/// I/Os start during the first `on` of every `every`; none start in the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bursts {
+    pub on: Duration,
+    pub every: Duration,
+}
+
+/// A time to the nanosecond in its shortest unit: `500us`, `1.5ms`.
+pub fn fine_name(ns: u64) -> String {
+    let (value, unit) = match ns {
+        n if n >= 1_000_000_000 => (n as f64 / 1e9, "s"),
+        n if n >= 1_000_000 => (n as f64 / 1e6, "ms"),
+        n if n >= 1_000 => (n as f64 / 1e3, "us"),
+        n => (n as f64, "ns"),
+    };
+    let v = format!("{value:.3}");
+    format!("{}{unit}", v.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// A latency QoS search: the highest open-loop rate at which a latency
 /// percentile of `workload` at `qd` stays under a limit. The search is
 /// stated: a closed-loop probe first (the most the target does at this
@@ -111,15 +173,7 @@ impl Qos {
 
     /// `500us`, `1ms`, `1.5ms`.
     pub fn limit_name(&self) -> String {
-        let ns = self.under_ns;
-        let (value, unit) = match ns {
-            n if n >= 1_000_000_000 => (n as f64 / 1e9, "s"),
-            n if n >= 1_000_000 => (n as f64 / 1e6, "ms"),
-            n if n >= 1_000 => (n as f64 / 1e3, "us"),
-            n => (n as f64, "ns"),
-        };
-        let v = format!("{value:.3}");
-        format!("{}{unit}", v.trim_end_matches('0').trim_end_matches('.'))
+        fine_name(self.under_ns)
     }
 }
 
@@ -138,6 +192,9 @@ pub struct Job {
     /// completes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// Pauses between the job's I/Os.
+    #[serde(default, skip_serializing_if = "Pauses::is_none")]
+    pub pauses: Pauses,
     /// Which of the run's targets the job's workers use, from 0 (`device
     /// 1` in the language is the first `--target`).
     pub device: u32,

@@ -30,7 +30,7 @@ pub use self::cost::{Estimate, StepEstimate, TimeRange, Written};
 pub use self::dataset::Dataset;
 pub(crate) use self::dataset::size_draws;
 pub use self::format::Format;
-pub use self::load::{Arrivals, Job, Qos, Rate, RateAmount};
+pub use self::load::{Arrivals, Bursts, Job, Pauses, Qos, Rate, RateAmount, Think, fine_name};
 pub use self::step::{
     Action, Cell, MeasureStop, PreconditionStop, Probe, Qd, RepeatRun, SteadyRule, Step, aggregate_word,
     plural,

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Job, Metric, Percent, QdCounting, Qos, Rate,
-    StepEstimate, Target, Workload,
+    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Job, Metric, Pauses, Percent, QdCounting, Qos,
+    Rate, StepEstimate, Target, Workload,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +53,9 @@ pub enum Action {
         /// Open loop at this rate; `None` (left out): closed loop.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rate: Option<Rate>,
+        /// Pauses between I/Os (think time, bursts); left out when none.
+        #[serde(default, skip_serializing_if = "Pauses::is_none")]
+        pauses: Pauses,
     },
     /// Jobs that run at the same time, each with its own workload, queue
     /// depth, rate and device: `ramp` not recorded, then recorded for the
@@ -177,10 +180,13 @@ impl Step {
                 };
                 format!("precondition {} {stop}", workload.label())
             }
-            Action::Measure { workload, ramp, stop, rate, .. } => {
+            Action::Measure { workload, ramp, stop, rate, pauses, .. } => {
                 let mut parts = Vec::new();
                 if let Some(r) = rate {
                     parts.push(format!("open loop at {}", r.describe()));
+                }
+                if !pauses.is_none() {
+                    parts.push(pauses.describe());
                 }
                 if !ramp.is_zero() {
                     parts.push(format!("{} ramp", ramp.human()));

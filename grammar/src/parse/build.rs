@@ -94,6 +94,9 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::k_qos
             | Rule::k_under
             | Rule::k_precision
+            | Rule::k_think
+            | Rule::k_every
+            | Rule::k_bursts
     )
 }
 
@@ -390,7 +393,7 @@ impl Builder {
                     let kind = match rule {
                         Rule::q_limit => {
                             let percentile = self.percentile(&v)?;
-                            let limit = self.latency_limit(&pc.expect("latency")?)?;
+                            let limit = self.fine_duration(&pc.expect("latency")?)?;
                             QosSettingKind::Limit { percentile, under: limit }
                         }
                         Rule::q_probe => QosSettingKind::Probe(self.expr(v)?),
@@ -481,6 +484,19 @@ impl Builder {
                 Some(body) => StepOptKind::Steady(Some(self.steady_body(body)?)),
                 None => StepOptKind::Steady(None),
             },
+            Rule::opt_think => {
+                let pause = self.fine_duration(&c.expect("pause")?)?;
+                let every = match c.next() {
+                    Some(e) => Some(self.expr(e)?),
+                    None => None,
+                };
+                StepOptKind::Think { pause, every }
+            }
+            Rule::opt_bursts => {
+                let on = self.expr(c.expect("burst")?)?;
+                let every = self.expr(c.expect("period")?)?;
+                StepOptKind::Bursts { on, every }
+            }
             Rule::opt_rate => {
                 let first = c.expect("rate")?;
                 let (amount, unit) = if first.as_rule() == Rule::rate_share {
@@ -552,7 +568,7 @@ impl Builder {
     }
 
     /// `500us`, `1ms`, `1.5ms`, `2s` as nanoseconds.
-    fn latency_limit(&mut self, pair: &Pair<'_, Rule>) -> BuildResult<Spanned<u64>> {
+    fn fine_duration(&mut self, pair: &Pair<'_, Rule>) -> BuildResult<Spanned<u64>> {
         let span = self.span(pair);
         let text = pair.as_str();
         let at = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());

@@ -125,7 +125,9 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::qos => w("`qos`", Step),
         Rule::q_limit => w("a latency limit such as `p99.99 under 1ms`", Other),
         Rule::percentile => w("a percentile such as `p99.99`", Other),
-        Rule::latency_limit => w("a latency such as `500us` or `1ms`", Other),
+        Rule::fine_duration => w("a time such as `100us`, `500us` or `1ms`", Other),
+        Rule::opt_think => w("`think`", StepOption),
+        Rule::opt_bursts => w("`bursts`", StepOption),
         Rule::q_probe => w("`probe`", Other),
         Rule::q_ramp => w("`ramp`", Other),
         Rule::q_precision => w("`precision`", Other),
@@ -240,6 +242,9 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::k_qos => w("`qos`", Other),
         Rule::k_under => w("`under`", Other),
         Rule::k_precision => w("`precision`", Other),
+        Rule::k_think => w("`think`", Other),
+        Rule::k_every => w("`every`", Other),
+        Rule::k_bursts => w("`bursts`", Other),
         Rule::k_qd => w("`qd`", Other),
         Rule::k_read => w("`read`", Other),
         Rule::k_ramp => w("`ramp`", Other),
@@ -464,7 +469,9 @@ fn keyword_families(word: &str) -> &'static [Family] {
         | "measure" | "drop_caches" | "idle" | "copy" | "probe" | "together" | "qos" => &[Step],
         "for" => &[Step, StepOption],
         "target" => &[Step],
-        "passes" | "qd" | "ramp" | "record" | "series" | "until" | "rate" | "as" => &[StepOption],
+        "passes" | "qd" | "ramp" | "record" | "series" | "until" | "rate" | "as" | "think" | "bursts" => {
+            &[StepOption]
+        }
         "read" => &[StepOption, WorkloadProperty],
         "random" | "sequential" | "block" | "blocks" | "align" | "offset" => &[WorkloadProperty],
         "span" | "workers" | "devices" | "data" | "write_cache" => &[TargetSetting],
@@ -593,7 +600,7 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
     out
 }
 
-const ALL_KEYWORDS: [&str; 77] = [
+const ALL_KEYWORDS: [&str; 80] = [
     "methodology",
     "version",
     "describe",
@@ -671,6 +678,9 @@ const ALL_KEYWORDS: [&str; 77] = [
     "qos",
     "under",
     "precision",
+    "think",
+    "every",
+    "bursts",
 ];
 
 /// Whether `word` is reserved and cannot name anything.
