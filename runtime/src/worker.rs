@@ -897,6 +897,43 @@ mod tests {
         assert_eq!(out.recorder.ios(), 0, "the 4 completed after the window");
     }
 
+    /// Open loop, an injected EIO fails its I/O and stops the worker as in
+    /// closed loop (through the fault engine's `run_until`): one failure,
+    /// nothing started after it beyond what was in flight, and what was
+    /// due and not started by then counted as never started.
+    #[test]
+    fn an_injected_eio_stops_an_open_loop_worker() {
+        for (engine, depth) in [(EngineKind::Psync, 1), (EngineKind::IoUring, 8)] {
+            if engine == EngineKind::IoUring && !crate::testing::io_uring_or_skip() {
+                continue;
+            }
+            let (path, f) = scratch(&format!("eio-open-{}", engine.name()));
+            let mut j = failing_fill(f.as_raw_fd(), engine, depth);
+            j.rate = Some(OpenRate {
+                iops: 4000.0,
+                arrivals: methodic_compiler::plan::Arrivals::Poisson,
+                phase: 0.0,
+            });
+            j.timing.record = Some(Duration::from_secs(60));
+            let out = run(j).unwrap();
+            assert_eq!(out.errors, 1, "{engine:?}");
+            assert_eq!(out.first_error.unwrap().offset, 8 << 20);
+            assert!(
+                out.issued_bytes <= (8 << 20) + depth as u64 * (64 << 10),
+                "{engine:?}: {}",
+                out.issued_bytes
+            );
+            let o = out.open.unwrap();
+            assert_eq!(
+                o.started,
+                out.issued_bytes / (64 << 10),
+                "{engine:?}: every I/O started in the window"
+            );
+            assert_eq!(o.due, o.started + o.never_started, "{engine:?}");
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+
     /// A benchmark, not a check (run it by hand, release build:
     /// `cargo test --release -p methodic-runtime --lib batch_stamp -- --ignored --nocapture`):
     /// io_uring at QD32 and psync at QD1 on O_DIRECT reads of a file in
