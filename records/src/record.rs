@@ -207,8 +207,8 @@ pub struct OpenLoopResult {
     /// `started` and `completed` over the seconds recorded.
     pub started_iops: f64,
     pub completed_iops: f64,
-    /// The workers started within 1% of the I/Os due, and none had a
-    /// backlog at the end.
+    /// The workers started at least 99% of the I/Os due, and left a
+    /// backlog of at most 1% of them at the end.
     pub kept: bool,
     /// I/Os started in the window one mean gap (of their worker) or more
     /// after they were due, and their share of those started, percent.

@@ -80,7 +80,7 @@ fn assert_accounting(r: &OpenLoopResult, seconds: f64, slack: u64) {
     assert!((r.late_percent - share).abs() < 1e-9);
     assert!((r.started_iops - r.started as f64 / seconds).abs() < 1e-6);
     assert!((r.completed_iops - r.completed as f64 / seconds).abs() < 1e-6);
-    assert_eq!(r.kept, r.started as f64 >= 0.99 * r.due as f64 && r.backlog == 0);
+    assert_eq!(r.kept, r.started as f64 >= 0.99 * r.due as f64 && r.backlog as f64 <= 0.01 * r.due as f64);
     assert!(r.lateness_p99_us <= r.lateness_max_us * 1.001 + 0.001);
 }
 

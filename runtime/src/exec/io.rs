@@ -355,9 +355,12 @@ impl Workers {
 /// recorded. Kept: the workers started at least 99% of the I/Os due in the
 /// window (the schedules' own count: for uniform arrivals the rate times
 /// the time to within an I/O a worker, for Poisson arrivals the count the
-/// draws made, which varies around it by its square root), and none had a
-/// backlog when the window ended. Started I/Os above those due (a ramp's
-/// backlog cleared in the window) show as late ones.
+/// draws made, which varies around it by its square root), and the backlog
+/// left when the window ended (due a gap or more before it, never started)
+/// is at most 1% of the I/Os due: a thread the machine delayed across the
+/// window's end leaves a few, a target that could not keep up (or a backlog
+/// from the ramp it never cleared) leaves more. Started I/Os above those
+/// due (a ramp's backlog cleared in the window) show as late ones.
 fn open_loop_result(
     rate: Rate,
     asked: f64,
@@ -389,7 +392,7 @@ fn open_loop_result(
         completed,
         started_iops: per_s(started),
         completed_iops: per_s(completed),
-        kept: started as f64 >= 0.99 * due as f64 && backlog == 0,
+        kept: started as f64 >= 0.99 * due as f64 && backlog as f64 <= 0.01 * due as f64,
         late,
         late_percent: if started > 0 { late as f64 / started as f64 * 100.0 } else { 0.0 },
         late_after_us: if gap.is_finite() { us(gap) } else { 0.0 },
