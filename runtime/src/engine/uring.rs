@@ -283,6 +283,8 @@ mod tests {
             assert_eq!(done.len(), 1, "ext_arg {ext_arg}: {} completions", done.len());
             assert_eq!((done[0].slot, done[0].result), (0, 4096));
             assert_eq!(ring.inflight, 0);
+            // The timeout requests ended the waits above and were reaped.
+            assert_eq!(ring.timeouts, 0, "ext_arg {ext_arg}");
             drop(ring);
             unsafe {
                 libc::close(fds[0]);
