@@ -5,7 +5,9 @@
 #
 # fio gets its best engine at each point (psync where a job keeps one I/O
 # in flight, else the better of io_uring and libaio, each with its default
-# options). Targets, set up here and put back afterwards:
+# options). Open loop: a job at a fixed rate, uniform and Poisson, against
+# fio's rate_iops= (rate_process=poisson for Poisson), the rate each kept
+# and their p99 latency. Targets, set up here and put back afterwards:
 #   zram0 at 1GiB filled with random data (4KiB random reads, QD1 and QD32)
 #   a loop device with direct I/O over a file on tmpfs (4KiB random writes)
 #   a file on tmpfs (128KiB sequential writes)
@@ -99,6 +101,62 @@ point "4KiB randread QD32, 1 worker" zram /dev/zram0 randread 4k 32 1 "{ random;
 point "4KiB randread QD32, 2 workers" zram /dev/zram0 randread 4k 32 2 "{ random; block 4KiB; read 100% }"
 point "4KiB randwrite QD32, 1 worker" "loop, direct I/O, tmpfs" "$LOOP" randwrite 4k 32 1 "{ random; block 4KiB; read 0% }"
 point "128KiB write QD8, 1 worker" "tmpfs file" "$TMPFS/file.bin" write 128k 8 1 "{ sequential; block 128KiB; read 0% }"
+
+# Open loop: methodic at a rate against fio's rate_iops on the same target,
+# alternated in the same run. The methodology is compiled to a JSON plan and
+# given its rate there, so this runs whether or not the language spells a
+# rate yet. fio gets methodic's shape (zram at QD8: psync, 8 threads of one
+# I/O, each job rate_iops of its share) and lat_percentiles=1 for the
+# latency from submission. fio counts latency from when it submits an I/O,
+# methodic from when the I/O was due: at a rate the target keeps up with
+# the two agree; where it does not, fio's hides the wait (coordinated
+# omission) and methodic's does not, so the rates here are ones zram keeps;
+# methodic's p99 of how late its I/Os started (the host's scheduling, which
+# fio's latency leaves out) is shown beside.
+# methodic_rate TARGET WORKLOAD QD IOPS ARRIVALS: prints "iops p99_us late_p99_us kept"
+methodic_rate() {
+  local target=$1 workload=$2 qd=$3 iops=$4 arrivals=$5
+  printf 'methodology "vs-fio-rate" version "1"\ntarget { span 100%% }\nworkload w %s\nmeasure w qd %s for %ss ramp %ss\n' \
+    "$workload" "$qd" "$RUNTIME" "$RAMP" > "$WORK/rate.method"
+  "$BIN" compile "$WORK/rate.method" --format json -o "$WORK/rate.json" >/dev/null 2>&1
+  IOPS=$iops ARRIVALS=$arrivals python3 -c 'import json,os,sys; p=json.load(open(sys.argv[1])); p["steps"][0]["action"]["measure"]["rate"]={"amount": {"iops": int(os.environ["IOPS"])}, "arrivals": os.environ["ARRIVALS"]}; json.dump(p, open(sys.argv[1], "w"))' "$WORK/rate.json"
+  rm -rf "$WORK/out"
+  "$BIN" run "$WORK/rate.json" --target "$target" --destroy "$target" --overwrite --no-ceiling --seed 1 --format json --out "$WORK/out" 2>/dev/null |
+    python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"][0]; t=s["summary"]["total"]; r=s["io"]["rate"]; print(round(t["iops"]), round(t["latency_us"]["p99"],2), round(r["lateness_p99_us"],2), "kept" if r["kept"] else "not-kept")'
+}
+
+# fio_rate TARGET RW BS JOBS IOPS PROCESS: prints "iops p99_us"
+fio_rate() {
+  fio --name=j --filename="$1" --rw="$2" --bs="$3" --iodepth=1 --numjobs="$4" --ioengine=psync \
+      --rate_iops=$(( $5 / $4 )) --rate_process="$6" --lat_percentiles=1 \
+      --direct=1 --time_based --runtime="$RUNTIME" --ramp_time="$RAMP" --group_reporting \
+      --randrepeat=0 --output-format=json 2>/dev/null |
+    python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; d=j["read"] if j["read"]["io_bytes"] else j["write"]; print(round(d["iops"]), round(d["lat_ns"]["percentile"]["99.000000"]/1000,2))'
+}
+
+echo
+printf '| rate job | target | asked IOPS | methodic IOPS (kept) | fio IOPS | ratio | methodic p99 lat | fio p99 lat | ratio | methodic p99 late start |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
+# rate_point LABEL TARGET_LABEL TARGET RW BS QD IOPS ARRIVALS WORKLOAD
+rate_point() {
+  local label=$1 tlabel=$2 target=$3 rw=$4 bs=$5 qd=$6 iops=$7 arrivals=$8 workload=$9
+  local process=linear
+  [ "$arrivals" = poisson ] && process=poisson
+  : > "$WORK/rm"; : > "$WORK/rf"
+  for _ in $(seq "$REPEATS"); do
+    methodic_rate "$target" "$workload" "$qd" "$iops" "$arrivals" >> "$WORK/rm"
+    fio_rate "$target" "$rw" "$bs" "$qd" "$iops" "$process" >> "$WORK/rf"
+  done
+  local m_iops m_p99 m_late f_iops f_p99 kept
+  m_iops=$(cut -d' ' -f1 "$WORK/rm" | median); m_p99=$(cut -d' ' -f2 "$WORK/rm" | median)
+  m_late=$(cut -d' ' -f3 "$WORK/rm" | median)
+  f_iops=$(cut -d' ' -f1 "$WORK/rf" | median); f_p99=$(cut -d' ' -f2 "$WORK/rf" | median)
+  kept="$(grep -c ' kept$' "$WORK/rm" || true) of $REPEATS kept"
+  printf '| %s | %s | %s | %s (%s) | %s | %.3fx | %s us | %s us | %.2fx | %s us |\n' "$label" "$tlabel" "$iops" "$m_iops" "$kept" \
+    "$f_iops" "$(echo "$m_iops / $f_iops" | bc -l)" "$m_p99" "$f_p99" "$(echo "$m_p99 / $f_p99" | bc -l)" "$m_late"
+}
+rate_point "4KiB randread QD8, uniform" zram /dev/zram0 randread 4k 8 20000 uniform "{ random; block 4KiB; read 100% }"
+rate_point "4KiB randread QD8, Poisson" zram /dev/zram0 randread 4k 8 20000 poisson "{ random; block 4KiB; read 100% }"
 
 # The same jobs through `methodic crosscheck`: fio gets the step exported
 # as methodic ran it (its engine, threads and depth), so the two measure

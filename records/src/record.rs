@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use methodic_compiler::plan::{Metric, Step};
+use methodic_compiler::plan::{Arrivals, Metric, Step};
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Cliff, Peak, RepeatSummary, Window};
@@ -240,6 +240,108 @@ pub struct IoInfo {
     /// I/Os that failed: the step stopped at the first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<IoErrors>,
+    /// Open loop: the rate asked, the rate kept, and how late I/Os
+    /// started; absent for a closed-loop step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<OpenLoopResult>,
+}
+
+/// An open-loop step's rate: what was asked, what its workers started and
+/// completed over the record window, whether the rate was kept, and how
+/// late I/Os started (docs/RESULTS.md, "Open loop"). Latencies in the
+/// step's summary, series and log count from when each I/O was due.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenLoopResult {
+    /// I/Os a second asked over all the step's workers (for a bandwidth,
+    /// the bytes a second over the workload's mean block).
+    pub asked_iops: f64,
+    /// The bandwidth asked, bytes a second, when the rate was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_bytes_s: Option<u64>,
+    pub arrivals: Arrivals,
+    /// I/Os due in the record window, by the workers' schedules.
+    pub due: u64,
+    /// I/Os started in the record window, whenever they were due.
+    pub started: u64,
+    /// I/Os completed in the record window (the summary's).
+    pub completed: u64,
+    /// `started` and `completed` over the seconds recorded.
+    pub started_iops: f64,
+    pub completed_iops: f64,
+    /// The workers started at least 99% of the I/Os due, and left a
+    /// backlog of at most 1% of them at the end.
+    pub kept: bool,
+    /// I/Os started in the window one mean gap (of their worker) or more
+    /// after they were due, and their share of those started, percent.
+    pub late: u64,
+    pub late_percent: f64,
+    /// One worker's mean gap, us: how late counts as late.
+    pub late_after_us: f64,
+    /// How late the late I/Os started, on average, us.
+    pub lateness_mean_us: f64,
+    /// Lateness of every I/O started in the window (on time counts as 0):
+    /// its 99th percentile and its maximum, us.
+    pub lateness_p99_us: f64,
+    pub lateness_max_us: f64,
+    /// I/Os due before the window ended (ramp included) that never started.
+    pub never_started: u64,
+    /// Of those, the ones already late when it ended (a backlog).
+    pub backlog: u64,
+}
+
+impl OpenLoopResult {
+    /// `asked 50000 IOPS, kept 31250 (62.5%); 81% of I/Os started late,
+    /// by up to 1.24 s; 104000 never started`, or `at 2000 IOPS (uniform):
+    /// kept` with its late I/Os when there were any.
+    pub fn words(&self) -> String {
+        let asked = match self.asked_bytes_s {
+            Some(b) => format!("{:.1} MB/s", b as f64 / 1e6),
+            None => format!("{:.0} IOPS", self.asked_iops),
+        };
+        let share = if self.asked_iops > 0.0 { self.started_iops / self.asked_iops * 100.0 } else { 0.0 };
+        let kept = match self.asked_bytes_s {
+            Some(b) => format!("{:.1} MB/s", b as f64 / 1e6 * share / 100.0),
+            None => format!("{:.0}", self.started_iops),
+        };
+        let mut out = if self.kept {
+            format!("at {asked} ({}): kept", self.arrivals.words())
+        } else {
+            format!("asked {asked} ({}), kept {kept} ({share:.1}%)", self.arrivals.words())
+        };
+        if self.late > 0 {
+            out.push_str(&format!(
+                "; {} of I/Os started late, by up to {}",
+                percent_words(self.late_percent),
+                seconds_words(self.lateness_max_us / 1e6)
+            ));
+        }
+        if self.never_started > 0 {
+            out.push_str(&format!("; {} never started", self.never_started));
+        }
+        out
+    }
+}
+
+/// `81%`, `0.3%`, `0.004%`: a share with the digits that tell it from 0.
+fn percent_words(p: f64) -> String {
+    if p >= 10.0 {
+        format!("{p:.0}%")
+    } else if p >= 0.1 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.3}%")
+    }
+}
+
+/// `1.24 s`, `4.1 ms`, `850 us`.
+fn seconds_words(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{:.0} us", s * 1e6)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

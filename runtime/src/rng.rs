@@ -41,6 +41,16 @@ impl Rng {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 
+    /// A draw of the exponential distribution of mean 1 (the gaps of a
+    /// Poisson process of rate 1): `-ln(u)` for a uniform `u` in (0, 1],
+    /// taken from the top 53 bits so that it is never 0. Mean and
+    /// standard deviation are both 1.
+    #[inline]
+    pub fn exponential(&mut self) -> f64 {
+        let u = ((self.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
+        -u.ln()
+    }
+
     /// Fills `buf` with random bytes.
     pub fn fill(&mut self, buf: &mut [u8]) {
         let mut chunks = buf.chunks_exact_mut(8);
@@ -132,6 +142,27 @@ mod tests {
         assert_ne!(derive_seed(1, "a", 0), derive_seed(1, "a", 1));
         assert_ne!(derive_seed(1, "a", 0), derive_seed(1, "b", 0));
         assert_eq!(derive_seed(1, "a", 0), derive_seed(1, "a", 0));
+    }
+
+    /// 100,000 exponential draws: mean 1 and coefficient of variation 1,
+    /// each within 5 standard errors (the mean's is 1/sqrt(n); the
+    /// standard deviation's, for an exponential, sqrt(2)/sqrt(n)); none
+    /// below 0 or infinite.
+    #[test]
+    fn exponential_draws_have_mean_one_and_a_cv_of_one() {
+        let mut r = Rng::new(11);
+        let n = 100_000;
+        let xs: Vec<f64> = (0..n).map(|_| r.exponential()).collect();
+        assert!(xs.iter().all(|x| x.is_finite() && *x >= 0.0));
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+        let se = 1.0 / (n as f64).sqrt();
+        assert!((mean - 1.0).abs() < 5.0 * se, "mean {mean}");
+        assert!((sd / mean - 1.0).abs() < 5.0 * 2f64.sqrt() * se, "cv {}", sd / mean);
+        // Its largest value of 100,000 is about ln(100,000) = 11.5; a
+        // uniform draw of exactly 1 gives 0.
+        let max = xs.iter().cloned().fold(0.0, f64::max);
+        assert!(max > 8.0 && max < 20.0, "max {max}");
     }
 
     #[test]

@@ -2,7 +2,11 @@
 //! full. It issues the generator's I/Os until its time is up, its byte
 //! quota is issued or the run is stopped, records each completion's
 //! latency (after the ramp) and sends its per-interval counts to the
-//! series collector.
+//! series collector. Closed loop, it starts an I/O as one completes; open
+//! loop (a rate, see [`pace`]), it starts each I/O when it is due, and
+//! counts its latency from then.
+
+pub mod pace;
 
 use std::io;
 use std::os::unix::io::RawFd;
@@ -13,9 +17,10 @@ use std::time::{Duration, Instant};
 
 use methodic_compiler::plan::{Bytes, DataPattern, Workload};
 
+use self::pace::{OpenOutcome, OpenRate, Pace};
 use crate::data::{Buffers, Pattern};
 use crate::engine::uring::Uring;
-use crate::engine::{Completion, EngineFactory, EngineKind, Request, Setup};
+use crate::engine::{Completion, EngineFactory, EngineKind, Request, Setup, mono_ns};
 use crate::region::Region;
 use crate::series::{Interval, Message};
 use crate::stats::{LatencyTally, Recorder};
@@ -40,17 +45,6 @@ struct Clock {
     until: u64,
 }
 
-/// The monotonic clock (the one `Instant` reads) in nanoseconds: a u64
-/// that the worker's loop subtracts and compares in one instruction each,
-/// where `Instant` arithmetic normalises a (seconds, nanoseconds) pair.
-#[inline]
-fn mono_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // CLOCK_MONOTONIC cannot fail with a valid pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
 /// A shared byte budget: workers stop issuing once together they have
 /// written `target` bytes (`until written`; reads do not count).
 #[derive(Debug, Clone)]
@@ -73,8 +67,11 @@ pub struct Job {
     pub engine: EngineKind,
     /// io_uring: send every I/O straight to a kernel worker.
     pub force_async: bool,
-    /// I/Os kept in flight.
+    /// I/Os kept in flight (open loop: at most).
     pub depth: u32,
+    /// Open loop: this worker's share of the step's rate; `None`: closed
+    /// loop.
+    pub rate: Option<OpenRate>,
     pub workload: Workload,
     pub area: Region,
     pub stripe: Region,
@@ -133,6 +130,8 @@ pub struct Outcome {
     /// When recording began, and when the last recorded I/O completed.
     pub record_from: Instant,
     pub last_recorded: Option<Instant>,
+    /// Open loop: what was due, started, late and never started.
+    pub open: Option<OpenOutcome>,
 }
 
 /// A slot's I/O in flight.
@@ -141,7 +140,8 @@ struct Pending {
     op: Op,
     offset: u64,
     len: u32,
-    /// When it was handed to the engine, in [`mono_ns`].
+    /// When its latency counts from, in [`mono_ns`]: when it was handed
+    /// to the engine (closed loop) or when it was due (open loop).
     issued_at: u64,
 }
 
@@ -210,6 +210,15 @@ fn errno_name(errno: i32) -> String {
 }
 
 pub fn run(job: Job) -> io::Result<Outcome> {
+    // One loop, made twice: the closed loop's has none of the open loop's
+    // work in it (`if OPEN` goes at compile time).
+    if job.rate.is_some() { drive::<true>(job) } else { drive::<false>(job) }
+}
+
+/// A worker's run, closed loop (`OPEN` false: an I/O starts as one
+/// completes) or open loop (`OPEN` true: an I/O starts when it is due and
+/// a slot is free, and its latency counts from when it was due).
+fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
     if let Some(cpu) = job.cpu {
         pin(cpu);
     }
@@ -280,10 +289,22 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     let interval_len =
         job.series.as_ref().map_or(Duration::from_secs(1), |s| s.interval).as_nanos().max(1) as u64;
     let mut next_boundary = clock.record_from + interval_len;
+    // Open loop: the schedule starts at the start barrier, ramp included.
+    let mut pace = job.rate.filter(|_| OPEN).map(|r| {
+        pace::tight_timer();
+        Pace::new(r, job.seed, start_ns, clock.record_from, clock.until)
+    });
 
     loop {
+        // Open loop: the I/Os due by now start, oldest first, while a
+        // slot is free; the others wait (a backlog), their latency running.
+        let due_by = if OPEN { mono_ns() } else { 0 };
         if issuing {
             while let Some(slot) = free.pop() {
+                if OPEN && pace.as_ref().is_some_and(|p| p.next() > due_by) {
+                    free.push(slot);
+                    break;
+                }
                 let over_quota = job.quota.is_some_and(|q| issued_bytes >= q.0);
                 if over_quota || job.stop.load(Ordering::Relaxed) || job.abort.load(Ordering::Relaxed) {
                     free.push(slot);
@@ -314,22 +335,52 @@ pub fn run(job: Job) -> io::Result<Outcome> {
                     written_bytes += io.len as u64;
                 }
                 issued_bytes += io.len as u64;
-                pending[slot as usize] = Pending { op: io.op, offset: io.offset, len: io.len, issued_at: 0 };
+                let due = if OPEN { pace.as_mut().map_or(0, |p| p.take()) } else { 0 };
+                pending[slot as usize] =
+                    Pending { op: io.op, offset: io.offset, len: io.len, issued_at: due };
                 reqs.push(Request { slot, io });
             }
         }
         if inflight + reqs.len() == 0 {
-            break;
+            if !OPEN || !issuing {
+                break;
+            }
+            // Open loop, nothing in flight, nothing due: wait for the next
+            // I/O's due time (or the window's end, or the stop flags).
+            let next = pace.as_ref().map_or(u64::MAX, |p| p.next());
+            pace::sleep_until(next.min(clock.until).min(due_by.saturating_add(pace::MAX_WAIT_NS)));
+        } else {
+            let now = mono_ns();
+            if OPEN {
+                if let Some(p) = pace.as_mut() {
+                    for r in &reqs {
+                        p.started(now, pending[r.slot as usize].issued_at);
+                    }
+                }
+            } else {
+                for r in &reqs {
+                    pending[r.slot as usize].issued_at = now;
+                }
+            }
+            depth_kept.advance(now, inflight);
+            inflight += reqs.len();
+            max_inflight = max_inflight.max(inflight as u32);
+            if OPEN && issuing && !free.is_empty() {
+                // A slot is free and nothing more is due: wait for a
+                // completion or the next due time, whichever comes first;
+                // a wait too short to sleep through is spun, polling.
+                let next = pace.as_ref().map_or(u64::MAX, |p| p.next());
+                let deadline = next.min(clock.until).min(now.saturating_add(pace::MAX_WAIT_NS));
+                if deadline <= now.saturating_add(pace::SPIN_NS) {
+                    engine.run(&reqs, 0, &mut done)?;
+                } else {
+                    engine.run_until(&reqs, deadline, &mut done)?;
+                }
+            } else {
+                engine.run(&reqs, 1, &mut done)?;
+            }
+            reqs.clear();
         }
-        let now = mono_ns();
-        for r in &reqs {
-            pending[r.slot as usize].issued_at = now;
-        }
-        depth_kept.advance(now, inflight);
-        inflight += reqs.len();
-        max_inflight = max_inflight.max(inflight as u32);
-        engine.run(&reqs, 1, &mut done)?;
-        reqs.clear();
         let now = mono_ns();
         // Until the completions were reaped, every I/O counts as in flight:
         // as for their latency, their reaping is when they are known done.
@@ -383,6 +434,18 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         if now >= clock.until || job.stop.load(Ordering::Relaxed) || job.abort.load(Ordering::Relaxed) {
             issuing = false;
         }
+        if OPEN && !issuing {
+            // Whatever stopped it, the worker starts no more: what was due
+            // and not started by now never will be.
+            if let Some(p) = pace.as_mut().filter(|p| !p.closed()) {
+                p.close(now);
+            }
+        }
+    }
+    // A worker that stopped issuing with nothing in flight left the loop
+    // before closing its schedule (a no-op when it was closed).
+    if let Some(p) = pace.as_mut() {
+        p.close(mono_ns());
     }
     tally.drain_into(&mut interval.rec);
     recorder.merge(&interval.rec);
@@ -412,6 +475,7 @@ pub fn run(job: Job) -> io::Result<Outcome> {
         written_bytes,
         record_from: instant(clock.record_from),
         last_recorded: last_recorded.map(instant),
+        open: pace.map(Pace::finish),
     })
 }
 
@@ -491,6 +555,7 @@ mod tests {
             engine,
             force_async: false,
             depth,
+            rate: None,
             workload: Workload {
                 name: "t".into(),
                 blocks: vec![BlockShare { size: Bytes(4096), share: Percent::HUNDRED }],
@@ -712,6 +777,161 @@ mod tests {
         assert!(abort.load(Ordering::SeqCst), "the failing worker raised the abort");
         assert_eq!(b.errors, 0, "the other worker stopped when told, instead of reading for an hour");
         std::fs::remove_file(path).unwrap();
+    }
+
+    /// A target that holds every I/O until `stall` after the engine's first
+    /// call, then completes each at once: a device that stops serving for
+    /// a while. Nothing completes in a wait that ends before then.
+    #[derive(Debug)]
+    struct StallEngines {
+        stall: Duration,
+    }
+
+    struct Stalled {
+        stall_ns: u64,
+        first_call: Option<u64>,
+        held: Vec<Completion>,
+    }
+
+    impl Stalled {
+        fn hold(&mut self, reqs: &[Request]) -> u64 {
+            let first = *self.first_call.get_or_insert_with(mono_ns);
+            self.held.extend(reqs.iter().map(|r| Completion { slot: r.slot, result: r.io.len as i32 }));
+            first + self.stall_ns
+        }
+    }
+
+    impl crate::engine::Engine for Stalled {
+        fn kind(&self) -> EngineKind {
+            EngineKind::IoUring
+        }
+
+        fn run(&mut self, reqs: &[Request], wait: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+            let serving = self.hold(reqs);
+            if wait > 0 && !self.held.is_empty() {
+                pace::sleep_until(serving);
+            }
+            if mono_ns() >= serving {
+                done.append(&mut self.held);
+            }
+            Ok(())
+        }
+
+        fn run_until(
+            &mut self,
+            reqs: &[Request],
+            deadline: u64,
+            done: &mut Vec<Completion>,
+        ) -> io::Result<()> {
+            let serving = self.hold(reqs);
+            if !self.held.is_empty() {
+                pace::sleep_until(deadline.min(serving));
+            }
+            if mono_ns() >= serving {
+                done.append(&mut self.held);
+            }
+            Ok(())
+        }
+    }
+
+    impl EngineFactory for StallEngines {
+        fn make(&self, _: &Setup<'_>) -> io::Result<Box<dyn crate::engine::Engine>> {
+            Ok(Box::new(Stalled {
+                stall_ns: self.stall.as_nanos() as u64,
+                first_call: None,
+                held: Vec::new(),
+            }))
+        }
+    }
+
+    fn open_job(depth: u32, iops: f64, record: Duration, stall: Duration) -> Job {
+        let mut j = job(-1, EngineKind::IoUring, depth, 100, record);
+        j.rate = Some(OpenRate { iops, arrivals: methodic_compiler::plan::Arrivals::Uniform, phase: 0.0 });
+        j.engines = Arc::new(StallEngines { stall });
+        j
+    }
+
+    /// 1000 IOPS for 1 s at depth 4 on a target that serves nothing for its
+    /// first 100 ms: the I/Os due then wait for a slot (a backlog) and
+    /// start late, and their latency counts from when they were due, not
+    /// from when a slot freed. The bounds follow from the counts: the
+    /// first 4 I/Os take the slots; every one due from 4 ms to 99 ms can
+    /// only start once the target serves again, at 100 ms or later, so a
+    /// gap (1 ms) or more late; the one due at 0 completes no sooner than
+    /// 100 ms after it was due.
+    #[test]
+    fn a_stalled_target_makes_a_backlog_whose_lateness_is_counted() {
+        let out = run(open_job(4, 1000.0, Duration::from_secs(1), Duration::from_millis(100))).unwrap();
+        let o = out.open.expect("an open-loop outcome");
+        // Uniform, phase 0: due at 0, 1, .. 999 ms, exactly.
+        assert_eq!(o.due, 1000);
+        assert!(o.late + o.never_started >= 96, "{} late, {} never started", o.late, o.never_started);
+        // Every I/O due in the window started in it or never did, but for
+        // one a slot that crossed its end as it started.
+        assert!(
+            o.started + o.never_started <= o.due + 4 && o.started + o.never_started + 4 >= o.due,
+            "{o:?}"
+        );
+        assert_eq!(o.lateness.len(), o.started);
+        assert!(o.max_late_ns >= 96_000_000, "the I/O due at 4 ms started {} ns late", o.max_late_ns);
+        assert_eq!(o.gap_ns, 1e6);
+        let max = out.recorder.read.lat.max();
+        assert!(max >= 100_000_000, "the first I/O's latency, from when it was due: {max} ns");
+        assert_eq!(out.recorder.ios(), out.completed, "no ramp: every completion is recorded");
+    }
+
+    /// A target that serves nothing for the whole window: the worker
+    /// starts as many I/Os as it has slots, and the rest of what was due
+    /// never starts, counted, most of it as a backlog.
+    #[test]
+    fn a_target_that_never_serves_leaves_every_other_io_never_started() {
+        let out = run(open_job(4, 2000.0, Duration::from_millis(300), Duration::from_secs(2))).unwrap();
+        let o = out.open.unwrap();
+        assert_eq!(o.due, 600);
+        assert!(o.started <= 4, "{} started with 4 slots", o.started);
+        // Each I/O due started or never did (4: the slots, in case one
+        // started as the window ended).
+        assert!(o.started + o.never_started <= o.due && o.started + o.never_started + 4 >= o.due, "{o:?}");
+        // All but those due in the last gap before the end are a backlog.
+        assert!(o.backlog + 1 >= o.never_started && o.backlog > 0, "{o:?}");
+        assert_eq!(out.recorder.ios(), 0, "the 4 completed after the window");
+    }
+
+    /// Open loop, an injected EIO fails its I/O and stops the worker as in
+    /// closed loop (through the fault engine's `run_until`): one failure,
+    /// nothing started after it beyond what was in flight, and what was
+    /// due and not started by then counted as never started.
+    #[test]
+    fn an_injected_eio_stops_an_open_loop_worker() {
+        for (engine, depth) in [(EngineKind::Psync, 1), (EngineKind::IoUring, 8)] {
+            if engine == EngineKind::IoUring && !crate::testing::io_uring_or_skip() {
+                continue;
+            }
+            let (path, f) = scratch(&format!("eio-open-{}", engine.name()));
+            let mut j = failing_fill(f.as_raw_fd(), engine, depth);
+            j.rate = Some(OpenRate {
+                iops: 4000.0,
+                arrivals: methodic_compiler::plan::Arrivals::Poisson,
+                phase: 0.0,
+            });
+            j.timing.record = Some(Duration::from_secs(60));
+            let out = run(j).unwrap();
+            assert_eq!(out.errors, 1, "{engine:?}");
+            assert_eq!(out.first_error.unwrap().offset, 8 << 20);
+            assert!(
+                out.issued_bytes <= (8 << 20) + depth as u64 * (64 << 10),
+                "{engine:?}: {}",
+                out.issued_bytes
+            );
+            let o = out.open.unwrap();
+            assert_eq!(
+                o.started,
+                out.issued_bytes / (64 << 10),
+                "{engine:?}: every I/O started in the window"
+            );
+            assert_eq!(o.due, o.started + o.never_started, "{engine:?}");
+            std::fs::remove_file(path).unwrap();
+        }
     }
 
     /// A benchmark, not a check (run it by hand, release build:

@@ -67,7 +67,10 @@ impl Generator {
         self.blocks.iter().map(|b| b.0).max().unwrap_or(4096)
     }
 
-    #[inline]
+    // Always: the worker's loop is made twice (closed and open loop), and
+    // with two callers the compiler stopped inlining it into the closed
+    // loop's, which cost it instructions an I/O.
+    #[inline(always)]
     pub fn next_io(&mut self) -> Io {
         let len = if self.blocks.len() == 1 {
             self.blocks[0].0

@@ -365,6 +365,9 @@ impl Exporter<Ran> for Table {
             if let Some(io) = &r.io {
                 let async_ = if io.forced_async { " async" } else { "" };
                 notes.push(format!("{}{async_} {}x{}", io.engine.name(), io.threads, io.depth));
+                if let Some(open) = &io.rate {
+                    notes.push(open.words());
+                }
             }
             if let Some(st) = &r.steady {
                 notes.push(if st.reached {

@@ -62,7 +62,8 @@ impl Exports for Ran {
 }
 
 /// A finished step in a few words, for the run's progress: its numbers or
-/// its failure, steady state, copy, probe and what its actions did.
+/// its failure, an open loop's rate kept or not, steady state, copy, probe
+/// and what its actions did.
 pub fn step_line(r: &StepResult, units: Units) -> String {
     if let Some(e) = &r.error {
         return failure_words(e);
@@ -74,6 +75,9 @@ pub fn step_line(r: &StepResult, units: Units) -> String {
         let rate = if binary { s.total.mib_s } else { s.total.mb_s };
         let mean = s.total.latency_us.mean;
         parts.push(format!("{:.0} IOPS, {rate:.1} {unit}, {mean:.1} us mean", s.total.iops));
+    }
+    if let Some(open) = r.io.as_ref().and_then(|io| io.rate.as_ref()) {
+        parts.push(open.words());
     }
     if let Some(st) = &r.steady {
         let how = if st.reached { "steady after" } else { "not steady after" };
@@ -162,5 +166,57 @@ mod tests {
         let json: serde_json::Value = serde_json::from_str(&r.export(Format::Json).unwrap()).unwrap();
         assert_eq!(json["status"], "interrupted");
         assert_eq!(json["steps"].as_array().unwrap().len(), 3);
+    }
+
+    /// An open-loop step says in words whether its rate was kept: asked,
+    /// kept and its share, how many I/Os started late and by up to how
+    /// much, how many never started; in the progress line and the table.
+    #[test]
+    fn an_open_loop_step_says_whether_its_rate_was_kept() {
+        let rate = |kept: bool, late: u64, never: u64, bytes: Option<u64>| {
+            serde_json::json!({
+                "asked_iops": 50000.0, "asked_bytes_s": bytes, "arrivals": "poisson", "due": 500000,
+                "started": 312500, "completed": 312492, "started_iops": 31250.0, "completed_iops": 31249.2,
+                "kept": kept, "late": late, "late_percent": late as f64 / 3125.0, "late_after_us": 20.0,
+                "lateness_mean_us": 610000.0, "lateness_p99_us": 1200000.0, "lateness_max_us": 1240000.0,
+                "never_started": never, "backlog": never
+            })
+        };
+        let step = |rate: serde_json::Value| -> StepResult {
+            serde_json::from_value(serde_json::json!({
+                "index": 1, "id": "w", "phase": null, "kind": "measure", "rehearsal": false, "started": "",
+                "seconds": 10.0, "error": null,
+                "io": { "engine": "io_uring", "engine_reason": "", "threads": 1, "depth": 32,
+                        "mean_inflight": 32.0, "registered_buffers": true, "forced_async": false,
+                        "latency_recorded": true, "bytes_written": 0, "seed": 1, "rate": rate }
+            }))
+            .unwrap()
+        };
+        let not_kept = step(rate(false, 253125, 187500, None));
+        let words = not_kept.io.as_ref().unwrap().rate.as_ref().unwrap().words();
+        assert_eq!(
+            words,
+            "asked 50000 IOPS (Poisson), kept 31250 (62.5%); 81% of I/Os started late, by up to 1.24 s; \
+             187500 never started"
+        );
+        assert!(
+            step_line(&not_kept, Units::Decimal).ends_with(&words),
+            "{}",
+            step_line(&not_kept, Units::Decimal)
+        );
+        let mut report = ran(Units::Decimal).report;
+        report.steps = vec![not_kept];
+        let table = Ran::new(report, Units::Decimal).export(Format::Table).unwrap();
+        assert!(table.contains("kept 31250 (62.5%)"), "{table}");
+        let kept = step(rate(true, 9, 0, Some(200_000_000)));
+        assert_eq!(
+            kept.io.unwrap().rate.unwrap().words(),
+            "at 200.0 MB/s (Poisson): kept; 0.003% of I/Os started late, by up to 1.24 s"
+        );
+        // A closed-loop step's record has no rate, and writes none.
+        let closed = step(serde_json::Value::Null);
+        assert!(closed.io.as_ref().unwrap().rate.is_none());
+        let json = serde_json::to_string(&closed).unwrap();
+        assert!(!json.contains("\"rate\""), "{json}");
     }
 }

@@ -1,6 +1,8 @@
 //! Engines: one interface, one file per engine, as fio's engines are.
-//! A worker hands an engine the I/Os to start and asks for completions;
-//! the engine owns how they reach the kernel. Engines are made through
+//! A worker hands an engine the I/Os to start and asks for completions,
+//! waiting for at least one or (open loop) until a deadline on the
+//! monotonic clock ([`mono_ns`]); the engine owns how they reach the
+//! kernel. Engines are made through
 //! an [`EngineFactory`] that the run options may replace (tests wrap the
 //! real engines to inject faults or note every I/O); [`Real`] makes the
 //! io_uring and psync engines.
@@ -42,6 +44,14 @@ pub trait Engine {
     /// available to `done`.
     fn run(&mut self, reqs: &[Request], wait: usize, done: &mut Vec<Completion>) -> io::Result<()>;
 
+    /// Starts `reqs`, then waits until an I/O completes or the monotonic
+    /// clock ([`mono_ns`]) reaches `deadline`, whichever comes first, and
+    /// appends every completion available to `done` (none when the
+    /// deadline came first). Open loop: a worker with a free slot waits so
+    /// for its next I/O's due time. An engine that completes I/O inline
+    /// (psync) returns at once: it has nothing left in flight to wait for.
+    fn run_until(&mut self, reqs: &[Request], deadline: u64, done: &mut Vec<Completion>) -> io::Result<()>;
+
     /// The worker's buffers are registered with the kernel (io_uring's
     /// fixed buffers).
     fn fixed_buffers(&self) -> bool {
@@ -53,6 +63,18 @@ pub trait Engine {
     fn force_async(&self) -> bool {
         false
     }
+}
+
+/// The monotonic clock (the one `Instant` reads) in nanoseconds: a u64
+/// that a worker's loop subtracts and compares in one instruction each,
+/// where `Instant` arithmetic normalises a (seconds, nanoseconds) pair;
+/// the deadlines of [`Engine::run_until`] are on it.
+#[inline]
+pub fn mono_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // CLOCK_MONOTONIC cannot fail with a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// What one worker's engine is made for.

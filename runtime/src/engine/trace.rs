@@ -39,6 +39,11 @@ impl Engine for Traced {
         self.log.lock().expect("the trace log is not poisoned").extend(reqs.iter().map(|r| r.io));
         self.inner.run(reqs, wait, done)
     }
+
+    fn run_until(&mut self, reqs: &[Request], deadline: u64, done: &mut Vec<Completion>) -> io::Result<()> {
+        self.log.lock().expect("the trace log is not poisoned").extend(reqs.iter().map(|r| r.io));
+        self.inner.run_until(reqs, deadline, done)
+    }
 }
 
 /// An engine factory: the real engines, each traced into a log of its own.

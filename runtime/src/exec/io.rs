@@ -2,7 +2,8 @@
 //! the targets, for a time, a number of passes or bytes) goes in; workers
 //! are laid out over the targets' regions, each with its engine and
 //! random stream, and what they did comes out merged as an [`IoRun`]
-//! (the recorder, the seconds measured, the I/O facts, the series rows).
+//! (the recorder, the seconds measured, the I/O facts, the series rows;
+//! open loop, the rate kept).
 //! Chooses the engine for a queue ([`Workers::engine_for`]); the step
 //! kinds and the host ceiling run their I/O through here. Also the CSV
 //! writer the steady-state loops share.
@@ -12,9 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration as StdDuration, Instant, SystemTime};
 
-use methodic_compiler::plan::{Bytes, IoMode, Qd, Rate, Target as Settings, Workload};
+use methodic_compiler::plan::{Bytes, IoMode, Qd, Rate, RateAmount, Target as Settings, Workload};
 use methodic_results::host::TargetKind;
-use methodic_results::record::{IoErrors, IoInfo};
+use methodic_results::record::{IoErrors, IoInfo, OpenLoopResult};
 
 use super::EngineChoice;
 use crate::ceiling;
@@ -27,6 +28,7 @@ use crate::rng::{Stream, stream_seed};
 use crate::series::{self, Row};
 use crate::stats::Recorder;
 use crate::target::Target;
+use crate::worker::pace::{OpenOutcome, OpenRate};
 use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing};
 
 /// The most threads psync uses to keep a queue depth; deeper queues use
@@ -134,6 +136,13 @@ impl Workers {
         let (threads, depth) = ceiling::threads_and_depth(engine, &spec.qd);
         let threads = threads as usize;
         let devices = device_count.min(threads);
+        // Open loop: the step's rate, shared evenly by all its threads.
+        let asked_iops = spec.rate.map(|r| r.iops(spec.workload));
+        if let Some(r) = asked_iops.filter(|r| !(*r > 0.0 && r.is_finite())) {
+            return Err(Error::unsupported(format!(
+                "step {id} asks for a rate of {r} I/Os a second: an open-loop rate must be above 0"
+            )));
+        }
         let largest = spec.workload.blocks.iter().map(|b| b.size).max().unwrap_or(Bytes(4096));
         let direct = spec.settings.io == IoMode::Direct;
         // Each device's region, and the stripes of the threads on it.
@@ -192,6 +201,11 @@ impl Workers {
                     t.kind == TargetKind::BlockDevice && !t.nowait
                 },
                 depth,
+                rate: spec.rate.zip(asked_iops).map(|(r, total)| OpenRate {
+                    iops: total / threads as f64,
+                    arrivals: r.arrivals,
+                    phase: i as f64 / threads as f64,
+                }),
                 workload: spec.workload.clone(),
                 area: region,
                 stripe,
@@ -252,6 +266,7 @@ impl Workers {
         // Worker k drives target k % devices (see `layout`).
         let (mut failed, mut completed) = (0u64, 0u64);
         let mut failures: Vec<(usize, worker::IoFailure)> = Vec::new();
+        let mut open: Vec<OpenOutcome> = Vec::new();
         for (k, o) in outcomes.into_iter().enumerate() {
             let on = k % devices;
             let o = o.map_err(|e| Error::io(format!("step {id} on {}", targets[on].path.display()), e))?;
@@ -263,6 +278,7 @@ impl Workers {
             recorder.merge(&o.recorder);
             inflight += o.mean_inflight;
             written += o.written_bytes;
+            open.extend(o.open);
             fixed &= o.fixed_buffers || engine == EngineKind::Psync;
             forced_async |= o.force_async;
             from = Some(from.map_or(o.record_from, |f: Instant| f.min(o.record_from)));
@@ -296,6 +312,10 @@ impl Workers {
             }
             IoErrors { failed, completed, first: crate::failure::failed_io(&targets[*on].path, f), also_on }
         });
+        let open_loop = spec
+            .rate
+            .zip(asked_iops)
+            .map(|(r, asked)| open_loop_result(r, asked, &open, recorder.ios(), seconds));
         let run = IoRun {
             recorder,
             seconds,
@@ -313,6 +333,7 @@ impl Workers {
                 bytes_written: written,
                 seed: seed0,
                 errors,
+                rate: open_loop,
             },
             rows,
         };
@@ -326,6 +347,60 @@ impl Workers {
             })));
         }
         Ok(run)
+    }
+}
+
+/// What an open-loop run kept of its `rate` (`asked` I/Os a second), from
+/// its workers' counts over the `seconds` recorded, `completed` I/Os
+/// recorded. Kept: the workers started at least 99% of the I/Os due in the
+/// window (the schedules' own count: for uniform arrivals the rate times
+/// the time to within an I/O a worker, for Poisson arrivals the count the
+/// draws made, which varies around it by its square root), and the backlog
+/// left when the window ended (due a gap or more before it, never started)
+/// is at most 1% of the I/Os due: a thread the machine delayed across the
+/// window's end leaves a few, a target that could not keep up (or a backlog
+/// from the ramp it never cleared) leaves more. Started I/Os above those
+/// due (a ramp's backlog cleared in the window) show as late ones.
+fn open_loop_result(
+    rate: Rate,
+    asked: f64,
+    open: &[OpenOutcome],
+    completed: u64,
+    seconds: f64,
+) -> OpenLoopResult {
+    let sum = |f: fn(&OpenOutcome) -> u64| open.iter().map(f).sum::<u64>();
+    let (due, started, late) = (sum(|o| o.due), sum(|o| o.started), sum(|o| o.late));
+    let (never_started, backlog) = (sum(|o| o.never_started), sum(|o| o.backlog));
+    let late_ns: u128 = open.iter().map(|o| o.late_ns).sum();
+    let mut lateness = crate::stats::histogram(3);
+    for o in open {
+        // Both histograms have the same bounds, so adding cannot fail.
+        let _ = lateness.add(&o.lateness);
+    }
+    let per_s = |n: u64| if seconds > 0.0 { n as f64 / seconds } else { 0.0 };
+    let us = |ns: f64| ns / 1000.0;
+    let gap = open.first().map_or(0.0, |o| o.gap_ns);
+    OpenLoopResult {
+        asked_iops: asked,
+        asked_bytes_s: match rate.amount {
+            RateAmount::Bandwidth(b) => Some(b.0),
+            RateAmount::Iops(_) => None,
+        },
+        arrivals: rate.arrivals,
+        due,
+        started,
+        completed,
+        started_iops: per_s(started),
+        completed_iops: per_s(completed),
+        kept: started as f64 >= 0.99 * due as f64 && backlog as f64 <= 0.01 * due as f64,
+        late,
+        late_percent: if started > 0 { late as f64 / started as f64 * 100.0 } else { 0.0 },
+        late_after_us: if gap.is_finite() { us(gap) } else { 0.0 },
+        lateness_mean_us: if late > 0 { us(late_ns as f64 / late as f64) } else { 0.0 },
+        lateness_p99_us: if lateness.is_empty() { 0.0 } else { us(lateness.value_at_quantile(0.99) as f64) },
+        lateness_max_us: us(open.iter().map(|o| o.max_late_ns).max().unwrap_or(0) as f64),
+        never_started,
+        backlog,
     }
 }
 
