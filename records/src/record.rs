@@ -150,7 +150,8 @@ pub struct QosPoint {
     pub rate_iops: Option<f64>,
     /// I/Os a second completed over the probe's record time.
     pub achieved_iops: f64,
-    /// The rate was kept (open loop): achieved within 1% of asked.
+    /// The rate was kept (open loop; `io.rate.kept`): 99% of the I/Os due
+    /// started, and at most 1% were left waiting at the end.
     pub kept: bool,
     /// The searched percentile, µs.
     pub percentile_us: f64,

@@ -177,5 +177,6 @@ fn ceiling_spec(w: &Workload, qd: Qd, seconds: f64) -> IoSpec<'_> {
         series: None,
         at: At::ONCE,
         rate: None,
+        pauses: Default::default(),
     }
 }

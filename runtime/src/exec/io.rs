@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration as StdDuration, Instant, SystemTime};
 
-use methodic_compiler::plan::{Bytes, IoMode, Qd, Rate, RateAmount, Target as Settings, Workload};
+use methodic_compiler::plan::{Bytes, IoMode, Pauses, Qd, Rate, RateAmount, Target as Settings, Workload};
 use methodic_results::host::TargetKind;
 use methodic_results::record::{IoErrors, IoInfo, OpenLoopResult};
 
@@ -70,6 +70,8 @@ pub(crate) struct IoSpec<'w> {
     /// Open loop: I/Os start at this rate over all workers, whatever the
     /// target does; `None`: closed loop.
     pub(crate) rate: Option<Rate>,
+    /// Pauses between a worker's I/Os: think time, bursts.
+    pub(crate) pauses: Pauses,
 }
 
 /// A round and a cell of a step, from 1; both 1 for steps without rounds.
@@ -137,7 +139,14 @@ impl Workers {
         let threads = threads as usize;
         let devices = device_count.min(threads);
         // Open loop: the step's rate, shared evenly by all its threads.
-        let asked_iops = spec.rate.map(|r| r.iops(spec.workload));
+        let asked_iops = match spec.rate.map(|r| r.iops(spec.workload)) {
+            Some(None) => {
+                return Err(Error::unsupported(format!(
+                    "step {id}: its rate is a share of another step's IOPS, not yet read from that step's results"
+                )));
+            }
+            other => other.flatten(),
+        };
         if let Some(r) = asked_iops.filter(|r| !(*r > 0.0 && r.is_finite())) {
             return Err(Error::unsupported(format!(
                 "step {id} asks for a rate of {r} I/Os a second: an open-loop rate must be above 0"
@@ -384,7 +393,7 @@ fn open_loop_result(
         asked_iops: asked,
         asked_bytes_s: match rate.amount {
             RateAmount::Bandwidth(b) => Some(b.0),
-            RateAmount::Iops(_) => None,
+            RateAmount::Iops(_) | RateAmount::Share { .. } => None,
         },
         arrivals: rate.arrivals,
         due,

@@ -294,6 +294,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         copies: Vec::new(),
         datasets_seen: Vec::new(),
         meter: None,
+        done_iops: earlier.iter().filter_map(done_iops).collect(),
     };
     let (shapes, left_out) =
         if measure_ceiling { crate::ceiling::choose(exec.shapes()) } else { Default::default() };
@@ -419,6 +420,9 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
             manifest.save(&exec.results.path, time::rfc3339(time::unix_now())).map_err(Error::from)
         });
         observer.step_finished(i, step, &result);
+        if let Some((k, iops)) = done_iops(&result) {
+            exec.done_iops.insert(k, iops);
+        }
         steps.push(result);
         match (outcome, recorded) {
             (_, Err(e)) => {
@@ -587,3 +591,11 @@ pub fn describe(e: &Error) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// A finished step's IOPS, by its index in the plan from 0, for a later
+/// rate that is a share of it; `None` for a step that failed or measured
+/// nothing.
+fn done_iops(r: &StepResult) -> Option<(usize, f64)> {
+    let s = r.summary.as_ref().filter(|_| r.error.is_none())?;
+    Some((r.index.checked_sub(1)?, s.total.iops))
+}

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use methodic_compiler::plan::{Bytes, Extent, IoMode, Plan, Qd, Step, Target as Settings};
+use methodic_compiler::plan::{Bytes, Extent, IoMode, Plan, Qd, Rate, RateAmount, Step, Target as Settings};
 use methodic_results::dir::ResultsDir;
 use methodic_results::record::StepResult;
 
@@ -36,6 +36,10 @@ pub(super) struct Executor<'a> {
     /// The device counters at the start of a buffered step that
     /// `finish_io` ends.
     pub(super) meter: Option<crate::devio::Meter>,
+    /// The IOPS of each step that finished (this session's and, on a
+    /// resume, the earlier sessions'), by plan index: what `rate P% of
+    /// NAME` is a share of.
+    pub(super) done_iops: std::collections::HashMap<usize, f64>,
 }
 
 /// The step that runs: the plan's step, the target settings in effect
@@ -73,6 +77,31 @@ impl Executor<'_> {
             }
             e => e,
         })
+    }
+
+    /// `rate` with a share of an earlier step's IOPS made that many IOPS,
+    /// saying so in `actions`; other rates as they are.
+    pub(super) fn resolve_rate(
+        &self,
+        step: &Step,
+        rate: Option<Rate>,
+        actions: &mut Vec<String>,
+    ) -> Result<Option<Rate>> {
+        let Some(Rate { amount: RateAmount::Share { share, of }, arrivals }) = rate else {
+            return Ok(rate);
+        };
+        let other = self.plan.steps.get(of as usize).map_or("?", |s| s.id.as_str());
+        let Some(&iops) = self.done_iops.get(&(of as usize)) else {
+            return Err(Error::unsupported(format!(
+                "step {}: its rate is {share} of the IOPS of step {} ({other}), which has no result to take it from",
+                step.id,
+                of + 1
+            ))
+            .with_hint("run the methodology from the start, or resume it from before that step"));
+        };
+        let n = (share.as_f64() / 100.0 * iops).round().max(1.0) as u64;
+        actions.push(format!("rate {share} of step {} ({other}): {iops:.0} IOPS there, so {n} IOPS", of + 1));
+        Ok(Some(Rate { amount: RateAmount::Iops(n), arrivals }))
     }
 
     /// Bytes of an `until written` amount: a size, or a share of the span.

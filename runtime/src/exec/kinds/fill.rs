@@ -32,6 +32,7 @@ pub(super) fn run(
             series: Some((StdDuration::from_secs(1), Some(csv.clone()))),
             at: At::ONCE,
             rate: None,
+            pauses: Default::default(),
         },
     )?;
     x.finish_io(s, run, &csv)

@@ -2,24 +2,21 @@
 //! until an amount is written; its summary, series and latency log come
 //! out, and for `until written` the write cliff found in its series.
 
-use methodic_compiler::plan::{Duration, MeasureStop, Qd, Rate, Workload};
+use methodic_compiler::plan::Action;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::exec::io::{At, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 
 /// Runs `measure workload qd qd` with its ramp, stop and series interval,
-/// open loop at `rate` when it has one.
-pub(super) fn run(
-    x: &mut Executor<'_>,
-    s: &mut StepRun<'_>,
-    workload: &Workload,
-    qd: Qd,
-    ramp: Duration,
-    stop: &MeasureStop,
-    series: Duration,
-    rate: Option<Rate>,
-) -> Result<()> {
+/// open loop at its rate when it has one (a share of an earlier step's
+/// IOPS read from that step's results), with its pauses.
+pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
+    let Action::Measure { workload, qd, ramp, stop, series, rate, pauses } = &s.step.action else {
+        return Err(Error::unsupported(format!("step {} is not a measurement", s.step.id)));
+    };
+    let (qd, ramp, series, pauses) = (*qd, *ramp, *series, *pauses);
+    let rate = x.resolve_rate(s.step, *rate, &mut s.out.actions)?;
     let csv = x.results.series_path(&s.step.id, "")?;
     let budget = stop.written.map(|w| x.bytes_of(w, s.settings));
     let run = x.io(
@@ -35,6 +32,7 @@ pub(super) fn run(
             series: Some((std_duration(series), Some(csv.clone()))),
             at: At::ONCE,
             rate,
+            pauses,
         },
     )?;
     if stop.written.is_some() {

@@ -78,9 +78,7 @@ fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observ
         Action::Fill { workload, qd, passes } => fill::run(x, s, workload, *qd, *passes),
         Action::Together { jobs, ramp, stop, series } => together::run(x, s, jobs, *ramp, stop, *series),
         Action::Qos(q) => qos::run(x, s, q),
-        Action::Measure { workload, qd, ramp, stop, series, rate, .. } => {
-            measure::run(x, s, workload, *qd, *ramp, stop, *series, *rate)
-        }
+        Action::Measure { .. } => measure::run(x, s),
         Action::Precondition { workload, qd, stop: PreconditionStop::Time(d), series } => {
             precondition::for_time(x, s, workload, *qd, *d, *series)
         }

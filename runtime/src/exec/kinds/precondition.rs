@@ -41,6 +41,7 @@ pub(super) fn for_time(
             series: Some((std_duration(series), Some(csv.clone()))),
             at: At::ONCE,
             rate: None,
+            pauses: Default::default(),
         },
     )?;
     x.finish_io(s, run, &csv)
@@ -92,6 +93,7 @@ pub(super) fn until_steady(
                     series: Some((std_duration(series), None)),
                     at: At { round: r, cell: 1 },
                     rate: None,
+                    pauses: Default::default(),
                 },
             )?;
             let summary = run.recorder.summary(run.seconds);

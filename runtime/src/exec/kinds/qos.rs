@@ -11,9 +11,6 @@ use crate::error::{Error, Result};
 use crate::exec::io::{At, IoRun, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 
-/// A probe is kept when it completed at least this share of the rate asked.
-const KEPT: f64 = 0.99;
-
 pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<()> {
     let mut log = None;
     let mut points: Vec<(QosPoint, IoRun)> = Vec::new();
@@ -29,6 +26,7 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
             budget: None,
             series: None,
             at: At { round: k, cell: 1 },
+            pauses: Default::default(),
             rate: rate
                 .map(|r| Rate { amount: RateAmount::Iops(r.round().max(1.0) as u64), arrivals: q.arrivals }),
         };
@@ -41,7 +39,9 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
         }
         let summary = run.recorder.summary(run.seconds);
         let achieved = summary.total.iops;
-        let kept = rate.is_none_or(|r| achieved >= KEPT * r.round().max(1.0));
+        // Open loop: the workers' own count of I/Os due and started says
+        // whether the rate was kept (see io.rate.kept).
+        let kept = run.info.rate.as_ref().is_none_or(|r| r.kept);
         let percentile_us =
             run.recorder.percentile_ns(q.percentile_ppm).map_or(f64::INFINITY, |ns| ns as f64 / 1000.0);
         let point = QosPoint {

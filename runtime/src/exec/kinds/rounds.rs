@@ -57,6 +57,7 @@ pub(super) fn run(
                         series: None,
                         at: At { round: r, cell: k as u32 + 1 },
                         rate: None,
+                        pauses: Default::default(),
                     },
                 )?;
                 let s = run.recorder.summary(run.seconds);

@@ -32,6 +32,10 @@ pub(super) fn run(
         ))
         .with_hint("give one --target for each device the jobs use, in order"));
     }
+    let mut rates = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        rates.push(x.resolve_rate(s.step, job.rate, &mut s.out.actions)?);
+    }
     let mut paths = Vec::with_capacity(jobs.len());
     for job in jobs {
         paths.push(x.results.series_path(&s.step.id, &format!("-{}", job.name))?);
@@ -45,7 +49,8 @@ pub(super) fn run(
             let handles: Vec<_> = jobs
                 .iter()
                 .zip(&paths)
-                .map(|(job, csv)| {
+                .zip(&rates)
+                .map(|((job, csv), rate)| {
                     let d = job.device as usize;
                     let own = Settings { workers: job.workers, devices: 1, ..settings };
                     // Each job draws its own random stream: its name is in the id.
@@ -60,7 +65,8 @@ pub(super) fn run(
                         budget: None,
                         series: Some((std_duration(series), Some(csv.clone()))),
                         at: At::ONCE,
-                        rate: job.rate,
+                        rate: *rate,
+                        pauses: job.pauses,
                     };
                     scope.spawn(move || workers.run(&targets[d..=d], &id, run, spec))
                 })
