@@ -28,8 +28,9 @@ fn ident(name: &str, taken: &mut HashSet<String>) -> String {
         }
     }
     let mut out = out.trim_matches('_').to_string();
+    // `job` is a keyword.
     if out.is_empty() {
-        out = "job".to_string();
+        out = "fio_job".to_string();
     }
     if out.starts_with(|c: char| c.is_ascii_digit()) {
         out = format!("job_{out}");
@@ -288,7 +289,9 @@ mod tests {
         assert_eq!(ident("randread qd32", &mut taken), "randread_qd32_2");
         assert_eq!(ident("4k read", &mut taken), "job_4k_read");
         assert_eq!(ident("read", &mut taken), "read_job");
-        assert_eq!(ident("---", &mut taken), "job");
+        assert_eq!(ident("---", &mut taken), "fio_job");
+        assert_eq!(ident("job", &mut taken), "job_job");
+        assert_eq!(ident("rate", &mut taken), "rate_job");
         let mut phases = HashSet::new();
         assert_eq!(phase_name("job-a", &mut phases), "job-a");
         assert_eq!(phase_name("job_a", &mut phases), "job_a 2");
