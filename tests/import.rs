@@ -1,16 +1,20 @@
 //! `methodic import fio`: the job files in tests/fio/ import to
-//! methodologies that compile to the plans their options say, through the
-//! command line (a file, standard input, `-o`, `--name`); the `err_*`
-//! files are refused with every problem named by line and option, exit 1
-//! and nothing written; an imported job exported again imports to the
-//! same steps; and fio itself accepts every job file here.
+//! methodologies that compile to the plans their options say (jobs fio
+//! starts together as a together step on their devices, with their
+//! rates), through the command line (a file, standard input, `-o`,
+//! `--name`); the `err_*` files are refused with every problem named by
+//! line and option, exit 1 and nothing written; an imported job exported
+//! again imports to the same steps; and fio itself accepts every job file
+//! here.
 
 mod common;
 
 use std::path::PathBuf;
 
 use common::{fio_parses, methodic, methodic_stdin, root, text};
-use methodic_compiler::plan::{Action, Bytes, Duration, Extent, IoMode, Percent, Plan, QdCounting};
+use methodic_compiler::plan::{
+    Action, Arrivals, Bytes, Duration, Extent, IoMode, Percent, Plan, QdCounting, Rate, RateAmount,
+};
 
 /// `methodic import fio tests/fio/NAME`: the methodology on stdout.
 fn import(name: &str) -> String {
@@ -199,16 +203,69 @@ fn refused_options_are_each_named_and_nothing_is_written() {
 }
 
 #[test]
-fn jobs_fio_runs_at_the_same_time_are_refused() {
-    let o = methodic(&["import", "fio", "tests/fio/err_concurrent.fio"]);
+fn jobs_fio_starts_together_are_one_together_step_on_their_devices() {
+    let method = import("together.fio");
+    let p = plan(&method);
+    assert_eq!(p.steps.len(), 1, "{method}");
+    let Action::Together { jobs, ramp, stop, .. } = &p.steps[0].action else { panic!("{method}") };
+    assert_eq!((*ramp, stop.time), (Duration::from_secs(30), Some(Duration::from_secs(300))));
+    let each: Vec<(&str, u32, u32, Option<Rate>, u32)> =
+        jobs.iter().map(|j| (j.name.as_str(), j.qd.total, j.workers, j.rate, j.device)).collect();
+    assert_eq!(
+        each,
+        [
+            // numjobs=2 clones, each at iodepth=16 and capped at 25000 IOPS.
+            ("reads", 32, 2, Some(Rate { amount: RateAmount::Iops(50_000), arrivals: Arrivals::Poisson }), 0),
+            // rate=200m: 200MiB a second; on the second file, device 2.
+            (
+                "writes",
+                8,
+                1,
+                Some(Rate { amount: RateAmount::Bandwidth(Bytes(200 << 20)), arrivals: Arrivals::Uniform }),
+                1
+            ),
+        ]
+    );
+    assert!(
+        method.contains("# - device 1: /dev/nvme0n1 ([reads])\n# - device 2: /dev/nvme1n1 ([writes])\n"),
+        "{method}"
+    );
+    assert!(
+        method.contains("`methodic run FILE.method --target /dev/nvme0n1 --target /dev/nvme1n1`"),
+        "{method}"
+    );
+}
+
+#[test]
+fn groups_and_rates_fio_means_otherwise_are_refused_and_nothing_is_written() {
+    let o = methodic(&["import", "fio", "tests/fio/err_together.fio"]);
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
+    for (line, option, why) in [
+        (
+            15,
+            "rate_iops=10000",
+            "caps reads and writes alike, each at 10000 I/Os a second for each clone, a 50% read mix where the job asks for 70% reads",
+        ),
+        (
+            26,
+            "runtime=30",
+            "fio starts [scan] together with [reads] (line 17), but [reads] runs for 1min (runtime=60) and [scan] for 30s (runtime=30)",
+        ),
+        (32, "latency_target=2ms", "(QoS) is planned"),
+    ] {
+        let at = format!("tests/fio/err_together.fio:{line}");
+        assert!(
+            err.lines().any(|l| l.contains(&format!("`{option}`")) && l.contains(why) && l.contains(&at)),
+            "{option} at line {line}:\n{err}"
+        );
+    }
     assert!(
-        err.contains("fio starts [writer] at the same time as [reader] (line 9)")
-            && err.contains("tests/fio/err_concurrent.fio:13")
-            && err.contains("stonewall"),
+        err.contains("hint: cap both in the job's mix: rate_iops=7000,3000 is 10000 I/Os a second in all"),
         "{err}"
     );
+    assert!(err.contains("hint: give the jobs fio starts together one runtime"), "{err}");
+    assert!(err.contains("3 problems; nothing written"), "{err}");
     assert!(o.stdout.is_empty());
 }
 
@@ -217,6 +274,18 @@ fn a_missing_job_file_is_an_error() {
     let o = methodic(&["import", "fio", "tests/fio/no-such.fio"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).contains("cannot read tests/fio/no-such.fio"), "{}", text(&o.stderr));
+}
+
+/// `fio --parse-only JOB` with a target for each device an export names
+/// (`${TARGET}`, `${TARGET2}`, ...).
+fn fio_parses_devices(job: &std::path::Path) -> Result<(), String> {
+    let o = std::process::Command::new("fio")
+        .arg("--parse-only")
+        .arg(job)
+        .envs([("TARGET", "/dev/null"), ("TARGET2", "/dev/null"), ("TARGET3", "/dev/null")])
+        .output()
+        .expect("fio runs (apt-get install fio; .ci/run installs it)");
+    if o.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&o.stderr).into_owned()) }
 }
 
 /// Imported, exported with `methodic export fio` (checked by fio), imported
@@ -230,7 +299,7 @@ fn round_trip(name: &str) {
     assert!(o.status.success(), "{name}: {}", text(&o.stderr));
     let exported = dir.join(format!("{name}.fio"));
     std::fs::write(&exported, &o.stdout).unwrap();
-    if let Err(e) = fio_parses(&exported) {
+    if let Err(e) = fio_parses_devices(&exported) {
         panic!("fio refuses the export of {name}: {e}");
     }
     let o = methodic(&["import", "fio", exported.to_str().unwrap()]);
@@ -243,10 +312,18 @@ fn round_trip(name: &str) {
         p.steps
             .iter()
             .map(|s| match &s.action {
-                Action::Measure { workload: w, qd, ramp, stop, series, .. } => format!(
-                    "{:?} read {} random {} align {} offset {} {qd:?} ramp {ramp} {stop:?} series {series} {:?}",
+                Action::Measure { workload: w, qd, ramp, stop, series, rate } => format!(
+                    "{:?} read {} random {} align {} offset {} {qd:?} ramp {ramp} {stop:?} series {series} {rate:?} {:?}",
                     w.blocks, w.read, w.random, w.align, w.offset, s.target
                 ),
+                Action::Together { jobs, ramp, stop, series } => {
+                    let jobs: Vec<String> = jobs
+                        .iter()
+                        .map(|j| format!("{:?} {:?} workers {} {:?} device {}", j.workload.io(), j.qd, j.workers, j.rate, j.device))
+                        .collect();
+                    let t = s.target.unwrap();
+                    format!("together {jobs:?} ramp {ramp} {stop:?} series {series} {:?} {:?} {:?}", t.span, t.io, t.data)
+                }
                 other => other.kind().to_string(),
             })
             .collect()
@@ -260,6 +337,13 @@ fn an_imported_then_exported_job_round_trips_its_options() {
     for name in ["randread_qd32", "oltp_mix", "qd_sweep"] {
         round_trip(name);
     }
+}
+
+/// Jobs at once on two devices, with rates: each job's workload, depth,
+/// workers, rate and device survive the trip.
+#[test]
+fn a_together_step_with_rates_round_trips() {
+    round_trip("together");
 }
 
 /// A sequential job over four workers with adjacent stripes

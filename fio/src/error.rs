@@ -35,7 +35,9 @@ pub enum ImportErrorKind {
     BadValue,
     /// Options of one job that cannot be translated together.
     Conflict,
-    /// A job fio runs at the same time as the one before it.
+    /// Jobs fio starts together (no `stonewall`) that cannot run as one
+    /// `together` step: another time, ramp or target setting, or a job
+    /// that ends by size.
     Concurrent,
     /// A file without a job.
     NoJobs,

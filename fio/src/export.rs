@@ -265,7 +265,7 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
                     ));
                 }
                 if let Some(r) = &job.rate {
-                    rate_options(&mut s, r, &job.qd, engine);
+                    rate_options(&mut s, r, &job.workload, &job.qd, engine);
                 }
                 timed(&mut s, *ramp, stop, &job.workload, &job.qd, engine);
                 out.push(s);
@@ -276,7 +276,7 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             let mut s = io_section(name(""), workload, qd, &settings, engine);
             s.notes.insert(0, format!("{label}: measure"));
             if let Some(r) = rate {
-                rate_options(&mut s, r, qd, engine);
+                rate_options(&mut s, r, workload, qd, engine);
             }
             timed(&mut s, *ramp, stop, workload, qd, engine);
             vec![s]
@@ -402,29 +402,49 @@ fn timed(
 }
 
 /// An open-loop rate as fio's: `rate_iops` (or `rate`) for each clone,
-/// `rate_process=poisson` for Poisson arrivals.
-fn rate_options(s: &mut Section, r: &Rate, qd: &Qd, engine: Option<Engine>) {
+/// `rate_process=poisson` for Poisson arrivals. fio caps reads and writes
+/// each on its own (one value caps both alike, so that a 70/30 mix would
+/// run at twice the rate, half reads): a mixed workload's rate is split
+/// by its read share, `rate_iops=READS,WRITES`.
+fn rate_options(s: &mut Section, r: &Rate, w: &Workload, qd: &Qd, engine: Option<Engine>) {
     let clones = engine.map_or(qd.workers, |e| e.threads).max(1) as u64;
-    match r.amount {
-        RateAmount::Iops(n) => {
-            let each = n.div_ceil(clones);
-            s.options.push(("rate_iops", Some(each.to_string())));
-            if each * clones != n {
-                s.notes.push(format!(
-                    "{n} IOPS over {clones} clones: fio's rate_iops is each clone's, rounded up"
-                ));
+    let (total, option, unit) = match r.amount {
+        RateAmount::Iops(n) => (n, "rate_iops", "IOPS"),
+        RateAmount::Bandwidth(b) => (b.0, "rate", "bytes a second"),
+        RateAmount::Share { share, of } => {
+            s.notes.push(format!(
+                "open loop at {share} of the IOPS step {} did: fio cannot take a rate from another job's \
+                 result; set rate_iops to that share of step {}'s IOPS, each clone's part",
+                of + 1,
+                of + 1
+            ));
+            if r.arrivals == Arrivals::Poisson {
+                s.options.push(("rate_process", Some("poisson".into())));
             }
+            return;
         }
-        RateAmount::Bandwidth(b) => {
-            s.options.push(("rate", Some(b.0.div_ceil(clones).to_string())));
+    };
+    let read = u64::from(w.read.hundredths());
+    let value = if read == 0 || read == 10_000 {
+        let each = total.div_ceil(clones);
+        if each * clones != total {
+            s.notes.push(format!(
+                "{total} {unit} over {clones} clones: fio's {option} is each clone's, rounded up"
+            ));
         }
-        RateAmount::Share { share, of } => s.notes.push(format!(
-            "open loop at {share} of the IOPS step {} did: fio cannot take a rate from another job's result; \
-             set rate_iops to that share of step {}'s IOPS, each clone's part",
-            of + 1,
-            of + 1
-        )),
-    }
+        each.to_string()
+    } else {
+        let reads = (u128::from(total) * u128::from(read) / 10_000) as u64;
+        let (r_each, w_each) = (reads.div_ceil(clones), (total - reads).div_ceil(clones));
+        if (r_each + w_each) * clones != total {
+            s.notes.push(format!(
+                "{total} {unit} over {clones} clones, split by the read share: fio's {option} is each clone's, \
+                 rounded up"
+            ));
+        }
+        format!("{r_each},{w_each}")
+    };
+    s.options.push((option, Some(value)));
     if r.arrivals == Arrivals::Poisson {
         s.options.push(("rate_process", Some("poisson".into())));
     }
@@ -624,6 +644,17 @@ mod tests {
         // 100MiB written at 50% writes is 200MiB of I/O, 100MiB a clone.
         assert!(has(&j, &format!("io_size={}", 100u64 << 20)), "{j}");
         assert!(has(&j, "runtime=60000ms") && !has(&j, "time_based"), "a time cap, not a length: {j}");
+    }
+
+    #[test]
+    fn a_mixed_rate_is_split_by_the_read_share_as_fio_caps_each_direction() {
+        let j = job("methodology \"r\" version \"1\"\ntarget { workers 2 }\n\
+                     measure { random; block 4KiB; read 70% } qd 4 rate 10000 iops poisson for 1s\n");
+        // 7000 reads and 3000 writes a second, over two clones.
+        assert!(has(&j, "rate_iops=3500,1500") && has(&j, "rate_process=poisson"), "{j}");
+        let j = job("methodology \"r\" version \"1\"\n\
+                     measure { random; block 4KiB; read 100% } qd 4 rate 1MiB/s for 1s\n");
+        assert!(has(&j, "rate=1048576") && !has(&j, "rate_process=poisson"), "{j}");
     }
 
     #[test]

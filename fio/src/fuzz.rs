@@ -109,6 +109,13 @@ mod tests {
             b"[j]\nrw=read\ntime_based\nruntime=1\ndescription=\xc3\x28\x00 # ;\n",
             b"[global]\n[globalfoo]\n[j]\n[k]\nstonewall=0\n",
             b"[j]\ninclude\ninclude x.fio\n$a=1\n",
+            b"[a]\nrw=randrw\nrate=1,1\ntime_based\nruntime=1\n[b]\n",
+            b"[a]\nrw=randread\nrate_iops=18446744073709551615\nnumjobs=2\ntime_based\nruntime=1\n",
+            b"[a]\nrw=randrw\nrate_iops=18446744073709551615,18446744073709551615\ntime_based\nruntime=1\n",
+            b"[a]\nrw=randwrite\nrate=,,,\nrate_iops=,\nrate_process=\ntime_based\nruntime=1\n",
+            b"[global]\nrw=read\ntime_based\nruntime=1\n[job]\nfilename=/a\n[job]\nfilename=/b\n[job]\nstonewall\nfilename=/b\n",
+            b"[global]\nrw=write\n[a]\nfilename=/a\n[b]\nfilename=\n[c]\nstonewall\nfilename=/c\nruntime=1\n",
+            b"[x-\xc3\xa9]\nrw=read\ntime_based\nruntime=1\n[x-\xc3\xa8]\nramp_time=1\n[x-]\nruntime=2\n",
         ];
         for input in inputs {
             fuzz_import(input);

@@ -1,29 +1,32 @@
 //! An fio job file in; a `.method` text out, formatted as `methodic fmt`
-//! formats it, with one phase and one measurement per job in the job
-//! file's order. Checks that fio runs the jobs one after another and that
-//! every option says something methodic can express the way fio means it;
-//! otherwise the file is refused, every problem named with its line,
-//! section and option.
+//! formats it, in the job file's order: a phase with one measurement per
+//! job alone, and a phase with a `together` step per group of jobs fio
+//! starts together (no `stonewall`). Checks that every option says
+//! something methodic can express the way fio means it, and that the jobs
+//! of a group can run as one step; otherwise the file is refused, every
+//! problem named with its line, section and option.
 //!
 //! The stages: `parse_job_file` (text to `[section]`s of options),
 //! `sections_to_jobs` (`[global]` options inherited by the jobs after
-//! them), `job_to_step` (a job's options to a workload, target settings
-//! and a measurement), `steps_to_method` (the methodology text), then
+//! them), `job_to_step` (a job's options to a workload, target settings,
+//! a measurement and its rate), `steps_to_phases` (jobs alone and groups,
+//! files to devices), `phases_to_method` (the methodology text), then
 //! `methodic_grammar::format`, and a compile as a last check.
 
 use std::collections::HashSet;
 
 use crate::error::{ImportError, ImportErrorKind, Problem};
-use crate::job_file::{concurrent, parse_job_file, sections_to_jobs};
+use crate::group::steps_to_phases;
+use crate::job_file::{parse_job_file, sections_to_jobs};
 use crate::translate::job_to_step;
-use crate::writer::steps_to_method;
+use crate::writer::phases_to_method;
 
 /// A methodology made from a job file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Imported {
     /// The methodology, formatted as `methodic fmt` formats it.
     pub text: String,
-    /// Jobs imported: one phase each.
+    /// fio jobs imported: a phase each, or a `together` step's job.
     pub jobs: usize,
     /// Options left out, each with a comment in `text` saying why.
     pub dropped: usize,
@@ -42,27 +45,27 @@ pub fn fio_to_method(text: &str, file: &str, name: &str) -> Result<Imported, Vec
         );
     }
     let mut steps = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
-        if i > 0 {
-            errors.extend(concurrent(&jobs[i - 1], job));
-        }
+    for job in &jobs {
         let (step, problems) = job_to_step(job);
         errors.extend(problems);
-        steps.extend(step);
+        steps.push(step);
     }
+    let (phases, devices, problems) = steps_to_phases(&jobs, steps);
+    errors.extend(problems);
     let mut seen = HashSet::new();
     errors.retain(|p| seen.insert(p.clone()));
     errors.sort_by_key(|p| p.line);
     if !errors.is_empty() {
         return Err(errors.into_iter().map(|p| p.into_error(file)).collect());
     }
-    let source = steps_to_method(&steps, file, name, &sections);
+    let source = phases_to_method(&phases, &devices, file, name, &sections);
     let internal = |detail: String| vec![Problem::new(ImportErrorKind::Internal, 0, detail).into_error(file)];
     let text = methodic_grammar::format(&source)
         .map_err(|d| internal(format!("the methodology made does not parse: {d}")))?;
     if let Err(d) = methodic_compiler::compile(&text, &methodic_compiler::Options::default()) {
         return Err(internal(format!("the methodology made does not compile: {d}")));
     }
+    let steps: Vec<_> = phases.iter().flat_map(|p| &p.steps).collect();
     let dropped = steps
         .iter()
         .flat_map(|s| &s.notes)

@@ -1,7 +1,7 @@
 //! Job file text in, `[section]`s of `key=value` entries out, read as fio
 //! reads an ini file; then jobs, each with the `[global]` options before
-//! it. Checks the ini syntax and that each job runs after the one before
-//! it (`stonewall`).
+//! it, and whether each waits for the ones before it (`stonewall`).
+//! Checks the ini syntax.
 
 use crate::error::{ImportErrorKind, Problem};
 use crate::options::canonical;
@@ -170,34 +170,16 @@ pub(crate) fn sections_to_jobs(sections: &[Section]) -> Vec<Job> {
     jobs
 }
 
-/// fio starts a job together with the ones before it unless it has
-/// `stonewall`.
-pub(crate) fn concurrent(before: &Job, job: &Job) -> Option<Problem> {
-    let stonewall = match job.get("stonewall") {
+/// Whether fio waits for the jobs before `job` to end before it starts
+/// it (`stonewall`); without it, fio starts the job together with them.
+pub(crate) fn waits(job: &Job) -> bool {
+    match job.get("stonewall") {
+        // A bad value is reported where the job is translated.
         Some(e) => fio_flag(e.value.as_deref()).unwrap_or(true),
         None => false,
-    };
-    if stonewall {
-        return None;
     }
-    Some(Problem {
-        section: Some(job.section.clone()),
-        ..Problem::new(
-            ImportErrorKind::Concurrent,
-            job.line,
-            format!(
-                "fio starts [{}] at the same time as [{}] (line {}), as [{}] has no `stonewall`; \
-                 methodic runs one step at a time, so neither would be measured as fio runs it",
-                job.section, before.section, before.line, job.section
-            ),
-        )
-        .hint(format!(
-            "add `stonewall` to [{}] (or to [global]) to run the jobs one after another, as the \
-             methodology will; or make them one job, with numjobs for parallel workers",
-            job.section
-        ))
-    })
 }
+
 // Beside the entry it names, so that error.rs needs nothing from here.
 impl Problem {
     /// A problem with an option as it was written.

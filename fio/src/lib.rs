@@ -6,6 +6,7 @@ mod crosscheck;
 mod error;
 mod export;
 pub mod fuzz;
+mod group;
 mod import;
 mod job_file;
 mod options;

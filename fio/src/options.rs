@@ -24,13 +24,18 @@
 //! | `invalidate` | `drop_caches` before a buffered step | fio's default 1: the file's cached pages are dropped when the job starts |
 //! | `zero_buffers`, `buffer_compress_percentage` | `target { data zeros }` / `data compressible N%` | noted: both lay out the compressible share per 512B chunk |
 //! | `kb_base` | how sizes are read; `units binary` or `decimal` | 1024 (default) or 1000 |
-//! | `stonewall` (`wait_for_previous`) | phases in order | every job after the first needs it, itself or from `[global]`: fio runs jobs without it at the same time as the ones before, and methodic runs one step at a time |
-//! | `name`, `description` | phase and workload names, comments | |
-//! | `filename` | a comment | the target is given when the methodology runs; several files (`a:b`) refused |
+//! | `stonewall` (`wait_for_previous`) | phases in order; without it, `together` | a job without it joins the jobs before it, as fio starts it together with them: the group is one phase with a `together` step, a job each (`job NAME WORKLOAD qd N workers N`). The group's jobs must run for one `runtime` with `time_based` and one `ramp_time`, and share the span (`size`), `direct` and, among the jobs that write, the data options |
+//! | `name`, `description` | phase and workload names, comments | a together step's jobs are named after their sections |
+//! | `filename` | a comment, or `device N` | the target is given when the methodology runs. When the jobs of a group run on different files, each file is a device in the order the job file first names it (a job without filename counts as one more file), listed at the top; a job alone on another device than the first becomes a together step of one job. Several files (`a:b`) refused |
+//! | `rate_iops`, `rate` | `rate N iops`, `rate SIZE/s` | open loop: fio's cap is for each clone, so the rate is the cap times numjobs. fio caps reads and writes each on its own (`R,W`; one value caps both alike): on a job that only reads (writes) the read (write) cap counts; on a job that mixes, both caps are needed, in the mix rwmixread asks for (whole percents), and the rate is their sum (`rate_iops=1000` on a 70/30 job, 1000 reads and 1000 writes a second, is refused). `rate` wins over `rate_iops`, as in fio |
+//! | `rate_process` | `uniform` (`linear`) or `poisson` | fio's default, linear, is methodic's uniform |
 //! | `ioengine` | a comment | methodic does its own I/O (io_uring, or psync where io_uring is unavailable); `libaio`, `io_uring`, `posixaio`, `sync`, `psync`, `vsync`, `pvsync`, `pvsync2` are noted, other engines (not plain file or block I/O) refused |
 //! | `new_group`, `group_reporting`, `thread`, `randrepeat`, `randseed`, `norandommap`, `refill_buffers`, `scramble_buffers`, `write_bw_log`, `write_iops_log`, `write_lat_log`, `write_hist_log`, `log_*`, `per_job_logs`, `lat_percentiles`, `clat_percentiles`, `slat_percentiles`, `percentile_list`, `iodepth_batch*`, `fixedbufs`, `registerfiles`, `disable_lat`, `disable_slat`, `disable_clat`, `disable_bw_measurement` | comments | reporting, logs, random seeds and submission details, which change nothing methodic measures: dropped, each with a comment saying why |
 //! | `verify`, `verify_*`, `do_verify` | refused | methodic does not check data read back (`0` is fine) |
-//! | `rate*`, `thinktime*` | refused | methodic keeps the queue full, as fast as the target allows (`0` is fine) |
+//! | `rate_min` (`ratemin`), `rate_iops_min`, `rate_cycle` (`ratecycle`), `rate_ignore_thinktime`, other `rate_*` | refused | methodic does not end a step whose rate falls short, and has no think time (`0`, or fio's default, is fine) |
+//! | `latency_target`, `latency_window`, `latency_percentile`, `latency_run` | refused | fio searches the queue depth that keeps a latency target; methodic's search for the load that keeps one (QoS) is planned (fio's defaults are fine) |
+//! | `max_latency` | refused | methodic does not end a job on a slow I/O (`0` is fine) |
+//! | `thinktime*` | refused | methodic keeps the queue full, or starts I/Os at a rate (`0` is fine) |
 //! | `zonemode`, `zone*` | refused | one contiguous span, no zones (`zonemode=none` is fine) |
 //! | `fsync`, `fdatasync`, `end_fsync`, `fsync_on_close`, `write_barrier`, `sync` | refused | no flushes, no O_SYNC (`0` is fine) |
 //! | `number_ios` | refused | a step stops after a time or bytes written |
@@ -91,7 +96,17 @@ const ACCOUNTING: &str =
     "methodic records one latency an I/O, from submission to completion, whatever fio measures";
 
 const VERIFY: &str = "methodic does not check the data it reads back";
-const RATE: &str = "methodic runs every step as fast as the target allows: it has no rate limit";
+const RATE_MIN: &str = "methodic does not end a step whose rate falls short of a minimum: it reports how many I/Os \
+                        started late";
+const RATE_CYCLE: &str =
+    "methodic does not end a step whose rate falls short of a minimum, so has no period to judge it over";
+const RATE_THINK: &str = "methodic has no think time for a rate to count or ignore";
+const RATE_OTHER: &str =
+    "methodic's rate is rate_iops or rate (with rate_process): this rate option has no equivalent";
+const QOS: &str = "fio lowers the queue depth until the latency target holds; methodic runs at the queue depth \
+                   (or rate) given: a search for the load that keeps a latency target (QoS) is planned, not in \
+                   methodic yet";
+const MAX_LATENCY: &str = "methodic does not end a job on a slow I/O: it records every latency";
 const THINK: &str = "methodic keeps the queue full, with no pause between I/Os";
 const ZONES: &str = "methodic works on one contiguous span (`span` and `offset`), without zones";
 const FLUSH: &str = "methodic sends no flush (fsync) during a step";
@@ -171,8 +186,18 @@ pub(crate) const OPTIONS: &[Opt] = &[
     dropped("registerfiles", REGISTER),
     refused("verify", VERIFY, &["0"]),
     refused("do_verify", VERIFY, &["0"]),
-    refused("rate", RATE, &["0"]),
-    refused("ratemin", RATE, &["0"]),
+    translated("rate", &[]),
+    translated("rate_iops", &[]),
+    translated("rate_process", &[]),
+    Opt { aliases: &["ratemin"], ..refused("rate_min", RATE_MIN, &["0"]) },
+    refused("rate_iops_min", RATE_MIN, &["0"]),
+    Opt { aliases: &["ratecycle"], ..refused("rate_cycle", RATE_CYCLE, &["1000"]) },
+    refused("rate_ignore_thinktime", RATE_THINK, &["0"]),
+    refused("latency_target", QOS, &["0"]),
+    refused("latency_window", QOS, &["0"]),
+    refused("latency_percentile", QOS, &["100"]),
+    refused("latency_run", QOS, &["0"]),
+    refused("max_latency", MAX_LATENCY, &["0"]),
     refused("thinktime", THINK, &["0"]),
     refused("zonemode", ZONES, &["none"]),
     refused("fsync", FLUSH, &["0"]),
@@ -207,7 +232,7 @@ pub(crate) const OPTIONS: &[Opt] = &[
     dropped("log_*", LOGS),
     dropped("iodepth_batch*", BATCH),
     refused("verify_*", VERIFY, &[]),
-    refused("rate_*", RATE, &["0"]),
+    refused("rate_*", RATE_OTHER, &["0"]),
     refused("thinktime_*", THINK, &["0"]),
     refused("zone*", ZONES, &[]),
     refused("cpus_allowed*", CPUS, &[]),

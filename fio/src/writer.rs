@@ -1,13 +1,16 @@
-//! The methodology text out of the translated jobs: a header comment, the
-//! conventions, one workload per job and one phase per job with its notes
-//! as comments. Formatted afterwards by `methodic_grammar::format`.
+//! The methodology text out of the phases: a header comment (with the
+//! devices, when there are several), the conventions, one workload per
+//! job, and a phase per job alone (one measurement) or per group of jobs
+//! fio starts together (a `together` step, a job each), with the notes as
+//! comments. Formatted afterwards by `methodic_grammar::format`.
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use methodic_compiler::plan::{Duration, Percent};
+use methodic_compiler::plan::{Arrivals, Duration, Percent, Rate, RateAmount};
 use methodic_grammar::is_reserved;
 
+use crate::group::{Device, Phase};
 use crate::job_file::Section;
 use crate::translate::{Data, FioSpan, Note, Step, Stop};
 
@@ -28,8 +31,9 @@ fn ident(name: &str, taken: &mut HashSet<String>) -> String {
         }
     }
     let mut out = out.trim_matches('_').to_string();
+    // `job` is a keyword.
     if out.is_empty() {
-        out = "job".to_string();
+        out = "fio_job".to_string();
     }
     if out.starts_with(|c: char| c.is_ascii_digit()) {
         out = format!("job_{out}");
@@ -114,21 +118,80 @@ fn extent(s: FioSpan) -> String {
     }
 }
 
-/// The steps to methodology text (formatted afterwards).
-pub(crate) fn steps_to_method(steps: &[Step], file: &str, name: &str, sections: &[Section]) -> String {
+/// The phases to methodology text (formatted afterwards); `devices` are
+/// listed when there are more than one.
+pub(crate) fn phases_to_method(
+    phases: &[Phase],
+    devices: &[Device],
+    file: &str,
+    name: &str,
+    sections: &[Section],
+) -> String {
+    let steps: Vec<&Step> = phases.iter().flat_map(|p| &p.steps).collect();
     let mut out = String::new();
     let version = env!("CARGO_PKG_VERSION");
     out.push_str(&format!(
         "# Imported from {} by methodic {version} (`methodic import fio`).\n",
         one_line(file)
     ));
+    let groups = phases.iter().filter(|p| p.together).count();
     if steps.len() == 1 {
         out.push_str("# The fio job is a phase with one measurement.\n");
-    } else {
+    } else if groups == 0 {
         out.push_str(
             "# Each fio job is a phase with one measurement; fio runs the jobs one after\n\
              # another (stonewall), and so does this methodology.\n",
         );
+    } else if phases.len() == 1 {
+        out.push_str(&comment(
+            "",
+            "",
+            "",
+            "fio starts the jobs together (no stonewall between them): they are one phase with a together \
+             step, a job each.",
+        ));
+    } else {
+        out.push_str(&comment(
+            "",
+            "",
+            "",
+            "Jobs that fio starts together (no stonewall between them) are one phase with a together step, a \
+             job each; each other fio job is a phase with one measurement. The phases run one after another, \
+             as fio runs its jobs after a stonewall.",
+        ));
+    }
+    if devices.len() > 1 {
+        out.push_str(&comment(
+            "",
+            "",
+            "",
+            &format!(
+                "Devices: fio runs the jobs on {} files, each a device here (`device N` is the Nth --target), \
+                 in the order the job file first names them:",
+                devices.len()
+            ),
+        ));
+        let mut targets = Vec::new();
+        for (i, d) in devices.iter().enumerate() {
+            let text = match &d.path {
+                Some(p) => {
+                    targets.push(format!("--target {p}"));
+                    format!("device {}: {p} ({})", i + 1, d.jobs.join(", "))
+                }
+                None => {
+                    targets.push(format!("--target PATH{}", i + 1));
+                    format!(
+                        "device {}: the jobs without filename ({}); fio makes each a file of its own in the \
+                         directory it runs in ({})",
+                        i + 1,
+                        d.jobs.join(", "),
+                        d.own_files.join(", ")
+                    )
+                }
+            };
+            out.push_str(&comment("", "- ", "  ", &text));
+        }
+        out.push_str(&comment("", "", "", &format!("Run: `methodic run FILE.method {}`", targets.join(" "))));
     }
     let mut seen = HashSet::new();
     let mut global: Vec<&Note> = steps
@@ -184,57 +247,29 @@ pub(crate) fn steps_to_method(steps: &[Step], file: &str, name: &str, sections: 
     out.push_str("# fio's iodepth is per job: here the queue depth is per worker, and numjobs\n# is the number of workers.\n");
 
     let mut names = HashSet::new();
-    let mut phases = HashSet::new();
+    let mut phase_names = HashSet::new();
     let idents: Vec<String> = steps.iter().map(|s| ident(&s.name, &mut names)).collect();
     for (s, w) in steps.iter().zip(&idents) {
-        let access = if s.random == Percent::HUNDRED {
-            "random".to_string()
-        } else if s.random == Percent::ZERO {
-            "sequential".to_string()
-        } else {
-            format!("random {}", s.random)
-        };
-        let blocks = match s.blocks.as_slice() {
-            [(b, _)] => format!("block {b}"),
-            many => format!(
-                "blocks {{ {} }}",
-                many.iter().map(|(b, p)| format!("{b}: {p}")).collect::<Vec<_>>().join(", ")
-            ),
-        };
-        let mut props = vec![access, blocks, format!("read {}", s.read)];
-        if let Some(a) = s.align {
-            props.push(format!("align {a}"));
-        }
-        if s.offset.0 > 0 {
-            props.push(format!("offset {}", s.offset));
-        }
-        out.push_str(&format!("workload {w} {{ {} }}\n", props.join("; ")));
+        out.push_str(&format!("workload {w} {{ {} }}\n", workload(s)));
     }
-    for (s, w) in steps.iter().zip(&idents) {
+    let mut idents = idents.iter();
+    for phase in phases {
+        let workloads: Vec<&String> = idents.by_ref().take(phase.steps.len()).collect();
         out.push('\n');
-        out.push_str(&format!("phase {} {{\n", quote(&phase_name(&s.name, &mut phases))));
-        let title = if s.name == s.section {
-            format!("[{}]", s.section)
-        } else {
-            format!("[{}] (name={})", s.section, s.name)
-        };
-        out.push_str(&comment(
-            "  ",
-            "",
-            "  ",
-            &format!("fio job {title}, line {}: {}", s.line, s.options.join(" ")),
-        ));
-        if let Some(d) = &s.description {
-            out.push_str(&comment("  ", "", "", d));
+        let title = phase.steps.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(" + ");
+        out.push_str(&format!("phase {} {{\n", quote(&phase_name(&title, &mut phase_names))));
+        for n in &phase.notes {
+            out.push_str(&comment("  ", "", "  ", n));
         }
-        let mut seen = HashSet::new();
-        let mut notes: Vec<&Note> =
-            s.notes.iter().filter(|n| !n.global).filter(|n| seen.insert((n.line, &n.text))).collect();
-        notes.sort_by_key(|n| n.line);
-        for n in notes {
-            out.push_str(&comment("  ", "- ", "  ", &n.text));
+        for s in &phase.steps {
+            out.push_str(&job_comment(s));
         }
-        let data = match s.data {
+        let s = &phase.steps[0];
+        // The jobs of a together step share the target's settings: the
+        // import checked that they agree, and that the data is that of
+        // the jobs that write.
+        let data = phase.steps.iter().find(|s| s.read < Percent::HUNDRED).map_or(s.data, |w| w.data);
+        let data = match data {
             Data::Random => "random".to_string(),
             Data::Zeros => "zeros".to_string(),
             Data::Compressible(p) => format!("compressible {p}"),
@@ -251,29 +286,172 @@ pub(crate) fn steps_to_method(steps: &[Step], file: &str, name: &str, sections: 
             );
             out.push_str("  drop_caches\n");
         }
-        let mut step = format!("  measure {w} qd {}", s.qd);
-        let record = match s.stop {
-            Stop::Time(t) => {
-                step.push_str(&format!(" for {t}"));
-                Some(t)
-            }
-            Stop::Written { written, time } => {
-                step.push_str(&format!(" until written {}", extent(written)));
-                if let Some(t) = time {
-                    step.push_str(&format!(" for {t}"));
-                }
-                time
-            }
-        };
-        if !s.ramp.is_zero() {
-            step.push_str(&format!(" ramp {}", s.ramp));
+        if phase.together {
+            out.push_str(&together(phase, &workloads));
+        } else {
+            out.push_str(&measure(s, workloads[0]));
         }
-        if let Some(t) = record.filter(|t| *t < Duration::from_secs(1)) {
-            step.push_str(&format!(" series {t}"));
-        }
-        out.push_str(&step);
-        out.push_str("\n}\n");
+        out.push_str("}\n");
     }
+    out
+}
+
+/// A workload's properties: `random; block 4KiB; read 100%`.
+fn workload(s: &Step) -> String {
+    let access = if s.random == Percent::HUNDRED {
+        "random".to_string()
+    } else if s.random == Percent::ZERO {
+        "sequential".to_string()
+    } else {
+        format!("random {}", s.random)
+    };
+    let blocks = match s.blocks.as_slice() {
+        [(b, _)] => format!("block {b}"),
+        many => {
+            format!(
+                "blocks {{ {} }}",
+                many.iter().map(|(b, p)| format!("{b}: {p}")).collect::<Vec<_>>().join(", ")
+            )
+        }
+    };
+    let mut props = vec![access, blocks, format!("read {}", s.read)];
+    if let Some(a) = s.align {
+        props.push(format!("align {a}"));
+    }
+    if s.offset.0 > 0 {
+        props.push(format!("offset {}", s.offset));
+    }
+    props.join("; ")
+}
+
+/// The comment that says where a step came from, and its notes.
+fn job_comment(s: &Step) -> String {
+    let mut out = String::new();
+    let title = if s.name == s.section {
+        format!("[{}]", s.section)
+    } else {
+        format!("[{}] (name={})", s.section, s.name)
+    };
+    out.push_str(&comment(
+        "  ",
+        "",
+        "  ",
+        &format!("fio job {title}, line {}: {}", s.line, s.options.join(" ")),
+    ));
+    if let Some(d) = &s.description {
+        out.push_str(&comment("  ", "", "", d));
+    }
+    let mut seen = HashSet::new();
+    let mut notes: Vec<&Note> =
+        s.notes.iter().filter(|n| !n.global).filter(|n| seen.insert((n.line, &n.text))).collect();
+    notes.sort_by_key(|n| n.line);
+    for n in notes {
+        out.push_str(&comment("  ", "- ", "  ", &n.text));
+    }
+    out
+}
+
+/// ` rate 1000 iops poisson` (uniform arrivals, fio's linear, are the
+/// default), or nothing for a closed loop.
+fn rate(r: Option<Rate>) -> String {
+    let Some(r) = r else { return String::new() };
+    let amount = match r.amount {
+        RateAmount::Iops(n) => format!("{n} iops"),
+        RateAmount::Bandwidth(b) => format!("{b}/s"),
+        // An import never makes one: fio has no rate that is a share of
+        // another job's result.
+        RateAmount::Share { share, of } => format!("{share} of step{}", of + 1),
+    };
+    match r.arrivals {
+        Arrivals::Uniform => format!(" rate {amount}"),
+        other => format!(" rate {amount} {}", other.keyword()),
+    }
+}
+
+/// ` series 500ms` for a record time under a second (a series' default
+/// interval), or nothing.
+fn series(record: Option<Duration>) -> String {
+    record.filter(|t| *t < Duration::from_secs(1)).map_or(String::new(), |t| format!(" series {t}"))
+}
+
+/// `  measure w qd 4 for 1min ramp 5s`: one job alone.
+fn measure(s: &Step, workload: &str) -> String {
+    let mut step = format!("  measure {workload} qd {}{}", s.qd, rate(s.rate));
+    let record = match s.stop {
+        Stop::Time(t) => {
+            step.push_str(&format!(" for {t}"));
+            Some(t)
+        }
+        Stop::Written { written, time } => {
+            step.push_str(&format!(" until written {}", extent(written)));
+            if let Some(t) = time {
+                step.push_str(&format!(" for {t}"));
+            }
+            time
+        }
+    };
+    if !s.ramp.is_zero() {
+        step.push_str(&format!(" ramp {}", s.ramp));
+    }
+    step.push_str(&series(record));
+    step.push('\n');
+    step
+}
+
+/// The names of a together step's jobs: their sections, made names, without
+/// the start they all share up to a `-`, `.` or `_` when what is left of
+/// each is a name as it stands (`2-mix-reads` and `2-mix-writes` are `reads`
+/// and `writes`; `seq-read` keeps its `seq`, as `read` is a keyword).
+fn job_names(sections: &[&str]) -> Vec<String> {
+    let shared = match sections {
+        [first, rest @ ..] if !rest.is_empty() => {
+            let common = rest.iter().fold(first.len(), |n, s| {
+                first.bytes().zip(s.bytes()).take(n).take_while(|(a, b)| a == b).count()
+            });
+            // A separator is one byte, so the cut falls between characters.
+            first.as_bytes()[..common].iter().rposition(|b| b"-._".contains(b)).map_or(0, |i| i + 1)
+        }
+        _ => 0,
+    };
+    let short: Vec<&str> = sections.iter().map(|s| &s[shared..]).collect();
+    let as_it_stands = |s: &str| {
+        let mut taken = HashSet::new();
+        ident(s, &mut taken) == s
+    };
+    let unique = short.iter().collect::<HashSet<_>>().len() == short.len();
+    let from =
+        if shared > 0 && unique && short.iter().all(|s| as_it_stands(s)) { short } else { sections.to_vec() };
+    let mut taken = HashSet::new();
+    from.iter().map(|s| ident(s, &mut taken)).collect()
+}
+
+/// `  together for 1min ramp 5s { job ... }`: the jobs fio starts
+/// together, each named after its section, on its own workers and device.
+/// The import checked that they run for one time, after one ramp.
+fn together(phase: &Phase, workloads: &[&String]) -> String {
+    let s = &phase.steps[0];
+    let record = match s.stop {
+        Stop::Time(t) => t,
+        Stop::Written { .. } => unreachable!("a job that ends by size is refused in a together step"),
+    };
+    let mut out = format!("  together for {record}");
+    if !s.ramp.is_zero() {
+        out.push_str(&format!(" ramp {}", s.ramp));
+    }
+    out.push_str(&series(Some(record)));
+    out.push_str(" {\n");
+    let several = phase.devices.iter().any(|d| *d != 1);
+    let sections: Vec<&str> = phase.steps.iter().map(|s| s.section.as_str()).collect();
+    for (((s, w), device), name) in
+        phase.steps.iter().zip(workloads).zip(&phase.devices).zip(job_names(&sections))
+    {
+        out.push_str(&format!("    job {name} {w} qd {} workers {}{}", s.qd, s.workers, rate(s.rate)));
+        if several {
+            out.push_str(&format!(" device {device}"));
+        }
+        out.push('\n');
+    }
+    out.push_str("  }\n");
     out
 }
 
@@ -288,10 +466,31 @@ mod tests {
         assert_eq!(ident("randread qd32", &mut taken), "randread_qd32_2");
         assert_eq!(ident("4k read", &mut taken), "job_4k_read");
         assert_eq!(ident("read", &mut taken), "read_job");
-        assert_eq!(ident("---", &mut taken), "job");
+        assert_eq!(ident("---", &mut taken), "fio_job");
+        assert_eq!(ident("job", &mut taken), "job_job");
+        assert_eq!(ident("rate", &mut taken), "rate_job");
         let mut phases = HashSet::new();
         assert_eq!(phase_name("job-a", &mut phases), "job-a");
         assert_eq!(phase_name("job_a", &mut phases), "job_a 2");
         assert_eq!(phase_name("--", &mut phases), "job");
+    }
+
+    #[test]
+    fn a_together_steps_jobs_drop_the_start_their_sections_share() {
+        assert_eq!(
+            job_names(&["2-mix.together-reads-writes-reads", "2-mix.together-reads-writes-writes"]),
+            ["reads", "writes"]
+        );
+        assert_eq!(job_names(&["seq-read", "seq-write"]), ["seq_read", "seq_write"], "read is a keyword");
+        assert_eq!(
+            job_names(&["db-Reads", "db-writes"]),
+            ["db_reads", "db_writes"],
+            "not a name as it stands"
+        );
+        assert_eq!(job_names(&["reader", "writer"]), ["reader", "writer"]);
+        assert_eq!(job_names(&["a-x", "b-x"]), ["a_x", "b_x"]);
+        assert_eq!(job_names(&["job", "job"]), ["job_job", "job_job_2"]);
+        assert_eq!(job_names(&["x-1", "x-2"]), ["x_1", "x_2"], "a name does not start with a digit");
+        assert_eq!(job_names(&["é-a", "è-b"]), ["a", "b"], "no cut inside a character");
     }
 }

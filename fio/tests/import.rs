@@ -1,12 +1,14 @@
 //! Import through the crate's API: job file text to a methodology that
-//! compiles to the plan its options say, every problem named with its
+//! compiles to the plan its options say (jobs fio starts together as a
+//! together step, rates as open-loop rates), every problem named with its
 //! line and option, and an imported job exported again imports to the
 //! same steps.
 
 use std::collections::HashSet;
 
 use methodic_compiler::plan::{
-    Action, Bytes, Duration, Extent, IoMode, MeasureStop, Percent, Plan, QdCounting, Units,
+    Action, Arrivals, Bytes, Duration, Extent, IoMode, Job, MeasureStop, Percent, Plan, QdCounting, Rate,
+    RateAmount, Units,
 };
 use methodic_fio::{ImportError, ImportErrorKind, fio_to_method, plan_to_fio};
 
@@ -357,10 +359,10 @@ fn every_problem_is_named_with_its_line_and_option() {
     assert!(has(&e, 9, "iodepht=32", "unknown option `iodepht=32`: it is not an fio option"), "{all}");
     assert_eq!(e.iter().find(|e| e.line == 9).unwrap().hint.as_deref(), Some("did you mean `iodepth`?"));
     assert!(has(&e, 10, "thinktime=10", "no pause"), "{all}");
-    let c = e.iter().find(|e| e.kind == ImportErrorKind::Concurrent).expect(&all);
-    assert_eq!(c.line, 12);
-    assert!(c.to_string().contains("[b] at the same time as [a] (line 6)"), "{all}");
-    assert!(c.to_string().contains("stonewall"), "{all}");
+    assert!(
+        !e.iter().any(|e| e.kind == ImportErrorKind::Concurrent),
+        "[b] runs together with [a], but [a] is refused: no group to check: {all}"
+    );
     assert_eq!(e.iter().filter(|e| e.line == 2).count(), 1, "an inherited problem is told once: {all}");
     assert!(all.contains("(in job.fio:2, [global])"), "{all}");
     let lines: Vec<usize> = e.iter().map(|e| e.line).collect();
@@ -428,7 +430,7 @@ fn refusals_that_depend_on_the_whole_job() {
         ("[j]\nrw=randread\ndirect=1\nbuffered=1\ntime_based\nruntime=5\n", 4, "contradict"),
         ("[j]\nrw=randrw\nrwmixread=70\nrwmixwrite=40\ntime_based\nruntime=5\n", 4, "add up to 100"),
         ("[j]\nrw=randread\nzonemode=zbd\ntime_based\nruntime=5\n", 3, "without zones"),
-        ("[j]\nrw=randread\nrate_iops=1000\ntime_based\nruntime=5\n", 3, "no rate limit"),
+        ("[j]\nrw=randread\nrate_iops=1000\nrate_min=10m\ntime_based\nruntime=5\n", 4, "falls short"),
         ("[globalx]\nrw=read\n[j]\ntime_based\nruntime=5\n", 1, "[global] section"),
     ];
     for (text, line, words) in cases {
@@ -501,5 +503,435 @@ fn an_imported_then_exported_job_round_trips_its_options() {
             ),
         };
         assert_eq!(what_runs(&second), what_runs(&first), "{job}\nexported as\n{exported}");
+    }
+}
+
+// ------------------------------------------------------- jobs at once, rates
+
+/// The jobs of the together steps of a plan, step by step.
+fn together(p: &Plan) -> Vec<(&Vec<Job>, Duration, &MeasureStop)> {
+    p.steps
+        .iter()
+        .filter_map(|s| match &s.action {
+            Action::Together { jobs, ramp, stop, .. } => Some((jobs, *ramp, stop)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every error of `text`, each with its hint, one a line.
+fn said(text: &str) -> String {
+    errors(text)
+        .iter()
+        .map(|e| format!("{e} (hint: {})", e.hint.as_deref().unwrap_or("")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const MIXED_LOAD: &str = "\
+[global]
+ioengine=io_uring
+direct=1
+time_based
+runtime=60
+ramp_time=5
+filename=/dev/nvme0n1
+
+[prep]
+rw=randwrite
+bs=4k
+iodepth=32
+
+[reads]
+stonewall
+rw=randread
+bs=4k
+iodepth=16
+rate_iops=20000
+rate_process=poisson
+
+[writes]
+rw=write
+bs=128k
+iodepth=8
+numjobs=2
+size=50%
+offset_increment=50%
+rate=100m
+";
+
+#[test]
+fn jobs_fio_starts_together_are_one_together_step() {
+    let p = plan(MIXED_LOAD);
+    // [prep] alone, then [reads] and [writes] at once.
+    assert_eq!(measures(&p).len(), 1);
+    let t = together(&p);
+    assert_eq!(t.len(), 1);
+    let (jobs, ramp, stop) = t[0];
+    assert_eq!(
+        (ramp, stop.time, stop.written),
+        (Duration::from_secs(5), Some(Duration::from_secs(60)), None)
+    );
+    let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["reads", "writes"]);
+    let (r, w) = (&jobs[0], &jobs[1]);
+    assert_eq!(
+        (r.workload.read, r.workload.random, r.workload.blocks[0].size),
+        (Percent::HUNDRED, Percent::HUNDRED, Bytes(4096))
+    );
+    assert_eq!((r.qd.total, r.qd.per_worker, r.workers), (16, 16, 1));
+    assert_eq!(r.rate, Some(Rate { amount: RateAmount::Iops(20_000), arrivals: Arrivals::Poisson }));
+    assert_eq!(
+        (w.workload.read, w.workload.random, w.workload.blocks[0].size),
+        (Percent::ZERO, Percent::ZERO, Bytes(128 << 10))
+    );
+    // numjobs=2 x iodepth=8: two workers of eight, each clone capped at
+    // 100MiB/s by fio.
+    assert_eq!((w.qd.total, w.qd.per_worker, w.workers), (16, 8, 2));
+    assert_eq!(
+        w.rate,
+        Some(Rate { amount: RateAmount::Bandwidth(Bytes(200 << 20)), arrivals: Arrivals::Uniform })
+    );
+    assert_eq!((r.device, w.device), (0, 0), "one file, one device");
+    let step = p.steps.iter().find(|s| matches!(s.action, Action::Together { .. })).unwrap();
+    let target = step.target.unwrap();
+    assert_eq!((target.io, target.span), (IoMode::Direct, Extent::Percent(Percent::HUNDRED)));
+    let phases: Vec<_> = p.steps.iter().map(|s| s.phase.clone().unwrap()).collect();
+    assert_eq!(phases, ["prep", "reads + writes"]);
+    let out = import(MIXED_LOAD);
+    assert!(
+        out.contains("# Jobs that fio starts together (no stonewall between them) are one phase"),
+        "{out}"
+    );
+    assert!(!out.contains("Devices:"), "one file: no devices listed:\n{out}");
+}
+
+#[test]
+fn a_together_import_reads_as_expected() {
+    let out = import(
+        "[global]\nioengine=libaio\ndirect=1\ntime_based\nruntime=2m\n\n[oltp]\nrw=randrw\nrwmixread=70\n\
+         iodepth=16\nrate_iops=7000,3000\n\n[log]\nrw=write\nbs=64k\nfilename=/dev/nvme1n1\n",
+    );
+    let expected = format!(
+        r#"# Imported from job.fio by methodic {} (`methodic import fio`).
+# fio starts the jobs together (no stonewall between them): they are one phase with a together step,
+# a job each.
+# Devices: fio runs the jobs on 2 files, each a device here (`device N` is the Nth --target), in the
+# order the job file first names them:
+# - device 1: the jobs without filename ([oltp]); fio makes each a file of its own in the directory
+#   it runs in (oltp.0.0)
+# - device 2: /dev/nvme1n1 ([log])
+# Run: `methodic run FILE.method --target PATH1 --target /dev/nvme1n1`
+# From [global]:
+# - ioengine=libaio (line 2): not carried over: methodic does its own I/O (io_uring, or psync where
+#   io_uring is unavailable)
+# Random offsets: fio (without norandommap) sends each random I/O of [oltp] to a block not yet
+# touched in this pass; methodic draws offsets independently, so some blocks are hit twice and
+# others not at all.
+methodology "job" version "1.0"
+describe "imported from the fio job file job.fio: 2 jobs"
+
+conventions {{
+  units binary
+  queue_depth per_worker
+  value step_average
+}}
+
+# fio's iodepth is per job: here the queue depth is per worker, and numjobs
+# is the number of workers.
+workload oltp {{ random; block 4KiB; read 70% }}
+workload log {{ sequential; block 64KiB; read 0% }}
+
+phase "oltp + log" {{
+  # fio job [oltp], line 7: direct=1 time_based runtime=2m rw=randrw rwmixread=70 iodepth=16
+  #   rate_iops=7000,3000
+  # fio job [log], line 13: direct=1 time_based runtime=2m rw=write bs=64k
+  # - filename=/dev/nvme1n1 (line 16): device 2: give it as `--target` number 2 when the methodology
+  #   runs
+  target {{ span 100%; workers 1; io direct; data random }}
+  together for 2min {{
+    job oltp oltp qd 16 workers 1 rate 10000 iops device 1
+    job log log qd 1 workers 1 device 2
+  }}
+}}
+"#,
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn files_are_devices_in_the_order_the_job_file_names_them() {
+    // [solo] on the second file, alone: a together step of one job, as a
+    // measurement runs on the first device.
+    let p = plan(
+        "[global]\nrw=randread\nioengine=io_uring\ndirect=1\niodepth=4\ntime_based\nruntime=10\n\
+         filename=/dev/a\n[r1]\n[r2]\nfilename=/dev/b\n[solo]\nstonewall\nfilename=/dev/b\n[last]\nstonewall\n",
+    );
+    let t = together(&p);
+    let devices: Vec<Vec<(String, u32)>> =
+        t.iter().map(|(jobs, ..)| jobs.iter().map(|j| (j.name.clone(), j.device)).collect()).collect();
+    assert_eq!(devices, [vec![("r1".into(), 0), ("r2".into(), 1)], vec![("solo".into(), 1)]]);
+    assert_eq!(measures(&p).len(), 1, "[last] runs on the first file: a measurement");
+    let out = import(
+        "[global]\nrw=randread\nioengine=io_uring\ndirect=1\niodepth=4\ntime_based\nruntime=10\n\
+         filename=/dev/a\n[r1]\n[r2]\nfilename=/dev/b\n",
+    );
+    assert!(out.contains("# - device 1: /dev/a ([r1])\n# - device 2: /dev/b ([r2])\n"), "{out}");
+    assert!(out.contains("# Run: `methodic run FILE.method --target /dev/a --target /dev/b`"), "{out}");
+    // Jobs without filename share a target; fio gives each its own file.
+    let out = import("[global]\nrw=randread\ntime_based\nruntime=10\nsize=1g\n[a]\n[b]\n");
+    assert!(
+        out.contains("fio makes each of [a], [b] a file of its own, named after the job (a.0.0, b.0.0)"),
+        "{out}"
+    );
+    assert!(!out.contains("device"), "{out}");
+}
+
+#[test]
+fn rates_are_each_clones_times_numjobs_over_the_mix_fio_caps() {
+    let rate = |options: &str| -> Option<Rate> {
+        let p = plan(&format!("[j]\ntime_based\nruntime=10\n{options}\n"));
+        match &p.steps.last().unwrap().action {
+            Action::Measure { rate, .. } => *rate,
+            other => panic!("{}", other.kind()),
+        }
+    };
+    let iops = |n, arrivals| Some(Rate { amount: RateAmount::Iops(n), arrivals });
+    let bw = |b, arrivals| Some(Rate { amount: RateAmount::Bandwidth(Bytes(b)), arrivals });
+    use Arrivals::{Poisson, Uniform};
+    assert_eq!(rate("rw=randread\nrate_iops=5000"), iops(5000, Uniform));
+    assert_eq!(rate("rw=randread\nrate_iops=5000\nrate_process=linear"), iops(5000, Uniform));
+    assert_eq!(rate("rw=randread\nrate_iops=5000\nrate_process=poisson"), iops(5000, Poisson));
+    assert_eq!(rate("rw=randread\nrate_iops=500\nnumjobs=4"), iops(2000, Uniform), "each clone's cap");
+    assert_eq!(rate("rw=randwrite\nrate=2m"), bw(2 << 20, Uniform));
+    assert_eq!(rate("rw=randwrite\nrate=2m\nkb_base=1000"), bw(2_000_000, Uniform));
+    // A job that only reads: the read cap counts.
+    assert_eq!(rate("rw=randread\nrate_iops=500,100"), iops(500, Uniform));
+    assert_eq!(rate("rw=randread\nrate_iops=,100"), None, "reads uncapped");
+    assert_eq!(rate("rw=randwrite\nrate_iops=,100"), iops(100, Uniform));
+    assert_eq!(rate("rw=randread\nrate_iops=0"), None);
+    // A job that mixes: the caps in the job's mix, their sum.
+    assert_eq!(rate("rw=randrw\nrwmixread=70\nrate_iops=700,300"), iops(1000, Uniform));
+    assert_eq!(rate("rw=randrw\nrate_iops=500"), iops(1000, Uniform), "50/50: 500 reads and 500 writes");
+    assert_eq!(rate("rw=randrw\nrwmixread=70\nrate=7m,3m\nnumjobs=2"), bw(20 << 20, Uniform));
+    // rate wins over rate_iops, as in fio.
+    assert_eq!(rate("rw=randread\nrate=1m\nrate_iops=10"), bw(1 << 20, Uniform));
+    let out =
+        import("[j]\nrw=randread\nrate=1m\nrate_iops=10\nrate_process=poisson\ntime_based\nruntime=1\n");
+    assert!(out.contains("rate_iops=10 (line 4): ignored where rate is given too"), "{out}");
+    assert!(out.contains("measure j qd 1 rate 1MiB/s poisson for 1s"), "{out}");
+    let out = import("[j]\nrw=randread\nrate_iops=5,7\ntime_based\nruntime=1\n");
+    assert!(out.contains("rate_iops=5,7 (line 3): the write cap is ignored"), "{out}");
+    let out = import("[global]\nrate_process=poisson\n[j]\nrw=randread\ntime_based\nruntime=1\n");
+    assert!(out.contains("rate_process=poisson (line 2): ignored: the job has no rate"), "{out}");
+    // A write job that ends by size keeps its rate.
+    let p = plan("[fill]\nrw=write\nsize=1g\nrate=50m\n");
+    let last = &p.steps.last().unwrap().action;
+    assert!(matches!(last, Action::Measure { rate: Some(_), stop, .. } if stop.written.is_some()));
+}
+
+#[test]
+fn rates_fio_means_otherwise_are_refused_as_users_read_them() {
+    let job = |options: &str| format!("[j]\ntime_based\nruntime=10\n{options}\n");
+    for (options, option, words) in [
+        (
+            "rw=randrw\nrwmixread=70\nrate_iops=1000",
+            "rate_iops=1000",
+            "cannot translate `rate_iops=1000`: fio caps each direction on its own: rate_iops=1000 caps reads \
+             and writes alike, each at 1000 I/Os a second for each clone, a 50% read mix where the job asks for \
+             70% reads; methodic starts I/Os at one rate and keeps the read share (in job.fio:6, [j]) (hint: cap \
+             both in the job's mix: rate_iops=700,300 is 1000 I/Os a second in all for each clone, 70% of them \
+             reads)",
+        ),
+        (
+            "rw=randrw\nrwmixread=70\nrate_iops=600,400",
+            "rate_iops=600,400",
+            "caps reads at 600 I/Os and writes at 400 I/Os",
+        ),
+        ("rw=randrw\nrate=1m,", "rate=1m,", "fio caps only the job's reads (1MiB a second for each clone)"),
+        ("rw=randrw\nrate_iops=,100", "rate_iops=,100", "caps only the job's writes"),
+        (
+            "rw=randrw\nrate=1m,\nrate_iops=,256",
+            "rate_iops=,256",
+            "methodic's rate is I/Os or bytes a second",
+        ),
+        ("rw=randread\nrate_iops=1k", "rate_iops=1k", "not a plain whole number"),
+        ("rw=randread\nrate=1.5m", "rate=1.5m", "as 1 byte"),
+        ("rw=randread\nrate=1m,1m,1m,1m", "rate=1m,1m,1m,1m", "at most three values"),
+        (
+            "rw=randread\nrate_iops=10\nrate_process=exp",
+            "rate_process=exp",
+            "fio does not know rate_process=exp",
+        ),
+        ("rw=randread\nrate_iops=10\nrate_min=5m", "rate_min=5m", "falls short of a minimum"),
+        ("rw=randread\nrate_iops=10\nratemin=5m", "ratemin=5m", "falls short of a minimum"),
+        ("rw=randread\nrate_iops=10\nrate_iops_min=5", "rate_iops_min=5", "falls short of a minimum"),
+        ("rw=randread\nrate_iops=10\nrate_cycle=500", "rate_cycle=500", "no period to judge it over"),
+        ("rw=randread\nrate_iops=10\nrate_ignore_thinktime=1", "rate_ignore_thinktime=1", "no think time"),
+        ("rw=randread\nrate_foo=1", "rate_foo=1", "this rate option has no equivalent"),
+        ("rw=randread\nlatency_target=2ms", "latency_target=2ms", "(QoS) is planned"),
+        ("rw=randread\nlatency_window=5s", "latency_window=5s", "(QoS) is planned"),
+        ("rw=randread\nlatency_percentile=99.9", "latency_percentile=99.9", "(QoS) is planned"),
+        ("rw=randread\nlatency_run=1", "latency_run=1", "(QoS) is planned"),
+        ("rw=randread\nmax_latency=10ms", "max_latency=10ms", "does not end a job on a slow I/O"),
+    ] {
+        let text = job(options);
+        let line = text.lines().position(|l| l == option).unwrap() + 1;
+        let all = said(&text);
+        assert!(
+            errors(&text).iter().any(|e| e.line == line
+                && e.option.as_deref() == Some(option)
+                && format!("{e} (hint: {})", e.hint.as_deref().unwrap_or("")).contains(words)),
+            "{option}: {all}"
+        );
+    }
+    // fio's defaults are fine.
+    let p = plan(&job(
+        "rw=randread\nrate_cycle=1000\nlatency_percentile=100\nlatency_run=0\nmax_latency=0\nrate_min=0",
+    ));
+    assert_eq!(measures(&p).len(), 1);
+}
+
+#[test]
+fn groups_that_cannot_be_one_together_step_are_refused_naming_both_jobs() {
+    let group = |a: &str, b: &str| {
+        format!(
+            "[global]\nrw=randread\nioengine=io_uring\ndirect=1\ntime_based\nruntime=60\n[a]\n{a}\n[b]\n{b}\n"
+        )
+    };
+    for (text, line, words) in [
+        (
+            group("", "runtime=30"),
+            10,
+            "jobs run at the same time `runtime=30`: fio starts [b] together with [a] (line 7), but [a] runs for \
+             1min (runtime=60) and [b] for 30s (runtime=30): a together step runs its jobs for one time (in \
+             job.fio:10, [b]) (hint: give the jobs fio starts together one runtime (in [global], say), or add \
+             stonewall to [b] to run it after [a])",
+        ),
+        (group("ramp_time=5", ""), 8, "but [a] ramps up for 5s (ramp_time=5) and [b] for 0s (fio's default)"),
+        (
+            group("", "rw=write\nsize=1g\ntime_based=0"),
+            9,
+            "[b] ends once it has written its size (it has no time_based)",
+        ),
+        (
+            group("", "size=1g"),
+            10,
+            "but [a] works over 100% of the target (fio's default) and [b] over 1GiB (size=1g)",
+        ),
+        (group("", "direct=0"), 10, "but [a] does direct I/O (direct=1) and [b] buffered I/O (direct=0)"),
+        (
+            group("direct=0", "direct=0\ninvalidate=0"),
+            11,
+            "but [a] drops (fio's default) the file's cached pages when it starts and [b] keeps (invalidate=0) them",
+        ),
+        (
+            group("rw=randwrite\nzero_buffers", "rw=write"),
+            9,
+            "but [a] writes zeros (zero_buffers) and [b] random data (fio's default)",
+        ),
+        (
+            "[global]\nrw=write\ntime_based\nruntime=5\nfilename=/dev/a\n[a]\n[b]\nfilename=/dev/b\n\
+             [c]\nstonewall\ntime_based=0\nsize=1g\nfilename=/dev/b\n"
+                .to_string(),
+            9,
+            "fio runs [c] on /dev/b, device 2 here, not on the first file the job file names",
+        ),
+    ] {
+        let all = said(&text);
+        assert!(
+            errors(&text).iter().any(|e| e.line == line
+                && e.kind == ImportErrorKind::Concurrent
+                && format!("{e} (hint: {})", e.hint.as_deref().unwrap_or("")).contains(words)),
+            "{text}\n{all}"
+        );
+    }
+    // A job that reads and ends by size is refused as on its own.
+    let e = said(&group("", "time_based=0"));
+    assert!(e.contains("add time_based"), "{e}");
+}
+
+/// What runs, without names: each step's I/O (a together step's jobs
+/// with their workers, rates and devices), times and target.
+fn io_of(p: &Plan) -> Vec<String> {
+    p.steps
+        .iter()
+        .map(|s| match &s.action {
+            Action::Together { jobs, ramp, stop, series } => {
+                let jobs: Vec<String> = jobs
+                    .iter()
+                    .map(|j| {
+                        format!(
+                            "{:?} {:?} workers {} rate {:?} device {}",
+                            j.workload.io(),
+                            j.qd,
+                            j.workers,
+                            j.rate,
+                            j.device
+                        )
+                    })
+                    .collect();
+                format!(
+                    "together {jobs:?} ramp {ramp} {stop:?} series {series} {:?}",
+                    s.target.map(|t| (t.span, t.io, t.data))
+                )
+            }
+            Action::Measure { rate, .. } => {
+                format!("{} rate {rate:?}", what_runs(&Plan { steps: vec![s.clone()], ..p.clone() })[0])
+            }
+            other => other.kind().to_string(),
+        })
+        .collect()
+}
+
+/// A methodology with jobs at once and rates, exported to fio and imported
+/// again: the same I/O, step by step; and the job file imported, exported
+/// and imported again gives the same steps.
+#[test]
+fn together_steps_and_rates_round_trip_through_fio() {
+    let method = "methodology \"load\" version \"1\"\n\
+        conventions { queue_depth per_worker }\n\
+        target { span 100%; workers 1; io direct }\n\
+        workload rnd4k_read { random; block 4KiB; read 100% }\n\
+        workload oltp { random; blocks { 4KiB: 50%, 16KiB: 50% }; read 70% }\n\
+        workload seq128k_write { sequential; block 128KiB; read 0% }\n\
+        measure rnd4k_read qd 32 rate 50000 iops poisson for 1min\n\
+        measure oltp qd 8 rate 10000 iops for 30s ramp 5s\n\
+        together for 5min ramp 30s {\n\
+          job reads rnd4k_read qd 4 workers 2 rate 20000 iops\n\
+          job mix oltp qd 8 workers 2 rate 200MiB/s poisson\n\
+          job writes seq128k_write qd 8 rate 100MiB/s device 2\n\
+        }\n";
+    let first = methodic_compiler::compile(method, &methodic_compiler::Options::default()).unwrap().plan;
+    let exported = plan_to_fio(&first, None);
+    let imported = match fio_to_method(&exported, "exported.fio", "load") {
+        Ok(i) => i.text,
+        Err(e) => panic!(
+            "{exported}\ndoes not import: {}",
+            e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+        ),
+    };
+    let second = methodic_compiler::compile(&imported, &methodic_compiler::Options::default()).unwrap().plan;
+    assert_eq!(io_of(&second), io_of(&first), "{exported}\nimported as\n{imported}");
+    // The job names survive: the exported sections end in them.
+    let names: Vec<&str> = together(&second)[0].0.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["reads", "mix", "writes"], "{imported}");
+    // And from the job file's side.
+    for job in
+        [MIXED_LOAD, "[r]\nrw=randrw\nrwmixread=70\nrate_iops=700,300\nnumjobs=2\ntime_based\nruntime=10\n"]
+    {
+        let a = plan(job);
+        let exported = plan_to_fio(&a, None);
+        let b = match fio_to_method(&exported, "exported.fio", "job") {
+            Ok(i) => {
+                methodic_compiler::compile(&i.text, &methodic_compiler::Options::default()).unwrap().plan
+            }
+            Err(e) => panic!(
+                "{exported}\ndoes not import: {}",
+                e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+            ),
+        };
+        assert_eq!(io_of(&b), io_of(&a), "{job}\nexported as\n{exported}");
     }
 }

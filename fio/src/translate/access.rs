@@ -5,7 +5,7 @@
 use methodic_compiler::plan::{Bytes, Percent};
 
 use super::reader::{Got, JobReader, Reported, need};
-use super::{Data, Rw};
+use super::{Data, Filename, Rw};
 use crate::error::ImportErrorKind;
 use crate::job_file::Entry;
 use crate::values::{KbBase, Refusal, fio_bssplit, fio_bytes, fio_int, refusal};
@@ -191,9 +191,10 @@ pub(crate) fn data(r: &mut JobReader<'_>) -> Got<Data> {
     }
 }
 
-pub(crate) fn filename(r: &mut JobReader<'_>, e: &Entry) {
-    let name = e.value.as_deref().unwrap_or("").trim();
-    let several = name.replace("\\:", "").contains(':');
+/// The file fio runs the job on; several (`a:b`) are refused.
+pub(crate) fn filename(r: &mut JobReader<'_>, e: &Entry) -> Option<Filename> {
+    let path = e.value.as_deref().unwrap_or("").trim();
+    let several = path.replace("\\:", "").contains(':');
     if several {
         r.problem(
             ImportErrorKind::Untranslatable,
@@ -201,14 +202,14 @@ pub(crate) fn filename(r: &mut JobReader<'_>, e: &Entry) {
             refusal("fio spreads the job over several files (`:`); methodic works on one target")
                 .hint("give one file or device"),
         );
-        return;
+        return None;
     }
-    r.note(
-        e,
-        true,
-        true,
-        format!("the target is given when the methodology runs: `methodic run FILE.method --target {name}`"),
-    );
+    Some(Filename {
+        path: path.to_string(),
+        written: e.written(),
+        line: e.line,
+        global: e.section == "global",
+    })
 }
 
 /// What `ioengine` (fio's default: psync) means for the queue depth.

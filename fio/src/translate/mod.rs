@@ -1,16 +1,19 @@
 //! A job (its options, `[global]` ones included) in, one [`Step`] out: a
-//! workload, target settings and a measurement, with notes for what is
-//! left out; or every problem that keeps the job from one.
+//! workload, target settings, a measurement (with its open-loop rate) and
+//! the file fio runs it on, with notes for what is left out; or every
+//! problem that keeps the job from one.
 
 mod access;
+mod rate;
 mod reader;
 mod region;
 
 use std::collections::HashSet;
 
-use methodic_compiler::plan::{Bytes, Duration, Percent};
+use methodic_compiler::plan::{Bytes, Duration, Percent, Rate};
 
 use self::access::{access, blocks, data, engine, filename, io_mode, random_share, read_share, single};
+use self::rate::{job_rate, rate_options};
 use self::reader::{Got, JobReader, Reported, need};
 use self::region::{Layout, layout, region, stop};
 use crate::error::{ImportErrorKind, Problem};
@@ -42,6 +45,10 @@ pub(crate) struct Step {
     pub(crate) drop_caches: bool,
     pub(crate) ramp: Duration,
     pub(crate) stop: Stop,
+    /// Open loop at this rate over all the job's workers; `None`: closed.
+    pub(crate) rate: Option<Rate>,
+    /// fio's `filename`, when given.
+    pub(crate) filename: Option<Filename>,
     /// Binary units unless the job reads sizes as fio's kb_base=1000.
     pub(crate) binary: bool,
     /// fio tracks which blocks random I/O has touched (no `norandommap`).
@@ -67,6 +74,18 @@ pub(crate) enum Stop {
     Time(Duration),
     /// Until this much is written, or after the runtime if one is given.
     Written { written: FioSpan, time: Option<Duration> },
+}
+
+/// The file or device fio runs a job on (`filename=`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Filename {
+    /// The path, without the blanks around it.
+    pub(crate) path: String,
+    /// The option as written, and where.
+    pub(crate) written: String,
+    pub(crate) line: usize,
+    /// Given in `[global]`.
+    pub(crate) global: bool,
 }
 
 /// Something left out or read differently, said in a comment.
@@ -159,9 +178,8 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         .map(|v| v.trim().to_string())
         .filter(|v| !v.is_empty());
     let stonewall = r.flag("stonewall");
-    if let Some(e) = r.get("filename") {
-        filename(r, e);
-    }
+    let file = r.get("filename").and_then(|e| filename(r, e));
+    let rates = rate_options(r, kb_ok.then_some(kb));
     let engine = match (&qd, &direct) {
         (Ok(qd), Ok(direct)) => engine(r, *qd, *direct),
         _ => Ok(()),
@@ -170,7 +188,8 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     let (rw, read, random, blocks, align, qd, workers, direct, invalidate, region, data) =
         (rw?, read?, random?, blocks?, align?, qd?, workers?, direct?, invalidate?, region?, data?);
     let (time_based, runtime, ramp, loops) = (time_based?, runtime?, ramp?, loops?);
-    let ((), _, increment, io_size) = (engine?, stonewall?, increment?, io_size?);
+    let ((), _, increment, io_size, rates) = (engine?, stonewall?, increment?, io_size?, rates?);
+    let rate = job_rate(r, rates, read, workers)?;
     // methodic's stripes are whole multiples of the alignment and of the
     // largest block.
     let smallest = blocks.iter().map(|(b, _)| *b).min().unwrap_or(Bytes(4096));
@@ -269,6 +288,8 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         drop_caches: !direct && invalidate,
         ramp,
         stop,
+        rate,
+        filename: file,
         binary: kb == KbBase::Compat1024,
         random_map,
     })
