@@ -312,7 +312,7 @@ fn round_trip(name: &str) {
         p.steps
             .iter()
             .map(|s| match &s.action {
-                Action::Measure { workload: w, qd, ramp, stop, series, rate } => format!(
+                Action::Measure { workload: w, qd, ramp, stop, series, rate, .. } => format!(
                     "{:?} read {} random {} align {} offset {} {qd:?} ramp {ramp} {stop:?} series {series} {rate:?} {:?}",
                     w.blocks, w.read, w.random, w.align, w.offset, s.target
                 ),
