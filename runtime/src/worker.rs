@@ -15,7 +15,7 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use methodic_compiler::plan::{Bytes, DataPattern, Workload};
+use methodic_compiler::plan::{Bytes, DataPattern, Pauses, Workload};
 
 use self::pace::{OpenOutcome, OpenRate, Pace};
 use crate::data::{Buffers, Pattern};
@@ -72,6 +72,8 @@ pub struct Job {
     /// Open loop: this worker's share of the step's rate; `None`: closed
     /// loop.
     pub rate: Option<OpenRate>,
+    /// Pauses between I/Os: think time after every N started, bursts.
+    pub pauses: Pauses,
     pub workload: Workload,
     pub area: Region,
     pub stripe: Region,
@@ -211,8 +213,10 @@ fn errno_name(errno: i32) -> String {
 
 pub fn run(job: Job) -> io::Result<Outcome> {
     // One loop, made twice: the closed loop's has none of the open loop's
-    // work in it (`if OPEN` goes at compile time).
-    if job.rate.is_some() { drive::<true>(job) } else { drive::<false>(job) }
+    // work in it (`if OPEN` goes at compile time). Pauses (think time,
+    // bursts) wait on the clock as an open loop does, so they take its
+    // loop, without a rate.
+    if job.rate.is_some() || !job.pauses.is_none() { drive::<true>(job) } else { drive::<false>(job) }
 }
 
 /// A worker's run, closed loop (`OPEN` false: an I/O starts as one
@@ -294,6 +298,12 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
         pace::tight_timer();
         Pace::new(r, job.seed, start_ns, clock.record_from, clock.until)
     });
+    // Pauses: no I/O starts before `gate.hold` (think time), nor outside a
+    // burst's first `on` of each period, counted from the start barrier.
+    let mut gate = Gate::new(job.pauses, start_ns);
+    if OPEN && !job.pauses.is_none() {
+        pace::tight_timer();
+    }
 
     loop {
         // Open loop: the I/Os due by now start, oldest first, while a
@@ -301,7 +311,10 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
         let due_by = if OPEN { mono_ns() } else { 0 };
         if issuing {
             while let Some(slot) = free.pop() {
-                if OPEN && pace.as_ref().is_some_and(|p| p.next() > due_by) {
+                if OPEN
+                    && (pace.as_ref().is_some_and(|p| p.next() > due_by)
+                        || gate.closed_until(due_by) > due_by)
+                {
                     free.push(slot);
                     break;
                 }
@@ -335,7 +348,10 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
                     written_bytes += io.len as u64;
                 }
                 issued_bytes += io.len as u64;
-                let due = if OPEN { pace.as_mut().map_or(0, |p| p.take()) } else { 0 };
+                let due = if OPEN { pace.as_mut().map_or(due_by, |p| p.take()) } else { 0 };
+                if OPEN {
+                    gate.started(due_by);
+                }
                 pending[slot as usize] =
                     Pending { op: io.op, offset: io.offset, len: io.len, issued_at: due };
                 reqs.push(Request { slot, io });
@@ -346,8 +362,12 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
                 break;
             }
             // Open loop, nothing in flight, nothing due: wait for the next
-            // I/O's due time (or the window's end, or the stop flags).
-            let next = pace.as_ref().map_or(u64::MAX, |p| p.next());
+            // I/O's due time, or the end of a pause (or the window's end, or
+            // the stop flags).
+            let next = match pace.as_ref() {
+                Some(p) => p.next().max(gate.closed_until(due_by)),
+                None => gate.closed_until(due_by).max(due_by),
+            };
             pace::sleep_until(next.min(clock.until).min(due_by.saturating_add(pace::MAX_WAIT_NS)));
         } else {
             let now = mono_ns();
@@ -369,7 +389,8 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
                 // A slot is free and nothing more is due: wait for a
                 // completion or the next due time, whichever comes first;
                 // a wait too short to sleep through is spun, polling.
-                let next = pace.as_ref().map_or(u64::MAX, |p| p.next());
+                // Without a rate, an I/O is due as soon as the gate opens.
+                let next = pace.as_ref().map_or(now, |p| p.next()).max(gate.closed_until(now));
                 let deadline = next.min(clock.until).min(now.saturating_add(pace::MAX_WAIT_NS));
                 if deadline <= now.saturating_add(pace::SPIN_NS) {
                     engine.run(&reqs, 0, &mut done)?;
@@ -479,6 +500,52 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
     })
 }
 
+/// Where a worker's pauses stand: when it may start I/Os again after its
+/// think time, and the bursts' period, from the start barrier (monotonic
+/// nanoseconds).
+struct Gate {
+    pauses: Pauses,
+    start_ns: u64,
+    /// No I/O starts before this (think time).
+    hold: u64,
+    /// I/Os started since the last think.
+    started: u32,
+}
+
+impl Gate {
+    fn new(pauses: Pauses, start_ns: u64) -> Gate {
+        Gate { pauses, start_ns, hold: 0, started: 0 }
+    }
+
+    /// When I/Os may start again, seen at `now`: `now` or before when they
+    /// may start now.
+    #[inline]
+    fn closed_until(&self, now: u64) -> u64 {
+        let mut until = self.hold;
+        if let Some(b) = self.pauses.bursts {
+            let period = b.every.as_millis() * 1_000_000;
+            let on = b.on.as_millis() * 1_000_000;
+            let into = now.saturating_sub(self.start_ns) % period.max(1);
+            if into >= on {
+                until = until.max(now + (period - into));
+            }
+        }
+        until
+    }
+
+    /// An I/O started at `now`: after every `every`, the think time.
+    #[inline]
+    fn started(&mut self, now: u64) {
+        if let Some(t) = self.pauses.think {
+            self.started += 1;
+            if self.started >= t.every {
+                self.started = 0;
+                self.hold = now.saturating_add(t.pause_ns);
+            }
+        }
+    }
+}
+
 /// The queue depth a worker kept, weighted by time: the number of I/Os in
 /// flight integrated over the record window, divided by its length. A
 /// psync thread keeps its one I/O in flight only while in the system
@@ -556,6 +623,7 @@ mod tests {
             force_async: false,
             depth,
             rate: None,
+            pauses: Pauses::default(),
             workload: Workload {
                 name: "t".into(),
                 blocks: vec![BlockShare { size: Bytes(4096), share: Percent::HUNDRED }],

@@ -27,18 +27,19 @@ fn reads(name: &str) -> u64 {
 }
 
 /// 4KiB random reads at `qd` for `seconds`, no ramp, with a series of
-/// 1 s, open loop at `iops` with `arrivals`. The language for a rate is
-/// the integrator's; the plan is compiled closed and given its rate here.
+/// 1 s, open loop at `iops` with `arrivals`, as the language writes it.
 fn plan(qd: u32, seconds: u32, iops: u64, arrivals: Arrivals) -> Plan {
     let src = format!(
         "methodology \"t\" version \"1\"\ntarget {{ span 64MiB }}\n\
          workload r {{ random; block 4KiB; read 100% }}\n\
-         measure r qd {qd} for {seconds}s ramp 0s series 1s"
+         measure r qd {qd} for {seconds}s ramp 0s series 1s rate {iops} iops {}",
+        arrivals.keyword()
     );
-    let mut plan =
-        methodic_compiler::compile(&src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
-    match &mut plan.steps[0].action {
-        Action::Measure { rate, .. } => *rate = Some(Rate { amount: RateAmount::Iops(iops), arrivals }),
+    let plan = methodic_compiler::compile(&src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
+    match &plan.steps[0].action {
+        Action::Measure { rate, .. } => {
+            assert_eq!(*rate, Some(Rate { amount: RateAmount::Iops(iops), arrivals }), "the language's rate")
+        }
         other => panic!("a measurement, not {}", other.kind()),
     }
     plan

@@ -210,6 +210,7 @@ impl Workers {
                     t.kind == TargetKind::BlockDevice && !t.nowait
                 },
                 depth,
+                pauses: spec.pauses,
                 rate: spec.rate.zip(asked_iops).map(|(r, total)| OpenRate {
                     iops: total / threads as f64,
                     arrivals: r.arrivals,
