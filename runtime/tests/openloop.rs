@@ -261,3 +261,54 @@ fn a_rate_above_what_the_device_serves_is_not_kept_and_latency_grows_with_the_ba
     assert!(summary.total.latency_us.max >= backlog_s * 1e6 * 0.5, "{} us", summary.total.latency_us.max);
     let _ = fs::remove_dir_all(out);
 }
+
+/// The QoS search finds a known limit: a loop device throttled to N = 400
+/// reads a second serves any rate below N on time and none above it, so
+/// the highest rate at which 4KiB random reads keep p99 under 200ms is N,
+/// within the search's precision (5%) and what the throttle lets through
+/// (its slices run a little over). Every probe is recorded; the first is
+/// the closed loop's, which the throttle holds to N too.
+#[test]
+fn the_qos_search_finds_the_limit_of_a_throttled_device() {
+    let Some(lock) = common::devices() else { return };
+    let Some(l) = Loop::setup(&lock, 64 << 20) else { return };
+    let Some(t) = Throttle::setup() else { return };
+    let dev = fs::read_to_string(format!("/sys/block/{}/dev", l.name())).unwrap().trim().to_string();
+    let n = 400.0;
+    t.read_iops(&dev, n as u64);
+    let src = "methodology \"t\" version \"1\"\ntarget { span 64MiB }\n\
+               workload r { random; block 4KiB; read 100% }\n\
+               qos r qd 8 { p99 under 200ms; probe 2s; precision 5% }";
+    let plan = methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
+    let (report, out) = run_on(&plan, &l.dev, "qos-throttled");
+    drop(t);
+    let q = report.steps[0].qos.as_ref().expect("a QoS result");
+    let points: Vec<String> = q
+        .points
+        .iter()
+        .map(|p| {
+            format!(
+                "{:?} asked, {:.0} done, kept {}, p99 {:.0}us",
+                p.rate_iops, p.achieved_iops, p.kept, p.percentile_us
+            )
+        })
+        .collect();
+    assert!(q.points[0].rate_iops.is_none(), "the closed-loop probe first: {points:?}");
+    assert!(q.closed_loop_iops <= n * 1.1, "the throttle holds the closed loop too: {points:?}");
+    let found = q.found_iops.unwrap_or_else(|| panic!("no rate met the limit: {points:?}"));
+    assert!(
+        found >= n * 0.8 && found <= n * 1.1,
+        "found {found:.0} IOPS for a device throttled to {n}: {points:?}"
+    );
+    // Bracketed: a rate that did not meet it is just above the one found.
+    let failed = q.failed_iops.expect("an upper end");
+    assert!(failed > found && (failed - found) / failed <= 0.05 + 1e-9, "{found} .. {failed}: {points:?}");
+    // Every rate above what the throttle lets through failed, kept or not.
+    for p in &q.points {
+        if let Some(r) = p.rate_iops.filter(|r| *r > n * 1.1) {
+            assert!(!p.met, "{r} IOPS met the limit on a device throttled to {n}: {points:?}");
+        }
+    }
+    assert!(q.verdict.starts_with("p99 under 200ms up to "), "{}", q.verdict);
+    let _ = fs::remove_dir_all(out);
+}
