@@ -116,12 +116,10 @@ point "128KiB write QD8, 1 worker" "tmpfs file" "$TMPFS/file.bin" write 128k 8 1
 # methodic_rate TARGET WORKLOAD QD IOPS ARRIVALS: prints "iops p99_us late_p99_us kept"
 methodic_rate() {
   local target=$1 workload=$2 qd=$3 iops=$4 arrivals=$5
-  printf 'methodology "vs-fio-rate" version "1"\ntarget { span 100%% }\nworkload w %s\nmeasure w qd %s for %ss ramp %ss\n' \
-    "$workload" "$qd" "$RUNTIME" "$RAMP" > "$WORK/rate.method"
-  "$BIN" compile "$WORK/rate.method" --format json -o "$WORK/rate.json" >/dev/null 2>&1
-  IOPS=$iops ARRIVALS=$arrivals python3 -c 'import json,os,sys; p=json.load(open(sys.argv[1])); p["steps"][0]["action"]["measure"]["rate"]={"amount": {"iops": int(os.environ["IOPS"])}, "arrivals": os.environ["ARRIVALS"]}; json.dump(p, open(sys.argv[1], "w"))' "$WORK/rate.json"
+  printf 'methodology "vs-fio-rate" version "1"\ntarget { span 100%% }\nworkload w %s\nmeasure w qd %s for %ss ramp %ss rate %s iops %s\n' \
+    "$workload" "$qd" "$RUNTIME" "$RAMP" "$iops" "$arrivals" > "$WORK/rate.method"
   rm -rf "$WORK/out"
-  "$BIN" run "$WORK/rate.json" --target "$target" --destroy "$target" --overwrite --no-ceiling --seed 1 --format json --out "$WORK/out" 2>/dev/null |
+  "$BIN" run "$WORK/rate.method" --target "$target" --destroy "$target" --overwrite --no-ceiling --seed 1 --format json --out "$WORK/out" 2>/dev/null |
     python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"][0]; t=s["summary"]["total"]; r=s["io"]["rate"]; print(round(t["iops"]), round(t["latency_us"]["p99"],2), round(r["lateness_p99_us"],2), "kept" if r["kept"] else "not-kept")'
 }
 
@@ -157,6 +155,44 @@ rate_point() {
 }
 rate_point "4KiB randread QD8, uniform" zram /dev/zram0 randread 4k 8 20000 uniform "{ random; block 4KiB; read 100% }"
 rate_point "4KiB randread QD8, Poisson" zram /dev/zram0 randread 4k 8 20000 poisson "{ random; block 4KiB; read 100% }"
+
+# Two jobs at once: methodic's `together` step against fio's two jobs in
+# one run (the second without stonewall, in its own reporting group), each
+# job on its own target: 4KiB random reads on zram at QD8 (psync, 8
+# threads, as methodic runs zram) beside 128KiB sequential writes on the
+# loop device at QD4 (io_uring, one worker). Per job: IOPS and p99 latency,
+# and their ratios.
+echo
+printf '| two jobs at once | job | methodic IOPS | fio IOPS | ratio | methodic p99 lat | fio p99 lat | ratio |\n|---|---|---|---|---|---|---|---|\n'
+cat > "$WORK/two.method" <<EOF
+methodology "vs-fio-two" version "1"
+target { span 100%; workers 8 }
+workload r { random; block 4KiB; read 100% }
+workload w { sequential; block 128KiB; read 0% }
+together for ${RUNTIME}s ramp ${RAMP}s {
+  job reads r qd 8
+  job writes w qd 4 workers 1 device 2
+}
+EOF
+: > "$WORK/tm"; : > "$WORK/tf"
+for _ in $(seq "$REPEATS"); do
+  rm -rf "$WORK/out"
+  "$BIN" run "$WORK/two.method" --target /dev/zram0 --target "$LOOP" --destroy /dev/zram0 --destroy "$LOOP" \
+      --overwrite --no-ceiling --seed 1 --format json --out "$WORK/out" 2>/dev/null |
+    python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"][0]; print(" ".join("%d %.2f" % (j["summary"]["total"]["iops"], j["summary"]["total"]["latency_us"]["p99"]) for j in s["jobs"]))' >> "$WORK/tm"
+  fio --direct=1 --time_based --runtime="$RUNTIME" --ramp_time="$RAMP" --randrepeat=0 --lat_percentiles=1 \
+      --output-format=json --group_reporting \
+      --name=reads --filename=/dev/zram0 --rw=randread --bs=4k --ioengine=psync --iodepth=1 --numjobs=8 \
+      --name=writes --new_group --filename="$LOOP" --rw=write --bs=128k --ioengine=io_uring --iodepth=4 --numjobs=1 2>/dev/null |
+    python3 -c 'import json,sys; js=json.load(sys.stdin)["jobs"]; print(" ".join("%d %.2f" % (d["iops"], d["lat_ns"]["percentile"]["99.000000"]/1000) for d in (js[0]["read"], js[1]["write"])))' >> "$WORK/tf"
+done
+for k in 1 2; do
+  name=$([ $k = 1 ] && echo "reads, 4KiB random, zram QD8" || echo "writes, 128KiB sequential, loop QD4")
+  mi=$(cut -d' ' -f$((2 * k - 1)) "$WORK/tm" | median); mp=$(cut -d' ' -f$((2 * k)) "$WORK/tm" | median)
+  fi_=$(cut -d' ' -f$((2 * k - 1)) "$WORK/tf" | median); fp=$(cut -d' ' -f$((2 * k)) "$WORK/tf" | median)
+  printf '| together | %s | %s | %s | %.3fx | %s us | %s us | %.2fx |\n' "$name" "$mi" "$fi_" \
+    "$(echo "$mi / $fi_" | bc -l)" "$mp" "$fp" "$(echo "$mp / $fp" | bc -l)"
+done
 
 # The same jobs through `methodic crosscheck`: fio gets the step exported
 # as methodic ran it (its engine, threads and depth), so the two measure

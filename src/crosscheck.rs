@@ -41,7 +41,7 @@ pub struct CrosscheckArgs {
     runs: u32,
     /// As for run: write over this block device (its serial, or path).
     #[arg(long, value_name = "SERIAL")]
-    destroy: Option<String>,
+    destroy: Vec<String>,
     /// As for run: write over an existing file methodic did not create.
     #[arg(long)]
     overwrite: bool,

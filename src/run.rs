@@ -50,8 +50,9 @@ pub struct RunArgs {
     engine: EngineArg,
     /// Write over this block device, named by its serial (or, for a device
     /// without one, its path): methodic refuses devices that may hold data.
+    /// Once for each device a run on several writes over.
     #[arg(long, value_name = "SERIAL")]
-    destroy: Option<String>,
+    destroy: Vec<String>,
     /// Write over an existing file given as --target: methodic refuses a
     /// file it did not create when the plan writes to it.
     #[arg(long)]

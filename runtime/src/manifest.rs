@@ -239,7 +239,7 @@ mod tests {
             create_size: Some(1 << 20),
             need_direct: false,
             write: false,
-            destroy: None,
+            destroy: Vec::new(),
             overwrite: false,
         };
         let targets: Vec<Target> =

@@ -61,8 +61,9 @@ pub struct OpenOptionsT {
     pub need_direct: bool,
     /// The plan writes.
     pub write: bool,
-    /// `--destroy`: the serial (or path) the user agreed to write over.
-    pub destroy: Option<String>,
+    /// `--destroy`, once for each device: the serials (or paths) the user
+    /// agreed to write over.
+    pub destroy: Vec<String>,
     /// `--overwrite`: write over an existing file methodic did not create.
     pub overwrite: bool,
 }
@@ -289,7 +290,7 @@ fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT, results: Optio
     let name = sysfs_name(rdev);
     let identity = identity(name.as_deref());
     if opts.write {
-        crate::guard::check(path, rdev, &identity, results, opts.destroy.as_deref())?;
+        crate::guard::check(path, rdev, &identity, results, &opts.destroy)?;
     }
     // O_EXCL on a block device fails when the kernel has it in use (mounted,
     // part of a RAID or LVM volume).
@@ -562,7 +563,7 @@ mod tests {
             create_size: Some(8 << 20),
             need_direct: false,
             write: true,
-            destroy: None,
+            destroy: Vec::new(),
             overwrite: false,
         };
         let t = Target::open(&path, &opts).unwrap();

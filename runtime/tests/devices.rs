@@ -218,10 +218,10 @@ fn a_device_with_a_file_system_is_refused_unless_named() {
     assert!(err.contains("ext2/3/4 file system"), "{err}");
     assert!(!opts.out.exists(), "a refused run leaves no results directory");
     assert!(fs::read(&l.dev).unwrap() == before, "not one byte of the device changed");
-    let wrong = RunOptions { destroy: Some("/dev/not-this-one".into()), ..opts.clone() };
+    let wrong = RunOptions { destroy: vec!["/dev/not-this-one".into()], ..opts.clone() };
     let err = run(&plan, &wrong, &mut Quiet).unwrap_err().to_string();
     assert!(err.contains("does not name this device"), "{err}");
-    let named = RunOptions { destroy: Some(l.dev.display().to_string()), ..opts.clone() };
+    let named = RunOptions { destroy: vec![l.dev.display().to_string()], ..opts.clone() };
     let r = run(&plan, &named, &mut Quiet).unwrap();
     assert_eq!(r.status, Status::Completed, "{:?}", r.error);
     assert!(fs::read(&l.dev).unwrap() != before);
@@ -346,7 +346,7 @@ fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
         targets: vec![l.dev.clone()],
         out: common::temp_path("dev-cliff"),
         seed: 7,
-        destroy: Some(l.dev.display().to_string()),
+        destroy: vec![l.dev.display().to_string()],
         // The throttle changes 4 s after the run starts: the write must
         // start at once, not after the host ceiling.
         skip_ceiling: true,
@@ -422,7 +422,7 @@ fn a_peak_is_the_best_whole_interval_and_beats_the_average_of_a_slowing_device()
         targets: vec![l.dev.clone()],
         out: common::temp_path("dev-peak"),
         seed: 7,
-        destroy: Some(l.dev.display().to_string()),
+        destroy: vec![l.dev.display().to_string()],
         skip_ceiling: true,
         ..Default::default()
     };

@@ -25,7 +25,11 @@ use methodic_runtime::target::{OpenOptionsT, Target};
 
 /// Opens `dev` for writing, as a run that writes does.
 fn open(dev: &Path, destroy: Option<&str>, results: Option<&Path>) -> methodic_runtime::Result<Target> {
-    let opts = OpenOptionsT { write: true, destroy: destroy.map(String::from), ..OpenOptionsT::default() };
+    let opts = OpenOptionsT {
+        write: true,
+        destroy: destroy.map(String::from).into_iter().collect(),
+        ..OpenOptionsT::default()
+    };
     Target::open_with_results(dev, &opts, results)
 }
 
@@ -116,6 +120,42 @@ fn an_ext4_file_system_is_refused_unless_destroy_names_the_device() {
     let Some(l) = Loop::setup(&lock, 64 << 20) else { return };
     let Some(()) = ext4(&l.dev) else { return };
     consent_lifts(&l.dev, &l.dev.display().to_string(), "it holds an ext2/3/4 file system");
+}
+
+/// A run on several devices gives `--destroy` once for each: each device
+/// opens with its own among them, and one that none names is refused,
+/// saying which were given.
+#[test]
+fn several_devices_each_need_their_own_destroy() {
+    let Some(lock) = common::devices() else { return };
+    let Some(a) = Loop::setup(&lock, 64 << 20) else { return };
+    let Some(b) = Loop::setup(&lock, 64 << 20) else { return };
+    let (Some(()), Some(())) = (ext4(&a.dev), ext4(&b.dev)) else { return };
+    let (na, nb) = (a.dev.display().to_string(), b.dev.display().to_string());
+    let both = OpenOptionsT { write: true, destroy: vec![na.clone(), nb.clone()], ..OpenOptionsT::default() };
+    for dev in [&a.dev, &b.dev] {
+        Target::open_with_results(dev, &both, None).unwrap_or_else(|e| panic!("{}: {e}", dev.display()));
+    }
+    let one = OpenOptionsT {
+        write: true,
+        destroy: vec![na.clone(), "/dev/not-this-one".into()],
+        ..OpenOptionsT::default()
+    };
+    assert!(Target::open_with_results(&a.dev, &one, None).is_ok());
+    match Target::open_with_results(&b.dev, &one, None) {
+        Err(e @ Error::Refused { .. }) => {
+            let m = e.to_string();
+            assert!(
+                m.contains(&format!("--destroy {na}, --destroy /dev/not-this-one does not name this device")),
+                "{m}"
+            );
+            assert!(e.hint().unwrap_or_default().contains(&format!("pass --destroy {nb}")), "{e}");
+        }
+        other => panic!(
+            "{nb} not refused: {}",
+            other.map(|_| "opened".to_string()).unwrap_or_else(|e| e.to_string())
+        ),
+    }
 }
 
 /// mkfs.xfs makes no file system under 300MB.

@@ -50,7 +50,7 @@ fn run_on(plan: &Plan, target: &Path, name: &str) -> (RunReport, PathBuf) {
         targets: vec![target.to_path_buf()],
         out: common::temp_path(&format!("open-{name}")),
         seed: 7,
-        destroy: Some(target.display().to_string()),
+        destroy: vec![target.display().to_string()],
         skip_ceiling: true,
         ..Default::default()
     };

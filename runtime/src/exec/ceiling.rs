@@ -78,7 +78,7 @@ pub(crate) fn measure(shapes: &[Shape], seconds: f64, workers: &Workers) -> Resu
         create_size: Some(size.0),
         need_direct: false,
         write: true,
-        destroy: None,
+        destroy: Vec::new(),
         overwrite: false,
     };
     let free = system::free_bytes(shm).map_or(Bytes(0), |f| f.0);

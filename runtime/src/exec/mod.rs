@@ -54,8 +54,9 @@ pub struct RunOptions {
     pub out: PathBuf,
     pub rehearse: bool,
     pub engine: EngineChoice,
-    /// `--destroy`: the serial of the block device the user agreed to overwrite.
-    pub destroy: Option<String>,
+    /// `--destroy`, once for each device: the serials (or paths) of the
+    /// block devices the user agreed to overwrite.
+    pub destroy: Vec<String>,
     /// Keep scratch files after the run.
     pub keep_scratch: bool,
     /// The seed every offset and choice derives from.

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 impl DeviceFacts {
     /// What `--destroy` must say: the serial, or the path for a device
     /// without one.
-    fn consent(&self) -> String {
+    pub(super) fn consent(&self) -> String {
         self.serial.clone().unwrap_or_else(|| self.path.display().to_string())
     }
 

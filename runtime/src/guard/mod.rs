@@ -38,18 +38,26 @@ mod judge;
 mod scan;
 
 /// Refuses to write to the block device `rdev`, opened as `path`, when it
-/// is in use (whatever `destroy` says), or when it may hold data and
-/// `destroy` does not name it; `results` is the run's results directory.
-/// Reads what the kernel says and the device's first MiB; writes nothing.
+/// is in use (whatever `destroy` says), or when it may hold data and no
+/// `--destroy` names it (a run on several devices gives one each);
+/// `results` is the run's results directory. Reads what the kernel says
+/// and the device's first MiB; writes nothing.
 pub(crate) fn check(
     path: &Path,
     rdev: u64,
     identity: &Identity,
     results: Option<&Path>,
-    destroy: Option<&str>,
+    destroy: &[String],
 ) -> Result<()> {
     let facts = DeviceFacts::read(path, rdev, identity, results)?;
-    judge::judge(&facts, destroy)
+    let consent = facts.consent();
+    // The one that names this device; else all of them, to say none does.
+    let given = match destroy.iter().find(|g| **g == consent) {
+        Some(g) => Some(g.clone()),
+        None if destroy.is_empty() => None,
+        None => Some(destroy.join(", --destroy ")),
+    };
+    judge::judge(&facts, given.as_deref())
 }
 
 /// What methodic found out about a block device before writing to it.
