@@ -207,6 +207,44 @@ pub struct Checklist {
     pub cache: CacheFacts,
     /// The host's name; the whole description is the manifest's `host`.
     pub host: String,
+    /// How the load is offered, when not closed loop: an open-loop rate and
+    /// its arrivals, pauses between I/Os (`open loop at 50000 IOPS,
+    /// Poisson arrivals; think 100us every 16 I/Os`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<String>,
+    /// A `together` step's jobs, each answered on its own (the step's
+    /// `workload` and `queue_depth` are then left out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobFacts>,
+}
+
+/// One job of a `together` step, as the checklist gives it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobFacts {
+    pub name: String,
+    pub workload: WorkloadFacts,
+    pub queue_depth: QdFacts,
+    /// The device its workers use, from 1 (the first `--target`).
+    pub device: u32,
+    /// As the checklist's `load`, for this job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<String>,
+}
+
+/// The words of a step's offered load: its rate and pauses; `None` for a
+/// closed loop without pauses.
+pub fn load_words(
+    rate: Option<&methodic_compiler::plan::Rate>,
+    pauses: &methodic_compiler::plan::Pauses,
+) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(r) = rate {
+        parts.push(format!("open loop at {}", r.describe()));
+    }
+    if !pauses.is_none() {
+        parts.push(pauses.describe());
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -495,6 +533,7 @@ pub fn workload_and_qd(action: &Action) -> (Option<&Workload>, Option<&Qd>) {
         Action::Fill { workload, qd, .. }
         | Action::Precondition { workload, qd, .. }
         | Action::Measure { workload, qd, .. } => (Some(workload), Some(qd)),
+        Action::Qos(q) => (Some(&q.workload), Some(&q.qd)),
         Action::Rounds { cells, track, .. } => {
             let c = cells.get(*track as usize).or(cells.first());
             (c.map(|c| &c.workload), c.map(|c| &c.qd))

@@ -96,6 +96,29 @@ pub fn start(s: Start<'_>) -> Manifest {
                         .then_some(settings.data),
                     cache: cache_facts(touches.then_some(settings.io), caches_dropped, step.ram_limit),
                     host: hostname.clone(),
+                    load: match &step.action {
+                        Action::Measure { rate, pauses, .. } => load_words(rate.as_ref(), pauses),
+                        Action::Qos(q) => Some(format!(
+                            "open loop at the rates a search probes ({} arrivals), for the highest with {} under {}",
+                            q.arrivals.words(),
+                            q.percentile_name(),
+                            q.limit_name()
+                        )),
+                        _ => None,
+                    },
+                    jobs: match &step.action {
+                        Action::Together { jobs, .. } => jobs
+                            .iter()
+                            .map(|j| JobFacts {
+                                name: j.name.clone(),
+                                workload: WorkloadFacts::of(&j.workload),
+                                queue_depth: QdFacts::of(&j.qd, 1),
+                                device: j.device + 1,
+                                load: load_words(j.rate.as_ref(), &j.pauses),
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    },
                 },
                 io: None,
                 steady: None,
