@@ -337,7 +337,9 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             };
             out.push(raw(class, "latency QoS search", show(x), show(y), why, here.clone()))
         }
-        (Action::Together { jobs: x, .. }, Action::Together { jobs: y, .. }) if x != y => {
+        (Action::Together { jobs: x, .. }, Action::Together { jobs: y, .. })
+            if x.iter().map(job_io).collect::<Vec<_>>() != y.iter().map(job_io).collect::<Vec<_>>() =>
+        {
             let show = |jobs: &[crate::plan::Job]| {
                 jobs.iter()
                     .map(|j| {
@@ -498,4 +500,10 @@ pub(super) fn brief(s: &Step) -> String {
         }
         _ => s.describe(),
     }
+}
+
+/// What a job does, without its name or its workload's: the jobs of two
+/// together steps do the same when these are equal, in order.
+fn job_io(j: &crate::plan::Job) -> impl PartialEq + use<> {
+    (j.workload.io(), j.qd, j.workers, j.rate, j.pauses, j.device)
 }
