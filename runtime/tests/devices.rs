@@ -10,9 +10,9 @@
 mod common;
 
 use std::fs::{self, File};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{Loop, Zram};
+use common::{Loop, Throttle, Zram};
 
 use methodic_compiler::plan::Plan;
 use methodic_runtime::{EngineChoice, Quiet, RunOptions, RunReport, Status, StepResult, run};
@@ -274,49 +274,6 @@ fn workers_spread_over_two_targets() {
     let err = run(&plan, &one, &mut Quiet).unwrap_err().to_string();
     assert!(err.contains("2 devices"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
-}
-
-/// A cgroup v1 blkio group this process is moved into, and out of again
-/// (and removed) when dropped, however the test ends.
-struct Throttle {
-    dir: PathBuf,
-}
-
-impl Throttle {
-    fn setup() -> Option<Throttle> {
-        let root = Path::new("/sys/fs/cgroup/blkio");
-        if !root.join("blkio.throttle.write_bps_device").exists() {
-            common::skip(
-                &format!("no cgroup v1 blkio controller at {}", root.display()),
-                "on a host with cgroup v1: mkdir /sys/fs/cgroup/blkio; mount -t cgroup -o blkio blkio /sys/fs/cgroup/blkio",
-            );
-            return None;
-        }
-        let dir = root.join(format!("methodic-test-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot make the cgroup {}: {e}", dir.display()));
-        // Made: dropped (and removed) however the test ends.
-        let throttle = Throttle { dir };
-        fs::write(throttle.dir.join("cgroup.procs"), std::process::id().to_string())
-            .unwrap_or_else(|e| panic!("cannot move the test into {}: {e}", throttle.dir.display()));
-        Some(throttle)
-    }
-
-    /// Limits writes to `dev` (major:minor) to `bps` bytes a second.
-    fn limit(dir: &Path, dev: &str, bps: u64) {
-        fs::write(dir.join("blkio.throttle.write_bps_device"), format!("{dev} {bps}")).unwrap();
-    }
-}
-
-impl Drop for Throttle {
-    fn drop(&mut self) {
-        let _ = fs::write("/sys/fs/cgroup/blkio/cgroup.procs", std::process::id().to_string());
-        for _ in 0..50 {
-            if fs::remove_dir(&self.dir).is_ok() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-    }
 }
 
 /// A sustained write whose device slows down part-way: the loop device is

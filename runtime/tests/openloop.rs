@@ -14,7 +14,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::{Loop, Zram};
+use common::{Loop, Throttle, Zram};
 
 use methodic_compiler::plan::{Action, Arrivals, Plan, Rate, RateAmount};
 use methodic_results::record::OpenLoopResult;
@@ -148,49 +148,6 @@ fn poisson_arrivals_are_kept_at_their_count() {
         r.started
     );
     let _ = fs::remove_dir_all(out);
-}
-
-/// A cgroup v1 blkio group this process is moved into, and out of again
-/// (and removed) when dropped, however the test ends. (devices.rs has the
-/// same for bytes a second.)
-struct Throttle {
-    dir: PathBuf,
-}
-
-impl Throttle {
-    fn setup() -> Option<Throttle> {
-        let root = Path::new("/sys/fs/cgroup/blkio");
-        if !root.join("blkio.throttle.read_iops_device").exists() {
-            common::skip(
-                &format!("no cgroup v1 blkio controller at {}", root.display()),
-                "on a host with cgroup v1: mkdir /sys/fs/cgroup/blkio; mount -t cgroup -o blkio blkio /sys/fs/cgroup/blkio",
-            );
-            return None;
-        }
-        let dir = root.join(format!("methodic-open-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot make the cgroup {}: {e}", dir.display()));
-        let throttle = Throttle { dir };
-        fs::write(throttle.dir.join("cgroup.procs"), std::process::id().to_string())
-            .unwrap_or_else(|e| panic!("cannot move the test into {}: {e}", throttle.dir.display()));
-        Some(throttle)
-    }
-
-    /// Limits reads of `dev` (major:minor) to `iops` a second.
-    fn read_iops(&self, dev: &str, iops: u64) {
-        fs::write(self.dir.join("blkio.throttle.read_iops_device"), format!("{dev} {iops}")).unwrap();
-    }
-}
-
-impl Drop for Throttle {
-    fn drop(&mut self) {
-        let _ = fs::write("/sys/fs/cgroup/blkio/cgroup.procs", std::process::id().to_string());
-        for _ in 0..50 {
-            if fs::remove_dir(&self.dir).is_ok() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-    }
 }
 
 /// A loop device throttled to N = 250 reads a second, asked for 2N, uniform,

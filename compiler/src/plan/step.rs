@@ -188,17 +188,7 @@ impl Step {
                 if !pauses.is_none() {
                     parts.push(pauses.describe());
                 }
-                if !ramp.is_zero() {
-                    parts.push(format!("{} ramp", ramp.human()));
-                }
-                if let Some(t) = stop.time {
-                    parts.push(format!("{} record", t.human()));
-                }
-                match stop.written {
-                    Some(Extent::Percent(p)) => parts.push(format!("until {p} of the span is written")),
-                    Some(Extent::Bytes(b)) => parts.push(format!("until {b} is written")),
-                    None => {}
-                }
+                parts.extend(timing_words(*ramp, stop));
                 let joined = if stop.time.is_some() && stop.written.is_some() {
                     format!("{}, whichever comes first", parts.join(", "))
                 } else {
@@ -208,23 +198,11 @@ impl Step {
             }
             Action::Together { jobs, ramp, stop, .. } => {
                 let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
-                let mut parts = Vec::new();
-                if !ramp.is_zero() {
-                    parts.push(format!("{} ramp", ramp.human()));
-                }
-                if let Some(t) = stop.time {
-                    parts.push(format!("{} record", t.human()));
-                }
-                match stop.written {
-                    Some(Extent::Percent(p)) => parts.push(format!("until {p} of the span is written")),
-                    Some(Extent::Bytes(b)) => parts.push(format!("until {b} is written")),
-                    None => {}
-                }
                 format!(
                     "together: {} at once ({}): {}",
                     plural(jobs.len() as u64, "job", "jobs"),
                     names.join(", "),
-                    parts.join(", ")
+                    timing_words(*ramp, stop).join(", ")
                 )
             }
             Action::Rounds { cells, track, rule } => {
@@ -292,6 +270,24 @@ impl Step {
             _ => None,
         }
     }
+}
+
+/// A measurement's ramp and stop in words: `30s ramp`, `5min record`,
+/// `until 400% of the span is written`.
+fn timing_words(ramp: Duration, stop: &MeasureStop) -> Vec<String> {
+    let mut parts = Vec::new();
+    if !ramp.is_zero() {
+        parts.push(format!("{} ramp", ramp.human()));
+    }
+    if let Some(t) = stop.time {
+        parts.push(format!("{} record", t.human()));
+    }
+    match stop.written {
+        Some(Extent::Percent(p)) => parts.push(format!("until {p} of the span is written")),
+        Some(Extent::Bytes(b)) => parts.push(format!("until {b} is written")),
+        None => {}
+    }
+    parts
 }
 
 /// `1 pass`, `2 passes`.

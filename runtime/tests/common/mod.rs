@@ -332,3 +332,59 @@ pub fn sha256(dev: &Path) -> String {
     assert!(out.status.success(), "sha256sum {}: {}", dev.display(), String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap().to_string()
 }
+
+/// A cgroup v1 blkio group this process is moved into, and out of again
+/// (and removed) when dropped, however the test ends: its throttles limit
+/// what a device serves the test (this kernel has no device-mapper).
+pub struct Throttle {
+    pub dir: PathBuf,
+}
+
+impl Throttle {
+    /// The group, or `None` (said by [`skip`]) without a cgroup v1 blkio
+    /// controller.
+    #[allow(dead_code)]
+    pub fn setup() -> Option<Throttle> {
+        let root = Path::new("/sys/fs/cgroup/blkio");
+        if !root.join("blkio.throttle.write_bps_device").exists() {
+            skip(
+                &format!("no cgroup v1 blkio controller at {}", root.display()),
+                "on a host with cgroup v1: mkdir /sys/fs/cgroup/blkio; mount -t cgroup -o blkio blkio /sys/fs/cgroup/blkio",
+            );
+            return None;
+        }
+        let dir = root.join(format!("methodic-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot make the cgroup {}: {e}", dir.display()));
+        // Made: dropped (and removed) however the test ends.
+        let throttle = Throttle { dir };
+        std::fs::write(throttle.dir.join("cgroup.procs"), std::process::id().to_string())
+            .unwrap_or_else(|e| panic!("cannot move the test into {}: {e}", throttle.dir.display()));
+        Some(throttle)
+    }
+
+    /// Limits writes to `dev` (major:minor) to `bps` bytes a second, in the
+    /// group at `dir` (a path, so that another thread can change it).
+    #[allow(dead_code)]
+    pub fn limit(dir: &Path, dev: &str, bps: u64) {
+        std::fs::write(dir.join("blkio.throttle.write_bps_device"), format!("{dev} {bps}")).unwrap();
+    }
+
+    /// Limits reads of `dev` (major:minor) to `iops` a second.
+    #[allow(dead_code)]
+    pub fn read_iops(&self, dev: &str, iops: u64) {
+        std::fs::write(self.dir.join("blkio.throttle.read_iops_device"), format!("{dev} {iops}")).unwrap();
+    }
+}
+
+impl Drop for Throttle {
+    fn drop(&mut self) {
+        let _ = std::fs::write("/sys/fs/cgroup/blkio/cgroup.procs", std::process::id().to_string());
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
