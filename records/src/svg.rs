@@ -1,6 +1,7 @@
 //! Line charts as inline SVG: no script, no fonts to fetch, readable in
 //! any browser and in a file viewer. Axes carry their units; a shaded band
-//! marks a range of x (the steady-state window).
+//! marks a range of x (the steady-state window); dashed rules mark a value
+//! of y (a latency limit) or of x (the rate a QoS search found).
 
 use std::fmt::Write;
 
@@ -18,6 +19,17 @@ pub struct Chart<'a> {
     pub series: Vec<Series>,
     /// A shaded range of x with its label.
     pub band: Option<(f64, f64, String)>,
+    /// Dashed lines across the plot, each with its label.
+    pub rules: Vec<Rule>,
+}
+
+/// A dashed line across the plot at one value, with its label: not data,
+/// so drawn as a `<line>`, never a series' `<path>`.
+pub enum Rule {
+    /// Across at this y: a limit.
+    AtY(f64, String),
+    /// Up at this x: a value found.
+    AtX(f64, String),
 }
 
 const W: f64 = 720.0;
@@ -87,13 +99,28 @@ impl Chart<'_> {
             x0 = x0.min(tx(*a));
             x1 = x1.max(tx(*b));
         }
+        for r in &self.rules {
+            if let Rule::AtX(x, _) = r {
+                if x.is_finite() {
+                    x0 = x0.min(tx(*x));
+                    x1 = x1.max(tx(*x));
+                }
+            }
+        }
         if !x0.is_finite() {
             (x0, x1) = (0.0, 1.0);
         }
         if x1 <= x0 {
             x1 = x0 + 1.0;
         }
-        let ymax_data = all.iter().map(|p| p.1).fold(0.0f64, f64::max);
+        let ymax_data = all
+            .iter()
+            .map(|p| p.1)
+            .chain(self.rules.iter().filter_map(|r| match r {
+                Rule::AtY(y, _) if y.is_finite() => Some(*y),
+                _ => None,
+            }))
+            .fold(0.0f64, f64::max);
         let ystep = nice_step(ymax_data, 5.0);
         let ymax = ((ymax_data / ystep).ceil() * ystep).max(ystep);
         let pw = W - LEFT - RIGHT;
@@ -169,6 +196,33 @@ impl Chart<'_> {
             TOP + ph / 2.0,
             escape(self.y_label)
         );
+        for r in &self.rules {
+            match r {
+                Rule::AtY(y, label) if y.is_finite() => {
+                    let yy = py(*y);
+                    let _ = write!(
+                        s,
+                        r##"<line class="rule" x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#b00" stroke-width="1.5" stroke-dasharray="6 4"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="rule-label">{}</text>"##,
+                        LEFT + pw,
+                        LEFT + pw - 4.0,
+                        yy - 4.0,
+                        escape(label)
+                    );
+                }
+                Rule::AtX(x, label) if x.is_finite() => {
+                    let xx = px(*x);
+                    let _ = write!(
+                        s,
+                        r##"<line class="rule" x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="#555" stroke-width="1.5" stroke-dasharray="2 3"/><text x="{:.1}" y="{:.1}" class="rule-label">{}</text>"##,
+                        TOP + ph,
+                        xx + 4.0,
+                        TOP + 28.0,
+                        escape(label)
+                    );
+                }
+                _ => {}
+            }
+        }
         for (i, series) in self.series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             let pts: Vec<(f64, f64)> =
@@ -235,6 +289,7 @@ mod tests {
                 Series { name: "write".into(), points: vec![(1.0, 5.0)] },
             ],
             band: None,
+            rules: Vec::new(),
         };
         let svg = c.render();
         assert_eq!(svg.matches("<path ").count(), 2);
@@ -255,9 +310,38 @@ mod tests {
             log2_x: false,
             series: vec![Series { name: "zero".into(), points: vec![(0.0, 0.0), (1.0, 0.0)] }],
             band: Some((0.0, 1.0, "window".into())),
+            rules: Vec::new(),
         };
         let svg = c.render();
         assert!(!svg.contains("NaN") && svg.contains("class=\"band\""));
+    }
+
+    #[test]
+    fn rules_are_dashed_lines_inside_the_axes_not_series() {
+        let c = Chart {
+            title: "latency by IOPS",
+            x_label: "IOPS",
+            y_label: "latency (µs)",
+            log2_x: false,
+            series: vec![Series { name: "p99".into(), points: vec![(100.0, 200.0), (400.0, 900.0)] }],
+            band: None,
+            // A limit above every point and a mark left of every point:
+            // both still inside the plot.
+            rules: vec![Rule::AtY(1000.0, "limit 1ms".into()), Rule::AtX(50.0, "found".into())],
+        };
+        let svg = c.render();
+        assert_eq!(svg.matches("<path ").count(), 1, "a rule is no series");
+        assert_eq!(svg.matches("class=\"rule\"").count(), 2);
+        assert!(svg.contains(">limit 1ms<") && svg.contains(">found<"));
+        // y reaches the limit: its rule is the plot's top or below it.
+        let ys: Vec<f64> = svg
+            .split("class=\"rule\" x1=\"")
+            .skip(1)
+            .map(|r| r.split('"').nth(2).unwrap().parse().unwrap())
+            .collect();
+        assert!(ys[0] >= TOP && ys[0] <= H - BOTTOM, "{ys:?}");
+        // x reaches the mark: it sits at the left edge.
+        assert!(svg.contains(&format!("class=\"rule\" x1=\"{LEFT:.1}\" y1=\"{TOP}\"")), "{svg}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The `csv` format: comma-separated values, a header then a row each,
 //! quoted where a field needs it ([`line()`]). A report: a row a point, with
-//! its workload, values, latencies and checklist. A plan's steps: a row a
+//! its workload, values, latencies and checklist, and where it has them
+//! its job, open-loop rate and QoS search (the probes are in the JSON). A plan's steps: a row a
 //! step.
 
 use methodic_compiler::plan::IoMode;
@@ -83,6 +84,16 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
         "value_kind",
         "io",
         "error",
+        "job",
+        "job_with",
+        "rate_asked_iops",
+        "rate_started_iops",
+        "rate_kept",
+        "late_percent",
+        "qos_percentile",
+        "qos_limit_us",
+        "qos_found_iops",
+        "qos_probes",
     ]));
     for p in pts {
         let c = step_of(run, p).map(|s| &s.checklist);
@@ -138,6 +149,16 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
                 .to_string()
             }),
             p.error.clone().unwrap_or_default(),
+            p.job.as_ref().map_or(String::new(), |j| j.name.clone()),
+            p.job.as_ref().map_or(String::new(), |j| j.with.join(" ")),
+            f(p.open_loop.as_ref().map(|o| o.asked_iops)),
+            f(p.open_loop.as_ref().map(|o| o.started_iops)),
+            p.open_loop.as_ref().map_or(String::new(), |o| o.kept.to_string()),
+            f(p.open_loop.as_ref().map(|o| o.late_percent)),
+            p.qos.as_ref().map_or(String::new(), |q| q.percentile.clone()),
+            f(p.qos.as_ref().map(|q| q.limit_us)),
+            f(p.qos.as_ref().and_then(|q| q.found_iops)),
+            p.qos.as_ref().map_or(String::new(), |q| q.points.len().to_string()),
         ]));
     }
     out

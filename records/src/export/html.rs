@@ -1,7 +1,9 @@
 //! The `html` format: one self-contained HTML page (no network). A report:
 //! the setup header, the result table with its checklist, findings, and
 //! inline SVG charts (IOPS and latency against QD, preparation plots with
-//! the steady-state window, probes, read-share x QD maps), rendered with
+//! the steady-state window, probes, read-share x QD maps), the jobs run at
+//! once, open-loop rates and QoS searches (each with its chart of latency
+//! percentiles against IOPS), rendered with
 //! minijinja from `templates/report.html`.
 
 use methodic_compiler::plan::Units;
@@ -14,6 +16,7 @@ use crate::view::points::{Point, step_of};
 use crate::view::report::charts::{maps, preparation, probes, sweeps};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{header, status_sentence, status_word, subtitle, title};
+use crate::view::report::loads::loads;
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
 
 /// The `html` exporter: one page.
@@ -97,6 +100,7 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String, ExportError> {
         maps => maps(run, pts),
         preparation => preparation(run),
         findings => findings(run),
+        loads => loads(run, true),
         probes => probes(run),
         columns => columns(&m.plan.conventions),
         value_line => value_line(run, pts),

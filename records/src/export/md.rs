@@ -1,11 +1,13 @@
 //! The `md` format: Markdown, to paste into a review or an issue. A report:
-//! its title, the header tables, the result table and each sweep's best
-//! step.
+//! its title, the header tables, the result table, the jobs of each
+//! `together` step, each open-loop rate, each QoS search's probes, and each
+//! sweep's best step.
 
 use super::{ExportError, Exporter};
 use crate::manifest::Loaded;
 use crate::view::points::Point;
 use crate::view::report::header::{header, subtitle, title};
+use crate::view::report::loads::loads;
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
 
 /// The `md` exporter: Markdown.
@@ -41,6 +43,39 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
     for r in rows(run, pts, false) {
         let r: Vec<String> = r.iter().map(|c| cell(c)).collect();
         out.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    let l = loads(run, false);
+    let grid = |out: &mut String, columns: &[String], rows: &[Vec<String>]| {
+        out.push_str(&format!("| {} |\n", columns.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
+        out.push_str(&format!("|{}|\n", vec!["---"; columns.len()].join("|")));
+        for r in rows {
+            out.push_str(&format!("| {} |\n", r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
+        }
+    };
+    for t in &l.together {
+        out.push_str(&format!(
+            "\n### Step {} ({}): jobs at once\n\n{}\n\n",
+            t.step,
+            cell(&t.id),
+            cell(&t.describe)
+        ));
+        grid(&mut out, &t.columns, &t.rows);
+    }
+    if !l.open_loop.is_empty() {
+        out.push_str("\n### Open-loop rates\n\n");
+        for o in &l.open_loop {
+            let missed = if o.kept { "" } else { " (rate not kept: not a result at the rate asked)" };
+            out.push_str(&format!("- step {} ({}): {}{missed}\n", o.step, cell(&o.id), cell(&o.words)));
+        }
+    }
+    for q in &l.qos {
+        out.push_str(&format!(
+            "\n### Step {} ({}): QoS search\n\n{}\n\n",
+            q.step,
+            cell(&q.id),
+            cell(&q.verdict)
+        ));
+        grid(&mut out, &q.columns, &q.rows);
     }
     let bests = best_lines(run, pts);
     if !bests.is_empty() {

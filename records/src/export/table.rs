@@ -1,6 +1,7 @@
 //! The `table` format: text for a terminal, tables drawn with box lines and
 //! sentences around them. A report: its header lines, the result table,
-//! each sweep's best step and the findings. A comparison: the runs, the
+//! each sweep's best step, the jobs of each `together` step, each
+//! open-loop rate and each QoS search's probes, and the findings. A comparison: the runs, the
 //! paired steps with ratios, the steps with no counterpart and the
 //! differences that can explain the gaps. The commands' own results: a
 //! plan's steps and phases, a run's end table, the host ceilings, two
@@ -23,6 +24,7 @@ use crate::view::plan::{HEADERS, PlanSteps};
 use crate::view::points::{Point, kind_short, rate_unit};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{ceiling_words, status_sentence, status_word, title};
+use crate::view::report::loads::{Loads, loads};
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
 use crate::view::run::{HostCeilings, Ran, failure_words, probe_words};
 
@@ -82,8 +84,44 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
             out.push_str(&format!("{line}\n"));
         }
     }
+    out.push_str(&loads_text(&loads(run, false)));
     for f in findings(run) {
         out.push_str(&format!("{}: {}: {}\n", f.level, f.step, f.text));
+    }
+    out
+}
+
+/// Each `together` step's jobs and each QoS search's probes as a table
+/// under a line naming the step; each open-loop rate in a line.
+fn loads_text(l: &Loads) -> String {
+    let mut out = String::new();
+    let grid = |columns: &[String], rows: &[Vec<String>]| {
+        let mut b = Builder::default();
+        b.push_record(columns.to_vec());
+        for r in rows {
+            b.push_record(r.clone());
+        }
+        let mut t = b.build();
+        t.with(Style::sharp());
+        t.modify(Columns::new(2..8), Alignment::right());
+        format!("{t}\n")
+    };
+    for t in &l.together {
+        out.push_str(&format!("\nstep {} ({}): {}\n", t.step, t.id, t.describe));
+        out.push_str(&grid(&t.columns, &t.rows));
+    }
+    for o in &l.open_loop {
+        out.push_str(&format!(
+            "open loop, step {} ({}): {}{}\n",
+            o.step,
+            o.id,
+            o.words,
+            if o.kept { "" } else { " (rate not kept: its numbers are not a result at the rate asked)" }
+        ));
+    }
+    for q in &l.qos {
+        out.push_str(&format!("\nQoS search, step {} ({}): {}\n", q.step, q.id, q.verdict));
+        out.push_str(&grid(&q.columns, &q.rows));
     }
     out
 }
@@ -141,9 +179,10 @@ fn text(c: &Comparison) -> String {
         for p in &c.pairs {
             let mut row =
                 vec![p.label.clone(), format!("{} ({})", p.values[0].unit, kind_short(p.value_kind))];
-            row.extend(p.values.iter().map(|v| match &v.error {
-                Some(_) => format!("{} (failed)", fmt_value(v.value)),
-                None => fmt_value(v.value),
+            row.extend(p.values.iter().map(|v| match (&v.error, &v.rate_missed) {
+                (Some(_), _) => format!("{} (failed)", fmt_value(v.value)),
+                (None, Some(_)) => format!("{} (rate missed)", fmt_value(v.value)),
+                (None, None) => fmt_value(v.value),
             }));
             row.extend(p.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
             row.extend(p.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
@@ -158,7 +197,7 @@ fn text(c: &Comparison) -> String {
         let ratios: Vec<f64> = c
             .pairs
             .iter()
-            .filter(|p| matches!(p.kind.as_str(), "measure" | "rounds" | "copy"))
+            .filter(|p| matches!(p.kind.as_str(), "measure" | "rounds" | "copy" | "together" | "qos"))
             .filter_map(|p| p.ratios.first().copied().flatten())
             .collect();
         if let Some(n) = &c.values_note {
@@ -170,6 +209,17 @@ fn text(c: &Comparison) -> String {
                 "{failed} paired {} failed or was interrupted in some run: partial values, no ratio\n",
                 if failed == 1 { "step" } else { "steps" }
             ));
+        }
+        for p in &c.pairs {
+            for (i, v) in p.values.iter().enumerate() {
+                if let Some(words) = &v.rate_missed {
+                    out.push_str(&format!(
+                        "{} {} missed its rate ({words}): not a result at the rate asked\n",
+                        letter(i),
+                        v.step_id
+                    ));
+                }
+            }
         }
         if !ratios.is_empty() && c.runs.len() == 2 {
             let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();

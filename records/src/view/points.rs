@@ -1,17 +1,20 @@
 //! The numbers of a results directory as points: one for each step that
-//! measured something (a measure, fill or precondition, a copy) and one for
-//! each measurement of a rounds step, each with the workload and queue
-//! depth that made it. `report` tabulates and charts them; `compare` pairs
+//! measured something (a measure, fill or precondition, a copy, a QoS
+//! search: its probe at the rate found), one for each measurement of a
+//! rounds step and one for each job of a `together` step, each with the
+//! workload and queue depth that made it (and an open-loop step's rate,
+//! kept or not). `report` tabulates and charts them; `compare` pairs
 //! them across runs. Each point's headline value is the one the run's
 //! `conventions { value }` names (docs/RESULTS.md, "Value kinds"), with the
 //! step average and the peak kept beside it.
 
 use methodic_compiler::plan::{
-    Action, IoKey, Metric, PreconditionStop, Qd, RepeatRun, Units, ValueKind, Workload,
+    Action, IoKey, Metric, PreconditionStop, Qd, RepeatRun, Units, ValueKind, Workload, fine_name,
 };
 use serde::Serialize;
 
 use crate::manifest::{Loaded, ManifestStep};
+use crate::record::{OpenLoopResult, QosResult};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Point {
@@ -19,7 +22,8 @@ pub struct Point {
     pub step: usize,
     pub id: String,
     pub phase: Option<String>,
-    /// `measure`, `rounds`, `precondition`, `fill`, `copy`.
+    /// `measure`, `rounds`, `precondition`, `fill`, `copy`, `together` (a
+    /// job), `qos`.
     pub kind: String,
     /// What the step (a rounds step's cell) did, with no name in it: what
     /// pairs the point with its counterpart in another run.
@@ -29,8 +33,20 @@ pub struct Point {
     pub qd: Option<Qd>,
     pub sweep: Option<u32>,
     pub repeat: Option<RepeatRun>,
-    /// `rnd4k_read QD 32`, `copy games`.
+    /// `rnd4k_read QD 32`, `copy games`, `rnd4k_read QD 32 at 50000 IOPS`
+    /// (open loop), `reads: rnd4k_read QD 4 (with writes)` (a job),
+    /// `rnd4k_read QD 32: p99.99 under 1ms` (a QoS search).
     pub label: String,
+    /// A `together` step's job: its name, device and the jobs beside it.
+    pub job: Option<JobPoint>,
+    /// The other jobs of its `together` step by what they do (sorted):
+    /// pairing keeps a job with the same company first.
+    #[serde(skip)]
+    pub beside: Vec<IoKey>,
+    /// Open loop: the rate asked, the rate kept and how late I/Os started.
+    pub open_loop: Option<OpenLoopResult>,
+    /// A QoS search: its verdict and every probe.
+    pub qos: Option<QosResult>,
     /// The reported IOPS: the value the run's convention names, or the
     /// step average where the step has no value of that kind (`value`
     /// says which).
@@ -76,7 +92,23 @@ pub struct Point {
     pub error: Option<String>,
 }
 
+/// A job of a `together` step.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobPoint {
+    pub name: String,
+    /// The target it ran on, by path.
+    pub device: String,
+    /// The names of the jobs that ran beside it, in the step's order.
+    pub with: Vec<String>,
+}
+
 impl Point {
+    /// The open-loop rate was asked and not kept: the numbers are what the
+    /// target did while falling behind, not a result at the rate asked.
+    pub fn missed_rate(&self) -> bool {
+        self.open_loop.as_ref().is_some_and(|o| !o.kept)
+    }
+
     /// MB/s or MiB/s, as the methodology's units say.
     pub fn rate(&self, units: Units) -> f64 {
         if units == Units::Binary { self.mib_s } else { self.mb_s }
@@ -146,6 +178,10 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 sweep: step.sweep,
                 repeat: step.repeat,
                 label,
+                job: None,
+                beside: Vec::new(),
+                open_loop: None,
+                qos: None,
                 iops: None,
                 mb_s: 0.0,
                 mib_s: 0.0,
@@ -167,22 +203,57 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 seconds: r.seconds,
                 error: r.error.clone(),
             };
-        match (&step.action, &r.summary, &r.cells, &r.copy) {
-            (
-                Action::Measure { workload, qd, .. }
-                | Action::Fill { workload, qd, .. }
-                | Action::Precondition { workload, qd, .. },
-                Some(s),
-                _,
-                _,
-            ) => {
-                let mut p = base(
-                    &r.kind,
-                    &keys[0],
-                    Some(workload),
-                    Some(qd),
-                    format!("{} QD {}", workload.name, qd.total),
-                );
+        match (&step.action, one_io(&step.action), &r.summary, &r.cells, &r.copy) {
+            (Action::Together { jobs, .. }, ..) => {
+                for (i, job) in jobs.iter().enumerate() {
+                    let Some(jr) = r.jobs.iter().find(|j| j.name == job.name) else { continue };
+                    let with: Vec<String> =
+                        jobs.iter().filter(|j| j.name != job.name).map(|j| j.name.clone()).collect();
+                    let rate =
+                        jr.io.rate.as_ref().map_or(String::new(), |o| format!(" at {}", asked_words(o)));
+                    let mut p = base(
+                        "together",
+                        &keys[i],
+                        Some(&job.workload),
+                        Some(&job.qd),
+                        format!(
+                            "{}: {} QD {}{rate} (with {})",
+                            job.name,
+                            job.workload.name,
+                            job.qd.total,
+                            if with.is_empty() { "nothing".into() } else { with.join(", ") }
+                        ),
+                    );
+                    let mut beside: Vec<IoKey> =
+                        keys.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, k)| k.clone()).collect();
+                    beside.sort();
+                    p.beside = beside;
+                    p.job = Some(JobPoint { name: job.name.clone(), device: jr.device.clone(), with });
+                    let s = &jr.summary;
+                    p.average_iops = Some(s.total.iops);
+                    p.average_mb_s = s.total.mb_s;
+                    p.average_mib_s = s.total.mib_s;
+                    if convention == ValueKind::Peak {
+                        add_note(&mut p, "a job keeps no peak of its own: its step average".into());
+                    }
+                    open_loop(&mut p, jr.io.rate.as_ref());
+                    headline(&mut p, convention);
+                    p.mean_latency_us = Some(s.total.latency_us.mean);
+                    p.p99_latency_us = Some(s.total.latency_us.p99);
+                    p.max_latency_us = Some(s.total.latency_us.max);
+                    p.seconds = s.seconds;
+                    out.push(p);
+                }
+            }
+            (_, Some((workload, qd)), Some(s), _, _) => {
+                let mut label = format!("{} QD {}", workload.name, qd.total);
+                let rate = r.io.as_ref().and_then(|io| io.rate.as_ref());
+                if let Action::Qos(q) = &step.action {
+                    label.push_str(&format!(": {} under {}", q.percentile_name(), q.limit_name()));
+                } else if let Some(o) = rate {
+                    label.push_str(&format!(" at {}", asked_words(o)));
+                }
+                let mut p = base(&r.kind, &keys[0], Some(workload), Some(qd), label);
                 p.average_iops = Some(s.total.iops);
                 p.average_mb_s = s.total.mb_s;
                 p.average_mib_s = s.total.mib_s;
@@ -223,6 +294,22 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 if convention == ValueKind::Peak && r.peak.is_none() {
                     p.value_note = Some("no peak recorded (results from before peaks were kept, or a step cut short): the step average".into());
                 }
+                if let Some(q) = &r.qos {
+                    if q.found_iops.is_none() {
+                        add_note(
+                            &mut p,
+                            format!(
+                                "no rate kept {} under {}: the numbers are the closed-loop probe's",
+                                q.percentile,
+                                limit_words(q.limit_us)
+                            ),
+                        );
+                    }
+                    p.qos = Some(q.clone());
+                    p.open_loop = rate.cloned();
+                } else {
+                    open_loop(&mut p, rate);
+                }
                 headline(&mut p, convention);
                 p.mean_latency_us = Some(s.total.latency_us.mean);
                 p.p99_latency_us = Some(s.total.latency_us.p99);
@@ -230,7 +317,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 p.seconds = s.seconds;
                 out.push(p);
             }
-            (Action::Rounds { cells, .. }, _, Some(results), _) => {
+            (Action::Rounds { cells, .. }, _, _, Some(results), _) => {
                 for c in results {
                     let Some(at) =
                         cells.iter().position(|k| k.workload.name == c.workload && k.qd.total == c.qd)
@@ -271,7 +358,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     out.push(p);
                 }
             }
-            (Action::Copy { dataset }, _, _, Some(c)) => {
+            (Action::Copy { dataset }, _, _, _, Some(c)) => {
                 let mut p = base("copy", &keys[0], None, None, format!("copy {}", dataset.name));
                 p.average_mb_s = c.mb_s;
                 p.average_mib_s = c.mib_s;
@@ -283,6 +370,49 @@ pub fn points(run: &Loaded) -> Vec<Point> {
         }
     }
     out
+}
+
+/// The workload and queue depth of a step that runs one: a measure,
+/// fill, precondition or QoS search.
+fn one_io(action: &Action) -> Option<(&Workload, &Qd)> {
+    match action {
+        Action::Measure { workload, qd, .. }
+        | Action::Fill { workload, qd, .. }
+        | Action::Precondition { workload, qd, .. } => Some((workload, qd)),
+        Action::Qos(q) => Some((&q.workload, &q.qd)),
+        _ => None,
+    }
+}
+
+/// `50000 IOPS`, `100.0 MB/s`: the rate an open-loop step asked.
+pub fn asked_words(o: &OpenLoopResult) -> String {
+    match o.asked_bytes_s {
+        Some(b) => format!("{:.1} MB/s", b as f64 / 1e6),
+        None => format!("{:.0} IOPS", o.asked_iops),
+    }
+}
+
+/// `1ms`, `500us`: a latency limit in microseconds, in its shortest unit.
+pub fn limit_words(us: f64) -> String {
+    fine_name((us * 1e3).round() as u64)
+}
+
+/// Another note on how a point's value was made, after any it has.
+fn add_note(p: &mut Point, note: String) {
+    p.value_note = Some(match p.value_note.take() {
+        Some(before) => format!("{before}; {note}"),
+        None => note,
+    });
+}
+
+/// Keeps an open-loop step's rate on its point and, when the rate was not
+/// kept, says so beside its value: a missed rate is not a result at it.
+fn open_loop(p: &mut Point, rate: Option<&OpenLoopResult>) {
+    let Some(o) = rate else { return };
+    if !o.kept {
+        add_note(p, format!("rate not kept ({}): not a result at the rate asked", o.words()));
+    }
+    p.open_loop = Some(o.clone());
 }
 
 /// Sets a point's reported values from the values it keeps: the
@@ -345,6 +475,10 @@ pub(crate) fn sample() -> Point {
         sweep: None,
         repeat: None,
         label: "m".into(),
+        job: None,
+        beside: Vec::new(),
+        open_loop: None,
+        qos: None,
         iops: None,
         mb_s: 0.0,
         mib_s: 0.0,

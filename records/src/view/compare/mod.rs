@@ -5,7 +5,10 @@
 //! manifests that can explain a gap, each said in a sentence. A pair
 //! compares one value kind on both sides (peak with peak, average with
 //! average) even when the runs' conventions differ; under `value peak`,
-//! each sweep's best step too. Pairing is in `pair`, the differences of the
+//! each sweep's best step too. A `together` step pairs job by job, by what
+//! each job does (not its name or place); an open-loop step at another
+//! rate, or a job beside other jobs, still pairs, and the differences name
+//! the rate, arrival process or jobs that changed. Pairing is in `pair`, the differences of the
 //! runs in `run_differences` and of paired steps in `step_differences`;
 //! the exporters (`crate::export`) write it as a table or JSON.
 
@@ -22,7 +25,7 @@ use serde::Serialize;
 use crate::export::{Exporter, Exports, Format, Json, Table};
 use crate::manifest::{Loaded, ManifestStep};
 use crate::record::Status;
-use crate::view::points::{Point, points, rate_unit, step_of};
+use crate::view::points::{Point, asked_words, limit_words, points, rate_unit, step_of};
 
 /// A, B, C... for the directories in command-line order.
 pub(crate) fn letter(i: usize) -> String {
@@ -86,6 +89,12 @@ pub struct PairValue {
     pub mean_latency_us: Option<f64>,
     /// The step failed or was interrupted: its value is partial and has no ratio.
     pub error: Option<String>,
+    /// Open loop, and the rate asked was not kept: what the workers did
+    /// instead, in words. The value is not a result at the rate asked.
+    pub rate_missed: Option<String>,
+    /// A `together` step's job: its name in this run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
 }
 
 /// One sweep's best step in each run, among its paired steps.
@@ -157,6 +166,8 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
                         reported_kind: if rate { p.rate_value } else { p.value },
                         mean_latency_us: p.mean_latency_us,
                         error: p.error.clone(),
+                        rate_missed: p.open_loop.as_ref().filter(|o| !o.kept).map(|o| o.words()),
+                        job: p.job.as_ref().map(|j| j.name.clone()),
                     }
                 })
                 .collect();
@@ -363,11 +374,23 @@ pub(crate) fn status_name(s: Status) -> &'static str {
     }
 }
 
+/// `rnd4k_read (4KiB random, 100% read) QD 32`, with what else says what
+/// the step did: `... at 50000 IOPS` (open loop), `qos ...: p99.99 under
+/// 1ms`, `together ... (job reads, with writes)`.
 fn label(p: &Point) -> String {
     match (&p.workload, &p.qd) {
         (Some(w), Some(qd)) => {
             let kind = if p.kind == "measure" { String::new() } else { format!("{} ", p.kind) };
-            format!("{kind}{} QD {}", w.label(), qd.total)
+            let mut out = format!("{kind}{} QD {}", w.label(), qd.total);
+            if let Some(q) = &p.qos {
+                out.push_str(&format!(": {} under {}", q.percentile, limit_words(q.limit_us)));
+            } else if let Some(o) = &p.open_loop {
+                out.push_str(&format!(" at {}", asked_words(o)));
+            }
+            if let Some(j) = &p.job {
+                out.push_str(&format!(" (job {}, with {})", j.name, j.with.join(", ")));
+            }
+            out
         }
         _ => p.label.clone(),
     }

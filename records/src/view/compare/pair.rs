@@ -10,19 +10,25 @@ use methodic_compiler::plan::IoKey;
 use crate::view::points::Point;
 
 /// Groups of points, one a run, that did the same thing; and the groups
-/// some run lacks. First pass: the same phase, workload I/O, QD and repeat
-/// run (the nth such in each run); second pass, for what is left: the same
-/// workload I/O and QD in any phase (a renamed or moved phase). Pairs come
-/// in the first run's step order.
+/// some run lacks. First pass: the same phase, workload I/O, QD, rate, jobs
+/// beside (a `together` job) and repeat run (the nth such in each run);
+/// second pass, for what is left: the same in any phase (a renamed or moved
+/// phase); third pass: the same workload I/O and QD whatever the rate and
+/// the jobs beside, so that a changed load pairs and compare names the
+/// change. Pairs come in the first run's step order.
 pub(super) fn pair_up(all: &[Vec<Point>]) -> (Vec<Vec<&Point>>, Vec<Vec<Option<&Point>>>) {
     let mut used: Vec<Vec<bool>> = all.iter().map(|pts| vec![false; pts.len()]).collect();
     let mut pairs: Vec<Vec<usize>> = Vec::new();
-    // The phase (first pass only), what the point did, and its repeat run
-    // (first pass only).
-    type Key = (Option<String>, IoKey, Option<Option<u32>>);
-    let passes: [fn(&Point) -> Key; 2] = [
-        |p| (Some(p.phase.clone().unwrap_or_default()), p.io.clone(), Some(p.repeat.map(|r| r.run))),
-        |p| (None, p.io.clone(), None),
+    // The phase (first pass only), what the point did, the jobs beside it
+    // (not in the last pass), and its repeat run (first pass only).
+    type Key = (Option<String>, IoKey, Option<Vec<IoKey>>, Option<Option<u32>>);
+    let passes: [fn(&Point) -> Key; 3] = [
+        |p| {
+            let phase = Some(p.phase.clone().unwrap_or_default());
+            (phase, p.io.clone(), Some(p.beside.clone()), Some(p.repeat.map(|r| r.run)))
+        },
+        |p| (None, p.io.clone(), Some(p.beside.clone()), None),
+        |p| (None, without_rate(&p.io), None, None),
     ];
     let mut leftover: Vec<(Key, Vec<Option<usize>>)> = Vec::new();
     for (pass, key_of) in passes.iter().enumerate() {
@@ -73,6 +79,15 @@ pub(super) fn pair_up(all: &[Vec<Point>]) -> (Vec<Vec<&Point>>, Vec<Vec<Option<&
         .map(|(_, f)| f.iter().enumerate().map(|(r, i)| i.map(|i| &all[r][i])).collect())
         .collect();
     (paired, unpaired)
+}
+
+/// What a point did, whatever its rate: the same I/O and queue depth open
+/// loop at another rate, or closed loop.
+fn without_rate(io: &IoKey) -> IoKey {
+    match io {
+        IoKey::Io { kind, io, qd, .. } => IoKey::Io { kind, io: io.clone(), qd: *qd, rate: None },
+        other => other.clone(),
+    }
 }
 
 #[cfg(test)]

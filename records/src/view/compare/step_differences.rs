@@ -1,13 +1,15 @@
 //! The differences of paired steps that can explain a gap: each field of
 //! the manifest's checklist (span, drive state, queue depth counting, cache
-//! policy, data pattern, value kind, steady state, engine) compared step by
+//! policy, data pattern, value kind, steady state, engine) and of the load
+//! (open-loop rate, arrival process, the jobs run at once) compared step by
 //! step and grouped by the pair of values. A drive state names its
 //! preconditions by what they do, so a renamed but identical precondition
-//! is the same drive state.
+//! is the same drive state; jobs are named by what they do too, so renamed
+//! or reordered jobs are the same load.
 
 use std::collections::BTreeMap;
 
-use methodic_compiler::plan::{Action, IoKey, IoMode, QdCounting};
+use methodic_compiler::plan::{Action, IoKey, IoMode, Job, QdCounting, Rate, RateAmount, Step};
 
 use super::{Difference, letter};
 use crate::manifest::{Checklist, Condition, Loaded, ManifestStep};
@@ -137,11 +139,88 @@ const FIELDS: &[Field] = &[
                    depend on when the step gave up",
     },
     Field {
+        name: "rate",
+        get: |run, s| match &plan_step(run, s)?.action {
+            Action::Measure { rate, .. } => {
+                Some(rate.map_or("closed loop".into(), |r| amount_words(run, &r)))
+            }
+            Action::Together { jobs, .. } => {
+                // The open-loop jobs' rates: a closed-loop job added or
+                // taken away is another set of jobs, said once there.
+                let mut rates: Vec<String> = jobs
+                    .iter()
+                    .filter_map(|j| Some(format!("{}: {}", job_words(j), amount_words(run, &j.rate?))))
+                    .collect();
+                rates.sort();
+                Some(if rates.is_empty() { "every job closed loop".into() } else { rates.join("; ") })
+            }
+            _ => None,
+        },
+        sentence: "the open-loop rate is the load: latency at a lower rate is lower, a rate the target cannot keep \
+                   makes latency grow with the backlog, and a closed loop runs as fast as the target goes",
+    },
+    Field {
+        name: "arrivals",
+        get: |run, s| match &plan_step(run, s)?.action {
+            Action::Measure { rate: Some(r), .. } => Some(r.arrivals.words().to_string()),
+            Action::Qos(q) => Some(q.arrivals.words().to_string()),
+            Action::Together { jobs, .. } => {
+                let mut each: Vec<String> = jobs
+                    .iter()
+                    .filter_map(|j| Some(format!("{}: {}", job_words(j), j.rate?.arrivals.words())))
+                    .collect();
+                each.sort();
+                (!each.is_empty()).then(|| each.join("; "))
+            }
+            _ => None,
+        },
+        sentence: "Poisson arrivals bunch I/Os where uniform ones space them evenly: at the same rate, Poisson \
+                   arrivals queue more and show longer tail latencies",
+    },
+    Field {
+        name: "jobs at once",
+        get: |run, s| match &plan_step(run, s)?.action {
+            Action::Together { jobs, .. } => {
+                let mut each: Vec<String> = jobs.iter().map(job_words).collect();
+                each.sort();
+                Some(each.join(" + "))
+            }
+            _ => None,
+        },
+        sentence: "jobs that run at once share the target: each job's numbers depend on what runs beside it, so \
+                   another job beside it (or one fewer) is another load",
+    },
+    Field {
         name: "engine",
         get: |_, s| s.io.as_ref().map(|io| format!("{} {}x{}", io.engine.name(), io.threads, io.depth)),
         sentence: "another engine or thread layout submits the same queue depth with other overhead",
     },
 ];
+
+/// The plan step a manifest step records.
+fn plan_step<'a>(run: &'a Loaded, s: &ManifestStep) -> Option<&'a Step> {
+    run.manifest.plan.steps.get(s.index.wrapping_sub(1)).filter(|p| p.id == s.id)
+}
+
+/// A job by what it does, not by its name: `4KiB random, 100% read at QD 4`.
+fn job_words(j: &Job) -> String {
+    format!("{} at QD {}", j.workload.describe(), j.qd.total)
+}
+
+/// `50000 IOPS`, `100MB/s`, `25% of the IOPS of maximum/rnd4k_read-qd32`:
+/// a rate's amount, a share named by the step it is a share of (not its
+/// place in the plan, which another plan may move).
+fn amount_words(run: &Loaded, r: &Rate) -> String {
+    match r.amount {
+        RateAmount::Iops(n) => format!("{n} IOPS"),
+        RateAmount::Bandwidth(b) => format!("{b}/s"),
+        RateAmount::Share { share, of } => {
+            let step =
+                run.manifest.plan.steps.get(of as usize).map_or(format!("step {}", of + 1), |s| s.id.clone());
+            format!("{share} of the IOPS of {step}")
+        }
+    }
+}
 
 /// A precondition of a drive state, named by what it does rather than by
 /// its workload's name: `4KiB random, 0% read at QD 32 for 6h` for the
@@ -190,6 +269,10 @@ pub(super) fn step_differences(
                 continue;
             }
             let (va, vb) = ((f.get)(run_a, a), (f.get)(run_b, b));
+            // Open loop on one side only is a rate difference, said once.
+            if f.name == "arrivals" && (va.is_none() || vb.is_none()) {
+                continue;
+            }
             if va != vb {
                 let show = |v: Option<String>| v.unwrap_or_else(|| "-".into());
                 groups.entry((show(va), show(vb))).or_default().push(&a.id);

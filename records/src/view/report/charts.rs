@@ -129,6 +129,7 @@ pub fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
                     log2_x: true,
                     series: iops,
                     band: None,
+                    rules: Vec::new(),
                 }
                 .render(),
                 latency_svg: Chart {
@@ -138,6 +139,7 @@ pub fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
                     log2_x: true,
                     series: lat,
                     band: None,
+                    rules: Vec::new(),
                 }
                 .render(),
             }
@@ -164,6 +166,7 @@ pub fn probes(run: &Loaded) -> Vec<PlotView> {
                 log2_x: false,
                 series: vec![Series { name: "latency".into(), points: pts }],
                 band: None,
+                rules: Vec::new(),
             }
             .render();
             let verdict = p.pages.as_ref().map_or("no estimate".into(), |e| e.verdict.clone());
@@ -245,6 +248,7 @@ pub fn preparation(run: &Loaded) -> Vec<PlotView> {
                         log2_x: false,
                         series: vec![Series { name: y_label.clone(), points: pts.clone() }],
                         band: band(true),
+                        rules: Vec::new(),
                     }
                     .render(),
                 );
@@ -262,6 +266,7 @@ pub fn preparation(run: &Loaded) -> Vec<PlotView> {
                         log2_x: false,
                         series: vec![Series { name: "temperature".into(), points: temps }],
                         band: band(false),
+                        rules: Vec::new(),
                     }
                     .render(),
                 );
@@ -297,8 +302,16 @@ pub fn preparation(run: &Loaded) -> Vec<PlotView> {
             }
             let title = format!("{}: {metric} each round", r.id);
             svgs.push(
-                Chart { title: &title, x_label: "round", y_label: &metric, log2_x: false, series, band }
-                    .render(),
+                Chart {
+                    title: &title,
+                    x_label: "round",
+                    y_label: &metric,
+                    log2_x: false,
+                    series,
+                    band,
+                    rules: Vec::new(),
+                }
+                .render(),
             );
             note.push_str(&if st.reached {
                 format!(". Steady state reached at round {}.", st.rounds)

@@ -3,13 +3,15 @@
 //! table's columns and rows (each number with the job that made it), what
 //! the value columns hold, each sweep's best step. The header (platform,
 //! device, setup) is in [`header`], what the numbers say beyond their
-//! averages in [`findings`], the HTML page's charts in [`charts`]; the
+//! averages in [`findings`], the HTML page's charts in [`charts`], the jobs
+//! run at once, open-loop rates and QoS searches in [`loads`]; the
 //! exporters (`crate::export`) write it as a table, Markdown, CSV, JSON or
 //! HTML.
 
 pub mod charts;
 pub mod findings;
 pub mod header;
+pub mod loads;
 
 use methodic_compiler::plan::{Conventions, ValueKind};
 
@@ -188,8 +190,16 @@ pub(crate) fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>>
             }
             if p.kind == "rounds" {
                 notes.push("rounds: p99 of the last round".into());
+            } else if let Some(j) = &p.job {
+                notes.push(format!("together: job {}, with {}", j.name, j.with.join(", ")));
+            } else if let Some(q) = &p.qos {
+                notes.push(format!("qos: {}", q.verdict));
             } else if p.kind != "measure" {
                 notes.push(p.kind.clone());
+            }
+            // A missed rate is in the value note; a kept one says its rate.
+            if let Some(o) = p.open_loop.as_ref().filter(|o| o.kept && p.qos.is_none()) {
+                notes.push(format!("open loop {}", o.words()));
             }
             if let Some(st) = step.and_then(|s| s.steady.as_ref()) {
                 notes.push(if st.reached {
@@ -250,6 +260,9 @@ fn value_average(p: &Point, steady: Option<&crate::record::SteadyResult>) -> Str
         "rounds" if steady.is_some_and(|s| s.reached) => "steady-state window average".into(),
         "rounds" => "last-window average, not steady".into(),
         "copy" => "copy average".into(),
+        "together" => "job average".into(),
+        "qos" if p.qos.as_ref().is_some_and(|q| q.found_iops.is_none()) => "closed-loop probe average".into(),
+        "qos" => "average of the probe at the rate found".into(),
         other => other.to_string(),
     }
 }
