@@ -337,9 +337,7 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             };
             out.push(raw(class, "latency QoS search", show(x), show(y), why, here.clone()))
         }
-        (Action::Together { jobs: x, .. }, Action::Together { jobs: y, .. })
-            if x.iter().map(job_io).collect::<Vec<_>>() != y.iter().map(job_io).collect::<Vec<_>>() =>
-        {
+        (Action::Together { jobs: x, .. }, Action::Together { jobs: y, .. }) if !same_jobs(x, y) => {
             let show = |jobs: &[crate::plan::Job]| {
                 jobs.iter()
                     .map(|j| {
@@ -502,8 +500,19 @@ pub(super) fn brief(s: &Step) -> String {
     }
 }
 
-/// What a job does, without its name or its workload's: the jobs of two
-/// together steps do the same when these are equal, in order.
-fn job_io(j: &crate::plan::Job) -> impl PartialEq + use<> {
-    (j.workload.io(), j.qd, j.workers, j.rate, j.pauses, j.device)
+/// Whether two together steps run the same jobs: each job of one does
+/// what a job of the other does (its workload's I/O, queue depth, workers,
+/// rate, pauses and device), whatever the jobs and workloads are called
+/// and in whatever order they are listed.
+fn same_jobs(x: &[crate::plan::Job], y: &[crate::plan::Job]) -> bool {
+    let io = |j: &crate::plan::Job| (j.workload.io(), j.qd, j.workers, j.rate, j.pauses, j.device);
+    let mut left: Vec<_> = y.iter().map(io).collect();
+    x.len() == y.len()
+        && x.iter().all(|j| match left.iter().position(|k| *k == io(j)) {
+            Some(i) => {
+                left.swap_remove(i);
+                true
+            }
+            None => false,
+        })
 }

@@ -262,11 +262,11 @@ fn a_changed_rate_or_concurrent_job_breaks_comparability() {
 }
 
 #[test]
-fn renamed_jobs_doing_the_same_are_no_change() {
+fn renamed_and_reordered_jobs_doing_the_same_are_no_change() {
     let a = plan("together for 1min {\n  job reads r qd 4\n  job writes s qd 8 rate 200MB/s\n}\n");
     let b = plan(
         "workload r2 { random; block 4KiB; read 100% }\n\
-         together for 1min {\n  job foreground r2 qd 4\n  job background s qd 8 rate 200MB/s\n}\n",
+         together for 1min {\n  job background s qd 8 rate 200MB/s\n  job foreground r2 qd 4\n}\n",
     );
     let d = diff(&a, &b);
     assert!(d.changes.iter().all(|c| c.class != Class::BreaksComparability), "{:?}", classes(&d));
