@@ -1,13 +1,18 @@
-//! Open loop end to end, on block devices the test sets up itself (zram0,
-//! and a loop device throttled with the cgroup v1 blkio controller): a
-//! rate the device can serve is kept, by methodic's counts and by the
-//! device's own; a rate above what it can serve is reported as not kept,
-//! and the latency, counted from when each I/O was due, grows with the
-//! backlog. Decided by counts, never by how fast something ran. Needs
-//! root; without it (or without zram, a loop device or cgroup v1 blkio)
-//! each test says why and passes without checking, except under CI=true,
-//! where it fails naming what is missing (common::skip). Tests hold the
-//! device lock.
+//! Load end to end: open loop, jobs at once, pauses and the QoS search,
+//! on block devices and files the tests set up themselves (zram0, loop
+//! devices, one throttled with the cgroup v1 blkio controller). A rate the
+//! device can serve is kept, by methodic's counts and by the device's own;
+//! a rate above what it can serve is reported as not kept, and the
+//! latency, counted from when each I/O was due, grows with the backlog;
+//! the QoS search finds a throttled device's limit; two jobs at once each
+//! get their own numbers, which the devices' counters bear out; think time
+//! and bursts hold a worker back by count. Decided by counts, never by how
+//! fast something ran. The device tests need root; without it (or without
+//! zram, a loop device or cgroup v1 blkio) each says why and passes
+//! without checking, except under CI=true, where it fails naming what is
+//! missing (common::skip). Device tests hold the device lock. One test
+//! binary, so that the tests on files run beside those that wait for the
+//! lock.
 
 mod common;
 
@@ -151,7 +156,7 @@ fn poisson_arrivals_are_kept_at_their_count() {
 }
 
 /// A loop device throttled to N = 250 reads a second, asked for 2N, uniform,
-/// for 4 s at QD8 (io_uring, one worker): the result says the rate was
+/// for 3 s at QD8 (io_uring, one worker): the result says the rate was
 /// not kept, the device served no more than N a second, most I/Os started
 /// late and a backlog was left. Coordinated omission is not hidden: each
 /// I/O's latency counts from when it was due, so it grows with the
@@ -171,7 +176,7 @@ fn a_rate_above_what_the_device_serves_is_not_kept_and_latency_grows_with_the_ba
     let n = 250u64;
     t.read_iops(&dev, n);
     let before = reads(&l.name());
-    let seconds = 4u32;
+    let seconds = 3u32;
     let (report, out) = run_on(&plan(8, seconds, 2 * n, Arrivals::Uniform), &l.dev, "loop-throttled");
     let seen = reads(&l.name()) - before;
     drop(t);
@@ -222,7 +227,7 @@ fn a_rate_above_what_the_device_serves_is_not_kept_and_latency_grows_with_the_ba
 /// The QoS search finds a known limit: a loop device throttled to N = 400
 /// reads a second serves any rate below N on time and none above it, so
 /// the highest rate at which 4KiB random reads keep p99 under 200ms is N,
-/// within the search's precision (5%) and what the throttle lets through
+/// within the search's precision (10%) and what the throttle lets through
 /// (its slices run a little over). Every probe is recorded; the first is
 /// the closed loop's, which the throttle holds to N too.
 #[test]
@@ -235,7 +240,7 @@ fn the_qos_search_finds_the_limit_of_a_throttled_device() {
     t.read_iops(&dev, n as u64);
     let src = "methodology \"t\" version \"1\"\ntarget { span 64MiB }\n\
                workload r { random; block 4KiB; read 100% }\n\
-               qos r qd 8 { p99 under 200ms; probe 2s; precision 5% }";
+               qos r qd 8 { p99 under 200ms; probe 1s; precision 10% }";
     let plan = methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
     let (report, out) = run_on(&plan, &l.dev, "qos-throttled");
     drop(t);
@@ -259,7 +264,7 @@ fn the_qos_search_finds_the_limit_of_a_throttled_device() {
     );
     // Bracketed: a rate that did not meet it is just above the one found.
     let failed = q.failed_iops.expect("an upper end");
-    assert!(failed > found && (failed - found) / failed <= 0.05 + 1e-9, "{found} .. {failed}: {points:?}");
+    assert!(failed > found && (failed - found) / failed <= 0.10 + 1e-9, "{found} .. {failed}: {points:?}");
     // Every rate above what the throttle lets through failed, kept or not.
     for p in &q.points {
         if let Some(r) = p.rate_iops.filter(|r| *r > n * 1.1) {
@@ -268,4 +273,137 @@ fn the_qos_search_finds_the_limit_of_a_throttled_device() {
     }
     assert!(q.verdict.starts_with("p99 under 200ms up to "), "{}", q.verdict);
     let _ = fs::remove_dir_all(out);
+}
+
+// ---------------------------------------------------------------- jobs at once
+
+/// /sys/block/NAME/stat: reads, read sectors, writes, written sectors.
+fn stat(name: &str) -> (u64, u64, u64, u64) {
+    let text = fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+    let f: Vec<u64> = text.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    (f[0], f[2], f[4], f[6])
+}
+
+#[test]
+fn two_jobs_at_once_each_get_their_own_numbers_and_the_devices_agree() {
+    let Some(lock) = common::devices() else { return };
+    let Some(z) = Zram::setup(&lock, 256 << 20) else { return };
+    let Some(l) = Loop::setup(&lock, 128 << 20) else { return };
+    let plan = methodic_compiler::compile(
+        "methodology \"t\" version \"1\"\ntarget { span 64MiB; workers 2 }\n\
+         workload reads { random; block 4KiB; read 100% }\n\
+         workload writes { sequential; block 64KiB; read 0% }\n\
+         together for 1s {\n  job r reads qd 8\n  job w writes qd 4 workers 1 device 2\n}\n",
+        &Default::default(),
+    )
+    .unwrap_or_else(|d| panic!("{d}"))
+    .plan;
+    let opts = RunOptions {
+        targets: vec![z.path(), l.dev.clone()],
+        out: common::temp_path("together"),
+        skip_ceiling: true,
+        ..Default::default()
+    };
+    let (zb, lb) = (stat("zram0"), stat(&l.name()));
+    let report = run(&plan, &opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
+    let (za, la) = (stat("zram0"), stat(&l.name()));
+    assert_eq!(report.status, Status::Completed, "{:?}", report.error);
+    let step = &report.steps[0];
+    let [r, w] = step.jobs.as_slice() else { panic!("two jobs: {:?}", step.jobs) };
+    assert_eq!((r.name.as_str(), w.name.as_str()), ("r", "w"));
+    assert_eq!(r.device, z.path().display().to_string());
+    assert_eq!(w.device, l.dev.display().to_string());
+    // Each job ran as it asked: its own workers and depth.
+    assert_eq!(r.qd, 8);
+    assert_eq!(w.io.threads * w.io.depth, 4);
+    assert!(r.io.threads * r.io.depth == 8, "{} x {}", r.io.threads, r.io.depth);
+    // The read job only read, from zram; the write job only wrote, to the loop device.
+    let reads = r.summary.read.as_ref().expect("the read job read").ios;
+    assert!(r.summary.write.is_none() && w.summary.read.is_none());
+    let written = w.summary.write.as_ref().expect("the write job wrote").bytes;
+    assert!(reads > 1000 && written > 0, "{reads} reads, {written} bytes written");
+    // No ramp: the devices saw what was recorded, what was in flight when
+    // recording ended (a queue depth's worth), and the few blocks methodic
+    // reads when it opens a device (the guard's look for a file system).
+    let zram_reads = za.0 - zb.0;
+    assert!(
+        zram_reads >= reads && (zram_reads - reads) as f64 <= 8.0 + reads as f64 * 0.001,
+        "zram saw {zram_reads} reads, the job {reads}"
+    );
+    assert_eq!(za.2 - zb.2, 0, "nothing was written to zram");
+    let loop_written = (la.3 - lb.3) * 512;
+    assert!(
+        loop_written >= written && loop_written <= written + 4 * 65536,
+        "the loop device saw {loop_written} bytes written, the job {written}"
+    );
+    assert!(la.0 - lb.0 <= 16, "the loop device was read only as it was opened: {} reads", la.0 - lb.0);
+    // The step's numbers are the jobs' together.
+    let total = step.summary.as_ref().unwrap();
+    assert_eq!(total.total.ios, r.summary.total.ios + w.summary.total.ios);
+    let _ = fs::remove_dir_all(&opts.out);
+}
+
+// ---------------------------------------------------------------- pauses
+
+fn compile(step: &str) -> Plan {
+    let src = format!(
+        "methodology \"t\" version \"1\"\ntarget {{ span 16MiB; workers 1; io buffered }}\n\
+         workload r {{ random; block 4KiB; read 100% }}\n{step}\n"
+    );
+    methodic_compiler::compile(&src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan
+}
+
+fn run_plan(plan: &Plan, name: &str) -> (RunReport, std::path::PathBuf) {
+    let opts = RunOptions { out: common::temp_path(name), skip_ceiling: true, ..Default::default() };
+    let report = run(plan, &opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.status, Status::Completed, "{:?}", report.error);
+    (report, opts.out)
+}
+
+#[test]
+fn think_time_caps_the_ios_a_worker_starts() {
+    // 10 I/Os, then 20ms of nothing: in 1s at most 50 pauses end, so at
+    // most 51 runs of 10 I/Os start; a busy machine starts fewer.
+    let plan = compile("measure r qd 2 for 1s think 20ms every 10");
+    let (report, out) = run_plan(&plan, "pauses-think");
+    let ios = report.steps[0].summary.as_ref().unwrap().total.ios;
+    assert!(ios > 0 && ios <= 510 + 2, "{ios} I/Os in 1s with 20ms of think time after every 10");
+    // Without it, a file in the page cache serves far more.
+    let free = compile("measure r qd 2 for 1s");
+    let (report, out2) = run_plan(&free, "pauses-free");
+    assert!(report.steps[0].summary.as_ref().unwrap().total.ios > 512 * 4, "the cap is the think time's");
+    let _ = std::fs::remove_dir_all(out);
+    let _ = std::fs::remove_dir_all(out2);
+}
+
+#[test]
+fn bursts_start_ios_only_in_the_first_part_of_each_period() {
+    let plan = compile("measure r qd 2 for 2s series 100ms bursts 200ms every 1s");
+    let (report, out) = run_plan(&plan, "pauses-bursts");
+    let step = &report.steps[0];
+    let csv = std::fs::read_to_string(out.join(step.series.as_ref().unwrap())).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let (t, ios) = (
+        header.iter().position(|h| *h == "t_s").expect("a t_s column"),
+        header.iter().position(|h| *h == "iops").expect("an iops column"),
+    );
+    let rows: Vec<(f64, f64)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[t].parse().unwrap(), f[ios].parse().unwrap())
+        })
+        .collect();
+    assert!(rows.len() >= 15, "{csv}");
+    for (at, n) in &rows {
+        // An interval that ends at `at` covers (at - 0.1, at]: those wholly
+        // between 0.3s and 1.0s, or 1.3s and 2.0s, are outside a burst and
+        // its tail (the I/Os in flight as it ended complete by 0.3s).
+        let into = (at - 0.1) % 1.0;
+        if into > 0.29 && into < 0.9 {
+            assert_eq!(*n, 0.0, "I/Os completed at {at}s, outside a burst: {csv}");
+        }
+    }
+    assert!(rows.iter().any(|r| r.1 > 0.0), "{csv}");
+    let _ = std::fs::remove_dir_all(out);
 }
