@@ -153,8 +153,10 @@ pub struct QosPoint {
     /// The rate was kept (open loop; `io.rate.kept`): 99% of the I/Os due
     /// started, and at most 1% were left waiting at the end.
     pub kept: bool,
-    /// The searched percentile, µs.
-    pub percentile_us: f64,
+    /// The searched percentile, µs; `None` when the probe completed no I/O
+    /// in its record time (it did not meet the limit).
+    #[serde(default)]
+    pub percentile_us: Option<f64>,
     pub latency_us: crate::numbers::Latency,
     /// Kept, and the percentile under the limit.
     pub met: bool,

@@ -250,7 +250,7 @@ fn the_qos_search_finds_the_limit_of_a_throttled_device() {
         .iter()
         .map(|p| {
             format!(
-                "{:?} asked, {:.0} done, kept {}, p99 {:.0}us",
+                "{:?} asked, {:.0} done, kept {}, p99 {:?}us",
                 p.rate_iops, p.achieved_iops, p.kept, p.percentile_us
             )
         })

@@ -187,7 +187,7 @@ fn qos(r: &StepResult, q: &QosResult, charts: bool) -> QosView {
                 } else {
                     "no".into()
                 },
-                num(Some(p.percentile_us), 1),
+                num(p.percentile_us, 1),
                 num(Some(p.latency_us.p50), 1),
                 num(Some(p.latency_us.p99), 1),
                 num(Some(p.latency_us.max), 1),
@@ -221,7 +221,7 @@ fn qos_chart(id: &str, q: &QosResult, found: Option<&QosPoint>) -> String {
     ];
     if !["p50", "p99", "p99.9"].contains(&q.percentile.as_str()) {
         series.push(line(&format!("{} (searched)", q.percentile), &|p| {
-            percentile(&p.latency_us, &q.percentile).unwrap_or(p.percentile_us)
+            percentile(&p.latency_us, &q.percentile).or(p.percentile_us).unwrap_or(0.0)
         }));
     }
     let mut rules =
@@ -259,7 +259,7 @@ mod tests {
             rate_iops: rate,
             achieved_iops: achieved,
             kept: true,
-            percentile_us: p9999,
+            percentile_us: Some(p9999),
             latency_us,
             met,
         }

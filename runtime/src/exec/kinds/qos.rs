@@ -42,15 +42,16 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
         // Open loop: the workers' own count of I/Os due and started says
         // whether the rate was kept (see io.rate.kept).
         let kept = run.info.rate.as_ref().is_none_or(|r| r.kept);
-        let percentile_us =
-            run.recorder.percentile_ns(q.percentile_ppm).map_or(f64::INFINITY, |ns| ns as f64 / 1000.0);
+        // None when no I/O completed in the probe (a rate so low that none
+        // was due, or a target that served none): it does not meet the limit.
+        let percentile_us = run.recorder.percentile_ns(q.percentile_ppm).map(|ns| ns as f64 / 1000.0);
         let point = QosPoint {
             rate_iops: rate.map(|r| r.round().max(1.0)),
             achieved_iops: achieved,
             kept,
             percentile_us,
             latency_us: summary.total.latency_us.clone(),
-            met: kept && percentile_us <= limit_us,
+            met: kept && percentile_us.is_some_and(|p| p <= limit_us),
         };
         points.push((point.clone(), run));
         Ok(point)
@@ -93,10 +94,10 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
     let name = q.percentile_name();
     let verdict = match met {
         Some(found) => format!(
-            "{name} under {} up to {found:.0} IOPS ({found:.0} met it, {:.0} did not; closed loop {max:.0} IOPS, {name} {:.1} us)",
+            "{name} under {} up to {found:.0} IOPS ({found:.0} met it, {:.0} did not; closed loop {max:.0} IOPS, {name} {})",
             q.limit_name(),
             failed.unwrap_or(max),
-            closed.percentile_us
+            closed.percentile_us.map_or("not measured".to_string(), |p| format!("{p:.1} us"))
         ),
         None => format!(
             "{name} stayed over {} at every rate down to {:.0} IOPS (closed loop {max:.0} IOPS)",
