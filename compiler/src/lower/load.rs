@@ -262,13 +262,7 @@ impl Lowerer<'_, '_> {
                     "arrivals"
                 }
             };
-            if let Some(first) = at.get(name) {
-                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{name}` is given twice"))
-                    .with_secondary(*first, "first given here");
-                self.error(d);
-                ok = false;
-            }
-            at.insert(name, s.span);
+            ok &= self.given_once(&mut at, name, s.span);
         }
         if limit.is_none() {
             self.missing(span, "qos", "a latency limit", "qos w qd 32 { p99.99 under 1ms; probe 30s }");

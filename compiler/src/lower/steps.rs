@@ -657,13 +657,7 @@ impl Lowerer<'_, '_> {
                     "statistic"
                 }
             };
-            if let Some(first) = at.get(name) {
-                let d = Diagnostic::new(Code::DuplicateSetting, s.span, format!("`{name}` is given twice"))
-                    .with_secondary(*first, "first given here");
-                self.error(d);
-                ok = false;
-            }
-            at.insert(name, s.span);
+            ok &= self.given_once(&mut at, name, s.span);
         }
         for (name, value) in [("io", io.is_some()), ("step", step.is_some()), ("range", range.is_some())] {
             if !value && !at.contains_key(name) {

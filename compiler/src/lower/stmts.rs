@@ -286,6 +286,24 @@ impl Lowerer<'_, '_> {
         out
     }
 
+    /// Notes setting `name` given at `span` in `at`; false (and an error
+    /// pointing at the first) when it was given before.
+    pub(super) fn given_once(
+        &mut self,
+        at: &mut HashMap<&'static str, Span>,
+        name: &'static str,
+        span: Span,
+    ) -> bool {
+        if let Some(first) = at.get(name) {
+            let d = Diagnostic::new(Code::DuplicateSetting, span, format!("`{name}` is given twice"))
+                .with_secondary(*first, "first given here");
+            self.error(d);
+            return false;
+        }
+        at.insert(name, span);
+        true
+    }
+
     pub(super) fn missing(&mut self, span: Span, step: &str, what: &str, example: &str) {
         let d = Diagnostic::new(Code::MissingOption, span, format!("`{step}` needs {what}"))
             .with_hint(format!("add it, as in `{example}`"));
