@@ -399,11 +399,7 @@ impl Builder {
                         Rule::q_probe => QosSettingKind::Probe(self.expr(v)?),
                         Rule::q_ramp => QosSettingKind::Ramp(self.expr(v)?),
                         Rule::q_precision => QosSettingKind::Precision(self.expr(v)?),
-                        Rule::q_arrivals => {
-                            let kind =
-                                if v.as_str() == "poisson" { Arrivals::Poisson } else { Arrivals::Uniform };
-                            QosSettingKind::Arrivals(Spanned::new(kind, self.span(&v)))
-                        }
+                        Rule::q_arrivals => QosSettingKind::Arrivals(self.arrivals(&v)),
                         _ => return Err(self.unexpected(&p, "qos")),
                     };
                     settings.push(QosSetting { kind, span: pspan });
@@ -511,14 +507,7 @@ impl Builder {
                     };
                     (amount, unit)
                 };
-                let arrivals = match c.next() {
-                    Some(a) => {
-                        let kind =
-                            if a.as_str() == "poisson" { Arrivals::Poisson } else { Arrivals::Uniform };
-                        Some(Spanned::new(kind, self.span(&a)))
-                    }
-                    None => None,
-                };
+                let arrivals = c.next().map(|a| self.arrivals(&a));
                 StepOptKind::Rate { amount, unit, arrivals }
             }
             rule => {
@@ -543,6 +532,12 @@ impl Builder {
             }
         };
         Ok(StepOpt { kind, span })
+    }
+
+    /// `uniform` or `poisson` (the grammar's `arrivals` allows no other).
+    fn arrivals(&self, pair: &Pair<'_, Rule>) -> Spanned<Arrivals> {
+        let kind = if pair.as_str() == "poisson" { Arrivals::Poisson } else { Arrivals::Uniform };
+        Spanned::new(kind, self.span(pair))
     }
 
     /// `p99.99` as parts per million (999,900): above 0 and below 100%.

@@ -116,7 +116,7 @@ fn loads_text(l: &Loads) -> String {
             o.step,
             o.id,
             o.words,
-            if o.kept { "" } else { " (rate not kept: its numbers are not a result at the rate asked)" }
+            o.missed.map_or(String::new(), |m| format!(" ({m})"))
         ));
     }
     for q in &l.qos {

@@ -14,6 +14,7 @@ use methodic_compiler::plan::{
 use serde::Serialize;
 
 use crate::manifest::{Loaded, ManifestStep};
+use crate::numbers::Summary;
 use crate::record::{OpenLoopResult, QosResult};
 
 #[derive(Debug, Clone, Serialize)]
@@ -238,10 +239,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     }
                     open_loop(&mut p, jr.io.rate.as_ref());
                     headline(&mut p, convention);
-                    p.mean_latency_us = Some(s.total.latency_us.mean);
-                    p.p99_latency_us = Some(s.total.latency_us.p99);
-                    p.max_latency_us = Some(s.total.latency_us.max);
-                    p.seconds = s.seconds;
+                    latencies(&mut p, s);
                     out.push(p);
                 }
             }
@@ -311,10 +309,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     open_loop(&mut p, rate);
                 }
                 headline(&mut p, convention);
-                p.mean_latency_us = Some(s.total.latency_us.mean);
-                p.p99_latency_us = Some(s.total.latency_us.p99);
-                p.max_latency_us = Some(s.total.latency_us.max);
-                p.seconds = s.seconds;
+                latencies(&mut p, s);
                 out.push(p);
             }
             (Action::Rounds { cells, .. }, _, _, Some(results), _) => {
@@ -403,6 +398,14 @@ fn add_note(p: &mut Point, note: String) {
         Some(before) => format!("{before}; {note}"),
         None => note,
     });
+}
+
+/// A point's latencies and record time, from the summary it reports.
+fn latencies(p: &mut Point, s: &Summary) {
+    p.mean_latency_us = Some(s.total.latency_us.mean);
+    p.p99_latency_us = Some(s.total.latency_us.p99);
+    p.max_latency_us = Some(s.total.latency_us.max);
+    p.seconds = s.seconds;
 }
 
 /// Keeps an open-loop step's rate on its point and, when the rate was not

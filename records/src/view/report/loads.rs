@@ -34,7 +34,13 @@ pub struct OpenLoopView {
     pub kept: bool,
     /// `asked 50000 IOPS (Poisson), kept 31250 (62.5%); ...`.
     pub words: String,
+    /// What a missed rate means for the step's numbers, said the same in
+    /// every format; `None` when the rate was kept.
+    pub missed: Option<&'static str>,
 }
+
+/// What every format says of a step whose rate was not kept.
+pub const MISSED: &str = "rate not kept: its numbers are not a result at the rate asked";
 
 /// A QoS search: its verdict, a row a probe, and its chart (HTML).
 #[derive(Serialize)]
@@ -83,6 +89,7 @@ pub fn loads(run: &Loaded, charts: bool) -> Loads {
                         id: r.id.clone(),
                         kept: o.kept,
                         words: o.words(),
+                        missed: (!o.kept).then_some(MISSED),
                     });
                 }
             }
