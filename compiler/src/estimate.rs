@@ -128,6 +128,8 @@ mod tests {
             random: Percent::HUNDRED,
             align: Bytes(4096),
             offset: Bytes(0),
+            access: Default::default(),
+            trim: Percent::ZERO,
         }
     }
 
@@ -169,6 +171,7 @@ mod tests {
             series: Duration::from_secs(1),
             rate: None,
             pauses: Pauses::default(),
+            at: None,
         };
         let e = step(&a, Some(&Target::default()));
         assert_eq!(e.time, TimeRange::exactly(Duration::from_secs(330)));
@@ -186,6 +189,7 @@ mod tests {
             repeat: None,
             sweep: None,
             establishes_state: false,
+            verify: false,
             estimate,
         };
         let a = StepEstimate {

@@ -466,6 +466,8 @@ mod tests {
             random: Percent::HUNDRED,
             align: Bytes(512),
             offset: Bytes(0),
+            access: Default::default(),
+            trim: Percent::ZERO,
         };
         let codes: Vec<Code> = workload(&w).into_iter().map(|p| p.code).collect();
         assert_eq!(codes, vec![Code::SplitSum, Code::ShareRange]);

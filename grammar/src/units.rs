@@ -197,6 +197,11 @@ impl Percent {
         self.hundredths
     }
 
+    /// By reference, for serde's `skip_serializing_if`.
+    pub fn is_zero(&self) -> bool {
+        self.hundredths == 0
+    }
+
     pub fn as_f64(self) -> f64 {
         self.hundredths as f64 / 100.0
     }

@@ -368,6 +368,10 @@ pub struct SteadyResult {
 pub struct CellResult {
     pub workload: String,
     pub qd: u32,
+    /// The workers the queue depth was spread over (0 in results written
+    /// before it was recorded).
+    #[serde(default)]
+    pub workers: u32,
     pub window_iops: f64,
     pub window_mb_s: f64,
     pub window_mean_latency_us: f64,

@@ -364,6 +364,7 @@ mod tests {
         let cell = |name: &str, qd: u32, iops: f64, kib: u64| methodic_results::record::CellResult {
             workload: name.into(),
             qd,
+            workers: 1,
             window_iops: iops,
             window_mb_s: iops * (kib << 10) as f64 / 1e6,
             window_mean_latency_us: 10.0,

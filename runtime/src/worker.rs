@@ -631,6 +631,8 @@ mod tests {
                 random: Percent::HUNDRED,
                 align: Bytes(4096),
                 offset: Bytes(0),
+                access: Default::default(),
+                trim: Percent::ZERO,
             },
             area: Region { start: 0, len: 16 << 20 },
             stripe: Region { start: 0, len: 16 << 20 },

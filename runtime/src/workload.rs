@@ -118,6 +118,8 @@ mod tests {
             random: Percent::whole(random),
             align: Bytes(align),
             offset: Bytes(0),
+            access: Default::default(),
+            trim: Percent::ZERO,
         }
     }
 

@@ -194,11 +194,42 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             }
         }
         (
-            Action::Measure { workload: wa, qd: qa, ramp: ra, stop: sa, series: ea, rate: ta, pauses: pa },
-            Action::Measure { workload: wb, qd: qb, ramp: rb, stop: sb, series: eb, rate: tb, pauses: pb },
+            Action::Measure {
+                workload: wa,
+                qd: qa,
+                ramp: ra,
+                stop: sa,
+                series: ea,
+                rate: ta,
+                pauses: pa,
+                at: aa,
+            },
+            Action::Measure {
+                workload: wb,
+                qd: qb,
+                ramp: rb,
+                stop: sb,
+                series: eb,
+                rate: tb,
+                pauses: pb,
+                at: ab,
+            },
         ) => {
             workload_changes(wa, wb, WORKLOAD, &here, out);
-            qd_changes(qa, qb, &here, out);
+            if aa != ab {
+                let show =
+                    |p: &Option<crate::plan::Point>| p.as_ref().map_or("as planned".into(), |p| p.describe());
+                out.push(raw(
+                    BreaksComparability,
+                    "operating point",
+                    show(aa),
+                    show(ab),
+                    "the queue depth and workers are chosen another way",
+                    here.clone(),
+                ));
+            } else {
+                qd_changes(qa, qb, &here, out);
+            }
             if pa != pb {
                 let show =
                     |p: &crate::plan::Pauses| if p.is_none() { "none".to_string() } else { p.describe() };

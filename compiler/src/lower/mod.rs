@@ -27,7 +27,7 @@ use methodic_grammar::{Code, Diagnostic, did_you_mean, is_reserved};
 
 use crate::estimate;
 use crate::plan::{
-    Action, BlockShare, Bursts, Cell, DataPattern, Dataset, Extent, Job, MeasureStop, Pauses,
+    Access, Action, BlockShare, Bursts, Cell, DataPattern, Dataset, Extent, Job, MeasureStop, Pauses,
     PreconditionStop, Probe, Qd, Qos, Rate, RateAmount, RepeatRun, SteadyRule, Step, Target, Think, Workload,
 };
 use crate::resolve::{Def, Defs};
@@ -304,6 +304,7 @@ impl Lowerer<'_, '_> {
             repeat: scope.repeat,
             sweep,
             establishes_state,
+            verify: false,
             estimate,
         });
     }

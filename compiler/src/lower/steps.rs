@@ -227,7 +227,16 @@ impl Lowerer<'_, '_> {
             let stop = MeasureStop { time: Some(record), written: None };
             self.emit(
                 scope,
-                Action::Measure { workload, qd, ramp, stop, series, rate: None, pauses: Pauses::default() },
+                Action::Measure {
+                    workload,
+                    qd,
+                    ramp,
+                    stop,
+                    series,
+                    rate: None,
+                    pauses: Pauses::default(),
+                    at: None,
+                },
                 span,
                 Some(sweep),
             );
@@ -386,7 +395,7 @@ impl Lowerer<'_, '_> {
         let before = self.steps.len();
         self.emit(
             scope,
-            Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate, pauses },
+            Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate, pauses, at: None },
             span,
             None,
         );

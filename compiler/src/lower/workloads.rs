@@ -155,6 +155,8 @@ impl Lowerer<'_, '_> {
             random,
             align: align.map_or(smallest, |(a, _)| a),
             offset: offset.map_or(Bytes(0), |(o, _)| o),
+            access: Access::Uniform,
+            trim: Percent::ZERO,
         };
         w.name = name.map_or_else(|| w.describe(), str::to_string);
         let spans = WlSpans {

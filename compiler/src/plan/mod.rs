@@ -32,10 +32,10 @@ pub(crate) use self::dataset::size_draws;
 pub use self::format::Format;
 pub use self::load::{Arrivals, Bursts, Job, Pauses, Qos, Rate, RateAmount, Think, fine_name};
 pub use self::step::{
-    Action, Cell, MeasureStop, PreconditionStop, Probe, Qd, RepeatRun, SteadyRule, Step, aggregate_word,
-    plural,
+    Action, Cell, MeasureStop, Pick, Point, PreconditionStop, Probe, Qd, RepeatRun, SteadyRule, Step,
+    aggregate_word, plural,
 };
-pub use self::workload::{BlockShare, IoKey, Workload, WorkloadIo};
+pub use self::workload::{Access, Band, BlockShare, IoKey, Milli, Workload, WorkloadIo};
 
 /// The version of the plan format. Bump it whenever a change to these
 /// types would make an old plan read differently, or an older methodic

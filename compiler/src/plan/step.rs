@@ -27,6 +27,11 @@ pub struct Step {
     /// The step sets the drive's state (erase, fill, a precondition or
     /// rounds that write): results after it depend on it having run.
     pub establishes_state: bool,
+    /// `verify`: every block written carries a stamp (its offset, the
+    /// write's sequence number and a checksum) and every block read back
+    /// is checked against it. Left out of the plan when off.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify: bool,
     pub estimate: StepEstimate,
 }
 
@@ -56,6 +61,11 @@ pub enum Action {
         /// Pauses between I/Os (think time, bursts); left out when none.
         #[serde(default, skip_serializing_if = "Pauses::is_none")]
         pauses: Pauses,
+        /// The queue depth and workers are chosen at run time from earlier
+        /// measurements (`at max of dirth`); `qd` is then the first of
+        /// them, for estimates only. Left out when the plan gives the QD.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Point>,
     },
     /// Jobs that run at the same time, each with its own workload, queue
     /// depth, rate and device: `ramp` not recorded, then recorded for the
@@ -180,8 +190,11 @@ impl Step {
                 };
                 format!("precondition {} {stop}", workload.label())
             }
-            Action::Measure { workload, ramp, stop, rate, pauses, .. } => {
+            Action::Measure { workload, ramp, stop, rate, pauses, at, .. } => {
                 let mut parts = Vec::new();
+                if let Some(p) = at {
+                    parts.push(format!("at {}", p.describe()));
+                }
                 if let Some(r) = rate {
                     parts.push(format!("open loop at {}", r.describe()));
                 }
@@ -254,6 +267,11 @@ impl Step {
             }
         };
         match &self.action {
+            Action::Measure { at: Some(p), .. } => Some(match p.pick {
+                Pick::Max => format!("max of {}", p.name),
+                Pick::Min => format!("min of {}", p.name),
+                Pick::Share(s) => format!("{s} of {}", p.name),
+            }),
             Action::Fill { qd, .. } | Action::Precondition { qd, .. } | Action::Measure { qd, .. } => {
                 Some(show(qd))
             }
@@ -302,6 +320,43 @@ pub fn aggregate_word(a: Aggregate) -> &'static str {
         Aggregate::Median => "median",
         Aggregate::Max => "max",
         Aggregate::Min => "min",
+    }
+}
+
+/// An operating point chosen at run time from earlier measurements of the
+/// plan: the queue depth and workers of the one that did the most IOPS,
+/// the fewest, or the IOPS nearest a share of the most.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    pub pick: Pick,
+    /// The name the measurements were given (`as dirth`).
+    pub name: String,
+    /// Their steps' indices in the plan, from 0: measure steps, or rounds
+    /// steps whose cells (steady-state window averages) are candidates.
+    pub of: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pick {
+    /// The most IOPS.
+    Max,
+    /// The fewest IOPS.
+    Min,
+    /// The IOPS nearest this share of the most (fewer workers, then a
+    /// lower queue depth, on a tie).
+    Share(Percent),
+}
+
+impl Point {
+    /// `the most IOPS of dirth`, `the IOPS nearest 50% of the most of dirth`.
+    pub fn describe(&self) -> String {
+        match self.pick {
+            Pick::Max => format!("the QD of the most IOPS of {}", self.name),
+            Pick::Min => format!("the QD of the fewest IOPS of {}", self.name),
+            Pick::Share(p) => format!("the QD of the IOPS nearest {p} of the most of {}", self.name),
+        }
     }
 }
 

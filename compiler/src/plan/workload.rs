@@ -24,11 +24,25 @@ pub struct Workload {
     pub align: Bytes,
     /// I/O starts this far into the span.
     pub offset: Bytes,
+    /// Where random offsets land in the span: uniformly (the default, left
+    /// out of the plan), by zipf, pareto, normal, or in hot bands.
+    #[serde(default, skip_serializing_if = "Access::is_uniform")]
+    pub access: Access,
+    /// Share of I/Os that trim (deallocate, or punch a hole in a file);
+    /// the rest after `read` and `trim` write. Left out when none.
+    #[serde(default, skip_serializing_if = "Percent::is_zero")]
+    pub trim: Percent,
 }
 
 impl Workload {
+    /// Whether the workload changes its target: it writes or trims.
     pub fn writes(&self) -> bool {
         self.read < Percent::HUNDRED
+    }
+
+    /// Share of I/Os that write: what `read` and `trim` leave.
+    pub fn write_share(&self) -> Percent {
+        Percent::from_hundredths(10_000u32.saturating_sub(self.read.hundredths() + self.trim.hundredths()))
     }
 
     /// What the workload does, without its name.
@@ -39,6 +53,8 @@ impl Workload {
             random: self.random,
             align: self.align,
             offset: self.offset,
+            access: self.access.clone(),
+            trim: self.trim,
         }
     }
 
@@ -68,7 +84,98 @@ impl Workload {
         } else {
             format!("{} random", self.random)
         };
-        format!("{blocks} {access}, {} read", self.read)
+        let mut out = format!("{blocks} {access}");
+        if !self.access.is_uniform() && self.random > Percent::ZERO {
+            out.push_str(&format!(" ({})", self.access));
+        }
+        out.push_str(&format!(", {} read", self.read));
+        if self.trim > Percent::ZERO {
+            out.push_str(&format!(", {} trim", self.trim));
+        }
+        out
+    }
+}
+
+/// Where a workload's random offsets land in the span. Sequential I/O
+/// is not drawn and so has no access distribution.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Every aligned offset of the span equally likely.
+    #[default]
+    Uniform,
+    /// Zipf with exponent `theta` over the span's aligned blocks: the
+    /// block of rank k is drawn in proportion to 1/k^theta. Ranks are
+    /// scattered over the span by a fixed permutation, as fio's
+    /// `random_distribution=zipf:THETA` scatters them.
+    Zipf { theta: Milli },
+    /// Pareto with shape `h` (0 < h < 1), as fio's `pareto:H`: the lower
+    /// `h`, the more I/O goes to few blocks. Ranks scattered like zipf.
+    Pareto { h: Milli },
+    /// Normal around `centre` of the span with standard deviation `sigma`,
+    /// both shares of the span; draws beyond the span are drawn again.
+    Normal { sigma: Percent, centre: Percent },
+    /// Hot bands, from the start of the span: each band's `io` share of
+    /// random I/Os lands uniformly in its `span` share of the span, the
+    /// bands one after another (as fio's `zoned:IO/SPAN:...` and the
+    /// SNIA composite workload's LBA ranges). Shares each add up to 100%.
+    Bands(Vec<Band>),
+}
+
+impl Access {
+    pub fn is_uniform(&self) -> bool {
+        *self == Access::Uniform
+    }
+}
+
+impl std::fmt::Display for Access {
+    /// The language's spelling: `zipf 1.2`, `normal 5% around 50%`,
+    /// `bands 50% in 5%, 30% in 15%, 20% in 80%`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Access::Uniform => write!(f, "uniform"),
+            Access::Zipf { theta } => write!(f, "zipf {theta}"),
+            Access::Pareto { h } => write!(f, "pareto {h}"),
+            Access::Normal { sigma, centre } => write!(f, "normal {sigma} around {centre}"),
+            Access::Bands(bands) => {
+                let parts: Vec<String> = bands.iter().map(|b| format!("{} in {}", b.io, b.span)).collect();
+                write!(f, "bands {}", parts.join(", "))
+            }
+        }
+    }
+}
+
+/// One hot band: a share of random I/Os and the share of the span they
+/// land in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Band {
+    pub io: Percent,
+    pub span: Percent,
+}
+
+/// A positive number exact to a thousandth (`1.2`, `0.95`), for a
+/// distribution's parameter; serialized as its thousandths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Milli(pub u32);
+
+impl Milli {
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+}
+
+impl std::fmt::Display for Milli {
+    /// `1.2`, `0.95`, `2`: no trailing zeros.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (whole, frac) = (self.0 / 1000, self.0 % 1000);
+        if frac == 0 {
+            write!(f, "{whole}")
+        } else {
+            let digits = format!("{frac:03}");
+            write!(f, "{whole}.{}", digits.trim_end_matches('0'))
+        }
     }
 }
 
@@ -81,6 +188,8 @@ pub struct WorkloadIo {
     pub random: Percent,
     pub align: Bytes,
     pub offset: Bytes,
+    pub access: Access,
+    pub trim: Percent,
 }
 
 impl WorkloadIo {
@@ -88,14 +197,21 @@ impl WorkloadIo {
     /// difference: `4KiB:100% read 0% random 100% align 4KiB offset 1MiB`.
     pub fn in_full(&self) -> String {
         let blocks: Vec<String> = self.blocks.iter().map(|b| format!("{}:{}", b.size, b.share)).collect();
-        format!(
+        let mut out = format!(
             "{} read {} random {} align {} offset {}",
             blocks.join("+"),
             self.read,
             self.random,
             self.align,
             self.offset
-        )
+        );
+        if !self.access.is_uniform() {
+            out.push_str(&format!(" access {}", self.access));
+        }
+        if self.trim > Percent::ZERO {
+            out.push_str(&format!(" trim {}", self.trim));
+        }
+        out
     }
 }
 
@@ -111,7 +227,9 @@ impl WorkloadIo {
 pub enum IoKey {
     /// A fill, precondition or measurement, or one cell of a rounds step:
     /// the kind of step, the workload's I/O and the total queue depth.
-    Io { kind: &'static str, io: WorkloadIo, qd: u32, rate: Option<Rate> },
+    /// `verify`: the step also checks what it reads back, which costs
+    /// time and so is part of what it measures.
+    Io { kind: &'static str, io: WorkloadIo, qd: u32, rate: Option<Rate>, verify: bool },
     /// A copy: the data set's files and their sizes (not its name).
     Copy { files: u64, size_min: Bytes, size_max: Bytes, seed: u64 },
     /// Any other step: its kind (`erase`, `idle`, `probe`, ...).
@@ -122,21 +240,24 @@ impl IoKey {
     /// The keys of a step: one a cell for a rounds step, one for any other.
     pub fn of_step(step: &Step) -> Vec<IoKey> {
         let kind = step.action.kind();
+        let verify = step.verify;
         match &step.action {
             Action::Fill { workload, qd, .. } | Action::Precondition { workload, qd, .. } => {
-                vec![IoKey::Io { kind, io: workload.io(), qd: qd.total, rate: None }]
+                vec![IoKey::Io { kind, io: workload.io(), qd: qd.total, rate: None, verify }]
             }
             Action::Measure { workload, qd, rate, .. } => {
-                vec![IoKey::Io { kind, io: workload.io(), qd: qd.total, rate: *rate }]
+                vec![IoKey::Io { kind, io: workload.io(), qd: qd.total, rate: *rate, verify }]
             }
             Action::Rounds { cells, .. } => cells
                 .iter()
-                .map(|c| IoKey::Io { kind, io: c.workload.io(), qd: c.qd.total, rate: None })
+                .map(|c| IoKey::Io { kind, io: c.workload.io(), qd: c.qd.total, rate: None, verify })
                 .collect(),
-            Action::Qos(q) => vec![IoKey::Io { kind, io: q.workload.io(), qd: q.qd.total, rate: None }],
+            Action::Qos(q) => {
+                vec![IoKey::Io { kind, io: q.workload.io(), qd: q.qd.total, rate: None, verify }]
+            }
             Action::Together { jobs, .. } => jobs
                 .iter()
-                .map(|j| IoKey::Io { kind, io: j.workload.io(), qd: j.qd.total, rate: j.rate })
+                .map(|j| IoKey::Io { kind, io: j.workload.io(), qd: j.qd.total, rate: j.rate, verify })
                 .collect(),
             Action::Copy { dataset } => vec![IoKey::Copy {
                 files: dataset.files,
@@ -154,7 +275,7 @@ impl IoKey {
     /// the shares of a split. Keys that differ are described differently.
     pub fn describe(&self) -> String {
         match self {
-            IoKey::Io { io, qd, rate, .. } => {
+            IoKey::Io { io, qd, rate, verify, .. } => {
                 let w = Workload {
                     name: String::new(),
                     blocks: io.blocks.clone(),
@@ -162,6 +283,8 @@ impl IoKey {
                     random: io.random,
                     align: io.align,
                     offset: io.offset,
+                    access: io.access.clone(),
+                    trim: io.trim,
                 };
                 let mut out = w.describe();
                 if io.blocks.len() > 1 {
@@ -175,10 +298,11 @@ impl IoKey {
                 if io.offset != Bytes(0) {
                     out.push_str(&format!(", from {} in", io.offset));
                 }
-                match rate {
+                let out = match rate {
                     Some(r) => format!("{out} at QD {qd}, open loop at {}", r.describe()),
                     None => format!("{out} at QD {qd}"),
-                }
+                };
+                if *verify { format!("{out}, verified") } else { out }
             }
             IoKey::Copy { files, size_min, size_max, seed } => {
                 format!("copy of {} of {size_min}..{size_max} (seed {seed})", plural(*files, "file", "files"))

@@ -154,6 +154,8 @@ fn ceiling_workload(shape: &Shape) -> Workload {
         random: Percent::HUNDRED,
         align: shape.smallest_block(),
         offset: Bytes(0),
+        access: Default::default(),
+        trim: Percent::ZERO,
     }
 }
 

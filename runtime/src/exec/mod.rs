@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use methodic_compiler::plan::{Action, Bytes, IoMode, OnError, Plan, Step, TimeRange};
+use methodic_compiler::plan::{Action, Bytes, IoMode, OnError, Plan, Qd, Step, TimeRange};
 use methodic_results::dir::ResultsDir;
 use methodic_results::manifest::EngineNote;
 use methodic_results::record::{MethodologyRef, RunReport, Status, StepResult};
@@ -296,6 +296,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         datasets_seen: Vec::new(),
         meter: None,
         done_iops: earlier.iter().filter_map(done_iops).collect(),
+        done_points: earlier.iter().filter_map(|r| done_points(&plan, r)).collect(),
     };
     let (shapes, left_out) =
         if measure_ceiling { crate::ceiling::choose(exec.shapes()) } else { Default::default() };
@@ -423,6 +424,9 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         observer.step_finished(i, step, &result);
         if let Some((k, iops)) = done_iops(&result) {
             exec.done_iops.insert(k, iops);
+        }
+        if let Some((k, points)) = done_points(exec.plan, &result) {
+            exec.done_points.insert(k, points);
         }
         steps.push(result);
         match (outcome, recorded) {
@@ -599,4 +603,34 @@ mod tests;
 fn done_iops(r: &StepResult) -> Option<(usize, f64)> {
     let s = r.summary.as_ref().filter(|_| r.error.is_none())?;
     Some((r.index.checked_sub(1)?, s.total.iops))
+}
+
+/// A finished step's operating points, by its index in the plan from 0,
+/// for a later `at max of NAME`: a measurement's queue depth with its
+/// IOPS, or each cell of a rounds step with its steady-state window
+/// average. `None` for a step that failed, measured nothing, or chose its
+/// own queue depth.
+fn done_points(plan: &methodic_compiler::plan::Plan, r: &StepResult) -> Option<(usize, Vec<(Qd, f64)>)> {
+    if r.error.is_some() {
+        return None;
+    }
+    let k = r.index.checked_sub(1)?;
+    let points = match &plan.steps.get(k)?.action {
+        Action::Measure { qd, at: None, .. } => vec![(*qd, r.summary.as_ref()?.total.iops)],
+        Action::Rounds { cells, .. } => r
+            .cells
+            .as_ref()?
+            .iter()
+            .filter_map(|c| {
+                let cell = cells.iter().find(|p| {
+                    p.workload.name == c.workload
+                        && p.qd.total == c.qd
+                        && (c.workers == 0 || p.qd.workers == c.workers)
+                })?;
+                Some((cell.qd, c.window_iops))
+            })
+            .collect(),
+        _ => return None,
+    };
+    Some((k, points))
 }

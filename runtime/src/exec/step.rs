@@ -8,7 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use methodic_compiler::plan::{Bytes, Extent, IoMode, Plan, Qd, Rate, RateAmount, Step, Target as Settings};
+use methodic_compiler::plan::{
+    Bytes, Extent, IoMode, Pick, Plan, Point, Qd, Rate, RateAmount, Step, Target as Settings, plural,
+};
 use methodic_results::dir::ResultsDir;
 use methodic_results::record::StepResult;
 
@@ -40,6 +42,10 @@ pub(super) struct Executor<'a> {
     /// resume, the earlier sessions'), by plan index: what `rate P% of
     /// NAME` is a share of.
     pub(super) done_iops: std::collections::HashMap<usize, f64>,
+    /// The operating points (queue depth and IOPS) of each measurement or
+    /// rounds step that finished, by plan index: what `at max of NAME`
+    /// picks from.
+    pub(super) done_points: std::collections::HashMap<usize, Vec<(Qd, f64)>>,
 }
 
 /// The step that runs: the plan's step, the target settings in effect
@@ -102,6 +108,50 @@ impl Executor<'_> {
         let n = (share.as_f64() / 100.0 * iops).round().max(1.0) as u64;
         actions.push(format!("rate {share} of step {} ({other}): {iops:.0} IOPS there, so {n} IOPS", of + 1));
         Ok(Some(Rate { amount: RateAmount::Iops(n), arrivals }))
+    }
+
+    /// The queue depth and workers of `point`: of the measurements it
+    /// names (their results, this session's or an earlier one's), the one
+    /// with the most IOPS, the fewest, or the IOPS nearest a share of the
+    /// most; fewer workers, then a lower queue depth, win a tie. What was
+    /// chosen, and why, goes into the step's actions.
+    pub(super) fn resolve_point(&self, step: &Step, point: &Point, actions: &mut Vec<String>) -> Result<Qd> {
+        let mut candidates: Vec<(Qd, f64)> = Vec::new();
+        for of in &point.of {
+            match self.done_points.get(&(*of as usize)) {
+                Some(points) => candidates.extend(points.iter().copied()),
+                None => {
+                    let other = self.plan.steps.get(*of as usize).map_or("?", |s| s.id.as_str());
+                    return Err(Error::unsupported(format!(
+                        "step {}: its queue depth is {}, but step {} ({other}) has no result to take it from",
+                        step.id,
+                        point.describe(),
+                        of + 1
+                    ))
+                    .with_hint("run the methodology from the start, or resume it from before that step"));
+                }
+            }
+        }
+        let chosen = pick_point(&candidates, point.pick).ok_or_else(|| {
+            Error::unsupported(format!("step {}: {} has no measurement to choose from", step.id, point.name))
+        })?;
+        let (qd, iops) = chosen;
+        let most = candidates.iter().map(|c| c.1).fold(0.0, f64::max);
+        let why = match point.pick {
+            Pick::Max => format!("the most IOPS of {}", point.name),
+            Pick::Min => format!("the fewest IOPS of {}", point.name),
+            Pick::Share(p) => {
+                format!("the IOPS nearest {p} of the most of {} ({most:.0} IOPS)", point.name)
+            }
+        };
+        actions.push(format!(
+            "queue depth {} ({} x QD {}): {why}, {iops:.0} IOPS there, of {} measured",
+            qd.total,
+            plural(qd.workers as u64, "worker", "workers"),
+            qd.per_worker,
+            candidates.len()
+        ));
+        Ok(qd)
     }
 
     /// Bytes of an `until written` amount: a size, or a share of the span.
@@ -176,4 +226,19 @@ impl Executor<'_> {
         }
         Ok(())
     }
+}
+
+/// The operating point `pick` chooses of `candidates`: the most IOPS, the
+/// fewest, or the IOPS nearest a share of the most; on a tie, fewer
+/// workers, then a lower queue depth. `None` when there are none.
+pub(super) fn pick_point(candidates: &[(Qd, f64)], pick: Pick) -> Option<(Qd, f64)> {
+    let most = candidates.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max);
+    let score = |iops: f64| match pick {
+        Pick::Max => -iops,
+        Pick::Min => iops,
+        Pick::Share(p) => (iops - most * p.as_f64() / 100.0).abs(),
+    };
+    candidates.iter().copied().min_by(|a, b| {
+        score(a.1).total_cmp(&score(b.1)).then(a.0.workers.cmp(&b.0.workers)).then(a.0.total.cmp(&b.0.total))
+    })
 }

@@ -85,7 +85,9 @@ pub(super) fn pair_up(all: &[Vec<Point>]) -> (Vec<Vec<&Point>>, Vec<Vec<Option<&
 /// loop at another rate, or closed loop.
 fn without_rate(io: &IoKey) -> IoKey {
     match io {
-        IoKey::Io { kind, io, qd, .. } => IoKey::Io { kind, io: io.clone(), qd: *qd, rate: None },
+        IoKey::Io { kind, io, qd, verify, .. } => {
+            IoKey::Io { kind, io: io.clone(), qd: *qd, rate: None, verify: *verify }
+        }
         other => other.clone(),
     }
 }

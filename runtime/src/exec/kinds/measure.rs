@@ -12,10 +12,14 @@ use crate::exec::step::{Executor, StepRun};
 /// open loop at its rate when it has one (a share of an earlier step's
 /// IOPS read from that step's results), with its pauses.
 pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
-    let Action::Measure { workload, qd, ramp, stop, series, rate, pauses } = &s.step.action else {
+    let Action::Measure { workload, qd, ramp, stop, series, rate, pauses, at } = &s.step.action else {
         return Err(Error::unsupported(format!("step {} is not a measurement", s.step.id)));
     };
-    let (qd, ramp, series, pauses) = (*qd, *ramp, *series, *pauses);
+    let (ramp, series, pauses) = (*ramp, *series, *pauses);
+    let qd = match at {
+        Some(point) => x.resolve_point(s.step, point, &mut s.out.actions)?,
+        None => *qd,
+    };
     let rate = x.resolve_rate(s.step, *rate, &mut s.out.actions)?;
     let csv = x.results.series_path(&s.step.id, "")?;
     let budget = stop.written.map(|w| x.bytes_of(w, s.settings));

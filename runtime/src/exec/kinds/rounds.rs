@@ -113,6 +113,7 @@ pub(super) fn run(
                 CellResult {
                     workload: cell.workload.name.clone(),
                     qd: cell.qd.total,
+                    workers: cell.qd.workers,
                     window_iops: avg(&|s| s.total.iops),
                     window_mb_s: avg(&|s| s.total.mb_s),
                     window_mean_latency_us: avg(&|s| s.total.latency_us.mean),
