@@ -3,6 +3,7 @@
 //! numbers come out, written to a results directory as they are made.
 #![doc = include_str!("../ARCHITECTURE.md")]
 
+pub mod access;
 pub mod analysis;
 pub mod ceiling;
 pub mod copy;

@@ -5,6 +5,7 @@
 
 use methodic_compiler::plan::Workload;
 
+use crate::access::Drawer;
 use crate::region::Region;
 use crate::rng::Rng;
 
@@ -36,6 +37,11 @@ pub struct Generator {
     next_seq: u64,
     /// Bytes of sequential I/O issued, to count passes over the stripe.
     pub seq_bytes: u64,
+    /// Where random I/O lands when not uniformly: slots of the smallest
+    /// block drawn by the workload's access distribution. `None`: uniform.
+    /// Boxed, on a stream of its own: the uniform loop then passes nothing
+    /// of the generator to a call, and its own stream stays in registers.
+    access: Option<Box<Drawer>>,
 }
 
 impl Generator {
@@ -49,6 +55,15 @@ impl Generator {
                 (b.size.0 as u32, cum)
             })
             .collect();
+        // Every worker of the step has the same area, and so the same
+        // drawer: one set of hot blocks for the step.
+        let smallest = w.blocks.iter().map(|b| b.size.0).min().unwrap_or(4096);
+        let access = if w.random.is_zero() {
+            None
+        } else {
+            let slots = area.len.saturating_sub(smallest) / w.align.0.max(1) + 1;
+            Drawer::new(&w.access, slots, seed ^ 0x6163_6365_7373_2121).map(Box::new)
+        };
         Generator {
             rng: Rng::new(seed),
             blocks,
@@ -59,6 +74,7 @@ impl Generator {
             stripe,
             next_seq: stripe.start,
             seq_bytes: 0,
+            access,
         }
     }
 
@@ -87,7 +103,14 @@ impl Generator {
             self.random == 10_000 || (self.random > 0 && (self.rng.below(10_000) as u32) < self.random);
         let offset = if random {
             let slots = (self.area.len.saturating_sub(len as u64)) / self.align + 1;
-            self.area.start + self.rng.below(slots) * self.align
+            let slot = match &mut self.access {
+                None => self.rng.below(slots),
+                // Drawn over the smallest block's slots: a larger block
+                // that would cross the area's end starts at the last slot
+                // where it fits.
+                Some(d) => d.slot().min(slots - 1),
+            };
+            self.area.start + slot * self.align
         } else {
             if self.next_seq + len as u64 > self.stripe.end() {
                 self.next_seq = self.stripe.start;
