@@ -376,6 +376,9 @@ fn step_id(phase: Option<&str>, action: &Action, repeat: Option<&RepeatRun>) -> 
         Action::Precondition { workload, qd, .. } => {
             format!("precondition-{}-qd{}", slug(&workload.name), qd.total)
         }
+        Action::Measure { workload, at: Some(p), .. } => {
+            format!("{}-at-{}-of-{}", slug(&workload.name), p.pick.word(), slug(&p.name))
+        }
         Action::Measure { workload, qd, rate: None, .. } => {
             format!("{}-qd{}", slug(&workload.name), qd.total)
         }

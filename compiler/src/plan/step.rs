@@ -279,7 +279,13 @@ impl Step {
                 let mut depths: Vec<&Qd> = cells.iter().map(|c| &c.qd).collect();
                 depths.sort_by_key(|q| (q.total, q.workers));
                 depths.dedup();
-                Some(depths.into_iter().map(show).collect::<Vec<_>>().join(", "))
+                // A thread x queue-depth matrix has dozens: its range says enough.
+                match depths.as_slice() {
+                    [first, .., last] if depths.len() > 6 => {
+                        Some(format!("{} .. {} ({} layouts)", show(first), show(last), depths.len()))
+                    }
+                    _ => Some(depths.into_iter().map(show).collect::<Vec<_>>().join(", ")),
+                }
             }
             _ => None,
         }
