@@ -336,7 +336,8 @@ pub struct Point {
     /// The name the measurements were given (`as dirth`).
     pub name: String,
     /// Their steps' indices in the plan, from 0: measure steps, or rounds
-    /// steps whose cells (steady-state window averages) are candidates.
+    /// steps whose cells of the tracked workload (steady-state window
+    /// averages) are candidates.
     pub of: Vec<u32>,
     /// Only measurements whose mean latency was under this many
     /// nanoseconds are candidates; left out when any is.

@@ -607,8 +607,8 @@ fn done_iops(r: &StepResult) -> Option<(usize, f64)> {
 
 /// A finished step's operating points, by its index in the plan from 0,
 /// for a later `at max of NAME`: a measurement's queue depth with its
-/// IOPS, or each cell of a rounds step with its steady-state window
-/// average. `None` for a step that failed, measured nothing, or chose its
+/// IOPS, or each cell of a rounds step's tracked workload with its
+/// steady-state window average. `None` for a step that failed, measured nothing, or chose its
 /// own queue depth.
 fn done_points(plan: &methodic_compiler::plan::Plan, r: &StepResult) -> Option<(usize, Vec<OperatingPoint>)> {
     if r.error.is_some() {
@@ -620,12 +620,15 @@ fn done_points(plan: &methodic_compiler::plan::Plan, r: &StepResult) -> Option<(
             let total = &r.summary.as_ref()?.total;
             vec![OperatingPoint { qd: *qd, iops: total.iops, mean_latency_us: total.latency_us.mean }]
         }
-        Action::Rounds { cells, .. } => r
+        // The cells of the tracked workload: a round's other cells (a
+        // pre-write) are not operating points of it.
+        Action::Rounds { cells, track, .. } => r
             .cells
             .as_ref()?
             .iter()
             .filter_map(|c| {
-                let cell = cells.iter().find(|p| {
+                let tracked = &cells.get(*track as usize)?.workload;
+                let cell = cells.iter().filter(|p| p.workload.same_io(tracked)).find(|p| {
                     p.workload.name == c.workload
                         && p.qd.total == c.qd
                         && (c.workers == 0 || p.qd.workers == c.workers)
