@@ -1,7 +1,8 @@
 //! A plan in, an fio job file out: one section a step that does I/O, run
 //! one after another (`stonewall`), as methodic runs them. Each section
-//! carries the closest fio options: rw, rwmixread and percentage_random, bs
-//! or bssplit, blockalign, iodepth and numjobs from the queue depth split,
+//! carries the closest fio options: rw, rwmixread and percentage_random,
+//! random_distribution (with a note on how fio's zipf, pareto and normal
+//! differ from methodic's), bs or bssplit, blockalign, iodepth and numjobs from the queue depth split,
 //! size and offset for the span (and offset_increment, so that the workers
 //! of a sequential step take stripes as methodic's do), direct, ioengine,
 //! ramp_time, runtime and time_based, loops for fill passes, io_size for
@@ -18,9 +19,11 @@
 use std::fmt::Write as _;
 
 use methodic_compiler::plan::{
-    Action, Arrivals, DataPattern, Duration, EraseMethod, Extent, IoMode, MeasureStop, Metric, Plan,
-    PreconditionStop, Qd, Rate, RateAmount, Step, Target as Settings, Workload, plural,
+    Access, Action, Arrivals, DataPattern, Duration, EraseMethod, Extent, IoMode, MeasureStop, Metric,
+    Percent, Plan, PreconditionStop, Qd, Rate, RateAmount, Step, Target as Settings, Workload, plural,
 };
+
+use crate::translate::{normal_differs, pareto_differs, zipf_differs};
 
 /// How methodic ran a step's I/O, when known (a crosscheck runs methodic
 /// first): the fio job then uses the same engine, threads and depth.
@@ -503,21 +506,15 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
     // default visits each block once a pass (and pays to track it).
     if random > 0.0 {
         o.push(("norandommap", None));
+        if let Some(d) = distribution(&w.access, &mut notes) {
+            o.push(("random_distribution", Some(d)));
+        }
     }
     if let [one] = w.blocks.as_slice() {
         o.push(("bs", Some(one.size.0.to_string())));
     } else {
-        // fio's shares are whole percents adding up to 100.
-        // fio takes whole percents adding up to 100: the largest
-        // remainders get the percents rounding down left over.
         let exact: Vec<u32> = w.blocks.iter().map(|b| b.share.hundredths()).collect();
-        let mut shares: Vec<u32> = exact.iter().map(|h| h / 100).collect();
-        let mut order: Vec<usize> = (0..exact.len()).collect();
-        order.sort_by_key(|&k| std::cmp::Reverse(exact[k] % 100));
-        let left = 100u32.saturating_sub(shares.iter().sum());
-        for &k in order.iter().cycle().take(left as usize) {
-            shares[k] += 1;
-        }
+        let shares = whole_percents(&exact);
         if exact.iter().any(|h| h % 100 != 0) {
             notes.push("block shares rounded to whole percents, as fio takes them".into());
         }
@@ -624,6 +621,89 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
     Section { name, notes, options: o }
 }
 
+/// Shares in hundredths of a percent (adding up to 100%) as the whole
+/// percents fio takes, adding up to 100: the largest remainders get the
+/// percents that rounding down leaves over.
+fn whole_percents(exact: &[u32]) -> Vec<u32> {
+    let mut shares: Vec<u32> = exact.iter().map(|h| h / 100).collect();
+    let mut order: Vec<usize> = (0..exact.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(exact[k] % 100));
+    let left = 100u32.saturating_sub(shares.iter().sum());
+    for &k in order.iter().cycle().take(left as usize) {
+        shares[k] += 1;
+    }
+    shares
+}
+
+/// fio's `random_distribution` for a workload's access, with a note on
+/// what fio draws otherwise; `None` for uniform access (fio's default).
+fn distribution(access: &Access, notes: &mut Vec<String>) -> Option<String> {
+    match access {
+        Access::Uniform => None,
+        Access::Zipf { theta } if theta.0 == 1000 => {
+            notes.push(format!(
+                "random zipf 1: fio refuses zipf:1 (its approximation divides by 1 - theta): 1.001 here. {}",
+                zipf_differs()
+            ));
+            Some("zipf:1.001".into())
+        }
+        Access::Zipf { theta } => {
+            notes.push(format!("random zipf {theta}: {}", zipf_differs()));
+            Some(format!("zipf:{theta}"))
+        }
+        Access::Pareto { h } => {
+            notes.push(format!("random pareto {h}: {}", pareto_differs()));
+            Some(format!("pareto:{h}"))
+        }
+        Access::Normal { sigma, centre } => {
+            notes.push(format!("random {access}: {}", normal_differs(*sigma)));
+            // fio takes a deviation below 100.
+            let dev = if *sigma >= Percent::HUNDRED {
+                notes.push(format!("fio takes a deviation below 100: 99.99 here for {sigma}"));
+                "99.99".to_string()
+            } else {
+                sigma.as_f64().to_string()
+            };
+            let c = centre.hundredths();
+            let frac = format!("{:04}", c % 10_000);
+            let centre = match frac.trim_end_matches('0') {
+                "" => (c / 10_000).to_string(),
+                f => format!("{}.{f}", c / 10_000),
+            };
+            Some(format!("normal:{dev}:{centre}"))
+        }
+        Access::Bands(bands) => {
+            // fio's zones are whole percents; a span share of 0 would read
+            // as "a share of the rest", so a band keeps at least 1% of the
+            // span, taken from the band rounded up the most.
+            let bands: Vec<_> = bands.iter().filter(|b| !b.span.is_zero() || !b.io.is_zero()).collect();
+            let io = whole_percents(&bands.iter().map(|b| b.io.hundredths()).collect::<Vec<_>>());
+            let exact: Vec<u32> = bands.iter().map(|b| b.span.hundredths()).collect();
+            let mut span = whole_percents(&exact);
+            for k in 0..span.len() {
+                if span[k] == 0 {
+                    let up = |j: usize| span[j] as i64 * 100 - exact[j] as i64;
+                    if let Some(from) = (0..span.len()).filter(|&j| span[j] > 1).max_by_key(|&j| up(j)) {
+                        span[from] -= 1;
+                        span[k] = 1;
+                    }
+                }
+            }
+            let rounded = bands
+                .iter()
+                .zip(io.iter().zip(&span))
+                .any(|(b, (i, s))| b.io.hundredths() != i * 100 || b.span.hundredths() != s * 100);
+            if rounded {
+                notes.push(format!(
+                    "random {access}: fio's zones are whole percents, so the shares are rounded"
+                ));
+            }
+            let zones: Vec<String> = io.iter().zip(&span).map(|(i, s)| format!("{i}/{s}")).collect();
+            Some(format!("zoned:{}", zones.join(":")))
+        }
+    }
+}
+
 /// A step id or name as a file or section name: `4kib-random/rnd4k_read-qd1`
 /// becomes `4kib-random.rnd4k_read-qd1`.
 pub fn file_name(id: &str) -> String {
@@ -682,6 +762,43 @@ mod tests {
                      precondition w qd 4 until steady { round 60s; window 5; slope 10%; max_rounds 25; metric iops }\n");
         // 10% over a 300s window is 0.0333% a second.
         assert!(has(&j, "ss=iops_slope:0.033333%") && has(&j, "ss_dur=300s"), "{j}");
+    }
+
+    #[test]
+    fn access_distributions_become_random_distribution_with_what_fio_draws_otherwise() {
+        let j = job("methodology \"d\" version \"1\"\n\
+                     workload z { random zipf 1.2; block 4KiB; read 100% }\n\
+                     workload one { random 80% zipf 1; block 4KiB; read 100% }\n\
+                     workload p { random pareto 0.9; block 4KiB; read 0% }\n\
+                     workload n { random normal 2.5% around 25%; block 4KiB; read 100% }\n\
+                     workload m { random normal 100%; block 4KiB; read 100% }\n\
+                     workload b { random bands 50% in 5%, 30% in 15%, 20% in 80%; block 4KiB; read 0% }\n\
+                     workload r { random bands 33.34% in 0.4%, 33.33% in 49.6%, 33.33% in 50%; block 4KiB; read 0% }\n\
+                     workload s { sequential; block 128KiB; read 0% }\n\
+                     for w in [z, one, p, n, m, b, r, s] { measure w qd 1 for 1s }\n");
+        let options: Vec<&str> = j.lines().filter(|l| l.starts_with("random_distribution=")).collect();
+        assert_eq!(
+            options,
+            [
+                "random_distribution=zipf:1.2",
+                "random_distribution=zipf:1.001",
+                "random_distribution=pareto:0.9",
+                "random_distribution=normal:2.5:0.25",
+                "random_distribution=normal:99.99:0.5",
+                "random_distribution=zoned:50/5:30/15:20/80",
+                "random_distribution=zoned:34/1:33/49:33/50",
+            ],
+            "{j}"
+        );
+        assert!(j.contains("; random zipf 1.2: methodic draws zipf exactly"), "{j}");
+        assert!(j.contains("fio refuses zipf:1"), "{j}");
+        assert!(j.contains("fio takes a deviation below 100: 99.99 here for 100%"), "{j}");
+        assert!(
+            j.contains("a standard deviation of 8.4% of the range"),
+            "normal:2.5 is fio's 12-draw mean: {j}"
+        );
+        assert!(j.contains("fio's zones are whole percents, so the shares are rounded"), "{j}");
+        assert_eq!(j.matches("shares are rounded").count(), 1, "the exact bands are not rounded: {j}");
     }
 
     #[test]

@@ -116,6 +116,12 @@ mod tests {
             b"[global]\nrw=read\ntime_based\nruntime=1\n[job]\nfilename=/a\n[job]\nfilename=/b\n[job]\nstonewall\nfilename=/b\n",
             b"[global]\nrw=write\n[a]\nfilename=/a\n[b]\nfilename=\n[c]\nstonewall\nfilename=/c\nruntime=1\n",
             b"[x-\xc3\xa9]\nrw=read\ntime_based\nruntime=1\n[x-\xc3\xa8]\nramp_time=1\n[x-]\nruntime=2\n",
+            b"[j]\nrw=randread\nrandom_distribution=zipf:99999999999999999999.9\ntime_based\nruntime=1\n",
+            b"[j]\nrw=randread\nrandom_distribution=normal::\ntime_based\nruntime=1\n",
+            b"[j]\nrw=randread\nrandom_distribution=zoned:\ntime_based\nruntime=1\n",
+            b"[j]\nrw=randread\nrandom_distribution=zoned:100/0:0/0:0\ntime_based\nruntime=1\n",
+            b"[j]\nrw=randread\nrandom_distribution=zoned:,,,\ntime_based\nruntime=1\n",
+            b"[j]\nrw=randread\nrandom_distribution=pareto:0.5:\xc3\xa9\ntime_based\nruntime=1\n",
         ];
         for input in inputs {
             fuzz_import(input);

@@ -43,7 +43,7 @@
 //! | `startdelay`, `wait_for` | refused | a step's workers start together, steps run in order |
 //! | `cpus_allowed*`, `cpumask`, `numa_*` | refused | methodic places its workers itself (run it under taskset) |
 //! | `iodepth_low`, `hipri`, `sqthread_poll` | refused | methodic refills its queue at once and does not poll |
-//! | `random_distribution` | refused unless `random` | offsets are uniform |
+//! | `random_distribution` | `random zipf T`, `random pareto H`, `random normal D% around C%`, `random bands IO% in SPAN%, ...` | `random` (fio's default) is uniform. `zipf:T`, `pareto:H` (fio's defaults 1.1 and 0.2 when the value is left out; a centre is dropped with a note, as it only moves fio's hot blocks), `normal:DEV[:CENTRE]`, each with a note on how fio draws it otherwise; `zoned:IO/SPAN:...` as bands, exactly (a span the zones leave is a band of 0% of the I/O). Refused: `zipf:1` (fio refuses it), `normal` without a deviation, `zoned_abs`, values for reads and for writes apart (`,`), and a distribution on a job without random I/O |
 //! | `steadystate` (`ss`), `steadystate_*`, `ss_*` | refused | methodic's steady state is the SNIA rule over rounds |
 //! | `bsrange` (`blocksize_range`), `bs_unaligned`, `buffer_pattern`, `dedupe_percentage`, `buffer_compress_chunk`, `pre_read`, `continue_on_error`, `include` | refused | no equivalent |
 //! | anything else | refused as unknown | with a "did you mean" for near misses |
@@ -119,7 +119,6 @@ const CPUS: &str = "methodic places its workers itself, within the CPUs it may u
                     to restrict them)";
 const IODEPTH_LOW: &str = "methodic refills its queue as soon as an I/O completes";
 const POLL: &str = "methodic waits for completions; it does not poll for them";
-const DISTRIBUTION: &str = "methodic draws random offsets uniformly over the span";
 const STEADY: &str = "methodic's steady state is the SNIA rule over rounds (`precondition ... until steady`), \
                       a different test from fio's";
 const BSRANGE: &str = "methodic takes block sizes with their shares of I/Os (bssplit), not a range";
@@ -220,7 +219,7 @@ pub(crate) const OPTIONS: &[Opt] = &[
     refused("iodepth_low", IODEPTH_LOW, &[]),
     refused("hipri", POLL, &["0"]),
     refused("sqthread_poll", POLL, &["0"]),
-    refused("random_distribution", DISTRIBUTION, &["random"]),
+    translated("random_distribution", &[]),
     Opt { aliases: &["ss"], ..refused("steadystate", STEADY, &[]) },
     Opt { aliases: &["blocksize_range"], ..refused("bsrange", BSRANGE, &[]) },
     Opt { aliases: &["blocksize_unaligned"], ..refused("bs_unaligned", UNALIGNED, &["0"]) },

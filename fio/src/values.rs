@@ -29,6 +29,10 @@
 //!   read `1k` as 1024 and `70.5` as 70. Booleans (`direct`): `0` or `1`,
 //!   as fio needs. Flags (`time_based`, `stonewall`): bare, or a number
 //!   (0 is off).
+//! - Decimals (a distribution's parameters, `zipf:1.2`, `normal:5:0.25`):
+//!   digits with an optional fraction, to no more places than methodic
+//!   holds there; fio reads them with `strtod`, which would also take
+//!   signs, exponents and hexadecimal: refused.
 
 use methodic_compiler::plan::{Bytes, Duration, Percent};
 
@@ -263,6 +267,40 @@ pub(crate) fn fio_int(raw: &str) -> Result<u64, Refusal> {
     number.parse().map_err(|_| refusal(format!("`{number}` is too large")))
 }
 
+/// A plain decimal (`1.2`, `0.25`, `5`) as a whole number of
+/// 10^-`places`: `1.2` to 3 places is 1200. More places than that are
+/// refused with the value rounded as the hint.
+pub(crate) fn fio_decimal(raw: &str, places: u32) -> Result<u64, Refusal> {
+    substituted(raw)?;
+    let (whole, frac) = raw.split_once('.').unwrap_or((raw, ""));
+    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    if (whole.is_empty() && frac.is_empty()) || !digits(whole) || !digits(frac) {
+        return Err(refusal(format!("`{raw}` is not a plain decimal number such as 1.2")));
+    }
+    if frac.len() > places as usize {
+        let rounded = raw.parse::<f64>().map_or(String::new(), |v| format!(" (`{v:.0$}`)", places as usize));
+        return Err(refusal(format!(
+            "`{raw}` has more than {places} decimals, which methodic does not hold"
+        ))
+        .hint(format!("round it to {places} decimals{rounded}")));
+    }
+    let scale = 10u64.pow(places);
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| refusal(format!("`{raw}` is too large")))?
+    };
+    let frac: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse::<u64>().unwrap_or(0) * 10u64.pow(places - frac.len() as u32)
+    };
+    whole
+        .checked_mul(scale)
+        .and_then(|w| w.checked_add(frac))
+        .ok_or_else(|| refusal(format!("`{raw}` is too large")))
+}
+
 /// A boolean option: `0` or `1`, and fio needs the value.
 pub(crate) fn fio_bool(raw: Option<&str>) -> Result<bool, Refusal> {
     let Some(raw) = raw else {
@@ -415,6 +453,20 @@ mod tests {
         assert_eq!(fio_time(" 30"), Ok(Duration::from_secs(30)));
         assert!(fio_time("30sec").is_err());
         assert!(fio_time("1.5").is_err());
+    }
+
+    #[test]
+    fn fio_decimals() {
+        assert_eq!(fio_decimal("1.2", 3), Ok(1200));
+        assert_eq!(fio_decimal("0.999", 3), Ok(999));
+        assert_eq!(fio_decimal("5", 2), Ok(500));
+        assert_eq!(fio_decimal(".25", 4), Ok(2500));
+        assert_eq!(fio_decimal("2.", 3), Ok(2000));
+        let e = fio_decimal("1.2345", 3).unwrap_err();
+        assert!(e.detail.contains("more than 3 decimals") && e.hint.unwrap().contains("`1.234`"), "rounded");
+        for bad in ["", ".", "-1", "+1", "1e3", "0x1", " 1.2", "1.2.3", "1,2", "$T", "99999999999999999999"] {
+            assert!(fio_decimal(bad, 3).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -298,13 +298,16 @@ pub(crate) fn phases_to_method(
 
 /// A workload's properties: `random; block 4KiB; read 100%`.
 fn workload(s: &Step) -> String {
-    let access = if s.random == Percent::HUNDRED {
+    let mut access = if s.random == Percent::HUNDRED {
         "random".to_string()
     } else if s.random == Percent::ZERO {
         "sequential".to_string()
     } else {
         format!("random {}", s.random)
     };
+    if !s.access.is_uniform() {
+        access.push_str(&format!(" {}", s.access));
+    }
     let blocks = match s.blocks.as_slice() {
         [(b, _)] => format!("block {b}"),
         many => {

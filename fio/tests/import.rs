@@ -7,8 +7,8 @@
 use std::collections::HashSet;
 
 use methodic_compiler::plan::{
-    Action, Arrivals, Bytes, Duration, Extent, IoMode, Job, MeasureStop, Percent, Plan, QdCounting, Rate,
-    RateAmount, Units,
+    Access, Action, Arrivals, Band, Bytes, Duration, Extent, IoMode, Job, MeasureStop, Milli, Percent, Plan,
+    QdCounting, Rate, RateAmount, Units,
 };
 use methodic_fio::{ImportError, ImportErrorKind, fio_to_method, plan_to_fio};
 
@@ -459,9 +459,9 @@ fn what_runs(p: &Plan) -> Vec<String> {
         .iter()
         .map(|s| match &s.action {
             Action::Measure { workload: w, qd, ramp, stop, series, .. } => format!(
-                "measure {:?} read {} random {} align {} offset {} {qd:?} ramp {ramp} {stop:?} series {series} \
-                 {:?}",
-                w.blocks, w.read, w.random, w.align, w.offset, s.target
+                "measure {:?} read {} random {} ({}) align {} offset {} {qd:?} ramp {ramp} {stop:?} series \
+                 {series} {:?}",
+                w.blocks, w.read, w.random, w.access, w.align, w.offset, s.target
             ),
             other => other.kind().to_string(),
         })
@@ -469,9 +469,10 @@ fn what_runs(p: &Plan) -> Vec<String> {
 }
 
 /// An imported job exported with `methodic export fio` imports to the
-/// same steps: rw, rwmixread, percentage_random, bs, bssplit, ba,
-/// iodepth, numjobs, size, offset, runtime, ramp_time, direct, data,
-/// and io_size for a write job that stops by size, survive the trip.
+/// same steps: rw, rwmixread, percentage_random, random_distribution, bs,
+/// bssplit, ba, iodepth, numjobs, size, offset, runtime, ramp_time,
+/// direct, data, and io_size for a write job that stops by size, survive
+/// the trip.
 #[test]
 fn an_imported_then_exported_job_round_trips_its_options() {
     let jobs = [
@@ -484,6 +485,12 @@ fn an_imported_then_exported_job_round_trips_its_options() {
          ioengine=io_uring\niodepth=4\ndirect=1\ntime_based\nruntime=30\n"
             .to_string(),
         "[cached-read]\nrw=read\nbs=1m\nsize=50%\ntime_based\nruntime=20\n".to_string(),
+        "[global]\nrw=randrw\npercentage_random=80\ntime_based\nruntime=10\n\
+         [zipf]\nrandom_distribution=zipf:1.2\n[pareto]\nstonewall\nrandom_distribution=pareto:0.9\n\
+         [normal]\nstonewall\nrandom_distribution=normal:2.5:0.25\n\
+         [zoned]\nstonewall\nrandom_distribution=zoned:50/5:30/15:20/80\n\
+         [zoned-rest]\nstonewall\nrandom_distribution=zoned:60/10:40/20\n"
+            .to_string(),
         "[fill]\nrw=write\nbs=128k\nioengine=libaio\niodepth=32\ndirect=1\nsize=4g\nloops=2\n".to_string(),
         "[compressible]\nrw=randwrite\nbuffer_compress_percentage=50\nioengine=io_uring\niodepth=16\n\
          direct=1\ntime_based\nruntime=1m\n\n[zeros]\nstonewall\nrw=write\nzero_buffers\nbs=64k\n\
@@ -934,4 +941,144 @@ fn together_steps_and_rates_round_trip_through_fio() {
         };
         assert_eq!(io_of(&b), io_of(&a), "{job}\nexported as\n{exported}");
     }
+}
+
+// ------------------------------------------------------- access distributions
+
+/// The access distribution of each measurement.
+fn accesses(p: &Plan) -> Vec<(Percent, Access)> {
+    measures(p).iter().map(|(w, ..)| (w.random, w.access.clone())).collect()
+}
+
+fn band(io: u32, span: u32) -> Band {
+    Band { io: Percent::whole(io), span: Percent::whole(span) }
+}
+
+#[test]
+fn random_distributions_are_access_distributions_with_what_fio_draws_otherwise() {
+    let text = "[global]\nrw=randread\ntime_based\nruntime=10\n\
+        [zipf]\nrandom_distribution=zipf:1.2\n\
+        [zipf-default]\nstonewall\nrandom_distribution=zipf\n\
+        [zipf-centre]\nstonewall\nrandom_distribution=zipf:0.8:0.25\n\
+        [pareto]\nstonewall\nrandom_distribution=pareto:0.9\n\
+        [normal]\nstonewall\nrandom_distribution=normal:5\n\
+        [normal-centre]\nstonewall\nrandom_distribution=normal:2.5:0.1\n\
+        [zoned]\nstonewall\nrandom_distribution=zoned:50/5:30/15:20/80\n\
+        [zoned-rest]\nstonewall\nrandom_distribution=zoned:60/10:30/20:10\n\
+        [zoned-part]\nstonewall\nrandom_distribution=zoned:60/10:40/20\n\
+        [mostly]\nstonewall\nrw=randrw\npercentage_random=80\nrandom_distribution=pareto:0.2\n\
+        [uniform]\nstonewall\nrandom_distribution=random\n";
+    let p = plan(text);
+    let all = Percent::HUNDRED;
+    assert_eq!(
+        accesses(&p),
+        [
+            (all, Access::Zipf { theta: Milli(1200) }),
+            (all, Access::Zipf { theta: Milli(1100) }),
+            (all, Access::Zipf { theta: Milli(800) }),
+            (all, Access::Pareto { h: Milli(900) }),
+            (all, Access::Normal { sigma: Percent::whole(5), centre: Percent::whole(50) }),
+            (all, Access::Normal { sigma: Percent::from_hundredths(250), centre: Percent::whole(10) }),
+            (all, Access::Bands(vec![band(50, 5), band(30, 15), band(20, 80)])),
+            (all, Access::Bands(vec![band(60, 10), band(30, 20), band(10, 70)])),
+            (all, Access::Bands(vec![band(60, 10), band(40, 20), band(0, 70)])),
+            (Percent::whole(80), Access::Pareto { h: Milli(200) }),
+            (all, Access::Uniform),
+        ]
+    );
+    let out = import(text);
+    // The comments as one text, without their wrapping.
+    let words = out
+        .lines()
+        .map(|l| l.trim_start().trim_start_matches('#').trim_start_matches(" -").trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    for said in [
+        "workload zipf { random zipf 1.2; block 4KiB; read 100% }",
+        "workload mostly { random 80% pareto 0.2; block 4KiB; read 50% }",
+        "random_distribution=zipf (line 9): fio's default exponent, 1.1",
+        "random_distribution=zipf:0.8:0.25 (line 12): the centre 25% is left out",
+        "as `random zipf 1.2`: methodic draws zipf exactly",
+        "as `random pareto 0.9`: the same formula as fio's",
+        "as `random normal 5% around 50%`: methodic's normal has a standard deviation of 5% of the span",
+        "(a standard deviation of 8.5% of the range)",
+        "fio leaves the last 70% of the span untouched: a band of 0% of the I/O there",
+    ] {
+        assert!(words.contains(said), "{said}:\n{out}");
+    }
+    assert!(
+        words.contains("sends each random I/O of [uniform] to a block not yet touched"),
+        "fio keeps a random map for uniform offsets only: {out}"
+    );
+}
+
+#[test]
+fn random_distributions_fio_refuses_or_methodic_cannot_draw_are_refused() {
+    for (value, words) in [
+        ("zipf:1", "fio refuses zipf:1"),
+        ("zipf:1.0", "fio refuses zipf:1"),
+        ("zipf:0", "draws every block alike"),
+        ("zipf:11", "up to 10"),
+        ("zipf:1.2345", "more than 3 decimals"),
+        ("zipf:", "not a plain decimal"),
+        ("zipf:-1", "not a plain decimal"),
+        ("zipf:1.2:1.5", "a centre from 0 to 1"),
+        ("zipf:1.2,zipf:1.1", "one"),
+        ("pareto:1", "above 0 and below 1"),
+        ("pareto:0", "above 0 and below 1"),
+        ("normal", "needs its standard deviation"),
+        ("normal:0", "needs its standard deviation"),
+        ("normal:100", "below 100"),
+        ("zoned_abs:60/20g:40/100g", "in bytes"),
+        ("zoned:60/10:30/20", "add up to 90%"),
+        ("zoned:50/60:50/60", "over 100%"),
+        ("zoned:50/10:50/90,60/10:40/90", "one set of bands"),
+        ("zoned:50/10::50/90", "`::`"),
+        ("zoned:50/10.5:50", "not a whole percentage"),
+        ("gauss:5", "does not know random_distribution=gauss"),
+    ] {
+        let text = format!("[j]\nrw=randread\ntime_based\nruntime=10\nrandom_distribution={value}\n");
+        let e = errors(&text);
+        let said =
+            e.iter().map(|e| format!("{e} {}", e.hint.as_deref().unwrap_or_default())).collect::<Vec<_>>();
+        assert!(
+            e.iter()
+                .any(|e| e.line == 5 && e.option.as_deref() == Some(&*format!("random_distribution={value}")))
+                && said.iter().any(|s| s.contains(words)),
+            "{value}: {said:?}"
+        );
+    }
+    // A distribution has nothing to shape on a job without random I/O.
+    for job in ["rw=read", "rw=randread\npercentage_random=0"] {
+        let e = errors(&format!("[j]\n{job}\ntime_based\nruntime=10\nrandom_distribution=zipf:1.2\n"));
+        assert!(e.iter().any(|e| e.to_string().contains("has no random I/O")), "{job}: {e:?}");
+    }
+    // fio's default is fine anywhere.
+    plan("[j]\nrw=read\ntime_based\nruntime=10\nrandom_distribution=random\n");
+}
+
+/// A methodology's distributions exported to fio and imported again: the
+/// same, but for zipf 1, which fio refuses (1.001 instead).
+#[test]
+fn access_distributions_round_trip_through_fio() {
+    let method = "methodology \"d\" version \"1\"\n\
+        workload z { random zipf 1.2; block 4KiB; read 100% }\n\
+        workload one { random 80% zipf 1; block 4KiB; read 100% }\n\
+        workload p { random pareto 0.9; block 4KiB; read 0% }\n\
+        workload n { random normal 2.5% around 25%; block 4KiB; read 100% }\n\
+        workload b { random bands 50% in 5%, 30% in 15%, 20% in 80%; block 4KiB; read 0% }\n\
+        for w in [z, one, p, n, b] { measure w qd 1 for 1s }\n";
+    let first = methodic_compiler::compile(method, &methodic_compiler::Options::default()).unwrap().plan;
+    let exported = plan_to_fio(&first, None);
+    let imported = match fio_to_method(&exported, "exported.fio", "d") {
+        Ok(i) => i.text,
+        Err(e) => panic!(
+            "{exported}\ndoes not import: {}",
+            e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+        ),
+    };
+    let second = methodic_compiler::compile(&imported, &methodic_compiler::Options::default()).unwrap().plan;
+    let mut expected = accesses(&first);
+    expected[1].1 = Access::Zipf { theta: Milli(1001) };
+    assert_eq!(accesses(&second), expected, "{exported}\nimported as\n{imported}");
 }

@@ -4,15 +4,18 @@
 //! problem that keeps the job from one.
 
 mod access;
+mod distribution;
 mod rate;
 mod reader;
 mod region;
 
 use std::collections::HashSet;
 
-use methodic_compiler::plan::{Bytes, Duration, Percent, Rate};
+use methodic_compiler::plan::{Access, Bytes, Duration, Percent, Rate};
 
 use self::access::{access, blocks, data, engine, filename, io_mode, random_share, read_share, single};
+use self::distribution::distribution;
+pub(crate) use self::distribution::{normal_differs, pareto_differs, zipf_differs};
 use self::rate::{job_rate, rate_options};
 use self::reader::{Got, JobReader, Reported, need};
 use self::region::{Layout, layout, region, stop};
@@ -33,6 +36,8 @@ pub(crate) struct Step {
     pub(crate) description: Option<String>,
     pub(crate) notes: Vec<Note>,
     pub(crate) random: Percent,
+    /// Where the random offsets land (`random_distribution`).
+    pub(crate) access: Access,
     pub(crate) read: Percent,
     pub(crate) blocks: Vec<(Bytes, Percent)>,
     pub(crate) align: Option<Bytes>,
@@ -154,6 +159,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     let rw = access(r);
     let read = read_share(r, rw.as_ref().ok().copied());
     let random = random_share(r, rw.as_ref().ok().copied());
+    let distribution = distribution(r, random.as_ref().ok().copied());
     let blocks = if kb_ok { blocks(r, kb) } else { Err(Reported) };
     let align =
         if kb_ok { r.read("ba", |v| single(need(v)?).and_then(|v| fio_bytes(v, kb))) } else { Err(Reported) };
@@ -189,6 +195,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         (rw?, read?, random?, blocks?, align?, qd?, workers?, direct?, invalidate?, region?, data?);
     let (time_based, runtime, ramp, loops) = (time_based?, runtime?, ramp?, loops?);
     let ((), _, increment, io_size, rates) = (engine?, stonewall?, increment?, io_size?, rates?);
+    let access = distribution?;
     let rate = job_rate(r, rates, read, workers)?;
     // methodic's stripes are whole multiples of the alignment and of the
     // largest block.
@@ -250,7 +257,8 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
 
     let stop = stop(r, rw, time_based, runtime, ramp, loops, io_size, workers, layout)?;
 
-    let random_map = random > Percent::ZERO && !r.flag("norandommap").unwrap_or(false);
+    // fio keeps no random map for a non-uniform distribution.
+    let random_map = random > Percent::ZERO && access.is_uniform() && !r.flag("norandommap").unwrap_or(false);
 
     let options = {
         let mut seen = HashSet::new();
@@ -276,6 +284,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         description,
         notes: std::mem::take(&mut r.notes),
         random,
+        access,
         read,
         blocks,
         align,
