@@ -635,25 +635,31 @@ fn whole_percents(exact: &[u32]) -> Vec<u32> {
     shares
 }
 
+const SHARED: &str = "The centre 0 gives fio's clones one set of hot blocks, as methodic's workers share \
+                      one (without a centre each clone has its own).";
+
 /// fio's `random_distribution` for a workload's access, with a note on
 /// what fio draws otherwise; `None` for uniform access (fio's default).
 fn distribution(access: &Access, notes: &mut Vec<String>) -> Option<String> {
     match access {
         Access::Uniform => None,
+        // The centre 0: fio's clones then start the hash at one place and
+        // share hot blocks, as methodic's workers do (without a centre,
+        // each clone starts it at a random place of its own).
         Access::Zipf { theta } if theta.0 == 1000 => {
             notes.push(format!(
-                "random zipf 1: fio refuses zipf:1 (its approximation divides by 1 - theta): 1.001 here. {}",
+                "random zipf 1: fio refuses zipf:1 (its approximation divides by 1 - theta): 1.001 here. {} {SHARED}",
                 zipf_differs()
             ));
-            Some("zipf:1.001".into())
+            Some("zipf:1.001:0".into())
         }
         Access::Zipf { theta } => {
-            notes.push(format!("random zipf {theta}: {}", zipf_differs()));
-            Some(format!("zipf:{theta}"))
+            notes.push(format!("random zipf {theta}: {} {SHARED}", zipf_differs()));
+            Some(format!("zipf:{theta}:0"))
         }
         Access::Pareto { h } => {
-            notes.push(format!("random pareto {h}: {}", pareto_differs()));
-            Some(format!("pareto:{h}"))
+            notes.push(format!("random pareto {h}: {} {SHARED}", pareto_differs()));
+            Some(format!("pareto:{h}:0"))
         }
         Access::Normal { sigma, centre } => {
             notes.push(format!("random {access}: {}", normal_differs(*sigma)));
@@ -780,9 +786,9 @@ mod tests {
         assert_eq!(
             options,
             [
-                "random_distribution=zipf:1.2",
-                "random_distribution=zipf:1.001",
-                "random_distribution=pareto:0.9",
+                "random_distribution=zipf:1.2:0",
+                "random_distribution=zipf:1.001:0",
+                "random_distribution=pareto:0.9:0",
                 "random_distribution=normal:2.5:0.25",
                 "random_distribution=normal:99.99:0.5",
                 "random_distribution=zoned:50/5:30/15:20/80",

@@ -1082,3 +1082,27 @@ fn access_distributions_round_trip_through_fio() {
     expected[1].1 = Access::Zipf { theta: Milli(1001) };
     assert_eq!(accesses(&second), expected, "{exported}\nimported as\n{imported}");
 }
+
+/// fio's zipf and pareto clones each start their hash at a random place
+/// unless a centre is given: each clone then has hot blocks of its own,
+/// where methodic's workers share one set. The import says so; the
+/// export gives the centre 0, so that fio's clones share one set too.
+#[test]
+fn clones_without_a_centre_have_hot_blocks_of_their_own_and_the_import_says_so() {
+    let job = |value: &str| {
+        format!("[j]\nrw=randread\nnumjobs=4\ntime_based\nruntime=10\nrandom_distribution={value}\n")
+    };
+    let words = |text: &str| {
+        import(text).lines().map(|l| l.trim_start_matches([' ', '#'])).collect::<Vec<_>>().join(" ")
+    };
+    let own = words(&job("zipf:1.2"));
+    assert!(own.contains("each of fio's 4 clones starts its hash at a random place"), "{own}");
+    assert!(own.contains("as fio's clones do with a centre, `zipf:1.2:0`"), "{own}");
+    let shared = words(&job("pareto:0.9:0"));
+    assert!(
+        !shared.contains("clones starts its hash") && shared.contains("the centre 0% is left out"),
+        "{shared}"
+    );
+    let one = words(&job("zipf:1.2").replace("numjobs=4", "numjobs=1"));
+    assert!(!one.contains("clones starts its hash"), "{one}");
+}

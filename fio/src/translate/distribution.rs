@@ -28,8 +28,13 @@ const DEFAULT_THETA: Milli = Milli(1100);
 const DEFAULT_H: Milli = Milli(200);
 
 /// Where the job's random offsets land; `random` is the job's random
-/// share (`None` when it could not be read, a problem already told).
-pub(crate) fn distribution(r: &mut JobReader<'_>, random: Option<Percent>) -> Got<Access> {
+/// share and `clones` its numjobs (`None` when they could not be read, a
+/// problem already told).
+pub(crate) fn distribution(
+    r: &mut JobReader<'_>,
+    random: Option<Percent>,
+    clones: Option<u64>,
+) -> Got<Access> {
     let Some((e, v)) = r.word("random_distribution")? else { return Ok(Access::Uniform) };
     let (name, rest) = match v.split_once(':') {
         Some((n, rest)) => (n, Some(rest)),
@@ -37,7 +42,7 @@ pub(crate) fn distribution(r: &mut JobReader<'_>, random: Option<Percent>) -> Go
     };
     let parsed = match name {
         "random" => Ok(Access::Uniform),
-        "zipf" | "pareto" | "normal" => value(r, e, name, rest),
+        "zipf" | "pareto" | "normal" => value(r, e, name, rest, clones.unwrap_or(1)),
         "zoned" => zoned(r, e, rest.unwrap_or("")),
         "zoned_abs" => Err(r.problem(
             ImportErrorKind::Untranslatable,
@@ -74,7 +79,7 @@ fn bad(r: &mut JobReader<'_>, e: &Entry, why: Refusal) -> Reported {
 }
 
 /// `zipf[:THETA[:CENTRE]]`, `pareto[:H[:CENTRE]]`, `normal[:DEV[:CENTRE]]`.
-fn value(r: &mut JobReader<'_>, e: &Entry, name: &str, rest: Option<&str>) -> Got<Access> {
+fn value(r: &mut JobReader<'_>, e: &Entry, name: &str, rest: Option<&str>, clones: u64) -> Got<Access> {
     // fio reads the value after `zipf:` with sscanf's %lf, which skips
     // blanks before a number.
     let given = rest.is_some();
@@ -144,7 +149,7 @@ fn value(r: &mut JobReader<'_>, e: &Entry, name: &str, rest: Option<&str>) -> Go
             if param.is_none() {
                 r.note(e, false, false, format!("fio's default exponent, {DEFAULT_THETA}"));
             }
-            centre_dropped(r, e, centre);
+            centre_dropped(r, e, centre, clones);
             r.note(e, false, false, format!("as `random zipf {theta}`: {}", zipf_differs()));
             Ok(Access::Zipf { theta })
         }
@@ -160,7 +165,7 @@ fn value(r: &mut JobReader<'_>, e: &Entry, name: &str, rest: Option<&str>) -> Go
             if param.is_none() {
                 r.note(e, false, false, format!("fio's default shape, {DEFAULT_H}"));
             }
-            centre_dropped(r, e, centre);
+            centre_dropped(r, e, centre, clones);
             r.note(e, false, false, format!("as `random pareto {h}`: {}", pareto_differs()));
             Ok(Access::Pareto { h })
         }
@@ -194,9 +199,12 @@ fn value(r: &mut JobReader<'_>, e: &Entry, name: &str, rest: Option<&str>) -> Go
     }
 }
 
-fn centre_dropped(r: &mut JobReader<'_>, e: &Entry, centre: Option<Percent>) {
-    if let Some(c) = centre {
-        r.note(
+/// fio's zipf and pareto start their hash at the centre, or without one
+/// at a random place of each clone's own: its clones then have hot blocks
+/// of their own, where methodic's workers share one set.
+fn centre_dropped(r: &mut JobReader<'_>, e: &Entry, centre: Option<Percent>, clones: u64) {
+    match centre {
+        Some(c) => r.note(
             e,
             false,
             true,
@@ -204,7 +212,19 @@ fn centre_dropped(r: &mut JobReader<'_>, e: &Entry, centre: Option<Percent>) {
                 "the centre {c} is left out: it moves where fio's hash puts the hot blocks, not how hot they \
                  are; methodic scatters the ranks by its own fixed permutation"
             ),
-        );
+        ),
+        None if clones > 1 => r.note(
+            e,
+            false,
+            false,
+            format!(
+                "without a centre, each of fio's {clones} clones starts its hash at a random place and has hot \
+                 blocks of its own; methodic's workers share one set (as fio's clones do with a centre, \
+                 `{}:0`)",
+                e.value.as_deref().unwrap_or_default().trim()
+            ),
+        ),
+        None => {}
     }
 }
 

@@ -159,12 +159,12 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     let rw = access(r);
     let read = read_share(r, rw.as_ref().ok().copied());
     let random = random_share(r, rw.as_ref().ok().copied());
-    let distribution = distribution(r, random.as_ref().ok().copied());
     let blocks = if kb_ok { blocks(r, kb) } else { Err(Reported) };
     let align =
         if kb_ok { r.read("ba", |v| single(need(v)?).and_then(|v| fio_bytes(v, kb))) } else { Err(Reported) };
     let qd = r.int("iodepth", 1, 65_536).map(|d| d.unwrap_or(1));
     let workers = r.int("numjobs", 1, 65_536).map(|n| n.unwrap_or(1));
+    let distribution = distribution(r, random.as_ref().ok().copied(), workers.as_ref().ok().copied());
     let direct = io_mode(r);
     let invalidate = r.bool("invalidate").map(|v| v.unwrap_or(true));
     let region = if kb_ok { region(r, kb) } else { Err(Reported) };
