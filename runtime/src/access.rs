@@ -128,10 +128,10 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 /// Commons RNG's RejectionInversionZipfSampler gives it: the integral of
 /// the hat function is taken as (x^(1-theta) - 1)/(1 - theta), which has
 /// a limit (ln x) at theta = 1, so that every theta > 0 works, 1 included.
-/// A draw accepts with probability above 0.6 for any theta and n (the
-/// paper's bound), so it takes fewer than 1.7 tries on average: two
-/// logarithms and two exponentials a try, and two more of each for the
-/// few tries the quick acceptance test does not settle.
+/// A try costs a logarithm and an exponential, and two more of each when
+/// the quick acceptance test does not settle it. Counted over theta 0.1 to
+/// 10 and 2 to 2^40 ranks: at most 1.015 tries a draw on average, and the
+/// slower test in at most 2.3% of them.
 #[derive(Debug, Clone, Copy)]
 struct Zipf {
     n: u64,
