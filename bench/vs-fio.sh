@@ -7,11 +7,17 @@
 # in flight, else the better of io_uring and libaio, each with its default
 # options). Open loop: a job at a fixed rate, uniform and Poisson, against
 # fio's rate_iops= (rate_process=poisson for Poisson), the rate each kept
-# and their p99 latency. Targets, set up here and put back afterwards:
+# and their p99 latency. A zipf row: methodic's `random zipf 1.2` against
+# fio's random_distribution=zipf:1.2. Targets, set up here and put back
+# afterwards:
 #   zram0 at 1GiB filled with random data (4KiB random reads, QD1 and QD32)
 #   a loop device with direct I/O over a file on tmpfs (4KiB random writes)
 #   a file on tmpfs (128KiB sequential writes)
-# Needs root. Usage: bench/vs-fio.sh [RUNTIME_S] [REPEATS]
+# Needs root. Usage: bench/vs-fio.sh [RUNTIME_S] [REPEATS]; ONLY=WORDS runs
+# only the rows whose label contains WORDS (ONLY=zipf: the zipf rows;
+# ONLY='zipf|QD1, 1 worker' those and the rows at QD1 on one worker).
+# Device tests take /tmp/methodic-test-devices.lock; so does this script,
+# so that it does not set up zram0 under one of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +29,8 @@ TMPFS=$WORK/tmpfs
 LOOP=""
 
 if [ "$(id -u)" != 0 ]; then echo "vs-fio.sh sets up zram and loop devices: run it as root" >&2; exit 1; fi
+exec 9>/tmp/methodic-test-devices.lock
+flock 9
 if ! command -v fio >/dev/null; then apt-get install -y fio >/dev/null; fi
 if [ "$(cat /sys/block/zram0/disksize)" != 0 ]; then echo "zram0 is in use; not touching it" >&2; exit 1; fi
 
@@ -59,9 +67,9 @@ EOF
     python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"][0]; t=s["summary"]["total"]; print(round(t["iops"]), round(t["latency_us"]["mean"],2))'
 }
 
-# fio TARGET RW BS DEPTH JOBS ENGINE: prints "iops mean_us"
+# fio TARGET RW BS DEPTH JOBS ENGINE [extra options]: prints "iops mean_us"
 fio_run() {
-  fio --name=j --filename="$1" --rw="$2" --bs="$3" --iodepth="$4" --numjobs="$5" --ioengine="$6" \
+  fio --name=j --filename="$1" --rw="$2" --bs="$3" --iodepth="$4" --numjobs="$5" --ioengine="$6" "${@:7}" \
       --direct=1 --time_based --runtime="$RUNTIME" --ramp_time="$RAMP" --group_reporting \
       --randrepeat=0 --output-format=json 2>/dev/null |
     python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; d=j["read"] if j["read"]["io_bytes"] else j["write"]; print(round(d["iops"]), round(d["lat_ns"]["mean"]/1000,2))'
@@ -69,19 +77,30 @@ fio_run() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
+# wanted LABEL: whether ONLY (if set; words|other words) picks the row.
+wanted() {
+  [ -z "${ONLY:-}" ] && return 0
+  local w
+  IFS='|' read -ra words <<< "$ONLY"
+  for w in "${words[@]}"; do [[ "$1" == *"$w"* ]] && return 0; done
+  return 1
+}
+
 printf '| job | target | methodic IOPS | fio IOPS (engine) | ratio | methodic mean lat | fio mean lat | recording on/off |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
 
-# point LABEL TARGET_LABEL TARGET RW BS QD WORKERS WORKLOAD
+# point LABEL TARGET_LABEL TARGET RW BS QD WORKERS WORKLOAD [fio options]
 point() {
   local label=$1 tlabel=$2 target=$3 rw=$4 bs=$5 qd=$6 workers=$7 workload=$8
+  local fio_extra=("${@:9}")
+  wanted "$label" || return 0
   local depth=$((qd / workers)) engines="io_uring libaio"
   [ "$depth" = 1 ] && engines="psync io_uring libaio"
   : > "$WORK/m"; : > "$WORK/n"
   for e in $engines; do : > "$WORK/f.$e"; done
   for _ in $(seq "$REPEATS"); do
     methodic p "$target" "$workload" "$qd" "$workers" >> "$WORK/m"
-    for e in $engines; do fio_run "$target" "$rw" "$bs" "$depth" "$workers" "$e" >> "$WORK/f.$e"; done
+    for e in $engines; do fio_run "$target" "$rw" "$bs" "$depth" "$workers" "$e" "${fio_extra[@]}" >> "$WORK/f.$e"; done
     methodic p "$target" "$workload" "$qd" "$workers" --no-latency >> "$WORK/n"
   done
   local m_iops m_lat n_iops best=0 best_e="" best_lat=0
@@ -101,6 +120,12 @@ point "4KiB randread QD32, 1 worker" zram /dev/zram0 randread 4k 32 1 "{ random;
 point "4KiB randread QD32, 2 workers" zram /dev/zram0 randread 4k 32 2 "{ random; block 4KiB; read 100% }"
 point "4KiB randwrite QD32, 1 worker" "loop, direct I/O, tmpfs" "$LOOP" randwrite 4k 32 1 "{ random; block 4KiB; read 0% }"
 point "128KiB write QD8, 1 worker" "tmpfs file" "$TMPFS/file.bin" write 128k 8 1 "{ sequential; block 128KiB; read 0% }"
+# Skewed offsets: methodic draws zipf exactly and scatters the ranks by a
+# permutation, fio approximates it and scatters them by a hash (see
+# docs/RESULTS.md, "Where random offsets land"); the same theta, target
+# and queue depth. fio keeps no random map for a distribution.
+point "4KiB randread QD1, 1 worker, zipf 1.2" zram /dev/zram0 randread 4k 1 1 "{ random zipf 1.2; block 4KiB; read 100% }" \
+  --random_distribution=zipf:1.2
 
 # Open loop: methodic at a rate against fio's rate_iops on the same target,
 # alternated in the same run. The methodology is compiled to a JSON plan and
@@ -138,6 +163,7 @@ printf '|---|---|---|---|---|---|---|---|---|---|\n'
 # rate_point LABEL TARGET_LABEL TARGET RW BS QD IOPS ARRIVALS WORKLOAD
 rate_point() {
   local label=$1 tlabel=$2 target=$3 rw=$4 bs=$5 qd=$6 iops=$7 arrivals=$8 workload=$9
+  wanted "$label" || return 0
   local process=linear
   [ "$arrivals" = poisson ] && process=poisson
   : > "$WORK/rm"; : > "$WORK/rf"
@@ -164,6 +190,7 @@ rate_point "4KiB randread QD8, Poisson" zram /dev/zram0 randread 4k 8 20000 pois
 # and their ratios.
 echo
 printf '| two jobs at once | job | methodic IOPS | fio IOPS | ratio | methodic p99 lat | fio p99 lat | ratio |\n|---|---|---|---|---|---|---|---|\n'
+if wanted together; then
 cat > "$WORK/two.method" <<EOF
 methodology "vs-fio-two" version "1"
 target { span 100%; workers 8 }
@@ -193,6 +220,7 @@ for k in 1 2; do
   printf '| together | %s | %s | %s | %.3fx | %s us | %s us | %.2fx |\n' "$name" "$mi" "$fi_" \
     "$(echo "$mi / $fi_" | bc -l)" "$mp" "$fp" "$(echo "$mp / $fp" | bc -l)"
 done
+fi
 
 # The same jobs through `methodic crosscheck`: fio gets the step exported
 # as methodic ran it (its engine, threads and depth), so the two measure
@@ -202,6 +230,7 @@ printf '| crosscheck step | target | methodic IOPS | fio IOPS | ratio | engine |
 # crosscheck LABEL TARGET_LABEL TARGET WORKLOAD QD WORKERS
 crosscheck() {
   local label=$1 tlabel=$2 target=$3 workload=$4 qd=$5 workers=$6
+  wanted "$label" || return 0
   printf 'methodology "crosscheck" version "1"\ntarget { span 100%%; workers %s }\nworkload w %s\nmeasure w qd %s for %ss ramp %ss\n' \
     "$workers" "$workload" "$qd" "$RUNTIME" "$RAMP" > "$WORK/cc.method"
   local json
@@ -214,6 +243,8 @@ crosscheck() {
 crosscheck "4KiB randread QD32, 1 worker" zram /dev/zram0 "{ random; block 4KiB; read 100% }" 32 1
 crosscheck "4KiB randwrite QD32, 1 worker" "loop, direct I/O, tmpfs" "$LOOP" "{ random; block 4KiB; read 0% }" 32 1
 crosscheck "128KiB write QD8, 1 worker" "tmpfs file" "$TMPFS/file.bin" "{ sequential; block 128KiB; read 0% }" 8 1
+# The export carries the distribution (random_distribution=zipf:1.2).
+crosscheck "4KiB randread QD32, 1 worker, zipf 1.2" zram /dev/zram0 "{ random zipf 1.2; block 4KiB; read 100% }" 32 1
 
 echo
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), Linux $(uname -r), $(fio --version), ${RUNTIME}s a run after a ${RAMP}s ramp, median of $REPEATS"
