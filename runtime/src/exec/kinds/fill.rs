@@ -7,6 +7,7 @@ use std::time::Duration as StdDuration;
 use methodic_compiler::plan::{Qd, Workload};
 
 use crate::error::Result;
+use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoSpec};
 use crate::exec::step::{Executor, StepRun};
 
@@ -35,5 +36,6 @@ pub(super) fn run(
             pauses: Default::default(),
         },
     )?;
+    run.keep_spread(&x.targets, Part::STEP, s.out);
     x.finish_io(s, run, &csv)
 }
