@@ -92,9 +92,15 @@ pub struct Group {
 
 impl Group {
     /// Its rows are worth showing where only differences are: they differ,
-    /// or the noise is unknown.
+    /// or the noise is unknown and they are few (a short step on 32 psync
+    /// threads would print 32 rows a cell; its line says how far apart they
+    /// are, and the exports carry every row).
     pub fn shown(&self) -> bool {
-        self.verdict != Verdict::Within
+        match self.verdict {
+            Verdict::Differ => true,
+            Verdict::Unknown => self.rows.len() <= 4,
+            Verdict::Within => false,
+        }
     }
 }
 
