@@ -156,10 +156,19 @@ pub struct IoFailure {
     pub result: i32,
 }
 
+/// `read`, `write` or `trim`: an op as results and messages name it.
+pub fn op_word(op: Op) -> &'static str {
+    match op {
+        Op::Read => "read",
+        Op::Write => "write",
+        Op::Trim => "trim",
+    }
+}
+
 impl IoFailure {
     /// `write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)`.
     pub fn describe(&self) -> String {
-        let what = if self.op == Op::Read { "read" } else { "write" };
+        let what = op_word(self.op);
         if self.result < 0 {
             let errno = -self.result;
             let text = io::Error::from_raw_os_error(errno).to_string();
@@ -241,6 +250,7 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
         depth: depth as u32,
         force_async: job.force_async,
         target: job.target,
+        trims: job.workload.trim > methodic_compiler::plan::Percent::ZERO,
     });
     if let Ok(e) = &made {
         fixed_buffers = e.fixed_buffers();
@@ -422,6 +432,8 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
             inflight -= 1;
             free.push(c.slot);
             let Pending { op, offset, len, issued_at } = pending[c.slot as usize];
+            // Done in full: a read or write moved its length; a trim says
+            // its length too (the engines make the kernel's 0 so).
             if c.result != len as i32 {
                 errors += 1;
                 first_error.get_or_insert(IoFailure { op, offset, len, result: c.result });
@@ -603,7 +615,7 @@ pub fn io_uring_available() -> Result<(), String> {
     let buffers = Buffers::new(1, 4096);
     let file = std::fs::File::open("/proc/self/stat").map_err(|e| e.to_string())?;
     use std::os::unix::io::AsRawFd;
-    Uring::new(file.as_raw_fd(), &buffers, 2, false).map(|_| ()).map_err(|e| e.to_string())
+    Uring::new(file.as_raw_fd(), &buffers, 2, false, false).map(|_| ()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

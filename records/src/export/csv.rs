@@ -94,6 +94,9 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
         "qos_limit_us",
         "qos_found_iops",
         "qos_probes",
+        "trim_iops",
+        "trim_mean_latency_us",
+        "trim_p99_latency_us",
     ]));
     for p in pts {
         let c = step_of(run, p).map(|s| &s.checklist);
@@ -159,6 +162,9 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
             f(p.qos.as_ref().map(|q| q.limit_us)),
             f(p.qos.as_ref().and_then(|q| q.found_iops)),
             p.qos.as_ref().map_or(String::new(), |q| q.points.len().to_string()),
+            f(p.trim.as_ref().map(|t| t.iops)),
+            f(p.trim.as_ref().map(|t| t.mean_latency_us)),
+            f(p.trim.as_ref().map(|t| t.p99_latency_us)),
         ]));
     }
     out

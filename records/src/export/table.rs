@@ -26,7 +26,7 @@ use crate::view::report::findings::findings;
 use crate::view::report::header::{ceiling_words, status_sentence, status_word, title};
 use crate::view::report::loads::{Loads, loads};
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
-use crate::view::run::{HostCeilings, Ran, failure_words, probe_words};
+use crate::view::run::{HostCeilings, Ran, failure_words, probe_words, trim_words};
 
 /// The `table` exporter: text for a terminal.
 pub struct Table;
@@ -418,6 +418,9 @@ impl Exporter<Ran> for Table {
                 if let Some(open) = &io.rate {
                     notes.push(open.words());
                 }
+            }
+            if let Some(t) = r.summary.as_ref().and_then(|s| s.trim.as_ref()) {
+                notes.push(trim_words(t));
             }
             if let Some(st) = &r.steady {
                 notes.push(if st.reached {

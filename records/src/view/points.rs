@@ -91,6 +91,36 @@ pub struct Point {
     pub max_latency_us: Option<f64>,
     pub seconds: f64,
     pub error: Option<String>,
+    /// The step's trims apart, where it trimmed (the IOPS above count
+    /// them with its reads and writes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<TrimPoint>,
+}
+
+/// A step's trims: how many a second, and their latency.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrimPoint {
+    pub iops: f64,
+    pub mean_latency_us: f64,
+    pub p99_latency_us: f64,
+}
+
+impl TrimPoint {
+    fn of(r: Option<&crate::numbers::Rates>) -> Option<TrimPoint> {
+        r.map(|t| TrimPoint {
+            iops: t.iops,
+            mean_latency_us: t.latency_us.mean,
+            p99_latency_us: t.latency_us.p99,
+        })
+    }
+
+    /// `trims 1234 IOPS, 56.7 us mean, 89.0 us p99`.
+    pub fn words(&self) -> String {
+        format!(
+            "trims {:.0} IOPS, {:.1} us mean, {:.1} us p99",
+            self.iops, self.mean_latency_us, self.p99_latency_us
+        )
+    }
 }
 
 /// A job of a `together` step.
@@ -203,6 +233,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 max_latency_us: None,
                 seconds: r.seconds,
                 error: r.error.clone(),
+                trim: None,
             };
         match (&step.action, one_io(&step.action), &r.summary, &r.cells, &r.copy) {
             (Action::Together { jobs, .. }, ..) => {
@@ -350,6 +381,8 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     let window = Some(&c.window_latency_us).filter(|l| l.max > 0.0);
                     p.p99_latency_us = Some(window.map_or(c.last.total.latency_us.p99, |l| l.p99));
                     p.max_latency_us = Some(window.map_or(c.last.total.latency_us.max, |l| l.max));
+                    // The last round's trims: the window keeps no trims apart.
+                    p.trim = TrimPoint::of(c.last.trim.as_ref());
                     out.push(p);
                 }
             }
@@ -406,6 +439,7 @@ fn latencies(p: &mut Point, s: &Summary) {
     p.p99_latency_us = Some(s.total.latency_us.p99);
     p.max_latency_us = Some(s.total.latency_us.max);
     p.seconds = s.seconds;
+    p.trim = TrimPoint::of(s.trim.as_ref());
 }
 
 /// Keeps an open-loop step's rate on its point and, when the rate was not
@@ -502,6 +536,7 @@ pub(crate) fn sample() -> Point {
         max_latency_us: None,
         seconds: 1.0,
         error: None,
+        trim: None,
     }
 }
 

@@ -25,7 +25,7 @@ use methodic_results::manifest::EngineNote;
 use methodic_results::record::{MethodologyRef, RunReport, Status, StepResult};
 
 pub use self::ceiling::calibrate;
-use self::checks::{check_alignment, check_erases, check_space, open_targets};
+use self::checks::{check_alignment, check_erases, check_space, check_trims, open_targets};
 pub(crate) use self::checks::{devices, open_options};
 use self::io::{MAX_PSYNC_THREADS, Workers};
 use self::step::Executor;
@@ -151,6 +151,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     // A run that cannot start leaves nothing behind.
     let start = open_targets(&plan, opts, &results.path).and_then(|targets| {
         check_alignment(&plan, &targets)?;
+        check_trims(&plan, &targets)?;
         check_erases(&plan, &targets)?;
         let uring = match opts.engine {
             EngineChoice::Psync => Err("--engine psync".to_string()),

@@ -197,6 +197,9 @@ pub(crate) fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>>
             } else if p.kind != "measure" {
                 notes.push(p.kind.clone());
             }
+            if let Some(t) = &p.trim {
+                notes.push(t.words());
+            }
             // A missed rate is in the value note; a kept one says its rate.
             if let Some(o) = p.open_loop.as_ref().filter(|o| o.kept && p.qos.is_none()) {
                 notes.push(format!("open loop {}", o.words()));
