@@ -84,7 +84,7 @@ fn trims_on_a_loop_device_are_its_discards() {
         let s = step.summary.as_ref().unwrap();
         let trim = s.trim.as_ref().expect("a trim row");
         let (read, write) = (s.read.as_ref().unwrap(), s.write.as_ref().unwrap());
-        assert!(trim.ios > 100, "{name}: {} trims", trim.ios);
+        assert!(trim.ios > 0, "{name}: no trims");
         assert_eq!(trim.bytes, trim.ios * 4096);
         assert!(
             after.0 - before.0 >= trim.ios,
