@@ -39,6 +39,8 @@ pub(crate) enum Field {
     Random,
     Align,
     Offset,
+    Access,
+    Trim,
     Span,
     Workers,
     Devices,
@@ -114,9 +116,86 @@ pub(crate) fn workload(w: &Workload) -> Vec<Problem> {
             .hint("the random share is 0% (sequential) to 100% (random)"),
         );
     }
+    if w.read <= Percent::HUNDRED && w.read.hundredths() + w.trim.hundredths() > 10_000 {
+        out.push(
+            Problem::new(
+                Code::ShareRange,
+                Field::Trim,
+                format!("a read share of {} and a trim share of {} add up to over 100%", w.read, w.trim),
+            )
+            .hint("reads and trims are shares of the I/Os; writes are what they leave"),
+        );
+    }
+    out.extend(access(w));
     // A zero block size already explains a zero default alignment.
     if w.align.0 == 0 && !w.blocks.iter().any(|b| b.size.0 == 0) {
         out.push(Problem::new(Code::ZeroSize, Field::Align, "an alignment of 0B places no I/O"));
+    }
+    out
+}
+
+/// Rules of a workload's access distribution: parameters the generator can
+/// draw from, bands that add up, and random I/O to draw.
+fn access(w: &Workload) -> Vec<Problem> {
+    let bad = |m: String, hint: &'static str| Problem::new(Code::BadAccess, Field::Access, m).hint(hint);
+    let mut out = Vec::new();
+    if !w.access.is_uniform() && w.random == Percent::ZERO {
+        out.push(bad(
+            format!("sequential I/O draws no offsets, so `{}` has nothing to shape", w.access),
+            "give the workload random I/O (`random zipf 1.2`), or leave the distribution out",
+        ));
+        return out;
+    }
+    match &w.access {
+        Access::Uniform => {}
+        Access::Zipf { theta } if theta.0 == 0 || theta.0 > 10_000 => out.push(bad(
+            format!("a zipf exponent of {theta} is not above 0 and at most 10"),
+            "fio's and the literature's exponents run from about 0.8 to 1.5: `zipf 1.2`",
+        )),
+        Access::Pareto { h } if h.0 == 0 || h.0 >= 1000 => out.push(bad(
+            format!("a pareto shape of {h} is not between 0 and 1"),
+            "`pareto 0.9` sends 90% of the I/O to 10% of the blocks; the shape is above 0 and below 1",
+        )),
+        Access::Normal { sigma, centre } => {
+            if *sigma == Percent::ZERO || *sigma > Percent::HUNDRED {
+                out.push(bad(
+                    format!("a standard deviation of {sigma} is not above 0% and at most 100% of the span"),
+                    "give the spread as a share of the span: `normal 5%`",
+                ));
+            }
+            if *centre > Percent::HUNDRED {
+                out.push(bad(
+                    format!("a centre at {centre} of the span is beyond its end"),
+                    "the centre is 0% (the start) to 100% (the end) of the span: `around 50%`",
+                ));
+            }
+        }
+        Access::Bands(bands) => {
+            let io: u32 = bands.iter().map(|b| b.io.hundredths()).sum();
+            let span: u32 = bands.iter().map(|b| b.span.hundredths()).sum();
+            if io != 10_000 {
+                out.push(bad(
+                    format!("the bands' shares of I/O add up to {}, not 100%", Percent::from_hundredths(io)),
+                    "each band is `IO% in SPAN%`; the I/O shares and the span shares each add up to 100%",
+                ));
+            }
+            if span != 10_000 {
+                out.push(bad(
+                    format!(
+                        "the bands' shares of the span add up to {}, not 100%",
+                        Percent::from_hundredths(span)
+                    ),
+                    "the bands lie one after another from the start and cover the whole span",
+                ));
+            }
+            if bands.iter().any(|b| b.span == Percent::ZERO && b.io > Percent::ZERO) {
+                out.push(bad(
+                    "a band of 0% of the span cannot take I/O".to_string(),
+                    "give every band that takes I/O some of the span",
+                ));
+            }
+        }
+        _ => {}
     }
     out
 }

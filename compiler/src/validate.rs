@@ -138,8 +138,15 @@ impl Validator {
                     }
                 }
             }
-            Action::Measure { workload, qd, stop, series, rate, .. } => {
-                self.io(step, workload, qd, counted, &target);
+            Action::Measure { workload, qd, stop, series, rate, at, .. } => {
+                match at {
+                    // The queue depth is chosen at run time; the plan's is a placeholder.
+                    Some(point) => {
+                        self.workload(&format!("step `{}`", step.id), workload, &target);
+                        self.point(plan, step, point);
+                    }
+                    None => self.io(step, workload, qd, counted, &target),
+                }
                 self.rate(plan, step, rate.as_ref());
                 self.series(step, *series, stop.time);
                 match (stop.time, stop.written) {
@@ -188,7 +195,9 @@ impl Validator {
                     self.problem(&whose, p);
                 }
                 for cell in cells {
-                    self.io(step, &cell.workload, &cell.qd, counted, &target);
+                    // A cell may run on its own workers (`measure W qd N workers T`).
+                    let own = Target { workers: cell.qd.workers.max(1), ..target };
+                    self.io(step, &cell.workload, &cell.qd, counted, &own);
                     self.nonzero(step, cell.record, "record time");
                 }
             }
@@ -234,6 +243,30 @@ impl Validator {
                     of + 1
                 ),
             );
+        }
+    }
+
+    /// An operating point chooses from earlier measure or rounds steps.
+    fn point(&mut self, plan: &Plan, step: &Step, point: &Point) {
+        let here = plan.steps.iter().position(|s| std::ptr::eq(s, step)).unwrap_or(plan.steps.len());
+        if point.of.is_empty() {
+            self.fail(step, format!("its operating point chooses from no measurement of {}", point.name));
+        }
+        for of in &point.of {
+            let ok = (*of as usize) < here
+                && matches!(
+                    plan.steps[*of as usize].action,
+                    Action::Measure { at: None, .. } | Action::Rounds { .. }
+                );
+            if !ok {
+                self.fail(
+                    step,
+                    format!(
+                        "its operating point chooses from step {}, which is no earlier measurement",
+                        of + 1
+                    ),
+                );
+            }
         }
     }
 

@@ -171,7 +171,7 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
     let name = |suffix: &str| format!("{}-{}{suffix}", i + 1, file_name(&step.id));
     let settings = step.target.unwrap_or_default();
     let note_only = |text: String| vec![Section { name: name(""), notes: vec![text], options: Vec::new() }];
-    match &step.action {
+    let mut out = match &step.action {
         Action::Erase { method } => note_only(match method {
             EraseMethod::Secure => format!(
                 "{label}: secure erase. fio cannot erase a drive: run `nvme format --ses=1` (NVMe) or \
@@ -294,9 +294,18 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             }
             out
         }
-        Action::Measure { workload, qd, ramp, stop, rate, .. } => {
+        Action::Measure { workload, qd, ramp, stop, rate, at, .. } => {
             let mut s = io_section(name(""), workload, qd, &settings, engine);
             s.notes.insert(0, format!("{label}: measure"));
+            if let Some(p) = at {
+                s.notes.push(format!(
+                    "methodic chooses this step's queue depth when it runs: {}; fio cannot, so this section \
+                     runs at the first of them (QD {}): set iodepth and numjobs to the one methodic chose (its \
+                     results' actions say which)",
+                    p.describe(),
+                    qd.total
+                ));
+            }
             if let Some(r) = rate {
                 rate_options(&mut s, r, workload, qd, engine);
             }
@@ -376,7 +385,17 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             }
             out
         }
+    };
+    if step.verify {
+        if let Some(s) = out.first_mut() {
+            s.notes.push(
+                "methodic verifies this step (a stamp in every block written, checked when read back); this \
+                 section does not: fio's own verify=crc32c with do_verify=1 is the nearest, with another stamp"
+                    .into(),
+            );
+        }
     }
+    out
 }
 
 /// A measurement's ramp, record time and `until written` budget, as fio

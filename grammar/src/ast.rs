@@ -376,8 +376,9 @@ pub struct WorkloadProp {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum WorkloadPropKind {
-    /// `random` (100%) or `random 80%`.
-    Random(Option<Expr>),
+    /// `random` (100%) or `random 80%`, with where the random offsets
+    /// land (`random zipf 1.2`).
+    Random(Option<Expr>, Option<AccessExpr>),
     /// `sequential`
     Sequential,
     /// `block 4KiB`
@@ -390,6 +391,36 @@ pub enum WorkloadPropKind {
     Align(Expr),
     /// `offset 1MiB`
     Offset(Expr),
+    /// `trim 10%`
+    Trim(Expr),
+}
+
+/// Where random offsets land: `zipf 1.2`, `normal 5% around 50%`, ...
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccessExpr {
+    pub kind: AccessKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum AccessKind {
+    /// The exponent, in thousandths.
+    Zipf(Spanned<u32>),
+    /// The shape, in thousandths.
+    Pareto(Spanned<u32>),
+    Normal {
+        sigma: Expr,
+        around: Option<Expr>,
+    },
+    Bands(Vec<BandExpr>),
+}
+
+/// `50% in 5%`: a share of random I/Os and the share of the span it lands in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BandExpr {
+    pub io: Expr,
+    pub within: Expr,
+    pub span: Span,
 }
 
 /// `4KiB: 60%` in a block split.
@@ -472,7 +503,12 @@ pub enum SteadySettingKind {
     Slope(Expr),
     MaxRounds(Expr),
     Metric(Spanned<Metric>),
-    Track(WorkloadRef),
+    /// `track W [qd N] [workers N]`: the qd and workers pick one of
+    /// several measurements of the same workload.
+    Track {
+        workload: WorkloadRef,
+        opts: Vec<StepOpt>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -540,11 +576,29 @@ pub enum StepOptKind {
         pause: Spanned<u64>,
         every: Option<Expr>,
     },
-    /// `bursts 2s every 10s`.
+    /// `bursts 2s every 10s [times 360]`.
     Bursts {
         on: Expr,
         every: Expr,
+        times: Option<Expr>,
     },
+    /// `verify`
+    Verify,
+    /// `at max of dirth [under 5ms]`: the queue depth and workers chosen
+    /// at run time; the mean latency limit in nanoseconds.
+    At {
+        pick: Spanned<PickExpr>,
+        of: Spanned<String>,
+        under: Option<Spanned<u64>>,
+    },
+}
+
+/// Which operating point `at` picks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PickExpr {
+    Max,
+    Mid,
+    Min,
 }
 
 /// What a rate counts: I/Os a second (`iops`), bytes a second (`/s`
@@ -609,6 +663,8 @@ pub enum StmtKind {
     Rounds {
         body: Block,
         rule: Vec<SteadySetting>,
+        /// `as NAME`: the cells are operating points for a later `at`.
+        name: Option<Spanned<String>>,
     },
     Target(Vec<TargetSetting>),
     /// `limit_ram 16GiB`; `None` for `limit_ram none`.

@@ -92,6 +92,8 @@ pub enum Code {
     Unaligned,
     /// M0407: the same block size twice in one split.
     DuplicateBlock,
+    /// M0408: an access distribution that cannot be drawn as written (`zipf 0`, `pareto 1.5`, bands that do not add up to 100%, a distribution of sequential I/O).
+    BadAccess,
 
     /// M0501: a queue depth of 0 or above 65536.
     QdRange,
@@ -151,7 +153,7 @@ pub enum Severity {
 
 impl Code {
     /// Every code, in order; the docs table and the error tests walk it.
-    pub const ALL: [Code; 60] = [
+    pub const ALL: [Code; 61] = [
         Code::Internal,
         Code::Syntax,
         Code::UnterminatedString,
@@ -189,6 +191,7 @@ impl Code {
         Code::ZeroSize,
         Code::Unaligned,
         Code::DuplicateBlock,
+        Code::BadAccess,
         Code::QdRange,
         Code::QdSplit,
         Code::WorkerLayout,
@@ -255,6 +258,7 @@ impl Code {
             ZeroSize => "M0405",
             Unaligned => "M0406",
             DuplicateBlock => "M0407",
+            BadAccess => "M0408",
             QdRange => "M0501",
             QdSplit => "M0502",
             WorkerLayout => "M0503",

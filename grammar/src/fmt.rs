@@ -275,16 +275,17 @@ impl Printer<'_> {
                     None => self.block(&head, body, None),
                 }
             }
-            StmtKind::Rounds { body, rule } => {
+            StmtKind::Rounds { body, rule, name } => {
                 let close = Span::new(body.span.end.saturating_sub(1), stmt.span.end);
                 let props = self.steady_props(rule);
+                let named = name.as_ref().map_or(String::new(), |n| format!(" as {}", n.node));
                 let tail = move |p: &mut Self| {
                     let rule_span = Span::new(body.span.end, stmt.span.end);
-                    let inline = format!("}} until steady {}", inline_body(&props));
+                    let inline = format!("}} until steady {}{named}", inline_body(&props));
                     if p.fits(&inline, rule_span) {
                         p.line(&inline, close);
                     } else {
-                        p.prop_block("} until steady ", &props, rule_span, "");
+                        p.prop_block("} until steady ", &props, rule_span, &named);
                     }
                 };
                 self.block("rounds ", body, Some(&tail));
@@ -457,8 +458,24 @@ impl Printer<'_> {
             StepOptKind::Think { pause, every: Some(e) } => {
                 format!("think {} every {}", self.text(pause.span), self.expr(e))
             }
-            StepOptKind::Bursts { on, every } => {
-                format!("bursts {} every {}", self.expr(on), self.expr(every))
+            StepOptKind::Bursts { on, every, times } => {
+                let mut text = format!("bursts {} every {}", self.expr(on), self.expr(every));
+                if let Some(t) = times {
+                    text.push_str(&format!(" times {}", self.expr(t)));
+                }
+                text
+            }
+            StepOptKind::Verify => "verify".to_string(),
+            StepOptKind::At { pick, of, under } => {
+                let word = match pick.node {
+                    PickExpr::Max => "max",
+                    PickExpr::Mid => "mid",
+                    PickExpr::Min => "min",
+                };
+                match under {
+                    Some(u) => format!("at {word} of {} under {}", of.node, self.text(u.span)),
+                    None => format!("at {word} of {}", of.node),
+                }
             }
         }
     }
@@ -533,8 +550,17 @@ impl Printer<'_> {
             .iter()
             .map(|p| {
                 let text = match &p.kind {
-                    WorkloadPropKind::Random(None) => "random".to_string(),
-                    WorkloadPropKind::Random(Some(e)) => format!("random {}", self.expr(e)),
+                    WorkloadPropKind::Random(share, access) => {
+                        let mut text = "random".to_string();
+                        if let Some(e) = share {
+                            text.push_str(&format!(" {}", self.expr(e)));
+                        }
+                        if let Some(a) = access {
+                            text.push_str(&format!(" {}", self.access(a)));
+                        }
+                        text
+                    }
+                    WorkloadPropKind::Trim(e) => format!("trim {}", self.expr(e)),
                     WorkloadPropKind::Sequential => "sequential".to_string(),
                     WorkloadPropKind::Block(e) => format!("block {}", self.expr(e)),
                     WorkloadPropKind::Blocks(entries) => {
@@ -620,11 +646,36 @@ impl Printer<'_> {
                     SteadySettingKind::Slope(e) => format!("slope {}", self.expr(e)),
                     SteadySettingKind::MaxRounds(e) => format!("max_rounds {}", self.expr(e)),
                     SteadySettingKind::Metric(m) => format!("metric {}", self.text(m.span)),
-                    SteadySettingKind::Track(w) => format!("track {}", self.workload_ref(w)),
+                    SteadySettingKind::Track { workload, opts } => {
+                        let mut text = format!("track {}", self.workload_ref(workload));
+                        for o in opts {
+                            text.push_str(&format!(" {}", self.step_opt(o)));
+                        }
+                        text
+                    }
                 };
                 (text, s.span)
             })
             .collect()
+    }
+
+    /// `zipf 1.2`, `normal 5% around 50%`, `bands 50% in 5%, 50% in 95%`.
+    fn access(&self, a: &AccessExpr) -> String {
+        match &a.kind {
+            AccessKind::Zipf(v) => format!("zipf {}", self.text(v.span)),
+            AccessKind::Pareto(v) => format!("pareto {}", self.text(v.span)),
+            AccessKind::Normal { sigma, around: None } => format!("normal {}", self.expr(sigma)),
+            AccessKind::Normal { sigma, around: Some(c) } => {
+                format!("normal {} around {}", self.expr(sigma), self.expr(c))
+            }
+            AccessKind::Bands(bands) => {
+                let parts: Vec<String> = bands
+                    .iter()
+                    .map(|b| format!("{} in {}", self.expr(&b.io), self.expr(&b.within)))
+                    .collect();
+                format!("bands {}", parts.join(", "))
+            }
+        }
     }
 
     fn expr(&self, e: &Expr) -> String {

@@ -84,6 +84,17 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             here.clone(),
         ));
     }
+    if a.verify != b.verify {
+        let show = |v: bool| if v { "verified" } else { "not verified" }.to_string();
+        out.push(raw(
+            BreaksComparability,
+            "verification",
+            show(a.verify),
+            show(b.verify),
+            "stamping every block and checking what is read back costs time the step's numbers include",
+            here.clone(),
+        ));
+    }
     if a.phase != b.phase {
         let show = |p: &Option<String>| p.clone().unwrap_or_else(|| "(none)".into());
         out.push(raw(

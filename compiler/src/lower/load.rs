@@ -84,7 +84,7 @@ impl Lowerer<'_, '_> {
             };
             pauses.think = Some(Think { pause_ns: pause.node, every });
         }
-        if let Some((on, every)) = o.bursts {
+        if let Some((on, every, _)) = o.bursts {
             let (on_d, on_span) = self.expect_nonzero_duration(on, &scope.vars, "`bursts`")?;
             let (every_d, _) = self.expect_nonzero_duration(every, &scope.vars, "`bursts ... every`")?;
             if on_d >= every_d {
@@ -147,20 +147,10 @@ impl Lowerer<'_, '_> {
     /// target's unless `workers` says), rate and device.
     fn job(&mut self, job: &JobDef, scope: &Scope) -> Option<Job> {
         let o = self.opts(&job.opts);
-        let mut own = scope.clone();
-        if let Some(e) = o.workers {
-            let (n, s) = self.expect_u32(e, &scope.vars, "`workers`")?;
-            if n == 0 {
-                let d = Diagnostic::new(Code::ZeroCount, s, "`workers 0` runs nothing")
-                    .with_hint("a job runs on one worker or more");
-                self.error(d);
-                return None;
-            }
-            own.target.t.workers = n;
-            own.target.workers_at = Some(s);
-        }
         // A job's workers all use its one device.
+        let mut own = scope.clone();
         own.target.t.devices = 1;
+        let own = self.own_workers(o.workers, &own)?;
         let device = match o.device {
             None => 0,
             Some(e) => {

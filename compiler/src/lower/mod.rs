@@ -27,8 +27,9 @@ use methodic_grammar::{Code, Diagnostic, did_you_mean, is_reserved};
 
 use crate::estimate;
 use crate::plan::{
-    Access, Action, BlockShare, Bursts, Cell, DataPattern, Dataset, Extent, Job, MeasureStop, Pauses,
-    PreconditionStop, Probe, Qd, Qos, Rate, RateAmount, RepeatRun, SteadyRule, Step, Target, Think, Workload,
+    Access, Action, Band, BlockShare, Bursts, Cell, DataPattern, Dataset, Extent, Job, MeasureStop, Milli,
+    Pauses, Pick, Point, PreconditionStop, Probe, Qd, Qos, Rate, RateAmount, RepeatRun, SteadyRule, Step,
+    Target, Think, Workload,
 };
 use crate::resolve::{Def, Defs};
 use crate::rules::{self, Field, Problem};
@@ -79,6 +80,8 @@ struct WlSpans {
     random: Span,
     align: Span,
     offset: Span,
+    access: Span,
+    trim: Span,
     /// Defined in `std.mixes`: its spans are not in the user's file.
     from_std: bool,
 }
@@ -98,6 +101,8 @@ impl WlSpans {
             Field::Random => self.random,
             Field::Align => self.align,
             Field::Offset => self.offset,
+            Field::Access => self.access,
+            Field::Trim => self.trim,
             _ => self.whole,
         }
     }
@@ -148,8 +153,21 @@ struct Opts<'o> {
     as_: Option<&'o Spanned<String>>,
     /// `think PAUSE [every N]`.
     think: Option<(&'o Spanned<u64>, Option<&'o Expr>)>,
-    /// `bursts ON every PERIOD`.
-    bursts: Option<(&'o Expr, &'o Expr)>,
+    /// `bursts ON every PERIOD [times N]`.
+    bursts: Option<(&'o Expr, &'o Expr, Option<&'o Expr>)>,
+    /// `verify`, where it was written.
+    verify: Option<Span>,
+    /// `at PICK of NAME`, and where it was written.
+    at: Option<AtOpt<'o>>,
+}
+
+/// An `at PICK of NAME [under LIMIT]` option as written, and where.
+#[derive(Clone, Copy)]
+struct AtOpt<'o> {
+    pick: PickExpr,
+    name: &'o Spanned<String>,
+    under: Option<u64>,
+    span: Span,
 }
 
 /// A `rate` option as written.
@@ -185,6 +203,8 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
         lets: HashMap::new(),
         evaluating: Vec::new(),
         named: HashMap::new(),
+        points: HashMap::new(),
+        verify: false,
     };
     let mut defaults = TargetState::default();
     let settings: Vec<TargetSetting> = defs.target.iter().map(|s| (*s).clone()).collect();
@@ -246,6 +266,11 @@ struct Lowerer<'d, 'a> {
     datasets: HashMap<String, Option<Rc<Dataset>>>,
     lets: HashMap<String, Option<Val>>,
     evaluating: Vec<String>,
+    /// Measurements, sweeps and rounds named `as NAME` so far, for `at
+    /// max of NAME`: the indices of their steps (a loop adds to them).
+    points: HashMap<String, (Vec<u32>, Span)>,
+    /// `verify` of the step being emitted.
+    verify: bool,
     /// Measurements named `as NAME` so far: the index of the step the name
     /// last stood for (a loop names a new one each time round), and where.
     named: HashMap<String, (u32, Span)>,
@@ -304,7 +329,7 @@ impl Lowerer<'_, '_> {
             repeat: scope.repeat,
             sweep,
             establishes_state,
-            verify: false,
+            verify: self.verify,
             estimate,
         });
     }
@@ -350,6 +375,9 @@ fn step_id(phase: Option<&str>, action: &Action, repeat: Option<&RepeatRun>) -> 
         Action::Fill { workload, .. } => format!("fill-{}", slug(&workload.name)),
         Action::Precondition { workload, qd, .. } => {
             format!("precondition-{}-qd{}", slug(&workload.name), qd.total)
+        }
+        Action::Measure { workload, at: Some(p), .. } => {
+            format!("{}-at-{}-of-{}", slug(&workload.name), p.pick.word(), slug(&p.name))
         }
         Action::Measure { workload, qd, rate: None, .. } => {
             format!("{}-qd{}", slug(&workload.name), qd.total)

@@ -174,7 +174,7 @@ impl Lowerer<'_, '_> {
                     rule.metric = m.node;
                     "metric"
                 }
-                SteadySettingKind::Track(_) => {
+                SteadySettingKind::Track { .. } => {
                     if for_precondition {
                         let d = Diagnostic::new(
                             Code::ConflictingOption,
@@ -215,6 +215,9 @@ impl Lowerer<'_, '_> {
 
     pub(super) fn sweep(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
         let o = self.opts(opts);
+        let Some(own) = self.own_workers(o.workers, scope) else { return };
+        let scope = &own;
+        let first = self.steps.len();
         let points = self.sweep_points(span, workload, &o, scope);
         let record = points.as_ref().map(|(_, _, record)| *record);
         let series = self.series(o.series, scope, record);
@@ -243,6 +246,9 @@ impl Lowerer<'_, '_> {
             if self.too_many {
                 return;
             }
+        }
+        if let Some(name) = o.as_ {
+            self.name_points(name, first);
         }
     }
 
@@ -323,26 +329,49 @@ impl Lowerer<'_, '_> {
 
     pub(super) fn measure(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
         let o = self.opts(opts);
+        let Some(own) = self.own_workers(o.workers, scope) else { return };
+        let scope = &own;
         // Checked against the target at once, so that its problems show
         // even when another option of the step is wrong.
         let wl =
             self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
-        let qd = match o.qd {
-            Some(e) => self.qd(e, scope),
-            None => {
+        let point = match o.at {
+            Some(at) => match self.point(at, &o) {
+                Some(p) => Some(p),
+                None => return,
+            },
+            None => None,
+        };
+        let qd = match (o.qd, &point) {
+            (_, Some((_, qd))) => Some(*qd),
+            (Some(e), None) => self.qd(e, scope),
+            (None, None) => {
                 self.missing(span, "measure", "a queue depth", "measure w qd 32 for 60s");
                 None
             }
         };
-        let time = match o.for_ {
-            Some(e) => self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| Some(d)),
-            None => Some(None),
+        let times = o.bursts.and_then(|(_, _, times)| times);
+        let time = match (o.for_, times) {
+            (Some(e), None) => self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| Some(d)),
+            (None, Some(n)) => self.bursts_time(o.bursts, n, scope).map(Some),
+            (Some(e), Some(n)) => {
+                let d = Diagnostic::new(
+                    Code::ConflictingOption,
+                    n.span,
+                    "`times` says how long bursts run, and so does `for`",
+                )
+                .with_secondary(e.span, "`for` given here")
+                .with_hint("keep one: `bursts 5s every 10s times 360`, or `for 1h`");
+                self.error(d);
+                return;
+            }
+            (None, None) => Some(None),
         };
         let written = match o.written {
             Some(e) => self.written(e, scope).map(Some),
             None => Some(None),
         };
-        if o.for_.is_none() && o.written.is_none() {
+        if o.for_.is_none() && o.written.is_none() && times.is_none() {
             self.missing(
                 span,
                 "measure",
@@ -391,11 +420,22 @@ impl Lowerer<'_, '_> {
             self.error(d);
             return;
         }
+        if let (Some(name), Some(_)) = (o.as_, &point) {
+            let d = Diagnostic::new(
+                Code::ConflictingOption,
+                name.span,
+                format!("`{}` names a measurement whose queue depth is chosen from others", name.node),
+            )
+            .with_hint("name the measurements an operating point is chosen from, not the one at it");
+            self.error(d);
+            return;
+        }
         let stop = MeasureStop { time, written };
         let before = self.steps.len();
+        let at = point.map(|(p, _)| p);
         self.emit(
             scope,
-            Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate, pauses, at: None },
+            Action::Measure { workload: wl.w.clone(), qd, ramp, stop, series, rate, pauses, at },
             span,
             None,
         );
@@ -403,7 +443,82 @@ impl Lowerer<'_, '_> {
             // A loop names a new measurement each time round: the latest
             // stands for the name from here.
             self.named.insert(name.node.clone(), (before as u32, name.span));
+            self.name_points(name, before);
         }
+    }
+
+    /// Adds the steps from `first` on to the operating points named
+    /// `name`: a loop or a sweep adds all of its measurements.
+    pub(super) fn name_points(&mut self, name: &Spanned<String>, first: usize) {
+        let made: Vec<u32> = (first..self.steps.len()).map(|i| i as u32).collect();
+        self.points.entry(name.node.clone()).or_insert_with(|| (Vec::new(), name.span)).0.extend(made);
+    }
+
+    /// `at max of NAME`: the point to choose at run time and, for the
+    /// plan's estimates, the queue depth of the first measurement it
+    /// chooses from. `None` after an error.
+    fn point(&mut self, at: AtOpt<'_>, o: &Opts<'_>) -> Option<(Point, Qd)> {
+        let AtOpt { pick, name, under, span: at } = at;
+        if o.qd.is_some() || o.workers.is_some() || o.rate.is_some() {
+            let what = if o.rate.is_some() {
+                "`rate`"
+            } else if o.qd.is_some() {
+                "`qd`"
+            } else {
+                "`workers`"
+            };
+            let d = Diagnostic::new(
+                Code::ConflictingOption,
+                at,
+                format!("`at` chooses the queue depth and workers, so {what} cannot be given too"),
+            )
+            .with_hint("remove the one or the other: `measure W at max of dirth for 10min`");
+            self.error(d);
+            return None;
+        }
+        let Some((of, _)) = self.points.get(&name.node).cloned() else {
+            let d = Diagnostic::new(
+                Code::UnknownName,
+                name.span,
+                format!("no measurement, sweep or rounds before this one is named `{}`", name.node),
+            )
+            .with_hint(format!(
+                "name the measurements to choose from: `rounds {{ ... }} until steady {{ ... }} as {}`",
+                name.node
+            ));
+            self.error(d);
+            return None;
+        };
+        let pick = match pick {
+            PickExpr::Max => Pick::Max,
+            PickExpr::Mid => Pick::Mid,
+            PickExpr::Min => Pick::Min,
+        };
+        let first = of.first().and_then(|i| self.steps.get(*i as usize)).and_then(|s| match &s.action {
+            Action::Measure { qd, .. } => Some(*qd),
+            Action::Rounds { cells, .. } => cells.first().map(|c| c.qd),
+            _ => None,
+        })?;
+        Some((Point { pick, name: name.node.clone(), of, under_ns: under }, first))
+    }
+
+    /// How long `bursts ON every PERIOD times N` runs: N periods.
+    fn bursts_time(
+        &mut self,
+        bursts: Option<(&Expr, &Expr, Option<&Expr>)>,
+        n: &Expr,
+        scope: &Scope,
+    ) -> Option<Duration> {
+        let (_, every, _) = bursts?;
+        let (count, s) = self.expect_u32(n, &scope.vars, "`times`")?;
+        if count == 0 {
+            let d = Diagnostic::new(Code::ZeroCount, s, "`times 0` runs no burst")
+                .with_hint("give how many periods of a burst and a pause to run, such as `times 360`");
+            self.error(d);
+            return None;
+        }
+        let (period, _) = self.expect_nonzero_duration(every, &scope.vars, "`bursts ... every`")?;
+        Some(period.saturating_mul(count as u64))
     }
 
     pub(super) fn written(&mut self, e: &Expr, scope: &Scope) -> Option<Extent> {
@@ -449,7 +564,14 @@ impl Lowerer<'_, '_> {
         Some(d)
     }
 
-    pub(super) fn rounds(&mut self, stmt: &Stmt, body: &Block, rule: &[SteadySetting], scope: &Scope) {
+    pub(super) fn rounds(
+        &mut self,
+        stmt: &Stmt,
+        body: &Block,
+        rule: &[SteadySetting],
+        name: Option<&Spanned<String>>,
+        scope: &Scope,
+    ) {
         let errors_before = self.error_count();
         let mut cells: Vec<(Cell, Span)> = Vec::new();
         self.cells(&body.stmts, scope, &mut cells);
@@ -470,7 +592,7 @@ impl Lowerer<'_, '_> {
             return;
         }
         let track = rule.iter().find_map(|s| match &s.kind {
-            SteadySettingKind::Track(w) => Some((w, s.span)),
+            SteadySettingKind::Track { workload, opts } => Some((workload, opts, s.span)),
             _ => None,
         });
         let index = match track {
@@ -490,14 +612,27 @@ impl Lowerer<'_, '_> {
                 self.error(d);
                 return;
             }
-            Some((w, span)) => {
+            Some((w, opts, span)) => {
                 let Some(tracked) = self.workload_ref(w, scope) else {
                     return;
                 };
+                // `track W qd N workers N` picks one of several measurements of W.
+                let o = self.opts(opts);
+                let Some(own) = self.own_workers(o.workers, scope) else { return };
+                let qd = match o.qd {
+                    Some(e) => match self.qd(e, &own) {
+                        Some(qd) => Some(qd),
+                        None => return,
+                    },
+                    None => None,
+                };
+                let workers = o.workers.map(|_| own.target.t.workers);
                 let matches: Vec<usize> = cells
                     .iter()
                     .enumerate()
                     .filter(|(_, (c, _))| c.workload.same_io(&tracked.w))
+                    .filter(|(_, (c, _))| qd.is_none_or(|q| q.total == c.qd.total))
+                    .filter(|(_, (c, _))| workers.is_none_or(|n| n == c.qd.workers))
                     .map(|(i, _)| i)
                     .collect();
                 match matches.as_slice() {
@@ -513,8 +648,17 @@ impl Lowerer<'_, '_> {
                         return;
                     }
                     many => {
-                        let qds: Vec<String> =
-                            many.iter().map(|i| cells[*i].0.qd.total.to_string()).collect();
+                        let qds: Vec<String> = many
+                            .iter()
+                            .map(|i| {
+                                let q = cells[*i].0.qd;
+                                if q.workers == 1 {
+                                    q.total.to_string()
+                                } else {
+                                    format!("{} ({}x{})", q.total, q.workers, q.per_worker)
+                                }
+                            })
+                            .collect();
                         let d = Diagnostic::new(
                             Code::BadTrack,
                             span,
@@ -526,7 +670,7 @@ impl Lowerer<'_, '_> {
                             ),
                         )
                         .with_hint(
-                            "track needs exactly one measurement; measure the tracked workload once a round",
+                            "track needs exactly one measurement: add its queue depth and workers, `track W qd 32 workers 4`",
                         );
                         self.error(d);
                         return;
@@ -535,7 +679,11 @@ impl Lowerer<'_, '_> {
             }
         };
         let cells = cells.into_iter().map(|(c, _)| c).collect();
+        let first = self.steps.len();
         self.emit(scope, Action::Rounds { cells, track: index as u32, rule: steady }, stmt.span, None);
+        if let Some(name) = name {
+            self.name_points(name, first);
+        }
     }
 
     /// The measurements of a `rounds` body.
@@ -560,6 +708,20 @@ impl Lowerer<'_, '_> {
                 }
                 StmtKind::Measure { workload, opts } => {
                     let o = self.opts(opts);
+                    if let Some(s) = o.verify.or(o.at.map(|a| a.span)).or(o.as_.map(|n| n.span)) {
+                        let d = Diagnostic::new(
+                            Code::Misplaced,
+                            s,
+                            "a measurement in rounds cannot verify, be named or choose its own queue depth",
+                        )
+                        .with_hint(
+                            "name the rounds (`} until steady { ... } as NAME`); verify in a step of its own",
+                        );
+                        self.error(d);
+                        continue;
+                    }
+                    let Some(own) = self.own_workers(o.workers, scope) else { continue };
+                    let scope = &own;
                     if o.written.is_some() || o.series.is_some() {
                         let d = Diagnostic::new(
                             Code::Misplaced,
@@ -600,6 +762,8 @@ impl Lowerer<'_, '_> {
                 }
                 StmtKind::Sweep { workload, opts } => {
                     let o = self.opts(opts);
+                    let Some(own) = self.own_workers(o.workers, scope) else { continue };
+                    let scope = &own;
                     if o.series.is_some() {
                         let d = Diagnostic::new(
                             Code::Misplaced,

@@ -141,7 +141,7 @@ impl Lowerer<'_, '_> {
                     }
                 }
             }
-            StmtKind::Rounds { body, rule } => self.rounds(stmt, body, rule, scope),
+            StmtKind::Rounds { body, rule, name } => self.rounds(stmt, body, rule, name.as_ref(), scope),
             StmtKind::Target(settings) => {
                 let vars = scope.vars.clone();
                 self.apply_target(&mut scope.target, settings, &vars, false);
@@ -167,10 +167,26 @@ impl Lowerer<'_, '_> {
             StmtKind::Erase(method) => {
                 self.emit(scope, Action::Erase { method: method.node }, stmt.span, None);
             }
-            StmtKind::Fill { workload, opts } => self.fill(stmt.span, workload, opts, scope),
-            StmtKind::Precondition { workload, opts } => self.precondition(stmt.span, workload, opts, scope),
-            StmtKind::Sweep { workload, opts } => self.sweep(stmt.span, workload, opts, scope),
-            StmtKind::Measure { workload, opts } => self.measure(stmt.span, workload, opts, scope),
+            StmtKind::Fill { workload, opts } => {
+                self.verify = verifies(opts);
+                self.fill(stmt.span, workload, opts, scope);
+                self.verify = false;
+            }
+            StmtKind::Precondition { workload, opts } => {
+                self.verify = verifies(opts);
+                self.precondition(stmt.span, workload, opts, scope);
+                self.verify = false;
+            }
+            StmtKind::Sweep { workload, opts } => {
+                self.verify = verifies(opts);
+                self.sweep(stmt.span, workload, opts, scope);
+                self.verify = false;
+            }
+            StmtKind::Measure { workload, opts } => {
+                self.verify = verifies(opts);
+                self.measure(stmt.span, workload, opts, scope);
+                self.verify = false;
+            }
             StmtKind::Together { opts, jobs } => self.together(stmt.span, opts, jobs, scope),
             StmtKind::Qos { workload, qd, settings } => self.qos(stmt.span, workload, qd, settings, scope),
             StmtKind::DropCaches => self.emit(scope, Action::DropCaches, stmt.span, None),
@@ -269,9 +285,22 @@ impl Lowerer<'_, '_> {
                     out.think = Some((pause, every.as_ref()));
                     "think"
                 }
-                StepOptKind::Bursts { on, every } => {
-                    out.bursts = Some((on, every));
+                StepOptKind::Bursts { on, every, times } => {
+                    out.bursts = Some((on, every, times.as_ref()));
                     "bursts"
+                }
+                StepOptKind::Verify => {
+                    out.verify = Some(opt.span);
+                    "verify"
+                }
+                StepOptKind::At { pick, of, under } => {
+                    out.at = Some(AtOpt {
+                        pick: pick.node,
+                        name: of,
+                        under: under.as_ref().map(|u| u.node),
+                        span: opt.span,
+                    });
+                    "at"
                 }
             };
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
@@ -309,4 +338,9 @@ impl Lowerer<'_, '_> {
             .with_hint(format!("add it, as in `{example}`"));
         self.error(d);
     }
+}
+
+/// Whether a step's options include `verify`.
+fn verifies(opts: &[StepOpt]) -> bool {
+    opts.iter().any(|o| matches!(o.kind, StepOptKind::Verify))
 }

@@ -110,6 +110,32 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// The scope a step runs in with its own `workers N` (a job, a
+    /// measurement, a sweep): the target's workers replaced, checked
+    /// against its devices. `None` after an error.
+    pub(super) fn own_workers(&mut self, workers: Option<&Expr>, scope: &Scope) -> Option<Scope> {
+        let mut own = scope.clone();
+        let Some(e) = workers else { return Some(own) };
+        let (n, s) = self.expect_u32(e, &scope.vars, "`workers`")?;
+        if n == 0 {
+            let d = Diagnostic::new(Code::ZeroCount, s, "`workers 0` runs nothing")
+                .with_hint("a step runs on one worker or more");
+            self.error(d);
+            return None;
+        }
+        own.target.t.workers = n;
+        own.target.workers_at = Some(s);
+        if let Some(p) = rules::target(&own.target.t).into_iter().find(|p| p.code == Code::WorkerLayout) {
+            let mut d = self.problem(p, s);
+            if let Some(dev) = own.target.devices_at {
+                d = d.with_secondary(dev, "devices set here");
+            }
+            self.error(d);
+            return None;
+        }
+        Some(own)
+    }
+
     /// Checks a workload against the target it runs on: sector alignment
     /// under `io direct`, and a span in bytes that must hold its blocks.
     pub(super) fn check_workload_at(&mut self, wl: &Wl, at: Span, scope: &Scope) -> bool {

@@ -562,3 +562,134 @@ fn a_rate_can_be_a_share_of_a_named_measurement_before_it() {
         [Code::ZeroCount]
     );
 }
+
+#[test]
+fn random_offsets_take_a_distribution_and_a_workload_a_trim_share() {
+    let p = plan(
+        "workload z { random zipf 1.2; block 4KiB; read 100% }\n\
+         workload q { random 80% pareto 0.9; block 4KiB; read 50%; trim 10% }\n\
+         workload n { random normal 5%; block 4KiB; read 100% }\n\
+         workload m { random normal 2.5% around 25%; block 4KiB; read 100% }\n\
+         workload b { random bands 50% in 5%, 30% in 15%, 20% in 80%; block 4KiB; read 0% }\n\
+         for w in [z, q, n, m, b] { measure w qd 1 for 1s }",
+    );
+    let got: Vec<(Access, Percent)> =
+        p.steps.iter().map(|s| (measure(s).0.access.clone(), measure(s).0.trim)).collect();
+    let band = |io, span| Band { io: Percent::whole(io), span: Percent::whole(span) };
+    assert_eq!(
+        got,
+        [
+            (Access::Zipf { theta: Milli(1200) }, Percent::ZERO),
+            (Access::Pareto { h: Milli(900) }, Percent::whole(10)),
+            (Access::Normal { sigma: Percent::whole(5), centre: Percent::whole(50) }, Percent::ZERO),
+            (
+                Access::Normal { sigma: Percent::from_hundredths(250), centre: Percent::whole(25) },
+                Percent::ZERO
+            ),
+            (Access::Bands(vec![band(50, 5), band(30, 15), band(20, 80)]), Percent::ZERO),
+        ]
+    );
+    let (q, _) = measure(&p.steps[1]);
+    assert_eq!(q.write_share(), Percent::whole(40), "writes are what reads and trims leave");
+    assert_eq!(q.describe(), "4KiB 80% random (pareto 0.9), 50% read, 10% trim");
+    // The distribution and the trim share are part of the I/O: another one is
+    // another measurement for diff and compare.
+    assert!(!measure(&p.steps[2]).0.same_io(measure(&p.steps[3]).0));
+    let plain = plan("measure { random; block 4KiB; read 100% } qd 1 for 1s");
+    assert!(!measure(&plain.steps[0]).0.same_io(measure(&p.steps[0]).0));
+    // std.mixes' composite has the SNIA hot bands.
+    let std = plan("use std.mixes\nmeasure snia_composite qd 1 for 1s");
+    assert!(matches!(&measure(&std.steps[0]).0.access, Access::Bands(b) if b.len() == 3));
+    // Errors.
+    let w = |body: &str| format!("workload w {{ {body}; block 4KiB }}\nmeasure w qd 1 for 1s");
+    assert_eq!(codes(&w("random zipf 0; read 100%")), [Code::BadAccess]);
+    assert_eq!(codes(&w("random pareto 1; read 100%")), [Code::BadAccess]);
+    assert_eq!(codes(&w("random normal 0%; read 100%")), [Code::BadAccess]);
+    assert_eq!(codes(&w("random normal 5% around 101%; read 100%")), [Code::BadAccess]);
+    assert_eq!(codes(&w("random 0% zipf 1.1; read 100%")), [Code::BadAccess]);
+    assert_eq!(codes(&w("random bands 50% in 50%, 40% in 50%; read 100%")), [Code::BadAccess]);
+    assert_eq!(codes(&w("random zipf 1.2345; read 100%")), [Code::TooPrecise]);
+    assert_eq!(codes(&w("random; read 95%; trim 10%")), [Code::ShareRange]);
+    // `zipf` is a keyword only after `random`.
+    assert!(codes("let zipf = 4\nmeasure { random; block 4KiB; read 100% } qd zipf for 1s").is_empty());
+}
+
+#[test]
+fn verify_marks_the_step_and_changes_what_it_measures() {
+    let p = plan(
+        "workload s { sequential; block 128KiB; read 0% }\nworkload r { random; block 4KiB; read 100% }\n\
+         fill s verify\nmeasure r qd 4 for 1s verify\nsweep r qd [1, 2] record 1s verify\nmeasure r qd 4 for 1s",
+    );
+    let verify: Vec<bool> = p.steps.iter().map(|s| s.verify).collect();
+    assert_eq!(verify, [true, true, true, true, false]);
+    let keys = |i: usize| IoKey::of_step(&p.steps[i]);
+    assert_ne!(keys(1), keys(4), "verification is part of what a step measures");
+    assert!(keys(1)[0].describe().ends_with(", verified"));
+    assert_eq!(
+        codes(
+            "rounds { measure { random; block 4KiB; read 0% } qd 1 for 1s verify } until steady { window 2; max_rounds 3 }"
+        ),
+        [Code::Misplaced]
+    );
+}
+
+#[test]
+fn measurements_take_their_own_workers_and_an_operating_point_from_named_rounds() {
+    let p = plan(
+        "conventions { queue_depth per_worker }\ntarget { workers 2 }\n\
+         workload mix { random; block 8KiB; read 65% }\n\
+         rounds {\n  for t in [1, 2, 4] { for q in [1, 4] { measure mix qd q workers t for 1s } }\n\
+         } until steady { window 2; max_rounds 3; track mix qd 4 workers 4 } as dirth\n\
+         measure mix at max of dirth under 5ms for 1s\nmeasure mix at mid of dirth for 1s\n\
+         measure mix at min of dirth for 1s\nsweep mix qd [1, 2] workers 4 record 1s as s2\n\
+         measure mix at max of s2 for 1s\nmeasure mix qd 2 for 1s",
+    );
+    let Action::Rounds { cells, track, .. } = &p.steps[0].action else { panic!("rounds first") };
+    let layout: Vec<(u32, u32)> = cells.iter().map(|c| (c.qd.workers, c.qd.per_worker)).collect();
+    assert_eq!(layout, [(1, 1), (1, 4), (2, 1), (2, 4), (4, 1), (4, 4)]);
+    assert_eq!(*track, 5, "track picks the cell by its queue depth and workers");
+    let point = |i: usize| match &p.steps[i].action {
+        Action::Measure { at: Some(pt), .. } => (pt.pick, pt.of.clone(), pt.under_ns),
+        other => panic!("no operating point: {other:?}"),
+    };
+    assert_eq!(point(1), (Pick::Max, vec![0], Some(5_000_000)));
+    assert_eq!(point(2), (Pick::Mid, vec![0], None));
+    assert_eq!(point(3), (Pick::Min, vec![0], None));
+    assert_eq!(point(6), (Pick::Max, vec![4, 5], None), "a sweep names every point it measures");
+    assert_eq!(measure(&p.steps[4]).1.workers, 4);
+    assert_eq!(measure(&p.steps[7]).1.workers, 2, "the target's workers otherwise");
+    assert_eq!(p.steps[1].qd().as_deref(), Some("max of dirth"));
+    assert!(crate::validate(&p).is_empty(), "{}", crate::validate(&p));
+    // Errors: an unknown name, `at` with `qd`, a track that stays ambiguous.
+    let w = "workload mix { random; block 8KiB; read 65% }\n";
+    assert_eq!(codes(&format!("{w}measure mix at max of nothing for 1s")), [Code::UnknownName]);
+    assert_eq!(
+        codes(&format!("{w}sweep mix qd [1, 2] record 1s as s\nmeasure mix qd 4 at max of s for 1s")),
+        [Code::ConflictingOption]
+    );
+    assert_eq!(
+        codes(&format!(
+            "{w}target {{ workers 2 }}\nrounds {{ for t in [1, 2] {{ measure mix qd 2 workers t for 1s }} }} \
+             until steady {{ window 2; max_rounds 3; track mix qd 2 }}"
+        )),
+        [Code::BadTrack]
+    );
+    assert_eq!(
+        codes(&format!("{w}target {{ devices 2; workers 2 }}\nmeasure mix qd 4 workers 3 for 1s")),
+        [Code::WorkerLayout]
+    );
+}
+
+#[test]
+fn bursts_can_be_counted_in_periods() {
+    let p = plan("measure { random; block 4KiB; read 0% } qd 4 bursts 5s every 10s times 360");
+    let Action::Measure { stop, pauses, .. } = &p.steps[0].action else { panic!("a measure") };
+    assert_eq!(stop.time, Some(Duration::from_secs(3600)));
+    assert_eq!(pauses.bursts.map(|b| b.on), Some(Duration::from_secs(5)));
+    let w = "workload w { random; block 4KiB; read 0% }\n";
+    assert_eq!(
+        codes(&format!("{w}measure w qd 4 bursts 5s every 10s times 3 for 1min")),
+        [Code::ConflictingOption]
+    );
+    assert_eq!(codes(&format!("{w}measure w qd 4 bursts 5s every 10s times 0")), [Code::ZeroCount]);
+}

@@ -46,19 +46,22 @@ impl Lowerer<'_, '_> {
         let mut read: Option<(Percent, Span)> = None;
         let mut align: Option<(Bytes, Span)> = None;
         let mut offset: Option<(Bytes, Span)> = None;
+        let mut access_at: Option<(Access, Span)> = None;
+        let mut trim: Option<(Percent, Span)> = None;
         let mut ok = true;
         // (word, what it sets, span): `random` and `sequential` both set the
         // access pattern, `block` and `blocks` both the block size.
         let mut seen: Vec<(&'static str, &'static str, Span)> = Vec::new();
         for p in &body.props {
             let (word, key) = match &p.kind {
-                WorkloadPropKind::Random(_) => ("random", "access"),
+                WorkloadPropKind::Random(..) => ("random", "access"),
                 WorkloadPropKind::Sequential => ("sequential", "access"),
                 WorkloadPropKind::Block(_) => ("block", "block"),
                 WorkloadPropKind::Blocks(_) => ("blocks", "block"),
                 WorkloadPropKind::Read(_) => ("read", "read"),
                 WorkloadPropKind::Align(_) => ("align", "align"),
                 WorkloadPropKind::Offset(_) => ("offset", "offset"),
+                WorkloadPropKind::Trim(_) => ("trim", "trim"),
             };
             if let Some((first_word, _, first)) = seen.iter().find(|(_, k, _)| *k == key) {
                 let d = if *first_word == word {
@@ -79,9 +82,23 @@ impl Lowerer<'_, '_> {
             }
             seen.push((word, key, p.span));
             match &p.kind {
-                WorkloadPropKind::Random(None) => random = Some((Percent::HUNDRED, p.span)),
-                WorkloadPropKind::Random(Some(e)) => match self.expect_percent(e, vars, "`random`") {
-                    Some((v, _)) => random = Some((v, p.span)),
+                WorkloadPropKind::Random(share, access) => {
+                    match share {
+                        None => random = Some((Percent::HUNDRED, p.span)),
+                        Some(e) => match self.expect_percent(e, vars, "`random`") {
+                            Some((v, _)) => random = Some((v, p.span)),
+                            None => ok = false,
+                        },
+                    }
+                    if let Some(a) = access {
+                        match self.access(a, vars) {
+                            Some(v) => access_at = Some((v, a.span)),
+                            None => ok = false,
+                        }
+                    }
+                }
+                WorkloadPropKind::Trim(e) => match self.expect_percent(e, vars, "`trim`") {
+                    Some((v, _)) => trim = Some((v, p.span)),
                     None => ok = false,
                 },
                 WorkloadPropKind::Sequential => random = Some((Percent::ZERO, p.span)),
@@ -155,8 +172,8 @@ impl Lowerer<'_, '_> {
             random,
             align: align.map_or(smallest, |(a, _)| a),
             offset: offset.map_or(Bytes(0), |(o, _)| o),
-            access: Access::Uniform,
-            trim: Percent::ZERO,
+            access: access_at.as_ref().map_or(Access::Uniform, |(a, _)| a.clone()),
+            trim: trim.map_or(Percent::ZERO, |(t, _)| t),
         };
         w.name = name.map_or_else(|| w.describe(), str::to_string);
         let spans = WlSpans {
@@ -167,6 +184,8 @@ impl Lowerer<'_, '_> {
             random: random_span,
             align: align.map_or(blocks_span, |(_, s)| s),
             offset: offset.map_or(body.span, |(_, s)| s),
+            access: access_at.map_or(random_span, |(_, s)| s),
+            trim: trim.map_or(body.span, |(_, s)| s),
             from_std,
         };
         let problems = rules::workload(&w);
@@ -179,6 +198,33 @@ impl Lowerer<'_, '_> {
             return None;
         }
         Some(Wl { w, spans })
+    }
+
+    /// `zipf 1.2`, `pareto 0.9`, `normal 5% around 50%`, `bands 50% in 5%, ...`
+    /// as a plan's [`Access`]; the rules that it can be drawn are checked
+    /// with the workload's.
+    fn access(&mut self, a: &AccessExpr, vars: &[(String, Val)]) -> Option<Access> {
+        Some(match &a.kind {
+            AccessKind::Zipf(theta) => Access::Zipf { theta: Milli(theta.node) },
+            AccessKind::Pareto(h) => Access::Pareto { h: Milli(h.node) },
+            AccessKind::Normal { sigma, around } => {
+                let (sigma, _) = self.expect_percent(sigma, vars, "`normal`")?;
+                let centre = match around {
+                    Some(e) => self.expect_percent(e, vars, "`around`")?.0,
+                    None => Percent::whole(50),
+                };
+                Access::Normal { sigma, centre }
+            }
+            AccessKind::Bands(bands) => {
+                let mut out = Vec::new();
+                for b in bands {
+                    let io = self.expect_percent(&b.io, vars, "a band's share of I/O");
+                    let span = self.expect_percent(&b.within, vars, "a band's share of the span");
+                    out.push(Band { io: io?.0, span: span?.0 });
+                }
+                Access::Bands(out)
+            }
+        })
     }
 
     // ------------------------------------------------------------ datasets

@@ -267,11 +267,7 @@ impl Step {
             }
         };
         match &self.action {
-            Action::Measure { at: Some(p), .. } => Some(match p.pick {
-                Pick::Max => format!("max of {}", p.name),
-                Pick::Min => format!("min of {}", p.name),
-                Pick::Share(s) => format!("{s} of {}", p.name),
-            }),
+            Action::Measure { at: Some(p), .. } => Some(format!("{} of {}", p.pick.word(), p.name)),
             Action::Fill { qd, .. } | Action::Precondition { qd, .. } | Action::Measure { qd, .. } => {
                 Some(show(qd))
             }
@@ -283,7 +279,13 @@ impl Step {
                 let mut depths: Vec<&Qd> = cells.iter().map(|c| &c.qd).collect();
                 depths.sort_by_key(|q| (q.total, q.workers));
                 depths.dedup();
-                Some(depths.into_iter().map(show).collect::<Vec<_>>().join(", "))
+                // A thread x queue-depth matrix has dozens: its range says enough.
+                match depths.as_slice() {
+                    [first, .., last] if depths.len() > 6 => {
+                        Some(format!("{} .. {} ({} layouts)", show(first), show(last), depths.len()))
+                    }
+                    _ => Some(depths.into_iter().map(show).collect::<Vec<_>>().join(", ")),
+                }
             }
             _ => None,
         }
@@ -324,8 +326,9 @@ pub fn aggregate_word(a: Aggregate) -> &'static str {
 }
 
 /// An operating point chosen at run time from earlier measurements of the
-/// plan: the queue depth and workers of the one that did the most IOPS,
-/// the fewest, or the IOPS nearest a share of the most.
+/// plan (SNIA PTS DIRTH's MaxIOPS, MidIOPS and MinIOPS): the queue depth
+/// and workers of the one that did the most IOPS, the fewest, or the IOPS
+/// nearest halfway between, of those whose mean latency was under a limit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Point {
@@ -333,8 +336,13 @@ pub struct Point {
     /// The name the measurements were given (`as dirth`).
     pub name: String,
     /// Their steps' indices in the plan, from 0: measure steps, or rounds
-    /// steps whose cells (steady-state window averages) are candidates.
+    /// steps whose cells of the tracked workload (steady-state window
+    /// averages) are candidates.
     pub of: Vec<u32>,
+    /// Only measurements whose mean latency was under this many
+    /// nanoseconds are candidates; left out when any is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -344,18 +352,38 @@ pub enum Pick {
     Max,
     /// The fewest IOPS.
     Min,
-    /// The IOPS nearest this share of the most (fewer workers, then a
-    /// lower queue depth, on a tie).
-    Share(Percent),
+    /// The IOPS nearest halfway between the most and the fewest.
+    Mid,
+}
+
+impl Pick {
+    /// `max`, `mid`, `min`: as the language writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Pick::Max => "max",
+            Pick::Mid => "mid",
+            Pick::Min => "min",
+        }
+    }
 }
 
 impl Point {
-    /// `the most IOPS of dirth`, `the IOPS nearest 50% of the most of dirth`.
+    /// `the QD of the most IOPS of dirth with a mean latency under 5ms`.
     pub fn describe(&self) -> String {
-        match self.pick {
-            Pick::Max => format!("the QD of the most IOPS of {}", self.name),
-            Pick::Min => format!("the QD of the fewest IOPS of {}", self.name),
-            Pick::Share(p) => format!("the QD of the IOPS nearest {p} of the most of {}", self.name),
+        let what = match self.pick {
+            Pick::Max => "the most IOPS",
+            Pick::Min => "the fewest IOPS",
+            Pick::Mid => "the IOPS nearest halfway between the most and the fewest",
+        };
+        match self.under_ns {
+            Some(ns) => {
+                format!(
+                    "the QD of {what} of {} with a mean latency under {}",
+                    self.name,
+                    super::fine_name(ns)
+                )
+            }
+            None => format!("the QD of {what} of {}", self.name),
         }
     }
 }

@@ -97,6 +97,9 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::k_think
             | Rule::k_every
             | Rule::k_bursts
+            | Rule::k_trim
+            | Rule::k_verify
+            | Rule::k_at
     )
 }
 
@@ -308,7 +311,14 @@ impl Builder {
             Rule::rounds_block => {
                 let body = self.block(c.expect("body")?)?;
                 let rule = self.steady_body(c.expect("steady rule")?)?;
-                StmtKind::Rounds { body, rule }
+                let name = match c.next() {
+                    Some(o) => match self.step_opt(o)?.kind {
+                        StepOptKind::As(n) => Some(n),
+                        _ => None,
+                    },
+                    None => None,
+                };
+                StmtKind::Rounds { body, rule, name }
             }
             Rule::target_block => {
                 let mut settings = Vec::new();
@@ -491,7 +501,27 @@ impl Builder {
             Rule::opt_bursts => {
                 let on = self.expr(c.expect("burst")?)?;
                 let every = self.expr(c.expect("period")?)?;
-                StepOptKind::Bursts { on, every }
+                let times = match c.next() {
+                    Some(t) if t.as_rule() == Rule::bursts_times => Some(self.expr(c.expect("count")?)?),
+                    _ => None,
+                };
+                StepOptKind::Bursts { on, every, times }
+            }
+            Rule::opt_verify => StepOptKind::Verify,
+            Rule::opt_at => {
+                let first = c.expect("point")?;
+                let pick = match first.as_str() {
+                    "max" => PickExpr::Max,
+                    "mid" => PickExpr::Mid,
+                    _ => PickExpr::Min,
+                };
+                let pick = Spanned::new(pick, self.span(&first));
+                let of = self.ident(c.expect("measurement")?);
+                let under = match c.next() {
+                    Some(d) => Some(self.fine_duration(&d)?),
+                    None => None,
+                };
+                StepOptKind::At { pick, of, under }
             }
             Rule::opt_rate => {
                 let first = c.expect("rate")?;
@@ -610,7 +640,14 @@ impl Builder {
                     };
                     SteadySettingKind::Metric(Spanned::new(metric, self.span(&v)))
                 }
-                Rule::s_track => SteadySettingKind::Track(self.workload_ref(v)?),
+                Rule::s_track => {
+                    let workload = self.workload_ref(v)?;
+                    let mut opts = Vec::new();
+                    while let Some(o) = pc.next() {
+                        opts.push(self.step_opt(o)?);
+                    }
+                    SteadySettingKind::Track { workload, opts }
+                }
                 _ => return Err(self.unexpected(&p, "steady rule")),
             };
             settings.push(SteadySetting { kind, span });
@@ -646,10 +683,19 @@ impl Builder {
             let rule = p.as_rule();
             let mut pc = self.children(&p);
             let kind = match rule {
-                Rule::w_random => match pc.next() {
-                    Some(v) => WorkloadPropKind::Random(Some(self.expr(v)?)),
-                    None => WorkloadPropKind::Random(None),
-                },
+                Rule::w_random => {
+                    let (mut share, mut access) = (None, None);
+                    while let Some(v) = pc.next() {
+                        match v.as_rule() {
+                            Rule::a_zipf | Rule::a_pareto | Rule::a_normal | Rule::a_bands => {
+                                access = Some(self.access(v)?)
+                            }
+                            _ => share = Some(self.expr(v)?),
+                        }
+                    }
+                    WorkloadPropKind::Random(share, access)
+                }
+                Rule::w_trim => WorkloadPropKind::Trim(self.expr(pc.expect("share")?)?),
                 Rule::w_sequential => WorkloadPropKind::Sequential,
                 Rule::w_block => WorkloadPropKind::Block(self.expr(pc.expect("size")?)?),
                 Rule::w_blocks => {
@@ -671,6 +717,63 @@ impl Builder {
             props.push(WorkloadProp { kind, span: pspan });
         }
         Ok(WorkloadBody { props, span })
+    }
+
+    /// `zipf 1.2`, `pareto 0.9`, `normal 5% around 50%`, `bands 50% in 5%, ...`.
+    fn access(&mut self, pair: Pair<'_, Rule>) -> BuildResult<AccessExpr> {
+        let span = self.span(&pair);
+        let rule = pair.as_rule();
+        let mut c = self.children(&pair);
+        // The distribution's word (`zipf`, ...) comes first.
+        c.expect("distribution")?;
+        let kind = match rule {
+            Rule::a_zipf => AccessKind::Zipf(self.decimal(&c.expect("exponent")?)?),
+            Rule::a_pareto => AccessKind::Pareto(self.decimal(&c.expect("shape")?)?),
+            Rule::a_normal => {
+                let sigma = self.expr(c.expect("deviation")?)?;
+                let around = match c.next() {
+                    Some(_around) => Some(self.expr(c.expect("centre")?)?),
+                    None => None,
+                };
+                AccessKind::Normal { sigma, around }
+            }
+            _ => {
+                let mut bands = Vec::new();
+                while let Some(b) = c.next() {
+                    let bspan = self.span(&b);
+                    let mut bc = self.children(&b);
+                    let io = self.expr(bc.expect("share of I/O")?)?;
+                    let within = self.expr(bc.expect("share of the span")?)?;
+                    bands.push(BandExpr { io, within, span: bspan });
+                }
+                AccessKind::Bands(bands)
+            }
+        };
+        Ok(AccessExpr { kind, span })
+    }
+
+    /// `1.2` in thousandths (1200); more than three decimals is an error.
+    fn decimal(&mut self, pair: &Pair<'_, Rule>) -> BuildResult<Spanned<u32>> {
+        let span = self.span(pair);
+        let text = pair.as_str();
+        let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+        let value = if frac.len() > 3 {
+            None
+        } else {
+            let frac: u32 = format!("{frac:0<3}").parse().unwrap_or(0);
+            whole.parse::<u32>().ok().and_then(|w| w.checked_mul(1000)).and_then(|w| w.checked_add(frac))
+        };
+        match value {
+            Some(v) => Ok(Spanned::new(v, span)),
+            None => Err(Box::new(
+                Diagnostic::new(
+                    crate::Code::TooPrecise,
+                    span,
+                    format!("`{text}` has more than three decimals"),
+                )
+                .with_hint("write the parameter to at most three decimals, such as 1.2 or 0.95"),
+            )),
+        }
     }
 
     fn expr(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Expr> {

@@ -84,6 +84,17 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::w_read => w("`read`", WorkloadProperty),
         Rule::w_align => w("`align`", WorkloadProperty),
         Rule::w_offset => w("`offset`", WorkloadProperty),
+        Rule::w_trim => w("`trim`", WorkloadProperty),
+        Rule::a_zipf => w("`zipf THETA`", Other),
+        Rule::a_pareto => w("`pareto H`", Other),
+        Rule::a_normal => w("`normal SIGMA% around CENTRE%`", Other),
+        Rule::a_bands => w("hot bands such as `bands 50% in 5%, 50% in 95%`", Other),
+        Rule::band => w("a band such as `50% in 5%`", Other),
+        Rule::decimal => w("a number such as 1.2 or 0.9", Value),
+        Rule::access_zipf | Rule::access_pareto | Rule::access_normal | Rule::access_bands | Rule::access => {
+            w("`zipf`, `pareto`, `normal` or `bands`", Other)
+        }
+        Rule::access_around => w("`around`", Other),
         Rule::dataset_def => w("`dataset NAME { ... }`", Definition),
         Rule::d_files => w("`files`", DatasetSetting),
         Rule::d_size => w("`size`", DatasetSetting),
@@ -128,6 +139,10 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::fine_duration => w("a time such as `100us`, `500us` or `1ms`", Other),
         Rule::opt_think => w("`think`", StepOption),
         Rule::opt_bursts => w("`bursts`", StepOption),
+        Rule::bursts_times => w("`times`", Other),
+        Rule::opt_verify => w("`verify`", StepOption),
+        Rule::opt_at => w("`at`", StepOption),
+        Rule::point_pick => w("`max`, `mid` or `min`", Other),
         Rule::q_probe => w("`probe`", Other),
         Rule::q_ramp => w("`ramp`", Other),
         Rule::q_precision => w("`precision`", Other),
@@ -192,6 +207,7 @@ fn describe_rule(rule: Rule) -> Words {
         | Rule::job_opt
         | Rule::qos_setting
         | Rule::steady_setting
+        | Rule::track_opt
         | Rule::probe_setting
         | Rule::expr
         | Rule::list_item
@@ -245,6 +261,9 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::k_think => w("`think`", Other),
         Rule::k_every => w("`every`", Other),
         Rule::k_bursts => w("`bursts`", Other),
+        Rule::k_trim => w("`trim`", Other),
+        Rule::k_verify => w("`verify`", Other),
+        Rule::k_at => w("`at`", Other),
         Rule::k_qd => w("`qd`", Other),
         Rule::k_read => w("`read`", Other),
         Rule::k_ramp => w("`ramp`", Other),
@@ -469,12 +488,12 @@ fn keyword_families(word: &str) -> &'static [Family] {
         | "measure" | "drop_caches" | "idle" | "copy" | "probe" | "together" | "qos" => &[Step],
         "for" => &[Step, StepOption],
         "target" => &[Step],
-        "passes" | "qd" | "ramp" | "record" | "series" | "until" | "rate" | "as" | "think" | "bursts" => {
-            &[StepOption]
-        }
+        "passes" | "qd" | "ramp" | "record" | "series" | "until" | "rate" | "as" | "think" | "bursts"
+        | "verify" | "at" => &[StepOption],
         "read" => &[StepOption, WorkloadProperty],
-        "random" | "sequential" | "block" | "blocks" | "align" | "offset" => &[WorkloadProperty],
-        "span" | "workers" | "devices" | "data" | "write_cache" => &[TargetSetting],
+        "random" | "sequential" | "block" | "blocks" | "align" | "offset" | "trim" => &[WorkloadProperty],
+        "workers" => &[StepOption, TargetSetting],
+        "span" | "devices" | "data" | "write_cache" => &[TargetSetting],
         "io" => &[TargetSetting, ProbeSetting],
         "files" | "size" | "total" | "seed" => &[DatasetSetting],
         "round" | "window" | "excursion" | "slope" | "max_rounds" | "metric" | "track" => &[SteadySetting],
@@ -600,7 +619,7 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
     out
 }
 
-const ALL_KEYWORDS: [&str; 80] = [
+const ALL_KEYWORDS: [&str; 83] = [
     "methodology",
     "version",
     "describe",
@@ -681,6 +700,9 @@ const ALL_KEYWORDS: [&str; 80] = [
     "think",
     "every",
     "bursts",
+    "trim",
+    "verify",
+    "at",
 ];
 
 /// Whether `word` is reserved and cannot name anything.

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use methodic_compiler::plan::{Action, Bytes, IoMode, OnError, Plan, Qd, Step, TimeRange};
+use methodic_compiler::plan::{Action, Bytes, IoMode, OnError, Plan, Step, TimeRange};
 use methodic_results::dir::ResultsDir;
 use methodic_results::manifest::EngineNote;
 use methodic_results::record::{MethodologyRef, RunReport, Status, StepResult};
@@ -28,7 +28,7 @@ pub use self::ceiling::calibrate;
 use self::checks::{check_alignment, check_erases, check_space, check_trims, open_targets};
 pub(crate) use self::checks::{devices, open_options};
 use self::io::{MAX_PSYNC_THREADS, Workers};
-use self::step::Executor;
+use self::step::{Executor, OperatingPoint};
 use crate::engine::{EngineFactory, Real};
 use crate::error::{Error, Result};
 use crate::failure::failed_steps;
@@ -608,27 +608,37 @@ fn done_iops(r: &StepResult) -> Option<(usize, f64)> {
 
 /// A finished step's operating points, by its index in the plan from 0,
 /// for a later `at max of NAME`: a measurement's queue depth with its
-/// IOPS, or each cell of a rounds step with its steady-state window
-/// average. `None` for a step that failed, measured nothing, or chose its
+/// IOPS, or each cell of a rounds step's tracked workload with its
+/// steady-state window average. `None` for a step that failed, measured nothing, or chose its
 /// own queue depth.
-fn done_points(plan: &methodic_compiler::plan::Plan, r: &StepResult) -> Option<(usize, Vec<(Qd, f64)>)> {
+fn done_points(plan: &methodic_compiler::plan::Plan, r: &StepResult) -> Option<(usize, Vec<OperatingPoint>)> {
     if r.error.is_some() {
         return None;
     }
     let k = r.index.checked_sub(1)?;
     let points = match &plan.steps.get(k)?.action {
-        Action::Measure { qd, at: None, .. } => vec![(*qd, r.summary.as_ref()?.total.iops)],
-        Action::Rounds { cells, .. } => r
+        Action::Measure { qd, at: None, .. } => {
+            let total = &r.summary.as_ref()?.total;
+            vec![OperatingPoint { qd: *qd, iops: total.iops, mean_latency_us: total.latency_us.mean }]
+        }
+        // The cells of the tracked workload: a round's other cells (a
+        // pre-write) are not operating points of it.
+        Action::Rounds { cells, track, .. } => r
             .cells
             .as_ref()?
             .iter()
             .filter_map(|c| {
-                let cell = cells.iter().find(|p| {
+                let tracked = &cells.get(*track as usize)?.workload;
+                let cell = cells.iter().filter(|p| p.workload.same_io(tracked)).find(|p| {
                     p.workload.name == c.workload
                         && p.qd.total == c.qd
                         && (c.workers == 0 || p.qd.workers == c.workers)
                 })?;
-                Some((cell.qd, c.window_iops))
+                Some(OperatingPoint {
+                    qd: cell.qd,
+                    iops: c.window_iops,
+                    mean_latency_us: c.window_mean_latency_us,
+                })
             })
             .collect(),
         _ => return None,

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use methodic_compiler::plan::{
-    Bytes, Extent, IoMode, Pick, Plan, Point, Qd, Rate, RateAmount, Step, Target as Settings, plural,
+    Bytes, Extent, IoMode, Pick, Plan, Point, Qd, Rate, RateAmount, Step, Target as Settings, fine_name,
+    plural,
 };
 use methodic_results::dir::ResultsDir;
 use methodic_results::record::StepResult;
@@ -45,7 +46,16 @@ pub(super) struct Executor<'a> {
     /// The operating points (queue depth and IOPS) of each measurement or
     /// rounds step that finished, by plan index: what `at max of NAME`
     /// picks from.
-    pub(super) done_points: std::collections::HashMap<usize, Vec<(Qd, f64)>>,
+    pub(super) done_points: std::collections::HashMap<usize, Vec<OperatingPoint>>,
+}
+
+/// A finished measurement (or rounds cell) an operating point can be
+/// chosen from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct OperatingPoint {
+    pub qd: Qd,
+    pub iops: f64,
+    pub mean_latency_us: f64,
 }
 
 /// The step that runs: the plan's step, the target settings in effect
@@ -111,12 +121,13 @@ impl Executor<'_> {
     }
 
     /// The queue depth and workers of `point`: of the measurements it
-    /// names (their results, this session's or an earlier one's), the one
-    /// with the most IOPS, the fewest, or the IOPS nearest a share of the
-    /// most; fewer workers, then a lower queue depth, win a tie. What was
-    /// chosen, and why, goes into the step's actions.
+    /// names (their results, this session's or an earlier one's) whose
+    /// mean latency was under its limit, the one with the most IOPS, the
+    /// fewest, or the IOPS nearest halfway; fewer workers, then a lower
+    /// queue depth, win a tie. What was chosen, and why, goes into the
+    /// step's actions.
     pub(super) fn resolve_point(&self, step: &Step, point: &Point, actions: &mut Vec<String>) -> Result<Qd> {
-        let mut candidates: Vec<(Qd, f64)> = Vec::new();
+        let mut candidates: Vec<OperatingPoint> = Vec::new();
         for of in &point.of {
             match self.done_points.get(&(*of as usize)) {
                 Some(points) => candidates.extend(points.iter().copied()),
@@ -132,24 +143,32 @@ impl Executor<'_> {
                 }
             }
         }
-        let chosen = pick_point(&candidates, point.pick).ok_or_else(|| {
-            Error::unsupported(format!("step {}: {} has no measurement to choose from", step.id, point.name))
-        })?;
-        let (qd, iops) = chosen;
-        let most = candidates.iter().map(|c| c.1).fold(0.0, f64::max);
-        let why = match point.pick {
-            Pick::Max => format!("the most IOPS of {}", point.name),
-            Pick::Min => format!("the fewest IOPS of {}", point.name),
-            Pick::Share(p) => {
-                format!("the IOPS nearest {p} of the most of {} ({most:.0} IOPS)", point.name)
-            }
+        let measured = candidates.len();
+        if let Some(ns) = point.under_ns {
+            candidates.retain(|c| c.mean_latency_us * 1000.0 < ns as f64);
+        }
+        let Some(chosen) = pick_point(&candidates, point.pick) else {
+            return Err(Error::unsupported(format!(
+                "step {}: none of the {measured} measurements of {} had a mean latency under {}",
+                step.id,
+                point.name,
+                fine_name(point.under_ns.unwrap_or(0))
+            ))
+            .with_hint("the target is slower than the limit at every point measured; raise the limit"));
+        };
+        let OperatingPoint { qd, iops, mean_latency_us } = chosen;
+        let within = match point.under_ns {
+            Some(ns) => format!(", {} of {measured} under {}", candidates.len(), fine_name(ns)),
+            None => String::new(),
         };
         actions.push(format!(
-            "queue depth {} ({} x QD {}): {why}, {iops:.0} IOPS there, of {} measured",
+            "queue depth {} ({} x QD {}): {}; there {iops:.0} IOPS at a mean latency of {mean_latency_us:.0} us \
+             ({} measured{within})",
             qd.total,
             plural(qd.workers as u64, "worker", "workers"),
             qd.per_worker,
-            candidates.len()
+            point.describe(),
+            plural(measured as u64, "point", "points"),
         ));
         Ok(qd)
     }
@@ -229,16 +248,53 @@ impl Executor<'_> {
 }
 
 /// The operating point `pick` chooses of `candidates`: the most IOPS, the
-/// fewest, or the IOPS nearest a share of the most; on a tie, fewer
-/// workers, then a lower queue depth. `None` when there are none.
-pub(super) fn pick_point(candidates: &[(Qd, f64)], pick: Pick) -> Option<(Qd, f64)> {
-    let most = candidates.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max);
+/// fewest, or the IOPS nearest halfway between the two (SNIA PTS DIRTH's
+/// MidIOPS); on a tie, fewer workers, then a lower queue depth. `None`
+/// when there are none.
+pub(super) fn pick_point(candidates: &[OperatingPoint], pick: Pick) -> Option<OperatingPoint> {
+    let most = candidates.iter().map(|c| c.iops).fold(f64::NEG_INFINITY, f64::max);
+    let fewest = candidates.iter().map(|c| c.iops).fold(f64::INFINITY, f64::min);
     let score = |iops: f64| match pick {
         Pick::Max => -iops,
         Pick::Min => iops,
-        Pick::Share(p) => (iops - most * p.as_f64() / 100.0).abs(),
+        Pick::Mid => (iops - (most + fewest) / 2.0).abs(),
     };
     candidates.iter().copied().min_by(|a, b| {
-        score(a.1).total_cmp(&score(b.1)).then(a.0.workers.cmp(&b.0.workers)).then(a.0.total.cmp(&b.0.total))
+        score(a.iops)
+            .total_cmp(&score(b.iops))
+            .then(a.qd.workers.cmp(&b.qd.workers))
+            .then(a.qd.total.cmp(&b.qd.total))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use methodic_compiler::plan::QdCounting;
+
+    use super::*;
+
+    fn at(workers: u32, per_worker: u32, iops: f64, mean_latency_us: f64) -> OperatingPoint {
+        let qd = Qd { total: workers * per_worker, per_worker, workers, counted: QdCounting::PerWorker };
+        OperatingPoint { qd, iops, mean_latency_us }
+    }
+
+    /// MaxIOPS, MinIOPS and MidIOPS as SNIA's DIRTH picks them, ties to
+    /// fewer workers then a lower queue depth, and nothing of nothing.
+    #[test]
+    fn the_most_the_fewest_and_the_middle_are_picked_with_ties_to_the_smaller_layout() {
+        let points = [
+            at(1, 1, 10_000.0, 90.0),
+            at(4, 8, 400_000.0, 80.0),
+            at(2, 4, 190_000.0, 40.0),
+            at(8, 8, 400_000.0, 150.0),
+            at(1, 8, 220_000.0, 35.0),
+        ];
+        let pick = |p| pick_point(&points, p).map(|c| (c.qd.workers, c.qd.per_worker));
+        assert_eq!(pick(Pick::Max), Some((4, 8)), "400k twice: 4 workers before 8");
+        assert_eq!(pick(Pick::Min), Some((1, 1)));
+        // Halfway between 10k and 400k is 205k: 190k is 15k off, 220k 15k too; the one
+        // with fewer workers wins.
+        assert_eq!(pick(Pick::Mid), Some((1, 8)));
+        assert_eq!(pick_point(&[], Pick::Max), None);
+    }
 }
