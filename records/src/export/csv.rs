@@ -97,6 +97,9 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
         "trim_iops",
         "trim_mean_latency_us",
         "trim_p99_latency_us",
+        "verify_checked",
+        "verify_mismatches",
+        "verify_first_offset",
     ]));
     for p in pts {
         let c = step_of(run, p).map(|s| &s.checklist);
@@ -165,6 +168,9 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
             f(p.trim.as_ref().map(|t| t.iops)),
             f(p.trim.as_ref().map(|t| t.mean_latency_us)),
             f(p.trim.as_ref().map(|t| t.p99_latency_us)),
+            p.verify.as_ref().map_or(String::new(), |v| v.checked.to_string()),
+            p.verify.as_ref().map_or(String::new(), |v| v.mismatches.to_string()),
+            p.verify.as_ref().and_then(|v| v.first.first()).map_or(String::new(), |m| m.offset.to_string()),
         ]));
     }
     out

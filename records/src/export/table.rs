@@ -422,6 +422,10 @@ impl Exporter<Ran> for Table {
             if let Some(t) = r.summary.as_ref().and_then(|s| s.trim.as_ref()) {
                 notes.push(trim_words(t));
             }
+            // A mismatch fails the step, and its error says it.
+            if let Some(v) = r.verify.as_ref().filter(|_| r.error.is_none()) {
+                notes.push(v.words());
+            }
             if let Some(st) = &r.steady {
                 notes.push(if st.reached {
                     format!("steady at round {}", st.rounds)

@@ -95,6 +95,9 @@ pub struct Point {
     /// them with its reads and writes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trim: Option<TrimPoint>,
+    /// A step with `verify`: what it checked and found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::record::VerifyResult>,
 }
 
 /// A step's trims: how many a second, and their latency.
@@ -234,6 +237,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 seconds: r.seconds,
                 error: r.error.clone(),
                 trim: None,
+                verify: r.verify.clone(),
             };
         match (&step.action, one_io(&step.action), &r.summary, &r.cells, &r.copy) {
             (Action::Together { jobs, .. }, ..) => {
@@ -537,6 +541,7 @@ pub(crate) fn sample() -> Point {
         seconds: 1.0,
         error: None,
         trim: None,
+        verify: None,
     }
 }
 

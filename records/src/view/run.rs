@@ -96,6 +96,9 @@ pub fn step_line(r: &StepResult, units: Units) -> String {
     if let Some(q) = &r.qos {
         parts.push(q.verdict.clone());
     }
+    if let Some(v) = &r.verify {
+        parts.push(v.words());
+    }
     for j in &r.jobs {
         let t = &j.summary.total;
         let rate = if binary { t.mib_s } else { t.mb_s };
