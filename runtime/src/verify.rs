@@ -31,11 +31,12 @@
 //! The interval is the smallest alignment of the plan's verify steps'
 //! workloads, at least 512 bytes ([`interval_of`]). A write step's
 //! [`Tracker`] keeps which intervals it wrote whole in a bitmap (a bit an
-//! interval: 32 MiB a TiB of span at 4 KiB intervals, 128 MiB for a 4 TB
-//! drive, and as much again for the intervals left out, whose pages are
-//! only touched where trims or partial writes were); a per-interval last
-//! sequence number would take 8 bytes an interval (8 GiB for 4 TB), so the
-//! check is against the run and the offset, not the latest write.
+//! interval: 32 MiB a TiB of span at 4 KiB intervals, about 116 MiB for
+//! a 4 TB drive, eight times that at 512-byte intervals; as much again for
+//! the intervals left out, whose pages are only touched where trims or
+//! partial writes were); a per-interval last sequence number would take 8
+//! bytes an interval (about 7.3 GiB for 4 TB at 4 KiB), so the check is
+//! against the run and the offset, not the latest write.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
