@@ -123,10 +123,31 @@ pub struct StepResult {
     /// A latency QoS search: every probe, and the rate it found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qos: Option<QosResult>,
+    /// How the step's I/O spread over its devices and workers, where it
+    /// had more than one worker: the step's one I/O (a QoS search: the
+    /// probe its numbers are), each `together` job, each rounds cell's
+    /// last round, a precondition until steady's rounds together
+    /// (docs/RESULTS.md, "Devices and workers").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread: Vec<Spread>,
+    /// A measurement (or `together` job) with `bursts ON every PERIOD`:
+    /// each burst of its record window, in order (docs/RESULTS.md,
+    /// "Bursts").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bursts: Vec<BurstResult>,
+    /// I/Os recorded in the summary but started in no burst of the record
+    /// window: started in the ramp's last burst, completed after the ramp
+    /// ended (over all the step's jobs with bursts).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bursts_from_ramp: u64,
     /// A step with `verify`: the intervals it checked and every mismatch
     /// it found (see [`VerifyResult`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyResult>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What a latency QoS search found: the highest rate at which the
@@ -220,6 +241,9 @@ impl StepResult {
             health: Vec::new(),
             jobs: Vec::new(),
             qos: None,
+            spread: Vec::new(),
+            bursts: Vec::new(),
+            bursts_from_ramp: 0,
             verify: None,
         }
     }
@@ -475,6 +499,171 @@ pub struct ProbeResult {
     /// The page size the latencies point at, or why none was found.
     #[serde(default)]
     pub pages: Option<crate::analysis::PageEstimate>,
+}
+
+/// How one I/O run of a step spread over its devices and workers: each
+/// device's numbers (its workers' I/Os merged, latency from the merged
+/// histograms) and each worker's, over the run's record window, with the
+/// noise of each (docs/RESULTS.md, "Devices and workers"). A worker is one
+/// thread: with psync, one a queue slot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// A `together` step's job, by name; `None` for the step's own I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    /// A rounds step's cell, from 1 in the plan's order: its last round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<u32>,
+    /// Each device the workers used, in target order; empty when they all
+    /// used one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceRates>,
+    /// Each worker, from 1; empty with one worker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<WorkerRates>,
+}
+
+/// One device's share of an I/O run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceRates {
+    /// The target, from 1 (the order of `--target`); the manifest's
+    /// `targets` says what it is (model, serial).
+    pub target: u32,
+    pub path: PathBuf,
+    /// The workers that used it, from 1.
+    pub workers: Vec<u32>,
+    /// The seconds its rates are over: the step's record time (a step
+    /// that stops by bytes: to its workers' last recorded completion).
+    pub seconds: f64,
+    /// Reads and writes together.
+    pub rates: crate::numbers::Rates,
+    pub noise: Noise,
+}
+
+/// One worker's share of an I/O run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerRates {
+    /// From 1.
+    pub worker: u32,
+    /// The target it used, from 1, and its path.
+    pub target: u32,
+    pub path: PathBuf,
+    /// The seconds its rates are over: the step's record time (a step
+    /// that stops by bytes: to its last recorded completion).
+    pub seconds: f64,
+    /// Reads and writes together.
+    pub rates: crate::numbers::Rates,
+    pub noise: Noise,
+}
+
+/// How a worker (or a device) ran against the others of its group (the
+/// step's devices; the workers on the same device) interval by interval
+/// over the record window, and how much that moved: what a difference in
+/// IOPS must exceed to be more than noise (docs/RESULTS.md, "Devices and
+/// workers"). Measured on a log scale, each interval against the group's
+/// own in the same interval, so that what slows the whole machine for a
+/// moment (another process, a stall) moves every member alike and cancels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    /// Whole series intervals counted (those every member of the group
+    /// recorded), and their length.
+    pub intervals: u32,
+    pub interval_s: f64,
+    /// The sample standard deviation of its IOPS over those intervals.
+    pub sd_iops: f64,
+    /// The mean over the intervals of `ln((n + 1) / g)`, `n` its I/Os in the
+    /// interval and `g` the geometric mean of its group's `n + 1`: above 0
+    /// when it ran faster than its group, below when slower (0.1 is about
+    /// 10% faster).
+    pub vs_group: f64,
+    /// The correlation of that log ratio from one interval to the next
+    /// (lag 1).
+    pub autocorrelation: f64,
+    /// The standard error of `vs_group`: the log ratios' standard
+    /// deviation over `sqrt(n)`, widened by `sqrt((1 + r) / (1 - r))` for
+    /// their autocorrelation `r` (taken between 0 and 0.9); `None` with
+    /// fewer than [`Noise::MIN_INTERVALS`] intervals or alone in its group,
+    /// when the noise cannot be told.
+    pub vs_group_se: Option<f64>,
+}
+
+impl Noise {
+    /// The fewest whole intervals whose spread is taken as the noise.
+    pub const MIN_INTERVALS: usize = 4;
+
+    /// The noise of each member of a group, from its I/O counts, one a
+    /// whole interval of `interval_s` seconds (counted over the intervals
+    /// every member has: the shortest series).
+    pub fn of_group(counts: &[Vec<u64>], interval_s: f64) -> Vec<Noise> {
+        let n = counts.iter().map(Vec::len).min().unwrap_or(0);
+        let logs: Vec<Vec<f64>> =
+            counts.iter().map(|c| c[..n].iter().map(|x| (*x as f64 + 1.0).ln()).collect()).collect();
+        let group: Vec<f64> =
+            (0..n).map(|j| logs.iter().map(|l| l[j]).sum::<f64>() / logs.len().max(1) as f64).collect();
+        counts
+            .iter()
+            .zip(&logs)
+            .map(|(c, l)| {
+                let iops: Vec<f64> = c[..n].iter().map(|x| *x as f64 / interval_s).collect();
+                let ratio: Vec<f64> = l.iter().zip(&group).map(|(x, g)| x - g).collect();
+                let (mean, sd, r) = moments(&ratio);
+                let widen = {
+                    let r = r.clamp(0.0, 0.9);
+                    ((1.0 + r) / (1.0 - r)).sqrt()
+                };
+                Noise {
+                    intervals: n as u32,
+                    interval_s,
+                    sd_iops: moments(&iops).1,
+                    vs_group: mean,
+                    autocorrelation: r,
+                    vs_group_se: (n >= Noise::MIN_INTERVALS && counts.len() > 1)
+                        .then(|| sd / (n as f64).sqrt() * widen),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The mean, sample standard deviation and lag-1 autocorrelation of `x`.
+fn moments(x: &[f64]) -> (f64, f64, f64) {
+    let n = x.len();
+    if n == 0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let mean = x.iter().sum::<f64>() / n as f64;
+    let ss: f64 = x.iter().map(|v| (v - mean).powi(2)).sum();
+    let sd = if n > 1 { (ss / (n - 1) as f64).sqrt() } else { 0.0 };
+    let r = if n > 2 && ss > 0.0 {
+        x.windows(2).map(|w| (w[0] - mean) * (w[1] - mean)).sum::<f64>() / ss
+    } else {
+        0.0
+    };
+    (mean, sd, r)
+}
+
+/// One burst of a measurement with `bursts ON every PERIOD`: the I/Os
+/// started in `[start + i * PERIOD, start + i * PERIOD + ON)` of its
+/// record window and recorded (docs/RESULTS.md, "Bursts").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BurstResult {
+    /// A `together` step's job, by name; `None` for a measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    /// From 0.
+    pub index: u32,
+    /// When it started, seconds into the record window.
+    pub start_s: f64,
+    /// The seconds of its `ON` inside the record window (the last burst's
+    /// may be cut by the window's end).
+    pub on_s: f64,
+    pub ios: u64,
+    /// `ios` over `on_s`.
+    pub iops: f64,
+    /// Of its I/Os, from start to completion; `None` when latencies were
+    /// not recorded or it has no I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_latency_us: Option<f64>,
 }
 
 /// What a step with `verify` checked: a write step reads back every

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::manifest::{Loaded, ManifestStep};
 use crate::numbers::Summary;
-use crate::record::{OpenLoopResult, QosResult};
+use crate::record::{BurstResult, OpenLoopResult, QosResult, Spread};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Point {
@@ -91,6 +91,13 @@ pub struct Point {
     pub max_latency_us: Option<f64>,
     pub seconds: f64,
     pub error: Option<String>,
+    /// How its I/O spread over devices and workers, where it ran on
+    /// several workers (a rounds measurement: its last round).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+    /// Each burst of its record window, with `bursts ON every PERIOD`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bursts: Vec<BurstResult>,
     /// The step's trims apart, where it trimmed (the IOPS above count
     /// them with its reads and writes).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -236,9 +243,19 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 max_latency_us: None,
                 seconds: r.seconds,
                 error: r.error.clone(),
+                spread: None,
+                bursts: Vec::new(),
                 trim: None,
                 verify: r.verify.clone(),
             };
+        // The spread and bursts of a part of the step: a job by name, a
+        // rounds cell from 1, or the step's own I/O.
+        let spread_of = |job: Option<&str>, cell: Option<u32>| {
+            r.spread.iter().find(|s| s.job.as_deref() == job && s.cell == cell).cloned()
+        };
+        let bursts_of = |job: Option<&str>| {
+            r.bursts.iter().filter(|b| b.job.as_deref() == job).cloned().collect::<Vec<_>>()
+        };
         match (&step.action, one_io(&step.action), &r.summary, &r.cells, &r.copy) {
             (Action::Together { jobs, .. }, ..) => {
                 for (i, job) in jobs.iter().enumerate() {
@@ -265,6 +282,8 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     beside.sort();
                     p.beside = beside;
                     p.job = Some(JobPoint { name: job.name.clone(), device: jr.device.clone(), with });
+                    p.spread = spread_of(Some(&job.name), None);
+                    p.bursts = bursts_of(Some(&job.name));
                     let s = &jr.summary;
                     p.average_iops = Some(s.total.iops);
                     p.average_mb_s = s.total.mb_s;
@@ -287,6 +306,8 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     label.push_str(&format!(" at {}", asked_words(o)));
                 }
                 let mut p = base(&r.kind, &keys[0], Some(workload), Some(qd), label);
+                p.spread = spread_of(None, None);
+                p.bursts = bursts_of(None);
                 p.average_iops = Some(s.total.iops);
                 p.average_mb_s = s.total.mb_s;
                 p.average_mib_s = s.total.mib_s;
@@ -362,6 +383,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                         Some(&cell.qd),
                         format!("{} QD {}", c.workload, c.qd),
                     );
+                    p.spread = spread_of(None, Some(at as u32 + 1));
                     p.average_iops = Some(c.window_iops);
                     p.average_mb_s = c.window_mb_s;
                     p.average_mib_s = mib(c.window_mb_s);
@@ -540,6 +562,8 @@ pub(crate) fn sample() -> Point {
         max_latency_us: None,
         seconds: 1.0,
         error: None,
+        spread: None,
+        bursts: Vec::new(),
         trim: None,
         verify: None,
     }

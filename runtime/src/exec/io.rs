@@ -5,8 +5,12 @@
 //! (the recorder, the seconds measured, the I/O facts, the series rows;
 //! open loop, the rate kept).
 //! Chooses the engine for a queue ([`Workers::engine_for`]); the step
-//! kinds and the host ceiling run their I/O through here. Also the CSV
-//! writer the steady-state loops share.
+//! kinds and the host ceiling run their I/O through here. Each worker's
+//! own record is kept beside the merged one, for the run's spread over
+//! devices and workers and its bursts ([`spread`]). Also the CSV writer
+//! the steady-state loops share.
+
+pub(crate) mod spread;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -118,6 +122,10 @@ pub(crate) struct IoRun {
     pub(crate) record_start: SystemTime,
     pub(crate) info: IoInfo,
     pub(crate) rows: Vec<Row>,
+    /// Each worker's own record, in worker order.
+    pub(crate) workers: Vec<spread::WorkerRun>,
+    /// With bursts: each burst's I/Os over all workers.
+    pub(crate) bursts: Option<spread::BurstRun>,
 }
 
 pub(crate) fn std_duration(d: methodic_compiler::plan::Duration) -> StdDuration {
@@ -325,6 +333,8 @@ impl Workers {
         let mut failures: Vec<(usize, worker::IoFailure)> = Vec::new();
         let mut open: Vec<OpenOutcome> = Vec::new();
         let mut found: Vec<Findings> = vec![Findings::default(); devices];
+        let mut each: Vec<(spread::WorkerRun, f64)> = Vec::with_capacity(threads);
+        let mut bursts = spec.pauses.bursts.map(spread::BurstRun::new);
         for (k, o) in outcomes.into_iter().enumerate() {
             let on = k % devices;
             let mut o =
@@ -348,6 +358,20 @@ impl Workers {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
             };
+            if let Some(b) = bursts.as_mut() {
+                b.add(&o.bursts, o.bursts_from_ramp);
+            }
+            let own =
+                o.last_recorded.map_or(0.0, |l| l.saturating_duration_since(o.record_from).as_secs_f64());
+            each.push((
+                spread::WorkerRun {
+                    target: on,
+                    recorder: o.recorder,
+                    intervals: o.interval_ios,
+                    seconds: 0.0,
+                },
+                own,
+            ));
         }
         let measured = match (from, last) {
             (Some(f), Some(l)) => l.saturating_duration_since(f).as_secs_f64(),
@@ -364,6 +388,19 @@ impl Workers {
             Some(r) => measured.min(r.as_secs_f64()),
             None => measured,
         };
+        // Each worker's own time: the step's when timed, else from its
+        // record start to its last recorded completion.
+        let workers: Vec<spread::WorkerRun> = each
+            .into_iter()
+            .map(|(w, own)| spread::WorkerRun {
+                seconds: match spec.record {
+                    Some(_) if !cut_short => seconds,
+                    Some(r) => own.min(r.as_secs_f64()),
+                    None => own,
+                },
+                ..w
+            })
+            .collect();
         let errors = failures.first().map(|(on, f)| {
             let mut also_on: Vec<PathBuf> = Vec::new();
             for (t, _) in &failures {
@@ -389,7 +426,7 @@ impl Workers {
         let run = IoRun {
             recorder,
             seconds,
-            interval_s: spec.series.as_ref().map_or(1.0, |s| s.0.as_secs_f64()),
+            interval_s: spec.series.as_ref().map_or(worker::UNSERIED_INTERVAL, |s| s.0).as_secs_f64(),
             record_start: wall0 + from.map_or(StdDuration::ZERO, |f| f.saturating_duration_since(mono0)),
             info: IoInfo {
                 engine,
@@ -406,6 +443,8 @@ impl Workers {
                 rate: open_loop,
             },
             rows,
+            workers,
+            bursts,
         };
         if run.info.errors.is_some() {
             let series = spec.series.as_ref().and_then(|(_, p)| p.clone());

@@ -4,14 +4,15 @@
 //! the value columns hold, each sweep's best step. The header (platform,
 //! device, setup) is in [`header`], what the numbers say beyond their
 //! averages in [`findings`], the HTML page's charts in [`charts`], the jobs
-//! run at once, open-loop rates and QoS searches in [`loads`]; the
-//! exporters (`crate::export`) write it as a table, Markdown, CSV, JSON or
-//! HTML.
+//! run at once, open-loop rates and QoS searches in [`loads`], each
+//! step's devices, workers and bursts in [`spread`]; the exporters
+//! (`crate::export`) write it as a table, Markdown, CSV, JSON or HTML.
 
 pub mod charts;
 pub mod findings;
 pub mod header;
 pub mod loads;
+pub mod spread;
 
 use methodic_compiler::plan::{Conventions, ValueKind};
 

@@ -8,6 +8,7 @@ use std::time::Duration as StdDuration;
 use methodic_compiler::plan::{Qd, Workload};
 
 use crate::error::Result;
+use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoSpec};
 use crate::exec::step::{Executor, StepRun};
 
@@ -38,6 +39,7 @@ pub(super) fn run(
             verify: verify.as_ref(),
         },
     )?;
+    run.keep_spread(&x.targets, Part::STEP, s.out);
     x.finish_io(s, run, &csv)?;
     x.finish_verify(s, verify)
 }

@@ -6,6 +6,7 @@
 use methodic_compiler::plan::Action;
 
 use crate::error::{Error, Result};
+use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 
@@ -46,6 +47,7 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
         let rows: Vec<(f64, f64)> = run.rows.iter().map(|r| (r.t, r.mb_s)).collect();
         s.out.cliff = Some(crate::analysis::cliff::detect(&rows, run.info.bytes_written));
     }
+    run.keep_spread(&x.targets, Part::STEP, s.out);
     x.finish_io(s, run, &csv)?;
     x.finish_verify(s, verify)
 }

@@ -11,7 +11,7 @@ use methodic_results::record::SteadyResult;
 
 use super::rounds::{metric_of, steady_result};
 use crate::error::{Error, Result};
-use crate::exec::io::{At, CsvOut, IoSpec, std_duration};
+use crate::exec::io::{At, CsvOut, IoSpec, spread, std_duration};
 use crate::exec::step::{Executor, StepRun};
 use crate::series::{self, Row};
 use crate::stats::Recorder;
@@ -46,6 +46,7 @@ pub(super) fn for_time(
             verify: verify.as_ref(),
         },
     )?;
+    run.keep_spread(&x.targets, spread::Part::STEP, s.out);
     x.finish_io(s, run, &csv)?;
     x.finish_verify(s, verify)
 }
@@ -78,6 +79,9 @@ pub(super) fn until_steady(
     let mut seconds = 0.0;
     let mut latencies = Vec::new();
     let mut rows = Vec::new();
+    // Each worker over every round, for the step's spread.
+    let mut workers = Vec::new();
+    let interval_s = std_duration(series).as_secs_f64();
     let mut log = x.latency_log(step, SystemTime::now())?;
     // Verify: the rounds' writes are kept together, and read back once
     // the last round ends.
@@ -117,6 +121,7 @@ pub(super) fn until_steady(
             seconds += run.seconds;
             all.merge(&run.recorder);
             info = Some(run.info);
+            spread::absorb(&mut workers, run.workers, interval_s);
             window = steady::check(&values, rule);
             match &window {
                 Some(w) => rounds_out.row(&format!(
@@ -143,7 +148,8 @@ pub(super) fn until_steady(
         s.out.latency_log = log.as_ref().map(|l| x.relative(l.path()));
         s.out.steady =
             Some(SteadyResult { rounds_latency_us: latencies, ..steady_result(rule, values, window) });
-        s.out.peak = crate::analysis::peak::of(&rows, std_duration(series).as_secs_f64());
+        s.out.peak = crate::analysis::peak::of(&rows, interval_s);
+        s.out.spread.extend(spread::spread_of(&workers, interval_s, &x.targets, spread::Part::STEP));
     }
     outcome?;
     x.finish_verify(s, verify)
