@@ -211,18 +211,27 @@ fn a_device_that_takes_no_discards_is_refused_before_the_run() {
 }
 
 /// A workload that only trims, sequentially at QD 1 (one worker, from the
-/// file's start), on a file the test wrote:
+/// file's start), on a file the test wrote (through the page cache too):
 /// with psync (fallocate) and io_uring (IORING_OP_FALLOCATE), every byte
 /// the trims recorded is a hole from the start of the file on, and the
 /// file keeps its size and frees blocks.
 #[test]
 fn trims_on_a_file_punch_holes() {
-    let plan = plan(
-        "methodology \"t\" version \"1\"\n\
-         measure { sequential; block 64KiB; read 0% } qd 1 for 200ms\n",
-        100,
-    );
-    for (engine, name) in [(EngineChoice::Psync, "psync"), (EngineChoice::IoUring, "io_uring")] {
+    let trims = |io: &str| {
+        plan(
+            &format!(
+                "methodology \"t\" version \"1\"\ntarget {{ io {io} }}\n\
+                 measure {{ sequential; block 64KiB; read 0% }} qd 1 for 200ms\n"
+            ),
+            100,
+        )
+    };
+    for (engine, name, io) in [
+        (EngineChoice::Psync, "psync", "direct"),
+        (EngineChoice::IoUring, "io_uring", "direct"),
+        (EngineChoice::Psync, "psync-buffered", "buffered"),
+    ] {
+        let plan = trims(io);
         if engine == EngineChoice::IoUring && methodic_runtime::worker::io_uring_available().is_err() {
             common::skip("io_uring is not available", "run on a kernel with io_uring on");
             continue;
