@@ -140,6 +140,10 @@ pub struct StepResult {
     /// ended (over all the step's jobs with bursts).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub bursts_from_ramp: u64,
+    /// A step with `verify`: the intervals it checked and every mismatch
+    /// it found (see [`VerifyResult`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -240,6 +244,7 @@ impl StepResult {
             spread: Vec::new(),
             bursts: Vec::new(),
             bursts_from_ramp: 0,
+            verify: None,
         }
     }
 }
@@ -659,4 +664,159 @@ pub struct BurstResult {
     /// not recorded or it has no I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_latency_us: Option<f64>,
+}
+
+/// What a step with `verify` checked: a write step reads back every
+/// interval it wrote once its writes end; a read step checks every
+/// interval it reads as it reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifyResult {
+    pub how: VerifyWay,
+    /// Bytes an interval, each with a stamp at its head.
+    pub interval_bytes: u64,
+    /// The run the stamps are checked against (hex).
+    pub run: String,
+    /// A write step: the intervals it wrote whole, stamped.
+    pub written: u64,
+    /// A write step: intervals it wrote that are not checked, as their
+    /// contents are not known: trimmed, or written in part.
+    pub left_out: u64,
+    /// Intervals checked: read back (a write step), or read (a read step).
+    pub checked: u64,
+    /// Every mismatch found, counted exactly.
+    pub mismatches: u64,
+    /// The first mismatches, at most [`VerifyResult::LISTED`]: by offset
+    /// when read back, in the order the workers found them when read.
+    pub first: Vec<Mismatch>,
+    /// Seconds the read-back took (a write step), not part of the step's
+    /// numbers; 0 for a read step, whose checks are part of its reads.
+    pub seconds: f64,
+}
+
+impl VerifyResult {
+    /// How many mismatches are listed at most.
+    pub const LISTED: usize = 100;
+
+    /// `verified 4096 intervals of 4 KiB, no mismatch (read back in
+    /// 0.21s)`, or the mismatches in words.
+    pub fn words(&self) -> String {
+        let how = match self.how {
+            VerifyWay::ReadBack => format!(", read back in {:.2}s", self.seconds),
+            VerifyWay::AsRead => String::new(),
+        };
+        let size = crate::units::human(self.interval_bytes);
+        if self.mismatches == 0 {
+            return format!("verified {} intervals of {size}{how}: no mismatch", self.checked);
+        }
+        let first = self.first.first().map_or(String::new(), |m| format!("; the first {}", m.words()));
+        format!(
+            "{} of {} intervals of {size} checked do not match{how}{first}",
+            self.mismatches, self.checked
+        )
+    }
+}
+
+/// How a step verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyWay {
+    /// Its writes, read back once they ended.
+    ReadBack,
+    /// Its reads, checked as they completed.
+    AsRead,
+}
+
+/// One interval whose contents are not what was written there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// The target, by path.
+    pub target: String,
+    /// The interval's offset on the target.
+    pub offset: u64,
+    pub kind: MismatchKind,
+    /// What should have been there, and what was, in words.
+    pub expected: String,
+    pub found: String,
+}
+
+impl Mismatch {
+    /// `at offset 8388608 of /dev/loop0: corrupted (expected checksum
+    /// 0x1f2e3d4c, found 0x99aa0b1c)`.
+    pub fn words(&self) -> String {
+        format!(
+            "at offset {} of {}: {} (expected {}, found {})",
+            self.offset,
+            self.target,
+            self.kind.words(),
+            self.expected,
+            self.found
+        )
+    }
+}
+
+/// What was wrong with an interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MismatchKind {
+    /// No stamp at its head: never written with `verify`.
+    NotStamped,
+    /// Its bytes do not give the checksum its stamp holds.
+    Corrupted,
+    /// A whole, unchanged stamp of another run: a write of this run did
+    /// not reach it.
+    Stale,
+    /// A whole, unchanged stamp of another offset: a write meant for
+    /// there landed here.
+    Misplaced,
+}
+
+impl MismatchKind {
+    pub fn words(self) -> &'static str {
+        match self {
+            MismatchKind::NotStamped => "not written with verify",
+            MismatchKind::Corrupted => "corrupted",
+            MismatchKind::Stale => "stale (written by another run)",
+            MismatchKind::Misplaced => "misplaced (another offset's block)",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A verify record in words: the count and the interval, the read-back
+    /// time where there was one, and the first mismatch with its offset.
+    #[test]
+    fn a_verify_record_says_what_was_checked_and_the_first_mismatch() {
+        let mut v = VerifyResult {
+            how: VerifyWay::ReadBack,
+            interval_bytes: 4096,
+            run: "00000000000000aa".into(),
+            written: 4096,
+            left_out: 0,
+            checked: 4096,
+            mismatches: 0,
+            first: Vec::new(),
+            seconds: 0.25,
+        };
+        assert_eq!(v.words(), "verified 4096 intervals of 4.0 KiB, read back in 0.25s: no mismatch");
+        v.mismatches = 2;
+        v.first.push(Mismatch {
+            target: "/dev/loop0".into(),
+            offset: 8388608,
+            kind: MismatchKind::Misplaced,
+            expected: "the stamp of offset 8388608".into(),
+            found: "the stamp of offset 4096 (worker 1, write 9)".into(),
+        });
+        v.how = VerifyWay::AsRead;
+        assert_eq!(
+            v.words(),
+            "2 of 4096 intervals of 4.0 KiB checked do not match; the first at offset 8388608 of /dev/loop0: \
+             misplaced (another offset's block) (expected the stamp of offset 8388608, found the stamp of \
+             offset 4096 (worker 1, write 9))"
+        );
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!((&json["how"], &json["first"][0]["kind"]), (&"as_read".into(), &"misplaced".into()));
+    }
 }

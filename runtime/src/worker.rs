@@ -24,6 +24,7 @@ use crate::engine::{Completion, EngineFactory, EngineKind, Request, Setup, mono_
 use crate::region::Region;
 use crate::series::{Interval, Message};
 use crate::stats::{LatencyTally, Recorder};
+use crate::verify::{Findings, Stamping, Tracker};
 use crate::workload::{Generator, Op};
 
 /// When a worker records and stops, counted from the moment every worker
@@ -105,10 +106,26 @@ pub struct Job {
     pub engines: Arc<dyn EngineFactory>,
     /// Which of the run's targets `fd` is, from 0.
     pub target: usize,
+    /// A step with `verify`: stamp what it writes, and keep what it
+    /// wrote whole or check what it reads.
+    pub verify: Option<WorkerVerify>,
     /// Tests (the batch-stamp benchmark): also record each completion's
     /// latency stamped on its own, as the worker comes to it.
     #[cfg(test)]
     pub each_stamp: Option<std::sync::Arc<std::sync::Mutex<Recorder>>>,
+}
+
+/// A step with `verify`, as one worker does it.
+#[derive(Clone)]
+pub struct WorkerVerify {
+    pub stamping: Stamping,
+    /// The worker's number in its stamps.
+    pub worker: u32,
+    /// A step that writes: its target's record of what was written whole
+    /// (and trimmed), to read back once the step's writes end.
+    pub tracker: Option<Arc<Tracker>>,
+    /// A step that only reads: check each read as it completes.
+    pub check_reads: bool,
 }
 
 /// What a worker did.
@@ -149,6 +166,8 @@ pub struct Outcome {
     /// Bursts: recorded I/Os started before the record window (in the
     /// ramp's last burst), in no burst of it.
     pub bursts_from_ramp: u64,
+    /// A step that checks its reads: what the checks found.
+    pub verify: Option<Findings>,
 }
 
 /// The recorded I/Os started in one burst, and their latencies summed.
@@ -178,10 +197,19 @@ pub struct IoFailure {
     pub result: i32,
 }
 
+/// `read`, `write` or `trim`: an op as results and messages name it.
+pub fn op_word(op: Op) -> &'static str {
+    match op {
+        Op::Read => "read",
+        Op::Write => "write",
+        Op::Trim => "trim",
+    }
+}
+
 impl IoFailure {
     /// `write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)`.
     pub fn describe(&self) -> String {
-        let what = if self.op == Op::Read { "read" } else { "write" };
+        let what = op_word(self.op);
         if self.result < 0 {
             let errno = -self.result;
             let text = io::Error::from_raw_os_error(errno).to_string();
@@ -238,13 +266,23 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     // work in it (`if OPEN` goes at compile time). Pauses (think time,
     // bursts) wait on the clock as an open loop does, so they take its
     // loop, without a rate.
-    if job.rate.is_some() || !job.pauses.is_none() { drive::<true>(job) } else { drive::<false>(job) }
+    // Verification is made in the same way (`VERIFY`): a loop without
+    // it has none of its work in it.
+    let open = job.rate.is_some() || !job.pauses.is_none();
+    match (open, job.verify.is_some()) {
+        (false, false) => drive::<false, false>(job),
+        (true, false) => drive::<true, false>(job),
+        (false, true) => drive::<false, true>(job),
+        (true, true) => drive::<true, true>(job),
+    }
 }
 
 /// A worker's run, closed loop (`OPEN` false: an I/O starts as one
 /// completes) or open loop (`OPEN` true: an I/O starts when it is due and
 /// a slot is free, and its latency counts from when it was due).
-fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
+/// With `VERIFY`, writes are stamped and, once done, kept in the step's
+/// tracker; a step that only reads checks each read.
+fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> {
     if let Some(cpu) = job.cpu {
         pin(cpu);
     }
@@ -263,6 +301,7 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
         depth: depth as u32,
         force_async: job.force_async,
         target: job.target,
+        trims: job.workload.trim > methodic_compiler::plan::Percent::ZERO,
     });
     if let Ok(e) = &made {
         fixed_buffers = e.fixed_buffers();
@@ -302,6 +341,10 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
     let mut first_error = None;
     let mut completed = 0u64;
     let mut issuing = true;
+    // Verify: the writes this worker made (their sequence numbers), and
+    // what checking its reads found.
+    let mut writes_made = 0u64;
+    let mut findings = Findings::default();
 
     // Completions are recorded once, into the current interval; at each
     // interval's end it is added to the worker's total (and sent to the
@@ -374,6 +417,13 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
                 }
                 if io.op == Op::Write {
                     pattern.prepare_write(&mut buffers.slot(slot as usize)[..io.len as usize]);
+                    if VERIFY {
+                        if let Some(v) = &job.verify {
+                            writes_made += 1;
+                            let buf = &mut buffers.slot(slot as usize)[..io.len as usize];
+                            v.stamping.stamp(buf, io.offset, v.worker, writes_made);
+                        }
+                    }
                     written_bytes += io.len as u64;
                 }
                 issued_bytes += io.len as u64;
@@ -455,6 +505,8 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
             inflight -= 1;
             free.push(c.slot);
             let Pending { op, offset, len, issued_at } = pending[c.slot as usize];
+            // Done in full: a read or write moved its length; a trim says
+            // its length too (the engines make the kernel's 0 so).
             if c.result != len as i32 {
                 errors += 1;
                 first_error.get_or_insert(IoFailure { op, offset, len, result: c.result });
@@ -468,6 +520,19 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
                 continue;
             }
             completed += 1;
+            if VERIFY {
+                if let Some(v) = &job.verify {
+                    match (op, &v.tracker) {
+                        (Op::Write, Some(t)) => t.wrote(offset, len as u64),
+                        (Op::Trim, Some(t)) => t.trimmed(offset, len as u64),
+                        (Op::Read, _) if v.check_reads => {
+                            let buf = &buffers.slot(c.slot as usize)[..len as usize];
+                            v.stamping.check(buf, offset, &mut findings);
+                        }
+                        _ => {}
+                    }
+                }
+            }
             if recording {
                 interval.rec.count(op, len as u64);
                 if counting_bursts {
@@ -547,6 +612,7 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
         interval_ios,
         bursts,
         bursts_from_ramp,
+        verify: job.verify.as_ref().filter(|v| v.check_reads).map(|_| findings),
     })
 }
 
@@ -681,7 +747,7 @@ pub fn io_uring_available() -> Result<(), String> {
     let buffers = Buffers::new(1, 4096);
     let file = std::fs::File::open("/proc/self/stat").map_err(|e| e.to_string())?;
     use std::os::unix::io::AsRawFd;
-    Uring::new(file.as_raw_fd(), &buffers, 2, false).map(|_| ()).map_err(|e| e.to_string())
+    Uring::new(file.as_raw_fd(), &buffers, 2, false, false).map(|_| ()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -727,6 +793,7 @@ mod tests {
             latency: true,
             engines: Arc::new(crate::engine::Real),
             target: 0,
+            verify: None,
             each_stamp: None,
         }
     }

@@ -34,6 +34,8 @@ pub(crate) struct Step {
     pub(crate) notes: Vec<Note>,
     pub(crate) random: Percent,
     pub(crate) read: Percent,
+    /// All of it for `rw=trim` and `randtrim`, else none.
+    pub(crate) trim: Percent,
     pub(crate) blocks: Vec<(Bytes, Percent)>,
     pub(crate) align: Option<Bytes>,
     pub(crate) offset: Bytes,
@@ -109,11 +111,14 @@ enum Rw {
     RandWrite,
     Mixed,
     RandMixed,
+    /// `trim`, `randtrim`: trims alone.
+    Trim,
+    RandTrim,
 }
 
 impl Rw {
     pub(crate) fn random(self) -> bool {
-        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandMixed)
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandMixed | Rw::RandTrim)
     }
 
     fn mixed(self) -> bool {
@@ -277,6 +282,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         notes: std::mem::take(&mut r.notes),
         random,
         read,
+        trim: if matches!(rw, Rw::Trim | Rw::RandTrim) { Percent::HUNDRED } else { Percent::ZERO },
         blocks,
         align,
         offset,

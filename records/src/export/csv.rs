@@ -2,6 +2,7 @@
 //! quoted where a field needs it ([`line()`]). A report: a row a point, with
 //! its workload, values, latencies and checklist, and where it has them
 //! its job, open-loop rate and QoS search (the probes are in the JSON),
+//! its trims and what `verify` checked,
 //! then a row for each device and worker its I/O spread over and each of
 //! its bursts (`part` names it). A plan's steps: a row a step.
 
@@ -53,7 +54,7 @@ pub fn line(fields: &[impl AsRef<str>]) -> String {
 }
 
 /// The report's columns: a point's, then those of its parts' rows.
-const HEADER: [&str; 49] = [
+const HEADER: [&str; 55] = [
     "step",
     "id",
     "phase",
@@ -96,6 +97,12 @@ const HEADER: [&str; 49] = [
     "qos_limit_us",
     "qos_found_iops",
     "qos_probes",
+    "trim_iops",
+    "trim_mean_latency_us",
+    "trim_p99_latency_us",
+    "verify_checked",
+    "verify_mismatches",
+    "verify_first_offset",
     "part",
     "part_device",
     "part_workers",
@@ -171,6 +178,12 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
             f(p.qos.as_ref().map(|q| q.limit_us)),
             f(p.qos.as_ref().and_then(|q| q.found_iops)),
             p.qos.as_ref().map_or(String::new(), |q| q.points.len().to_string()),
+            f(p.trim.as_ref().map(|t| t.iops)),
+            f(p.trim.as_ref().map(|t| t.mean_latency_us)),
+            f(p.trim.as_ref().map(|t| t.p99_latency_us)),
+            p.verify.as_ref().map_or(String::new(), |v| v.checked.to_string()),
+            p.verify.as_ref().map_or(String::new(), |v| v.mismatches.to_string()),
+            p.verify.as_ref().and_then(|v| v.first.first()).map_or(String::new(), |m| m.offset.to_string()),
         ];
         // The parts' columns are empty on the point's own row.
         row.resize(HEADER.len(), String::new());

@@ -30,7 +30,7 @@ use crate::view::report::header::{ceiling_words, status_sentence, status_word, t
 use crate::view::report::loads::{Loads, loads};
 use crate::view::report::spread::{Spreads, spreads};
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
-use crate::view::run::{HostCeilings, Ran, failure_words, probe_words};
+use crate::view::run::{HostCeilings, Ran, failure_words, probe_words, trim_words};
 
 /// The `table` exporter: text for a terminal.
 pub struct Table;
@@ -482,6 +482,13 @@ impl Exporter<Ran> for Table {
                 if let Some(open) = &io.rate {
                     notes.push(open.words());
                 }
+            }
+            if let Some(t) = r.summary.as_ref().and_then(|s| s.trim.as_ref()) {
+                notes.push(trim_words(t));
+            }
+            // A mismatch fails the step, and its error says it.
+            if let Some(v) = r.verify.as_ref().filter(|_| r.error.is_none()) {
+                notes.push(v.words());
             }
             if let Some(st) = &r.steady {
                 notes.push(if st.reached {

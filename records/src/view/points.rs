@@ -98,6 +98,39 @@ pub struct Point {
     /// Each burst of its record window, with `bursts ON every PERIOD`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bursts: Vec<BurstResult>,
+    /// The step's trims apart, where it trimmed (the IOPS above count
+    /// them with its reads and writes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<TrimPoint>,
+    /// A step with `verify`: what it checked and found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::record::VerifyResult>,
+}
+
+/// A step's trims: how many a second, and their latency.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrimPoint {
+    pub iops: f64,
+    pub mean_latency_us: f64,
+    pub p99_latency_us: f64,
+}
+
+impl TrimPoint {
+    fn of(r: Option<&crate::numbers::Rates>) -> Option<TrimPoint> {
+        r.map(|t| TrimPoint {
+            iops: t.iops,
+            mean_latency_us: t.latency_us.mean,
+            p99_latency_us: t.latency_us.p99,
+        })
+    }
+
+    /// `trims 1234 IOPS, 56.7 us mean, 89.0 us p99`.
+    pub fn words(&self) -> String {
+        format!(
+            "trims {:.0} IOPS, {:.1} us mean, {:.1} us p99",
+            self.iops, self.mean_latency_us, self.p99_latency_us
+        )
+    }
 }
 
 /// A job of a `together` step.
@@ -212,6 +245,8 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 error: r.error.clone(),
                 spread: None,
                 bursts: Vec::new(),
+                trim: None,
+                verify: r.verify.clone(),
             };
         // The spread and bursts of a part of the step: a job by name, a
         // rounds cell from 1, or the step's own I/O.
@@ -372,6 +407,8 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     let window = Some(&c.window_latency_us).filter(|l| l.max > 0.0);
                     p.p99_latency_us = Some(window.map_or(c.last.total.latency_us.p99, |l| l.p99));
                     p.max_latency_us = Some(window.map_or(c.last.total.latency_us.max, |l| l.max));
+                    // The last round's trims: the window keeps no trims apart.
+                    p.trim = TrimPoint::of(c.last.trim.as_ref());
                     out.push(p);
                 }
             }
@@ -428,6 +465,7 @@ fn latencies(p: &mut Point, s: &Summary) {
     p.p99_latency_us = Some(s.total.latency_us.p99);
     p.max_latency_us = Some(s.total.latency_us.max);
     p.seconds = s.seconds;
+    p.trim = TrimPoint::of(s.trim.as_ref());
 }
 
 /// Keeps an open-loop step's rate on its point and, when the rate was not
@@ -526,6 +564,8 @@ pub(crate) fn sample() -> Point {
         error: None,
         spread: None,
         bursts: Vec::new(),
+        trim: None,
+        verify: None,
     }
 }
 

@@ -14,7 +14,7 @@ pub(crate) mod spread;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration as StdDuration, Instant, SystemTime};
 
 use methodic_compiler::plan::{Bytes, IoMode, Pauses, Qd, Rate, RateAmount, Target as Settings, Workload};
@@ -32,8 +32,9 @@ use crate::rng::{Stream, stream_seed};
 use crate::series::{self, Row};
 use crate::stats::Recorder;
 use crate::target::Target;
+use crate::verify::{Findings, Stamping, Tracker};
 use crate::worker::pace::{OpenOutcome, OpenRate};
-use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing};
+use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing, WorkerVerify};
 
 /// The most threads psync uses to keep a queue depth; deeper queues use
 /// io_uring.
@@ -76,6 +77,29 @@ pub(crate) struct IoSpec<'w> {
     pub(crate) rate: Option<Rate>,
     /// Pauses between a worker's I/Os: think time, bursts.
     pub(crate) pauses: Pauses,
+    /// A step with `verify`: its stamps, and where what its workers wrote
+    /// or found is kept over its I/O runs.
+    pub(crate) verify: Option<&'w StepVerify>,
+}
+
+/// A step with `verify` while it runs: how it stamps, whether it writes
+/// (and is read back at its end) or only reads (and checks each read),
+/// and, for each target, what was written whole or what the checks found.
+pub(crate) struct StepVerify {
+    pub(crate) stamping: Stamping,
+    /// The step's workload writes or trims.
+    pub(crate) writes: bool,
+    /// A tracker a target, made when the step's first I/O lays its
+    /// workers out over the target's region.
+    pub(crate) trackers: Mutex<Vec<Option<Arc<Tracker>>>>,
+    /// What the read checks found, a target's.
+    pub(crate) found: Mutex<Vec<Findings>>,
+}
+
+impl StepVerify {
+    pub(crate) fn new(stamping: Stamping, writes: bool) -> StepVerify {
+        StepVerify { stamping, writes, trackers: Mutex::default(), found: Mutex::default() }
+    }
 }
 
 /// A round and a cell of a step, from 1; both 1 for steps without rounds.
@@ -183,6 +207,23 @@ impl Workers {
             }
         }
         layout.sort_by_key(|l| l.0);
+        // Verify: a step that writes keeps a tracker a target, over its
+        // region, for all its I/O runs (a precondition's rounds).
+        let trackers: Vec<Option<Arc<Tracker>>> = match spec.verify.filter(|v| v.writes) {
+            Some(v) => {
+                let mut kept = v.trackers.lock().expect("the trackers are not poisoned");
+                let n = devices.max(kept.len());
+                kept.resize(n, None);
+                for &(i, region, _) in &layout {
+                    let d = i % devices;
+                    if kept[d].is_none() {
+                        kept[d] = Some(Arc::new(Tracker::new(region, v.stamping.interval)));
+                    }
+                }
+                kept.clone()
+            }
+            None => Vec::new(),
+        };
         let (tx, collector) = match &spec.series {
             Some((interval, path)) => {
                 let health = path.as_ref().map(|p| p.with_extension("health.csv"));
@@ -244,6 +285,12 @@ impl Workers {
                 latency: self.latency,
                 engines: Arc::clone(&self.engines),
                 target: i % devices,
+                verify: spec.verify.map(|v| WorkerVerify {
+                    stamping: v.stamping,
+                    worker: i as u32,
+                    tracker: trackers.get(i % devices).cloned().flatten(),
+                    check_reads: !v.writes,
+                }),
                 #[cfg(test)]
                 each_stamp: None,
             })
@@ -285,11 +332,16 @@ impl Workers {
         let (mut failed, mut completed) = (0u64, 0u64);
         let mut failures: Vec<(usize, worker::IoFailure)> = Vec::new();
         let mut open: Vec<OpenOutcome> = Vec::new();
+        let mut found: Vec<Findings> = vec![Findings::default(); devices];
         let mut each: Vec<(spread::WorkerRun, f64)> = Vec::with_capacity(threads);
         let mut bursts = spec.pauses.bursts.map(spread::BurstRun::new);
         for (k, o) in outcomes.into_iter().enumerate() {
             let on = k % devices;
-            let o = o.map_err(|e| Error::io(format!("step {id} on {}", targets[on].path.display()), e))?;
+            let mut o =
+                o.map_err(|e| Error::io(format!("step {id} on {}", targets[on].path.display()), e))?;
+            if let Some(f) = o.verify.take() {
+                found[on].merge(f);
+            }
             failed += o.errors;
             completed += o.completed;
             if let Some(f) = o.first_error {
@@ -363,6 +415,14 @@ impl Workers {
             .rate
             .zip(asked_iops)
             .map(|(r, asked)| open_loop_result(r, asked, &open, recorder.ios(), seconds));
+        if let Some(v) = spec.verify.filter(|v| !v.writes) {
+            let mut kept = v.found.lock().expect("the findings are not poisoned");
+            let n = devices.max(kept.len());
+            kept.resize(n, Findings::default());
+            for (d, f) in found.into_iter().enumerate() {
+                kept[d].merge(f);
+            }
+        }
         let run = IoRun {
             recorder,
             seconds,

@@ -198,6 +198,13 @@ pub(crate) fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>>
             } else if p.kind != "measure" {
                 notes.push(p.kind.clone());
             }
+            if let Some(t) = &p.trim {
+                notes.push(t.words());
+            }
+            // A mismatch fails the step, and its error says it.
+            if let Some(v) = p.verify.as_ref().filter(|v| v.mismatches == 0) {
+                notes.push(v.words());
+            }
             // A missed rate is in the value note; a kept one says its rate.
             if let Some(o) = p.open_loop.as_ref().filter(|o| o.kept && p.qos.is_none()) {
                 notes.push(format!("open loop {}", o.words()));

@@ -1,6 +1,7 @@
 //! Fill steps: a workload written over each worker's stripe a number of
 //! times (`fill W passes N`), as fast as the target takes it; its summary,
-//! series and latency log come out.
+//! series and latency log come out, and with `verify` what its writes
+//! read back as.
 
 use std::time::Duration as StdDuration;
 
@@ -20,6 +21,7 @@ pub(super) fn run(
     passes: u32,
 ) -> Result<()> {
     let csv = x.results.series_path(&s.step.id, "")?;
+    let verify = x.step_verify(s.step, workload);
     let run = x.io(
         s.step,
         IoSpec {
@@ -34,8 +36,10 @@ pub(super) fn run(
             at: At::ONCE,
             rate: None,
             pauses: Default::default(),
+            verify: verify.as_ref(),
         },
     )?;
     run.keep_spread(&x.targets, Part::STEP, s.out);
-    x.finish_io(s, run, &csv)
+    x.finish_io(s, run, &csv)?;
+    x.finish_verify(s, verify)
 }

@@ -28,6 +28,7 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
             series: None,
             at: At { round: k, cell: 1 },
             pauses: Default::default(),
+            verify: None,
             rate: rate
                 .map(|r| Rate { amount: RateAmount::Iops(r.round().max(1.0) as u64), arrivals: q.arrivals }),
         };

@@ -61,6 +61,7 @@ pub(super) fn run(
                         at: At { round: r, cell: k as u32 + 1 },
                         rate: None,
                         pauses: Default::default(),
+                        verify: None,
                     },
                 )?;
                 let s = run.recorder.summary(run.seconds);

@@ -68,6 +68,7 @@ pub(super) fn run(
                         at: At::ONCE,
                         rate: *rate,
                         pauses: job.pauses,
+                        verify: None,
                     };
                     scope.spawn(move || workers.run(&targets[d..=d], &id, run, spec))
                 })
