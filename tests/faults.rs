@@ -343,3 +343,171 @@ fn an_eio_from_a_loop_device_over_a_failing_file_names_the_device_and_the_offset
     assert_eq!(statuses, ["completed", "failed", "pending"]);
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }
+
+/// The cells of a CSV line: commas split them, but not inside quotes
+/// (where a doubled quote is one).
+fn cells(line: &str) -> Vec<String> {
+    let (mut out, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cell)),
+            c => cell.push(c),
+        }
+    }
+    out.push(cell);
+    out
+}
+
+/// A plain read, a sequential fill with `verify` (its read-back checks
+/// every 4KiB interval it wrote), then sequential reads with `verify` on
+/// two psync workers, whose second starts its stripe at 8MiB.
+fn verify_source(on_error: &str) -> String {
+    format!(
+        "methodology \"verify\" version \"1\"\n{on_error}\n\
+         workload r {{ random; block 4KiB; read 100% }}\n\
+         workload s {{ sequential; block 64KiB; align 4KiB; read 0% }}\n\
+         workload q {{ sequential; block 64KiB; align 4KiB; read 100% }}\n\
+         measure r qd 1 for 200ms\n\
+         fill s passes 1 verify\n\
+         measure q qd 2 for 200ms verify\n"
+    )
+}
+
+/// A step's verify record found the one corrupted interval, at 8MiB, on
+/// `target`: once when read back; as often as it was read (each listed)
+/// when checked as read.
+fn assert_the_mismatch_at_8mib(step: &serde_json::Value, target: &str, how: &str) {
+    let v = &step["verify"];
+    assert_eq!(v["how"], how, "{step}");
+    assert_eq!(v["interval_bytes"], 4096);
+    let (found, listed) = (v["mismatches"].as_u64().unwrap(), v["first"].as_array().unwrap());
+    if how == "read_back" {
+        assert_eq!(found, 1, "{v}");
+    } else {
+        assert!(found >= 1 && found == listed.len() as u64, "{v}");
+    }
+    assert!(listed.iter().all(|m| m["offset"] == EIGHT_MIB), "{v}");
+    let m = &v["first"][0];
+    assert_eq!(
+        (&m["offset"], &m["kind"], &m["target"]),
+        (&EIGHT_MIB.into(), &"corrupted".into(), &target.into())
+    );
+    assert!(m["expected"].as_str().unwrap().starts_with("checksum 0x"), "{m}");
+    let error = step["error"].as_str().expect("the step failed");
+    assert!(error.contains("data verification") && error.contains("the first at offset 8388608"), "{error}");
+    // Its numbers are kept.
+    assert!(step["summary"]["total"]["ios"].as_u64() > Some(0), "{step}");
+}
+
+/// Reads of a FUSE file return one byte flipped at 8MiB: the fill's
+/// read-back finds it, the run fails there saying its offset, and the
+/// plain read before it keeps its numbers; in steps.jsonl, results.json,
+/// the manifest and the report.
+#[test]
+fn a_corrupted_read_fails_a_verify_step_naming_its_offset() {
+    let Some(fs) = FaultFs::mount("verify", 16 << 20) else { return };
+    fs.corrupt(EIGHT_MIB + 100..EIGHT_MIB + 101);
+    let target = fs.file();
+    let path = target.to_str().unwrap();
+    let (o, out) = run("verify", &verify_source(""), &["--target", path, "--overwrite", "--engine", "psync"]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("error: step fill-s: data verification: 1 of 4096 intervals"), "{stderr}");
+    assert!(stderr.contains(&format!("the first at offset 8388608 of {path}: corrupted")), "{stderr}");
+    assert!(fs.corrupted() >= 1, "a read came back corrupted");
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let steps = report["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "the run ended at the fill");
+    assert!(steps[0]["error"].is_null() && steps[0]["summary"]["total"]["ios"].as_u64() > Some(0));
+    assert_the_mismatch_at_8mib(&steps[1], path, "read_back");
+    assert_eq!(
+        (&steps[1]["verify"]["written"], &steps[1]["verify"]["checked"]),
+        (&4096.into(), &4096.into())
+    );
+    let journaled = journal(&out);
+    assert_eq!(journaled[0]["summary"], steps[0]["summary"]);
+    assert_the_mismatch_at_8mib(&journaled[1], path, "read_back");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["status"], "failed");
+    assert_the_mismatch_at_8mib(&results["steps"][1], path, "read_back");
+    let (_, statuses) = manifest_statuses(&out);
+    assert_eq!(statuses, ["completed", "failed", "pending"]);
+    let r = methodic(&["report", out.to_str().unwrap()]);
+    let shown = text(&r.stdout);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    assert!(
+        shown.contains("failed: step fill-s: data verification") && shown.contains("offset 8388608"),
+        "{shown}"
+    );
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
+
+/// The same through a loop device over the FUSE file, on_error continue:
+/// the fill's read-back and the reads after it (as they read) each find
+/// the corrupted interval at 8MiB of the loop device; the run goes on
+/// past the fill, and fails.
+#[test]
+fn a_corrupted_read_through_a_loop_device_fails_both_verify_steps() {
+    // Declared first, dropped last: the loop device lets go of the file
+    // before it is unmounted.
+    let Some(fs) = FaultFs::mount("verify-loop", 16 << 20) else { return };
+    let Some(lock) = devices::devices() else { return };
+    let Some(dev) = devices::Loop::over(&lock, &fs.file()) else { return };
+    fs.corrupt(EIGHT_MIB + 100..EIGHT_MIB + 101);
+    let device = dev.dev.to_str().unwrap();
+    let args = ["--target", device, "--destroy", device, "--engine", "psync"];
+    let (o, out) = run("verify-loop", &verify_source("on_error continue"), &args);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("2 of 3 steps failed"), "{stderr}");
+    let steps = journal(&out);
+    assert_eq!(steps.len(), 3, "on_error continue: every step ran");
+    assert!(steps[0]["error"].is_null());
+    assert_the_mismatch_at_8mib(&steps[1], device, "read_back");
+    assert_the_mismatch_at_8mib(&steps[2], device, "as_read");
+    let (_, statuses) = manifest_statuses(&out);
+    assert_eq!(statuses, ["completed", "failed", "failed"]);
+    let r = methodic(&["report", out.to_str().unwrap(), "--format", "csv"]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let csv = text(&r.stdout);
+    let header = cells(csv.lines().next().unwrap());
+    let at = header.iter().position(|c| c == "verify_first_offset").expect("a verify_first_offset column");
+    let firsts: Vec<String> =
+        csv.lines().skip(1).map(|l| cells(l)[at].clone()).filter(|c| !c.is_empty()).collect();
+    assert_eq!(firsts, ["8388608", "8388608"], "{csv}");
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
+
+/// On a scratch file, nothing corrupted: the fill reads back every
+/// interval it wrote (16MiB of 4KiB intervals, each once), the reads
+/// check every interval they read, and nothing mismatches.
+#[test]
+fn a_clean_run_verifies_every_interval_it_wrote() {
+    let src = "methodology \"clean\" version \"1\"\ntarget { span 16MiB }\n\
+               workload s { sequential; block 64KiB; align 4KiB; read 0% }\n\
+               workload r { random; block 4KiB; read 100% }\n\
+               fill s passes 1 verify\n\
+               measure r qd 4 for 200ms verify\n";
+    let (o, out) = run("verify-clean", src, &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let steps = journal(&out);
+    let (fill, read) = (&steps[0]["verify"], &steps[1]["verify"]);
+    assert_eq!(
+        (&fill["written"], &fill["checked"], &fill["left_out"]),
+        (&4096.into(), &4096.into(), &0.into())
+    );
+    assert_eq!(fill["mismatches"], 0);
+    // Each 4KiB read checks its one interval: as many as were read, ramp
+    // included (at least the reads recorded).
+    let reads = steps[1]["summary"]["total"]["ios"].as_u64().unwrap();
+    assert!(read["checked"].as_u64().unwrap() >= reads && reads > 0, "{read}");
+    assert_eq!((&read["how"], &read["mismatches"]), (&"as_read".into(), &0.into()));
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}

@@ -1,8 +1,15 @@
 //! Estimates: a step's action and target settings go in, how long it takes
 //! and what it writes come out, as far as the plan can know without the
 //! device. A plan's estimate is the plain sum of its steps' estimates.
+//! A workload writes where its write share (what reads and trims leave) is
+//! above 0: a step that only reads and trims writes nothing.
 
 use crate::plan::*;
+
+/// Whether `w` writes data (a trim deallocates, and writes none).
+fn writes_data(w: &Workload) -> bool {
+    w.write_share() > Percent::ZERO
+}
 
 /// How long a step takes and what it writes.
 pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
@@ -19,13 +26,15 @@ pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
                 PreconditionStop::Time(d) => TimeRange::exactly(*d),
                 PreconditionStop::Steady { round, rule } => rounds_range(*round, rule),
             };
-            if workload.writes() {
+            if writes_data(workload) {
                 e.written.timed = e.time;
             }
         }
-        Action::Measure { workload, ramp, stop, .. } => measure(&mut e, span, *ramp, stop, workload.writes()),
+        Action::Measure { workload, ramp, stop, .. } => {
+            measure(&mut e, span, *ramp, stop, writes_data(workload))
+        }
         Action::Together { jobs, ramp, stop, .. } => {
-            measure(&mut e, span, *ramp, stop, jobs.iter().any(|j| j.workload.writes()))
+            measure(&mut e, span, *ramp, stop, jobs.iter().any(|j| writes_data(&j.workload)))
         }
         Action::Qos(q) => {
             let each = q.ramp.saturating_add(q.probe);
@@ -34,7 +43,7 @@ pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
                 min: Duration::from_millis(each.as_millis().saturating_mul(min as u64)),
                 max: Duration::from_millis(each.as_millis().saturating_mul(max as u64)),
             };
-            if q.workload.writes() {
+            if writes_data(&q.workload) {
                 e.written.timed = e.time;
             }
         }
@@ -44,7 +53,7 @@ pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
                 .fold(Duration::ZERO, |sum, c| sum.saturating_add(c.ramp.saturating_add(c.record)));
             let writing = cells
                 .iter()
-                .filter(|c| c.workload.writes())
+                .filter(|c| writes_data(&c.workload))
                 .fold(Duration::ZERO, |sum, c| sum.saturating_add(c.ramp.saturating_add(c.record)));
             e.time = rounds_range(round, rule);
             if !writing.is_zero() {
@@ -176,6 +185,29 @@ mod tests {
         let e = step(&a, Some(&Target::default()));
         assert_eq!(e.time, TimeRange::exactly(Duration::from_secs(330)));
         assert_eq!(e.written, Written::default());
+    }
+
+    /// Reads and trims alone write nothing; a write share left over writes.
+    #[test]
+    fn a_measure_that_reads_and_trims_writes_nothing() {
+        let measure = |read: u32, trim: u32| {
+            let mut workload = wl(read);
+            workload.trim = Percent::whole(trim);
+            let a = Action::Measure {
+                workload,
+                qd: qd(),
+                ramp: Duration::from_secs(0),
+                stop: MeasureStop { time: Some(Duration::from_secs(60)), written: None },
+                series: Duration::from_secs(1),
+                rate: None,
+                pauses: Pauses::default(),
+                at: None,
+            };
+            step(&a, Some(&Target::default())).written
+        };
+        assert_eq!(measure(50, 50), Written::default());
+        assert_eq!(measure(0, 100), Written::default());
+        assert_eq!(measure(50, 20).timed, TimeRange::exactly(Duration::from_secs(60)));
     }
 
     #[test]

@@ -82,6 +82,10 @@ pub fn plan_to_fio(plan: &Plan, only: Option<(usize, Option<Engine>)>) -> String
     for i in steps {
         let step = &plan.steps[i];
         out.push('\n');
+        if let Some(note) = mixed_trim(i, step) {
+            let _ = writeln!(out, "; {note}");
+            continue;
+        }
         for s in sections(i, step, only.and_then(|o| o.1)) {
             for note in &s.notes {
                 let _ = writeln!(out, "; {note}");
@@ -103,6 +107,24 @@ pub fn plan_to_fio(plan: &Plan, only: Option<(usize, Option<Engine>)>) -> String
         }
     }
     out
+}
+
+/// Why a step whose workload trims a share of its I/Os, beside reads or
+/// writes, has no fio section: fio 3.33's `rw` trims alone (`trim`,
+/// `randtrim`) or trims each block before writing it (`trimwrite`), never
+/// a share of trims drawn among the I/Os.
+fn mixed_trim(i: usize, step: &Step) -> Option<String> {
+    let w = step.action.workloads().into_iter().find(|w| {
+        w.trim > methodic_compiler::plan::Percent::ZERO && w.trim < methodic_compiler::plan::Percent::HUNDRED
+    })?;
+    Some(format!(
+        "step {} ({}): not exported. Its workload {} trims {} of its I/Os among its reads and writes; fio \
+         trims only alone (rw=trim, randtrim) or before each write (trimwrite), so no fio job does the same",
+        i + 1,
+        step.id,
+        w.name,
+        w.trim
+    ))
 }
 
 /// One fio section, or only notes when fio cannot run the step.
@@ -484,7 +506,12 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
     let mut o: Vec<(&'static str, Option<String>)> = vec![("stonewall", None)];
     let read = w.read.as_f64();
     let random = w.random.as_f64();
+    // Trims alone are fio's trim and randtrim; fio has no share of trims
+    // among reads and writes (see `mixed_trim`).
+    let trims = w.trim.as_f64() >= 100.0;
     let rw = match (read, random > 0.0) {
+        _ if trims && random > 0.0 => "randtrim",
+        _ if trims => "trim",
         (r, false) if r >= 100.0 => "read",
         (r, true) if r >= 100.0 => "randread",
         (r, false) if r <= 0.0 => "write",
@@ -768,6 +795,36 @@ mod tests {
                      precondition w qd 4 until steady { round 60s; window 5; slope 10%; max_rounds 25; metric iops }\n");
         // 10% over a 300s window is 0.0333% a second.
         assert!(has(&j, "ss=iops_slope:0.033333%") && has(&j, "ss_dur=300s"), "{j}");
+    }
+
+    /// Trims alone are fio's trim or randtrim; a share of trims among
+    /// reads and writes has no fio job, and says so in place of one.
+    #[test]
+    fn trims_alone_export_as_fios_trim_and_a_mix_is_refused() {
+        let with_trim = |src: &str, trim: u32| {
+            let mut plan =
+                methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
+            for s in &mut plan.steps {
+                if let Action::Measure { workload, .. } = &mut s.action {
+                    workload.trim = methodic_compiler::plan::Percent::whole(trim);
+                }
+            }
+            plan_to_fio(&plan, None)
+        };
+        let src = |access: &str| {
+            format!(
+                "methodology \"t\" version \"1\"\nmeasure {{ {access}; block 4KiB; read 0% }} qd 4 for 1s\n"
+            )
+        };
+        let j = with_trim(&src("random"), 100);
+        assert!(has(&j, "rw=randtrim") && has(&j, "bs=4096"), "{j}");
+        assert!(has(&with_trim(&src("sequential"), 100), "rw=trim"));
+        let j = with_trim(&src("random"), 30);
+        assert!(!j.lines().any(|l| l.starts_with("rw=")), "no job for a mix: {j}");
+        assert!(
+            j.contains("; step 1 (") && j.contains("trims 30% of its I/Os among its reads and writes"),
+            "{j}"
+        );
     }
 
     #[test]

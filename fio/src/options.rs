@@ -6,7 +6,7 @@
 //!
 //! | fio option | methodic | decision |
 //! |---|---|---|
-//! | `rw` (`readwrite`) | `random` / `sequential`, `read N%` | `read`, `write`, `randread`, `randwrite`, `rw`/`readwrite`, `randrw`; fio's default is `read`. Trims and the `:N` modifier are refused |
+//! | `rw` (`readwrite`) | `random` / `sequential`, `read N%`, `trim 100%` | `read`, `write`, `randread`, `randwrite`, `rw`/`readwrite`, `randrw`, `trim`, `randtrim`; fio's default is `read`. `trimwrite`, `randtrimwrite` and the `:N` modifier are refused |
 //! | `rwmixread`, `rwmixwrite` | `read N%` | jobs that mix (default 50); on a job that does not mix, noted as ignored, as fio ignores it; both given must add up to 100 |
 //! | `percentage_random` | `random N%` | random jobs only, one value |
 //! | `bs` (`blocksize`) | `block SIZE` | one size for reads and writes (default 4k); `bs=4k,8k` refused |

@@ -318,6 +318,9 @@ fn workload(s: &Step) -> String {
         }
     };
     let mut props = vec![access, blocks, format!("read {}", s.read)];
+    if s.trim > Percent::ZERO {
+        props.push(format!("trim {}", s.trim));
+    }
     if let Some(a) = s.align {
         props.push(format!("align {a}"));
     }

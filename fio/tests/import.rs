@@ -369,6 +369,19 @@ fn every_problem_is_named_with_its_line_and_option() {
     assert!(lines.windows(2).all(|w| w[0] <= w[1]), "in line order: {lines:?}");
 }
 
+/// fio's trims alone import as a workload that only trims, random or
+/// sequential, and export back to the same rw.
+#[test]
+fn trims_alone_import_as_a_workload_that_only_trims() {
+    for (rw, random) in [("randtrim", Percent::HUNDRED), ("trim", Percent::ZERO)] {
+        let p = plan(&format!("[t]\nrw={rw}\nbs=4k\nioengine=io_uring\niodepth=8\ntime_based\nruntime=10\n"));
+        let (w, ..) = measures(&p)[0];
+        assert_eq!((w.trim, w.read, w.random), (Percent::HUNDRED, Percent::ZERO, random), "{rw}");
+        assert_eq!(w.write_share(), Percent::ZERO);
+        assert!(plan_to_fio(&p, None).lines().any(|l| l == format!("rw={rw}")), "{rw} exports back");
+    }
+}
+
 #[test]
 fn values_fio_reads_otherwise_are_refused() {
     for (option, words) in [
@@ -378,7 +391,7 @@ fn values_fio_reads_otherwise_are_refused() {
         ("bs=4k,8k", "another for writes"),
         ("rw= randread", "does not know ` randread`"),
         ("rw=randread:8", "modifier"),
-        ("rw=trim", "do not trim"),
+        ("rw=trimwrite", "trims each block and then writes it"),
         ("iodepth=1k", "1024"),
         ("rwmixread=70.5", "not a plain whole number"),
         ("runtime=5min", "5 microseconds"),

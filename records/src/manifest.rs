@@ -188,6 +188,46 @@ pub struct ManifestStep {
     pub steady: Option<SteadyResult>,
     /// What an erase, cache drop or RAM limit actually did.
     pub actions: Vec<String>,
+    /// Which device each worker used, set when the step finishes, for
+    /// steps whose I/O ran on more than one worker (a step with one worker
+    /// used the first device of its queue depth's `devices`, or its job's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<WorkerPlacement>,
+}
+
+/// Where one worker of a step ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerPlacement {
+    /// A `together` step's job, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    /// A rounds step's cell, from 1 (its last round).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<u32>,
+    /// From 1.
+    pub worker: u32,
+    /// The target it used, from 1 (the order of `--target` and of the
+    /// manifest's `targets`), and its path.
+    pub target: u32,
+    pub path: PathBuf,
+}
+
+impl WorkerPlacement {
+    /// Every worker of a step's spreads, where it ran.
+    pub fn of(r: &StepResult) -> Vec<WorkerPlacement> {
+        r.spread
+            .iter()
+            .flat_map(|s| {
+                s.workers.iter().map(|w| WorkerPlacement {
+                    job: s.job.clone(),
+                    cell: s.cell,
+                    worker: w.worker,
+                    target: w.target,
+                    path: w.path.clone(),
+                })
+            })
+            .collect()
+    }
 }
 
 /// The questions a reader asks of a number, answered for one step.
@@ -807,6 +847,7 @@ impl Manifest {
         st.io = r.io.clone();
         st.steady = r.steady.clone();
         st.actions = r.actions.clone();
+        st.workers = WorkerPlacement::of(r);
     }
 
     /// Puts step `i` back to pending, to be run again by a resume.
@@ -819,6 +860,7 @@ impl Manifest {
         st.io = None;
         st.steady = None;
         st.actions.clear();
+        st.workers.clear();
         st.checklist.drive_state = None;
     }
 

@@ -1,5 +1,5 @@
 //! A step's numbers: operations, bytes, rates and latency percentiles, for
-//! reads, writes and both. The runtime makes them from its histograms;
+//! reads, writes, trims and all together. The runtime makes them from its histograms;
 //! reports, compare and exporters read them.
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +14,11 @@ pub struct Summary {
     pub read: Option<Rates>,
     /// Writes alone, when the step wrote.
     pub write: Option<Rates>,
+    /// Trims alone, when the step trimmed: their bytes are those
+    /// deallocated. The total counts trims' I/Os and latencies, not their
+    /// bytes (a trim moves no data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<Rates>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

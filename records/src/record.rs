@@ -123,6 +123,31 @@ pub struct StepResult {
     /// A latency QoS search: every probe, and the rate it found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qos: Option<QosResult>,
+    /// How the step's I/O spread over its devices and workers, where it
+    /// had more than one worker: the step's one I/O (a QoS search: the
+    /// probe its numbers are), each `together` job, each rounds cell's
+    /// last round, a precondition until steady's rounds together
+    /// (docs/RESULTS.md, "Devices and workers").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread: Vec<Spread>,
+    /// A measurement (or `together` job) with `bursts ON every PERIOD`:
+    /// each burst of its record window, in order (docs/RESULTS.md,
+    /// "Bursts").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bursts: Vec<BurstResult>,
+    /// I/Os recorded in the summary but started in no burst of the record
+    /// window: started in the ramp's last burst, completed after the ramp
+    /// ended (over all the step's jobs with bursts).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bursts_from_ramp: u64,
+    /// A step with `verify`: the intervals it checked and every mismatch
+    /// it found (see [`VerifyResult`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What a latency QoS search found: the highest rate at which the
@@ -216,6 +241,10 @@ impl StepResult {
             health: Vec::new(),
             jobs: Vec::new(),
             qos: None,
+            spread: Vec::new(),
+            bursts: Vec::new(),
+            bursts_from_ramp: 0,
+            verify: None,
         }
     }
 }
@@ -470,4 +499,324 @@ pub struct ProbeResult {
     /// The page size the latencies point at, or why none was found.
     #[serde(default)]
     pub pages: Option<crate::analysis::PageEstimate>,
+}
+
+/// How one I/O run of a step spread over its devices and workers: each
+/// device's numbers (its workers' I/Os merged, latency from the merged
+/// histograms) and each worker's, over the run's record window, with the
+/// noise of each (docs/RESULTS.md, "Devices and workers"). A worker is one
+/// thread: with psync, one a queue slot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// A `together` step's job, by name; `None` for the step's own I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    /// A rounds step's cell, from 1 in the plan's order: its last round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<u32>,
+    /// Each device the workers used, in target order; empty when they all
+    /// used one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceRates>,
+    /// Each worker, from 1; empty with one worker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<WorkerRates>,
+}
+
+/// One device's share of an I/O run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceRates {
+    /// The target, from 1 (the order of `--target`); the manifest's
+    /// `targets` says what it is (model, serial).
+    pub target: u32,
+    pub path: PathBuf,
+    /// The workers that used it, from 1.
+    pub workers: Vec<u32>,
+    /// The seconds its rates are over: the step's record time (a step
+    /// that stops by bytes: to its workers' last recorded completion).
+    pub seconds: f64,
+    /// Reads and writes together.
+    pub rates: crate::numbers::Rates,
+    pub noise: Noise,
+}
+
+/// One worker's share of an I/O run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerRates {
+    /// From 1.
+    pub worker: u32,
+    /// The target it used, from 1, and its path.
+    pub target: u32,
+    pub path: PathBuf,
+    /// The seconds its rates are over: the step's record time (a step
+    /// that stops by bytes: to its last recorded completion).
+    pub seconds: f64,
+    /// Reads and writes together.
+    pub rates: crate::numbers::Rates,
+    pub noise: Noise,
+}
+
+/// How a worker (or a device) ran against the others of its group (the
+/// step's devices; the workers on the same device) interval by interval
+/// over the record window, and how much that moved: what a difference in
+/// IOPS must exceed to be more than noise (docs/RESULTS.md, "Devices and
+/// workers"). Measured on a log scale, each interval against the group's
+/// own in the same interval, so that what slows the whole machine for a
+/// moment (another process, a stall) moves every member alike and cancels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    /// Whole series intervals counted (those every member of the group
+    /// recorded), and their length.
+    pub intervals: u32,
+    pub interval_s: f64,
+    /// The sample standard deviation of its IOPS over those intervals.
+    pub sd_iops: f64,
+    /// The mean over the intervals of `ln((n + 1) / g)`, `n` its I/Os in the
+    /// interval and `g` the geometric mean of its group's `n + 1`: above 0
+    /// when it ran faster than its group, below when slower (0.1 is about
+    /// 10% faster).
+    pub vs_group: f64,
+    /// The correlation of that log ratio from one interval to the next
+    /// (lag 1).
+    pub autocorrelation: f64,
+    /// The standard error of `vs_group`: the log ratios' standard
+    /// deviation over `sqrt(n)`, widened by `sqrt((1 + r) / (1 - r))` for
+    /// their autocorrelation `r` (taken between 0 and 0.9); `None` with
+    /// fewer than [`Noise::MIN_INTERVALS`] intervals or alone in its group,
+    /// when the noise cannot be told.
+    pub vs_group_se: Option<f64>,
+}
+
+impl Noise {
+    /// The fewest whole intervals whose spread is taken as the noise.
+    pub const MIN_INTERVALS: usize = 4;
+
+    /// The noise of each member of a group, from its I/O counts, one a
+    /// whole interval of `interval_s` seconds (counted over the intervals
+    /// every member has: the shortest series).
+    pub fn of_group(counts: &[Vec<u64>], interval_s: f64) -> Vec<Noise> {
+        let n = counts.iter().map(Vec::len).min().unwrap_or(0);
+        let logs: Vec<Vec<f64>> =
+            counts.iter().map(|c| c[..n].iter().map(|x| (*x as f64 + 1.0).ln()).collect()).collect();
+        let group: Vec<f64> =
+            (0..n).map(|j| logs.iter().map(|l| l[j]).sum::<f64>() / logs.len().max(1) as f64).collect();
+        counts
+            .iter()
+            .zip(&logs)
+            .map(|(c, l)| {
+                let iops: Vec<f64> = c[..n].iter().map(|x| *x as f64 / interval_s).collect();
+                let ratio: Vec<f64> = l.iter().zip(&group).map(|(x, g)| x - g).collect();
+                let (mean, sd, r) = moments(&ratio);
+                let widen = {
+                    let r = r.clamp(0.0, 0.9);
+                    ((1.0 + r) / (1.0 - r)).sqrt()
+                };
+                Noise {
+                    intervals: n as u32,
+                    interval_s,
+                    sd_iops: moments(&iops).1,
+                    vs_group: mean,
+                    autocorrelation: r,
+                    vs_group_se: (n >= Noise::MIN_INTERVALS && counts.len() > 1)
+                        .then(|| sd / (n as f64).sqrt() * widen),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The mean, sample standard deviation and lag-1 autocorrelation of `x`.
+fn moments(x: &[f64]) -> (f64, f64, f64) {
+    let n = x.len();
+    if n == 0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let mean = x.iter().sum::<f64>() / n as f64;
+    let ss: f64 = x.iter().map(|v| (v - mean).powi(2)).sum();
+    let sd = if n > 1 { (ss / (n - 1) as f64).sqrt() } else { 0.0 };
+    let r = if n > 2 && ss > 0.0 {
+        x.windows(2).map(|w| (w[0] - mean) * (w[1] - mean)).sum::<f64>() / ss
+    } else {
+        0.0
+    };
+    (mean, sd, r)
+}
+
+/// One burst of a measurement with `bursts ON every PERIOD`: the I/Os
+/// started in `[start + i * PERIOD, start + i * PERIOD + ON)` of its
+/// record window and recorded (docs/RESULTS.md, "Bursts").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BurstResult {
+    /// A `together` step's job, by name; `None` for a measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    /// From 0.
+    pub index: u32,
+    /// When it started, seconds into the record window.
+    pub start_s: f64,
+    /// The seconds of its `ON` inside the record window (the last burst's
+    /// may be cut by the window's end).
+    pub on_s: f64,
+    pub ios: u64,
+    /// `ios` over `on_s`.
+    pub iops: f64,
+    /// Of its I/Os, from start to completion; `None` when latencies were
+    /// not recorded or it has no I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_latency_us: Option<f64>,
+}
+
+/// What a step with `verify` checked: a write step reads back every
+/// interval it wrote once its writes end; a read step checks every
+/// interval it reads as it reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifyResult {
+    pub how: VerifyWay,
+    /// Bytes an interval, each with a stamp at its head.
+    pub interval_bytes: u64,
+    /// The run the stamps are checked against (hex).
+    pub run: String,
+    /// A write step: the intervals it wrote whole, stamped.
+    pub written: u64,
+    /// A write step: intervals it wrote that are not checked, as their
+    /// contents are not known: trimmed, or written in part.
+    pub left_out: u64,
+    /// Intervals checked: read back (a write step), or read (a read step).
+    pub checked: u64,
+    /// Every mismatch found, counted exactly.
+    pub mismatches: u64,
+    /// The first mismatches, at most [`VerifyResult::LISTED`]: by offset
+    /// when read back, in the order the workers found them when read.
+    pub first: Vec<Mismatch>,
+    /// Seconds the read-back took (a write step), not part of the step's
+    /// numbers; 0 for a read step, whose checks are part of its reads.
+    pub seconds: f64,
+}
+
+impl VerifyResult {
+    /// How many mismatches are listed at most.
+    pub const LISTED: usize = 100;
+
+    /// `verified 4096 intervals of 4 KiB, no mismatch (read back in
+    /// 0.21s)`, or the mismatches in words.
+    pub fn words(&self) -> String {
+        let how = match self.how {
+            VerifyWay::ReadBack => format!(", read back in {:.2}s", self.seconds),
+            VerifyWay::AsRead => String::new(),
+        };
+        let size = crate::units::human(self.interval_bytes);
+        if self.mismatches == 0 {
+            return format!("verified {} intervals of {size}{how}: no mismatch", self.checked);
+        }
+        let first = self.first.first().map_or(String::new(), |m| format!("; the first {}", m.words()));
+        format!(
+            "{} of {} intervals of {size} checked do not match{how}{first}",
+            self.mismatches, self.checked
+        )
+    }
+}
+
+/// How a step verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyWay {
+    /// Its writes, read back once they ended.
+    ReadBack,
+    /// Its reads, checked as they completed.
+    AsRead,
+}
+
+/// One interval whose contents are not what was written there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// The target, by path.
+    pub target: String,
+    /// The interval's offset on the target.
+    pub offset: u64,
+    pub kind: MismatchKind,
+    /// What should have been there, and what was, in words.
+    pub expected: String,
+    pub found: String,
+}
+
+impl Mismatch {
+    /// `at offset 8388608 of /dev/loop0: corrupted (expected checksum
+    /// 0x1f2e3d4c, found 0x99aa0b1c)`.
+    pub fn words(&self) -> String {
+        format!(
+            "at offset {} of {}: {} (expected {}, found {})",
+            self.offset,
+            self.target,
+            self.kind.words(),
+            self.expected,
+            self.found
+        )
+    }
+}
+
+/// What was wrong with an interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MismatchKind {
+    /// No stamp at its head: never written with `verify`.
+    NotStamped,
+    /// Its bytes do not give the checksum its stamp holds.
+    Corrupted,
+    /// A whole, unchanged stamp of another run: a write of this run did
+    /// not reach it.
+    Stale,
+    /// A whole, unchanged stamp of another offset: a write meant for
+    /// there landed here.
+    Misplaced,
+}
+
+impl MismatchKind {
+    pub fn words(self) -> &'static str {
+        match self {
+            MismatchKind::NotStamped => "not written with verify",
+            MismatchKind::Corrupted => "corrupted",
+            MismatchKind::Stale => "stale (written by another run)",
+            MismatchKind::Misplaced => "misplaced (another offset's block)",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A verify record in words: the count and the interval, the read-back
+    /// time where there was one, and the first mismatch with its offset.
+    #[test]
+    fn a_verify_record_says_what_was_checked_and_the_first_mismatch() {
+        let mut v = VerifyResult {
+            how: VerifyWay::ReadBack,
+            interval_bytes: 4096,
+            run: "00000000000000aa".into(),
+            written: 4096,
+            left_out: 0,
+            checked: 4096,
+            mismatches: 0,
+            first: Vec::new(),
+            seconds: 0.25,
+        };
+        assert_eq!(v.words(), "verified 4096 intervals of 4.0 KiB, read back in 0.25s: no mismatch");
+        v.mismatches = 2;
+        v.first.push(Mismatch {
+            target: "/dev/loop0".into(),
+            offset: 8388608,
+            kind: MismatchKind::Misplaced,
+            expected: "the stamp of offset 8388608".into(),
+            found: "the stamp of offset 4096 (worker 1, write 9)".into(),
+        });
+        v.how = VerifyWay::AsRead;
+        assert_eq!(
+            v.words(),
+            "2 of 4096 intervals of 4.0 KiB checked do not match; the first at offset 8388608 of /dev/loop0: \
+             misplaced (another offset's block) (expected the stamp of offset 8388608, found the stamp of \
+             offset 4096 (worker 1, write 9))"
+        );
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!((&json["how"], &json["first"][0]["kind"]), (&"as_read".into(), &"misplaced".into()));
+    }
 }

@@ -22,6 +22,11 @@
 //!   whole stamp (N up to 96%).
 //! - `data zeros`: zeros.
 //!
+//! A step with `verify` lays its stamp ([`crate::verify`]) over the first
+//! 48 bytes of the chunk at each verify interval's head, after the
+//! pattern has set the write's bytes: the stamp's offset, run, worker and
+//! write number keep that chunk unique too.
+//!
 //! Setting every byte costs one pass over the data written, about as much
 //! as copying it from cache (`cargo bench -p methodic-runtime --bench
 //! data`: 38ns for 4KiB of random data, 1.1us for 128KiB, in 32-byte

@@ -34,6 +34,11 @@ pub enum Error {
     #[error("{}: {message}", path.display())]
     Results { path: PathBuf, message: String, hint: Option<String> },
 
+    /// A step with `verify` found data that is not what it wrote: the
+    /// step failed, its numbers kept.
+    #[error("{0}")]
+    Verify(String),
+
     /// The run was stopped by a signal or the user.
     #[error("interrupted")]
     Interrupted,
@@ -63,7 +68,7 @@ impl Error {
                 *hint = Some(text.into())
             }
             Error::Refused { hint, .. } => *hint = text.into(),
-            Error::Io { .. } | Error::IoFailed(_) | Error::Interrupted => {}
+            Error::Io { .. } | Error::IoFailed(_) | Error::Verify(_) | Error::Interrupted => {}
         }
         self
     }
@@ -75,7 +80,7 @@ impl Error {
                 hint.as_deref()
             }
             Error::Refused { hint, .. } => Some(hint),
-            Error::Io { .. } | Error::IoFailed(_) | Error::Interrupted => None,
+            Error::Io { .. } | Error::IoFailed(_) | Error::Verify(_) | Error::Interrupted => None,
         }
     }
 }

@@ -10,7 +10,6 @@ use methodic_compiler::plan::Plan;
 
 use crate::stats::Summary;
 use crate::worker::IoFailure;
-use crate::workload::Op;
 pub use methodic_results::record::{FailedIo, IoErrors};
 use methodic_results::record::{IoInfo, StepResult};
 
@@ -18,7 +17,7 @@ use methodic_results::record::{IoInfo, StepResult};
 pub(crate) fn failed_io(target: &Path, f: &IoFailure) -> FailedIo {
     FailedIo {
         target: target.to_path_buf(),
-        op: if f.op == Op::Read { "read" } else { "write" }.to_string(),
+        op: crate::worker::op_word(f.op).to_string(),
         offset: f.offset,
         len: f.len,
         errno: f.errno(),

@@ -1,7 +1,7 @@
 //! Latency histograms saved as HdrHistogram interval logs: a step's
 //! recorders go in, one `.hlog` file beside the step's series comes out,
 //! with a line a recorded interval (the record window, or each round of a
-//! steady-state step) and direction, tagged `read` or `write` (`cell3.read`
+//! steady-state step) and op, tagged `read`, `write` or `trim` (`cell3.read`
 //! in a `rounds` step), values in nanoseconds, each histogram in the V2
 //! compressed encoding. HdrHistogram's own tools (`HistogramLogProcessor`,
 //! the Rust crate's `IntervalLogIterator`) read it.
@@ -41,7 +41,7 @@ impl HistogramLog {
         };
         let secs = base.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64();
         let header = format!(
-            "#[methodic {}: latency of step {step}, in nanoseconds; tags read and write]\n\
+            "#[methodic {}: latency of step {step}, in nanoseconds; tags read, write and trim]\n\
              #[Histogram log format version 1.3]\n\
              #[StartTime: {secs:.3} (seconds since epoch), {}]\n\
              #[BaseTime: {secs:.3} (seconds since epoch)]\n\
@@ -53,7 +53,7 @@ impl HistogramLog {
         Ok(log)
     }
 
-    /// Writes `rec`'s reads and writes (those it holds) as intervals that
+    /// Writes `rec`'s reads, writes and trims (those it holds) as intervals that
     /// began at `from` and lasted `length`; `prefix` goes before the tag
     /// (`cell3.`).
     pub fn interval(
@@ -64,7 +64,7 @@ impl HistogramLog {
         prefix: &str,
     ) -> Result<()> {
         let start = from.duration_since(self.base).unwrap_or_default();
-        for (name, stats) in [("read", &rec.read), ("write", &rec.write)] {
+        for (name, stats) in [("read", &rec.read), ("write", &rec.write), ("trim", &rec.trim)] {
             if stats.lat.is_empty() {
                 continue;
             }
@@ -109,6 +109,7 @@ mod tests {
             rec.record(Op::Read, 4096, i * 100);
         }
         rec.record(Op::Write, 4096, 7_000_000);
+        rec.record(Op::Trim, 4096, 3_000_000);
         let mut log = HistogramLog::create(&path, "p/measure-x", base).unwrap();
         log.interval(&rec, base + Duration::from_secs(2), Duration::from_secs(5), "").unwrap();
         log.interval(&rec, base + Duration::from_secs(7), Duration::from_secs(5), "cell2.").unwrap();
@@ -122,7 +123,7 @@ mod tests {
                 .unwrap();
             seen.push((h.tag().map(|t| t.as_str().to_string()), h.start_timestamp(), h.duration(), decoded));
         }
-        assert_eq!(seen.len(), 4, "reads and writes of two intervals");
+        assert_eq!(seen.len(), 6, "reads, writes and trims of two intervals");
         let (tag, start, length, read) = &seen[0];
         assert_eq!(
             (tag.as_deref(), *start, *length),
@@ -133,7 +134,10 @@ mod tests {
         assert_eq!(read.max(), rec.read.lat.max());
         assert_eq!(seen[1].0.as_deref(), Some("write"));
         assert_eq!(seen[1].3.max(), rec.write.lat.max());
-        assert_eq!((seen[2].0.as_deref(), seen[2].1), (Some("cell2.read"), Duration::from_secs(7)));
+        assert_eq!(seen[2].0.as_deref(), Some("trim"));
+        assert_eq!((seen[2].3.len(), seen[2].3.max()), (1, rec.trim.lat.max()));
+        assert_eq!((seen[3].0.as_deref(), seen[3].1), (Some("cell2.read"), Duration::from_secs(7)));
+        assert_eq!(seen[5].0.as_deref(), Some("cell2.trim"));
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -34,6 +34,7 @@ pub mod target;
 mod testing;
 pub mod time;
 pub mod units;
+pub mod verify;
 pub mod worker;
 pub mod workload;
 

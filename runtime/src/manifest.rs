@@ -123,6 +123,7 @@ pub fn start(s: Start<'_>) -> Manifest {
                 io: None,
                 steady: None,
                 actions: Vec::new(),
+                workers: Vec::new(),
             }
         })
         .collect();

@@ -123,7 +123,18 @@ fn scale(step: &mut Step, factor: f64) {
             q.ramp = by(q.ramp, 0);
             q.probe = by(q.probe, MIN_RECORD_MS);
         }
-        Action::Measure { ramp, stop, series, .. } | Action::Together { ramp, stop, series, .. } => {
+        Action::Measure { ramp, stop, series, pauses, .. } => {
+            *ramp = by(*ramp, 0);
+            let before = stop.time;
+            if let Some(t) = stop.time.as_mut() {
+                *t = by(*t, MIN_RECORD_MS);
+            }
+            *series = series_for(*series, stop.time.unwrap_or(*series));
+            if let (Some(b), Some(old), Some(new)) = (pauses.bursts.as_mut(), before, stop.time) {
+                *b = rehearsed_bursts(*b, old, new);
+            }
+        }
+        Action::Together { ramp, stop, series, .. } => {
             *ramp = by(*ramp, 0);
             if let Some(t) = stop.time.as_mut() {
                 *t = by(*t, MIN_RECORD_MS);
@@ -141,9 +152,30 @@ fn scale(step: &mut Step, factor: f64) {
     }
 }
 
+/// Bursts of a measurement whose record time went from `old` to `new`:
+/// the same share of each period on, in at most 4 periods of the new
+/// time (as many as before when fewer), so that a rehearsal of 360 bursts
+/// of 5s every 10s shows bursts and pauses, not one cut burst.
+fn rehearsed_bursts(b: Bursts, old: Duration, new: Duration) -> Bursts {
+    let periods = (old.as_millis() / b.every.as_millis().max(1)).clamp(1, 4);
+    let every = (new.as_millis() / periods).max(2);
+    let on = (every as u128 * b.on.as_millis() as u128 / b.every.as_millis().max(1) as u128) as u64;
+    Bursts { on: Duration::from_millis(on.clamp(1, every - 1)), every: Duration::from_millis(every) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bursts_shrink_with_their_measurement_and_keep_their_share() {
+        let b = Bursts { on: Duration::from_secs(5), every: Duration::from_secs(10) };
+        let r = rehearsed_bursts(b, Duration::from_secs(3600), Duration::from_millis(400));
+        assert_eq!((r.on.as_millis(), r.every.as_millis()), (50, 100), "4 periods of 100ms, half on");
+        let few = Bursts { on: Duration::from_secs(5), every: Duration::from_secs(55) };
+        let r = rehearsed_bursts(few, Duration::from_secs(110), Duration::from_millis(220));
+        assert_eq!((r.on.as_millis(), r.every.as_millis()), (10, 110), "2 periods as before");
+    }
 
     #[test]
     fn every_spec_rehearses_within_budget_and_stays_valid() {

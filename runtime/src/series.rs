@@ -110,19 +110,22 @@ pub enum Message {
     },
 }
 
-/// The 99th percentile of reads and writes together, in nanoseconds.
-/// The mean of the latencies recorded, reads and writes together, from
-/// their histograms (to their three significant digits), in ns.
+/// The mean of the latencies recorded, reads, writes and trims together,
+/// from their histograms (to their three significant digits), in ns.
 fn mean(rec: &Recorder) -> f64 {
-    let (r, w) = (&rec.read.lat, &rec.write.lat);
-    let n = r.len() + w.len();
+    let (r, w, t) = (&rec.read.lat, &rec.write.lat, &rec.trim.lat);
+    let n = r.len() + w.len() + t.len();
     if n == 0 {
         return 0.0;
     }
-    (r.mean() * r.len() as f64 + w.mean() * w.len() as f64) / n as f64
+    (r.mean() * r.len() as f64 + w.mean() * w.len() as f64 + t.mean() * t.len() as f64) / n as f64
 }
 
+/// The 99th percentile of reads, writes and trims together, in nanoseconds.
 fn p99(rec: &Recorder) -> f64 {
+    if rec.trim.ios > 0 {
+        return rec.percentile_ns(990_000).unwrap_or(0) as f64;
+    }
     if rec.write.ios == 0 {
         return rec.read.lat.value_at_quantile(0.99) as f64;
     }
@@ -181,7 +184,8 @@ fn collect(
     let mut recorded = 0.0f64;
     let mut emit = |iv: &Interval, out: &mut Option<BufWriter<File>>, recorded: f64| -> io::Result<()> {
         let (read_ios, write_ios, bytes) = (iv.rec.read.ios, iv.rec.write.ios, iv.rec.bytes());
-        let ios = read_ios + write_ios;
+        // Trims count in the interval's IOPS and latencies (not its bytes).
+        let ios = iv.rec.ios();
         let start = iv.index as f64 * interval_s;
         let end = if recorded > start {
             ((iv.index + 1) as f64 * interval_s).min(recorded)

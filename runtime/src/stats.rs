@@ -1,7 +1,9 @@
 //! Statistics without per-I/O logs: each worker counts I/Os and bytes and
-//! records latencies into HDR histograms, reads and writes apart; the
-//! workers' records merge into a step's summary: IOPS, MB/s and MiB/s,
-//! and mean, p50 .. p99.9999 and max latency.
+//! records latencies into HDR histograms, reads, writes and trims apart;
+//! the workers' records merge into a step's summary: IOPS, MB/s and MiB/s,
+//! and mean, p50 .. p99.9999 and max latency, in total and for each op
+//! the step did. A trim moves no data: it counts in the total's I/Os and
+//! latencies, not in its bytes.
 
 use hdrhistogram::Histogram;
 
@@ -19,7 +21,7 @@ pub(crate) fn histogram(sigfig: u8) -> Histogram<u64> {
 
 /// Latency counts in the layout of [`histogram`]`(3)` (HdrHistogram's
 /// buckets for three significant digits from 1ns: 2048 linear steps, then
-/// 1024 steps a power of two), reads and writes apart, kept by a worker
+/// 1024 steps a power of two), reads, writes and trims apart, kept by a worker
 /// between series intervals and added to the interval's histograms at its
 /// end. Counting a latency here is an index and an increment, about ten
 /// instructions; the histogram's own `record` also keeps its minimum,
@@ -27,10 +29,11 @@ pub(crate) fn histogram(sigfig: u8) -> Histogram<u64> {
 /// same histogram: a latency lands in the bucket the histogram itself
 /// would choose.
 pub struct LatencyTally {
-    /// Reads' counts, then writes': each a power of two long, so that an
+    /// Reads' counts, then writes', then trims' (in the order of [`Op`]),
+    /// then a fourth part never used: each a power of two long, so that an
     /// index masked to it needs no bounds check; the indexes in use end
     /// at [`COUNTS_LEN`]. Untouched parts cost no memory.
-    counts: Box<[u64; 2 * COUNTS_POW2]>,
+    counts: Box<[u64; PARTS * COUNTS_POW2]>,
 }
 
 /// log2 of the linear steps of the first bucket (2048 for 3 digits).
@@ -40,10 +43,12 @@ const SUB_BUCKET_BITS: u32 = 11;
 const BUCKETS: usize = 64 - SUB_BUCKET_BITS as usize + 1;
 const COUNTS_LEN: usize = (BUCKETS + 1) << (SUB_BUCKET_BITS - 1);
 const COUNTS_POW2: usize = COUNTS_LEN.next_power_of_two();
+/// Parts of the tally: one an [`Op`], rounded up to a power of two.
+const PARTS: usize = 4;
 
 impl Default for LatencyTally {
     fn default() -> Self {
-        let counts = vec![0u64; 2 * COUNTS_POW2].into_boxed_slice();
+        let counts = vec![0u64; PARTS * COUNTS_POW2].into_boxed_slice();
         LatencyTally { counts: counts.try_into().expect("the length of the type") }
     }
 }
@@ -56,7 +61,7 @@ impl LatencyTally {
         let bucket = 64 - SUB_BUCKET_BITS - (v | ((1 << SUB_BUCKET_BITS) - 1)).leading_zeros();
         let index = ((bucket as usize) << (SUB_BUCKET_BITS - 1)) + (v >> bucket) as usize;
         let half = (op as usize) * COUNTS_POW2;
-        self.counts[(half | (index & (COUNTS_POW2 - 1))) & (2 * COUNTS_POW2 - 1)] += 1;
+        self.counts[(half | (index & (COUNTS_POW2 - 1))) & (PARTS * COUNTS_POW2 - 1)] += 1;
     }
 
     /// Adds the latencies counted since the last drain to `rec`'s
@@ -66,9 +71,11 @@ impl LatencyTally {
     /// it from the I/O loop (bench/recording-cost.sh).
     #[inline(never)]
     pub fn drain_into(&mut self, rec: &mut Recorder) {
-        let (read, write) = self.counts.split_at_mut(COUNTS_POW2);
+        let (read, rest) = self.counts.split_at_mut(COUNTS_POW2);
+        let (write, trim) = rest.split_at_mut(COUNTS_POW2);
         drain(&mut read[..COUNTS_LEN], &mut rec.read.lat);
         drain(&mut write[..COUNTS_LEN], &mut rec.write.lat);
+        drain(&mut trim[..COUNTS_LEN], &mut rec.trim.lat);
     }
 }
 
@@ -119,26 +126,28 @@ impl OpStats {
     }
 }
 
-/// What a worker (or a whole step) did.
+/// What a worker (or a whole step) did. Laid out as C lays it out: the
+/// three ops' counts one after another, in the order of [`Op`], so that
+/// an op picks its counts by its number rather than by a branch.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Recorder {
     pub read: OpStats,
     pub write: OpStats,
+    /// Trims: their bytes are those deallocated, not moved.
+    pub trim: OpStats,
 }
 
 impl Default for Recorder {
     fn default() -> Self {
-        Recorder { read: OpStats::new(), write: OpStats::new() }
+        Recorder { read: OpStats::new(), write: OpStats::new(), trim: OpStats::new() }
     }
 }
 
 impl Recorder {
     #[inline]
     pub fn record(&mut self, op: Op, bytes: u64, latency_ns: u64) {
-        let s = match op {
-            Op::Read => &mut self.read,
-            Op::Write => &mut self.write,
-        };
+        let s = self.of(op);
         s.ios += 1;
         s.bytes += bytes;
         // Longer than a minute counts as a minute (the histogram's
@@ -149,10 +158,7 @@ impl Recorder {
     /// Counts an I/O without its latency.
     #[inline]
     pub fn count(&mut self, op: Op, bytes: u64) {
-        let s = match op {
-            Op::Read => &mut self.read,
-            Op::Write => &mut self.write,
-        };
+        let s = self.of(op);
         s.ios += 1;
         s.bytes += bytes;
     }
@@ -163,30 +169,62 @@ impl Recorder {
     pub fn merge(&mut self, other: &Recorder) {
         self.read.merge(&other.read);
         self.write.merge(&other.write);
+        self.trim.merge(&other.trim);
     }
 
+    /// One op's counts: the `op as usize`-th of `read`, `write`, `trim`.
+    /// (A match over three ops cost a worker's loop 6 instructions an
+    /// I/O more than one over two; this costs none.)
+    #[inline]
+    fn of(&mut self, op: Op) -> &mut OpStats {
+        const _: () = assert!(Op::Read as usize == 0 && Op::Write as usize == 1 && Op::Trim as usize == 2);
+        // SAFETY: `Recorder` is `repr(C)` with its three `OpStats` fields
+        // first, in the order of `Op`'s values (checked above): the
+        // `op as usize`-th (0, 1 or 2) `OpStats` from its start is one of
+        // them, and the pointer comes from the whole of `self`.
+        unsafe { &mut *(self as *mut Recorder).cast::<OpStats>().add(op as usize) }
+    }
+
+    /// Every I/O: reads, writes and trims.
     pub fn ios(&self) -> u64 {
-        self.read.ios + self.write.ios
+        self.read.ios + self.write.ios + self.trim.ios
+    }
+
+    /// Every I/O's counts and latencies together; its bytes are the data
+    /// moved, reads' and writes' (a trim moves none).
+    fn all(&self) -> OpStats {
+        let mut all = self.read.clone();
+        all.merge(&self.write);
+        if self.trim.ios > 0 {
+            all.merge(&self.trim);
+            all.bytes -= self.trim.bytes;
+        }
+        all
     }
 
     /// The latency at `ppm` parts per million (999,900 for p99.99) of every
-    /// I/O, reads and writes together, in nanoseconds; `None` with none.
+    /// I/O, reads, writes and trims together, in nanoseconds; `None` with none.
     pub fn percentile_ns(&self, ppm: u32) -> Option<u64> {
-        let mut all = self.read.clone();
-        all.merge(&self.write);
+        let all = self.all();
         (!all.lat.is_empty()).then(|| all.lat.value_at_quantile(ppm as f64 / 1e6))
     }
 
+    /// Bytes moved: read and written (not trimmed).
     pub fn bytes(&self) -> u64 {
         self.read.bytes + self.write.bytes
     }
 
-    /// The summary over `seconds` of recording.
+    /// The summary over `seconds` of recording: the total counts every
+    /// I/O, trims too, and the data moved; each op the step did apart.
     pub fn summary(&self, seconds: f64) -> Summary {
-        let mut all = self.read.clone();
-        all.merge(&self.write);
         let part = |s: &OpStats| (s.ios > 0).then(|| rates_of(s, seconds));
-        Summary { seconds, total: rates_of(&all, seconds), read: part(&self.read), write: part(&self.write) }
+        Summary {
+            seconds,
+            total: rates_of(&self.all(), seconds),
+            read: part(&self.read),
+            write: part(&self.write),
+            trim: part(&self.trim),
+        }
     }
 }
 
@@ -230,7 +268,7 @@ mod tests {
 
     /// Latencies counted by `LatencyTally` and drained make the histograms
     /// that recording each into a `Recorder` makes: bucket for bucket, with
-    /// their minimum, maximum, mean and percentiles, reads and writes
+    /// their minimum, maximum, mean and percentiles, reads, writes and trims
     /// apart; twice, so that draining clears the counts.
     #[test]
     fn latency_tally_makes_the_histograms_record_makes() {
@@ -258,14 +296,18 @@ mod tests {
                 values.push(rng.next_u64() >> (64 - bits.max(1)) << round);
             }
             for (i, &v) in values.iter().enumerate() {
-                // Reads take a third, at other latencies than the writes'.
-                let op = if i % 3 == 0 { Op::Read } else { Op::Write };
+                // Reads, writes and trims in turn.
+                let op = [Op::Read, Op::Write, Op::Trim][i % 3];
                 tally.record(op, v);
                 fast.count(op, 4096);
                 slow.record(op, 4096, v);
             }
             tally.drain_into(&mut fast);
-            for (f, s) in [(&fast.read.lat, &slow.read.lat), (&fast.write.lat, &slow.write.lat)] {
+            for (f, s) in [
+                (&fast.read.lat, &slow.read.lat),
+                (&fast.write.lat, &slow.write.lat),
+                (&fast.trim.lat, &slow.trim.lat),
+            ] {
                 assert_eq!(f.len(), s.len());
                 assert!(f == s, "the histograms differ");
                 assert_eq!((f.min(), f.max()), (s.min(), s.max()));
@@ -301,5 +343,30 @@ mod tests {
         merged.merge(&r);
         merged.merge(&r);
         assert_eq!(merged.ios(), 2002);
+        assert!(s.trim.is_none(), "no trims, no trim row");
+    }
+
+    /// Trims count in the total's I/Os and latencies, and in a row of
+    /// their own, but not in the bytes the total moved.
+    #[test]
+    fn trims_count_apart_and_move_no_data() {
+        let mut r = Recorder::default();
+        for i in 1..=100u64 {
+            r.record(Op::Read, 4096, i * 1000);
+            r.record(Op::Trim, 65536, 2_000_000);
+        }
+        r.record(Op::Write, 8192, 1000);
+        let s = r.summary(1.0);
+        assert_eq!(s.total.ios, 201);
+        assert_eq!(s.total.bytes, 100 * 4096 + 8192, "no trimmed bytes in the data moved");
+        let trim = s.trim.clone().expect("a trim row");
+        assert_eq!((trim.ios, trim.bytes), (100, 100 * 65536));
+        assert!((trim.latency_us.p50 - 2000.0).abs() < 2.0, "{}", trim.latency_us.p50);
+        assert!((s.total.latency_us.max - 2000.0).abs() < 2.0, "the trims' latency is in the total's");
+        assert_eq!(r.bytes(), 100 * 4096 + 8192);
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["trim"]["ios"], 100);
+        let without = serde_json::to_value(Recorder::default().summary(1.0)).unwrap();
+        assert!(without.get("trim").is_none(), "left out when none: {without}");
     }
 }

@@ -24,6 +24,7 @@ use crate::engine::{Completion, EngineFactory, EngineKind, Request, Setup, mono_
 use crate::region::Region;
 use crate::series::{Interval, Message};
 use crate::stats::{LatencyTally, Recorder};
+use crate::verify::{Findings, Stamping, Tracker};
 use crate::workload::{Generator, Op};
 
 /// When a worker records and stops, counted from the moment every worker
@@ -35,6 +36,11 @@ pub struct Timing {
     /// Stop issuing after this much recording; `None` to stop by bytes only.
     pub record: Option<Duration>,
 }
+
+/// The interval a worker counts its I/Os in when its step keeps no series
+/// (a rounds cell, a QoS probe): what the noise between its devices and
+/// workers is measured over (docs/RESULTS.md, "Devices and workers").
+pub const UNSERIED_INTERVAL: Duration = Duration::from_millis(100);
 
 /// `Timing` made absolute once the workers start together, in
 /// nanoseconds of the monotonic clock (see [`mono_ns`]).
@@ -100,10 +106,26 @@ pub struct Job {
     pub engines: Arc<dyn EngineFactory>,
     /// Which of the run's targets `fd` is, from 0.
     pub target: usize,
+    /// A step with `verify`: stamp what it writes, and keep what it
+    /// wrote whole or check what it reads.
+    pub verify: Option<WorkerVerify>,
     /// Tests (the batch-stamp benchmark): also record each completion's
     /// latency stamped on its own, as the worker comes to it.
     #[cfg(test)]
     pub each_stamp: Option<std::sync::Arc<std::sync::Mutex<Recorder>>>,
+}
+
+/// A step with `verify`, as one worker does it.
+#[derive(Clone)]
+pub struct WorkerVerify {
+    pub stamping: Stamping,
+    /// The worker's number in its stamps.
+    pub worker: u32,
+    /// A step that writes: its target's record of what was written whole
+    /// (and trimmed), to read back once the step's writes end.
+    pub tracker: Option<Arc<Tracker>>,
+    /// A step that only reads: check each read as it completes.
+    pub check_reads: bool,
 }
 
 /// What a worker did.
@@ -134,6 +156,25 @@ pub struct Outcome {
     pub last_recorded: Option<Instant>,
     /// Open loop: what was due, started, late and never started.
     pub open: Option<OpenOutcome>,
+    /// I/Os recorded in each series interval of the record window, by the
+    /// interval's index from 0 (the last may be cut short by the end).
+    pub interval_ios: Vec<u64>,
+    /// Bursts (`bursts ON every PERIOD`): the recorded I/Os started in
+    /// each burst of the record window, by its index from 0; empty without
+    /// bursts.
+    pub bursts: Vec<BurstTally>,
+    /// Bursts: recorded I/Os started before the record window (in the
+    /// ramp's last burst), in no burst of it.
+    pub bursts_from_ramp: u64,
+    /// A step that checks its reads: what the checks found.
+    pub verify: Option<Findings>,
+}
+
+/// The recorded I/Os started in one burst, and their latencies summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BurstTally {
+    pub ios: u64,
+    pub latency_ns: u64,
 }
 
 /// A slot's I/O in flight.
@@ -156,10 +197,19 @@ pub struct IoFailure {
     pub result: i32,
 }
 
+/// `read`, `write` or `trim`: an op as results and messages name it.
+pub fn op_word(op: Op) -> &'static str {
+    match op {
+        Op::Read => "read",
+        Op::Write => "write",
+        Op::Trim => "trim",
+    }
+}
+
 impl IoFailure {
     /// `write of 65536 bytes at offset 8388608 failed with EIO (Input/output error)`.
     pub fn describe(&self) -> String {
-        let what = if self.op == Op::Read { "read" } else { "write" };
+        let what = op_word(self.op);
         if self.result < 0 {
             let errno = -self.result;
             let text = io::Error::from_raw_os_error(errno).to_string();
@@ -216,13 +266,23 @@ pub fn run(job: Job) -> io::Result<Outcome> {
     // work in it (`if OPEN` goes at compile time). Pauses (think time,
     // bursts) wait on the clock as an open loop does, so they take its
     // loop, without a rate.
-    if job.rate.is_some() || !job.pauses.is_none() { drive::<true>(job) } else { drive::<false>(job) }
+    // Verification is made in the same way (`VERIFY`): a loop without
+    // it has none of its work in it.
+    let open = job.rate.is_some() || !job.pauses.is_none();
+    match (open, job.verify.is_some()) {
+        (false, false) => drive::<false, false>(job),
+        (true, false) => drive::<true, false>(job),
+        (false, true) => drive::<false, true>(job),
+        (true, true) => drive::<true, true>(job),
+    }
 }
 
 /// A worker's run, closed loop (`OPEN` false: an I/O starts as one
 /// completes) or open loop (`OPEN` true: an I/O starts when it is due and
 /// a slot is free, and its latency counts from when it was due).
-fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
+/// With `VERIFY`, writes are stamped and, once done, kept in the step's
+/// tracker; a step that only reads checks each read.
+fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> {
     if let Some(cpu) = job.cpu {
         pin(cpu);
     }
@@ -241,6 +301,7 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
         depth: depth as u32,
         force_async: job.force_async,
         target: job.target,
+        trims: job.workload.trim > methodic_compiler::plan::Percent::ZERO,
     });
     if let Ok(e) = &made {
         fixed_buffers = e.fixed_buffers();
@@ -280,6 +341,10 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
     let mut first_error = None;
     let mut completed = 0u64;
     let mut issuing = true;
+    // Verify: the writes this worker made (their sequence numbers), and
+    // what checking its reads found.
+    let mut writes_made = 0u64;
+    let mut findings = Findings::default();
 
     // Completions are recorded once, into the current interval; at each
     // interval's end it is added to the worker's total (and sent to the
@@ -290,8 +355,7 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
     // Latencies are counted here, cheaply, and added to the interval's
     // histograms at its end.
     let mut tally = LatencyTally::default();
-    let interval_len =
-        job.series.as_ref().map_or(Duration::from_secs(1), |s| s.interval).as_nanos().max(1) as u64;
+    let interval_len = job.series.as_ref().map_or(UNSERIED_INTERVAL, |s| s.interval).as_nanos().max(1) as u64;
     let mut next_boundary = clock.record_from + interval_len;
     // Open loop: the schedule starts at the start barrier, ramp included.
     let mut pace = job.rate.filter(|_| OPEN).map(|r| {
@@ -299,8 +363,16 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
         Pace::new(r, job.seed, start_ns, clock.record_from, clock.until)
     });
     // Pauses: no I/O starts before `gate.hold` (think time), nor outside a
-    // burst's first `on` of each period, counted from the start barrier.
-    let mut gate = Gate::new(job.pauses, start_ns);
+    // burst's first `on` of each period, counted from the record window's
+    // start (a ramp's bursts on the same grid, before it).
+    let mut gate = Gate::new(job.pauses, clock.record_from);
+    // Bursts: the burst each slot's I/O started in (`None`: before the
+    // record window), and what each burst's recorded I/Os came to.
+    let counting_bursts = OPEN && job.pauses.bursts.is_some();
+    let mut burst_of: Vec<Option<u32>> = vec![None; if counting_bursts { depth } else { 0 }];
+    let mut bursts: Vec<BurstTally> = Vec::new();
+    let mut bursts_from_ramp = 0u64;
+    let mut interval_ios: Vec<u64> = Vec::new();
     if OPEN && !job.pauses.is_none() {
         pace::tight_timer();
     }
@@ -345,12 +417,22 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
                 }
                 if io.op == Op::Write {
                     pattern.prepare_write(&mut buffers.slot(slot as usize)[..io.len as usize]);
+                    if VERIFY {
+                        if let Some(v) = &job.verify {
+                            writes_made += 1;
+                            let buf = &mut buffers.slot(slot as usize)[..io.len as usize];
+                            v.stamping.stamp(buf, io.offset, v.worker, writes_made);
+                        }
+                    }
                     written_bytes += io.len as u64;
                 }
                 issued_bytes += io.len as u64;
                 let due = if OPEN { pace.as_mut().map_or(due_by, |p| p.take()) } else { 0 };
                 if OPEN {
                     gate.started(due_by);
+                    if counting_bursts {
+                        burst_of[slot as usize] = gate.burst(due_by);
+                    }
                 }
                 pending[slot as usize] =
                     Pending { op: io.op, offset: io.offset, len: io.len, issued_at: due };
@@ -410,6 +492,7 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
         if recording && now >= next_boundary {
             let index = (now - clock.record_from) / interval_len;
             let mut finished = std::mem::replace(&mut interval, Interval::new(index));
+            count_interval(&mut interval_ios, &finished);
             tally.drain_into(&mut finished.rec);
             recorder.merge(&finished.rec);
             if let Some(link) = job.series.as_ref() {
@@ -422,6 +505,8 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
             inflight -= 1;
             free.push(c.slot);
             let Pending { op, offset, len, issued_at } = pending[c.slot as usize];
+            // Done in full: a read or write moved its length; a trim says
+            // its length too (the engines make the kernel's 0 so).
             if c.result != len as i32 {
                 errors += 1;
                 first_error.get_or_insert(IoFailure { op, offset, len, result: c.result });
@@ -435,8 +520,34 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
                 continue;
             }
             completed += 1;
+            if VERIFY {
+                if let Some(v) = &job.verify {
+                    match (op, &v.tracker) {
+                        (Op::Write, Some(t)) => t.wrote(offset, len as u64),
+                        (Op::Trim, Some(t)) => t.trimmed(offset, len as u64),
+                        (Op::Read, _) if v.check_reads => {
+                            let buf = &buffers.slot(c.slot as usize)[..len as usize];
+                            v.stamping.check(buf, offset, &mut findings);
+                        }
+                        _ => {}
+                    }
+                }
+            }
             if recording {
                 interval.rec.count(op, len as u64);
+                if counting_bursts {
+                    match burst_of[c.slot as usize] {
+                        Some(b) => {
+                            let b = b as usize;
+                            if bursts.len() <= b {
+                                bursts.resize(b + 1, BurstTally::default());
+                            }
+                            bursts[b].ios += 1;
+                            bursts[b].latency_ns = bursts[b].latency_ns.saturating_add(now - issued_at);
+                        }
+                        None => bursts_from_ramp += 1,
+                    }
+                }
                 if job.latency {
                     // Both stamps come from the monotonic clock, the first.
                     let latency = now - issued_at;
@@ -470,6 +581,7 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
     }
     tally.drain_into(&mut interval.rec);
     recorder.merge(&interval.rec);
+    count_interval(&mut interval_ios, &interval);
     #[cfg(test)]
     if let (Some(each), Some(shared)) = (each_stamp, job.each_stamp.as_ref()) {
         shared.lock().unwrap().merge(&each);
@@ -497,12 +609,30 @@ fn drive<const OPEN: bool>(job: Job) -> io::Result<Outcome> {
         record_from: instant(clock.record_from),
         last_recorded: last_recorded.map(instant),
         open: pace.map(Pace::finish),
+        interval_ios,
+        bursts,
+        bursts_from_ramp,
+        verify: job.verify.as_ref().filter(|v| v.check_reads).map(|_| findings),
     })
 }
 
+/// Notes the I/Os of a finished interval at its index (intervals with no
+/// completion in them are never made: they stay 0).
+fn count_interval(counts: &mut Vec<u64>, interval: &Interval) {
+    let ios = interval.rec.ios();
+    let at = interval.index as usize;
+    if ios == 0 && at >= counts.len() {
+        return;
+    }
+    if counts.len() <= at {
+        counts.resize(at + 1, 0);
+    }
+    counts[at] += ios;
+}
+
 /// Where a worker's pauses stand: when it may start I/Os again after its
-/// think time, and the bursts' period, from the start barrier (monotonic
-/// nanoseconds).
+/// think time, and the bursts' period, from the start of the record window
+/// (monotonic nanoseconds; periods in the ramp count back from it).
 struct Gate {
     pauses: Pauses,
     start_ns: u64,
@@ -523,14 +653,28 @@ impl Gate {
     fn closed_until(&self, now: u64) -> u64 {
         let mut until = self.hold;
         if let Some(b) = self.pauses.bursts {
-            let period = b.every.as_millis() * 1_000_000;
+            let period = (b.every.as_millis() * 1_000_000).max(1);
             let on = b.on.as_millis() * 1_000_000;
-            let into = now.saturating_sub(self.start_ns) % period.max(1);
+            let into = if now >= self.start_ns {
+                (now - self.start_ns) % period
+            } else {
+                (period - (self.start_ns - now) % period) % period
+            };
             if into >= on {
                 until = until.max(now + (period - into));
             }
         }
         until
+    }
+
+    /// The burst of the record window an I/O started at `now` is in, from
+    /// 0: the period it falls in (the gate admits I/Os only in a period's
+    /// `on`); `None` before the window, or without bursts.
+    #[inline]
+    fn burst(&self, now: u64) -> Option<u32> {
+        let b = self.pauses.bursts?;
+        let period = (b.every.as_millis() * 1_000_000).max(1);
+        now.checked_sub(self.start_ns).map(|into| u32::try_from(into / period).unwrap_or(u32::MAX))
     }
 
     /// An I/O started at `now`: after every `every`, the think time.
@@ -603,7 +747,7 @@ pub fn io_uring_available() -> Result<(), String> {
     let buffers = Buffers::new(1, 4096);
     let file = std::fs::File::open("/proc/self/stat").map_err(|e| e.to_string())?;
     use std::os::unix::io::AsRawFd;
-    Uring::new(file.as_raw_fd(), &buffers, 2, false).map(|_| ()).map_err(|e| e.to_string())
+    Uring::new(file.as_raw_fd(), &buffers, 2, false, false).map(|_| ()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -649,6 +793,7 @@ mod tests {
             latency: true,
             engines: Arc::new(crate::engine::Real),
             target: 0,
+            verify: None,
             each_stamp: None,
         }
     }
@@ -948,6 +1093,35 @@ mod tests {
         let max = out.recorder.read.lat.max();
         assert!(max >= 100_000_000, "the first I/O's latency, from when it was due: {max} ns");
         assert_eq!(out.recorder.ios(), out.completed, "no ramp: every completion is recorded");
+    }
+
+    /// Bursts of 350ms every 400ms, counted from the record window's start
+    /// after a 300ms ramp, on a target that holds every I/O for its first
+    /// 350ms: the ramp's last burst (from 100ms before the start to 250ms
+    /// after) starts the worker's 2 I/Os, which complete at 350ms, in the
+    /// record window: recorded, in no burst of it. The I/Os after are in
+    /// bursts 0 and 1 (the window is two periods), and every recorded I/O
+    /// is in a burst or counted as from the ramp; the series intervals
+    /// add up to the record too.
+    #[test]
+    fn each_recorded_io_is_in_the_burst_it_started_in_or_from_the_ramp() {
+        let mut j = open_job(2, 1.0, Duration::from_millis(800), Duration::from_millis(350));
+        j.rate = None;
+        j.timing.ramp = Duration::from_millis(300);
+        j.pauses = Pauses {
+            think: None,
+            bursts: Some(methodic_compiler::plan::Bursts {
+                on: methodic_compiler::plan::Duration::from_millis(350),
+                every: methodic_compiler::plan::Duration::from_millis(400),
+            }),
+        };
+        let out = run(j).unwrap();
+        assert_eq!(out.bursts_from_ramp, 2, "the two slots' I/Os, started in the ramp");
+        assert_eq!(out.bursts.len(), 2, "{:?}", out.bursts);
+        assert!(out.bursts.iter().all(|b| b.ios > 0), "{:?}", out.bursts);
+        let in_bursts: u64 = out.bursts.iter().map(|b| b.ios).sum();
+        assert_eq!(in_bursts + out.bursts_from_ramp, out.recorder.ios());
+        assert_eq!(out.interval_ios.iter().sum::<u64>(), out.recorder.ios());
     }
 
     /// A target that serves nothing for the whole window: the worker

@@ -4,8 +4,10 @@
 //! chosen byte range fail with EIO, as a failing drive's would. The file
 //! is opened direct-I/O style (no page cache), so every read and write of
 //! a program, or of a loop device over the file, reaches the file system
-//! and sees its error. Mounted in a new folder of the temporary directory;
-//! unmounted, and the folder removed, when dropped.
+//! and sees its error. Reads can also return chosen bytes corrupted (each
+//! bit flipped) while the file keeps them as written. Mounted in a new
+//! folder of the temporary directory; unmounted, and the folder removed,
+//! when dropped.
 //!
 //! Needs root (the mount is made with mount(2); no fusermount) and
 //! /dev/fuse; without them `mount` gives `None` after common::skip, which
@@ -43,6 +45,10 @@ pub struct FaultFs {
 struct State {
     data: Mutex<Vec<u8>>,
     fault: Mutex<Option<(Ops, Range<u64>)>>,
+    /// Bytes whose every read returns them flipped (the file keeps them).
+    corrupt: Mutex<Option<Range<u64>>>,
+    /// Reads returned with flipped bytes so far.
+    corrupted: AtomicU64,
     /// Reads and writes failed so far.
     failed: AtomicU64,
     /// fsync fails with EIO (a write-back error).
@@ -76,6 +82,8 @@ impl FaultFs {
         let state = Arc::new(State {
             data: Mutex::new(vec![0; size as usize]),
             fault: Mutex::new(None),
+            corrupt: Mutex::new(None),
+            corrupted: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             fail_sync: Default::default(),
         });
@@ -104,6 +112,18 @@ impl FaultFs {
     /// From now on, `ops` touching `bytes` fail with EIO.
     pub fn fail(&self, ops: Ops, bytes: Range<u64>) {
         *self.state.fault.lock().unwrap() = Some((ops, bytes));
+    }
+
+    /// From now on, every read that touches `bytes` returns them with
+    /// each bit flipped, as a device that corrupts what it returns would;
+    /// the file keeps them as written.
+    pub fn corrupt(&self, bytes: Range<u64>) {
+        *self.state.corrupt.lock().unwrap() = Some(bytes);
+    }
+
+    /// Reads returned with flipped bytes so far.
+    pub fn corrupted(&self) -> u64 {
+        self.state.corrupted.load(Ordering::SeqCst)
     }
 
     /// From now on, fsync fails with EIO, as after a lost write-back.
@@ -245,7 +265,18 @@ impl Filesystem for Fs {
         let data = self.0.data.lock().unwrap();
         let start = (offset as usize).min(data.len());
         let end = (start + size as usize).min(data.len());
-        reply.data(&data[start..end]);
+        let corrupt = self.0.corrupt.lock().unwrap().clone();
+        match corrupt.filter(|r| r.start.max(start as u64) < r.end.min(end as u64)) {
+            Some(r) => {
+                let mut out = data[start..end].to_vec();
+                for at in r.start.max(start as u64)..r.end.min(end as u64) {
+                    out[at as usize - start] ^= 0xff;
+                }
+                self.0.corrupted.fetch_add(1, Ordering::SeqCst);
+                reply.data(&out);
+            }
+            None => reply.data(&data[start..end]),
+        }
     }
 
     fn write(

@@ -44,16 +44,22 @@ pub(crate) fn access(r: &mut JobReader<'_>) -> Got<Rw> {
         "randwrite" => Ok(Rw::RandWrite),
         "rw" | "readwrite" => Ok(Rw::Mixed),
         "randrw" => Ok(Rw::RandMixed),
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => Err(r.problem(
+        "trim" => Ok(Rw::Trim),
+        "randtrim" => Ok(Rw::RandTrim),
+        "trimwrite" | "randtrimwrite" => Err(r.problem(
             ImportErrorKind::Untranslatable,
             e,
-            refusal("methodic workloads read and write; they do not trim (`erase discard` trims the span as a step of its own)"),
+            refusal(format!(
+                "fio's {kind} trims each block and then writes it; a methodic workload draws its trims as a \
+                 share of its I/Os (`trim N%`), so it has no such pairs"
+            ))
+            .hint("rw=randtrim for trims alone, or a methodic workload with a trim share"),
         )),
         other => Err(r.problem(
             ImportErrorKind::BadValue,
             e,
             refusal(format!("fio does not know rw={other}"))
-                .hint("rw is read, write, randread, randwrite, rw (or readwrite) or randrw"),
+                .hint("rw is read, write, randread, randwrite, rw (or readwrite), randrw, trim or randtrim"),
         )),
     }
 }

@@ -39,6 +39,8 @@ pub(crate) struct Step {
     /// Where the random offsets land (`random_distribution`).
     pub(crate) access: Access,
     pub(crate) read: Percent,
+    /// All of it for `rw=trim` and `randtrim`, else none.
+    pub(crate) trim: Percent,
     pub(crate) blocks: Vec<(Bytes, Percent)>,
     pub(crate) align: Option<Bytes>,
     pub(crate) offset: Bytes,
@@ -114,11 +116,14 @@ enum Rw {
     RandWrite,
     Mixed,
     RandMixed,
+    /// `trim`, `randtrim`: trims alone.
+    Trim,
+    RandTrim,
 }
 
 impl Rw {
     pub(crate) fn random(self) -> bool {
-        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandMixed)
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandMixed | Rw::RandTrim)
     }
 
     fn mixed(self) -> bool {
@@ -286,6 +291,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         random,
         access,
         read,
+        trim: if matches!(rw, Rw::Trim | Rw::RandTrim) { Percent::HUNDRED } else { Percent::ZERO },
         blocks,
         align,
         offset,

@@ -3,7 +3,9 @@
 //! inline SVG charts (IOPS and latency against QD, preparation plots with
 //! the steady-state window, probes, read-share x QD maps), the jobs run at
 //! once, open-loop rates and QoS searches (each with its chart of latency
-//! percentiles against IOPS), rendered with
+//! percentiles against IOPS), each step's devices and workers (their rows
+//! where they differ by more than the noise) and bursts (with a chart of
+//! IOPS by burst), rendered with
 //! minijinja from `templates/report.html`.
 
 use methodic_compiler::plan::Units;
@@ -17,6 +19,7 @@ use crate::view::report::charts::{maps, preparation, probes, sweeps};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{header, status_sentence, status_word, subtitle, title};
 use crate::view::report::loads::loads;
+use crate::view::report::spread::spreads;
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
 
 /// The `html` exporter: one page.
@@ -101,6 +104,7 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String, ExportError> {
         preparation => preparation(run),
         findings => findings(run),
         loads => loads(run, true),
+        spreads => spreads(run, true),
         probes => probes(run),
         columns => columns(&m.plan.conventions),
         value_line => value_line(run, pts),

@@ -1,13 +1,15 @@
 //! The `md` format: Markdown, to paste into a review or an issue. A report:
 //! its title, the header tables, the result table, the jobs of each
-//! `together` step, each open-loop rate, each QoS search's probes, and each
-//! sweep's best step.
+//! `together` step, each open-loop rate, each QoS search's probes, every
+//! device's and worker's numbers of each step spread over several, each
+//! measurement's bursts, and each sweep's best step.
 
 use super::{ExportError, Exporter};
 use crate::manifest::Loaded;
 use crate::view::points::Point;
 use crate::view::report::header::{header, subtitle, title};
 use crate::view::report::loads::loads;
+use crate::view::report::spread::spreads;
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
 
 /// The `md` exporter: Markdown.
@@ -76,6 +78,35 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
             cell(&q.verdict)
         ));
         grid(&mut out, &q.columns, &q.rows);
+    }
+    // Every device's and worker's numbers, whether they differ or not.
+    let sp = spreads(run, false);
+    if !sp.spreads.is_empty() {
+        out.push_str("\n### Devices and workers\n");
+        for v in &sp.spreads {
+            let part = if v.part.is_empty() { String::new() } else { format!(", {}", v.part) };
+            for g in [&v.devices, &v.workers].into_iter().flatten() {
+                out.push_str(&format!(
+                    "\nStep {} ({}{}): {}.\n\n",
+                    v.step,
+                    cell(&v.id),
+                    cell(&part),
+                    cell(&g.line)
+                ));
+                grid(&mut out, &g.columns, &g.rows);
+            }
+        }
+    }
+    for b in &sp.bursts {
+        let job = b.job.as_ref().map_or(String::new(), |j| format!(", job {j}"));
+        out.push_str(&format!(
+            "\n### Step {} ({}{}): bursts\n\n{}.\n\n",
+            b.step,
+            cell(&b.id),
+            cell(&job),
+            cell(&b.line)
+        ));
+        grid(&mut out, &b.columns, &b.all);
     }
     let bests = best_lines(run, pts);
     if !bests.is_empty() {

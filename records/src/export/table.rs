@@ -1,11 +1,14 @@
 //! The `table` format: text for a terminal, tables drawn with box lines and
 //! sentences around them. A report: its header lines, the result table,
 //! each sweep's best step, the jobs of each `together` step, each
-//! open-loop rate and each QoS search's probes, and the findings. A comparison: the runs, the
-//! paired steps with ratios, the steps with no counterpart and the
-//! differences that can explain the gaps. The commands' own results: a
-//! plan's steps and phases, a run's end table, the host ceilings, two
-//! plans' changes, and methodic's numbers beside fio's.
+//! open-loop rate and each QoS search's probes, each step's devices and
+//! workers (rows where they differ by more than the noise) and bursts, and
+//! the findings. A comparison: the runs, the paired steps with ratios,
+//! each device of the paired steps spread over several, the steps with no
+//! counterpart and the differences that can explain the gaps. The
+//! commands' own results: a plan's steps and phases, a run's end table,
+//! the host ceilings, two plans' changes, and methodic's numbers beside
+//! fio's.
 
 use methodic_compiler::diff::Class;
 use methodic_compiler::plan::QdCounting;
@@ -25,8 +28,9 @@ use crate::view::points::{Point, kind_short, rate_unit};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{ceiling_words, status_sentence, status_word, title};
 use crate::view::report::loads::{Loads, loads};
+use crate::view::report::spread::{Spreads, spreads};
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
-use crate::view::run::{HostCeilings, Ran, failure_words, probe_words};
+use crate::view::run::{HostCeilings, Ran, failure_words, probe_words, trim_words};
 
 /// The `table` exporter: text for a terminal.
 pub struct Table;
@@ -85,6 +89,7 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
         }
     }
     out.push_str(&loads_text(&loads(run, false)));
+    out.push_str(&spreads_text(&spreads(run, false)));
     for f in findings(run) {
         out.push_str(&format!("{}: {}: {}\n", f.level, f.step, f.text));
     }
@@ -122,6 +127,40 @@ fn loads_text(l: &Loads) -> String {
     for q in &l.qos {
         out.push_str(&format!("\nQoS search, step {} ({}): {}\n", q.step, q.id, q.verdict));
         out.push_str(&grid(&q.columns, &q.rows));
+    }
+    out
+}
+
+/// Each spread's devices and workers, each in a line that says whether
+/// they differ by more than the noise, with their rows under it where
+/// they do (or where the noise is unknown); each measurement's bursts in
+/// a line and a table of its first, last, slowest and fastest.
+fn spreads_text(s: &Spreads) -> String {
+    let mut out = String::new();
+    let grid = |columns: &[String], rows: &[Vec<String>]| {
+        let mut b = Builder::default();
+        b.push_record(columns.to_vec());
+        for r in rows {
+            b.push_record(r.clone());
+        }
+        let mut t = b.build();
+        t.with(Style::sharp());
+        t.modify(Columns::new(2..), Alignment::right());
+        format!("{t}\n")
+    };
+    for v in &s.spreads {
+        let part = if v.part.is_empty() { String::new() } else { format!(", {}", v.part) };
+        for g in [&v.devices, &v.workers].into_iter().flatten() {
+            out.push_str(&format!("step {} ({}{part}): {}\n", v.step, v.id, g.line));
+            if g.shown() {
+                out.push_str(&grid(&g.columns, &g.rows));
+            }
+        }
+    }
+    for b in &s.bursts {
+        let job = b.job.as_ref().map_or(String::new(), |j| format!(", job {j}"));
+        out.push_str(&format!("\nbursts, step {} ({}{job}): {}\n", b.step, b.id, b.line));
+        out.push_str(&grid(&b.columns, &b.rows));
     }
     out
 }
@@ -231,6 +270,31 @@ fn text(c: &Comparison) -> String {
                 ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max)
             ));
         }
+    }
+    if !c.devices.is_empty() {
+        out.push_str("\neach device of the paired steps spread over several (paired by model and serial, else path):\n");
+        let mut b = Builder::default();
+        let mut head = vec!["step (workload, QD)".to_string(), "device".into()];
+        head.extend(c.runs.iter().map(|r| format!("{} IOPS", r.name)));
+        head.extend(c.runs[1..].iter().map(|r| format!("{}/A", r.name)));
+        head.extend(c.runs.iter().map(|r| format!("{} mean us", r.name)));
+        b.push_record(head);
+        for d in &c.devices {
+            let mut row = vec![d.step.clone(), d.device.clone()];
+            row.extend(d.iops.iter().map(|v| v.map_or("-".into(), |v| fmt_value(Some(v)))));
+            row.extend(d.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
+            row.extend(
+                d.mean_latency_us
+                    .iter()
+                    .map(|v| v.filter(|v| v.is_finite()).map_or("-".into(), |l| format!("{l:.1}"))),
+            );
+            b.push_record(row);
+        }
+        let mut t = b.build();
+        t.with(Style::sharp());
+        t.modify(Columns::new(2..), Alignment::right());
+        out.push_str(&t.to_string());
+        out.push('\n');
     }
     if !c.sweep_bests.is_empty() {
         out.push_str("\nthe best step of each sweep, among its paired steps:\n");
@@ -418,6 +482,13 @@ impl Exporter<Ran> for Table {
                 if let Some(open) = &io.rate {
                     notes.push(open.words());
                 }
+            }
+            if let Some(t) = r.summary.as_ref().and_then(|s| s.trim.as_ref()) {
+                notes.push(trim_words(t));
+            }
+            // A mismatch fails the step, and its error says it.
+            if let Some(v) = r.verify.as_ref().filter(|_| r.error.is_none()) {
+                notes.push(v.words());
             }
             if let Some(st) = &r.steady {
                 notes.push(if st.reached {

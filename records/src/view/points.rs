@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::manifest::{Loaded, ManifestStep};
 use crate::numbers::Summary;
-use crate::record::{OpenLoopResult, QosResult};
+use crate::record::{BurstResult, OpenLoopResult, QosResult, Spread};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Point {
@@ -91,6 +91,46 @@ pub struct Point {
     pub max_latency_us: Option<f64>,
     pub seconds: f64,
     pub error: Option<String>,
+    /// How its I/O spread over devices and workers, where it ran on
+    /// several workers (a rounds measurement: its last round).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+    /// Each burst of its record window, with `bursts ON every PERIOD`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bursts: Vec<BurstResult>,
+    /// The step's trims apart, where it trimmed (the IOPS above count
+    /// them with its reads and writes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<TrimPoint>,
+    /// A step with `verify`: what it checked and found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::record::VerifyResult>,
+}
+
+/// A step's trims: how many a second, and their latency.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrimPoint {
+    pub iops: f64,
+    pub mean_latency_us: f64,
+    pub p99_latency_us: f64,
+}
+
+impl TrimPoint {
+    fn of(r: Option<&crate::numbers::Rates>) -> Option<TrimPoint> {
+        r.map(|t| TrimPoint {
+            iops: t.iops,
+            mean_latency_us: t.latency_us.mean,
+            p99_latency_us: t.latency_us.p99,
+        })
+    }
+
+    /// `trims 1234 IOPS, 56.7 us mean, 89.0 us p99`.
+    pub fn words(&self) -> String {
+        format!(
+            "trims {:.0} IOPS, {:.1} us mean, {:.1} us p99",
+            self.iops, self.mean_latency_us, self.p99_latency_us
+        )
+    }
 }
 
 /// A job of a `together` step.
@@ -203,7 +243,19 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 max_latency_us: None,
                 seconds: r.seconds,
                 error: r.error.clone(),
+                spread: None,
+                bursts: Vec::new(),
+                trim: None,
+                verify: r.verify.clone(),
             };
+        // The spread and bursts of a part of the step: a job by name, a
+        // rounds cell from 1, or the step's own I/O.
+        let spread_of = |job: Option<&str>, cell: Option<u32>| {
+            r.spread.iter().find(|s| s.job.as_deref() == job && s.cell == cell).cloned()
+        };
+        let bursts_of = |job: Option<&str>| {
+            r.bursts.iter().filter(|b| b.job.as_deref() == job).cloned().collect::<Vec<_>>()
+        };
         match (&step.action, one_io(&step.action), &r.summary, &r.cells, &r.copy) {
             (Action::Together { jobs, .. }, ..) => {
                 for (i, job) in jobs.iter().enumerate() {
@@ -230,6 +282,8 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     beside.sort();
                     p.beside = beside;
                     p.job = Some(JobPoint { name: job.name.clone(), device: jr.device.clone(), with });
+                    p.spread = spread_of(Some(&job.name), None);
+                    p.bursts = bursts_of(Some(&job.name));
                     let s = &jr.summary;
                     p.average_iops = Some(s.total.iops);
                     p.average_mb_s = s.total.mb_s;
@@ -252,6 +306,8 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     label.push_str(&format!(" at {}", asked_words(o)));
                 }
                 let mut p = base(&r.kind, &keys[0], Some(workload), Some(qd), label);
+                p.spread = spread_of(None, None);
+                p.bursts = bursts_of(None);
                 p.average_iops = Some(s.total.iops);
                 p.average_mb_s = s.total.mb_s;
                 p.average_mib_s = s.total.mib_s;
@@ -327,6 +383,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                         Some(&cell.qd),
                         format!("{} QD {}", c.workload, c.qd),
                     );
+                    p.spread = spread_of(None, Some(at as u32 + 1));
                     p.average_iops = Some(c.window_iops);
                     p.average_mb_s = c.window_mb_s;
                     p.average_mib_s = mib(c.window_mb_s);
@@ -350,6 +407,8 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                     let window = Some(&c.window_latency_us).filter(|l| l.max > 0.0);
                     p.p99_latency_us = Some(window.map_or(c.last.total.latency_us.p99, |l| l.p99));
                     p.max_latency_us = Some(window.map_or(c.last.total.latency_us.max, |l| l.max));
+                    // The last round's trims: the window keeps no trims apart.
+                    p.trim = TrimPoint::of(c.last.trim.as_ref());
                     out.push(p);
                 }
             }
@@ -406,6 +465,7 @@ fn latencies(p: &mut Point, s: &Summary) {
     p.p99_latency_us = Some(s.total.latency_us.p99);
     p.max_latency_us = Some(s.total.latency_us.max);
     p.seconds = s.seconds;
+    p.trim = TrimPoint::of(s.trim.as_ref());
 }
 
 /// Keeps an open-loop step's rate on its point and, when the rate was not
@@ -502,6 +562,10 @@ pub(crate) fn sample() -> Point {
         max_latency_us: None,
         seconds: 1.0,
         error: None,
+        spread: None,
+        bursts: Vec::new(),
+        trim: None,
+        verify: None,
     }
 }
 

@@ -75,6 +75,9 @@ pub fn step_line(r: &StepResult, units: Units) -> String {
         let rate = if binary { s.total.mib_s } else { s.total.mb_s };
         let mean = s.total.latency_us.mean;
         parts.push(format!("{:.0} IOPS, {rate:.1} {unit}, {mean:.1} us mean", s.total.iops));
+        if let Some(t) = &s.trim {
+            parts.push(trim_words(t));
+        }
     }
     if let Some(open) = r.io.as_ref().and_then(|io| io.rate.as_ref()) {
         parts.push(open.words());
@@ -93,6 +96,9 @@ pub fn step_line(r: &StepResult, units: Units) -> String {
     if let Some(q) = &r.qos {
         parts.push(q.verdict.clone());
     }
+    if let Some(v) = &r.verify {
+        parts.push(v.words());
+    }
     for j in &r.jobs {
         let t = &j.summary.total;
         let rate = if binary { t.mib_s } else { t.mb_s };
@@ -108,6 +114,11 @@ pub fn step_line(r: &StepResult, units: Units) -> String {
         parts.push(format!("done in {:.1}s", r.seconds));
     }
     parts.join("; ")
+}
+
+/// `of which trims 1234 IOPS, 56.7 us mean`: a step's trims, apart.
+pub(crate) fn trim_words(t: &crate::numbers::Rates) -> String {
+    format!("of which trims {:.0} IOPS, {:.1} us mean", t.iops, t.latency_us.mean)
 }
 
 /// A step's error: `failed: ...`, or the interruption as it was said.

@@ -2,7 +2,8 @@
 //! A worker hands an engine the I/Os to start and asks for completions,
 //! waiting for at least one or (open loop) until a deadline on the
 //! monotonic clock ([`mono_ns`]); the engine owns how they reach the
-//! kernel. Engines are made through
+//! kernel, trims too (a hole punched in a file, a discard on a block
+//! device: [`TrimWay`]). Engines are made through
 //! an [`EngineFactory`] that the run options may replace (tests wrap the
 //! real engines to inject faults or note every I/O); [`Real`] makes the
 //! io_uring and psync engines.
@@ -30,6 +31,8 @@ pub struct Request {
 }
 
 /// A finished I/O: its slot and the kernel's result (bytes, or -errno).
+/// A trim that is done reports its length, as a read or write that moved
+/// all its bytes does (the kernel's 0 is made so by the engine).
 #[derive(Debug, Clone, Copy)]
 pub struct Completion {
     pub slot: u16,
@@ -77,6 +80,62 @@ pub fn mono_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// How a target deallocates a trimmed range: a file punches a hole, a
+/// block device discards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrimWay {
+    /// `fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)`: the file
+    /// keeps its size, the range reads back as zeros.
+    PunchHole,
+    /// A discard (`BLKDISCARD`, or io_uring's `BLOCK_URING_CMD_DISCARD`).
+    Discard,
+}
+
+impl TrimWay {
+    /// The way `fd` trims: a discard for a block device, a hole for
+    /// anything else.
+    pub fn of(fd: RawFd) -> TrimWay {
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        let block = unsafe { libc::fstat(fd, &mut st) } == 0 && st.st_mode & libc::S_IFMT == libc::S_IFBLK;
+        if block { TrimWay::Discard } else { TrimWay::PunchHole }
+    }
+
+    /// The system call that trims `len` bytes at `offset` of `fd`: 0, or
+    /// -1 with errno set.
+    #[cold]
+    #[inline(never)]
+    pub fn call(self, fd: RawFd, offset: u64, len: u64) -> libc::c_int {
+        unsafe {
+            match self {
+                TrimWay::PunchHole => libc::fallocate(
+                    fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    offset as libc::off_t,
+                    len as libc::off_t,
+                ),
+                TrimWay::Discard => {
+                    let range = [offset, len];
+                    libc::ioctl(fd, crate::target::BLKDISCARD as _, range.as_ptr())
+                }
+            }
+        }
+    }
+
+    /// Trims `len` bytes at `offset` of `fd` in this thread: 0, or -errno.
+    pub fn trim_now(self, fd: RawFd, offset: u64, len: u64) -> i32 {
+        loop {
+            let rc = self.call(fd, offset, len);
+            if rc == 0 {
+                return 0;
+            }
+            let errno = io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+            if errno != libc::EINTR {
+                return -errno;
+            }
+        }
+    }
+}
+
 /// What one worker's engine is made for.
 pub struct Setup<'a> {
     pub kind: EngineKind,
@@ -90,6 +149,8 @@ pub struct Setup<'a> {
     pub force_async: bool,
     /// Which of the run's targets the worker drives, from 0.
     pub target: usize,
+    /// The worker's workload trims.
+    pub trims: bool,
 }
 
 /// Makes each worker's engine: called once a worker, as it sets up,
@@ -107,7 +168,9 @@ pub struct Real;
 impl EngineFactory for Real {
     fn make(&self, s: &Setup<'_>) -> io::Result<Box<dyn Engine>> {
         Ok(match s.kind {
-            EngineKind::IoUring => Box::new(uring::Uring::new(s.fd, s.buffers, s.depth, s.force_async)?),
+            EngineKind::IoUring => {
+                Box::new(uring::Uring::new(s.fd, s.buffers, s.depth, s.force_async, s.trims)?)
+            }
             EngineKind::Psync => Box::new(psync::Psync::new(s.fd, s.buffers)),
         })
     }

@@ -1,23 +1,40 @@
-//! The psync engine: pread and pwrite, one I/O at a time. Used where it is
+//! The psync engine: pread and pwrite, one I/O at a time (a trim: a hole
+//! punched with fallocate, or BLKDISCARD on a block device). Used where it is
 //! faster (one outstanding I/O per worker) and where io_uring is not
 //! available (disabled by `io_uring_disabled`, or by seccomp).
 
 use std::io;
 use std::os::unix::io::RawFd;
 
-use super::{Completion, Engine, EngineKind, Request};
+use super::{Completion, Engine, EngineKind, Request, TrimWay};
 use crate::data::Buffers;
 use crate::workload::Op;
 
 pub struct Psync {
     fd: RawFd,
     buffers: Vec<usize>,
+    trim: TrimWay,
 }
 
 impl Psync {
     /// The buffers must outlive the engine; the worker owns both.
     pub fn new(fd: RawFd, buffers: &Buffers) -> Psync {
-        Psync { fd, buffers: (0..buffers.slots()).map(|i| buffers.ptr(i) as usize).collect() }
+        Psync {
+            fd,
+            buffers: (0..buffers.slots()).map(|i| buffers.ptr(i) as usize).collect(),
+            trim: TrimWay::of(fd),
+        }
+    }
+}
+
+impl Psync {
+    /// A trim's completion: its length when done, or -errno. Out of line
+    /// and cold, so that the loop of reads and writes keeps its registers.
+    #[cold]
+    #[inline(never)]
+    fn trim_io(&self, r: &Request) -> Completion {
+        let rc = self.trim.trim_now(self.fd, r.io.offset, r.io.len as u64);
+        Completion { slot: r.slot, result: if rc == 0 { r.io.len as i32 } else { rc } }
     }
 }
 
@@ -28,14 +45,17 @@ impl Engine for Psync {
 
     fn run(&mut self, reqs: &[Request], _wait: usize, done: &mut Vec<Completion>) -> io::Result<()> {
         for r in reqs {
+            if r.io.op == Op::Trim {
+                done.push(self.trim_io(r));
+                continue;
+            }
             let ptr = self.buffers[r.slot as usize] as *mut libc::c_void;
             let result = loop {
                 let n = unsafe {
-                    match r.io.op {
-                        Op::Read => libc::pread(self.fd, ptr, r.io.len as usize, r.io.offset as libc::off_t),
-                        Op::Write => {
-                            libc::pwrite(self.fd, ptr, r.io.len as usize, r.io.offset as libc::off_t)
-                        }
+                    if r.io.op == Op::Read {
+                        libc::pread(self.fd, ptr, r.io.len as usize, r.io.offset as libc::off_t)
+                    } else {
+                        libc::pwrite(self.fd, ptr, r.io.len as usize, r.io.offset as libc::off_t)
                     }
                 };
                 if n >= 0 {

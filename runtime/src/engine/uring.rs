@@ -3,14 +3,18 @@
 //! is handed over, then one system call that waits for the first
 //! completion (or, open loop, for a deadline: a timeout on the wait where
 //! the kernel takes one, Linux 5.11+, else a timeout request) and reaps
-//! all that are ready.
+//! all that are ready. A trim is IORING_OP_FALLOCATE punching a hole in a
+//! file, and on a block device the block layer's discard command
+//! (IORING_OP_URING_CMD with BLOCK_URING_CMD_DISCARD, Linux 6.12+); where
+//! the kernel has no such command, the worker's thread discards with the
+//! BLKDISCARD ioctl and the ring completes a no-op in its place.
 
 use std::io;
 use std::os::unix::io::RawFd;
 
 use io_uring::{IoUring, opcode, types};
 
-use super::{Completion, Engine, EngineKind, Request, mono_ns};
+use super::{Completion, Engine, EngineKind, Request, TrimWay, mono_ns};
 use crate::data::Buffers;
 use crate::workload::Op;
 
@@ -30,7 +34,39 @@ pub struct Uring {
     ext_arg: bool,
     /// Timeout requests in the ring whose completion is not reaped yet.
     timeouts: usize,
+    /// How a trim reaches the target.
+    trim: UringTrim,
+    /// The target, for trims done with an ioctl.
+    fd: RawFd,
+    /// A trim done with an ioctl that failed: `run` returns it.
+    trim_failure: Option<io::Error>,
+    /// The length of the trim in flight in each slot (0: none): a trim
+    /// completes with 0, and is handed out with its length, as a read or
+    /// write that moved all its bytes.
+    trim_len: Vec<u32>,
+    /// Completions that reaping must change: timeout requests' (left
+    /// out) and trims' (given their length). While there are none,
+    /// reaping hands completions out as the kernel gives them.
+    fixups: usize,
 }
+
+/// How the ring trims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UringTrim {
+    /// IORING_OP_FALLOCATE, punching a hole (a file).
+    Fallocate,
+    /// IORING_OP_URING_CMD with BLOCK_URING_CMD_DISCARD (a block device).
+    DiscardCmd,
+    /// The BLKDISCARD ioctl in the worker's thread, and a no-op in the
+    /// ring for its completion (a block device, on kernels before 6.12).
+    Ioctl,
+}
+
+/// `BLOCK_URING_CMD_DISCARD`, `_IO(0x12, 0)` (include/uapi/linux/blkdev.h,
+/// Linux 6.12): the discard command a block device takes through
+/// IORING_OP_URING_CMD, its range's start in the entry's `addr` and its
+/// length in `addr3` (the first 8 bytes of the command area).
+const BLOCK_URING_CMD_DISCARD: u32 = 0x12 << 8;
 
 /// The slot a timeout request's completion carries: never an I/O's (a
 /// ring holds at most 32768 entries, so slots stay below it).
@@ -41,7 +77,15 @@ impl Uring {
     /// io_uring is unavailable; the caller falls back to psync.
     /// `force_async`: send every I/O straight to a kernel worker, for block
     /// devices that cannot be driven without blocking.
-    pub fn new(fd: RawFd, buffers: &Buffers, depth: u32, force_async: bool) -> io::Result<Uring> {
+    /// `trims`: the worker trims, so a block device's way of discarding
+    /// is found out now (see [`discard_cmd_works`]).
+    pub fn new(
+        fd: RawFd,
+        buffers: &Buffers,
+        depth: u32,
+        force_async: bool,
+        trims: bool,
+    ) -> io::Result<Uring> {
         let entries = depth.max(1).next_power_of_two();
         // The worker that makes the ring is its only user. Completions are
         // then run when it asks for them, not signalled to it as they come
@@ -61,7 +105,7 @@ impl Uring {
         let fixed_buffers = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         ring.submitter().register_files(&[fd])?;
         let ext_arg = ring.params().is_feature_ext_arg();
-        Ok(Uring {
+        let mut uring = Uring {
             ring,
             buffers: (0..buffers.slots()).map(|i| buffers.ptr(i) as usize).collect(),
             fixed_buffers,
@@ -69,7 +113,55 @@ impl Uring {
             inflight: 0,
             ext_arg,
             timeouts: 0,
-        })
+            trim: UringTrim::Fallocate,
+            fd,
+            trim_failure: None,
+            trim_len: vec![0; buffers.slots()],
+            fixups: 0,
+        };
+        if TrimWay::of(fd) == TrimWay::Discard {
+            uring.trim =
+                if trims && uring.discard_cmd_works()? { UringTrim::DiscardCmd } else { UringTrim::Ioctl };
+        }
+        Ok(uring)
+    }
+
+    /// Whether the kernel takes BLOCK_URING_CMD_DISCARD on this block
+    /// device: the ring knows IORING_OP_URING_CMD, and a discard of no
+    /// bytes comes back EINVAL (the block layer checked its range: Linux
+    /// 6.12+, the device discards, opened for writing) rather than
+    /// EOPNOTSUPP (no command: an older kernel). Nothing is discarded.
+    /// Called on a new ring, before any I/O.
+    fn discard_cmd_works(&mut self) -> io::Result<bool> {
+        let mut probe = io_uring::Probe::new();
+        if self.ring.submitter().register_probe(&mut probe).is_err()
+            || !probe.is_supported(opcode::UringCmd16::CODE)
+        {
+            return Ok(false);
+        }
+        let entry = opcode::UringCmd16::new(types::Fixed(0), BLOCK_URING_CMD_DISCARD)
+            .addr(Some(0))
+            .build()
+            .user_data(TIMEOUT_SLOT as u64);
+        self.push(&entry)?;
+        loop {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => break,
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        let result = self.ring.completion().next().map_or(-libc::EIO, |c| c.result());
+        Ok(result == -libc::EINVAL)
+    }
+
+    /// Tests: trims with the ioctl, as on kernels before 6.12.
+    #[cfg(test)]
+    fn without_discard_cmd(mut self) -> Uring {
+        if self.trim == UringTrim::DiscardCmd {
+            self.trim = UringTrim::Ioctl;
+        }
+        self
     }
 
     /// Tests: waits until a deadline with a timeout request, as on kernels
@@ -102,6 +194,10 @@ impl Uring {
             }
         }
         self.inflight += reqs.len();
+        // A trim the ioctl failed (kernels before 6.12 only).
+        if let Some(e) = self.trim_failure.take() {
+            return Err(e);
+        }
         Ok(())
     }
 
@@ -117,32 +213,50 @@ impl Uring {
     }
 
     /// Appends every completion ready to `done`; a timeout request's is
-    /// not an I/O's and is left out.
+    /// not an I/O's and is left out, and a trim's is given its length.
     #[inline(always)]
     fn reap(&mut self, done: &mut Vec<Completion>) {
         let before = done.len();
         for cqe in self.ring.completion() {
             done.push(Completion { slot: cqe.user_data() as u16, result: cqe.result() });
         }
-        if self.timeouts > 0 {
-            let all = done.len();
-            let mut k = before;
-            for i in before..all {
-                if done[i].slot != TIMEOUT_SLOT {
-                    done[k] = done[i];
-                    k += 1;
-                }
-            }
-            done.truncate(k);
-            self.timeouts -= (all - k).min(self.timeouts);
+        if self.fixups > 0 {
+            self.fix(done, before);
         }
         self.inflight -= (done.len() - before).min(self.inflight);
     }
 
-    fn entry(&self, r: &Request) -> io_uring::squeue::Entry {
+    /// Leaves timeout requests' completions out of `done[from..]`, and
+    /// gives trims that are done their length.
+    #[cold]
+    #[inline(never)]
+    fn fix(&mut self, done: &mut Vec<Completion>, from: usize) {
+        let mut k = from;
+        for i in from..done.len() {
+            let mut c = done[i];
+            if c.slot == TIMEOUT_SLOT {
+                self.timeouts = self.timeouts.saturating_sub(1);
+                self.fixups = self.fixups.saturating_sub(1);
+                continue;
+            }
+            if let Some(len) = self.trim_len.get_mut(c.slot as usize).filter(|l| **l != 0) {
+                if c.result == 0 {
+                    c.result = *len as i32;
+                }
+                *len = 0;
+                self.fixups = self.fixups.saturating_sub(1);
+            }
+            done[k] = c;
+            k += 1;
+        }
+        done.truncate(k);
+    }
+
+    fn entry(&mut self, r: &Request) -> io_uring::squeue::Entry {
         let ptr = self.buffers[r.slot as usize] as *mut u8;
         let fd = types::Fixed(0);
         let e = match (r.io.op, self.fixed_buffers) {
+            (Op::Trim, _) => self.trim_entry(r),
             (Op::Read, true) => opcode::ReadFixed::new(fd, ptr, r.io.len, r.slot).offset(r.io.offset).build(),
             (Op::Write, true) => {
                 opcode::WriteFixed::new(fd, ptr, r.io.len, r.slot).offset(r.io.offset).build()
@@ -152,6 +266,37 @@ impl Uring {
         };
         let e = e.user_data(r.slot as u64);
         if self.force_async { e.flags(io_uring::squeue::Flags::ASYNC) } else { e }
+    }
+
+    /// A trim's entry (its user data and flags are the caller's).
+    #[cold]
+    #[inline(never)]
+    fn trim_entry(&mut self, r: &Request) -> io_uring::squeue::Entry {
+        let (fd, offset, len) = (types::Fixed(0), r.io.offset, r.io.len as u64);
+        self.trim_len[r.slot as usize] = r.io.len.max(1);
+        self.fixups += 1;
+        match self.trim {
+            UringTrim::Fallocate => opcode::Fallocate::new(fd, len)
+                .offset(offset)
+                .mode(libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE)
+                .build(),
+            UringTrim::DiscardCmd => {
+                let mut cmd = [0u8; 16];
+                cmd[..8].copy_from_slice(&len.to_le_bytes());
+                opcode::UringCmd16::new(fd, BLOCK_URING_CMD_DISCARD).addr(Some(offset)).cmd(cmd).build()
+            }
+            UringTrim::Ioctl => {
+                let rc = TrimWay::Discard.trim_now(self.fd, offset, len);
+                if rc < 0 {
+                    let e = io::Error::from_raw_os_error(-rc);
+                    self.trim_failure.get_or_insert(io::Error::new(
+                        e.kind(),
+                        format!("trim (BLKDISCARD) of {len} bytes at offset {offset} failed: {e}"),
+                    ));
+                }
+                opcode::Nop::new().build()
+            }
+        }
     }
 }
 
@@ -206,6 +351,7 @@ impl Engine for Uring {
             let entry = opcode::Timeout::new(&ts).count(1).build().user_data(TIMEOUT_SLOT as u64);
             self.push(&entry)?;
             self.timeouts += 1;
+            self.fixups += 1;
             self.ring.submit_and_wait(1)
         };
         match waited {
@@ -247,9 +393,113 @@ impl Drop for Uring {
 }
 
 #[cfg(test)]
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+#[cfg(test)]
 mod tests {
+    use std::os::unix::io::AsRawFd;
+
     use super::*;
     use crate::workload::Io;
+
+    /// Discards the block layer counted on `name`: /sys/block/NAME/stat's
+    /// discards completed and merged, and the sectors they discarded.
+    fn discards(name: &str) -> (u64, u64) {
+        let text = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+        let f: Vec<u64> = text.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        (f[11] + f[12], f[13])
+    }
+
+    /// `n` trims of 64KiB at `offset`, `offset + 128KiB`, ..., 4 in
+    /// flight at most; each completes with 0.
+    fn trim_n(ring: &mut Uring, n: u64, offset: u64) {
+        let (mut issued, mut completed, mut free) = (0u64, 0u64, vec![0u16, 1, 2, 3]);
+        let mut done = Vec::new();
+        while completed < n {
+            let mut reqs = Vec::new();
+            while issued < n {
+                let Some(slot) = free.pop() else { break };
+                let io = Io { op: Op::Trim, offset: offset + issued * (128 << 10), len: 64 << 10 };
+                reqs.push(Request { slot, io });
+                issued += 1;
+            }
+            ring.run(&reqs, 1, &mut done).unwrap();
+            for c in done.drain(..) {
+                assert_eq!(c.result, 64 << 10, "a trim that is done says its length");
+                free.push(c.slot);
+                completed += 1;
+            }
+        }
+    }
+
+    /// On a loop device (it discards by punching holes in its file), trims
+    /// go through the discard command where the kernel has it (this
+    /// kernel: 6.18) and through BLKDISCARD otherwise, and the block layer
+    /// counts at least a discard, and all their sectors, for each; on a
+    /// file, each punches a hole that SEEK_HOLE finds, and the file's
+    /// blocks drop.
+    #[test]
+    fn trims_reach_a_block_device_as_discards_and_a_file_as_holes() {
+        if !crate::testing::io_uring_or_skip() {
+            return;
+        }
+        let Some(lock) = common::devices() else { return };
+        let Some(dev) = common::Loop::setup(&lock, 16 << 20) else { return };
+        let name = dev.name();
+        let f = std::fs::OpenOptions::new().read(true).write(true).open(&dev.dev).unwrap();
+        let buffers = Buffers::new(4, 4096);
+        let ring = Uring::new(f.as_raw_fd(), &buffers, 4, true, true).unwrap();
+        assert_eq!(ring.trim, UringTrim::DiscardCmd, "Linux 6.12+ takes the discard command");
+        let ioctl = Uring::new(f.as_raw_fd(), &buffers, 4, true, true).unwrap().without_discard_cmd();
+        for (way, mut ring) in [("command", ring), ("ioctl", ioctl)] {
+            let before = discards(&name);
+            trim_n(&mut ring, 40, 0);
+            drop(ring);
+            let after = discards(&name);
+            assert!(after.0 - before.0 >= 40, "{way}: {} discards for 40 trims", after.0 - before.0);
+            assert_eq!(after.1 - before.1, 40 * 128, "{way}: every trimmed sector");
+        }
+        // A device opened without trims does not find out how to discard.
+        let ring = Uring::new(f.as_raw_fd(), &buffers, 4, true, false).unwrap();
+        assert_eq!(ring.trim, UringTrim::Ioctl);
+        drop(ring);
+        drop(f);
+        drop(dev);
+
+        let path = common::temp_path("uring-trim");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        // Written, not only allocated: an allocated block never written
+        // is a hole to SEEK_DATA already.
+        std::io::Write::write_all(&mut &file, &vec![7u8; 8 << 20]).unwrap();
+        file.sync_all().unwrap();
+        use std::os::unix::fs::MetadataExt;
+        let blocks = || std::fs::metadata(&path).unwrap().blocks();
+        let before = blocks();
+        let mut ring = Uring::new(file.as_raw_fd(), &buffers, 4, false, true).unwrap();
+        assert_eq!(ring.trim, UringTrim::Fallocate);
+        trim_n(&mut ring, 32, 0);
+        // Each 64KiB trimmed is a hole, and the data starts again after it.
+        for k in 0..32i64 {
+            let at = k * (128 << 10);
+            let fd = file.as_raw_fd();
+            assert_eq!(unsafe { libc::lseek(fd, at, libc::SEEK_HOLE) }, at, "a hole at {at}");
+            assert_eq!(unsafe { libc::lseek(fd, at, libc::SEEK_DATA) }, at + (64 << 10), "data after it");
+        }
+        // The holes' sectors are freed, less what the file system's own
+        // bookkeeping of the holes took (ext4's extent tree).
+        let freed = before - blocks();
+        assert!((31 * 128..=32 * 128).contains(&freed), "{freed} sectors freed by 32 holes of 128");
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 8 << 20, "the file keeps its size");
+        drop(ring);
+        std::fs::remove_file(&path).unwrap();
+    }
 
     /// A read of an empty pipe stays in flight until the pipe is written:
     /// a wait until a deadline returns with no completion (it would wait
@@ -266,7 +516,7 @@ mod tests {
             let mut fds = [0; 2];
             assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
             let buffers = Buffers::new(2, 4096);
-            let ring = Uring::new(fds[0], &buffers, 2, false).unwrap();
+            let ring = Uring::new(fds[0], &buffers, 2, false, false).unwrap();
             let mut ring = if ext_arg { ring } else { ring.without_ext_arg() };
             let read = Request { slot: 0, io: Io { op: Op::Read, offset: 0, len: 4096 } };
             let mut done = Vec::new();

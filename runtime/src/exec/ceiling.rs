@@ -180,5 +180,6 @@ fn ceiling_spec(w: &Workload, qd: Qd, seconds: f64) -> IoSpec<'_> {
         at: At::ONCE,
         rate: None,
         pauses: Default::default(),
+        verify: None,
     }
 }

@@ -1,6 +1,8 @@
 //! The checks before a run writes anything: which targets the plan needs
 //! and how to open them (or the scratch files to make), that every
-//! O_DIRECT step's sizes suit its target's alignment, and that the results
+//! O_DIRECT step's sizes suit its target's alignment, that every target a
+//! step trims on can deallocate (a device that discards, a file system
+//! that punches holes), and that the results
 //! directory's file system has room for what the run puts there. A plan
 //! and the run options go in; open targets, or the error that stops the
 //! run before it starts, come out.
@@ -101,6 +103,89 @@ pub(super) fn check_alignment(plan: &Plan, targets: &[Target]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses, before anything is written, a step that trims on a target
+/// that cannot: a block device whose queue takes no discard
+/// (`queue/discard_max_bytes` 0 in sysfs), or a file whose file system
+/// does not punch holes. Every trim would fail mid-step otherwise.
+pub(super) fn check_trims(plan: &Plan, targets: &[Target]) -> Result<()> {
+    for (i, step) in plan.steps.iter().enumerate() {
+        if !step.action.workloads().iter().any(|w| w.trim > methodic_compiler::plan::Percent::ZERO) {
+            continue;
+        }
+        let devices = match step.action {
+            // A together step's jobs each name their device.
+            Action::Together { .. } => targets.len(),
+            _ => step.target.unwrap_or(plan.target).devices.max(1) as usize,
+        };
+        for t in targets.iter().take(devices) {
+            if let Err(why) = can_trim(t) {
+                return Err(Error::target(
+                    &t.path,
+                    format!("step {} ({}) trims, but {why}", i + 1, step.id),
+                )
+                .with_hint(if t.kind == TargetKind::BlockDevice {
+                    "run the trimming steps on a device that takes discards (most SSDs, NVMe drives, zram,                      loop devices over a file system that punches holes), or leave trim out of the workload"
+                } else {
+                    "put the target on a file system that punches holes (ext4, xfs, btrfs, tmpfs), or leave                      trim out of the workload"
+                }));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `t` can deallocate a range, and if not, why not in words.
+fn can_trim(t: &Target) -> std::result::Result<(), String> {
+    use std::os::unix::io::AsRawFd;
+    match t.kind {
+        TargetKind::BlockDevice => {
+            let name = t.identity.name.as_deref().unwrap_or("");
+            // A partition has no queue of its own: its disk's is the one.
+            let max = ["queue", "../queue"]
+                .iter()
+                .find_map(|q| crate::sysfs::sysfs(&format!("/sys/class/block/{name}/{q}/discard_max_bytes")));
+            match max.as_deref().map(str::parse::<u64>) {
+                Some(Ok(n)) if n > 0 => Ok(()),
+                Some(_) => {
+                    Err("the device does not take discards (its queue's discard_max_bytes is 0)".into())
+                }
+                None => Err(format!(
+                    "the kernel says nothing of discards for it (no {name}/queue/discard_max_bytes in sysfs)"
+                )),
+            }
+        }
+        TargetKind::File => {
+            // A hole punched past the end of the file deallocates nothing,
+            // and fails as a trim would where the file system has no holes.
+            let rc = unsafe {
+                libc::fallocate(
+                    t.file(false).as_raw_fd(),
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    t.capacity.next_multiple_of(4096) as libc::off_t,
+                    4096,
+                )
+            };
+            if rc == 0 {
+                return Ok(());
+            }
+            let e = std::io::Error::last_os_error();
+            let words = e.to_string();
+            let words = words.split(" (os error").next().unwrap_or(&words).to_string();
+            Err(match e.raw_os_error() {
+                Some(libc::EOPNOTSUPP) => {
+                    let fs = t
+                        .identity
+                        .file_system
+                        .as_ref()
+                        .map_or("its file system".to_string(), |f| f.fs_type.clone());
+                    format!("{fs} does not punch holes in files (fallocate PUNCH_HOLE: {words})")
+                }
+                _ => format!("a hole could not be punched in it (fallocate PUNCH_HOLE: {words})"),
+            })
+        }
+    }
 }
 
 /// Refuses, before anything is written, an erase the drive cannot do (a

@@ -5,12 +5,16 @@
 //! (the recorder, the seconds measured, the I/O facts, the series rows;
 //! open loop, the rate kept).
 //! Chooses the engine for a queue ([`Workers::engine_for`]); the step
-//! kinds and the host ceiling run their I/O through here. Also the CSV
-//! writer the steady-state loops share.
+//! kinds and the host ceiling run their I/O through here. Each worker's
+//! own record is kept beside the merged one, for the run's spread over
+//! devices and workers and its bursts ([`spread`]). Also the CSV writer
+//! the steady-state loops share.
+
+pub(crate) mod spread;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration as StdDuration, Instant, SystemTime};
 
 use methodic_compiler::plan::{Bytes, IoMode, Pauses, Qd, Rate, RateAmount, Target as Settings, Workload};
@@ -28,8 +32,9 @@ use crate::rng::{Stream, stream_seed};
 use crate::series::{self, Row};
 use crate::stats::Recorder;
 use crate::target::Target;
+use crate::verify::{Findings, Stamping, Tracker};
 use crate::worker::pace::{OpenOutcome, OpenRate};
-use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing};
+use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing, WorkerVerify};
 
 /// The most threads psync uses to keep a queue depth; deeper queues use
 /// io_uring.
@@ -72,6 +77,29 @@ pub(crate) struct IoSpec<'w> {
     pub(crate) rate: Option<Rate>,
     /// Pauses between a worker's I/Os: think time, bursts.
     pub(crate) pauses: Pauses,
+    /// A step with `verify`: its stamps, and where what its workers wrote
+    /// or found is kept over its I/O runs.
+    pub(crate) verify: Option<&'w StepVerify>,
+}
+
+/// A step with `verify` while it runs: how it stamps, whether it writes
+/// (and is read back at its end) or only reads (and checks each read),
+/// and, for each target, what was written whole or what the checks found.
+pub(crate) struct StepVerify {
+    pub(crate) stamping: Stamping,
+    /// The step's workload writes or trims.
+    pub(crate) writes: bool,
+    /// A tracker a target, made when the step's first I/O lays its
+    /// workers out over the target's region.
+    pub(crate) trackers: Mutex<Vec<Option<Arc<Tracker>>>>,
+    /// What the read checks found, a target's.
+    pub(crate) found: Mutex<Vec<Findings>>,
+}
+
+impl StepVerify {
+    pub(crate) fn new(stamping: Stamping, writes: bool) -> StepVerify {
+        StepVerify { stamping, writes, trackers: Mutex::default(), found: Mutex::default() }
+    }
 }
 
 /// A round and a cell of a step, from 1; both 1 for steps without rounds.
@@ -94,6 +122,10 @@ pub(crate) struct IoRun {
     pub(crate) record_start: SystemTime,
     pub(crate) info: IoInfo,
     pub(crate) rows: Vec<Row>,
+    /// Each worker's own record, in worker order.
+    pub(crate) workers: Vec<spread::WorkerRun>,
+    /// With bursts: each burst's I/Os over all workers.
+    pub(crate) bursts: Option<spread::BurstRun>,
 }
 
 pub(crate) fn std_duration(d: methodic_compiler::plan::Duration) -> StdDuration {
@@ -175,6 +207,23 @@ impl Workers {
             }
         }
         layout.sort_by_key(|l| l.0);
+        // Verify: a step that writes keeps a tracker a target, over its
+        // region, for all its I/O runs (a precondition's rounds).
+        let trackers: Vec<Option<Arc<Tracker>>> = match spec.verify.filter(|v| v.writes) {
+            Some(v) => {
+                let mut kept = v.trackers.lock().expect("the trackers are not poisoned");
+                let n = devices.max(kept.len());
+                kept.resize(n, None);
+                for &(i, region, _) in &layout {
+                    let d = i % devices;
+                    if kept[d].is_none() {
+                        kept[d] = Some(Arc::new(Tracker::new(region, v.stamping.interval)));
+                    }
+                }
+                kept.clone()
+            }
+            None => Vec::new(),
+        };
         let (tx, collector) = match &spec.series {
             Some((interval, path)) => {
                 let health = path.as_ref().map(|p| p.with_extension("health.csv"));
@@ -236,6 +285,12 @@ impl Workers {
                 latency: self.latency,
                 engines: Arc::clone(&self.engines),
                 target: i % devices,
+                verify: spec.verify.map(|v| WorkerVerify {
+                    stamping: v.stamping,
+                    worker: i as u32,
+                    tracker: trackers.get(i % devices).cloned().flatten(),
+                    check_reads: !v.writes,
+                }),
                 #[cfg(test)]
                 each_stamp: None,
             })
@@ -277,9 +332,16 @@ impl Workers {
         let (mut failed, mut completed) = (0u64, 0u64);
         let mut failures: Vec<(usize, worker::IoFailure)> = Vec::new();
         let mut open: Vec<OpenOutcome> = Vec::new();
+        let mut found: Vec<Findings> = vec![Findings::default(); devices];
+        let mut each: Vec<(spread::WorkerRun, f64)> = Vec::with_capacity(threads);
+        let mut bursts = spec.pauses.bursts.map(spread::BurstRun::new);
         for (k, o) in outcomes.into_iter().enumerate() {
             let on = k % devices;
-            let o = o.map_err(|e| Error::io(format!("step {id} on {}", targets[on].path.display()), e))?;
+            let mut o =
+                o.map_err(|e| Error::io(format!("step {id} on {}", targets[on].path.display()), e))?;
+            if let Some(f) = o.verify.take() {
+                found[on].merge(f);
+            }
             failed += o.errors;
             completed += o.completed;
             if let Some(f) = o.first_error {
@@ -296,6 +358,20 @@ impl Workers {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
             };
+            if let Some(b) = bursts.as_mut() {
+                b.add(&o.bursts, o.bursts_from_ramp);
+            }
+            let own =
+                o.last_recorded.map_or(0.0, |l| l.saturating_duration_since(o.record_from).as_secs_f64());
+            each.push((
+                spread::WorkerRun {
+                    target: on,
+                    recorder: o.recorder,
+                    intervals: o.interval_ios,
+                    seconds: 0.0,
+                },
+                own,
+            ));
         }
         let measured = match (from, last) {
             (Some(f), Some(l)) => l.saturating_duration_since(f).as_secs_f64(),
@@ -312,6 +388,19 @@ impl Workers {
             Some(r) => measured.min(r.as_secs_f64()),
             None => measured,
         };
+        // Each worker's own time: the step's when timed, else from its
+        // record start to its last recorded completion.
+        let workers: Vec<spread::WorkerRun> = each
+            .into_iter()
+            .map(|(w, own)| spread::WorkerRun {
+                seconds: match spec.record {
+                    Some(_) if !cut_short => seconds,
+                    Some(r) => own.min(r.as_secs_f64()),
+                    None => own,
+                },
+                ..w
+            })
+            .collect();
         let errors = failures.first().map(|(on, f)| {
             let mut also_on: Vec<PathBuf> = Vec::new();
             for (t, _) in &failures {
@@ -326,10 +415,18 @@ impl Workers {
             .rate
             .zip(asked_iops)
             .map(|(r, asked)| open_loop_result(r, asked, &open, recorder.ios(), seconds));
+        if let Some(v) = spec.verify.filter(|v| !v.writes) {
+            let mut kept = v.found.lock().expect("the findings are not poisoned");
+            let n = devices.max(kept.len());
+            kept.resize(n, Findings::default());
+            for (d, f) in found.into_iter().enumerate() {
+                kept[d].merge(f);
+            }
+        }
         let run = IoRun {
             recorder,
             seconds,
-            interval_s: spec.series.as_ref().map_or(1.0, |s| s.0.as_secs_f64()),
+            interval_s: spec.series.as_ref().map_or(worker::UNSERIED_INTERVAL, |s| s.0).as_secs_f64(),
             record_start: wall0 + from.map_or(StdDuration::ZERO, |f| f.saturating_duration_since(mono0)),
             info: IoInfo {
                 engine,
@@ -346,6 +443,8 @@ impl Workers {
                 rate: open_loop,
             },
             rows,
+            workers,
+            bursts,
         };
         if run.info.errors.is_some() {
             let series = spec.series.as_ref().and_then(|(_, p)| p.clone());

@@ -25,7 +25,7 @@ use methodic_results::manifest::EngineNote;
 use methodic_results::record::{MethodologyRef, RunReport, Status, StepResult};
 
 pub use self::ceiling::calibrate;
-use self::checks::{check_alignment, check_erases, check_space, open_targets};
+use self::checks::{check_alignment, check_erases, check_space, check_trims, open_targets};
 pub(crate) use self::checks::{devices, open_options};
 use self::io::{MAX_PSYNC_THREADS, Workers};
 use self::step::{Executor, OperatingPoint};
@@ -151,6 +151,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
     // A run that cannot start leaves nothing behind.
     let start = open_targets(&plan, opts, &results.path).and_then(|targets| {
         check_alignment(&plan, &targets)?;
+        check_trims(&plan, &targets)?;
         check_erases(&plan, &targets)?;
         let uring = match opts.engine {
             EngineChoice::Psync => Err("--engine psync".to_string()),
@@ -297,6 +298,10 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         meter: None,
         done_iops: earlier.iter().filter_map(done_iops).collect(),
         done_points: earlier.iter().filter_map(|r| done_points(&plan, r)).collect(),
+        stamping: crate::verify::Stamping {
+            run: crate::verify::run_identity(manifest.seed, &manifest.started),
+            interval: verify_interval(&plan),
+        },
     };
     let (shapes, left_out) =
         if measure_ceiling { crate::ceiling::choose(exec.shapes()) } else { Default::default() };
@@ -643,4 +648,18 @@ fn done_points(plan: &methodic_compiler::plan::Plan, r: &StepResult) -> Option<(
         _ => return None,
     };
     Some((k, points))
+}
+
+/// The interval a run's steps with `verify` stamp and check: the smallest
+/// of their workloads' (see [`crate::verify::interval_of`]), so that a
+/// step reading smaller blocks than another wrote checks each of its
+/// reads; 4KiB when no step verifies.
+fn verify_interval(plan: &Plan) -> u32 {
+    plan.steps
+        .iter()
+        .filter(|s| s.verify)
+        .flat_map(|s| s.action.workloads())
+        .map(crate::verify::interval_of)
+        .min()
+        .unwrap_or(4096)
 }

@@ -16,13 +16,14 @@ use methodic_results::dir::ResultsDir;
 use methodic_results::record::StepResult;
 
 use super::RunOptions;
-use super::io::{IoRun, IoSpec, Workers};
+use super::io::{IoRun, IoSpec, StepVerify, Workers};
 use crate::ceiling::{self, Shape};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
 use crate::hlog::HistogramLog;
 use crate::system::RamLimit;
 use crate::target::Target;
+use crate::verify::{Findings, Stamping, VerifyResult, VerifyWay};
 
 /// What a run holds while its steps run.
 pub(super) struct Executor<'a> {
@@ -47,6 +48,10 @@ pub(super) struct Executor<'a> {
     /// rounds step that finished, by plan index: what `at max of NAME`
     /// picks from.
     pub(super) done_points: std::collections::HashMap<usize, Vec<OperatingPoint>>,
+    /// How the run's steps with `verify` stamp: the run's identity and
+    /// the interval, one for the whole run so that a step can check what
+    /// another wrote.
+    pub(super) stamping: Stamping,
 }
 
 /// A finished measurement (or rounds cell) an operating point can be
@@ -244,6 +249,87 @@ impl Executor<'_> {
             out.device_io = Some(meter.finish(Bytes(asked_read), Bytes(asked_written)));
         }
         Ok(())
+    }
+}
+
+impl Executor<'_> {
+    /// What a step with `verify` keeps while it runs `workload`: a step
+    /// that writes or trims is read back at its end, one that only reads
+    /// checks each read. `None` without `verify`.
+    pub(super) fn step_verify(
+        &self,
+        step: &Step,
+        workload: &methodic_compiler::plan::Workload,
+    ) -> Option<StepVerify> {
+        let writes = workload.read < methodic_compiler::plan::Percent::HUNDRED;
+        step.verify.then(|| StepVerify::new(self.stamping, writes))
+    }
+
+    /// Ends a step with `verify`: a step that wrote reads back every
+    /// interval it wrote whole, from each target, timed apart from its
+    /// numbers (after buffered writes were synced, from the device: the
+    /// page cache's copies are dropped first); a step that read gathers
+    /// what its reads' checks found. The step's `verify` record says what
+    /// was checked and every mismatch; a mismatch fails the step, its
+    /// numbers kept. Nothing to do without `verify`.
+    pub(super) fn finish_verify(&mut self, s: &mut StepRun<'_>, verify: Option<StepVerify>) -> Result<()> {
+        let Some(v) = verify else { return Ok(()) };
+        // Interrupted: the step is recorded as such, without a read-back.
+        if self.workers.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(());
+        }
+        let mut result = VerifyResult {
+            how: if v.writes { VerifyWay::ReadBack } else { VerifyWay::AsRead },
+            interval_bytes: v.stamping.interval as u64,
+            run: format!("{:016x}", v.stamping.run),
+            written: 0,
+            left_out: 0,
+            checked: 0,
+            mismatches: 0,
+            first: Vec::new(),
+            seconds: 0.0,
+        };
+        let add = |result: &mut VerifyResult, f: Findings, target: &Path| {
+            result.checked += f.checked;
+            result.mismatches += f.mismatches;
+            let room = VerifyResult::LISTED.saturating_sub(result.first.len());
+            result.first.extend(f.listed(&target.display().to_string()).into_iter().take(room));
+        };
+        if v.writes {
+            let clock = std::time::Instant::now();
+            let trackers = v.trackers.into_inner().expect("the trackers are not poisoned");
+            for (d, tracker) in trackers.iter().enumerate() {
+                let (Some(tracker), Some(t)) = (tracker, self.targets.get(d)) else { continue };
+                let (written, left_out) = tracker.counts();
+                result.written += written;
+                result.left_out += left_out;
+                let file = t.file(true);
+                if !t.has_direct() {
+                    use std::os::unix::io::AsRawFd;
+                    // Written back already (finish_io synced): read from the device.
+                    unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+                }
+                let mut f = Findings::default();
+                tracker.read_back(file, v.stamping, &mut f).map_err(|e| {
+                    Error::io(
+                        format!("step {}: reading back what it wrote to {}", s.step.id, t.path.display()),
+                        e,
+                    )
+                })?;
+                add(&mut result, f, &t.path);
+            }
+            result.seconds = clock.elapsed().as_secs_f64();
+        } else {
+            let found = v.found.into_inner().expect("the findings are not poisoned");
+            for (d, f) in found.into_iter().enumerate() {
+                let Some(t) = self.targets.get(d) else { continue };
+                add(&mut result, f, &t.path);
+            }
+        }
+        let failed = (result.mismatches > 0)
+            .then(|| Error::Verify(format!("step {}: data verification: {}", s.step.id, result.words())));
+        s.out.verify = Some(result);
+        failed.map_or(Ok(()), Err)
     }
 }
 

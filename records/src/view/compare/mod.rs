@@ -8,10 +8,14 @@
 //! each sweep's best step too. A `together` step pairs job by job, by what
 //! each job does (not its name or place); an open-loop step at another
 //! rate, or a job beside other jobs, still pairs, and the differences name
-//! the rate, arrival process or jobs that changed. Pairing is in `pair`, the differences of the
+//! the rate, arrival process or jobs that changed. Where a step spread
+//! over several devices, its devices pair by identity (`devices`), each
+//! with its own numbers, and a device one run used and another did not is
+//! a difference. Pairing is in `pair`, the differences of the
 //! runs in `run_differences` and of paired steps in `step_differences`;
 //! the exporters (`crate::export`) write it as a table or JSON.
 
+pub mod devices;
 mod pair;
 mod run_differences;
 mod step_differences;
@@ -45,6 +49,9 @@ pub struct Comparison {
     /// Steps some run has and another lacks.
     pub unpaired: Vec<Unpaired>,
     pub differences: Vec<Difference>,
+    /// The devices of each paired step that some run spread over several
+    /// devices, paired by identity, each run's numbers on each.
+    pub devices: Vec<devices::DeviceRow>,
 }
 
 #[derive(Debug, Serialize)]
@@ -119,7 +126,7 @@ pub struct Unpaired {
     pub step_ids: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Difference {
     /// `span`, `drive state`, `firmware`, ...
     pub field: String,
@@ -195,6 +202,10 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
             }
         })
         .collect();
+    let labels: Vec<String> = pairs.iter().map(|p| p.label.clone()).collect();
+    let targets: Vec<&[crate::host::TargetInfo]> =
+        runs.iter().map(|r| r.manifest.targets.as_slice()).collect();
+    let (device_rows, device_differences) = devices::device_rows(&targets, &paired_points, &labels);
     let mut differences = Vec::new();
     for j in 1..runs.len() {
         differences.extend(run_differences::run_differences(&runs[0], &runs[j], j));
@@ -208,6 +219,8 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
             }
         }
         differences.extend(step_differences::step_differences((&runs[0], &runs[j]), &steps, j));
+        differences
+            .extend(device_differences.iter().filter(|d| d.runs == format!("A vs {}", letter(j))).cloned());
     }
     Comparison {
         runs: runs
@@ -227,6 +240,7 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
         sweep_bests,
         unpaired,
         differences,
+        devices: device_rows,
     }
 }
 

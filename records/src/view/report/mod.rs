@@ -4,14 +4,15 @@
 //! the value columns hold, each sweep's best step. The header (platform,
 //! device, setup) is in [`header`], what the numbers say beyond their
 //! averages in [`findings`], the HTML page's charts in [`charts`], the jobs
-//! run at once, open-loop rates and QoS searches in [`loads`]; the
-//! exporters (`crate::export`) write it as a table, Markdown, CSV, JSON or
-//! HTML.
+//! run at once, open-loop rates and QoS searches in [`loads`], each
+//! step's devices, workers and bursts in [`spread`]; the exporters
+//! (`crate::export`) write it as a table, Markdown, CSV, JSON or HTML.
 
 pub mod charts;
 pub mod findings;
 pub mod header;
 pub mod loads;
+pub mod spread;
 
 use methodic_compiler::plan::{Conventions, ValueKind};
 
@@ -196,6 +197,13 @@ pub(crate) fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>>
                 notes.push(format!("qos: {}", q.verdict));
             } else if p.kind != "measure" {
                 notes.push(p.kind.clone());
+            }
+            if let Some(t) = &p.trim {
+                notes.push(t.words());
+            }
+            // A mismatch fails the step, and its error says it.
+            if let Some(v) = p.verify.as_ref().filter(|v| v.mismatches == 0) {
+                notes.push(v.words());
             }
             // A missed rate is in the value note; a kept one says its rate.
             if let Some(o) = p.open_loop.as_ref().filter(|o| o.kept && p.qos.is_none()) {

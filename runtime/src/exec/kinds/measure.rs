@@ -1,10 +1,12 @@
 //! Measure steps: a workload at a queue depth after a ramp, for a time or
 //! until an amount is written; its summary, series and latency log come
-//! out, and for `until written` the write cliff found in its series.
+//! out, and for `until written` the write cliff found in its series; with
+//! `verify`, what its writes read back as, or what its reads held.
 
 use methodic_compiler::plan::Action;
 
 use crate::error::{Error, Result};
+use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 
@@ -23,6 +25,7 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
     let rate = x.resolve_rate(s.step, *rate, &mut s.out.actions)?;
     let csv = x.results.series_path(&s.step.id, "")?;
     let budget = stop.written.map(|w| x.bytes_of(w, s.settings));
+    let verify = x.step_verify(s.step, workload);
     let run = x.io(
         s.step,
         IoSpec {
@@ -37,11 +40,14 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
             at: At::ONCE,
             rate,
             pauses,
+            verify: verify.as_ref(),
         },
     )?;
     if stop.written.is_some() {
         let rows: Vec<(f64, f64)> = run.rows.iter().map(|r| (r.t, r.mb_s)).collect();
         s.out.cliff = Some(crate::analysis::cliff::detect(&rows, run.info.bytes_written));
     }
-    x.finish_io(s, run, &csv)
+    run.keep_spread(&x.targets, Part::STEP, s.out);
+    x.finish_io(s, run, &csv)?;
+    x.finish_verify(s, verify)
 }

@@ -1,7 +1,7 @@
 //! Precondition steps: a workload written until the drive is in the
 //! state a measurement needs, for a time ([`for_time`]) or until the
 //! tracked metric is steady ([`until_steady`]), with the round-by-round
-//! record that shows it.
+//! record that shows it; with `verify`, what its writes read back as.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration as StdDuration, SystemTime};
@@ -11,7 +11,7 @@ use methodic_results::record::SteadyResult;
 
 use super::rounds::{metric_of, steady_result};
 use crate::error::{Error, Result};
-use crate::exec::io::{At, CsvOut, IoSpec, std_duration};
+use crate::exec::io::{At, CsvOut, IoSpec, spread, std_duration};
 use crate::exec::step::{Executor, StepRun};
 use crate::series::{self, Row};
 use crate::stats::Recorder;
@@ -28,6 +28,7 @@ pub(super) fn for_time(
     series: Duration,
 ) -> Result<()> {
     let csv = x.results.series_path(&s.step.id, "")?;
+    let verify = x.step_verify(s.step, workload);
     let run = x.io(
         s.step,
         IoSpec {
@@ -42,9 +43,12 @@ pub(super) fn for_time(
             at: At::ONCE,
             rate: None,
             pauses: Default::default(),
+            verify: verify.as_ref(),
         },
     )?;
-    x.finish_io(s, run, &csv)
+    run.keep_spread(&x.targets, spread::Part::STEP, s.out);
+    x.finish_io(s, run, &csv)?;
+    x.finish_verify(s, verify)
 }
 
 /// `precondition W qd N until steady { ... }`: rounds of `round` each
@@ -75,7 +79,13 @@ pub(super) fn until_steady(
     let mut seconds = 0.0;
     let mut latencies = Vec::new();
     let mut rows = Vec::new();
+    // Each worker over every round, for the step's spread.
+    let mut workers = Vec::new();
+    let interval_s = std_duration(series).as_secs_f64();
     let mut log = x.latency_log(step, SystemTime::now())?;
+    // Verify: the rounds' writes are kept together, and read back once
+    // the last round ends.
+    let verify = x.step_verify(step, workload);
     // An error in a round ends the loop, but the rounds before it are
     // kept in the step's record.
     let mut gather = || -> Result<()> {
@@ -94,6 +104,7 @@ pub(super) fn until_steady(
                     at: At { round: r, cell: 1 },
                     rate: None,
                     pauses: Default::default(),
+                    verify: verify.as_ref(),
                 },
             )?;
             let summary = run.recorder.summary(run.seconds);
@@ -110,6 +121,7 @@ pub(super) fn until_steady(
             seconds += run.seconds;
             all.merge(&run.recorder);
             info = Some(run.info);
+            spread::absorb(&mut workers, run.workers, interval_s);
             window = steady::check(&values, rule);
             match &window {
                 Some(w) => rounds_out.row(&format!(
@@ -136,7 +148,9 @@ pub(super) fn until_steady(
         s.out.latency_log = log.as_ref().map(|l| x.relative(l.path()));
         s.out.steady =
             Some(SteadyResult { rounds_latency_us: latencies, ..steady_result(rule, values, window) });
-        s.out.peak = crate::analysis::peak::of(&rows, std_duration(series).as_secs_f64());
+        s.out.peak = crate::analysis::peak::of(&rows, interval_s);
+        s.out.spread.extend(spread::spread_of(&workers, interval_s, &x.targets, spread::Part::STEP));
     }
-    outcome
+    outcome?;
+    x.finish_verify(s, verify)
 }

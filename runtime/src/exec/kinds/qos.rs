@@ -8,6 +8,7 @@ use methodic_compiler::plan::{Qos, Rate, RateAmount};
 use methodic_results::record::{QosPoint, QosResult};
 
 use crate::error::{Error, Result};
+use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoRun, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 
@@ -27,6 +28,7 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
             series: None,
             at: At { round: k, cell: 1 },
             pauses: Default::default(),
+            verify: None,
             rate: rate
                 .map(|r| Rate { amount: RateAmount::Iops(r.round().max(1.0) as u64), arrivals: q.arrivals }),
         };
@@ -110,6 +112,7 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
     let chosen = points.iter().rposition(|(p, _)| p.met && p.rate_iops == found).unwrap_or(0);
     let all: Vec<QosPoint> = points.iter().map(|(p, _)| p.clone()).collect();
     let (_, run) = points.swap_remove(chosen);
+    run.keep_spread(&x.targets, Part::STEP, s.out);
     s.out.summary = Some(run.recorder.summary(run.seconds));
     s.out.io = Some(run.info);
     if let Some(log) = log {

@@ -7,9 +7,10 @@ use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use methodic_compiler::plan::{Cell, Metric, SteadyRule};
-use methodic_results::record::{CellResult, SteadyResult};
+use methodic_results::record::{CellResult, Spread, SteadyResult};
 
 use crate::error::{Error, Result};
+use crate::exec::io::spread::Part;
 use crate::exec::io::{At, CsvOut, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 use crate::stats::{Latency, Recorder, Summary};
@@ -40,6 +41,8 @@ pub(super) fn run(
     let mut values = Vec::new();
     let mut window = None;
     let mut info = None;
+    // Each cell's last round's spread over devices and workers.
+    let mut spreads: Vec<Option<Spread>> = vec![None; cells.len()];
     // As for a precondition: an error keeps the rounds before it.
     let mut gather = || -> Result<()> {
         for r in 1..=rule.max_rounds {
@@ -58,6 +61,7 @@ pub(super) fn run(
                         at: At { round: r, cell: k as u32 + 1 },
                         rate: None,
                         pauses: Default::default(),
+                        verify: None,
                     },
                 )?;
                 let s = run.recorder.summary(run.seconds);
@@ -77,6 +81,8 @@ pub(super) fn run(
                     run.log_into(log, &format!("cell{}.", k + 1))?;
                 }
                 tails[k].push(&run.recorder);
+                let part = Part { job: None, cell: Some(k as u32 + 1), first: 0 };
+                spreads[k] = run.spread(&x.targets, part);
                 if k == track {
                     values.push(metric_of(&s, rule.metric));
                 }
@@ -127,6 +133,7 @@ pub(super) fn run(
             .collect(),
     );
     s.out.io = info;
+    s.out.spread.extend(spreads.into_iter().flatten());
     s.out.series = Some(x.relative(&csv));
     s.out.latency_log = log.as_ref().map(|l| x.relative(l.path()));
     s.out.steady = Some(steady_result(rule, values, window));

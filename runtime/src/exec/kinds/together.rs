@@ -8,6 +8,7 @@ use methodic_compiler::plan::{Duration, Job, MeasureStop, Target as Settings};
 use methodic_results::record::JobResult;
 
 use crate::error::{Error, Result};
+use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoRun, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 use crate::stats::Recorder;
@@ -67,6 +68,7 @@ pub(super) fn run(
                         at: At::ONCE,
                         rate: *rate,
                         pauses: job.pauses,
+                        verify: None,
                     };
                     scope.spawn(move || workers.run(&targets[d..=d], &id, run, spec))
                 })
@@ -97,6 +99,8 @@ pub(super) fn run(
         if let Some(log) = log.as_mut() {
             r.log_into(log, &format!("{}.", job.name))?;
         }
+        let part = Part { job: Some(job.name.clone()), cell: None, first: job.device as usize };
+        r.keep_spread(&x.targets, part, s.out);
         s.out.jobs.push(JobResult {
             name: job.name.clone(),
             device: x.targets[job.device as usize].path.display().to_string(),
