@@ -109,8 +109,10 @@ pub enum Access {
     /// scattered over the span by a fixed permutation, as fio's
     /// `random_distribution=zipf:THETA` scatters them.
     Zipf { theta: Milli },
-    /// Pareto with shape `h` (0 < h < 1), as fio's `pareto:H`: the lower
-    /// `h`, the more I/O goes to few blocks. Ranks scattered like zipf.
+    /// Pareto with shape `h` (0 < h < 1), as fio's `pareto:H`: the
+    /// further `h` is from 0.5 the more I/O goes to few blocks (`h` and
+    /// `1 - h` give the same skew; 0.9 sends 90% of I/Os to 10% of the
+    /// blocks, 0.5 is uniform). Ranks scattered like zipf.
     Pareto { h: Milli },
     /// Normal around `centre` of the span with standard deviation `sigma`,
     /// both shares of the span; draws beyond the span are drawn again.
