@@ -20,10 +20,17 @@ dev_of() { if [ "$1" = nvme0n1 ]; then echo "$NVME"; else echo "/dev/$1"; fi; }
 # Every spec that opens with an erase: its first phase, rehearsed on an
 # NVMe drive (erase purge there is a Format NVM), on the three extra NVMe
 # drives at once, from the start, while the checks below run on the others.
+# One spec of each shape of first phase (its erase and the kinds of the
+# steps after it, in order; specs in name order): the others run the same
+# steps with other workloads. tests/vmlab.rs picks the same ones.
 names=()
+declare -A shapes=()
 for spec in "$PROJECT"/specs/*.method; do
   name=$(basename "$spec" .method)
   [ -n "$(awk '/^phase /{n++} n==1 && /^  erase /{print; exit}' "$spec")" ] || continue
+  shape=$(awk '/^phase /{n++} n>=2{exit} n==1 && /^  [a-z]/{ if ($1=="erase") k=k $1 " " $2 ";"; else k=k $1 ";" } END{print k}' "$spec")
+  [ -z "${shapes[$shape]:-}" ] || continue
+  shapes[$shape]=$name
   # Everything up to the end of the first phase (its closing brace at the
   # start of a line): definitions only later phases use are left unused.
   awk '/^phase /{n++} n>=2{exit} {print} n==1 && /^}/{exit}' "$spec" > "first-$name.method"
