@@ -271,3 +271,34 @@ fn renamed_and_reordered_jobs_doing_the_same_are_no_change() {
     let d = diff(&a, &b);
     assert!(d.changes.iter().all(|c| c.class != Class::BreaksComparability), "{:?}", classes(&d));
 }
+
+#[test]
+fn a_distribution_a_trim_share_verification_or_operating_point_breaks_comparability() {
+    let zipf = plan(&format!(
+        "workload rz {{ random zipf 1.2; block 4KiB; read 100% }}\n{}",
+        BASE.replace("sweep r ", "sweep rz ")
+    ));
+    let d = diff(&plan(BASE), &zipf);
+    assert_eq!(classes(&d), [(Class::BreaksComparability, "workload")]);
+    assert_eq!(
+        (d.changes[0].old.as_str(), d.changes[0].new.as_str()),
+        ("4KiB random, 100% read", "4KiB random (zipf 1.2), 100% read")
+    );
+    let trim = plan(&format!(
+        "workload wt {{ random; block 4KiB; read 0%; trim 10% }}\n{}",
+        BASE.replace("sweep w ", "sweep wt ")
+    ));
+    let d = diff(&plan(BASE), &trim);
+    assert_eq!(d.changes[0].new, "4KiB random, 0% read, 10% trim");
+    assert_eq!(d.exit_code(), 2);
+    let verified = plan(
+        &BASE.replace("ramp 5s record 1min }\nphase \"b\"", "ramp 5s record 1min verify }\nphase \"b\""),
+    );
+    let d = diff(&plan(BASE), &verified);
+    assert_eq!(classes(&d), [(Class::BreaksComparability, "verification")]);
+    assert_eq!(d.changes[0].steps, ["a/r-qd1", "a/r-qd4"]);
+    let fixed = format!("{BASE}sweep r qd [1, 4] record 1s as s\nmeasure r qd 4 for 1s");
+    let chosen = format!("{BASE}sweep r qd [1, 4] record 1s as s\nmeasure r at max of s for 1s");
+    let d = diff(&plan(&fixed), &plan(&chosen));
+    assert_eq!(classes(&d), [(Class::BreaksComparability, "operating point")]);
+}
