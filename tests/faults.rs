@@ -344,26 +344,6 @@ fn an_eio_from_a_loop_device_over_a_failing_file_names_the_device_and_the_offset
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }
 
-/// The cells of a CSV line: commas split them, but not inside quotes
-/// (where a doubled quote is one).
-fn cells(line: &str) -> Vec<String> {
-    let (mut out, mut cell, mut quoted) = (Vec::new(), String::new(), false);
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                cell.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cell)),
-            c => cell.push(c),
-        }
-    }
-    out.push(cell);
-    out
-}
-
 /// A plain read, a sequential fill with `verify` (its read-back checks
 /// every 4KiB interval it wrote), then sequential reads with `verify` on
 /// two psync workers, whose second starts its stripe at 8MiB.
@@ -477,10 +457,10 @@ fn a_corrupted_read_through_a_loop_device_fails_both_verify_steps() {
     let r = methodic(&["report", out.to_str().unwrap(), "--format", "csv"]);
     assert!(r.status.success(), "{}", text(&r.stderr));
     let csv = text(&r.stdout);
-    let header = cells(csv.lines().next().unwrap());
+    let header = devices::csv_cells(csv.lines().next().unwrap());
     let at = header.iter().position(|c| c == "verify_first_offset").expect("a verify_first_offset column");
     let firsts: Vec<String> =
-        csv.lines().skip(1).map(|l| cells(l)[at].clone()).filter(|c| !c.is_empty()).collect();
+        csv.lines().skip(1).map(|l| devices::csv_cells(l)[at].clone()).filter(|c| !c.is_empty()).collect();
     assert_eq!(firsts, ["8388608", "8388608"], "{csv}");
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }

@@ -8,28 +8,10 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{methodic, text};
 
 /// Rehearses `source` in `name`'s folder; the results directory.
 fn rehearse(name: &str, source: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pts-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("m.method");
-    std::fs::write(&file, source).unwrap();
-    let out = dir.join("results");
-    let o = methodic(&[
-        "run",
-        "--rehearse",
-        "--no-ceiling",
-        "--seed",
-        "3",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{name}: {}", text(&o.stderr));
-    out
+    common::run_source(&format!("pts-{name}"), source, &["--rehearse", "--no-ceiling", "--seed", "3"])
 }
 
 fn steps(out: &Path) -> Vec<serde_json::Value> {

@@ -110,7 +110,8 @@ fn trims_on_a_loop_device_are_its_discards() {
         let report = methodic_results::view::report::Report::new(loaded);
         use methodic_results::export::{Exports, Format};
         let csv = report.export(Format::Csv).unwrap();
-        let (header, row) = (cells(csv.lines().next().unwrap()), cells(csv.lines().nth(1).unwrap()));
+        let (header, row) =
+            (common::csv_cells(csv.lines().next().unwrap()), common::csv_cells(csv.lines().nth(1).unwrap()));
         let at = header.iter().position(|c| c == "trim_iops").expect("a trim_iops column");
         let shown: f64 = row[at].parse().unwrap();
         assert!((shown - trim.iops).abs() < 0.01, "{shown} against {}", trim.iops);
@@ -118,26 +119,6 @@ fn trims_on_a_loop_device_are_its_discards() {
         assert!(table.contains(&format!("trims {:.0} IOPS", trim.iops)), "{table}");
         fs::remove_dir_all(&opts.out).unwrap();
     }
-}
-
-/// The cells of a CSV line: commas split them, but not inside quotes
-/// (where a doubled quote is one).
-fn cells(line: &str) -> Vec<String> {
-    let (mut out, mut cell, mut quoted) = (Vec::new(), String::new(), false);
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                cell.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cell)),
-            c => cell.push(c),
-        }
-    }
-    out.push(cell);
-    out
 }
 
 /// A loop device made to take no discards: the user's cap on its

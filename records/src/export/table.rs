@@ -96,21 +96,24 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
     out
 }
 
+/// Rows under their column heads, the columns in `right` right-aligned.
+fn grid<R: std::ops::RangeBounds<usize>>(columns: &[String], rows: &[Vec<String>], right: R) -> String {
+    let mut b = Builder::default();
+    b.push_record(columns.to_vec());
+    for r in rows {
+        b.push_record(r.clone());
+    }
+    let mut t = b.build();
+    t.with(Style::sharp());
+    t.modify(Columns::new(right), Alignment::right());
+    format!("{t}\n")
+}
+
 /// Each `together` step's jobs and each QoS search's probes as a table
 /// under a line naming the step; each open-loop rate in a line.
 fn loads_text(l: &Loads) -> String {
     let mut out = String::new();
-    let grid = |columns: &[String], rows: &[Vec<String>]| {
-        let mut b = Builder::default();
-        b.push_record(columns.to_vec());
-        for r in rows {
-            b.push_record(r.clone());
-        }
-        let mut t = b.build();
-        t.with(Style::sharp());
-        t.modify(Columns::new(2..8), Alignment::right());
-        format!("{t}\n")
-    };
+    let grid = |columns: &[String], rows: &[Vec<String>]| grid(columns, rows, 2..8);
     for t in &l.together {
         out.push_str(&format!("\nstep {} ({}): {}\n", t.step, t.id, t.describe));
         out.push_str(&grid(&t.columns, &t.rows));
@@ -137,17 +140,7 @@ fn loads_text(l: &Loads) -> String {
 /// a line and a table of its first, last, slowest and fastest.
 fn spreads_text(s: &Spreads) -> String {
     let mut out = String::new();
-    let grid = |columns: &[String], rows: &[Vec<String>]| {
-        let mut b = Builder::default();
-        b.push_record(columns.to_vec());
-        for r in rows {
-            b.push_record(r.clone());
-        }
-        let mut t = b.build();
-        t.with(Style::sharp());
-        t.modify(Columns::new(2..), Alignment::right());
-        format!("{t}\n")
-    };
+    let grid = |columns: &[String], rows: &[Vec<String>]| grid(columns, rows, 2..);
     for v in &s.spreads {
         let part = if v.part.is_empty() { String::new() } else { format!(", {}", v.part) };
         for g in [&v.devices, &v.workers].into_iter().flatten() {
