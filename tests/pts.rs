@@ -3,7 +3,8 @@
 //! queue-depth matrix in rounds named for later, and measurements at the
 //! operating points chosen from its results (the most IOPS, the nearest
 //! halfway, the fewest, of those under a mean latency), checked against
-//! the same choice made here from the rounds' own results.
+//! the same choice made here from the rounds' own results; a zipf
+//! distribution, hot bands and a trim share run in the same rehearsal.
 
 use std::path::{Path, PathBuf};
 
@@ -55,14 +56,15 @@ fn operating_points_are_chosen_from_the_matrix_as_the_pts_chooses_them() {
          conventions { queue_depth per_worker }\n\
          target { workers 2 }\n\
          workload w { random; block 4KiB; read 0% }\n\
-         workload oltp { random; block 4KiB; read 65% }\n\
+         workload oltp { random zipf 1.2; block 4KiB; read 65% }\n\
          fill { sequential; block 128KiB; read 0% }\n\
          rounds {\n  measure w qd 4 workers 2 for 1s\n  \
            for t in [2, 1] { for q in [4, 1] { measure oltp qd q workers t for 1s } }\n\
          } until steady { window 2; max_rounds 2; track oltp qd 4 workers 2 } as matrix\n\
          measure oltp at max of matrix under 5s for 1s\n\
          measure oltp at mid of matrix under 5s for 1s\n\
-         measure oltp at min of matrix for 1s\n",
+         measure oltp at min of matrix for 1s\n\
+         measure { random bands 50% in 5%, 50% in 95%; block 4KiB; read 50%; trim 20% } qd 2 for 1s\n",
     );
     let steps = steps(&out);
     let rounds = steps.iter().find(|s| s["kind"] == "rounds").expect("a rounds step");
@@ -102,4 +104,15 @@ fn operating_points_are_chosen_from_the_matrix_as_the_pts_chooses_them() {
         let said = format!("queue depth {} (", want.qd);
         assert!(actions.iter().any(|a| a.starts_with(&said)), "{pick}: {actions:?}");
     }
+    // A distribution and a trim share run end to end: the trims are
+    // counted on their own and make up the total with reads and writes.
+    let last = steps.last().unwrap();
+    let count = |op: &str| last["summary"][op]["ios"].as_u64().unwrap_or(0);
+    assert!(count("trim") > 0 && count("read") > 0 && count("write") > 0, "{}", last["summary"]);
+    assert_eq!(
+        count("read") + count("write") + count("trim"),
+        last["summary"]["total"]["ios"].as_u64().unwrap()
+    );
+    let plan = std::fs::read_to_string(out.join("plan.ron")).unwrap();
+    assert!(plan.contains("bands") && plan.contains("zipf"), "the plan keeps both distributions");
 }
