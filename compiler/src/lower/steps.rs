@@ -762,6 +762,18 @@ impl Lowerer<'_, '_> {
                 }
                 StmtKind::Sweep { workload, opts } => {
                     let o = self.opts(opts);
+                    if let Some(s) = o.verify.or(o.as_.map(|n| n.span)) {
+                        let d = Diagnostic::new(
+                            Code::Misplaced,
+                            s,
+                            "a sweep in rounds cannot verify or be named",
+                        )
+                        .with_hint(
+                            "name the rounds (`} until steady { ... } as NAME`); verify in a step of its own",
+                        );
+                        self.error(d);
+                        continue;
+                    }
                     let Some(own) = self.own_workers(o.workers, scope) else { continue };
                     let scope = &own;
                     if o.series.is_some() {

@@ -631,6 +631,13 @@ fn verify_marks_the_step_and_changes_what_it_measures() {
         ),
         [Code::Misplaced]
     );
+    assert_eq!(
+        codes(
+            "rounds { sweep { random; block 4KiB; read 0% } qd [1, 2] record 1s as s } until steady { window 2; max_rounds 3; \
+             track { random; block 4KiB; read 0% } qd 2 }"
+        ),
+        [Code::Misplaced]
+    );
 }
 
 #[test]
