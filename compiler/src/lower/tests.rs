@@ -609,6 +609,8 @@ fn random_offsets_take_a_distribution_and_a_workload_a_trim_share() {
     assert_eq!(codes(&w("random 0% zipf 1.1; read 100%")), [Code::BadAccess]);
     assert_eq!(codes(&w("random bands 50% in 50%, 40% in 50%; read 100%")), [Code::BadAccess]);
     assert_eq!(codes(&w("random zipf 1.2345; read 100%")), [Code::TooPrecise]);
+    // A distribution without its parameter is that, not a variable named `zipf`.
+    assert_eq!(codes(&w("random zipf; read 100%")), [Code::Syntax]);
     assert_eq!(codes(&w("random; read 95%; trim 10%")), [Code::ShareRange]);
     // `zipf` is a keyword only after `random`.
     assert!(codes("let zipf = 4\nmeasure { random; block 4KiB; read 100% } qd zipf for 1s").is_empty());

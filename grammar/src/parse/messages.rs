@@ -91,9 +91,12 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::a_bands => w("hot bands such as `bands 50% in 5%, 50% in 95%`", Other),
         Rule::band => w("a band such as `50% in 5%`", Other),
         Rule::decimal => w("a number such as 1.2 or 0.9", Value),
-        Rule::access_zipf | Rule::access_pareto | Rule::access_normal | Rule::access_bands | Rule::access => {
-            w("`zipf`, `pareto`, `normal` or `bands`", Other)
-        }
+        Rule::access_zipf
+        | Rule::access_pareto
+        | Rule::access_normal
+        | Rule::access_bands
+        | Rule::access
+        | Rule::access_word => w("`zipf`, `pareto`, `normal` or `bands`", Other),
         Rule::access_around => w("`around`", Other),
         Rule::dataset_def => w("`dataset NAME { ... }`", Definition),
         Rule::d_files => w("`files`", DatasetSetting),
