@@ -708,16 +708,11 @@ impl Lowerer<'_, '_> {
                 }
                 StmtKind::Measure { workload, opts } => {
                     let o = self.opts(opts);
-                    if let Some(s) = o.verify.or(o.at.map(|a| a.span)).or(o.as_.map(|n| n.span)) {
-                        let d = Diagnostic::new(
-                            Code::Misplaced,
-                            s,
-                            "a measurement in rounds cannot verify, be named or choose its own queue depth",
-                        )
-                        .with_hint(
-                            "name the rounds (`} until steady { ... } as NAME`); verify in a step of its own",
-                        );
-                        self.error(d);
+                    let refused = o.verify.or(o.at.map(|a| a.span)).or(o.as_.map(|n| n.span));
+                    if self.refused_in_rounds(
+                        refused,
+                        "a measurement in rounds cannot verify, be named or choose its own queue depth",
+                    ) {
                         continue;
                     }
                     let Some(own) = self.own_workers(o.workers, scope) else { continue };
@@ -762,16 +757,10 @@ impl Lowerer<'_, '_> {
                 }
                 StmtKind::Sweep { workload, opts } => {
                     let o = self.opts(opts);
-                    if let Some(s) = o.verify.or(o.as_.map(|n| n.span)) {
-                        let d = Diagnostic::new(
-                            Code::Misplaced,
-                            s,
-                            "a sweep in rounds cannot verify or be named",
-                        )
-                        .with_hint(
-                            "name the rounds (`} until steady { ... } as NAME`); verify in a step of its own",
-                        );
-                        self.error(d);
+                    if self.refused_in_rounds(
+                        o.verify.or(o.as_.map(|n| n.span)),
+                        "a sweep in rounds cannot verify or be named",
+                    ) {
                         continue;
                     }
                     let Some(own) = self.own_workers(o.workers, scope) else { continue };
@@ -805,6 +794,16 @@ impl Lowerer<'_, '_> {
                 }
             }
         }
+    }
+
+    /// An option a measurement in rounds cannot take (`verify`, `as`,
+    /// `at`), at `at`: the error `message`, and true; false when none.
+    fn refused_in_rounds(&mut self, at: Option<Span>, message: &str) -> bool {
+        let Some(s) = at else { return false };
+        let d = Diagnostic::new(Code::Misplaced, s, message)
+            .with_hint("name the rounds (`} until steady { ... } as NAME`); verify in a step of its own");
+        self.error(d);
+        true
     }
 
     pub(super) fn probe(&mut self, span: Span, settings: &[ProbeSetting], scope: &Scope) {

@@ -202,12 +202,11 @@ fn text(c: &Comparison) -> String {
             "no step of A has a counterpart in the others (steps pair by workload I/O and queue depth)\n",
         );
     } else {
-        let mut b = Builder::default();
         let mut head = vec!["step (workload, QD)".to_string(), "unit".into()];
         head.extend(c.runs.iter().map(|r| r.name.clone()));
         head.extend(c.runs[1..].iter().map(|r| format!("{}/A", r.name)));
         head.extend(c.runs.iter().map(|r| format!("{} mean us", r.name)));
-        b.push_record(head);
+        let mut rows = Vec::with_capacity(c.pairs.len());
         for p in &c.pairs {
             let mut row =
                 vec![p.label.clone(), format!("{} ({})", p.values[0].unit, kind_short(p.value_kind))];
@@ -218,13 +217,9 @@ fn text(c: &Comparison) -> String {
             }));
             row.extend(p.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
             row.extend(p.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
-            b.push_record(row);
+            rows.push(row);
         }
-        let mut t = b.build();
-        t.with(Style::sharp());
-        t.modify(Columns::new(2..), Alignment::right());
-        out.push_str(&t.to_string());
-        out.push('\n');
+        out.push_str(&grid(&head, &rows, 2..));
         // Measurements only: fills and preconditions prepare the drive.
         let ratios: Vec<f64> = c
             .pairs
@@ -266,12 +261,11 @@ fn text(c: &Comparison) -> String {
     }
     if !c.devices.is_empty() {
         out.push_str("\neach device of the paired steps spread over several (paired by model and serial, else path):\n");
-        let mut b = Builder::default();
         let mut head = vec!["step (workload, QD)".to_string(), "device".into()];
         head.extend(c.runs.iter().map(|r| format!("{} IOPS", r.name)));
         head.extend(c.runs[1..].iter().map(|r| format!("{}/A", r.name)));
         head.extend(c.runs.iter().map(|r| format!("{} mean us", r.name)));
-        b.push_record(head);
+        let mut rows = Vec::with_capacity(c.devices.len());
         for d in &c.devices {
             let mut row = vec![d.step.clone(), d.device.clone()];
             row.extend(d.iops.iter().map(|v| v.map_or("-".into(), |v| fmt_value(Some(v)))));
@@ -281,13 +275,9 @@ fn text(c: &Comparison) -> String {
                     .iter()
                     .map(|v| v.filter(|v| v.is_finite()).map_or("-".into(), |l| format!("{l:.1}"))),
             );
-            b.push_record(row);
+            rows.push(row);
         }
-        let mut t = b.build();
-        t.with(Style::sharp());
-        t.modify(Columns::new(2..), Alignment::right());
-        out.push_str(&t.to_string());
-        out.push('\n');
+        out.push_str(&grid(&head, &rows, 2..));
     }
     if !c.sweep_bests.is_empty() {
         out.push_str("\nthe best step of each sweep, among its paired steps:\n");
