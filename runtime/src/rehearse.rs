@@ -134,12 +134,18 @@ fn scale(step: &mut Step, factor: f64) {
                 *b = rehearsed_bursts(*b, old, new);
             }
         }
-        Action::Together { ramp, stop, series, .. } => {
+        Action::Together { ramp, stop, series, jobs } => {
             *ramp = by(*ramp, 0);
+            let before = stop.time;
             if let Some(t) = stop.time.as_mut() {
                 *t = by(*t, MIN_RECORD_MS);
             }
             *series = series_for(*series, stop.time.unwrap_or(*series));
+            for job in jobs {
+                if let (Some(b), Some(old), Some(new)) = (job.pauses.bursts.as_mut(), before, stop.time) {
+                    *b = rehearsed_bursts(*b, old, new);
+                }
+            }
         }
         Action::Rounds { cells, .. } => {
             for c in cells {
@@ -175,6 +181,28 @@ mod tests {
         let few = Bursts { on: Duration::from_secs(5), every: Duration::from_secs(55) };
         let r = rehearsed_bursts(few, Duration::from_secs(110), Duration::from_millis(220));
         assert_eq!((r.on.as_millis(), r.every.as_millis()), (10, 110), "2 periods as before");
+    }
+
+    #[test]
+    fn a_rehearsal_shrinks_the_bursts_of_measurements_and_of_jobs_alike() {
+        let src = "methodology \"b\" version \"1\"\nworkload w { random; block 4KiB; read 0% }\n\
+                   measure w qd 4 bursts 5s every 10s times 360\n\
+                   together for 1h { job a w qd 4 bursts 5s every 10s }\n";
+        let plan = rehearse(&methodic_compiler::compile(src, &Default::default()).unwrap().plan, false);
+        let bursts: Vec<Bursts> = plan
+            .steps
+            .iter()
+            .flat_map(|s| match &s.action {
+                Action::Measure { pauses, .. } => vec![pauses.bursts.unwrap()],
+                Action::Together { jobs, .. } => jobs.iter().map(|j| j.pauses.bursts.unwrap()).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(bursts.len(), 2);
+        for b in bursts {
+            let half_on = (b.on.as_millis() * 2).abs_diff(b.every.as_millis()) <= 1;
+            assert!(b.every.as_millis() < 10_000 && half_on, "{b:?}");
+        }
     }
 
     #[test]
