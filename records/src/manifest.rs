@@ -78,6 +78,37 @@ pub struct Manifest {
     /// off` or `on`); empty when the methodology leaves it as it is.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub write_cache: Vec<WriteCacheNote>,
+    /// A run on many hosts (`--hosts`): each host fio ran the steps on,
+    /// in the hosts file's order; empty for a run on this machine (whose
+    /// host is `host`, and whose targets are `targets`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostNote>,
+}
+
+/// One host of a run on many hosts: how the hosts file names it, what its
+/// fio server said of itself when methodic connected, and its target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostNote {
+    /// As the hosts file names it: `10.0.0.2,8765`, `bench-07`.
+    pub host: String,
+    /// The file or block device the steps ran on there.
+    pub target: String,
+    /// The host's name, OS, architecture and fio version, as its fio
+    /// server reported them.
+    pub hostname: Option<String>,
+    pub os: Option<String>,
+    pub arch: Option<String>,
+    pub fio_version: Option<String>,
+    /// The host's kernel and CPU model: `None` when its fio server does
+    /// not report them (fio's client/server protocol carries neither).
+    #[serde(default)]
+    pub kernel: Option<String>,
+    #[serde(default)]
+    pub cpu: Option<String>,
+    /// The block devices fio saw busy there while it read the target at
+    /// the start (its disk statistics): the device under a file target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disks: Vec<String>,
 }
 
 /// One target's volatile write cache over the run.

@@ -11,7 +11,7 @@ use crate::analysis::{Cliff, Peak, RepeatSummary, Window};
 use crate::ceiling::StepCeiling;
 use crate::device_io::DeviceIo;
 use crate::engine::EngineKind;
-use crate::numbers::{Latency, Summary};
+use crate::numbers::{Latency, Rates, Summary};
 
 /// `results.json`: how the run ended and every step's record. What made
 /// the numbers (the tool, host, targets, engine, seed, the plan and each
@@ -144,6 +144,35 @@ pub struct StepResult {
     /// it found (see [`VerifyResult`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyResult>,
+    /// A run on many hosts (`--hosts`): each host's share of the step's
+    /// I/O, as fio reported it on that host; the step's summary is all
+    /// hosts together (latency from their merged histograms). For a
+    /// rounds step, each cell's last round (docs/RESULTS.md, "Many
+    /// hosts"). Empty for a run on this machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostRates>,
+}
+
+/// One host's share of a step of a run on many hosts: what fio did there
+/// over the step's record time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostRates {
+    /// The host as the hosts file names it (`10.0.0.2,8765`).
+    pub host: String,
+    /// The file or block device it ran on there.
+    pub target: String,
+    /// A rounds step's cell, from 1 in the plan's order: its last round;
+    /// `None` for the step's one I/O run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<u32>,
+    /// The seconds its rates are over: fio's runtime on that host.
+    pub seconds: f64,
+    /// Reads and writes together.
+    pub total: Rates,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<Rates>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<Rates>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -245,6 +274,7 @@ impl StepResult {
             bursts: Vec::new(),
             bursts_from_ramp: 0,
             verify: None,
+            hosts: Vec::new(),
         }
     }
 }

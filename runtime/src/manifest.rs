@@ -159,6 +159,7 @@ pub fn start(s: Start<'_>) -> Manifest {
         steps,
         resumed: Vec::new(),
         write_cache: Vec::new(),
+        hosts: Vec::new(),
     }
 }
 
