@@ -84,6 +84,16 @@ pub struct RunArgs {
     /// already there is reused while it matches its definition.
     #[arg(long, value_name = "DIR")]
     datasets: Option<PathBuf>,
+    /// Run every step's I/O on many hosts at once, through fio's
+    /// client/server mode: a file with one host a line as fio's --client
+    /// takes it (ip:10.0.0.2,8765 or bench-07), then, after a space, its
+    /// target there; --target gives the target of hosts without one. Each
+    /// host runs `fio --server`. See README, "Many hosts".
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["resume", "destroy", "pin", "datasets", "keep_scratch", "no_ceiling"])]
+    hosts: Option<PathBuf>,
+    /// The fio that talks to the hosts' fio servers (with --hosts).
+    #[arg(long, value_name = "PATH")]
+    fio: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -168,6 +178,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let Some((plan, source)) = load_plan(file, None)? else {
         return Ok(ExitCode::from(1));
     };
+    let hosts = match &args.hosts {
+        Some(path) => hosts_of(path, &args, &plan)?,
+        None => Vec::new(),
+    };
     let now = methodic_runtime::time::unix_now();
     let out = match &args.out {
         Some(o) => o.clone(),
@@ -189,6 +203,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         skip_ceiling: args.no_ceiling,
         datasets: args.datasets.clone(),
         engines: None,
+        hosts,
+        fio: args.fio.clone(),
     };
     let format = args.format.format();
     let report = with_progress(format, plan.conventions.units, |progress| {
@@ -231,6 +247,7 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
     let opts = RunOptions {
         targets: args.targets.clone(),
         out: dir.to_path_buf(),
+        fio: args.fio.clone(),
         destroy: args.destroy.clone(),
         overwrite: args.overwrite,
         keep_scratch: args.keep_scratch,
@@ -243,6 +260,35 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
     })?;
     let plan = plan.or(given).ok_or_else(|| anyhow::anyhow!("the run's plan.ron cannot be read"))?;
     finish(plan, report, format)
+}
+
+/// The hosts of `--hosts FILE`, each with its target (its own, or
+/// `--target`'s); and, for a methodology that writes, `--overwrite`: what
+/// the hosts' targets hold cannot be checked from here.
+fn hosts_of(
+    path: &std::path::Path,
+    args: &RunArgs,
+    plan: &Plan,
+) -> Result<Vec<methodic_runtime::hosts::HostSpec>> {
+    if args.targets.len() > 1 {
+        bail!(
+            "with --hosts, --target gives the one target of every host the hosts file gives none; give it once"
+        );
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot be read: {e}", path.display()))?;
+    let target = args.targets.first().map(|t| t.to_string_lossy().into_owned());
+    let hosts = methodic_runtime::hosts::parse_hosts(&text, path, target.as_deref())
+        .map_err(|e| anyhow::anyhow!("{}", methodic_runtime::exec::describe(&e)))?;
+    if plan.steps.iter().any(|s| s.action.writes()) && !args.overwrite {
+        bail!(
+            "{} writes over the target of each of the {} hosts, whose contents methodic cannot check from here: \
+             give --overwrite to agree that what they hold is lost",
+            plan.methodology.name,
+            hosts.len()
+        );
+    }
+    Ok(hosts)
 }
 
 /// Prints the report and says how the run ended, in the exit code too.

@@ -745,6 +745,72 @@ pub fn file_name(id: &str) -> String {
         .collect()
 }
 
+/// Per-interval logs a host job writes, which fio's client brings back
+/// to the conductor (`PREFIX_iops.N.log.HOST`, `_bw`, `_clat`, one a
+/// clone), each interval's average over `interval_ms`.
+#[derive(Debug, Clone)]
+pub struct HostLogs {
+    pub prefix: String,
+    pub interval_ms: u64,
+}
+
+/// One step's I/O as the job one host's fio server runs in a run on many
+/// hosts: the step's one section (as [`plan_to_fio`] writes it, run as
+/// `engine` says), on `target`, reporting one job over its clones
+/// (`group_reporting`) and, with `logs`, its IOPS, bandwidth and mean
+/// latency each interval. `Err` says why fio cannot run the step as
+/// methodic would: a step fio cannot run at all, one with more than one
+/// section (a `together` or `rounds` step: run its cells one at a time),
+/// or one fio runs otherwise (a share of trims, think time or bursts).
+pub fn host_job(
+    step: &Step,
+    engine: Engine,
+    target: &str,
+    logs: Option<&HostLogs>,
+) -> Result<String, String> {
+    if let Some(note) = mixed_trim(0, step) {
+        return Err(note);
+    }
+    let mut runnable: Vec<Section> = sections(0, step, Some(engine));
+    if runnable.len() != 1 || runnable[0].options.is_empty() {
+        let why: Vec<String> = runnable.iter().flat_map(|s| s.notes.iter().cloned()).collect();
+        return Err(why.join("; "));
+    }
+    let s = runnable.remove(0);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "; methodic {}: step {} on one host of a run on many hosts",
+        env!("CARGO_PKG_VERSION"),
+        step.id
+    );
+    for note in &s.notes {
+        let _ = writeln!(out, "; {note}");
+    }
+    let _ = writeln!(out, "[global]\nfilename={}\ngroup_reporting=1\nthread", target.replace(':', "\\:"));
+    out.push_str("disable_lat=1\ndisable_slat=1\ndisable_bw_measurement=1\n");
+    if let Some(l) = logs {
+        let _ = writeln!(
+            out,
+            "write_iops_log={p}\nwrite_bw_log={p}\nwrite_lat_log={p}\nlog_avg_msec={}",
+            l.interval_ms.max(1),
+            p = l.prefix
+        );
+    }
+    let _ = writeln!(out, "\n[{}]", s.name);
+    for (k, v) in &s.options {
+        match v {
+            Some(v) => {
+                let _ = writeln!(out, "{k}={v}");
+            }
+            None => {
+                let _ = writeln!(out, "{k}");
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,6 +39,11 @@ pub enum Error {
     #[error("{0}")]
     Verify(String),
 
+    /// A host of a run on many hosts cannot run, or was lost: its fio
+    /// server did not answer, or its job failed.
+    #[error("{message}")]
+    Hosts { message: String, hint: Option<String> },
+
     /// The run was stopped by a signal or the user.
     #[error("interrupted")]
     Interrupted,
@@ -64,9 +69,10 @@ impl Error {
     /// Adds what to do about it.
     pub fn with_hint(mut self, text: impl Into<String>) -> Error {
         match &mut self {
-            Error::Target { hint, .. } | Error::Unsupported { hint, .. } | Error::Results { hint, .. } => {
-                *hint = Some(text.into())
-            }
+            Error::Target { hint, .. }
+            | Error::Unsupported { hint, .. }
+            | Error::Results { hint, .. }
+            | Error::Hosts { hint, .. } => *hint = Some(text.into()),
             Error::Refused { hint, .. } => *hint = text.into(),
             Error::Io { .. } | Error::IoFailed(_) | Error::Verify(_) | Error::Interrupted => {}
         }
@@ -76,9 +82,10 @@ impl Error {
     /// What to do about it, if methodic knows.
     pub fn hint(&self) -> Option<&str> {
         match self {
-            Error::Target { hint, .. } | Error::Unsupported { hint, .. } | Error::Results { hint, .. } => {
-                hint.as_deref()
-            }
+            Error::Target { hint, .. }
+            | Error::Unsupported { hint, .. }
+            | Error::Results { hint, .. }
+            | Error::Hosts { hint, .. } => hint.as_deref(),
             Error::Refused { hint, .. } => Some(hint),
             Error::Io { .. } | Error::IoFailed(_) | Error::Verify(_) | Error::Interrupted => None,
         }

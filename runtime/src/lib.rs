@@ -17,6 +17,7 @@ pub mod failure;
 pub mod guard;
 pub mod hlog;
 pub mod host;
+pub mod hosts;
 pub mod manifest;
 mod mark;
 pub mod probe;

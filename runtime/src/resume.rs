@@ -75,13 +75,15 @@ fn prepare(
             )));
         }
     }
-    let on_device = m.targets.iter().any(|t| !t.scratch);
+    // A run on many hosts: on the hosts' own targets.
+    let on_hosts = !m.hosts.is_empty();
+    let on_device = on_hosts || m.targets.iter().any(|t| !t.scratch);
     let plan = if m.rehearsal { rehearse::rehearse(&original, on_device) } else { original.clone() };
     let damaged = if plan != m.plan {
         Some("holds another plan than plan.ron")
     } else if m.steps.len() != plan.steps.len() {
         Some("lists another number of steps than its plan has")
-    } else if m.targets.len() != exec::devices(&plan) {
+    } else if !on_hosts && m.targets.len() != exec::devices(&plan) {
         Some("lists another number of targets than its plan spreads over")
     } else {
         None
@@ -118,6 +120,22 @@ fn prepare(
         .is_some_and(|st| st.status != manifest::StepStatus::Pending);
     let (mut first, mut reason) = restart_point(&plan, &done, started);
 
+    // Every host answers before anything is moved or run again.
+    let hosts = exec::remote::hosts_of(&m.hosts);
+    if on_hosts {
+        let asked = RunOptions { hosts: hosts.clone(), fio: opts.fio.clone(), ..RunOptions::default() };
+        let now = exec::remote::probe(&asked, observer)?;
+        for (was, is) in m.hosts.iter().zip(now) {
+            if was.fio_version != is.fio_version {
+                observer.note(&format!(
+                    "{}: fio {} now, {} when the run started",
+                    was.host,
+                    is.fio_version.as_deref().unwrap_or("of unknown version"),
+                    was.fio_version.as_deref().unwrap_or("of unknown version")
+                ));
+            }
+        }
+    }
     let open = exec::open_options(&plan, opts)?;
     let mut targets = Vec::new();
     for (i, was) in m.targets.iter().enumerate() {
@@ -151,7 +169,7 @@ fn prepare(
         targets.push(t);
     }
     let uring = crate::worker::io_uring_available();
-    if let (true, Err(why)) = (m.engine.io_uring, &uring) {
+    if let (true, Err(why), false) = (m.engine.io_uring, &uring, on_hosts) {
         return Err(Error::unsupported(format!("the run used io_uring, which is not available now: {why}"))
             .with_hint("resume on the machine (and kernel) the run started on"));
     }
@@ -196,7 +214,7 @@ fn prepare(
     let superseded: Vec<&str> = superseded.iter().map(String::as_str).collect();
     results.supersede_steps(&lines[..first_kept], &superseded)?;
 
-    let mut drive = DriveTracker::new(m.targets.iter().all(|t| t.scratch));
+    let mut drive = DriveTracker::new(!on_hosts && m.targets.iter().all(|t| t.scratch));
     for r in &kept {
         drive.after(&plan.steps[r.index - 1], r);
     }
@@ -255,6 +273,8 @@ fn prepare(
         overwrite: opts.overwrite,
         datasets: m.datasets.as_ref().map(|d| d.dir.clone()),
         engines: opts.engines.clone(),
+        hosts,
+        fio: opts.fio.clone(),
     };
     Ok(Session {
         original,

@@ -163,6 +163,18 @@ impl Recorder {
         s.bytes += bytes;
     }
 
+    /// Adds `ios` I/Os of `bytes` whose latencies are `bins` (each a
+    /// latency in nanoseconds and how many I/Os took it: another tool's
+    /// histogram, such as fio's JSON+ bins).
+    pub fn add_counted(&mut self, op: Op, ios: u64, bytes: u64, bins: impl Iterator<Item = (u64, u64)>) {
+        let s = self.of(op);
+        s.ios += ios;
+        s.bytes += bytes;
+        for (ns, n) in bins {
+            let _ = s.lat.record_n(ns.clamp(1, MAX_LATENCY_NS), n);
+        }
+    }
+
     /// Not inlined, so that a profile can tell it from a worker's I/O
     /// loop (bench/recording-cost.sh).
     #[inline(never)]

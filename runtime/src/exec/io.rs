@@ -126,6 +126,9 @@ pub(crate) struct IoRun {
     pub(crate) workers: Vec<spread::WorkerRun>,
     /// With bursts: each burst's I/Os over all workers.
     pub(crate) bursts: Option<spread::BurstRun>,
+    /// A run on many hosts: each host's share (the step's own I/O run:
+    /// no cell yet).
+    pub(crate) hosts: Vec<methodic_results::record::HostRates>,
 }
 
 pub(crate) fn std_duration(d: methodic_compiler::plan::Duration) -> StdDuration {
@@ -445,6 +448,7 @@ impl Workers {
             rows,
             workers,
             bursts,
+            hosts: Vec::new(),
         };
         if run.info.errors.is_some() {
             let series = spec.series.as_ref().and_then(|(_, p)| p.clone());

@@ -12,6 +12,7 @@ mod ceiling;
 mod checks;
 mod io;
 mod kinds;
+pub(crate) mod remote;
 mod step;
 
 use std::path::{Path, PathBuf};
@@ -80,6 +81,12 @@ pub struct RunOptions {
     /// ([`Real`]) when `None`. Tests give one that injects faults or
     /// notes every I/O.
     pub engines: Option<Arc<dyn EngineFactory>>,
+    /// A run on many hosts: each step's I/O runs on every one of them at
+    /// once, through fio's client/server mode; empty for a run on this
+    /// machine.
+    pub hosts: Vec<crate::hosts::HostSpec>,
+    /// The fio that talks to the hosts' servers; `fio` on the PATH when `None`.
+    pub fio: Option<PathBuf>,
 }
 
 /// What the caller sees of a run as it goes: the CLI draws a progress
@@ -138,6 +145,9 @@ pub fn stop_requested() -> bool {
 /// Runs a plan. The results directory is written as the run goes; the
 /// report is returned (and written as `results.json`) however it ends.
 pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
+    if !opts.hosts.is_empty() {
+        return remote::run(plan, opts, observer);
+    }
     let started = time::unix_now();
     let original = plan;
     let plan = if opts.rehearse { rehearse::rehearse(plan, !opts.targets.is_empty()) } else { plan.clone() };

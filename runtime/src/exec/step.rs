@@ -90,6 +90,9 @@ impl Executor<'_> {
 
     /// Runs workers on the targets as `spec` says and merges what they did.
     pub(super) fn io(&self, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
+        if !self.opts.hosts.is_empty() {
+            return super::remote::io(self, step, spec);
+        }
         let run = step.repeat.map_or(1, |r| r.run);
         self.workers.run(&self.targets, &step.id, run, spec).map_err(|e| match e {
             Error::IoFailed(mut f) => {

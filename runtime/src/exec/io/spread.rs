@@ -97,7 +97,14 @@ impl IoRun {
         let job = part.job.clone();
         out.bursts.extend(self.burst_results(job.as_deref()));
         out.bursts_from_ramp += self.bursts_from_ramp();
+        let cell = part.cell;
         out.spread.extend(self.spread(targets, part));
+        out.hosts.extend(self.host_rates(cell));
+    }
+
+    /// Each host's share of a run on many hosts, as `cell` of its step.
+    pub(crate) fn host_rates(&self, cell: Option<u32>) -> Vec<methodic_results::record::HostRates> {
+        self.hosts.iter().map(|h| methodic_results::record::HostRates { cell, ..h.clone() }).collect()
     }
 }
 

@@ -73,6 +73,9 @@ pub(super) fn run(
 /// Hands the step to its kind.
 fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observer) -> Result<()> {
     let step = s.step;
+    if !x.opts.hosts.is_empty() && matches!(step.action, Action::Erase { .. } | Action::DropCaches) {
+        return crate::exec::remote::command_step(x, s);
+    }
     match &step.action {
         Action::Erase { method } => erase::run(x, s, *method, observer),
         Action::Fill { workload, qd, passes } => fill::run(x, s, workload, *qd, *passes),

@@ -81,6 +81,8 @@ pub(super) fn until_steady(
     let mut rows = Vec::new();
     // Each worker over every round, for the step's spread.
     let mut workers = Vec::new();
+    // On many hosts: each host's share of the last round.
+    let mut hosts = Vec::new();
     let interval_s = std_duration(series).as_secs_f64();
     let mut log = x.latency_log(step, SystemTime::now())?;
     // Verify: the rounds' writes are kept together, and read back once
@@ -120,6 +122,7 @@ pub(super) fn until_steady(
             }
             seconds += run.seconds;
             all.merge(&run.recorder);
+            hosts = run.host_rates(None);
             info = Some(run.info);
             spread::absorb(&mut workers, run.workers, interval_s);
             window = steady::check(&values, rule);
@@ -150,6 +153,7 @@ pub(super) fn until_steady(
             Some(SteadyResult { rounds_latency_us: latencies, ..steady_result(rule, values, window) });
         s.out.peak = crate::analysis::peak::of(&rows, interval_s);
         s.out.spread.extend(spread::spread_of(&workers, interval_s, &x.targets, spread::Part::STEP));
+        s.out.hosts = hosts;
     }
     outcome?;
     x.finish_verify(s, verify)

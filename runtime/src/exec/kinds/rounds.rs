@@ -43,6 +43,8 @@ pub(super) fn run(
     let mut info = None;
     // Each cell's last round's spread over devices and workers.
     let mut spreads: Vec<Option<Spread>> = vec![None; cells.len()];
+    // On many hosts: each cell's last round on each host.
+    let mut hosts: Vec<Vec<methodic_results::record::HostRates>> = vec![Vec::new(); cells.len()];
     // As for a precondition: an error keeps the rounds before it.
     let mut gather = || -> Result<()> {
         for r in 1..=rule.max_rounds {
@@ -83,6 +85,7 @@ pub(super) fn run(
                 tails[k].push(&run.recorder);
                 let part = Part { job: None, cell: Some(k as u32 + 1), first: 0 };
                 spreads[k] = run.spread(&x.targets, part);
+                hosts[k] = run.host_rates(Some(k as u32 + 1));
                 if k == track {
                     values.push(metric_of(&s, rule.metric));
                 }
@@ -134,6 +137,7 @@ pub(super) fn run(
     );
     s.out.io = info;
     s.out.spread.extend(spreads.into_iter().flatten());
+    s.out.hosts.extend(hosts.into_iter().flatten());
     s.out.series = Some(x.relative(&csv));
     s.out.latency_log = log.as_ref().map(|l| x.relative(l.path()));
     s.out.steady = Some(steady_result(rule, values, window));

@@ -1,0 +1,374 @@
+//! A run on many hosts (`RunOptions::hosts`): which steps may run through
+//! fio's client/server mode, checked before anything runs; starting such
+//! a run (every host probed first, the manifest naming each); and each
+//! I/O run of a step made the job every host runs at once
+//! ([`io`], which [`Executor::io`] hands over to). methodic keeps the
+//! plan: ramps and records, fills, rounds and their steady state, repeats
+//! and resumes run as on one machine, each I/O run being one `fio
+//! --client` over every host. The fio side (the hosts file, the probe,
+//! running fio and reading its output) is `crate::hosts`'s.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration as StdDuration, SystemTime};
+
+use methodic_compiler::plan::{
+    Action, Duration, EraseMethod, Extent, MeasureStop, Percent, Plan, Step, WriteCache, plural,
+};
+use methodic_fio::{Engine, HostLogs, file_name, host_job};
+use methodic_results::dir::ResultsDir;
+use methodic_results::manifest::{EngineNote, HostNote};
+use methodic_results::record::{IoInfo, RunReport};
+
+use super::io::{IoRun, IoSpec, MAX_PSYNC_THREADS};
+use super::step::{Executor, StepRun};
+use super::{EngineChoice, Observer, RunOptions, Session, execute};
+use crate::engine::EngineKind;
+use crate::error::{Error, Result};
+use crate::hosts::{self, HostJobs, HostSpec};
+use crate::manifest::{self, DriveTracker};
+use crate::{rehearse, time};
+
+/// The fio to run: `--fio`, else `fio` on the PATH.
+pub(crate) fn fio_of(opts: &RunOptions) -> PathBuf {
+    opts.fio.clone().unwrap_or_else(|| PathBuf::from("fio"))
+}
+
+/// Starts a run on `opts.hosts`: the plan checked for steps fio cannot
+/// run, every host probed (nothing is written anywhere until all
+/// answer), then the run's results directory and manifest, and the steps.
+pub(super) fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
+    let started = time::unix_now();
+    let original = plan;
+    let plan = if opts.rehearse { rehearse::rehearse(plan, true) } else { plan.clone() };
+    check_plan(&plan)?;
+    let notes = probe(opts, observer)?;
+    let results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
+    if opts.rehearse {
+        std::fs::write(results.path.join("rehearsal-plan.ron"), plan.to_ron())
+            .map_err(|e| Error::io("cannot write the rehearsal plan", e))?;
+    }
+    let engine = engine_note(opts);
+    let plan_ron = original.to_ron();
+    let mut manifest = manifest::start(manifest::Start {
+        plan: &plan,
+        plan_ron: &plan_ron,
+        targets: &[],
+        host: crate::host::read(),
+        engine: engine.clone(),
+        rehearsal: opts.rehearse,
+        seed: opts.seed,
+        started: time::rfc3339(started),
+    });
+    manifest.hosts = notes;
+    if let Err(e) = manifest.save(&results.path, time::rfc3339(time::unix_now())) {
+        results.discard();
+        return Err(e.into());
+    }
+    execute(
+        Session {
+            original: original.clone(),
+            plan,
+            opts: opts.clone(),
+            results,
+            manifest,
+            targets: Vec::new(),
+            engine,
+            first: 0,
+            earlier: Vec::new(),
+            // The hosts' targets are theirs: their state is unknown.
+            drive: DriveTracker::new(false),
+            seconds_before: 0.0,
+            measure_ceiling: false,
+            ram: None,
+        },
+        observer,
+    )
+}
+
+/// Every host probed, said on the way; the notes the manifest keeps.
+pub(crate) fn probe(opts: &RunOptions, observer: &mut dyn Observer) -> Result<Vec<HostNote>> {
+    observer.note(&format!(
+        "asking the fio server of each of {} whether it can read its target",
+        plural(opts.hosts.len() as u64, "host", "hosts")
+    ));
+    let work = std::env::temp_dir().join(format!("methodic-probe-{}", std::process::id()));
+    let notes = hosts::probe(&fio_of(opts), &opts.hosts, &work);
+    let _ = std::fs::remove_dir_all(&work);
+    notes
+}
+
+/// How a run on many hosts runs its I/O: on the hosts' fio, io_uring
+/// where a worker keeps more than one I/O in flight (as `auto` does on
+/// one machine) unless `--engine` says otherwise.
+pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
+    EngineNote {
+        choice: match opts.engine {
+            EngineChoice::Auto => "auto",
+            EngineChoice::IoUring => "io-uring",
+            EngineChoice::Psync => "psync",
+        }
+        .to_string(),
+        io_uring: opts.engine != EngineChoice::Psync,
+        io_uring_unavailable: None,
+        pinned: false,
+        latency_recorded: true,
+        psync_max_threads: MAX_PSYNC_THREADS,
+    }
+}
+
+/// Refuses, naming the step, what fio's client/server mode cannot run as
+/// methodic would: steps fio cannot run at all (erase, drop_caches,
+/// limit_ram, copy, probe), concurrent jobs and QoS searches, `verify`,
+/// pauses between I/Os, a share of trims, more than one device a host,
+/// an amount written given as a share of the span, and the drives' write
+/// cache.
+pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
+    if plan.write_cache != WriteCache::AsIs {
+        return Err(Error::unsupported(format!(
+            "the methodology sets the drives' write cache ({}), which fio cannot do on the hosts",
+            plan.write_cache.keyword()
+        ))
+        .with_hint(
+            "set it on each host before the run (nvme set-feature -f 6, hdparm -W), and leave it out",
+        ));
+    }
+    for (i, step) in plan.steps.iter().enumerate() {
+        let name = format!("step {} ({})", i + 1, step.id);
+        let refuse =
+            |what: String, hint: &str| Err(Error::unsupported(format!("{name}: {what}")).with_hint(hint));
+        match &step.action {
+            // Each host's fio server runs these (`exec_prerun`).
+            Action::Erase { method: EraseMethod::Discard } | Action::DropCaches => {}
+            Action::Erase { method } => {
+                return refuse(
+                    format!(
+                        "fio cannot run erase {} on the hosts: it takes the drive's own tools",
+                        method.keyword()
+                    ),
+                    "run it on each host before the run (`methodic export --fio` says which command), and \
+                     leave it out, or erase with `erase discard`",
+                );
+            }
+            Action::Copy { .. } | Action::Probe(_) => {
+                return refuse(
+                    format!("fio cannot run {} on the hosts", step.action.kind()),
+                    "run it on one machine, and leave it out of a methodology run on many hosts",
+                );
+            }
+            Action::LimitRam { .. } => {
+                return refuse(
+                    "fio cannot limit the RAM of the hosts".into(),
+                    "run fio's servers in a memory cgroup on each host, and leave it out",
+                );
+            }
+            Action::Together { .. } => {
+                return refuse(
+                    "concurrent jobs do not run on many hosts yet".into(),
+                    "run each job as a measurement of its own",
+                );
+            }
+            Action::Qos(_) => {
+                return refuse(
+                    "a latency QoS search does not run on many hosts: it needs each open-loop probe's kept \
+                     rate, which fio does not report"
+                        .into(),
+                    "measure at the rates you want with `rate`",
+                );
+            }
+            Action::Measure { stop: MeasureStop { written: Some(Extent::Percent(p)), .. }, .. } => {
+                return refuse(
+                    format!(
+                        "it stops when {p} of the span is written, and the hosts' spans are fio's to size"
+                    ),
+                    "give the amount in bytes (`until written 4GiB`)",
+                );
+            }
+            Action::Measure { pauses, .. } if !pauses.is_none() => {
+                return refuse(
+                    format!("its pauses ({}) are not fio's thinktime", pauses.describe()),
+                    "leave the pauses out of a methodology run on many hosts",
+                );
+            }
+            _ => {}
+        }
+        if step.verify {
+            return refuse(
+                "`verify` stamps and checks blocks methodic's way, which fio's servers cannot".into(),
+                "leave `verify` out of a methodology run on many hosts",
+            );
+        }
+        if let Some(w) =
+            step.action.workloads().into_iter().find(|w| w.trim > Percent::ZERO && w.trim < Percent::HUNDRED)
+        {
+            return refuse(
+                format!("its workload {} trims {} of its I/Os, which fio cannot mix", w.name, w.trim),
+                "trim alone (trim 100%) or not at all",
+            );
+        }
+        if step.target.unwrap_or(plan.target).devices > 1 {
+            return refuse(
+                "it spreads over several devices; a run on many hosts has one target a host".into(),
+                "give each host one target",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// One I/O run of `step` on every host at once: `spec` made the job each
+/// host's fio runs (the step's own action, with the queue depth, rate and
+/// time this run has, exported by methodic-fio), run with one `fio
+/// --client` whose files stay in the results (`fio/STEP[-roundR-cellC]/`),
+/// and read back as an [`IoRun`]: all hosts' counts and merged latency
+/// histograms, each host's share, and the series from fio's logs.
+pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
+    let kind = match x.opts.engine {
+        EngineChoice::Psync => EngineKind::Psync,
+        EngineChoice::IoUring => EngineKind::IoUring,
+        EngineChoice::Auto if spec.qd.per_worker == 1 => EngineKind::Psync,
+        EngineChoice::Auto => EngineKind::IoUring,
+    };
+    let reason = match (x.opts.engine, kind) {
+        (EngineChoice::Auto, EngineKind::Psync) => "fio on every host; one I/O in flight a worker: psync",
+        (EngineChoice::Auto, _) => "fio on every host; more than one I/O in flight a worker: io_uring",
+        _ => "fio on every host, as --engine says",
+    };
+    let (threads, depth) = crate::ceiling::threads_and_depth(kind, &spec.qd);
+    let engine = Engine { psync: kind == EngineKind::Psync, threads, depth, registered: false };
+    let ms = |d: StdDuration| Duration::from_millis(d.as_millis() as u64);
+    let mut one = step.clone();
+    one.verify = false;
+    one.target = Some(spec.settings);
+    one.action = match spec.passes {
+        Some(passes) => Action::Fill { workload: spec.workload.clone(), qd: spec.qd, passes },
+        None => Action::Measure {
+            workload: spec.workload.clone(),
+            qd: spec.qd,
+            ramp: ms(spec.ramp),
+            stop: MeasureStop { time: spec.record.map(ms), written: spec.budget.map(Extent::Bytes) },
+            series: spec.series.as_ref().map_or(Duration::from_secs(1), |s| ms(s.0)),
+            rate: spec.rate,
+            pauses: spec.pauses,
+            at: None,
+        },
+    };
+    let interval_ms = spec.series.as_ref().map(|s| (s.0.as_millis() as u64).max(1));
+    let logs = interval_ms.map(|ms| HostLogs { prefix: hosts::LOG_PREFIX.into(), interval_ms: ms });
+    let jobs = x
+        .opts
+        .hosts
+        .iter()
+        .map(|h| host_job(&one, engine, &h.target, logs.as_ref()))
+        .collect::<std::result::Result<Vec<_>, String>>()
+        .map_err(|why| {
+            Error::unsupported(format!("step {}: fio cannot run it on the hosts: {why}", step.id))
+        })?;
+    let suffix = if spec.at.round == 1 && spec.at.cell == 1 {
+        String::new()
+    } else {
+        format!("-round{}-cell{}", spec.at.round, spec.at.cell)
+    };
+    let dir = x.results.path.join("fio").join(format!("{}{suffix}", file_name(&step.id)));
+    let run =
+        hosts::run_io(&fio_of(x.opts), &x.opts.hosts, &HostJobs { jobs, interval_ms }, &dir, &x.workers.stop)
+            .map_err(|e| with_resume_hint(x, step, e))?;
+    if let Some((_, Some(csv))) = &spec.series {
+        write_series(csv, &run.rows)?;
+    }
+    let seconds = run.seconds;
+    Ok(IoRun {
+        seconds,
+        interval_s: interval_ms.map_or(1.0, |ms| ms as f64 / 1000.0),
+        record_start: SystemTime::now() - StdDuration::from_secs_f64(seconds),
+        info: IoInfo {
+            engine: kind,
+            engine_reason: format!(
+                "{reason} ({} x {threads} threads, each {depth} deep)",
+                plural(x.opts.hosts.len() as u64, "host", "hosts")
+            ),
+            threads,
+            depth,
+            mean_inflight: run.mean_inflight,
+            registered_buffers: false,
+            forced_async: false,
+            latency_recorded: true,
+            bytes_written: run.bytes_written,
+            seed: x.workers.seed,
+            errors: None,
+            rate: None,
+        },
+        rows: run.rows,
+        workers: Vec::new(),
+        bursts: None,
+        hosts: run.hosts,
+        recorder: run.recorder,
+    })
+}
+
+/// An erase by discard or a cache drop on every host at once: each
+/// host's fio server runs the command (`exec_prerun`) before a 4KiB read
+/// of its target; what was done goes into the step's actions.
+pub(super) fn command_step(x: &Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
+    let (name, commands, done): (&str, Vec<String>, String) = match &s.step.action {
+        Action::Erase { method: EraseMethod::Discard } => {
+            let span = match s.settings.span {
+                Extent::Bytes(b) => Ok(b.0),
+                Extent::Percent(p) => Err(p.hundredths()),
+            };
+            let words = match s.settings.span {
+                Extent::Bytes(b) => b.to_string(),
+                Extent::Percent(p) => format!("{p} of the target"),
+            };
+            (
+                "discard",
+                x.opts.hosts.iter().map(|h| hosts::discard_command(&h.target, span)).collect(),
+                format!("discarded {words} from its start (blkdiscard; a punched hole on a file)"),
+            )
+        }
+        Action::DropCaches => (
+            "drop_caches",
+            vec![hosts::DROP_CACHES_COMMAND.to_string(); x.opts.hosts.len()],
+            "page cache, dentries and inodes dropped after a sync".to_string(),
+        ),
+        _ => return Err(Error::unsupported(format!("step {}: fio cannot run it on the hosts", s.step.id))),
+    };
+    let dir = x.results.path.join("fio").join(file_name(&s.step.id));
+    hosts::run_commands(&fio_of(x.opts), &x.opts.hosts, name, &commands, &dir, &x.workers.stop)
+        .map_err(|e| with_resume_hint(x, s.step, e))?;
+    s.out.actions.push(format!(
+        "on each of {}, by its fio server (exec_prerun): {done}",
+        plural(x.opts.hosts.len() as u64, "host", "hosts")
+    ));
+    Ok(())
+}
+
+/// A host's error named with its step, and how to go on.
+fn with_resume_hint(x: &Executor<'_>, step: &Step, e: Error) -> Error {
+    match e {
+        Error::Hosts { message, hint } => Error::Hosts {
+            message: format!("step {}: {message}", step.id),
+            hint: Some(format!(
+                "{}the steps before it are kept: when every host is back, `methodic run --resume {}` goes on",
+                hint.map(|h| format!("{h}; ")).unwrap_or_default(),
+                x.results.path.display()
+            )),
+        },
+        e => e,
+    }
+}
+
+/// The series CSV of an I/O run on many hosts.
+fn write_series(path: &Path, rows: &[methodic_results::series::Row]) -> Result<()> {
+    let mut text = String::from(methodic_results::series::HEADER);
+    text.push('\n');
+    for r in rows {
+        text.push_str(&r.csv_line());
+        text.push('\n');
+    }
+    std::fs::write(path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+}
+
+/// The hosts of a run on many hosts that is resumed, from its manifest.
+pub(crate) fn hosts_of(notes: &[HostNote]) -> Vec<HostSpec> {
+    notes.iter().map(|n| HostSpec { client: n.host.clone(), target: n.target.clone() }).collect()
+}

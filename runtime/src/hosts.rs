@@ -1,0 +1,720 @@
+//! Runs on many hosts (`methodic run FILE --hosts HOSTS`): fio's
+//! client/server mode is the engine, methodic the conductor. This module
+//! owns what is fio's side of it: the hosts file (fio's host list, a
+//! target after each host), asking each host's fio server what it is and
+//! whether it can read its target before anything runs ([`probe`]), and
+//! one I/O run on every host at once ([`run_io`]): the job each host gets,
+//! `fio --client` started and stopped (a signal stops it on every host),
+//! and its JSON+ output and per-interval logs read back into methodic's
+//! counts, latency histograms (fio's bins, merged over the hosts, not
+//! averaged) and series rows. Which steps may run this way, and how a
+//! step's I/O becomes a job, is `exec::remote`'s.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use methodic_results::manifest::HostNote;
+use methodic_results::record::HostRates;
+use methodic_results::series::Row;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::stats::Recorder;
+use crate::workload::Op;
+
+/// fio's default port for `--server` and `--client`.
+pub const FIO_PORT: u16 = 8765;
+
+/// One host of a run on many hosts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostSpec {
+    /// As fio's `--client=` takes it, and as the hosts file gives it:
+    /// `ip:10.0.0.2,8765`, `bench-07`, `bench-07,8766`.
+    pub client: String,
+    /// The file or block device the steps run on there.
+    pub target: String,
+}
+
+impl HostSpec {
+    /// The address and port fio's JSON output names the host by: its
+    /// `hostname` (the address or name connected to) and `port`.
+    fn address(&self) -> (String, u16) {
+        let rest = ["ip:", "ip6:", "tcp:", "tcpv6:", "tcp6:"]
+            .iter()
+            .find_map(|p| self.client.strip_prefix(p))
+            .unwrap_or(&self.client);
+        match rest.rsplit_once(',') {
+            Some((a, p)) => (a.to_string(), p.parse().unwrap_or(FIO_PORT)),
+            None => (rest.to_string(), FIO_PORT),
+        }
+    }
+}
+
+/// Reads a hosts file: one host a line in fio's host-list syntax
+/// (`ip:ADDR,PORT`, `ip6:ADDR,PORT`, `HOST`, `HOST,PORT`), then, after
+/// white space, that host's target; a host without one gets `target`
+/// (`--target`). Blank lines and `#` comments are skipped. A line without
+/// a target is a line `fio --client=FILE` reads too.
+pub fn parse_hosts(text: &str, file: &Path, target: Option<&str>) -> Result<Vec<HostSpec>> {
+    let bad = |line: usize, message: String, hint: &str| Error::Hosts {
+        message: format!("{}, line {line}: {message}", file.display()),
+        hint: Some(hint.to_string()),
+    };
+    let mut hosts: Vec<HostSpec> = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let client = words.next().unwrap_or_default().to_string();
+        let own = words.next();
+        if let Some(extra) = words.next() {
+            return Err(bad(
+                n + 1,
+                format!("`{extra}` after the host and its target"),
+                "a line is a host (fio's syntax: ip:ADDR,PORT or HOST[,PORT]) and, after a space, its target",
+            ));
+        }
+        if let Some(why) = host_syntax(&client) {
+            return Err(bad(
+                n + 1,
+                format!("`{client}` is not a host fio's --client takes: {why}"),
+                "write ip:10.0.0.2,8765, ip6:fe80::1,8765, bench-07 or bench-07,8765",
+            ));
+        }
+        let Some(t) = own.or(target) else {
+            return Err(bad(
+                n + 1,
+                format!("{client} has no target"),
+                "give its file or block device after it on the line, or --target PATH for every host",
+            ));
+        };
+        if let Some(c) = t.chars().find(|c| matches!(c, ';' | '#' | '\'' | '"' | '\\' | '$' | '`')) {
+            return Err(bad(
+                n + 1,
+                format!("the target {t} has a `{c}`, which fio's job files and host commands cannot carry"),
+                "name the target by a path without it (a symbolic link will do)",
+            ));
+        }
+        let spec = HostSpec { client, target: t.to_string() };
+        if let Some(same) = hosts.iter().find(|h| h.address() == spec.address()) {
+            return Err(bad(
+                n + 1,
+                format!("{} is the same fio server as {}", spec.client, same.client),
+                "name each host once: two runs on one server would share its target",
+            ));
+        }
+        hosts.push(spec);
+    }
+    if hosts.is_empty() {
+        return Err(Error::Hosts {
+            message: format!("{} names no host", file.display()),
+            hint: Some("write one host a line, fio's syntax: ip:10.0.0.2,8765 /dev/nvme0n1".into()),
+        });
+    }
+    Ok(hosts)
+}
+
+/// Why `client` is not a host in fio's syntax; `None` when it is.
+fn host_syntax(client: &str) -> Option<&'static str> {
+    if client.starts_with("sock:") {
+        return Some("a local socket is not a host of a run on many hosts");
+    }
+    let rest = ["ip:", "ip6:"].iter().find_map(|p| client.strip_prefix(p)).unwrap_or(client);
+    let (name, port) = match rest.rsplit_once(',') {
+        Some((n, p)) => (n, Some(p)),
+        None => (rest, None),
+    };
+    if name.is_empty() {
+        return Some("no address");
+    }
+    if let Some(p) = port {
+        if !p.parse::<u16>().is_ok_and(|p| p > 0) {
+            return Some("the port is not a number from 1 to 65535");
+        }
+    }
+    if client.starts_with("ip:") && name.parse::<std::net::Ipv4Addr>().is_err() {
+        return Some("ip: takes an IPv4 address");
+    }
+    if client.starts_with("ip6:") && name.parse::<std::net::Ipv6Addr>().is_err() {
+        return Some("ip6: takes an IPv6 address");
+    }
+    if name.contains(|c: char| c.is_whitespace() || c == '/') {
+        return Some("a host name has no spaces or slashes");
+    }
+    None
+}
+
+/// How long a host may take to answer the probe before it counts as
+/// unreachable.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many hosts are probed at once.
+const PROBES_AT_ONCE: usize = 16;
+
+/// Asks every host's fio server, before anything runs: what it is (its
+/// name, OS, architecture and fio version, as it says on connecting), and
+/// whether it can read 4KiB of its target (a file that is not there is
+/// not created: `allow_file_create=0`). Nothing is written anywhere. Every
+/// host that cannot is named in the one error.
+pub fn probe(fio: &Path, hosts: &[HostSpec], work: &Path) -> Result<Vec<HostNote>> {
+    std::fs::create_dir_all(work).map_err(|e| Error::io(format!("cannot create {}", work.display()), e))?;
+    let mut notes: Vec<Option<std::result::Result<HostNote, String>>> = vec![None; hosts.len()];
+    for (chunk, out) in hosts.chunks(PROBES_AT_ONCE).zip(notes.chunks_mut(PROBES_AT_ONCE)) {
+        std::thread::scope(|scope| {
+            for (h, slot) in chunk.iter().zip(out.iter_mut()) {
+                scope.spawn(move || *slot = Some(probe_one(fio, h, work)));
+            }
+        });
+    }
+    let mut found = Vec::new();
+    let mut failed = Vec::new();
+    for (h, n) in hosts.iter().zip(notes) {
+        match n.unwrap_or_else(|| Err("not probed".into())) {
+            Ok(note) => found.push(note),
+            Err(why) => failed.push(format!("{}: {why}", h.client)),
+        }
+    }
+    if !failed.is_empty() {
+        return Err(Error::Hosts {
+            message: format!(
+                "{} of {} cannot run the methodology, so nothing ran: {}",
+                methodic_compiler::plan::plural(failed.len() as u64, "host", "hosts"),
+                hosts.len(),
+                failed.join("; ")
+            ),
+            hint: Some(
+                "start fio's server there (`fio --server` or its systemd service), check the address and \
+                 port, and that the target exists"
+                    .into(),
+            ),
+        });
+    }
+    Ok(found)
+}
+
+fn probe_one(fio: &Path, h: &HostSpec, work: &Path) -> std::result::Result<HostNote, String> {
+    let (addr, port) = h.address();
+    let job = work.join(format!("probe-{}-{port}.fio", sanitize(&addr)));
+    let text = format!(
+        "; methodic: can this host read its target? Nothing is written.\n[global]\nthread\n\
+         allow_file_create=0\n[probe]\nfilename={}\nrw=read\nbs=4k\nsize=4k\n",
+        h.target.replace(':', "\\:")
+    );
+    std::fs::write(&job, text).map_err(|e| format!("cannot write {}: {e}", job.display()))?;
+    let out_path = job.with_extension("out");
+    let out =
+        std::fs::File::create(&out_path).map_err(|e| format!("cannot write {}: {e}", out_path.display()))?;
+    let err = out.try_clone().map_err(|e| e.to_string())?;
+    let mut child = Command::new(fio)
+        .arg(format!("--client={}", h.client))
+        .arg(&job)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", fio.display()))?;
+    let clock = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if clock.elapsed() > PROBE_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("no answer in {} seconds", PROBE_TIMEOUT.as_secs()));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(e.to_string()),
+        }
+    };
+    let text = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let said = fio_said(&text);
+    if !status.success() || text.contains("exited with error") {
+        return Err(if said.is_empty() { "fio failed without saying why".into() } else { said.join("; ") });
+    }
+    let mut note = HostNote {
+        host: h.client.clone(),
+        target: h.target.clone(),
+        hostname: None,
+        os: None,
+        arch: None,
+        fio_version: None,
+        kernel: None,
+        cpu: None,
+        disks: Vec::new(),
+    };
+    // `hostname=vm, be=0, 64-bit, os=Linux, arch=x86-64, fio=fio-3.33, flags=1`
+    if let Some(line) = text.lines().find(|l| l.starts_with("hostname=")) {
+        for field in line.split(", ") {
+            match field.split_once('=') {
+                Some(("hostname", v)) => note.hostname = Some(v.to_string()),
+                Some(("os", v)) => note.os = Some(v.to_string()),
+                Some(("arch", v)) => note.arch = Some(v.to_string()),
+                Some(("fio", v)) => note.fio_version = Some(v.to_string()),
+                _ => {}
+            }
+        }
+    }
+    // `Disk stats (read/write):` then `  vda: ios=...`.
+    if let Some(at) = text.find("Disk stats") {
+        note.disks = text[at..]
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.trim().split_once(": ios=").map(|(d, _)| d.to_string()))
+            .collect();
+    }
+    Ok(note)
+}
+
+/// fio's own messages in its output: `fio: ...` lines and a host's
+/// `client <...>: exited with error N`, without the `<host>` prefix a
+/// server's lines carry.
+fn fio_said(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| match l.strip_prefix('<').and_then(|r| r.split_once("> ")) {
+            Some((_, rest)) => rest.trim(),
+            None => l.trim(),
+        })
+        .filter(|l| {
+            l.starts_with("fio:")
+                || l.starts_with("client")
+                || l.contains("exited with error")
+                || l.starts_with("Bad option")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect()
+}
+
+/// Runs a shell command on every host before a 4KiB read of its target,
+/// by fio's own `exec_prerun` (the k-th command on the k-th host), with
+/// one `fio --client` in `dir`. fio skips the read of a host whose command
+/// failed: such hosts are named in the error (the command's output stays
+/// on the host, in `NAME.prerun.txt` in its fio server's folder).
+pub fn run_commands(
+    fio: &Path,
+    hosts: &[HostSpec],
+    name: &str,
+    commands: &[String],
+    dir: &Path,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let jobs: Vec<String> = hosts
+        .iter()
+        .zip(commands)
+        .map(|(h, c)| {
+            format!(
+                "; methodic: {name} on this host, then a 4KiB read of its target\n[global]\nthread\n\
+                 allow_file_create=0\n[{name}]\nfilename={}\nexec_prerun={c}\nrw=read\nbs=4k\nsize=4k\n",
+                h.target.replace(':', "\\:")
+            )
+        })
+        .collect();
+    let run = run_io(fio, hosts, &HostJobs { jobs, interval_ms: None }, dir, stop)?;
+    let failed: Vec<&str> = run.hosts.iter().filter(|h| h.total.ios == 0).map(|h| h.host.as_str()).collect();
+    if !failed.is_empty() {
+        return Err(Error::Hosts {
+            message: format!("{name} failed on {}", failed.join(", ")),
+            hint: Some(format!(
+                "its output is on each of them, in {name}.prerun.txt in the fio server's working directory"
+            )),
+        });
+    }
+    Ok(())
+}
+
+/// The shell command that discards `span` of `target` from its start, on
+/// a host: `blkdiscard` for a block device, a punched hole for a file.
+/// `span` is bytes, or hundredths of a percent of the target's size.
+pub fn discard_command(target: &str, span: std::result::Result<u64, u32>) -> String {
+    let length = |size: &str| match span {
+        Ok(bytes) => bytes.to_string(),
+        Err(hundredths) => format!("$(( $({size}) * {hundredths} / 10000 ))"),
+    };
+    format!(
+        "sh -c '[ -b {t} ] && blkdiscard -o 0 -l {} {t} || fallocate --punch-hole -o 0 -l {} {t}'",
+        length(&format!("blockdev --getsize64 {target}")),
+        length(&format!("stat -L -c %s {target}")),
+        t = target
+    )
+}
+
+/// The shell command that drops a host's page cache, as `drop_caches`
+/// does on this machine.
+pub const DROP_CACHES_COMMAND: &str = "sh -c 'sync && echo 3 > /proc/sys/vm/drop_caches'";
+
+/// One I/O run on every host at once, ready for `fio --client`: a job
+/// text a host, and the series interval its logs are averaged over.
+pub struct HostJobs {
+    pub jobs: Vec<String>,
+    /// The series interval, when the run keeps a series.
+    pub interval_ms: Option<u64>,
+}
+
+/// What one I/O run did on every host: all of them together (their
+/// counts added, their latency histograms merged), each host's share,
+/// the series rows (each interval's IOPS and bandwidth added over the
+/// hosts, its mean latency weighted by their I/Os), and the raw output.
+pub struct HostsRun {
+    pub recorder: Recorder,
+    /// The longest host's runtime: the seconds the total is over.
+    pub seconds: f64,
+    pub hosts: Vec<HostRates>,
+    pub rows: Vec<Row>,
+    pub bytes_written: u64,
+    /// I/Os in flight, added over the hosts: each host's from fio's
+    /// distribution of depths (each bucket at its upper edge) times its
+    /// threads.
+    pub mean_inflight: f64,
+}
+
+/// The log files' prefix in a run's folder.
+pub const LOG_PREFIX: &str = "series";
+
+/// Runs `jobs` on `hosts` (the k-th job on the k-th host) with one `fio
+/// --client` in `dir`, which keeps the job files, fio's output and the
+/// logs it brings back. `stop` set (a signal) stops fio on every host.
+/// A host that fio lost, or whose job failed, fails the run, named.
+pub fn run_io(
+    fio: &Path,
+    hosts: &[HostSpec],
+    jobs: &HostJobs,
+    dir: &Path,
+    stop: &AtomicBool,
+) -> Result<HostsRun> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
+    let mut cmd = Command::new(fio);
+    cmd.arg("--output-format=json+").current_dir(dir).stdin(Stdio::null());
+    for (k, (h, job)) in hosts.iter().zip(&jobs.jobs).enumerate() {
+        let name = format!("host-{}.fio", k + 1);
+        std::fs::write(dir.join(&name), job)
+            .map_err(|e| Error::io(format!("cannot write {}", dir.join(&name).display()), e))?;
+        cmd.arg(format!("--client={}", h.client)).arg(name);
+    }
+    let out_path = dir.join("output.json");
+    let out = std::fs::File::create(&out_path)
+        .map_err(|e| Error::io(format!("cannot write {}", out_path.display()), e))?;
+    let err_path = dir.join("stderr.txt");
+    let err = std::fs::File::create(&err_path)
+        .map_err(|e| Error::io(format!("cannot write {}", err_path.display()), e))?;
+    cmd.stdout(out).stderr(err);
+    let child = cmd.spawn().map_err(|e| Error::io(format!("cannot run {}", fio.display()), e))?;
+    let status = wait(child, stop)?;
+    let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+    if stop.load(Ordering::SeqCst) {
+        return Err(Error::Interrupted);
+    }
+    let said: Vec<String> = fio_said(&stdout).into_iter().chain(fio_said(&stderr)).collect();
+    let json = stdout
+        .find("\n{")
+        .map(|i| &stdout[i + 1..])
+        .or_else(|| stdout.strip_prefix('{').map(|_| &stdout[..]));
+    let parsed: Option<Value> =
+        json.and_then(|j| serde_json::Deserializer::from_str(j).into_iter().next()?.ok());
+    let stats: Vec<&Value> = parsed
+        .as_ref()
+        .and_then(|v| v["client_stats"].as_array())
+        .map(|a| a.iter().filter(|j| j["jobname"].as_str() != Some("All clients")).collect())
+        .unwrap_or_default();
+    let mut per_host: Vec<Option<&Value>> = vec![None; hosts.len()];
+    for j in &stats {
+        let at =
+            (j["hostname"].as_str().unwrap_or_default().to_string(), j["port"].as_u64().unwrap_or(0) as u16);
+        if let Some(k) = hosts.iter().position(|h| h.address() == at) {
+            per_host[k] = Some(j);
+        }
+    }
+    let missing: Vec<&str> =
+        hosts.iter().zip(&per_host).filter(|(_, j)| j.is_none()).map(|(h, _)| h.client.as_str()).collect();
+    let failed: Vec<&str> = hosts
+        .iter()
+        .zip(&per_host)
+        .filter(|(_, j)| j.is_some_and(|j| j["error"].as_i64().unwrap_or(0) != 0))
+        .map(|(h, _)| h.client.as_str())
+        .collect();
+    if !missing.is_empty() || !failed.is_empty() || !status.success() {
+        let mut what = Vec::new();
+        if !missing.is_empty() {
+            what.push(format!("no result from {}", missing.join(", ")));
+        }
+        if !failed.is_empty() {
+            what.push(format!("I/O errors on {}", failed.join(", ")));
+        }
+        if what.is_empty() {
+            what.push(format!("fio ended with {status}"));
+        }
+        if !said.is_empty() {
+            what.push(format!("fio said: {}", said.join("; ")));
+        }
+        return Err(Error::Hosts {
+            message: what.join("; "),
+            hint: Some(format!("fio's output and the jobs are in {}", dir.display())),
+        });
+    }
+    let per_host: Vec<&Value> = per_host.into_iter().flatten().collect();
+    Ok(merge(hosts, &per_host, jobs.interval_ms, dir))
+}
+
+/// Waits for fio's client; `stop` set sends it SIGINT (fio then stops the
+/// job on every host and reports), and SIGKILL when it has not ended 20
+/// seconds later.
+fn wait(mut child: Child, stop: &AtomicBool) -> Result<std::process::ExitStatus> {
+    let mut asked: Option<Instant> = None;
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => return Ok(s),
+            Ok(None) => {}
+            Err(e) => return Err(Error::io("waiting for fio", e)),
+        }
+        if stop.load(Ordering::SeqCst) {
+            match asked {
+                None => {
+                    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+                    asked = Some(Instant::now());
+                }
+                Some(t) if t.elapsed() > Duration::from_secs(20) => {
+                    let _ = child.kill();
+                }
+                Some(_) => {}
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Each host's job read into methodic's counts, and all of them merged.
+fn merge(hosts: &[HostSpec], per_host: &[&Value], interval_ms: Option<u64>, dir: &Path) -> HostsRun {
+    let mut total = Recorder::default();
+    let mut rates = Vec::with_capacity(hosts.len());
+    let mut seconds: f64 = 0.0;
+    let mut written = 0;
+    let mut inflight = 0.0;
+    for (h, j) in hosts.iter().zip(per_host) {
+        let mut r = Recorder::default();
+        let mut runtime_ms: u64 = 0;
+        for (op, key) in [(Op::Read, "read"), (Op::Write, "write"), (Op::Trim, "trim")] {
+            let d = &j[key];
+            let ios = d["total_ios"].as_u64().unwrap_or(0);
+            let bytes = d["io_bytes"].as_u64().unwrap_or(0);
+            runtime_ms = runtime_ms.max(d["runtime"].as_u64().unwrap_or(0));
+            let bins = d["clat_ns"]["bins"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| Some((k.parse::<u64>().ok()?, v.as_u64()?)));
+            r.add_counted(op, ios, bytes, bins);
+            if op == Op::Write {
+                written += bytes;
+            }
+        }
+        let s = runtime_ms as f64 / 1000.0;
+        seconds = seconds.max(s);
+        inflight += mean_depth(&j["iodepth_level"]) * threads_of(j);
+        let sum = r.summary(s);
+        rates.push(HostRates {
+            host: h.client.clone(),
+            target: h.target.clone(),
+            cell: None,
+            seconds: s,
+            total: sum.total,
+            read: sum.read,
+            write: sum.write,
+        });
+        total.merge(&r);
+    }
+    let rows = interval_ms.map(|ms| series_rows(dir, ms)).unwrap_or_default();
+    HostsRun { recorder: total, seconds, hosts: rates, rows, bytes_written: written, mean_inflight: inflight }
+}
+
+/// The mean of fio's `iodepth_level` (the share of submissions at each
+/// depth bucket, in percent), each bucket at its upper edge.
+fn mean_depth(levels: &Value) -> f64 {
+    levels
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.trim_start_matches(">=").parse::<f64>().ok()?, v.as_f64()?)))
+        .map(|(depth, pct)| depth * pct / 100.0)
+        .sum()
+}
+
+/// The clones a job ran: its numjobs option (1 when not given).
+fn threads_of(job: &Value) -> f64 {
+    job["job options"]["numjobs"].as_str().and_then(|n| n.parse().ok()).unwrap_or(1.0)
+}
+
+/// The series rows of a run's logs in `dir` (`series_iops.N.log.HOST`,
+/// `_bw`, `_clat`, one a clone of each host): each log line is an
+/// interval's average, `TIME_MS, VALUE, DIRECTION, ...`, the times counted
+/// from the end of the ramp on each host; a line goes to the interval its
+/// time rounds to. IOPS and bandwidth are added over every clone and
+/// host; the mean latency is weighted by each one's I/Os. fio logs no
+/// percentile an interval: `p99_latency_us` is NaN.
+pub fn series_rows(dir: &Path, interval_ms: u64) -> Vec<Row> {
+    #[derive(Default, Clone, Copy)]
+    struct Sum {
+        iops: [f64; 3],
+        kib_s: f64,
+        lat_weighted: f64,
+        lat_ios: f64,
+    }
+    let mut at: BTreeMap<u64, Sum> = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    files.sort();
+    // A clone's IOPS an interval, for weighting its latency.
+    let mut iops_of: BTreeMap<(String, u64, usize), f64> = BTreeMap::new();
+    let lines = |p: &Path| -> Vec<(u64, f64, usize)> {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| {
+                let mut f = l.split(',').map(str::trim);
+                let t: u64 = f.next()?.parse().ok()?;
+                let v: f64 = f.next()?.parse().ok()?;
+                let d: usize = f.next()?.parse().ok()?;
+                (d < 3).then_some((t, v, d))
+            })
+            .collect()
+    };
+    let slot = |t: u64| ((t as f64 / interval_ms as f64).round() as u64).max(1);
+    for p in &files {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let Some(rest) = name.strip_prefix(&format!("{LOG_PREFIX}_")) else { continue };
+        if let Some(clone) = rest.strip_prefix("iops.") {
+            for (t, v, d) in lines(p) {
+                at.entry(slot(t)).or_default().iops[d] += v;
+                *iops_of.entry((clone.to_string(), slot(t), d)).or_default() += v;
+            }
+        } else if rest.starts_with("bw.") {
+            for (t, v, _) in lines(p) {
+                at.entry(slot(t)).or_default().kib_s += v;
+            }
+        }
+    }
+    for p in &files {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let Some(clone) = name.strip_prefix(&format!("{LOG_PREFIX}_clat.")) else { continue };
+        for (t, v, d) in lines(p) {
+            let ios = iops_of.get(&(clone.to_string(), slot(t), d)).copied().unwrap_or(0.0);
+            let s = at.entry(slot(t)).or_default();
+            s.lat_weighted += v * ios;
+            s.lat_ios += ios;
+        }
+    }
+    let seconds = interval_ms as f64 / 1000.0;
+    at.into_iter()
+        .map(|(k, s)| Row {
+            t: k as f64 * seconds,
+            seconds,
+            iops: s.iops.iter().sum(),
+            read_iops: s.iops[0],
+            write_iops: s.iops[1],
+            mb_s: s.kib_s * 1024.0 / 1e6,
+            mean_latency_us: if s.lat_ios > 0.0 { s.lat_weighted / s.lat_ios / 1000.0 } else { f64::NAN },
+            p99_latency_us: f64::NAN,
+            temperature_c: None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str, target: Option<&str>) -> Result<Vec<HostSpec>> {
+        parse_hosts(text, Path::new("hosts"), target)
+    }
+
+    #[test]
+    fn a_hosts_file_is_fio_s_host_list_with_a_target_after_each_host() {
+        let h = parse(
+            "# the rack\nip:10.0.0.2,8765 /dev/nvme0n1\n\nbench-07  /dev/sdb # spare\nip:10.0.0.3\nbench-08,8766\n",
+            Some("/dev/nvme1n1"),
+        )
+        .unwrap();
+        let got: Vec<(&str, &str)> = h.iter().map(|h| (h.client.as_str(), h.target.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("ip:10.0.0.2,8765", "/dev/nvme0n1"),
+                ("bench-07", "/dev/sdb"),
+                ("ip:10.0.0.3", "/dev/nvme1n1"),
+                ("bench-08,8766", "/dev/nvme1n1")
+            ]
+        );
+        assert_eq!(h[2].address(), ("10.0.0.3".to_string(), FIO_PORT));
+        assert_eq!(h[3].address(), ("bench-08".to_string(), 8766));
+    }
+
+    #[test]
+    fn a_bad_hosts_file_says_which_line_and_why() {
+        let msg = |text: &str, target: Option<&str>| parse(text, target).unwrap_err().to_string();
+        assert!(msg("ip:10.0.0.2,8765\n", None).contains("line 1: ip:10.0.0.2,8765 has no target"));
+        assert!(msg("ip:10.0.0.2,99999 /t\n", None).contains("the port is not a number"));
+        assert!(msg("ip:bench-07 /t\n", None).contains("ip: takes an IPv4 address"));
+        assert!(msg("a /t\nb /t extra\n", None).contains("line 2: `extra` after the host"));
+        assert!(
+            msg("ip:10.0.0.2 /a\nip:10.0.0.2,8765 /b\n", None)
+                .contains("line 2: ip:10.0.0.2,8765 is the same")
+        );
+        assert!(msg("# none\n\n", None).contains("names no host"));
+        assert!(msg("sock:/run/fio.sock /t\n", None).contains("local socket"));
+    }
+
+    #[test]
+    fn fio_s_messages_are_read_without_the_server_s_prefix() {
+        let out = "hostname=vm, be=0\n<vm> probe: (g=0): rw=read\n<vm> fio: file creation disallowed by \
+                   allow_file_create=0\nclient <127.0.0.2>: exited with error 1\n";
+        assert_eq!(
+            fio_said(out),
+            [
+                "fio: file creation disallowed by allow_file_create=0",
+                "client <127.0.0.2>: exited with error 1"
+            ]
+        );
+    }
+
+    /// Two hosts' logs, two clones on one: each interval's IOPS and
+    /// bandwidth are added, the latency weighted by I/Os.
+    #[test]
+    fn the_hosts_logs_add_up_interval_by_interval() {
+        let dir = std::env::temp_dir().join(format!("methodic-hostlogs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let w = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+        w("series_iops.1.log.10.0.0.2", "250, 100, 0, 0, 0\n251, 50, 1, 0, 0\n500, 120, 0, 0, 0\n");
+        w("series_iops.2.log.10.0.0.2", "249, 300, 0, 0, 0\n");
+        w("series_iops.1.log.10.0.0.3", "250, 600, 0, 0, 0\n");
+        w("series_bw.1.log.10.0.0.2", "250, 1000, 0, 0, 0\n");
+        w("series_bw.1.log.10.0.0.3", "250, 3000, 0, 0, 0\n");
+        w("series_clat.1.log.10.0.0.2", "250, 2000, 0, 0, 0\n");
+        w("series_clat.1.log.10.0.0.3", "250, 4000, 0, 0, 0\n");
+        let rows = series_rows(&dir, 250);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[0].t, rows[0].read_iops, rows[0].write_iops, rows[0].iops),
+            (0.25, 1000.0, 50.0, 1050.0)
+        );
+        assert!((rows[0].mb_s - 4000.0 * 1024.0 / 1e6).abs() < 1e-9);
+        // (2000 ns x 100 + 4000 ns x 600) / 700, in microseconds.
+        assert!((rows[0].mean_latency_us - (2000.0 * 100.0 + 4000.0 * 600.0) / 700.0 / 1000.0).abs() < 1e-9);
+        assert_eq!((rows[1].t, rows[1].iops), (0.5, 120.0));
+    }
+
+    #[test]
+    fn fio_s_depth_distribution_gives_a_mean_at_the_buckets_upper_edges() {
+        let v: Value = serde_json::from_str(r#"{"1": 50.0, "2": 25.0, "4": 25.0, ">=64": 0.0}"#).unwrap();
+        assert!((mean_depth(&v) - 2.0).abs() < 1e-9);
+    }
+}
