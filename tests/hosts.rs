@@ -1,0 +1,365 @@
+//! Runs on many hosts, on loopback only: each test starts its own `fio
+//! --server` processes on its own 127.0.0.x addresses (each in its own
+//! folder, against its own file), runs methodic through them with
+//! `--hosts`, and stops every server it started, however it ends. Nothing
+//! is sent beyond 127.0.0.0/8. Whether a step ran is decided by the
+//! counts fio and the kernel keep, never by how long it took.
+
+mod common;
+
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{methodic, require_tool, spawn, temp_dir, text};
+use serde_json::Value;
+
+/// The port every test's servers listen on, each on its own address.
+const PORT: u16 = 18765;
+
+/// fio servers on `127.0.0.B`, `B+1`, ..., each with a 256MiB target file (sparse)
+/// of its own; killed when dropped.
+struct Servers {
+    dir: PathBuf,
+    base: u8,
+    children: Vec<Option<Child>>,
+}
+
+impl Servers {
+    fn start(name: &str, base: u8, n: u8) -> Servers {
+        let dir = temp_dir(name);
+        let mut s = Servers { dir, base, children: Vec::new() };
+        for k in 0..n {
+            let own = s.dir.join(format!("host{}", k + 1));
+            std::fs::create_dir_all(&own).unwrap();
+            std::fs::File::create(own.join("target.img")).unwrap().set_len(256 << 20).unwrap();
+            s.children.push(None);
+            s.restart(k as usize);
+        }
+        s
+    }
+
+    fn address(&self, k: usize) -> String {
+        format!("127.0.0.{}", self.base as usize + k)
+    }
+
+    fn target(&self, k: usize) -> PathBuf {
+        self.dir.join(format!("host{}", k + 1)).join("target.img")
+    }
+
+    /// The hosts file: each host with its own target.
+    fn hosts_file(&self) -> PathBuf {
+        let text: String = (0..self.children.len())
+            .map(|k| format!("ip:{},{PORT} {}\n", self.address(k), self.target(k).display()))
+            .collect();
+        let path = self.dir.join("hosts");
+        std::fs::write(&path, format!("# loopback servers of this test\n{text}")).unwrap();
+        path
+    }
+
+    /// Starts (again) the k-th server, and waits until it accepts.
+    fn restart(&mut self, k: usize) {
+        let own = self.dir.join(format!("host{}", k + 1));
+        let child = Command::new("fio")
+            .arg(format!("--server=ip:{},{PORT}", self.address(k)))
+            .current_dir(&own)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("fio starts");
+        self.children[k] = Some(child);
+        let at = format!("{}:{PORT}", self.address(k));
+        let clock = Instant::now();
+        while TcpStream::connect(&at).is_err() {
+            assert!(clock.elapsed() < Duration::from_secs(20), "fio's server on {at} does not accept");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn kill(&mut self, k: usize) {
+        if let Some(mut c) = self.children[k].take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// The k-th server's process id, and its children's (the connection
+    /// and job processes fio forks).
+    fn pids(&self, k: usize) -> Vec<u32> {
+        let Some(c) = &self.children[k] else { return Vec::new() };
+        let mut pids = vec![c.id()];
+        let mut i = 0;
+        while i < pids.len() {
+            let kids = std::fs::read_to_string(format!("/proc/{}/task/{}/children", pids[i], pids[i]))
+                .unwrap_or_default();
+            pids.extend(kids.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+            i += 1;
+        }
+        pids
+    }
+}
+
+impl Drop for Servers {
+    fn drop(&mut self) {
+        for k in 0..self.children.len() {
+            self.kill(k);
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// fio is there, or the test says it is missing (and fails under CI).
+fn have_fio() -> bool {
+    require_tool("fio")
+}
+
+fn steps(results: &Path) -> Vec<Value> {
+    std::fs::read_to_string(results.join("steps.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The done-when of running on many hosts: specs/quick.method rehearsed
+/// on 4 loopback servers, end to end. Each step that did I/O has a row
+/// for every host, and its total is their sum (I/Os and bytes exactly;
+/// IOPS over the longest host's time); every host's target was written
+/// by the fill; the manifest names each host with its fio; `report`
+/// shows the hosts.
+#[test]
+fn a_rehearsal_of_quick_runs_on_four_hosts_and_totals_are_their_sums() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-quick", 11, 4);
+    let hosts = servers.hosts_file();
+    let out = servers.dir.join("results");
+    let o = methodic(&[
+        "run",
+        "specs/quick.method",
+        "--rehearse",
+        "--hosts",
+        hosts.to_str().unwrap(),
+        "--overwrite",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let all = steps(&out);
+    assert_eq!(all.len(), 10);
+    assert!(all.iter().all(|s| s["error"].is_null()), "{all:?}");
+    let erase = &all[0];
+    assert!(erase["actions"][0].as_str().unwrap().contains("on each of 4 hosts"), "{erase}");
+    for s in &all[1..] {
+        let id = s["id"].as_str().unwrap();
+        let hosts = s["hosts"].as_array().unwrap_or_else(|| panic!("{id} has no hosts"));
+        assert_eq!(hosts.len(), 4, "{id}");
+        let total = &s["summary"]["total"];
+        let sum = |k: &str| hosts.iter().map(|h| h["total"][k].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(total["ios"].as_u64().unwrap(), sum("ios"), "{id}: I/Os");
+        assert_eq!(total["bytes"].as_u64().unwrap(), sum("bytes"), "{id}: bytes");
+        assert!(hosts.iter().all(|h| h["total"]["ios"].as_u64().unwrap() > 0), "{id}: a host did nothing");
+        let longest = hosts.iter().map(|h| h["seconds"].as_f64().unwrap()).fold(0.0, f64::max);
+        let iops = total["ios"].as_f64().unwrap() / longest;
+        assert!((total["iops"].as_f64().unwrap() - iops).abs() <= 1e-6 * iops, "{id}: IOPS");
+        // Latency from the merged histograms: within the hosts' own range.
+        let p99: Vec<f64> = hosts.iter().map(|h| h["total"]["latency_us"]["p99"].as_f64().unwrap()).collect();
+        let merged = total["latency_us"]["p99"].as_f64().unwrap();
+        assert!(
+            merged >= p99.iter().copied().fold(f64::MAX, f64::min) * 0.99,
+            "{id}: p99 below every host's"
+        );
+        assert!(merged <= p99.iter().copied().fold(0.0, f64::max) * 1.01, "{id}: p99 above every host's");
+        assert!(out.join(s["series"].as_str().unwrap()).exists(), "{id}: series");
+    }
+    // The fill wrote each host's target: its blocks are allocated.
+    for k in 0..4 {
+        let blocks = std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(servers.target(k)).unwrap());
+        assert!(blocks * 512 >= 8 << 20, "host {}'s target was not written", k + 1);
+    }
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let named = m["hosts"].as_array().unwrap();
+    assert_eq!(named.len(), 4);
+    for (k, h) in named.iter().enumerate() {
+        assert_eq!(h["host"], format!("ip:{},{PORT}", servers.address(k)));
+        assert_eq!(h["target"], servers.target(k).display().to_string());
+        assert!(h["fio_version"].as_str().unwrap().starts_with("fio-"), "{h}");
+        assert_eq!(h["os"], "Linux");
+    }
+    let r = methodic(&["report", out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let shown = text(&r.stdout);
+    for k in 0..4 {
+        assert!(shown.contains(&servers.address(k)), "the report does not name host {}:\n{shown}", k + 1);
+    }
+}
+
+/// A host lost in the middle of a step fails that step, naming the host,
+/// and keeps the steps before it; with the host back, `--resume` runs the
+/// rest on every host.
+#[test]
+fn a_host_lost_mid_step_fails_that_step_and_resume_goes_on() {
+    if !have_fio() {
+        return;
+    }
+    let mut servers = Servers::start("hosts-lost", 21, 2);
+    let hosts = servers.hosts_file();
+    let source = "methodology \"lost\" version \"1\"\n\
+                  target { span 32MiB }\n\
+                  workload r { random; block 4KiB; read 100% }\n\
+                  measure r qd 1 ramp 0s for 500ms\n\
+                  measure r qd 4 ramp 0s for 8s\n\
+                  measure r qd 2 ramp 0s for 500ms\n";
+    let file = servers.dir.join("lost.method");
+    std::fs::write(&file, source).unwrap();
+    let out = servers.dir.join("results");
+    let mut run = spawn(&[
+        "run",
+        file.to_str().unwrap(),
+        "--hosts",
+        hosts.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // The long step's fio is running once its folder is there and the
+    // second host's server has forked a job for it.
+    let clock = Instant::now();
+    let long = out.join("fio").join("r-qd4");
+    while !(long.join("output.json").exists() && servers.pids(1).len() > 2) {
+        assert!(clock.elapsed() < Duration::from_secs(60), "the long step did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    servers.kill(1);
+    let o = run.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let all = steps(&out);
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(all[0]["error"].is_null());
+    let error = all[1]["error"].as_str().unwrap();
+    assert!(error.contains(&format!("ip:{},{PORT}", servers.address(1))), "{error}");
+    assert!(text(&o.stderr).contains("--resume"), "{}", text(&o.stderr));
+
+    servers.restart(1);
+    let o = methodic(&["run", "--resume", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let all = steps(&out);
+    assert_eq!(all.len(), 3, "{all:?}");
+    for s in &all {
+        assert!(s["error"].is_null(), "{s}");
+        assert_eq!(s["hosts"].as_array().unwrap().len(), 2);
+    }
+}
+
+/// A host that does not answer at the start fails the run before anything
+/// is written anywhere: no results folder, the other host's target as it
+/// was. So does a target that is not there, and a step fio cannot run.
+#[test]
+fn nothing_is_written_when_a_host_cannot_run() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-unreachable", 31, 1);
+    // 127.0.0.39: nothing listens there.
+    let hosts = servers.dir.join("hosts");
+    std::fs::write(
+        &hosts,
+        format!(
+            "ip:{},{PORT} {}\nip:127.0.0.39,{PORT} /tmp/x.img\n",
+            servers.address(0),
+            servers.target(0).display()
+        ),
+    )
+    .unwrap();
+    let out = servers.dir.join("results");
+    let args = |hosts: &Path, file: &str| {
+        methodic(&[
+            "run",
+            file,
+            "--rehearse",
+            "--hosts",
+            hosts.to_str().unwrap(),
+            "--overwrite",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = args(&hosts, "specs/quick.method");
+    assert_eq!(o.status.code(), Some(1));
+    let said = text(&o.stderr);
+    assert!(said.contains("1 host of 2") && said.contains("127.0.0.39"), "{said}");
+    assert!(!out.exists(), "a results folder was made");
+    let blocks = std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(servers.target(0)).unwrap());
+    assert_eq!(blocks, 0, "the reachable host's target was written");
+
+    // A target that is not there is not made.
+    std::fs::write(&hosts, format!("ip:{},{PORT} {}/none.img\n", servers.address(0), servers.dir.display()))
+        .unwrap();
+    let o = args(&hosts, "specs/quick.method");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("file creation disallowed"), "{}", text(&o.stderr));
+    assert!(!servers.dir.join("none.img").exists() && !out.exists());
+
+    // A step fio cannot run is refused before any host is asked.
+    let copy = servers.dir.join("secure.method");
+    std::fs::write(
+        &copy,
+        "methodology \"s\" version \"1\"\nworkload r { random; block 4KiB; read 100% }\nerase secure\nmeasure r qd 1 for 1s\n",
+    )
+    .unwrap();
+    let o = args(&servers.hosts_file(), copy.to_str().unwrap());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("step 1 (erase-secure): fio cannot run erase secure"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!out.exists());
+}
+
+/// SIGTERM stops the run, and fio on every host: the servers' job
+/// processes end, the step is recorded as interrupted.
+#[test]
+fn sigterm_stops_fio_on_every_host() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-sigterm", 41, 2);
+    let hosts = servers.hosts_file();
+    let file = servers.dir.join("long.method");
+    std::fs::write(
+        &file,
+        "methodology \"long\" version \"1\"\ntarget { span 32MiB }\nworkload r { random; block 4KiB; read 100% }\n\
+         measure r qd 1 ramp 0s for 10min\n",
+    )
+    .unwrap();
+    let out = servers.dir.join("results");
+    let run = spawn(&[
+        "run",
+        file.to_str().unwrap(),
+        "--hosts",
+        hosts.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let clock = Instant::now();
+    // Both servers have forked the job's process.
+    while !(servers.pids(0).len() > 2 && servers.pids(1).len() > 2) {
+        assert!(clock.elapsed() < Duration::from_secs(60), "the job did not start on both hosts");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    unsafe { libc::kill(run.id() as i32, libc::SIGTERM) };
+    let o = run.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "{}", text(&o.stderr));
+    // Every server is back to its listening process alone: the jobs ended.
+    let clock = Instant::now();
+    while servers.pids(0).len() > 1 || servers.pids(1).len() > 1 {
+        assert!(clock.elapsed() < Duration::from_secs(30), "fio still runs on a host after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let all = steps(&out);
+    assert!(all[0]["error"].as_str().unwrap().contains("SIGTERM"), "{all:?}");
+}
