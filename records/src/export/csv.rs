@@ -3,8 +3,10 @@
 //! its workload, values, latencies and checklist, and where it has them
 //! its job, open-loop rate and QoS search (the probes are in the JSON),
 //! its trims and what `verify` checked,
-//! then a row for each device and worker its I/O spread over and each of
-//! its bursts (`part` names it). A plan's steps: a row a step.
+//! then a row for each device and worker its I/O spread over, each host
+//! of a run on many hosts (`part` is `host` and its name, `part_device`
+//! its target) and each of its bursts (`part` names it). A plan's steps: a
+//! row a step.
 
 use methodic_compiler::plan::IoMode;
 
@@ -194,7 +196,7 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
 }
 
 /// The rows of a point's parts, after its own: each device and each
-/// worker its I/O spread over, each burst. Each has the point's columns
+/// worker its I/O spread over, each host, each burst. Each has the point's columns
 /// that say what ran (`step` to `per_worker`, and `job`), the part's
 /// numbers (its rates as its own average, no peak) and the part named;
 /// the point's other columns are left empty.
@@ -242,6 +244,16 @@ fn parts(run: &Loaded, p: &Point, point_row: &[String]) -> String {
             row[at("intervals")] = w.noise.intervals.to_string();
             out.push_str(&line(&row));
         }
+    }
+    // A rounds measurement's hosts are of its last round.
+    let (share, of) = if p.kind == "rounds" { ("last round", ", last round") } else { ("step average", "") };
+    for h in &p.hosts {
+        let mut row = blank();
+        rated(&mut row, &h.total, h.seconds);
+        row[at("reported_value")] = share.into();
+        row[at("part")] = format!("host {}{of}", h.host);
+        row[at("part_device")].clone_from(&h.target);
+        out.push_str(&line(&row));
     }
     for b in &p.bursts {
         let mut row = blank();

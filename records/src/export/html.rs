@@ -5,7 +5,8 @@
 //! once, open-loop rates and QoS searches (each with its chart of latency
 //! percentiles against IOPS), each step's devices and workers (their rows
 //! where they differ by more than the noise) and bursts (with a chart of
-//! IOPS by burst), rendered with
+//! IOPS by burst), each step's hosts of a run on many hosts (all
+//! together, then a row a host), rendered with
 //! minijinja from `templates/report.html`.
 
 use methodic_compiler::plan::Units;
@@ -18,6 +19,7 @@ use crate::view::points::{Point, step_of};
 use crate::view::report::charts::{maps, preparation, probes, sweeps};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{header, status_sentence, status_word, subtitle, title};
+use crate::view::report::hosts::host_tables;
 use crate::view::report::loads::loads;
 use crate::view::report::spread::spreads;
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
@@ -105,6 +107,7 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String, ExportError> {
         findings => findings(run),
         loads => loads(run, true),
         spreads => spreads(run, true),
+        hosts => host_tables(run),
         probes => probes(run),
         columns => columns(&m.plan.conventions),
         value_line => value_line(run, pts),

@@ -1,6 +1,7 @@
 //! The `json` format: JSON for programs. Any serializable result,
 //! pretty-printed with a final newline; a report as `JsonReport`: the
-//! run's identity, conventions and every point with its checklist; a
+//! run's identity (and each host of a run on many hosts), conventions and
+//! every point with its checklist (and each host's share); a
 //! plan's steps as JSON lines, an object a step.
 
 use std::path::Path;
@@ -70,6 +71,9 @@ struct JsonReport<'a> {
     rehearsal: bool,
     host: &'a Host,
     targets: &'a [TargetInfo],
+    /// A run on many hosts: each host, as the manifest has it.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    hosts: &'a [manifest::HostNote],
     units: Units,
     /// The methodology's value convention, and what the value columns hold.
     value: ValueKind,
@@ -107,6 +111,7 @@ fn json<'a>(run: &'a Loaded, pts: &'a [Point]) -> JsonReport<'a> {
         rehearsal: m.rehearsal,
         host: &m.host,
         targets: &m.targets,
+        hosts: &m.hosts,
         units: m.plan.conventions.units,
         value: m.plan.conventions.value,
         value_note: value_line(run, pts),

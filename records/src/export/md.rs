@@ -1,5 +1,7 @@
 //! The `md` format: Markdown, to paste into a review or an issue. A report:
-//! its title, the header tables, the result table, the jobs of each
+//! its title, the header tables (a run on many hosts: each host), the
+//! result table, each step's hosts (all together, then a row a host), the
+//! jobs of each
 //! `together` step, each open-loop rate, each QoS search's probes, every
 //! device's and worker's numbers of each step spread over several, each
 //! measurement's bursts, and each sweep's best step.
@@ -8,6 +10,7 @@ use super::{ExportError, Exporter};
 use crate::manifest::Loaded;
 use crate::view::points::Point;
 use crate::view::report::header::{header, subtitle, title};
+use crate::view::report::hosts::host_tables;
 use crate::view::report::loads::loads;
 use crate::view::report::spread::spreads;
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
@@ -54,6 +57,21 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
             out.push_str(&format!("| {} |\n", r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
         }
     };
+    let hosts = host_tables(run);
+    if !hosts.is_empty() {
+        out.push_str("\n### Each host\n");
+        for t in &hosts {
+            let part = if t.part.is_empty() { String::new() } else { format!(", {}", t.part) };
+            out.push_str(&format!(
+                "\nStep {} ({}{}): {}.\n\n",
+                t.step,
+                cell(&t.id),
+                cell(&part),
+                cell(&t.line)
+            ));
+            grid(&mut out, &t.columns, &t.rows);
+        }
+    }
     for t in &l.together {
         out.push_str(&format!(
             "\n### Step {} ({}): jobs at once\n\n{}\n\n",

@@ -137,6 +137,30 @@ mod tests {
         }
     }
 
+    /// A run on one machine and a comparison of two such runs, in every
+    /// format they come in: snapshots taken before runs on many hosts were
+    /// shown, which the views of such runs must leave byte for byte.
+    #[test]
+    fn one_machine_reports_and_comparisons_stay_as_they_were() {
+        use crate::view::compare::comparison;
+        use crate::view::report::Report;
+        use crate::view::testing::run;
+
+        let report = Report::new(run(false));
+        let mut other = run(false);
+        other.dir = "/nonexistent/methodic-other".into();
+        other.steps[0].summary.as_mut().unwrap().total.iops = 2500.0;
+        let compared = comparison(&[run(false), other]);
+        insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+            for f in Report::formats() {
+                insta::assert_snapshot!(format!("one-machine-report.{f}"), report.export(f).unwrap());
+            }
+            for f in crate::view::compare::Comparison::formats() {
+                insta::assert_snapshot!(format!("one-machine-compare.{f}"), compared.export(f).unwrap());
+            }
+        });
+    }
+
     #[test]
     fn names_read_back() {
         for f in Format::ALL {

@@ -1,6 +1,7 @@
 //! The `table` format: text for a terminal, tables drawn with box lines and
-//! sentences around them. A report: its header lines, the result table,
-//! each sweep's best step, the jobs of each `together` step, each
+//! sentences around them. A report: its header lines (each host of a run
+//! on many hosts among them), the result table, each sweep's best step,
+//! each step's hosts (all together, then a row a host), the jobs of each `together` step, each
 //! open-loop rate and each QoS search's probes, each step's devices and
 //! workers (rows where they differ by more than the noise) and bursts, and
 //! the findings. A comparison: the runs, the paired steps with ratios,
@@ -27,6 +28,7 @@ use crate::view::plan::{HEADERS, PlanSteps};
 use crate::view::points::{Point, kind_short, rate_unit};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{ceiling_words, status_sentence, status_word, title};
+use crate::view::report::hosts::{HostTable, host_tables, host_words, ran_on};
 use crate::view::report::loads::{Loads, loads};
 use crate::view::report::spread::{Spreads, spreads};
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
@@ -58,6 +60,12 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
         out.push_str(&format!("target: {} ({})\n", t.path.display(), t.describe()));
     }
     out.push_str(&format!("host: {}\n", m.host.describe()));
+    if let Some(ran) = ran_on(m) {
+        out.push_str(&format!("I/O ran {ran}:\n"));
+        for h in &m.hosts {
+            out.push_str(&format!("  {}\n", host_words(h)));
+        }
+    }
     if let Some(c) = ceiling_words(m) {
         out.push_str(&format!("host ceiling: {c}\n"));
     }
@@ -88,6 +96,7 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
             out.push_str(&format!("{line}\n"));
         }
     }
+    out.push_str(&hosts_text(&host_tables(run)));
     out.push_str(&loads_text(&loads(run, false)));
     out.push_str(&spreads_text(&spreads(run, false)));
     for f in findings(run) {
@@ -107,6 +116,18 @@ fn grid<R: std::ops::RangeBounds<usize>>(columns: &[String], rows: &[Vec<String>
     t.with(Style::sharp());
     t.modify(Columns::new(right), Alignment::right());
     format!("{t}\n")
+}
+
+/// Each step's hosts (a rounds step's: each cell's last round) as a table
+/// under a line naming the step and how far apart the hosts ran.
+fn hosts_text(tables: &[HostTable]) -> String {
+    let mut out = String::new();
+    for t in tables {
+        let part = if t.part.is_empty() { String::new() } else { format!(", {}", t.part) };
+        out.push_str(&format!("\nhosts, step {} ({}{part}): {}\n", t.step, t.id, t.line));
+        out.push_str(&grid(&t.columns, &t.rows, 2..));
+    }
+    out
 }
 
 /// Each `together` step's jobs and each QoS search's probes as a table

@@ -13,3 +13,5 @@ pub mod plan;
 pub mod points;
 pub mod report;
 pub mod run;
+#[cfg(test)]
+pub(crate) mod testing;

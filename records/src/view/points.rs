@@ -3,7 +3,7 @@
 //! search: its probe at the rate found), one for each measurement of a
 //! rounds step and one for each job of a `together` step, each with the
 //! workload and queue depth that made it (and an open-loop step's rate,
-//! kept or not). `report` tabulates and charts them; `compare` pairs
+//! kept or not; a run on many hosts: each host's share). `report` tabulates and charts them; `compare` pairs
 //! them across runs. Each point's headline value is the one the run's
 //! `conventions { value }` names (docs/RESULTS.md, "Value kinds"), with the
 //! step average and the peak kept beside it.
@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::manifest::{Loaded, ManifestStep};
 use crate::numbers::Summary;
-use crate::record::{BurstResult, OpenLoopResult, QosResult, Spread};
+use crate::record::{BurstResult, HostRates, OpenLoopResult, QosResult, Spread};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Point {
@@ -105,6 +105,11 @@ pub struct Point {
     /// A step with `verify`: what it checked and found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verify: Option<crate::record::VerifyResult>,
+    /// A run on many hosts: each host's share of the point's I/O (a rounds
+    /// measurement: of its last round); the point's own numbers are all
+    /// hosts together. Empty for a run on one machine.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostRates>,
 }
 
 /// A step's trims: how many a second, and their latency.
@@ -247,6 +252,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 bursts: Vec::new(),
                 trim: None,
                 verify: r.verify.clone(),
+                hosts: Vec::new(),
             };
         // The spread and bursts of a part of the step: a job by name, a
         // rounds cell from 1, or the step's own I/O.
@@ -256,6 +262,10 @@ pub fn points(run: &Loaded) -> Vec<Point> {
         let bursts_of = |job: Option<&str>| {
             r.bursts.iter().filter(|b| b.job.as_deref() == job).cloned().collect::<Vec<_>>()
         };
+        // Each host's share of the step's one I/O run, or of a rounds cell
+        // from 1 (a `together` job has none: a host's share is of the step).
+        let hosts_of =
+            |cell: Option<u32>| r.hosts.iter().filter(|h| h.cell == cell).cloned().collect::<Vec<_>>();
         match (&step.action, one_io(&step.action), &r.summary, &r.cells, &r.copy) {
             (Action::Together { jobs, .. }, ..) => {
                 for (i, job) in jobs.iter().enumerate() {
@@ -308,6 +318,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                 let mut p = base(&r.kind, &keys[0], Some(workload), Some(qd), label);
                 p.spread = spread_of(None, None);
                 p.bursts = bursts_of(None);
+                p.hosts = hosts_of(None);
                 p.average_iops = Some(s.total.iops);
                 p.average_mb_s = s.total.mb_s;
                 p.average_mib_s = s.total.mib_s;
@@ -384,6 +395,7 @@ pub fn points(run: &Loaded) -> Vec<Point> {
                         format!("{} QD {}", c.workload, c.qd),
                     );
                     p.spread = spread_of(None, Some(at as u32 + 1));
+                    p.hosts = hosts_of(Some(at as u32 + 1));
                     p.average_iops = Some(c.window_iops);
                     p.average_mb_s = c.window_mb_s;
                     p.average_mib_s = mib(c.window_mb_s);
@@ -566,6 +578,7 @@ pub(crate) fn sample() -> Point {
         bursts: Vec::new(),
         trim: None,
         verify: None,
+        hosts: Vec::new(),
     }
 }
 

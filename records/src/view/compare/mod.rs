@@ -11,7 +11,9 @@
 //! the rate, arrival process or jobs that changed. Where a step spread
 //! over several devices, its devices pair by identity (`devices`), each
 //! with its own numbers, and a device one run used and another did not is
-//! a difference. Pairing is in `pair`, the differences of the
+//! a difference. A run on many hosts is compared by its hosts (how many,
+//! which, and each one's target, fio and OS), not by the machine methodic
+//! ran on. Pairing is in `pair`, the differences of the
 //! runs in `run_differences` and of paired steps in `step_differences`;
 //! the exporters (`crate::export`) write it as a table or JSON.
 

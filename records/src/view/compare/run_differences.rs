@@ -1,7 +1,8 @@
 //! The differences of two runs as a whole that can explain a gap between
 //! their numbers: how each was run (rehearsal, status, methodology and
 //! plan, conventions), on what (host and its CPUs' governor, turbo and
-//! C-states, targets, engine, tool) and the host
+//! C-states, targets, engine, tool; or, for a run on many hosts, how many
+//! hosts, which, and each one's target, fio and OS) and the host
 //! ceilings both measured; each with a sentence saying what it does to the
 //! numbers.
 
@@ -11,7 +12,7 @@ use super::{Difference, letter, status_name};
 use crate::ceiling::ShapeCeiling;
 use crate::engine::EngineNote;
 use crate::host::TargetInfo;
-use crate::manifest::{Loaded, Manifest};
+use crate::manifest::{HostNote, Loaded, Manifest};
 use crate::units::human;
 
 fn diff(field: &str, j: usize, a: String, b: String, sentence: String) -> Difference {
@@ -106,8 +107,18 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
          compare one kind on both sides where both runs have it, as their values line says; each run's own \
          report shows its convention's value",
     );
+    // A run on many hosts ran its I/O there, not on the machine methodic
+    // ran on (`host`) nor on `targets`: its hosts are compared instead, and
+    // the checks of this machine and its targets (through this `check`,
+    // which calls the one above) are left out.
+    let on_hosts = !ma.hosts.is_empty() || !mb.hosts.is_empty();
     let ha = &ma.host;
     let hb = &mb.host;
+    let mut check = |field: &str, va: String, vb: String, why: &str| {
+        if !on_hosts {
+            check(field, va, vb, why);
+        }
+    };
     check(
         "host CPU",
         format!("{} x{}", ha.cpu_model.clone().unwrap_or_default(), ha.cpus),
@@ -212,6 +223,12 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
             "file systems and their mount options change how I/O reaches the device (journaling, discard, atime)",
         );
     }
+    out.extend(host_differences(ma, mb, j));
+    let mut check = |field: &str, va: String, vb: String, why: &str| {
+        if va != vb {
+            out.push(diff(field, j, va, vb, why.to_string()));
+        }
+    };
     let (ea, eb) = (&ma.engine, &mb.engine);
     check(
         "engine",
@@ -241,6 +258,110 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
     out.extend(plan_changes);
     for d in &mut out {
         d.runs = format!("A vs {l}");
+    }
+    out
+}
+
+/// The hosts of two runs, where either ran on many (`--hosts`): many
+/// against one machine; another number of hosts; each host one run has
+/// and the other lacks (by the hosts file's name); and, of each host both
+/// have, another target, fio version or OS.
+pub(super) fn host_differences(a: &Manifest, b: &Manifest, j: usize) -> Vec<Difference> {
+    let l = letter(j);
+    let count = |m: &Manifest| match m.hosts.len() {
+        0 => format!("one machine ({})", m.host.hostname.as_deref().unwrap_or("unnamed")),
+        n => methodic_compiler::plan::plural(n as u64, "host", "hosts"),
+    };
+    let mut out = Vec::new();
+    match (a.hosts.len(), b.hosts.len()) {
+        (0, 0) => return out,
+        (0, _) | (_, 0) => {
+            let (many, one) = if a.hosts.is_empty() { (l.as_str(), "A") } else { ("A", l.as_str()) };
+            out.push(diff(
+                "hosts",
+                j,
+                count(a),
+                count(b),
+                format!(
+                    "{many} ran each step on many hosts at once through fio's client/server mode, {one} on one machine \
+                     with methodic's own engine: {many}'s IOPS and MB/s add up every host's I/O, {one}'s are one \
+                     machine's, and fio and methodic submit and time I/O each their own way"
+                ),
+            ));
+            return out;
+        }
+        (na, nb) if na != nb => out.push(diff(
+            "host count",
+            j,
+            count(a),
+            count(b),
+            format!(
+                "A ran on {na} hosts, {l} on {nb}: a step's IOPS and MB/s add up over its hosts, so the totals move \
+                 with the count; each run's report gives every host's own numbers"
+            ),
+        )),
+        _ => {}
+    }
+    let words = |h: &HostNote| match &h.hostname {
+        Some(name) => format!("{} ({name}, {})", h.host, h.target),
+        None => format!("{} ({})", h.host, h.target),
+    };
+    for h in &a.hosts {
+        if !b.hosts.iter().any(|o| o.host == h.host) {
+            out.push(diff(
+                "host",
+                j,
+                words(h),
+                "-".into(),
+                format!("host {} is in A but not in {l}: its I/O is in A's totals only", h.host),
+            ));
+        }
+    }
+    for h in &b.hosts {
+        if !a.hosts.iter().any(|o| o.host == h.host) {
+            out.push(diff(
+                "host",
+                j,
+                "-".into(),
+                words(h),
+                format!("host {} is in {l} but not in A: its I/O is in {l}'s totals only", h.host),
+            ));
+        }
+    }
+    let or = |v: &Option<String>| v.clone().unwrap_or_else(|| "not reported".into());
+    let system = |h: &HostNote| {
+        let s: Vec<&str> = [&h.os, &h.arch].into_iter().flatten().map(String::as_str).collect();
+        if s.is_empty() { "not reported".to_string() } else { s.join(" ") }
+    };
+    for ha in &a.hosts {
+        let Some(hb) = b.hosts.iter().find(|o| o.host == ha.host) else { continue };
+        let fields: [(&str, String, String, &str); 3] = [
+            (
+                "host target",
+                ha.target.clone(),
+                hb.target.clone(),
+                "the host ran on another file or device: its share of each step is another target's",
+            ),
+            (
+                "host fio version",
+                or(&ha.fio_version),
+                or(&hb.fio_version),
+                "fio versions differ in their engines, defaults and how they time I/O",
+            ),
+            (
+                "host OS",
+                system(ha),
+                system(hb),
+                "another OS or architecture on the host: its block layer and CPU set what one host can do",
+            ),
+        ];
+        for (field, va, vb, why) in fields {
+            if va != vb {
+                let mut d = diff(field, j, va, vb, why.to_string());
+                d.scope = format!("host {}", ha.host);
+                out.push(d);
+            }
+        }
     }
     out
 }
@@ -287,4 +408,99 @@ fn engine_word(e: &EngineNote) -> String {
 
 fn rehearsal_word(r: bool) -> String {
     if r { "rehearsal".into() } else { "measurement".into() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::Exports;
+    use crate::view::compare::comparison;
+    use crate::view::testing::run;
+
+    /// `field (scope): A a; B b`, of each difference.
+    fn said(d: &[Difference]) -> Vec<String> {
+        d.iter().map(|d| format!("{} ({}): A {}; B {}", d.field, d.scope, d.a, d.b)).collect()
+    }
+
+    /// The run on three hosts without one of them: `bench-07`, its rows
+    /// and its share of every total.
+    fn without_bench_07() -> Loaded {
+        let mut b = run(true);
+        b.dir = "/nonexistent/methodic-two-hosts".into();
+        b.manifest.hosts.retain(|h| h.host != "bench-07");
+        for r in &mut b.steps {
+            r.hosts.retain(|h| h.host != "bench-07");
+        }
+        b.steps[0].summary.as_mut().unwrap().total.iops = 2100.0;
+        b
+    }
+
+    #[test]
+    fn compare_names_another_host_count_and_a_host_missing_from_one_run() {
+        let (a, mut b) = (run(true), without_bench_07());
+        b.manifest.hosts[1].fio_version = Some("fio-3.37".into());
+        let d = run_differences(&a, &b, 1);
+        assert_eq!(
+            said(&d),
+            [
+                "host count (run): A 3 hosts; B 2 hosts",
+                "host (run): A bench-07 (/mnt/scratch/fio.dat); B -",
+                "host fio version (host 10.0.0.3,8765): A fio-3.36; B fio-3.37",
+            ]
+        );
+        assert_eq!(
+            d[0].sentence,
+            "A ran on 3 hosts, B on 2: a step's IOPS and MB/s add up over its hosts, so the totals move with the \
+             count; each run's report gives every host's own numbers"
+        );
+        assert_eq!(d[1].sentence, "host bench-07 is in A but not in B: its I/O is in A's totals only");
+        // The other way round, and in the comparison as a reader sees it:
+        // the steps still pair, by what they did.
+        let c = comparison(&[without_bench_07(), run(true)]);
+        assert_eq!(c.pairs.len(), 3);
+        assert_eq!(
+            c.pairs[0].values.iter().map(|v| v.value).collect::<Vec<_>>(),
+            [Some(2100.0), Some(3000.0)]
+        );
+        let text = c.export(crate::export::Format::Table).unwrap();
+        assert!(text.contains("- host count (A vs B, run): A 2 hosts; B 3 hosts\n"), "{text}");
+        assert!(text.contains("- host (A vs B, run): A -; B bench-07 (/mnt/scratch/fio.dat)\n"), "{text}");
+        assert!(
+            text.contains("  host bench-07 is in B but not in A: its I/O is in B's totals only\n"),
+            "{text}"
+        );
+        insta::with_settings!({ snapshot_path => "../../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+            insta::assert_snapshot!("two-and-three-hosts-compare.table", text);
+        });
+    }
+
+    #[test]
+    fn compare_names_a_run_on_many_hosts_against_one_on_one_machine_and_not_the_machines_between() {
+        let (many, one) = (run(true), run(false));
+        let d = run_differences(&many, &one, 1);
+        // Methodic ran on the same machine both times; the hosts, not it or
+        // its target, are what differs.
+        assert_eq!(said(&d), ["hosts (run): A 3 hosts; B one machine (controller)"]);
+        assert!(
+            d[0].sentence.starts_with(
+                "A ran each step on many hosts at once through fio's client/server mode, B on one machine"
+            ),
+            "{}",
+            d[0].sentence
+        );
+        let mut other = run(false);
+        other.manifest.host.cpu_model = Some("Other CPU".into());
+        let d = run_differences(&other, &many, 1);
+        assert_eq!(
+            said(&d),
+            ["hosts (run): A one machine (controller); B 3 hosts"],
+            "no host CPU: B's I/O did not run on its controller"
+        );
+        assert!(d[0].sentence.starts_with("B ran each step on many hosts"), "{}", d[0].sentence);
+        // Two runs on one machine: no host difference, the machines' own are still checked.
+        let d = run_differences(&other, &one, 1);
+        assert_eq!(said(&d), ["host CPU (run): A Other CPU x2; B Test CPU x2"]);
+        // The same hosts: nothing.
+        assert!(run_differences(&many, &run(true), 1).is_empty());
+    }
 }

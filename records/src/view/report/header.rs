@@ -1,7 +1,8 @@
 //! The report's header, from the manifest: the title and subtitle, the run's
 //! status in words, and the tables a SNIA PTS report header shows
 //! (`Platform`, `Device`, `Setup`, `Test parameters`), the host ceiling
-//! and the CPUs' governor, turbo and C-states among them.
+//! and the CPUs' governor, turbo and C-states among them; a run on many
+//! hosts adds a `Hosts` table after `Platform` (see [`super::hosts`]).
 
 use methodic_compiler::plan::Units;
 
@@ -143,12 +144,19 @@ pub fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
             ),
         ),
     ];
-    vec![
-        ("Platform".into(), platform),
-        ("Device".into(), device),
-        ("Setup".into(), setup),
-        ("Test parameters".into(), params),
-    ]
+    let mut sections = vec![("Platform".to_string(), platform)];
+    let hosts = super::hosts::header_rows(m);
+    // A run on many hosts names each host's target there, and may have
+    // no target here.
+    let devices = !device.is_empty() || hosts.is_empty();
+    if !hosts.is_empty() {
+        sections.push(("Hosts".into(), hosts));
+    }
+    if devices {
+        sections.push(("Device".into(), device));
+    }
+    sections.extend([("Setup".to_string(), setup), ("Test parameters".into(), params)]);
+    sections
 }
 
 /// `the run failed`, for the line that says not everything is shown.
@@ -224,6 +232,14 @@ pub fn title(m: &Manifest) -> String {
 }
 
 pub fn subtitle(m: &Manifest) -> String {
+    if !m.hosts.is_empty() {
+        return format!(
+            "{} on {} (fio client/server); methodic on {}",
+            status_word(m.status),
+            methodic_compiler::plan::plural(m.hosts.len() as u64, "host", "hosts"),
+            m.host.describe()
+        );
+    }
     let target = m.targets.first().map_or("no target".into(), |t| t.describe());
     format!("{} on {}; {}", status_word(m.status), target, m.host.describe())
 }

@@ -5,12 +5,14 @@
 //! device, setup) is in [`header`], what the numbers say beyond their
 //! averages in [`findings`], the HTML page's charts in [`charts`], the jobs
 //! run at once, open-loop rates and QoS searches in [`loads`], each
-//! step's devices, workers and bursts in [`spread`]; the exporters
+//! step's devices, workers and bursts in [`spread`], each host of a run
+//! on many hosts in [`hosts`]; the exporters
 //! (`crate::export`) write it as a table, Markdown, CSV, JSON or HTML.
 
 pub mod charts;
 pub mod findings;
 pub mod header;
+pub mod hosts;
 pub mod loads;
 pub mod spread;
 
@@ -208,6 +210,9 @@ pub(crate) fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>>
             // A missed rate is in the value note; a kept one says its rate.
             if let Some(o) = p.open_loop.as_ref().filter(|o| o.kept && p.qos.is_none()) {
                 notes.push(format!("open loop {}", o.words()));
+            }
+            if !p.hosts.is_empty() {
+                notes.push(format!("{} together", hosts::all_words(p.hosts.len())));
             }
             if let Some(st) = step.and_then(|s| s.steady.as_ref()) {
                 notes.push(if st.reached {

@@ -185,7 +185,15 @@ pub fn part_words(run: &Loaded, r: &StepResult, s: &Spread) -> String {
     if let Some(j) = &s.job {
         return format!("job {j}");
     }
-    let Some(c) = s.cell else { return String::new() };
+    match s.cell {
+        Some(c) => cell_words(run, r, c),
+        None => String::new(),
+    }
+}
+
+/// `cell 2 (rnd4k_read QD 32), its last round`: a rounds step's cell `c`
+/// (from 1, in the plan's order), of which a record keeps the last round.
+pub fn cell_words(run: &Loaded, r: &StepResult, c: u32) -> String {
     let cell = run.plan_step(r).and_then(|step| match &step.action {
         Action::Rounds { cells, .. } => cells.get(c.wrapping_sub(1) as usize),
         _ => None,
