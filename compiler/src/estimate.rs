@@ -222,6 +222,7 @@ mod tests {
             sweep: None,
             establishes_state: false,
             verify: false,
+            local: false,
             estimate,
         };
         let a = StepEstimate {

@@ -168,7 +168,7 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
             ItemKind::Let { name, value } => {
                 define(&mut defs.names, &name.node, Def::Let { value, name_span: name.span }, diags)
             }
-            ItemKind::Stmt(Stmt { kind: StmtKind::Target(settings), span }) => {
+            ItemKind::Stmt(Stmt { kind: StmtKind::Target(settings), span, .. }) => {
                 if let Some(first) = target_span {
                     diags.push(
                         duplicate(*span, first, "a top-level `target` block")

@@ -218,6 +218,12 @@ impl Validator {
                 }
             }
         }
+        if step.local && !step.action.may_be_local() {
+            self.fail(
+                step,
+                format!("it is marked local, but a {} step runs on every host", step.action.kind()),
+            );
+        }
         let establishes = step.action.establishes_state();
         if establishes != step.establishes_state {
             self.fail(step, format!("establishes_state should be {establishes}"));

@@ -398,6 +398,15 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             );
         }
     }
+    if step.local {
+        if let Some(s) = out.first_mut() {
+            s.notes.push(
+                "local: methodic runs this step on the conductor (the machine running methodic), \
+                 not on the fio hosts"
+                    .into(),
+            );
+        }
+    }
     out
 }
 
@@ -833,6 +842,18 @@ mod tests {
         let stripe = (1u64 << 30) / 3 / (128 << 10) * (128 << 10);
         assert!(has(&j, &format!("size={stripe}")) && has(&j, &format!("offset_increment={stripe}")), "{j}");
         assert_eq!(stripe % 4096, 0);
+    }
+
+    #[test]
+    fn a_local_step_says_it_runs_on_the_conductor() {
+        let j = job("methodology \"l\" version \"1\"\ndrop_caches local\ndrop_caches\n");
+        let local = "; local: methodic runs this step on the conductor (the machine running methodic), \
+                     not on the fio hosts";
+        assert_eq!(j.lines().filter(|l| *l == local).count(), 1, "{j}");
+        let notes: Vec<&str> = j.lines().filter(|l| l.contains(": drop caches. fio cannot")).collect();
+        assert_eq!(notes.len(), 2, "both keep their comment: {j}");
+        let after_first = j.lines().skip_while(|l| !l.starts_with("; step 1 ")).nth(1);
+        assert_eq!(after_first, Some(local), "{j}");
     }
 
     #[test]

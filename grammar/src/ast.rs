@@ -51,6 +51,9 @@ pub struct Item {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// A statement is the largest item by far; items are one a top-level line
+// and built once, so boxing it would save nothing worth the indirection.
+#[allow(clippy::large_enum_variant)]
 pub enum ItemKind {
     /// `methodology "name" version "1.0"`
     Header { name: Spanned<String>, version: Spanned<String> },
@@ -537,6 +540,12 @@ pub struct Block {
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
+    /// `local`, where it was written: in a run on many hosts the step
+    /// runs on the conductor. The grammar takes it after erase,
+    /// drop_caches, limit_ram, copy and probe, and (for the compiler to
+    /// refuse in words) on every step that does I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<Span>,
 }
 
 /// An option of a step (`qd 32`, `ramp 30s`), in the order written.

@@ -129,6 +129,11 @@ pub enum Code {
     RamLimit,
     /// M0517: options that contradict each other (`for` and `until steady`).
     ConflictingOption,
+    /// M0518: `local` on a step that runs on every host of a run on many
+    /// hosts (fill, precondition, sweep, measure, rounds, together, qos,
+    /// idle): only the steps fio cannot run (erase, drop_caches, limit_ram,
+    /// copy, probe) may run on the conductor instead.
+    NotLocal,
 
     /// M0601: a plan written by another plan schema version.
     PlanSchema,
@@ -153,7 +158,7 @@ pub enum Severity {
 
 impl Code {
     /// Every code, in order; the docs table and the error tests walk it.
-    pub const ALL: [Code; 61] = [
+    pub const ALL: [Code; 62] = [
         Code::Internal,
         Code::Syntax,
         Code::UnterminatedString,
@@ -209,6 +214,7 @@ impl Code {
         Code::MissingOption,
         Code::RamLimit,
         Code::ConflictingOption,
+        Code::NotLocal,
         Code::PlanSchema,
         Code::PlanInvalid,
         Code::PlanSyntax,
@@ -276,6 +282,7 @@ impl Code {
             MissingOption => "M0515",
             RamLimit => "M0516",
             ConflictingOption => "M0517",
+            NotLocal => "M0518",
             PlanSchema => "M0601",
             PlanInvalid => "M0602",
             PlanSyntax => "M0603",

@@ -253,6 +253,7 @@ impl Printer<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        let local = local_word(stmt);
         match &stmt.kind {
             StmtKind::Phase { name, body } => {
                 let head = format!("phase {} ", self.text(name.span));
@@ -278,7 +279,8 @@ impl Printer<'_> {
             StmtKind::Rounds { body, rule, name } => {
                 let close = Span::new(body.span.end.saturating_sub(1), stmt.span.end);
                 let props = self.steady_props(rule);
-                let named = name.as_ref().map_or(String::new(), |n| format!(" as {}", n.node));
+                let mut named = name.as_ref().map_or(String::new(), |n| format!(" as {}", n.node));
+                named.push_str(local);
                 let tail = move |p: &mut Self| {
                     let rule_span = Span::new(body.span.end, stmt.span.end);
                     let inline = format!("}} until steady {}{named}", inline_body(&props));
@@ -296,13 +298,13 @@ impl Printer<'_> {
             }
             StmtKind::LimitRam(limit) => {
                 let text = match limit {
-                    Some(e) => format!("limit_ram {}", self.expr(e)),
-                    None => "limit_ram none".to_string(),
+                    Some(e) => format!("limit_ram {}{local}", self.expr(e)),
+                    None => format!("limit_ram none{local}"),
                 };
                 self.line(&text, stmt.span);
             }
             StmtKind::Erase(method) => {
-                let text = format!("erase {}", method.node.keyword());
+                let text = format!("erase {}{local}", method.node.keyword());
                 self.line(&text, stmt.span);
             }
             StmtKind::Fill { workload, opts }
@@ -315,39 +317,39 @@ impl Printer<'_> {
                     StmtKind::Sweep { .. } => "sweep",
                     _ => "measure",
                 };
-                self.step(keyword, workload, opts, stmt.span);
+                self.step(keyword, workload, opts, local, stmt.span);
             }
             StmtKind::Qos { workload, qd, settings } => {
                 let head = format!("qos {} {} ", self.workload_ref(workload), self.step_opt(qd));
                 let props = self.qos_props(settings);
-                self.prop_block(&head, &props, stmt.span, "");
+                self.prop_block(&head, &props, stmt.span, local);
             }
             StmtKind::Together { opts, jobs } => {
                 // A job a line, as a target block's settings: the jobs are
                 // what a reader compares.
-                let (head, props) = self.together_parts(opts, jobs);
+                let (head, props) = self.together_parts(opts, jobs, local);
                 self.multi_line_props(&head, &props, stmt.span);
             }
-            StmtKind::DropCaches => self.line("drop_caches", stmt.span),
+            StmtKind::DropCaches => self.line(&format!("drop_caches{local}"), stmt.span),
             StmtKind::Idle(d) => {
-                let text = format!("idle {}", self.expr(d));
+                let text = format!("idle {}{local}", self.expr(d));
                 self.line(&text, stmt.span);
             }
             StmtKind::Copy(name) => {
-                let text = format!("copy {}", name.node);
+                let text = format!("copy {}{local}", name.node);
                 self.line(&text, stmt.span);
             }
             StmtKind::Probe(settings) => {
                 let props = self.probe_props(settings);
-                self.prop_block("probe pages ", &props, stmt.span, "");
+                self.prop_block("probe pages ", &props, stmt.span, local);
             }
         }
     }
 
     /// A step: keyword, workload and options on one line; an `until steady`
     /// body that does not fit is broken over lines.
-    fn step(&mut self, keyword: &str, workload: &WorkloadRef, opts: &[StepOpt], span: Span) {
-        let (head, steady) = self.step_parts(keyword, workload, opts);
+    fn step(&mut self, keyword: &str, workload: &WorkloadRef, opts: &[StepOpt], local: &str, span: Span) {
+        let (head, steady) = self.step_parts(keyword, workload, opts, local);
         match steady {
             None => self.line(&head, span),
             Some((rule, rule_span)) => {
@@ -370,21 +372,22 @@ impl Printer<'_> {
     }
 
     /// A step on one line, whether or not it fits.
-    fn step_inline(&self, keyword: &str, workload: &WorkloadRef, opts: &[StepOpt]) -> String {
-        let (head, steady) = self.step_parts(keyword, workload, opts);
+    fn step_inline(&self, keyword: &str, workload: &WorkloadRef, opts: &[StepOpt], local: &str) -> String {
+        let (head, steady) = self.step_parts(keyword, workload, opts, local);
         match steady {
             None => head,
             Some((rule, _)) => format!("{head} until steady {}", inline_body(&self.steady_props(rule))),
         }
     }
 
-    /// A step's keyword, workload and options, and its first `until
-    /// steady` body with its span, which is written last.
+    /// A step's keyword, workload and options (`local` after them), and
+    /// its first `until steady` body with its span, which is written last.
     fn step_parts<'o>(
         &self,
         keyword: &str,
         workload: &WorkloadRef,
         opts: &'o [StepOpt],
+        local: &str,
     ) -> (String, Option<(&'o Vec<SteadySetting>, Span)>) {
         let mut head = format!("{keyword} {}", self.workload_ref(workload));
         let mut steady: Option<(&Vec<SteadySetting>, Span)> = None;
@@ -399,16 +402,24 @@ impl Printer<'_> {
             head.push(' ');
             head.push_str(&text);
         }
+        head.push_str(local);
         (head, steady)
     }
 
-    /// `together OPTIONS ` and each job as a line of its block.
-    fn together_parts(&self, opts: &[StepOpt], jobs: &[JobDef]) -> (String, Vec<(String, Span)>) {
+    /// `together OPTIONS ` (`local` after them) and each job as a line of
+    /// its block.
+    fn together_parts(
+        &self,
+        opts: &[StepOpt],
+        jobs: &[JobDef],
+        local: &str,
+    ) -> (String, Vec<(String, Span)>) {
         let mut head = "together".to_string();
         for opt in opts {
             head.push(' ');
             head.push_str(&self.step_opt(opt));
         }
+        head.push_str(local);
         head.push(' ');
         let props = jobs
             .iter()
@@ -505,6 +516,7 @@ impl Printer<'_> {
 
     /// A simple statement on one line; `None` for those with blocks.
     fn inline_stmt(&self, stmt: &Stmt) -> Option<String> {
+        let local = local_word(stmt);
         Some(match &stmt.kind {
             StmtKind::Phase { .. }
             | StmtKind::For { .. }
@@ -516,21 +528,23 @@ impl Printer<'_> {
             StmtKind::Target(settings) => {
                 format!("target {}", inline_body(&self.target_props(settings)))
             }
-            StmtKind::LimitRam(Some(e)) => format!("limit_ram {}", self.expr(e)),
-            StmtKind::LimitRam(None) => "limit_ram none".to_string(),
-            StmtKind::Erase(method) => format!("erase {}", method.node.keyword()),
-            StmtKind::Fill { workload, opts } => self.step_inline("fill", workload, opts),
-            StmtKind::Precondition { workload, opts } => self.step_inline("precondition", workload, opts),
-            StmtKind::Sweep { workload, opts } => self.step_inline("sweep", workload, opts),
-            StmtKind::Measure { workload, opts } => self.step_inline("measure", workload, opts),
-            StmtKind::DropCaches => "drop_caches".to_string(),
-            StmtKind::Idle(d) => format!("idle {}", self.expr(d)),
-            StmtKind::Copy(name) => format!("copy {}", name.node),
+            StmtKind::LimitRam(Some(e)) => format!("limit_ram {}{local}", self.expr(e)),
+            StmtKind::LimitRam(None) => format!("limit_ram none{local}"),
+            StmtKind::Erase(method) => format!("erase {}{local}", method.node.keyword()),
+            StmtKind::Fill { workload, opts } => self.step_inline("fill", workload, opts, local),
+            StmtKind::Precondition { workload, opts } => {
+                self.step_inline("precondition", workload, opts, local)
+            }
+            StmtKind::Sweep { workload, opts } => self.step_inline("sweep", workload, opts, local),
+            StmtKind::Measure { workload, opts } => self.step_inline("measure", workload, opts, local),
+            StmtKind::DropCaches => format!("drop_caches{local}"),
+            StmtKind::Idle(d) => format!("idle {}{local}", self.expr(d)),
+            StmtKind::Copy(name) => format!("copy {}{local}", name.node),
             StmtKind::Probe(settings) => {
-                format!("probe pages {}", inline_body(&self.probe_props(settings)))
+                format!("probe pages {}{local}", inline_body(&self.probe_props(settings)))
             }
             StmtKind::Qos { workload, qd, settings } => format!(
-                "qos {} {} {}",
+                "qos {} {} {}{local}",
                 self.workload_ref(workload),
                 self.step_opt(qd),
                 inline_body(&self.qos_props(settings))
@@ -699,6 +713,12 @@ impl Printer<'_> {
     }
 }
 
+/// ` local` when the statement was marked `local`, else nothing: what
+/// follows a statement's last word or option.
+fn local_word(stmt: &Stmt) -> &'static str {
+    if stmt.local.is_some() { " local" } else { "" }
+}
+
 /// `{ a; b; c }`, or `{}` when empty.
 fn inline_body(props: &[(String, Span)]) -> String {
     if props.is_empty() {
@@ -755,6 +775,35 @@ mod tests {
         let src = "precondition a_rather_long_workload_name qd 256 series 1s until steady { round 60s; window 5; excursion 20%; slope 10%; max_rounds 25 }\n";
         let out = fmt(src);
         assert!(out.contains("until steady {\n  round 60s\n"), "{out}");
+        assert_eq!(fmt(&out), out);
+    }
+
+    #[test]
+    fn local_stays_where_each_step_takes_it() {
+        let src = "erase   discard local\ndrop_caches local;limit_ram 8GiB local\nlimit_ram none local\n\
+                   copy d local\nprobe pages { io 1KiB; step 512B } local\n\
+                   repeat 2 { drop_caches local; copy d local }\n";
+        let out = fmt(src);
+        assert_eq!(
+            out,
+            "erase discard local\ndrop_caches local\nlimit_ram 8GiB local\nlimit_ram none local\n\
+             copy d local\nprobe pages { io 1KiB; step 512B } local\n\
+             repeat 2 { drop_caches local; copy d local }\n"
+        );
+        assert_eq!(fmt(&out), out);
+        // On I/O steps the compiler refuses it; formatting keeps it so that
+        // the refusal still points at it.
+        let io = "measure w local qd 1 for 1s\nprecondition w qd 4 until steady { round 1s } local\n\
+                  idle 1s local\ntogether for 1s local { job a w qd 1 }\n\
+                  qos w qd 1 { p99 under 1ms } local\n\
+                  rounds { measure w qd 1 for 1s } until steady { track w } local\n";
+        let out = fmt(io);
+        assert_eq!(
+            out,
+            "measure w qd 1 for 1s local\nprecondition w qd 4 local until steady { round 1s }\n\
+             idle 1s local\ntogether for 1s local {\n  job a w qd 1\n}\nqos w qd 1 { p99 under 1ms } local\n\
+             rounds {\n  measure w qd 1 for 1s\n} until steady { track w } local\n"
+        );
         assert_eq!(fmt(&out), out);
     }
 

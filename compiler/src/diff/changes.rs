@@ -95,6 +95,18 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             here.clone(),
         ));
     }
+    if a.local != b.local {
+        let show = |l: bool| if l { "local" } else { "not local" }.to_string();
+        out.push(raw(
+            PresentationOnly,
+            "local",
+            show(a.local),
+            show(b.local),
+            "`local` says only where the step runs in a run on many hosts (on the conductor); \
+             on one machine it runs as before",
+            here.clone(),
+        ));
+    }
     if a.phase != b.phase {
         let show = |p: &Option<String>| p.clone().unwrap_or_else(|| "(none)".into());
         out.push(raw(

@@ -44,7 +44,8 @@ pub enum Class {
     /// The same thing measured with more or less precision.
     ShiftsPrecision,
     /// Names, descriptions, units of display, what the run does after a
-    /// failed step: no number changes.
+    /// failed step, where a `local` step runs in a run on many hosts: no
+    /// number changes.
     PresentationOnly,
 }
 

@@ -302,3 +302,23 @@ fn a_distribution_a_trim_share_verification_or_operating_point_breaks_comparabil
     let d = diff(&plan(&fixed), &plan(&chosen));
     assert_eq!(classes(&d), [(Class::BreaksComparability, "operating point")]);
 }
+
+#[test]
+fn a_step_made_local_is_listed_and_keeps_results_comparable() {
+    let local = plan(&BASE.replace("erase discard\n", "erase discard local\n"));
+    let d = diff(&plan(BASE), &local);
+    assert_eq!(classes(&d), [(Class::PresentationOnly, "local")]);
+    let c = &d.changes[0];
+    assert_eq!((c.old.as_str(), c.new.as_str()), ("not local", "local"));
+    assert_eq!(
+        c.steps,
+        ["prep/erase-discard"],
+        "the erase's drive state is the same: no later step is touched"
+    );
+    assert_eq!((d.exit_code(), d.matched, d.comparable.len()), (1, 7, 7));
+    // And back again.
+    let d = diff(&local, &plan(BASE));
+    assert_eq!(classes(&d), [(Class::PresentationOnly, "local")]);
+    assert_eq!((d.changes[0].old.as_str(), d.changes[0].new.as_str()), ("local", "not local"));
+    assert_eq!(d.exit_code(), 1);
+}

@@ -205,6 +205,7 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
         named: HashMap::new(),
         points: HashMap::new(),
         verify: false,
+        local: false,
     };
     let mut defaults = TargetState::default();
     let settings: Vec<TargetSetting> = defs.target.iter().map(|s| (*s).clone()).collect();
@@ -271,6 +272,9 @@ struct Lowerer<'d, 'a> {
     points: HashMap<String, (Vec<u32>, Span)>,
     /// `verify` of the step being emitted.
     verify: bool,
+    /// `local` of the step being emitted (only ever set for a step that
+    /// may be local).
+    local: bool,
     /// Measurements named `as NAME` so far: the index of the step the name
     /// last stood for (a loop names a new one each time round), and where.
     named: HashMap<String, (u32, Span)>,
@@ -330,6 +334,7 @@ impl Lowerer<'_, '_> {
             sweep,
             establishes_state,
             verify: self.verify,
+            local: self.local,
             estimate,
         });
     }

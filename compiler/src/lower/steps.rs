@@ -692,6 +692,8 @@ impl Lowerer<'_, '_> {
             if self.too_many {
                 return;
             }
+            // A measurement in rounds runs on every host, as the rounds do.
+            self.local_of(stmt);
             match &stmt.kind {
                 StmtKind::For { var, list, body } => {
                     let Some(values) = self.loop_values(var, list, scope) else {

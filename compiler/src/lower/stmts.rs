@@ -1,7 +1,8 @@
 //! Statements: a block's statements and the scope they stand in go in
 //! (phases, `for`, `repeat`, `sweep`, `target` and `limit_ram` blocks);
 //! each step statement comes out handed to its builder in `steps`, with
-//! its options read once each.
+//! its options read once each, and `local` checked to stand on a step
+//! that may run on the conductor.
 
 use super::*;
 
@@ -35,7 +36,36 @@ impl Lowerer<'_, '_> {
         true
     }
 
+    /// One statement; a `local` one emits its step marked local, and
+    /// `local` on a step that runs on every host is refused (M0518) while
+    /// the step is still checked.
     pub(super) fn stmt(&mut self, stmt: &Stmt, scope: &mut Scope) {
+        self.local = self.local_of(stmt);
+        self.stmt_kind(stmt, scope);
+        self.local = false;
+    }
+
+    /// Whether the statement is a `local` step; `local` on a step that
+    /// runs on every host is reported (M0518) and does not count.
+    pub(super) fn local_of(&mut self, stmt: &Stmt) -> bool {
+        let Some(at) = stmt.local else { return false };
+        let Some(kind) = runs_on_every_host(&stmt.kind) else { return true };
+        let what = if matches!(stmt.kind, StmtKind::Idle(_)) { " waits" } else { "'s I/O runs" };
+        let d = Diagnostic::new(
+            Code::NotLocal,
+            at,
+            format!("{kind} cannot be `local`: it runs on every host"),
+        )
+        .with_label("`local` here")
+        .with_hint(format!(
+            "`local` marks a step fio cannot run (erase, drop_caches, limit_ram, copy, probe) to run on the \
+                 conductor of a run on many hosts; this step{what} on every host"
+        ));
+        self.error(d);
+        false
+    }
+
+    fn stmt_kind(&mut self, stmt: &Stmt, scope: &mut Scope) {
         match &stmt.kind {
             StmtKind::Phase { name, body } => {
                 if !scope.top || scope.phase.is_some() {
@@ -337,6 +367,32 @@ impl Lowerer<'_, '_> {
         let d = Diagnostic::new(Code::MissingOption, span, format!("`{step}` needs {what}"))
             .with_hint(format!("add it, as in `{example}`"));
         self.error(d);
+    }
+}
+
+/// A statement, in words, that runs on every host of a run on many hosts
+/// and so cannot be `local`; `None` for the steps fio cannot run, which
+/// may be (as `Action::may_be_local` says of their plan steps).
+fn runs_on_every_host(kind: &StmtKind) -> Option<&'static str> {
+    match kind {
+        StmtKind::Erase(_)
+        | StmtKind::DropCaches
+        | StmtKind::LimitRam(_)
+        | StmtKind::Copy(_)
+        | StmtKind::Probe(_) => None,
+        StmtKind::Fill { .. } => Some("a fill"),
+        StmtKind::Precondition { .. } => Some("a precondition"),
+        StmtKind::Sweep { .. } => Some("a sweep"),
+        StmtKind::Measure { .. } => Some("a measurement"),
+        StmtKind::Rounds { .. } => Some("a rounds step"),
+        StmtKind::Together { .. } => Some("a together step"),
+        StmtKind::Qos { .. } => Some("a qos search"),
+        StmtKind::Idle(_) => Some("an idle"),
+        // The grammar takes `local` on no block; said for completeness.
+        StmtKind::Phase { .. } => Some("a phase"),
+        StmtKind::For { .. } => Some("a `for` loop"),
+        StmtKind::Repeat { .. } => Some("a repeat"),
+        StmtKind::Target(_) => Some("a target block"),
     }
 }
 

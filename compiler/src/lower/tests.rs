@@ -702,3 +702,71 @@ fn bursts_can_be_counted_in_periods() {
     );
     assert_eq!(codes(&format!("{w}measure w qd 4 bursts 5s every 10s times 0")), [Code::ZeroCount]);
 }
+
+#[test]
+fn local_marks_the_steps_fio_cannot_run_and_nothing_else() {
+    let p = plan(
+        "dataset d { files 2; size 1MiB }\n\
+         phase \"x\" { erase discard local; drop_caches local; limit_ram 2GiB local; copy d local\n\
+         probe pages { io 1KiB; step 512B; range 64KiB } local; drop_caches; limit_ram none }",
+    );
+    let local: Vec<(&str, bool)> = p.steps.iter().map(|s| (s.action.kind(), s.local)).collect();
+    assert_eq!(
+        local,
+        [
+            ("erase", true),
+            ("drop_caches", true),
+            ("limit_ram", true),
+            ("copy", true),
+            ("probe", true),
+            ("drop_caches", false),
+            ("limit_ram", false)
+        ]
+    );
+    assert!(p.steps.iter().all(|s| s.action.may_be_local()));
+    assert_eq!(p.steps[1].describe(), "drop caches (local: on the conductor)");
+    assert_eq!(p.steps[5].describe(), "drop caches");
+    assert_eq!(p.steps[1].id, "x/drop-caches", "local leaves the id alone");
+    assert_eq!(p.steps[2].ram_limit, Some(Bytes(2 << 30)), "a local limit holds for the steps after it");
+    // In the plan only when set, so that plans without it stay as they were.
+    let ron = p.to_ron();
+    assert_eq!(ron.matches("local: true").count(), 5, "{ron}");
+    assert!(!ron.contains("local: false"), "{ron}");
+    assert_eq!(Plan::from_ron(&ron).unwrap(), p);
+    assert_eq!(Plan::from_json(&p.to_json()).unwrap(), p);
+    assert!(crate::validate(&p).is_empty(), "{}", crate::validate(&p));
+    // A plan edited to make a step local that runs on every host is refused.
+    let mut edited = plan("measure { random; block 4KiB; read 0% } qd 1 for 1s");
+    edited.steps[0].local = true;
+    assert_eq!(crate::validate(&edited).iter().map(|d| d.code).collect::<Vec<_>>(), [Code::PlanInvalid]);
+}
+
+#[test]
+fn local_on_a_step_that_runs_on_every_host_is_refused() {
+    let w = "workload w { random; block 4KiB; read 0% }\n";
+    for step in [
+        "fill w local",
+        "precondition w qd 4 for 1s local",
+        "sweep w qd [1, 2] record 1s local",
+        "measure w local qd 1 for 1s",
+        "idle 1s local",
+        "together for 1s local { job a w qd 1 }",
+        "qos w qd 1 { p99 under 1ms; probe 1s } local",
+        "rounds { measure w qd 1 for 1s } until steady { window 2; max_rounds 3; track w } local",
+        "rounds { measure w qd 1 for 1s local } until steady { window 2; max_rounds 3; track w }",
+    ] {
+        let src = format!("{H}{w}{step}");
+        let diags = crate::check(&src);
+        let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Code::NotLocal], "{step}: {diags}");
+        let d = &diags.0[0];
+        let at = d.span.expect("a place");
+        assert_eq!(&src[at.start..at.end], "local", "{step}");
+        assert!(d.message.ends_with("cannot be `local`: it runs on every host"), "{}", d.message);
+        assert!(d.hint.as_deref().is_some_and(|h| h.contains("erase, drop_caches, limit_ram, copy, probe")));
+    }
+    // The step is still checked.
+    let mut got = codes(&format!("{w}measure w qd 0 for 1s local"));
+    got.sort();
+    assert_eq!(got, [Code::QdRange, Code::NotLocal]);
+}

@@ -32,6 +32,12 @@ pub struct Step {
     /// is checked against it. Left out of the plan when off.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
+    /// `local`: in a run on many hosts, this step (one fio cannot run:
+    /// see [`Action::may_be_local`]) runs on the conductor, the machine
+    /// running methodic, not on each host. On one machine it changes
+    /// nothing. Left out of the plan when off.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub local: bool,
     pub estimate: StepEstimate,
 }
 
@@ -135,6 +141,21 @@ impl Action {
         !matches!(self, Action::DropCaches | Action::Idle { .. } | Action::LimitRam { .. })
     }
 
+    /// Whether the step may be marked `local`: fio cannot run it (an
+    /// erase, drop_caches, limit_ram, a copy or a probe), so in a run on
+    /// many hosts it runs on the conductor or not at all. The other steps
+    /// run on every host.
+    pub fn may_be_local(&self) -> bool {
+        matches!(
+            self,
+            Action::Erase { .. }
+                | Action::DropCaches
+                | Action::LimitRam { .. }
+                | Action::Copy { .. }
+                | Action::Probe(_)
+        )
+    }
+
     /// Whether the step sets the drive's state: an erase, a fill, or a
     /// precondition or rounds that write. Results after it depend on it.
     pub fn establishes_state(&self) -> bool {
@@ -159,8 +180,14 @@ impl Action {
 
 impl Step {
     /// One line saying what the step does, for tables and logs:
-    /// `measure rnd4k_write QD 32: 30s ramp, 5min record`.
+    /// `measure rnd4k_write QD 32: 30s ramp, 5min record`; a local step
+    /// says so at the end: `drop caches (local: on the conductor)`.
     pub fn describe(&self) -> String {
+        let what = self.describe_action();
+        if self.local { format!("{what} (local: on the conductor)") } else { what }
+    }
+
+    fn describe_action(&self) -> String {
         match &self.action {
             Action::Erase { method } => match method {
                 EraseMethod::Secure => "erase: secure erase of the target".to_string(),

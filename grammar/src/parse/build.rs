@@ -100,6 +100,7 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::k_trim
             | Rule::k_verify
             | Rule::k_at
+            | Rule::k_local
     )
 }
 
@@ -125,9 +126,20 @@ struct Children<'i> {
     parent_rule: Rule,
 }
 
+/// Whether the builder steps over the pair: a keyword, or a step's
+/// `local`, which `Builder::stmt` reads once for the whole statement.
+fn is_skipped(rule: Rule) -> bool {
+    is_keyword(rule) || is_local(rule)
+}
+
+/// `local` where it may stand, or where the compiler refuses it.
+fn is_local(rule: Rule) -> bool {
+    matches!(rule, Rule::opt_local | Rule::stray_local)
+}
+
 impl<'i> Children<'i> {
     fn next(&mut self) -> Option<Pair<'i, Rule>> {
-        self.inner.by_ref().find(|p| !is_keyword(p.as_rule()))
+        self.inner.by_ref().find(|p| !is_skipped(p.as_rule()))
     }
 
     /// The next child, which the grammar guarantees.
@@ -138,7 +150,7 @@ impl<'i> Children<'i> {
     /// The next child if it is of `rule`.
     fn next_if(&mut self, rule: Rule) -> Option<Pair<'i, Rule>> {
         let mut peek = self.inner.clone();
-        let next = peek.find(|p| !is_keyword(p.as_rule()))?;
+        let next = peek.find(|p| !is_skipped(p.as_rule()))?;
         if next.as_rule() == rule { self.next() } else { None }
     }
 }
@@ -289,6 +301,7 @@ impl Builder {
 
     fn stmt(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Stmt> {
         let span = self.span(&pair);
+        let local = self.local(&pair);
         let mut c = self.children(&pair);
         let kind = match pair.as_rule() {
             Rule::phase => {
@@ -440,7 +453,24 @@ impl Builder {
             }
             _ => return Err(self.unexpected(&pair, "a block")),
         };
-        Ok(Stmt { kind, span })
+        Ok(Stmt { kind, span, local })
+    }
+
+    /// Where a statement's `local` was written. Steps whose options come
+    /// in any order may repeat it: the second is reported, as a repeated
+    /// option is, and the first stands.
+    fn local(&mut self, pair: &Pair<'_, Rule>) -> Option<Span> {
+        let spans: Vec<Span> =
+            pair.clone().into_inner().filter(|p| is_local(p.as_rule())).map(|p| self.span(&p)).collect();
+        let (&first, again) = spans.split_first()?;
+        for &again in again {
+            self.diags.push(
+                Diagnostic::new(crate::diagnostic::Code::DuplicateSetting, again, "`local` is given twice")
+                    .with_secondary(first, "first given here")
+                    .with_hint("keep one of them"),
+            );
+        }
+        Some(first)
     }
 
     fn target_setting(&mut self, pair: Pair<'_, Rule>) -> BuildResult<TargetSetting> {

@@ -144,6 +144,9 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::opt_bursts => w("`bursts`", StepOption),
         Rule::bursts_times => w("`times`", Other),
         Rule::opt_verify => w("`verify`", StepOption),
+        Rule::opt_local => w("`local`", StepOption),
+        // Left out of syntax errors' lists (`pest_error`); named for completeness.
+        Rule::stray_local => w("`local`", StepOption),
         Rule::opt_at => w("`at`", StepOption),
         Rule::point_pick => w("`max`, `mid` or `min`", Other),
         Rule::q_probe => w("`probe`", Other),
@@ -267,6 +270,7 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::k_trim => w("`trim`", Other),
         Rule::k_verify => w("`verify`", Other),
         Rule::k_at => w("`at`", Other),
+        Rule::k_local => w("`local`", Other),
         Rule::k_qd => w("`qd`", Other),
         Rule::k_read => w("`read`", Other),
         Rule::k_ramp => w("`ramp`", Other),
@@ -324,7 +328,10 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
         InputLocation::Span((s, _)) => s,
     };
     let mut positives: Vec<Rule> = match &e.variant {
-        ErrorVariant::ParsingError { positives, .. } => positives.clone(),
+        // `local` where the compiler refuses it is no suggestion.
+        ErrorVariant::ParsingError { positives, .. } => {
+            positives.iter().copied().filter(|r| *r != Rule::stray_local).collect()
+        }
         // pest's own guard against running out of stack.
         ErrorVariant::CustomError { message } if message.contains("stack limit") => {
             return Diagnostic::new(
@@ -492,7 +499,7 @@ fn keyword_families(word: &str) -> &'static [Family] {
         "for" => &[Step, StepOption],
         "target" => &[Step],
         "passes" | "qd" | "ramp" | "record" | "series" | "until" | "rate" | "as" | "think" | "bursts"
-        | "verify" | "at" => &[StepOption],
+        | "verify" | "at" | "local" => &[StepOption],
         "read" => &[StepOption, WorkloadProperty],
         "random" | "sequential" | "block" | "blocks" | "align" | "offset" | "trim" => &[WorkloadProperty],
         "workers" => &[StepOption, TargetSetting],
@@ -622,7 +629,7 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
     out
 }
 
-const ALL_KEYWORDS: [&str; 83] = [
+const ALL_KEYWORDS: [&str; 84] = [
     "methodology",
     "version",
     "describe",
@@ -706,6 +713,7 @@ const ALL_KEYWORDS: [&str; 83] = [
     "trim",
     "verify",
     "at",
+    "local",
 ];
 
 /// Whether `word` is reserved and cannot name anything.

@@ -125,7 +125,7 @@ pub(crate) fn string_end(bytes: &[u8], open: usize) -> usize {
 }
 
 /// Words that may start a line that continues the previous item.
-const CONTINUATIONS: [&str; 12] = [
+const CONTINUATIONS: [&str; 13] = [
     "version",
     "qd",
     "read",
@@ -138,6 +138,7 @@ const CONTINUATIONS: [&str; 12] = [
     "written",
     "aggregate",
     "in",
+    "local",
 ];
 
 /// Byte ranges of the top-level items, found by scanning brackets, strings
@@ -344,6 +345,53 @@ probe pages { io 512B step 256B range 4MiB repeats 20 statistic median }
     fn keyword_as_name() {
         let d = err("workload fill { random }");
         assert_eq!(d.0[0].code, Code::ReservedWord, "{d}");
+    }
+
+    #[test]
+    fn local_marks_the_steps_that_take_it() {
+        let m =
+            ok("erase discard local\nerase sanitize block local\ndrop_caches local\nlimit_ram 8GiB local\n\
+                    limit_ram none local\ncopy d local\nprobe pages { io 1KiB } local\ndrop_caches\n");
+        let local: Vec<bool> = m
+            .items
+            .iter()
+            .map(|i| match &i.kind {
+                ItemKind::Stmt(s) => s.local.is_some(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(local, [true, true, true, true, true, true, true, false]);
+        match &m.items[1].kind {
+            ItemKind::Stmt(Stmt { kind: StmtKind::Erase(e), local: Some(at), .. }) => {
+                assert_eq!(e.node, EraseMethod::SanitizeBlock, "`local` is not read as the method's word");
+                assert_eq!(*at, Span::new(41, 46));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(&m.items[3].kind, ItemKind::Stmt(Stmt { kind: StmtKind::LimitRam(Some(_)), .. })));
+        assert!(matches!(&m.items[4].kind, ItemKind::Stmt(Stmt { kind: StmtKind::LimitRam(None), .. })));
+        // I/O steps parse it too, so that the compiler can say why it cannot
+        // stand there; it is no option of theirs.
+        let m = ok("measure w local qd 1 for 1s\ntogether local { job a w qd 1 }\nidle 1s local");
+        for item in &m.items {
+            let ItemKind::Stmt(s) = &item.kind else { panic!("{item:?}") };
+            assert!(s.local.is_some(), "{s:?}");
+            if let StmtKind::Measure { opts, .. } = &s.kind {
+                assert_eq!(opts.len(), 2, "{opts:?}");
+            }
+        }
+        let d = err("measure w qd 1 local for 1s local\n");
+        assert_eq!(d.0[0].code, Code::DuplicateSetting, "{d}");
+        let d = err("phase \"p\" { idle 1s } local\n");
+        assert_eq!(d.0[0].code, Code::Syntax, "{d}");
+        let d = err("dataset local { files 1; size 1MiB }\n");
+        assert_eq!(d.0[0].code, Code::ReservedWord, "{d}");
+        // Offered where it may stand, not where the compiler refuses it.
+        let d = err("drop_caches lcal\n");
+        assert!(d.0[0].message.contains("`local`"), "{d}");
+        assert_eq!(d.0[0].hint.as_deref(), Some("did you mean `local`?"), "{d}");
+        let d = err("measure w qd 1 for 1s lcal\n");
+        assert!(!d.to_string().contains("local"), "{d}");
     }
 
     #[test]
