@@ -221,6 +221,8 @@ fn a_host_lost_mid_step_fails_that_step_and_resume_goes_on() {
     let source = "methodology \"lost\" version \"1\"\n\
                   target { span 32MiB }\n\
                   workload r { random; block 4KiB; read 100% }\n\
+                  drop_caches\n\
+                  drop_caches local\n\
                   measure r qd 1 ramp 0s for 500ms\n\
                   measure r qd 4 ramp 0s for 8s\n\
                   measure r qd 2 ramp 0s for 500ms\n";
@@ -258,8 +260,12 @@ fn a_host_lost_mid_step_fails_that_step_and_resume_goes_on() {
     let o = methodic(&["run", "--resume", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let all = steps(&out);
-    assert_eq!(all.len(), 3, "{all:?}");
-    for s in &all {
+    assert_eq!(all.len(), 5, "{all:?}");
+    // drop_caches ran on each host; drop_caches local on this machine.
+    let said = |s: &Value| s["actions"].to_string();
+    assert!(said(&all[0]).contains("on each of 2 hosts, by its fio server"), "{}", said(&all[0]));
+    assert!(said(&all[1]).contains("local: on the conductor"), "{}", said(&all[1]));
+    for s in &all[2..] {
         assert!(s["error"].is_null(), "{s}");
         assert_eq!(s["hosts"].as_array().unwrap().len(), 2);
     }
@@ -314,7 +320,8 @@ fn nothing_is_written_when_a_host_cannot_run() {
     assert!(text(&o.stderr).contains("file creation disallowed"), "{}", text(&o.stderr));
     assert!(!servers.dir.join("none.img").exists() && !out.exists());
 
-    // A step fio cannot run is refused before any host is asked.
+    // A step fio cannot run is refused before any host is asked; so is a
+    // local one that needs a target on this machine.
     let copy = servers.dir.join("secure.method");
     std::fs::write(
         &copy,
@@ -328,6 +335,14 @@ fn nothing_is_written_when_a_host_cannot_run() {
         "{}",
         text(&o.stderr)
     );
+    assert!(!out.exists());
+    std::fs::write(
+        &copy,
+        "methodology \"s\" version \"1\"\nworkload r { random; block 4KiB; read 100% }\nerase discard local\nmeasure r qd 1 for 1s\n",
+    )
+    .unwrap();
+    let o = args(&servers.hosts_file(), copy.to_str().unwrap());
+    assert!(text(&o.stderr).contains("it is `local`, but erase needs a target"), "{}", text(&o.stderr));
     assert!(!out.exists());
 }
 

@@ -117,8 +117,10 @@ pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
 }
 
 /// Refuses, naming the step, what fio's client/server mode cannot run as
-/// methodic would: steps fio cannot run at all (erase, drop_caches,
-/// limit_ram, copy, probe), concurrent jobs and QoS searches, `verify`,
+/// methodic would: steps fio cannot run at all (erases other than by
+/// discard, limit_ram, copy, probe), `local` steps that need a target
+/// (this machine has none in such a run), concurrent jobs and QoS
+/// searches, `verify`,
 /// pauses between I/Os, a share of trims, more than one device a host,
 /// an amount written given as a share of the span, and the drives' write
 /// cache.
@@ -136,6 +138,21 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
         let name = format!("step {} ({})", i + 1, step.id);
         let refuse =
             |what: String, hint: &str| Err(Error::unsupported(format!("{name}: {what}")).with_hint(hint));
+        if step.local {
+            // On the conductor: what needs no target of its own.
+            match step.action {
+                Action::DropCaches | Action::LimitRam { .. } => continue,
+                _ => {
+                    return refuse(
+                        format!(
+                            "it is `local`, but {} needs a target, and a run on many hosts has none on this machine",
+                            step.action.kind()
+                        ),
+                        "run it on one machine, and leave it out of a methodology run on many hosts",
+                    );
+                }
+            }
+        }
         match &step.action {
             // Each host's fio server runs these (`exec_prerun`).
             Action::Erase { method: EraseMethod::Discard } | Action::DropCaches => {}
@@ -158,7 +175,8 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
             Action::LimitRam { .. } => {
                 return refuse(
                     "fio cannot limit the RAM of the hosts".into(),
-                    "run fio's servers in a memory cgroup on each host, and leave it out",
+                    "run fio's servers in a memory cgroup on each host and leave it out, or mark it `local` to \
+                     limit this machine's",
                 );
             }
             Action::Together { .. } => {

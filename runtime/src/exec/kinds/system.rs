@@ -15,7 +15,7 @@ use crate::exec::step::{Executor, StepRun};
 
 /// `drop_caches`: the page cache of the targets and the machine.
 pub(super) fn drop_caches(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
-    s.out.actions = crate::system::drop_caches(&x.targets);
+    s.out.actions.extend(crate::system::drop_caches(&x.targets));
     Ok(())
 }
 
