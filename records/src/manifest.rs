@@ -89,7 +89,7 @@ pub struct Manifest {
 /// fio server said of itself when methodic connected, and its target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostNote {
-    /// As the hosts file names it: `10.0.0.2,8765`, `bench-07`.
+    /// As the hosts file names it, in fio's syntax: `ip:10.0.0.2,8765`, `bench-07`.
     pub host: String,
     /// The file or block device the steps ran on there.
     pub target: String,

@@ -157,7 +157,7 @@ pub struct StepResult {
 /// over the step's record time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostRates {
-    /// The host as the hosts file names it (`10.0.0.2,8765`).
+    /// The host as the hosts file names it, in fio's syntax (`ip:10.0.0.2,8765`).
     pub host: String,
     /// The file or block device it ran on there.
     pub target: String,

@@ -162,6 +162,15 @@ const PROBES_AT_ONCE: usize = 16;
 /// not created: `allow_file_create=0`). Nothing is written anywhere. Every
 /// host that cannot is named in the one error.
 pub fn probe(fio: &Path, hosts: &[HostSpec], work: &Path) -> Result<Vec<HostNote>> {
+    if Command::new(fio).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_err() {
+        return Err(Error::Hosts {
+            message: format!(
+                "{} cannot be run here: the conductor talks to the hosts through fio's client",
+                fio.display()
+            ),
+            hint: Some("install fio (apt-get install fio), or give its path with --fio".into()),
+        });
+    }
     std::fs::create_dir_all(work).map_err(|e| Error::io(format!("cannot create {}", work.display()), e))?;
     let mut notes: Vec<Option<std::result::Result<HostNote, String>>> = vec![None; hosts.len()];
     for (chunk, out) in hosts.chunks(PROBES_AT_ONCE).zip(notes.chunks_mut(PROBES_AT_ONCE)) {
@@ -392,6 +401,9 @@ pub fn run_io(
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
     let mut cmd = Command::new(fio);
+    // Its own process group: a Ctrl-C at the terminal reaches methodic,
+    // which stops fio once (see `wait`), not fio twice.
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     cmd.arg("--output-format=json+").current_dir(dir).stdin(Stdio::null());
     for (k, (h, job)) in hosts.iter().zip(&jobs.jobs).enumerate() {
         let name = format!("host-{}.fio", k + 1);
