@@ -224,7 +224,7 @@ fn a_host_lost_mid_step_fails_that_step_and_resume_goes_on() {
                   drop_caches\n\
                   drop_caches local\n\
                   measure r qd 1 ramp 0s for 500ms\n\
-                  measure r qd 4 ramp 0s for 4s\n\
+                  measure r qd 4 ramp 0s for 2s\n\
                   measure r qd 2 ramp 0s for 500ms\n";
     let file = servers.dir.join("lost.method");
     std::fs::write(&file, source).unwrap();

@@ -798,6 +798,9 @@ pub fn host_job(
     }
     let _ = writeln!(out, "[global]\nfilename={}\ngroup_reporting=1\nthread", target.replace(':', "\\:"));
     out.push_str("disable_lat=1\ndisable_slat=1\ndisable_bw_measurement=1\n");
+    // The server calibrates its clock as it parses the job, not when the
+    // client says run (see CLOCKSOURCE in methodic-runtime's hosts).
+    out.push_str("clocksource=clock_gettime\n");
     if let Some(l) = logs {
         let _ = writeln!(
             out,
@@ -832,6 +835,40 @@ mod tests {
 
     fn has(job: &str, line: &str) -> bool {
         job.lines().any(|l| l == line)
+    }
+
+    /// A host's job: the step's one section on that host's target (its
+    /// colons escaped), one report over its clones, the clock named, and
+    /// the logs asked; a step fio cannot run, or runs as several sections,
+    /// is no host job, and says why.
+    #[test]
+    fn a_host_job_is_the_step_s_one_section_on_the_host_s_target() {
+        let src = "methodology \"h\" version \"1\"\nworkload r { random; block 4KiB; read 70% }\n\
+                   erase secure\nmeasure r qd 8 ramp 1s for 5s\n";
+        let plan =
+            methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
+        let engine = Engine { psync: false, threads: 2, depth: 4, registered: false };
+        let logs = HostLogs { prefix: "series".into(), interval_ms: 250 };
+        let job =
+            host_job(&plan.steps[1], engine, "/dev/disk/by-path/pci-0000:01:00.0", Some(&logs)).unwrap();
+        for line in [
+            "filename=/dev/disk/by-path/pci-0000\\:01\\:00.0",
+            "group_reporting=1",
+            "clocksource=clock_gettime",
+            "write_iops_log=series",
+            "log_avg_msec=250",
+            "rw=randrw",
+            "rwmixread=70",
+            "iodepth=4",
+            "numjobs=2",
+            "ramp_time=1000ms",
+            "runtime=5000ms",
+        ] {
+            assert!(has(&job, line), "{line} missing:\n{job}");
+        }
+        assert_eq!(job.matches("\n[").count(), 2, "[global] and one section:\n{job}");
+        let why = host_job(&plan.steps[0], engine, "/dev/sdb", None).unwrap_err();
+        assert!(why.contains("fio cannot erase a drive"), "{why}");
     }
 
     #[test]
