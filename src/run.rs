@@ -94,6 +94,12 @@ pub struct RunArgs {
     /// The fio that talks to the hosts' fio servers (with --hosts).
     #[arg(long, value_name = "PATH")]
     fio: Option<PathBuf>,
+    /// With --hosts: seconds after its jobs are sent that every host
+    /// starts each I/O run, on its own clock, so that all start together
+    /// (fio's servers take the start up to a second apart); widened when a
+    /// host starts later than that.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.5)]
+    start_margin: f64,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -205,6 +211,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         engines: None,
         hosts,
         fio: args.fio.clone(),
+        start_margin_ms: Some(margin_ms(args.start_margin)?),
     };
     let format = args.format.format();
     let report = with_progress(format, plan.conventions.units, |progress| {
@@ -248,6 +255,7 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
         targets: args.targets.clone(),
         out: dir.to_path_buf(),
         fio: args.fio.clone(),
+        start_margin_ms: Some(margin_ms(args.start_margin)?),
         destroy: args.destroy.clone(),
         overwrite: args.overwrite,
         keep_scratch: args.keep_scratch,
@@ -260,6 +268,14 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
     })?;
     let plan = plan.or(given).ok_or_else(|| anyhow::anyhow!("the run's plan.ron cannot be read"))?;
     finish(plan, report, format)
+}
+
+/// `--start-margin` in milliseconds: from 0 to a minute.
+fn margin_ms(seconds: f64) -> Result<u64> {
+    if !(0.0..=60.0).contains(&seconds) {
+        bail!("--start-margin is seconds from 0 to 60 (1.5 when left out)");
+    }
+    Ok((seconds * 1000.0).round() as u64)
 }
 
 /// The hosts of `--hosts FILE`, each with its target (its own, or

@@ -67,9 +67,9 @@ impl Rng {
 /// plan hash it started with.
 #[test]
 fn a_run_killed_at_random_points_resumes_to_the_end() {
-    // Each kill is one more random point; 12 reach into every phase of the
+    // Each kill is one more random point; 9 reach into every phase of the
     // rehearsal (about 7 seconds of steps) without waiting out the rest.
-    const KILLS: u32 = 12;
+    const KILLS: u32 = 9;
     let dir = common::temp_dir("resume-crash");
     let out = dir.join("results");
     let out_s = out.to_str().unwrap().to_string();

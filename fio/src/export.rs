@@ -771,11 +771,14 @@ pub struct HostLogs {
 /// methodic would: a step fio cannot run at all, one with more than one
 /// section (a `together` or `rounds` step: run its cells one at a time),
 /// or one fio runs otherwise (a share of trims, think time or bursts).
+/// `prerun` is a command the host runs before the job starts (fio's
+/// `exec_prerun`), such as a wait for a set start time.
 pub fn host_job(
     step: &Step,
     engine: Engine,
     target: &str,
     logs: Option<&HostLogs>,
+    prerun: Option<&str>,
 ) -> Result<String, String> {
     if let Some(note) = mixed_trim(0, step) {
         return Err(note);
@@ -801,10 +804,13 @@ pub fn host_job(
     // The server calibrates its clock as it parses the job, not when the
     // client says run (see CLOCKSOURCE in methodic-runtime's hosts).
     out.push_str("clocksource=clock_gettime\n");
+    if let Some(p) = prerun {
+        let _ = writeln!(out, "exec_prerun={p}");
+    }
     if let Some(l) = logs {
         let _ = writeln!(
             out,
-            "write_iops_log={p}\nwrite_bw_log={p}\nwrite_lat_log={p}\nlog_avg_msec={}",
+            "write_iops_log={p}\nwrite_bw_log={p}\nwrite_lat_log={p}\nlog_avg_msec={}\nlog_unix_epoch=1",
             l.interval_ms.max(1),
             p = l.prefix
         );
@@ -849,14 +855,22 @@ mod tests {
             methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
         let engine = Engine { psync: false, threads: 2, depth: 4, registered: false };
         let logs = HostLogs { prefix: "series".into(), interval_ms: 250 };
-        let job =
-            host_job(&plan.steps[1], engine, "/dev/disk/by-path/pci-0000:01:00.0", Some(&logs)).unwrap();
+        let job = host_job(
+            &plan.steps[1],
+            engine,
+            "/dev/disk/by-path/pci-0000:01:00.0",
+            Some(&logs),
+            Some("sleep 1"),
+        )
+        .unwrap();
         for line in [
             "filename=/dev/disk/by-path/pci-0000\\:01\\:00.0",
             "group_reporting=1",
             "clocksource=clock_gettime",
             "write_iops_log=series",
             "log_avg_msec=250",
+            "log_unix_epoch=1",
+            "exec_prerun=sleep 1",
             "rw=randrw",
             "rwmixread=70",
             "iodepth=4",
@@ -867,7 +881,7 @@ mod tests {
             assert!(has(&job, line), "{line} missing:\n{job}");
         }
         assert_eq!(job.matches("\n[").count(), 2, "[global] and one section:\n{job}");
-        let why = host_job(&plan.steps[0], engine, "/dev/sdb", None).unwrap_err();
+        let why = host_job(&plan.steps[0], engine, "/dev/sdb", None, None).unwrap_err();
         assert!(why.contains("fio cannot erase a drive"), "{why}");
     }
 

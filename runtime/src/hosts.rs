@@ -393,10 +393,28 @@ pub struct HostsRun {
     /// distribution of depths (each bucket at its upper edge) times its
     /// threads.
     pub mean_inflight: f64,
+    /// When each host's record window began, Unix time in milliseconds
+    /// on its clock (from its logs); empty without logs.
+    pub starts: Vec<Option<u64>>,
 }
 
-/// The log files' prefix in a run's folder.
-pub const LOG_PREFIX: &str = "series";
+/// The prefix of the k-th host's logs (from 0) in a run's folder: fio's
+/// client names a log by its prefix, clone and the host's address only,
+/// so two servers on one address would otherwise write the same file.
+pub fn log_prefix(k: usize) -> String {
+    format!("host-{}", k + 1)
+}
+
+/// A shell command for fio's `exec_prerun` that waits until `at_ns`
+/// (Unix time, nanoseconds) on the host's clock, so that every host's job
+/// starts then, however late fio's server took the "run" (GNU date's %N;
+/// no wait when the time has passed).
+pub fn start_at_command(at_ns: u128) -> String {
+    format!(
+        "sh -c 'd=$(( {at_ns} - $(date +%s%N) )) && [ $d -gt 0 ] && sleep $(( d / 1000000000 )).$(printf %09d $(( d % \
+         1000000000 ))) || true'"
+    )
+}
 
 /// Runs `jobs` on `hosts` (the k-th job on the k-th host) with one `fio
 /// --client` in `dir`, which keeps the job files, fio's output and the
@@ -514,7 +532,8 @@ fn wait(mut child: Child, stop: &AtomicBool) -> Result<std::process::ExitStatus>
     }
 }
 
-/// Each host's job read into methodic's counts, and all of them merged.
+/// Each host's job read into methodic's counts, and all of them merged;
+/// the series from the logs in each host's folder of `dirs`.
 fn merge(hosts: &[HostSpec], per_host: &[&Value], interval_ms: Option<u64>, dir: &Path) -> HostsRun {
     let mut total = Recorder::default();
     let mut rates = Vec::with_capacity(hosts.len());
@@ -554,8 +573,19 @@ fn merge(hosts: &[HostSpec], per_host: &[&Value], interval_ms: Option<u64>, dir:
         });
         total.merge(&r);
     }
-    let rows = interval_ms.map(|ms| series_rows(dir, ms)).unwrap_or_default();
-    HostsRun { recorder: total, seconds, hosts: rates, rows, bytes_written: written, mean_inflight: inflight }
+    let (rows, starts) = match interval_ms {
+        Some(ms) => series_rows(dir, hosts.len(), ms),
+        None => (Vec::new(), Vec::new()),
+    };
+    HostsRun {
+        recorder: total,
+        seconds,
+        hosts: rates,
+        rows,
+        bytes_written: written,
+        mean_inflight: inflight,
+        starts,
+    }
 }
 
 /// The mean of fio's `iodepth_level` (the share of submissions at each
@@ -575,14 +605,18 @@ fn threads_of(job: &Value) -> f64 {
     job["job options"]["numjobs"].as_str().and_then(|n| n.parse().ok()).unwrap_or(1.0)
 }
 
-/// The series rows of a run's logs in `dir` (`series_iops.N.log.HOST`,
-/// `_bw`, `_clat`, one a clone of each host): each log line is an
-/// interval's average, `TIME_MS, VALUE, DIRECTION, ...`, the times counted
-/// from the end of the ramp on each host; a line goes to the interval its
-/// time rounds to. IOPS and bandwidth are added over every clone and
-/// host; the mean latency is weighted by each one's I/Os. fio logs no
-/// percentile an interval: `p99_latency_us` is NaN.
-pub fn series_rows(dir: &Path, interval_ms: u64) -> Vec<Row> {
+/// The series rows of a run's logs in `dir`, the k-th host's named by
+/// [`log_prefix`] (`host-K_iops.N.log.ADDRESS`, `_bw`, `_clat`, one a
+/// clone): each log line
+/// is an interval's average, `TIME_MS, VALUE, DIRECTION, ...`, its time
+/// the host's wall clock (`log_unix_epoch`). A host's record window began
+/// an interval before its first line; the rows count from the first
+/// host's, and a line goes to the interval its time rounds to from there.
+/// IOPS and bandwidth are added over every clone and host; the mean
+/// latency is weighted by each one's I/Os. fio logs no percentile an
+/// interval: `p99_latency_us` is NaN. Also when each host's window began,
+/// Unix time in milliseconds (`None` for a host without logs).
+pub fn series_rows(dir: &Path, hosts: usize, interval_ms: u64) -> (Vec<Row>, Vec<Option<u64>>) {
     #[derive(Default, Clone, Copy)]
     struct Sum {
         iops: [f64; 3],
@@ -590,12 +624,6 @@ pub fn series_rows(dir: &Path, interval_ms: u64) -> Vec<Row> {
         lat_weighted: f64,
         lat_ios: f64,
     }
-    let mut at: BTreeMap<u64, Sum> = BTreeMap::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    files.sort();
-    // A clone's IOPS an interval, for weighting its latency.
-    let mut iops_of: BTreeMap<(String, u64, usize), f64> = BTreeMap::new();
     let lines = |p: &Path| -> Vec<(u64, f64, usize)> {
         std::fs::read_to_string(p)
             .unwrap_or_default()
@@ -609,33 +637,64 @@ pub fn series_rows(dir: &Path, interval_ms: u64) -> Vec<Row> {
             })
             .collect()
     };
-    let slot = |t: u64| ((t as f64 / interval_ms as f64).round() as u64).max(1);
-    for p in &files {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        let Some(rest) = name.strip_prefix(&format!("{LOG_PREFIX}_")) else { continue };
-        if let Some(clone) = rest.strip_prefix("iops.") {
-            for (t, v, d) in lines(p) {
-                at.entry(slot(t)).or_default().iops[d] += v;
-                *iops_of.entry((clone.to_string(), slot(t), d)).or_default() += v;
-            }
-        } else if rest.starts_with("bw.") {
-            for (t, v, _) in lines(p) {
-                at.entry(slot(t)).or_default().kib_s += v;
+    // Each host's logs: (kind, clone, its lines), kind `iops`, `bw` or `clat`.
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).map(|e| e.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    files.sort();
+    let mut logs: Vec<Vec<(String, String, Vec<(u64, f64, usize)>)>> = vec![Vec::new(); hosts];
+    for (k, own) in logs.iter_mut().enumerate() {
+        let prefix = format!("{}_", log_prefix(k));
+        for p in &files {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let Some(rest) = name.strip_prefix(&prefix) else { continue };
+            let Some((kind, clone)) = rest.split_once('.') else { continue };
+            if matches!(kind, "iops" | "bw" | "clat") {
+                own.push((kind.to_string(), clone.to_string(), lines(p)));
             }
         }
     }
-    for p in &files {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        let Some(clone) = name.strip_prefix(&format!("{LOG_PREFIX}_clat.")) else { continue };
-        for (t, v, d) in lines(p) {
-            let ios = iops_of.get(&(clone.to_string(), slot(t), d)).copied().unwrap_or(0.0);
-            let s = at.entry(slot(t)).or_default();
-            s.lat_weighted += v * ios;
-            s.lat_ios += ios;
+    let began: Vec<Option<u64>> = logs
+        .iter()
+        .map(|own| {
+            own.iter()
+                .filter(|(k, _, _)| k == "iops")
+                .filter_map(|(_, _, l)| l.first().map(|f| f.0.saturating_sub(interval_ms)))
+                .min()
+        })
+        .collect();
+    let Some(t0) = began.iter().flatten().copied().min() else {
+        return (Vec::new(), vec![None; hosts]);
+    };
+    let slot = |t: u64| ((t.saturating_sub(t0) as f64 / interval_ms as f64).round() as u64).max(1);
+    let mut at: BTreeMap<u64, Sum> = BTreeMap::new();
+    for own in &logs {
+        // A clone's IOPS an interval, for weighting its latency.
+        let mut iops_of: BTreeMap<(&str, u64, usize), f64> = BTreeMap::new();
+        for (kind, clone, lines) in own {
+            for &(t, v, d) in lines {
+                let s = at.entry(slot(t)).or_default();
+                match kind.as_str() {
+                    "iops" => {
+                        s.iops[d] += v;
+                        *iops_of.entry((clone.as_str(), slot(t), d)).or_default() += v;
+                    }
+                    "bw" => s.kib_s += v,
+                    _ => {}
+                }
+            }
+        }
+        for (_, clone, lines) in own.iter().filter(|(k, _, _)| k == "clat") {
+            for &(t, v, d) in lines {
+                let ios = iops_of.get(&(clone.as_str(), slot(t), d)).copied().unwrap_or(0.0);
+                let s = at.entry(slot(t)).or_default();
+                s.lat_weighted += v * ios;
+                s.lat_ios += ios;
+            }
         }
     }
     let seconds = interval_ms as f64 / 1000.0;
-    at.into_iter()
+    let rows = at
+        .into_iter()
         .map(|(k, s)| Row {
             t: k as f64 * seconds,
             seconds,
@@ -647,7 +706,8 @@ pub fn series_rows(dir: &Path, interval_ms: u64) -> Vec<Row> {
             p99_latency_us: f64::NAN,
             temperature_c: None,
         })
-        .collect()
+        .collect();
+    (rows, began)
 }
 
 #[cfg(test)]
@@ -707,32 +767,50 @@ mod tests {
         );
     }
 
-    /// Two hosts' logs, two clones on one: each interval's IOPS and
-    /// bandwidth are added, the latency weighted by I/Os.
+    /// Two hosts' logs (wall-clock times), two clones on one, the second
+    /// host about 250ms late: each interval's IOPS and bandwidth are added from
+    /// the first host's start, the latency weighted by I/Os, and the second
+    /// host's start is 0.251s after the first's.
     #[test]
-    fn the_hosts_logs_add_up_interval_by_interval() {
+    fn the_hosts_logs_add_up_interval_by_interval_from_the_first_host_s_start() {
         let dir = std::env::temp_dir().join(format!("methodic-hostlogs-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let w = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
-        w("series_iops.1.log.10.0.0.2", "250, 100, 0, 0, 0\n251, 50, 1, 0, 0\n500, 120, 0, 0, 0\n");
-        w("series_iops.2.log.10.0.0.2", "249, 300, 0, 0, 0\n");
-        w("series_iops.1.log.10.0.0.3", "250, 600, 0, 0, 0\n");
-        w("series_bw.1.log.10.0.0.2", "250, 1000, 0, 0, 0\n");
-        w("series_bw.1.log.10.0.0.3", "250, 3000, 0, 0, 0\n");
-        w("series_clat.1.log.10.0.0.2", "250, 2000, 0, 0, 0\n");
-        w("series_clat.1.log.10.0.0.3", "250, 4000, 0, 0, 0\n");
-        let rows = series_rows(&dir, 250);
+        let (a, b) = ("host-1_", "host-2_");
+        let w = |host: &str, name: &str, text: &str| {
+            std::fs::write(dir.join(format!("{host}{name}")), text).unwrap()
+        };
+        let t = 1_796_000_000_000u64;
+        w(
+            &a,
+            "series_iops.1.log.10.0.0.2",
+            &format!("{}, 100, 0, 0, 0\n{}, 50, 1, 0, 0\n{}, 120, 0, 0, 0\n", t + 250, t + 251, t + 500),
+        );
+        w(a, "iops.2.log.10.0.0.2", &format!("{}, 300, 0, 0, 0\n", t + 249));
+        w(b, "iops.1.log.10.0.0.3", &format!("{}, 600, 0, 0, 0\n", t + 500));
+        w(a, "bw.1.log.10.0.0.2", &format!("{}, 1000, 0, 0, 0\n", t + 250));
+        w(b, "bw.1.log.10.0.0.3", &format!("{}, 3000, 0, 0, 0\n", t + 500));
+        w(
+            &a,
+            "series_clat.1.log.10.0.0.2",
+            &format!("{}, 2000, 0, 0, 0\n{}, 4000, 0, 0, 0\n", t + 250, t + 500),
+        );
+        w(b, "clat.1.log.10.0.0.3", &format!("{}, 4000, 0, 0, 0\n", t + 500));
+        let (rows, starts) = series_rows(&dir, 2, 250);
         let _ = std::fs::remove_dir_all(&dir);
+        // Host 1 began with its earliest clone, 249ms in: host 2 251ms after it.
+        assert_eq!(starts, [Some(t - 1), Some(t + 250)]);
         assert_eq!(rows.len(), 2);
         assert_eq!(
             (rows[0].t, rows[0].read_iops, rows[0].write_iops, rows[0].iops),
-            (0.25, 1000.0, 50.0, 1050.0)
+            (0.25, 400.0, 50.0, 450.0)
         );
-        assert!((rows[0].mb_s - 4000.0 * 1024.0 / 1e6).abs() < 1e-9);
-        // (2000 ns x 100 + 4000 ns x 600) / 700, in microseconds.
-        assert!((rows[0].mean_latency_us - (2000.0 * 100.0 + 4000.0 * 600.0) / 700.0 / 1000.0).abs() < 1e-9);
-        assert_eq!((rows[1].t, rows[1].iops), (0.5, 120.0));
+        assert!((rows[0].mb_s - 1000.0 * 1024.0 / 1e6).abs() < 1e-9);
+        assert_eq!((rows[1].t, rows[1].iops), (0.5, 720.0));
+        assert!((rows[1].mb_s - 3000.0 * 1024.0 / 1e6).abs() < 1e-9);
+        // (4000 ns x 120 + 4000 ns x 600) / 720, in microseconds.
+        assert!((rows[1].mean_latency_us - 4.0).abs() < 1e-9);
+        assert!((rows[0].mean_latency_us - 2.0).abs() < 1e-9, "{}", rows[0].mean_latency_us);
     }
 
     #[test]

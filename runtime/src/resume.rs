@@ -275,7 +275,9 @@ fn prepare(
         engines: opts.engines.clone(),
         hosts,
         fio: opts.fio.clone(),
+        start_margin_ms: opts.start_margin_ms,
     };
+    exec::remote::set_start_margin(&run_opts);
     Ok(Session {
         original,
         plan,

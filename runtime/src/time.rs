@@ -8,6 +8,11 @@ pub fn unix_now() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// Milliseconds since the epoch, now.
+pub fn unix_now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
 /// `2026-11-30T06:54:15Z`.
 pub fn rfc3339(unix: f64) -> String {
     let (date, secs) = civil(unix);

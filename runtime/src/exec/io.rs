@@ -129,6 +129,9 @@ pub(crate) struct IoRun {
     /// A run on many hosts: each host's share (the step's own I/O run:
     /// no cell yet).
     pub(crate) hosts: Vec<methodic_results::record::HostRates>,
+    /// A run on many hosts with a series: how far apart the hosts' record
+    /// windows began, in seconds, and the host that began last.
+    pub(crate) host_skew: Option<(f64, String)>,
 }
 
 pub(crate) fn std_duration(d: methodic_compiler::plan::Duration) -> StdDuration {
@@ -449,6 +452,7 @@ impl Workers {
             workers,
             bursts,
             hosts: Vec::new(),
+            host_skew: None,
         };
         if run.info.errors.is_some() {
             let series = spec.series.as_ref().and_then(|(_, p)| p.clone());

@@ -87,6 +87,10 @@ pub struct RunOptions {
     pub hosts: Vec<crate::hosts::HostSpec>,
     /// The fio that talks to the hosts' servers; `fio` on the PATH when `None`.
     pub fio: Option<PathBuf>,
+    /// A run on many hosts: how long after its jobs are sent every host
+    /// starts each I/O run, in milliseconds (1500 when `None`), widened
+    /// when a host starts later than that.
+    pub start_margin_ms: Option<u64>,
 }
 
 /// What the caller sees of a run as it goes: the CLI draws a progress

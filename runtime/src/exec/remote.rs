@@ -9,6 +9,7 @@
 //! running fio and reading its output) is `crate::hosts`'s.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration as StdDuration, SystemTime};
 
 use methodic_compiler::plan::{
@@ -28,6 +29,26 @@ use crate::hosts::{self, HostJobs, HostSpec};
 use crate::manifest::{self, DriveTracker};
 use crate::{rehearse, time};
 
+/// How long after the jobs are sent every host starts them, in
+/// milliseconds: at first 1.5 s, which covers fio 3.33's server taking
+/// "run" a second late; widened for the rest of the run when a host began
+/// later than that.
+static START_MARGIN_MS: AtomicU64 = AtomicU64::new(DEFAULT_START_MARGIN_MS);
+
+/// A host that began this much later than due widens the margin.
+const LATE_MS: u64 = 100;
+
+/// The widest the start margin grows.
+const MAX_START_MARGIN_MS: u64 = 10_000;
+
+/// The start margin a run (or a resume) begins with.
+pub(crate) fn set_start_margin(opts: &RunOptions) {
+    START_MARGIN_MS.store(opts.start_margin_ms.unwrap_or(DEFAULT_START_MARGIN_MS), Ordering::Relaxed);
+}
+
+/// The start margin when `--start-margin` is not given.
+const DEFAULT_START_MARGIN_MS: u64 = 1500;
+
 /// The fio to run: `--fio`, else `fio` on the PATH.
 pub(crate) fn fio_of(opts: &RunOptions) -> PathBuf {
     opts.fio.clone().unwrap_or_else(|| PathBuf::from("fio"))
@@ -41,6 +62,7 @@ pub(super) fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -
     let original = plan;
     let plan = if opts.rehearse { rehearse::rehearse(plan, true) } else { plan.clone() };
     check_plan(&plan)?;
+    set_start_margin(opts);
     let notes = probe(opts, observer)?;
     let results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
     if opts.rehearse {
@@ -271,12 +293,24 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
         },
     };
     let interval_ms = spec.series.as_ref().map(|s| (s.0.as_millis() as u64).max(1));
-    let logs = interval_ms.map(|ms| HostLogs { prefix: hosts::LOG_PREFIX.into(), interval_ms: ms });
+    // Logs always: they say when each host began recording. Without a
+    // series, at an interval a few of which fit in the record time.
+    let log_ms = interval_ms
+        .unwrap_or_else(|| spec.record.map_or(1000, |r| (r.as_millis() as u64 / 4).clamp(10, 1000)));
+    // Every host starts at one time on its clock, a margin from now: fio's
+    // servers take "run" up to a second apart.
+    let margin = START_MARGIN_MS.load(Ordering::Relaxed);
+    let at_ms = crate::time::unix_now_ms() + margin;
+    let prerun = hosts::start_at_command(u128::from(at_ms) * 1_000_000);
     let jobs = x
         .opts
         .hosts
         .iter()
-        .map(|h| host_job(&one, engine, &h.target, logs.as_ref()))
+        .enumerate()
+        .map(|(k, h)| {
+            let logs = HostLogs { prefix: hosts::log_prefix(k), interval_ms: log_ms };
+            host_job(&one, engine, &h.target, Some(&logs), Some(&prerun))
+        })
         .collect::<std::result::Result<Vec<_>, String>>()
         .map_err(|why| {
             Error::unsupported(format!("step {}: fio cannot run it on the hosts: {why}", step.id))
@@ -287,14 +321,39 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
         format!("-round{}-cell{}", spec.at.round, spec.at.cell)
     };
     let dir = x.results.path.join("fio").join(format!("{}{suffix}", file_name(&step.id)));
-    let run =
-        hosts::run_io(&fio_of(x.opts), &x.opts.hosts, &HostJobs { jobs, interval_ms }, &dir, &x.workers.stop)
-            .map_err(|e| with_resume_hint(x, step, e))?;
+    let mut run = hosts::run_io(
+        &fio_of(x.opts),
+        &x.opts.hosts,
+        &HostJobs { jobs, interval_ms: Some(log_ms) },
+        &dir,
+        &x.workers.stop,
+    )
+    .map_err(|e| with_resume_hint(x, step, e))?;
+    if interval_ms.is_none() {
+        run.rows.clear();
+    }
     if let Some((_, Some(csv))) = &spec.series {
         write_series(csv, &run.rows)?;
     }
     let seconds = run.seconds;
+    // A host that began recording later than the set start (and its
+    // ramp) took "run" after it: the next runs get a wider margin.
+    let due = at_ms + spec.ramp.as_millis() as u64;
+    let late = run.starts.iter().flatten().map(|s| s.saturating_sub(due)).max().unwrap_or(0);
+    if late > LATE_MS {
+        START_MARGIN_MS.store((margin + late + LATE_MS).min(MAX_START_MARGIN_MS), Ordering::Relaxed);
+    }
+    let first = run.starts.iter().flatten().min().copied();
+    let host_skew = run
+        .starts
+        .iter()
+        .zip(&x.opts.hosts)
+        .filter_map(|(s, h)| Some(((*s)?, h)))
+        .max_by_key(|(s, _)| *s)
+        .filter(|_| x.opts.hosts.len() > 1)
+        .and_then(|(s, h)| Some(((s - first?) as f64 / 1000.0, h.client.clone())));
     Ok(IoRun {
+        host_skew,
         seconds,
         interval_s: interval_ms.map_or(1.0, |ms| ms as f64 / 1000.0),
         record_start: SystemTime::now() - StdDuration::from_secs_f64(seconds),

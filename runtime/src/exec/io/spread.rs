@@ -100,11 +100,36 @@ impl IoRun {
         let cell = part.cell;
         out.spread.extend(self.spread(targets, part));
         out.hosts.extend(self.host_rates(cell));
+        if let Some(words) = skew_words(self.host_skew.as_ref(), self.hosts.len()) {
+            out.actions.push(words);
+        }
     }
 
     /// Each host's share of a run on many hosts, as `cell` of its step.
     pub(crate) fn host_rates(&self, cell: Option<u32>) -> Vec<methodic_results::record::HostRates> {
         self.hosts.iter().map(|h| methodic_results::record::HostRates { cell, ..h.clone() }).collect()
+    }
+}
+
+/// How far apart the hosts of a run on many hosts began recording, in
+/// words for the step's actions: `on 8 hosts, started together at a set
+/// time on each host's clock: the record windows began within 15 ms of
+/// each other (ip:10.0.0.7,8765 last)`.
+pub(crate) fn skew_words(skew: Option<&(f64, String)>, hosts: usize) -> Option<String> {
+    let (s, last) = skew?;
+    Some(format!(
+        "on {hosts} hosts, started together at a set time on each host's clock: the record windows began within \
+         {:.0} ms of each other ({last} last)",
+        s * 1000.0
+    ))
+}
+
+/// Keeps in `widest` the wider of it and `skew`.
+pub(crate) fn widest(widest: &mut Option<(f64, String)>, skew: Option<(f64, String)>) {
+    if let Some(s) = skew {
+        if widest.as_ref().is_none_or(|w| s.0 > w.0) {
+            *widest = Some(s);
+        }
     }
 }
 

@@ -83,6 +83,7 @@ pub(super) fn until_steady(
     let mut workers = Vec::new();
     // On many hosts: each host's share of the last round.
     let mut hosts = Vec::new();
+    let mut skew = None;
     let interval_s = std_duration(series).as_secs_f64();
     let mut log = x.latency_log(step, SystemTime::now())?;
     // Verify: the rounds' writes are kept together, and read back once
@@ -123,6 +124,7 @@ pub(super) fn until_steady(
             seconds += run.seconds;
             all.merge(&run.recorder);
             hosts = run.host_rates(None);
+            spread::widest(&mut skew, run.host_skew.clone());
             info = Some(run.info);
             spread::absorb(&mut workers, run.workers, interval_s);
             window = steady::check(&values, rule);
@@ -153,6 +155,7 @@ pub(super) fn until_steady(
             Some(SteadyResult { rounds_latency_us: latencies, ..steady_result(rule, values, window) });
         s.out.peak = crate::analysis::peak::of(&rows, interval_s);
         s.out.spread.extend(spread::spread_of(&workers, interval_s, &x.targets, spread::Part::STEP));
+        s.out.actions.extend(spread::skew_words(skew.as_ref(), hosts.len()));
         s.out.hosts = hosts;
     }
     outcome?;

@@ -45,6 +45,8 @@ pub(super) fn run(
     let mut spreads: Vec<Option<Spread>> = vec![None; cells.len()];
     // On many hosts: each cell's last round on each host.
     let mut hosts: Vec<Vec<methodic_results::record::HostRates>> = vec![Vec::new(); cells.len()];
+    // On many hosts: the widest start of the hosts' record windows.
+    let mut skew: Option<(f64, String)> = None;
     // As for a precondition: an error keeps the rounds before it.
     let mut gather = || -> Result<()> {
         for r in 1..=rule.max_rounds {
@@ -86,6 +88,7 @@ pub(super) fn run(
                 let part = Part { job: None, cell: Some(k as u32 + 1), first: 0 };
                 spreads[k] = run.spread(&x.targets, part);
                 hosts[k] = run.host_rates(Some(k as u32 + 1));
+                crate::exec::io::spread::widest(&mut skew, run.host_skew.clone());
                 if k == track {
                     values.push(metric_of(&s, rule.metric));
                 }
@@ -137,7 +140,9 @@ pub(super) fn run(
     );
     s.out.io = info;
     s.out.spread.extend(spreads.into_iter().flatten());
+    let on = hosts.first().map_or(0, Vec::len);
     s.out.hosts.extend(hosts.into_iter().flatten());
+    s.out.actions.extend(crate::exec::io::spread::skew_words(skew.as_ref(), on));
     s.out.series = Some(x.relative(&csv));
     s.out.latency_log = log.as_ref().map(|l| x.relative(l.path()));
     s.out.steady = Some(steady_result(rule, values, window));
