@@ -605,6 +605,10 @@ fn threads_of(job: &Value) -> f64 {
     job["job options"]["numjobs"].as_str().and_then(|n| n.parse().ok()).unwrap_or(1.0)
 }
 
+/// One log of a host: its kind (`iops`, `bw` or `clat`), its clone (the
+/// rest of its name), and its lines (time, value, direction).
+type HostLog = (String, String, Vec<(u64, f64, usize)>);
+
 /// The series rows of a run's logs in `dir`, the k-th host's named by
 /// [`log_prefix`] (`host-K_iops.N.log.ADDRESS`, `_bw`, `_clat`, one a
 /// clone): each log line
@@ -637,11 +641,10 @@ pub fn series_rows(dir: &Path, hosts: usize, interval_ms: u64) -> (Vec<Row>, Vec
             })
             .collect()
     };
-    // Each host's logs: (kind, clone, its lines), kind `iops`, `bw` or `clat`.
     let mut files: Vec<PathBuf> =
         std::fs::read_dir(dir).map(|e| e.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     files.sort();
-    let mut logs: Vec<Vec<(String, String, Vec<(u64, f64, usize)>)>> = vec![Vec::new(); hosts];
+    let mut logs: Vec<Vec<HostLog>> = vec![Vec::new(); hosts];
     for (k, own) in logs.iter_mut().enumerate() {
         let prefix = format!("{}_", log_prefix(k));
         for p in &files {
@@ -782,19 +785,15 @@ mod tests {
         };
         let t = 1_796_000_000_000u64;
         w(
-            &a,
-            "series_iops.1.log.10.0.0.2",
+            a,
+            "iops.1.log.10.0.0.2",
             &format!("{}, 100, 0, 0, 0\n{}, 50, 1, 0, 0\n{}, 120, 0, 0, 0\n", t + 250, t + 251, t + 500),
         );
         w(a, "iops.2.log.10.0.0.2", &format!("{}, 300, 0, 0, 0\n", t + 249));
         w(b, "iops.1.log.10.0.0.3", &format!("{}, 600, 0, 0, 0\n", t + 500));
         w(a, "bw.1.log.10.0.0.2", &format!("{}, 1000, 0, 0, 0\n", t + 250));
         w(b, "bw.1.log.10.0.0.3", &format!("{}, 3000, 0, 0, 0\n", t + 500));
-        w(
-            &a,
-            "series_clat.1.log.10.0.0.2",
-            &format!("{}, 2000, 0, 0, 0\n{}, 4000, 0, 0, 0\n", t + 250, t + 500),
-        );
+        w(a, "clat.1.log.10.0.0.2", &format!("{}, 2000, 0, 0, 0\n{}, 4000, 0, 0, 0\n", t + 250, t + 500));
         w(b, "clat.1.log.10.0.0.3", &format!("{}, 4000, 0, 0, 0\n", t + 500));
         let (rows, starts) = series_rows(&dir, 2, 250);
         let _ = std::fs::remove_dir_all(&dir);
