@@ -91,10 +91,11 @@ pub struct RunArgs {
     /// host runs `fio --server`. See README, "Many hosts".
     #[arg(long, value_name = "FILE", conflicts_with_all = ["resume", "destroy", "pin", "datasets", "keep_scratch", "no_ceiling"])]
     hosts: Option<PathBuf>,
-    /// The fio that talks to the hosts' fio servers (with --hosts).
+    /// The fio that talks to the hosts' fio servers (with --hosts, or
+    /// --resume of such a run).
     #[arg(long, value_name = "PATH")]
     fio: Option<PathBuf>,
-    /// With --hosts: seconds after its jobs are sent that every host
+    /// With --hosts (or --resume of such a run): seconds after its jobs are sent that every host
     /// starts each I/O run, on its own clock, so that all start together
     /// (fio's servers take the start up to a second apart); widened when a
     /// host starts later than that.
@@ -298,10 +299,14 @@ fn hosts_of(
         .map_err(|e| anyhow::anyhow!("{}", methodic_runtime::exec::describe(&e)))?;
     if plan.steps.iter().any(|s| s.action.writes()) && !args.overwrite {
         bail!(
-            "{} writes over the target of each of the {} hosts, whose contents methodic cannot check from here: \
-             give --overwrite to agree that what they hold is lost",
+            "{} writes over the target of {}, whose contents methodic cannot check from here: give --overwrite \
+             to agree that what they hold is lost",
             plan.methodology.name,
-            hosts.len()
+            if hosts.len() == 1 {
+                "the host".to_string()
+            } else {
+                format!("each of the {} hosts", hosts.len())
+            }
         );
     }
     Ok(hosts)

@@ -52,14 +52,21 @@ impl HostSpec {
     /// The address and port fio's JSON output names the host by: its
     /// `hostname` (the address or name connected to) and `port`.
     fn address(&self) -> (String, u16) {
-        let rest = ["ip:", "ip6:", "tcp:", "tcpv6:", "tcp6:"]
-            .iter()
-            .find_map(|p| self.client.strip_prefix(p))
-            .unwrap_or(&self.client);
-        match rest.rsplit_once(',') {
-            Some((a, p)) => (a.to_string(), p.parse().unwrap_or(FIO_PORT)),
-            None => (rest.to_string(), FIO_PORT),
-        }
+        let (name, port) = split_host(&self.client);
+        (name.to_string(), port.and_then(|p| p.parse().ok()).unwrap_or(FIO_PORT))
+    }
+}
+
+/// The prefixes fio's `--client` takes before an address.
+const FIO_PREFIXES: [&str; 3] = ["ip:", "ip4:", "ip6:"];
+
+/// A host in fio's syntax as its name or address and its port, as fio
+/// splits it: without the prefix, at the first comma.
+fn split_host(client: &str) -> (&str, Option<&str>) {
+    let rest = FIO_PREFIXES.iter().find_map(|p| client.strip_prefix(p)).unwrap_or(client);
+    match rest.split_once(',') {
+        Some((n, p)) => (n, Some(p)),
+        None => (rest, None),
     }
 }
 
@@ -103,10 +110,11 @@ pub fn parse_hosts(text: &str, file: &Path, target: Option<&str>) -> Result<Vec<
                 "give its file or block device after it on the line, or --target PATH for every host",
             ));
         };
-        if let Some(c) = t.chars().find(|c| matches!(c, ';' | '#' | '\'' | '"' | '\\' | '$' | '`')) {
+        if let Some(why) = target_syntax(t) {
+            let whose = if own.is_some() { String::new() } else { " (from --target)".to_string() };
             return Err(bad(
                 n + 1,
-                format!("the target {t} has a `{c}`, which fio's job files and host commands cannot carry"),
+                format!("the target {t}{whose} {why}"),
                 "name the target by a path without it (a symbolic link will do)",
             ));
         }
@@ -129,16 +137,30 @@ pub fn parse_hosts(text: &str, file: &Path, target: Option<&str>) -> Result<Vec<
     Ok(hosts)
 }
 
+/// Why `target` cannot be a host's target, a path in fio's job files and
+/// in the shell commands hosts run (quoted there with `"`); `None` when
+/// it can.
+fn target_syntax(target: &str) -> Option<String> {
+    if !target.starts_with('/') {
+        return Some("is not an absolute path (a path on the host, from its root)".into());
+    }
+    let c = target.chars().find(|c| {
+        matches!(c, ';' | '#' | '\'' | '"' | '\\' | '$' | '`') || c.is_whitespace() || c.is_control()
+    })?;
+    let c = if c.is_whitespace() || c.is_control() {
+        "white space or a control character".to_string()
+    } else {
+        format!("`{c}`")
+    };
+    Some(format!("has {c}, which fio's job files and the hosts' shell commands cannot carry"))
+}
+
 /// Why `client` is not a host in fio's syntax; `None` when it is.
 fn host_syntax(client: &str) -> Option<&'static str> {
     if client.starts_with("sock:") {
         return Some("a local socket is not a host of a run on many hosts");
     }
-    let rest = ["ip:", "ip6:"].iter().find_map(|p| client.strip_prefix(p)).unwrap_or(client);
-    let (name, port) = match rest.rsplit_once(',') {
-        Some((n, p)) => (n, Some(p)),
-        None => (rest, None),
-    };
+    let (name, port) = split_host(client);
     if name.is_empty() {
         return Some("no address");
     }
@@ -147,14 +169,16 @@ fn host_syntax(client: &str) -> Option<&'static str> {
             return Some("the port is not a number from 1 to 65535");
         }
     }
-    if client.starts_with("ip:") && name.parse::<std::net::Ipv4Addr>().is_err() {
-        return Some("ip: takes an IPv4 address");
+    if (client.starts_with("ip:") || client.starts_with("ip4:"))
+        && name.parse::<std::net::Ipv4Addr>().is_err()
+    {
+        return Some("ip: and ip4: take an IPv4 address");
     }
     if client.starts_with("ip6:") && name.parse::<std::net::Ipv6Addr>().is_err() {
         return Some("ip6: takes an IPv6 address");
     }
-    if name.contains(|c: char| c.is_whitespace() || c == '/') {
-        return Some("a host name has no spaces or slashes");
+    if name.contains(|c: char| c.is_whitespace() || c == '/' || c == ',') {
+        return Some("a host name has no spaces, slashes or commas");
     }
     None
 }
@@ -221,7 +245,8 @@ fn probe_one(fio: &Path, h: &HostSpec, work: &Path) -> std::result::Result<HostN
     let job = work.join(format!("probe-{}-{port}.fio", sanitize(&addr)));
     let text = format!(
         "; methodic: can this host read its target? Nothing is written.\n[global]\nthread\n\
-         allow_file_create=0\nclocksource=clock_gettime\n[probe]\nfilename={}\nrw=read\nbs=4k\nsize=4k\n",
+         allow_file_create=0\nclocksource=clock_gettime\n; the hosts run commands before each job\n\
+         exec_prerun=true\n[probe]\nfilename={}\nrw=read\nbs=4k\nsize=4k\n",
         h.target.replace(':', "\\:")
     );
     std::fs::write(&job, text).map_err(|e| format!("cannot write {}: {e}", job.display()))?;
@@ -255,6 +280,14 @@ fn probe_one(fio: &Path, h: &HostSpec, work: &Path) -> std::result::Result<HostN
     let said = fio_said(&text);
     if !status.success() || text.contains("exited with error") {
         return Err(if said.is_empty() { "fio failed without saying why".into() } else { said.join("; ") });
+    }
+    // fio skips a job whose exec_prerun failed, and says nothing of it.
+    if !text.contains("issued rwts: total=1,") {
+        return Err(
+            "its read did not run: fio skips a job whose command before it (exec_prerun) failed, as when \
+                    the fio server's working directory is not writable (the command's output goes there)"
+                .into(),
+        );
     }
     let mut note = HostNote {
         host: h.client.clone(),
@@ -337,31 +370,26 @@ pub fn run_commands(
             )
         })
         .collect();
-    let run = run_io(fio, hosts, &HostJobs { jobs, interval_ms: None }, dir, stop)?;
-    let failed: Vec<&str> = run.hosts.iter().filter(|h| h.total.ios == 0).map(|h| h.host.as_str()).collect();
-    if !failed.is_empty() {
-        return Err(Error::Hosts {
-            message: format!("{name} failed on {}", failed.join(", ")),
-            hint: Some(format!(
-                "its output is on each of them, in {name}.prerun.txt in the fio server's working directory"
-            )),
-        });
-    }
-    Ok(())
+    // A host whose command failed ran no read: run_io names it.
+    run_io(fio, hosts, &HostJobs { jobs, interval_ms: None }, dir, stop).map(|_| ())
 }
 
 /// The shell command that discards `span` of `target` from its start, on
 /// a host: `blkdiscard` for a block device, a punched hole for a file.
 /// `span` is bytes, or hundredths of a percent of the target's size.
 pub fn discard_command(target: &str, span: std::result::Result<u64, u32>) -> String {
+    // Whole 4KiB blocks: blkdiscard refuses a length off the sector size.
     let length = |size: &str| match span {
-        Ok(bytes) => bytes.to_string(),
-        Err(hundredths) => format!("$(( $({size}) * {hundredths} / 10000 ))"),
+        Ok(bytes) => (bytes / 4096 * 4096).to_string(),
+        Err(hundredths) => format!("$(( $({size}) * {hundredths} / 10000 / 4096 * 4096 ))"),
     };
+    // fio's job files take `;` as a comment: no `if ...; then`. `exec`
+    // ends the shell with the first command that ran, so that a failed
+    // blkdiscard is the command's failure, not a fallocate on a device.
     format!(
-        "sh -c '[ -b {t} ] && blkdiscard -o 0 -l {} {t} || fallocate --punch-hole -o 0 -l {} {t}'",
-        length(&format!("blockdev --getsize64 {target}")),
-        length(&format!("stat -L -c %s {target}")),
+        "sh -c '[ -b \"{t}\" ] && exec blkdiscard -o 0 -l {} -- \"{t}\" || exec fallocate --punch-hole -o 0 -l {} -- \"{t}\"'",
+        length(&format!("blockdev --getsize64 \"{target}\"")),
+        length(&format!("stat -L -c %s \"{target}\"")),
         t = target
     )
 }
@@ -390,7 +418,7 @@ pub struct HostsRun {
     pub rows: Vec<Row>,
     pub bytes_written: u64,
     /// I/Os in flight, added over the hosts: each host's from fio's
-    /// distribution of depths (each bucket at its upper edge) times its
+    /// distribution of depths (each bucket at its middle, at most the job's depth) times its
     /// threads.
     pub mean_inflight: f64,
     /// When each host's record window began, Unix time in milliseconds
@@ -408,11 +436,12 @@ pub fn log_prefix(k: usize) -> String {
 /// A shell command for fio's `exec_prerun` that waits until `at_ns`
 /// (Unix time, nanoseconds) on the host's clock, so that every host's job
 /// starts then, however late fio's server took the "run" (GNU date's %N;
-/// no wait when the time has passed).
-pub fn start_at_command(at_ns: u128) -> String {
+/// no wait when the time has passed). A host whose clock is behind waits
+/// at most `most_ns`, not until its clock gets there.
+pub fn start_at_command(at_ns: u128, most_ns: u128) -> String {
     format!(
-        "sh -c 'd=$(( {at_ns} - $(date +%s%N) )) && [ $d -gt 0 ] && sleep $(( d / 1000000000 )).$(printf %09d $(( d % \
-         1000000000 ))) || true'"
+        "sh -c 'd=$(( {at_ns} - $(date +%s%N) )) && d=$(( d > {most_ns} ? {most_ns} : d )) && [ $d -gt 0 ] && sleep \
+         $(( d / 1000000000 )).$(printf %09d $(( d % 1000000000 ))) || true'"
     )
 }
 
@@ -447,10 +476,29 @@ pub fn run_io(
     let err = std::fs::File::create(&err_path)
         .map_err(|e| Error::io(format!("cannot write {}", err_path.display()), e))?;
     cmd.stdout(out).stderr(err);
+    // Should methodic die, fio's client is told to stop the hosts' jobs
+    // as a Ctrl-C would (it is in a process group of its own).
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
+            Ok(())
+        });
+    }
     let child = cmd.spawn().map_err(|e| Error::io(format!("cannot run {}", fio.display()), e))?;
-    let status = wait(child, stop)?;
+    let (status, killed) = wait(child, stop)?;
     let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
     let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+    if killed {
+        let all: Vec<&str> = hosts.iter().map(|h| h.client.as_str()).collect();
+        return Err(Error::Hosts {
+            message: format!(
+                "fio's client did not stop within 20 seconds of being asked, and was killed: the job may still run \
+                 on {}",
+                all.join(", ")
+            ),
+            hint: Some("restart the fio server on those hosts before going on".into()),
+        });
+    }
     if stop.load(Ordering::SeqCst) {
         return Err(Error::Interrupted);
     }
@@ -482,13 +530,33 @@ pub fn run_io(
         .filter(|(_, j)| j.is_some_and(|j| j["error"].as_i64().unwrap_or(0) != 0))
         .map(|(h, _)| h.client.as_str())
         .collect();
-    if !missing.is_empty() || !failed.is_empty() || !status.success() {
+    // fio skips a job whose exec_prerun failed, and reports no error.
+    let idle: Vec<&str> = hosts
+        .iter()
+        .zip(&per_host)
+        .filter(|(_, j)| {
+            j.is_some_and(|j| {
+                j["error"].as_i64().unwrap_or(0) == 0
+                    && ["read", "write", "trim"].iter().all(|d| j[*d]["total_ios"].as_u64().unwrap_or(0) == 0)
+            })
+        })
+        .map(|(h, _)| h.client.as_str())
+        .collect();
+    if !missing.is_empty() || !failed.is_empty() || !idle.is_empty() || !status.success() {
         let mut what = Vec::new();
         if !missing.is_empty() {
             what.push(format!("no result from {}", missing.join(", ")));
         }
         if !failed.is_empty() {
             what.push(format!("I/O errors on {}", failed.join(", ")));
+        }
+        if !idle.is_empty() {
+            what.push(format!(
+                "the job did not run on {}: fio skips a job whose command before it (exec_prerun) failed; the \
+                 command's output is in JOB.prerun.txt in that fio server's working directory, which must be \
+                 writable",
+                idle.join(", ")
+            ));
         }
         if what.is_empty() {
             what.push(format!("fio ended with {status}"));
@@ -507,12 +575,13 @@ pub fn run_io(
 
 /// Waits for fio's client; `stop` set sends it SIGINT (fio then stops the
 /// job on every host and reports), and SIGKILL when it has not ended 20
-/// seconds later.
-fn wait(mut child: Child, stop: &AtomicBool) -> Result<std::process::ExitStatus> {
+/// seconds later. Its status, and whether it had to be killed.
+fn wait(mut child: Child, stop: &AtomicBool) -> Result<(std::process::ExitStatus, bool)> {
     let mut asked: Option<Instant> = None;
+    let mut killed = false;
     loop {
         match child.try_wait() {
-            Ok(Some(s)) => return Ok(s),
+            Ok(Some(s)) => return Ok((s, killed)),
             Ok(None) => {}
             Err(e) => return Err(Error::io("waiting for fio", e)),
         }
@@ -522,8 +591,9 @@ fn wait(mut child: Child, stop: &AtomicBool) -> Result<std::process::ExitStatus>
                     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
                     asked = Some(Instant::now());
                 }
-                Some(t) if t.elapsed() > Duration::from_secs(20) => {
+                Some(t) if t.elapsed() > Duration::from_secs(20) && !killed => {
                     let _ = child.kill();
+                    killed = true;
                 }
                 Some(_) => {}
             }
@@ -560,7 +630,7 @@ fn merge(hosts: &[HostSpec], per_host: &[&Value], interval_ms: Option<u64>, dir:
         }
         let s = runtime_ms as f64 / 1000.0;
         seconds = seconds.max(s);
-        inflight += mean_depth(&j["iodepth_level"]) * threads_of(j);
+        inflight += mean_depth(&j["iodepth_level"], iodepth_of(j)) * threads_of(j);
         let sum = r.summary(s);
         rates.push(HostRates {
             host: h.client.clone(),
@@ -589,15 +659,26 @@ fn merge(hosts: &[HostSpec], per_host: &[&Value], interval_ms: Option<u64>, dir:
 }
 
 /// The mean of fio's `iodepth_level` (the share of submissions at each
-/// depth bucket, in percent), each bucket at its upper edge.
-fn mean_depth(levels: &Value) -> f64 {
+/// depth bucket, in percent) for a job `iodepth` deep. A bucket is named
+/// by its lower edge and reaches to the next one (`4` is depths 4 to 7,
+/// `>=64` 64 and up): each counts at its middle, at most `iodepth`.
+fn mean_depth(levels: &Value, iodepth: f64) -> f64 {
     levels
         .as_object()
         .into_iter()
         .flatten()
-        .filter_map(|(k, v)| Some((k.trim_start_matches(">=").parse::<f64>().ok()?, v.as_f64()?)))
+        .filter_map(|(k, v)| {
+            let low = k.trim_start_matches(">=").parse::<f64>().ok()?;
+            let high = if k.starts_with(">=") { iodepth.max(low) } else { (2.0 * low - 1.0).max(low) };
+            Some((((low + high) / 2.0).min(iodepth.max(1.0)), v.as_f64()?))
+        })
         .map(|(depth, pct)| depth * pct / 100.0)
         .sum()
+}
+
+/// A job's iodepth option (1 when not given).
+fn iodepth_of(job: &Value) -> f64 {
+    job["job options"]["iodepth"].as_str().and_then(|n| n.parse().ok()).unwrap_or(1.0)
 }
 
 /// The clones a job ran: its numjobs option (1 when not given).
@@ -668,9 +749,16 @@ pub fn series_rows(dir: &Path, hosts: usize, interval_ms: u64) -> (Vec<Row>, Vec
     let Some(t0) = began.iter().flatten().copied().min() else {
         return (Vec::new(), vec![None; hosts]);
     };
-    let slot = |t: u64| ((t.saturating_sub(t0) as f64 / interval_ms as f64).round() as u64).max(1);
+    // Each host's lines fall on its own grid, an interval apart from its
+    // start: placed on it, then shifted by its start's whole intervals
+    // after the first host's, a line's few milliseconds of jitter never
+    // moves it to a neighbour's interval.
     let mut at: BTreeMap<u64, Sum> = BTreeMap::new();
-    for own in &logs {
+    for (own, began) in logs.iter().zip(&began) {
+        let Some(began) = *began else { continue };
+        let shift = ((began - t0) as f64 / interval_ms as f64).round() as u64;
+        let slot =
+            |t: u64| shift + ((t.saturating_sub(began) as f64 / interval_ms as f64).round() as u64).max(1);
         // A clone's IOPS an interval, for weighting its latency.
         let mut iops_of: BTreeMap<(&str, u64, usize), f64> = BTreeMap::new();
         for (kind, clone, lines) in own {
@@ -724,7 +812,7 @@ mod tests {
     #[test]
     fn a_hosts_file_is_fio_s_host_list_with_a_target_after_each_host() {
         let h = parse(
-            "# the rack\nip:10.0.0.2,8765 /dev/nvme0n1\n\nbench-07  /dev/sdb # spare\nip:10.0.0.3\nbench-08,8766\n",
+            "# the rack\nip:10.0.0.2,8765 /dev/nvme0n1\n\nbench-07  /dev/sdb # spare\nip4:10.0.0.3\nbench-08,8766\n",
             Some("/dev/nvme1n1"),
         )
         .unwrap();
@@ -734,7 +822,7 @@ mod tests {
             [
                 ("ip:10.0.0.2,8765", "/dev/nvme0n1"),
                 ("bench-07", "/dev/sdb"),
-                ("ip:10.0.0.3", "/dev/nvme1n1"),
+                ("ip4:10.0.0.3", "/dev/nvme1n1"),
                 ("bench-08,8766", "/dev/nvme1n1")
             ]
         );
@@ -747,7 +835,11 @@ mod tests {
         let msg = |text: &str, target: Option<&str>| parse(text, target).unwrap_err().to_string();
         assert!(msg("ip:10.0.0.2,8765\n", None).contains("line 1: ip:10.0.0.2,8765 has no target"));
         assert!(msg("ip:10.0.0.2,99999 /t\n", None).contains("the port is not a number"));
-        assert!(msg("ip:bench-07 /t\n", None).contains("ip: takes an IPv4 address"));
+        assert!(msg("ip:bench-07 /t\n", None).contains("ip: and ip4: take an IPv4 address"));
+        assert!(msg("bench-07,8765,1 /t\n", None).contains("the port is not a number"));
+        assert!(msg("bench-07 dev/sdb\n", None).contains("is not an absolute path"));
+        assert!(msg("bench-07\n", Some("/mnt/a b/f")).contains("(from --target) has white space"));
+        assert!(msg("bench-07 /dev/$X\n", None).contains("has `$`"));
         assert!(msg("a /t\nb /t extra\n", None).contains("line 2: `extra` after the host"));
         assert!(
             msg("ip:10.0.0.2 /a\nip:10.0.0.2,8765 /b\n", None)
@@ -813,8 +905,13 @@ mod tests {
     }
 
     #[test]
-    fn fio_s_depth_distribution_gives_a_mean_at_the_buckets_upper_edges() {
+    fn fio_s_depth_distribution_gives_a_mean_at_each_bucket_s_middle() {
+        // At iodepth 6: half at 1, a quarter at 2-3 (2.5), a quarter at 4-7
+        // (5.5, at most 6).
         let v: Value = serde_json::from_str(r#"{"1": 50.0, "2": 25.0, "4": 25.0, ">=64": 0.0}"#).unwrap();
-        assert!((mean_depth(&v) - 2.0).abs() < 1e-9);
+        assert!((mean_depth(&v, 6.0) - (0.5 + 0.25 * 2.5 + 0.25 * 5.5)).abs() < 1e-9);
+        // All at 32-63 for a job 32 deep: 32.
+        let v: Value = serde_json::from_str(r#"{"32": 100.0}"#).unwrap();
+        assert!((mean_depth(&v, 32.0) - 32.0).abs() < 1e-9);
     }
 }

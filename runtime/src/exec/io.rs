@@ -129,9 +129,10 @@ pub(crate) struct IoRun {
     /// A run on many hosts: each host's share (the step's own I/O run:
     /// no cell yet).
     pub(crate) hosts: Vec<methodic_results::record::HostRates>,
-    /// A run on many hosts with a series: how far apart the hosts' record
-    /// windows began, in seconds, and the host that began last.
-    pub(crate) host_skew: Option<(f64, String)>,
+    /// A run on many hosts: how far apart the hosts' record windows
+    /// began, in seconds, the host that began last, and the start margin
+    /// the run had, in milliseconds.
+    pub(crate) host_skew: Option<(f64, String, u64)>,
 }
 
 pub(crate) fn std_duration(d: methodic_compiler::plan::Duration) -> StdDuration {

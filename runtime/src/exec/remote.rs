@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration as StdDuration, SystemTime};
 
 use methodic_compiler::plan::{
-    Action, Duration, EraseMethod, Extent, MeasureStop, Percent, Plan, Step, WriteCache, plural,
+    Action, Bytes, Duration, EraseMethod, Extent, MeasureStop, Percent, Plan, RateAmount, Step, WriteCache,
+    plural,
 };
 use methodic_fio::{Engine, HostLogs, file_name, host_job};
 use methodic_results::dir::ResultsDir;
@@ -37,6 +38,10 @@ static START_MARGIN_MS: AtomicU64 = AtomicU64::new(DEFAULT_START_MARGIN_MS);
 
 /// A host that began this much later than due widens the margin.
 const LATE_MS: u64 = 100;
+
+/// The longest a host waits past the margin for the set start (a host
+/// whose clock is behind).
+const MAX_CLOCK_LAG_MS: u64 = 5000;
 
 /// The widest the start margin grows.
 const MAX_START_MARGIN_MS: u64 = 10_000;
@@ -274,6 +279,25 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
         _ => "fio on every host, as --engine says",
     };
     let (threads, depth) = crate::ceiling::threads_and_depth(kind, &spec.qd);
+    if spec.passes.is_some() && spec.workload.random > Percent::ZERO && threads > 1 {
+        return Err(Error::unsupported(format!(
+            "step {}: a random fill with {threads} threads a host: fio's clones would each write the whole span",
+            step.id
+        ))
+        .with_hint("fill sequentially, or with one worker (io_uring keeps its queue depth from one thread)"));
+    }
+    // The step's rate and amount are the whole run's, as on one machine
+    // they are all its workers': each host takes its share.
+    let n = x.opts.hosts.len().max(1) as u64;
+    let rate = spec.rate.map(|r| methodic_compiler::plan::Rate {
+        amount: match r.amount {
+            RateAmount::Iops(i) => RateAmount::Iops(i.div_ceil(n)),
+            RateAmount::Bandwidth(b) => RateAmount::Bandwidth(Bytes(b.0.div_ceil(n))),
+            other => other,
+        },
+        ..r
+    });
+    let budget = spec.budget.map(|b| Bytes(b.0.div_ceil(n)));
     let engine = Engine { psync: kind == EngineKind::Psync, threads, depth, registered: false };
     let ms = |d: StdDuration| Duration::from_millis(d.as_millis() as u64);
     let mut one = step.clone();
@@ -285,9 +309,9 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
             workload: spec.workload.clone(),
             qd: spec.qd,
             ramp: ms(spec.ramp),
-            stop: MeasureStop { time: spec.record.map(ms), written: spec.budget.map(Extent::Bytes) },
+            stop: MeasureStop { time: spec.record.map(ms), written: budget.map(Extent::Bytes) },
             series: spec.series.as_ref().map_or(Duration::from_secs(1), |s| ms(s.0)),
-            rate: spec.rate,
+            rate,
             pauses: spec.pauses,
             at: None,
         },
@@ -301,7 +325,10 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
     // servers take "run" up to a second apart.
     let margin = START_MARGIN_MS.load(Ordering::Relaxed);
     let at_ms = crate::time::unix_now_ms() + margin;
-    let prerun = hosts::start_at_command(u128::from(at_ms) * 1_000_000);
+    let prerun = hosts::start_at_command(
+        u128::from(at_ms) * 1_000_000,
+        u128::from(margin + MAX_CLOCK_LAG_MS) * 1_000_000,
+    );
     let jobs = x
         .opts
         .hosts
@@ -351,7 +378,7 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
         .filter_map(|(s, h)| Some(((*s)?, h)))
         .max_by_key(|(s, _)| *s)
         .filter(|_| x.opts.hosts.len() > 1)
-        .and_then(|(s, h)| Some(((s - first?) as f64 / 1000.0, h.client.clone())));
+        .and_then(|(s, h)| Some(((s - first?) as f64 / 1000.0, h.client.clone(), margin)));
     Ok(IoRun {
         host_skew,
         seconds,
@@ -360,8 +387,9 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
         info: IoInfo {
             engine: kind,
             engine_reason: format!(
-                "{reason} ({} x {threads} threads, each {depth} deep)",
-                plural(x.opts.hosts.len() as u64, "host", "hosts")
+                "{reason} ({} x {}, each {depth} deep)",
+                plural(x.opts.hosts.len() as u64, "host", "hosts"),
+                plural(u64::from(threads), "thread", "threads")
             ),
             threads,
             depth,
@@ -425,7 +453,7 @@ fn with_resume_hint(x: &Executor<'_>, step: &Step, e: Error) -> Error {
         Error::Hosts { message, hint } => Error::Hosts {
             message: format!("step {}: {message}", step.id),
             hint: Some(format!(
-                "{}the steps before it are kept: when every host is back, `methodic run --resume {}` goes on",
+                "{}the steps before it are kept: once every host can run again, `methodic run --resume {}` goes on",
                 hint.map(|h| format!("{h}; ")).unwrap_or_default(),
                 x.results.path.display()
             )),

@@ -113,19 +113,20 @@ impl IoRun {
 
 /// How far apart the hosts of a run on many hosts began recording, in
 /// words for the step's actions: `on 8 hosts, started together at a set
-/// time on each host's clock: the record windows began within 15 ms of
-/// each other (ip:10.0.0.7,8765 last)`.
-pub(crate) fn skew_words(skew: Option<&(f64, String)>, hosts: usize) -> Option<String> {
-    let (s, last) = skew?;
+/// time on each host's clock, 1.5 s after the jobs were sent: the record
+/// windows began within 15 ms of each other (ip:10.0.0.7,8765 last)`.
+pub(crate) fn skew_words(skew: Option<&(f64, String, u64)>, hosts: usize) -> Option<String> {
+    let (s, last, margin) = skew?;
     Some(format!(
-        "on {hosts} hosts, started together at a set time on each host's clock: the record windows began within \
-         {:.0} ms of each other ({last} last)",
+        "on {hosts} hosts, started together at a set time on each host's clock, {:.1} s after the jobs were sent: \
+         the record windows began within {:.0} ms of each other ({last} last)",
+        *margin as f64 / 1000.0,
         s * 1000.0
     ))
 }
 
 /// Keeps in `widest` the wider of it and `skew`.
-pub(crate) fn widest(widest: &mut Option<(f64, String)>, skew: Option<(f64, String)>) {
+pub(crate) fn widest(widest: &mut Option<(f64, String, u64)>, skew: Option<(f64, String, u64)>) {
     if let Some(s) = skew {
         if widest.as_ref().is_none_or(|w| s.0 > w.0) {
             *widest = Some(s);

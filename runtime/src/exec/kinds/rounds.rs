@@ -46,7 +46,7 @@ pub(super) fn run(
     // On many hosts: each cell's last round on each host.
     let mut hosts: Vec<Vec<methodic_results::record::HostRates>> = vec![Vec::new(); cells.len()];
     // On many hosts: the widest start of the hosts' record windows.
-    let mut skew: Option<(f64, String)> = None;
+    let mut skew: Option<(f64, String, u64)> = None;
     // As for a precondition: an error keeps the rounds before it.
     let mut gather = || -> Result<()> {
         for r in 1..=rule.max_rounds {
