@@ -255,8 +255,8 @@ fn each_step_is_judged_against_the_host_ceiling_of_its_own_shape() {
          workload rnd4k { random; block 4KiB; read 100% }\n\
          workload rnd4k_write { random; block 4KiB; read 0% }\n\
          workload seq128k { sequential; block 128KiB; read 100% }\n\
-         measure rnd4k qd 1 for 1s\nmeasure rnd4k qd 32 for 1s\nmeasure seq128k qd 32 for 1s\n\
-         measure rnd4k_write qd 1 for 1s\n",
+         measure rnd4k qd 1 ramp 0s for 300ms\nmeasure rnd4k qd 32 ramp 0s for 300ms\n\
+         measure seq128k qd 32 ramp 0s for 300ms\nmeasure rnd4k_write qd 1 ramp 0s for 300ms\n",
         &["--target", target.to_str().unwrap(), "--overwrite"],
     );
     let _ = std::fs::remove_file(&target);

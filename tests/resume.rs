@@ -67,9 +67,9 @@ impl Rng {
 /// plan hash it started with.
 #[test]
 fn a_run_killed_at_random_points_resumes_to_the_end() {
-    // Each kill is one more random point; 9 reach into every phase of the
+    // Each kill is one more random point; 6 reach into most phases of the
     // rehearsal (about 7 seconds of steps) without waiting out the rest.
-    const KILLS: u32 = 9;
+    const KILLS: u32 = 6;
     let dir = common::temp_dir("resume-crash");
     let out = dir.join("results");
     let out_s = out.to_str().unwrap().to_string();
@@ -157,7 +157,7 @@ fn a_run_killed_at_random_points_resumes_to_the_end() {
 /// whole, so it is not longer than that.
 const SHORT: &str = "methodology \"short\" version \"1\"\ntarget { span 64MiB }\n\
                      workload r { random; block 4KiB; read 100% }\n\
-                     measure r qd 1 for 200ms\nmeasure r qd 4 for 6s\nmeasure r qd 8 for 200ms\n";
+                     measure r qd 1 for 200ms\nmeasure r qd 4 for 3s\nmeasure r qd 8 for 200ms\n";
 
 /// Starts SHORT in `dir`: the run, its methodology and its results folder,
 /// once the run has written its manifest.
@@ -195,7 +195,7 @@ fn a_stopped_run_goes_on_from_the_step_cut_off() {
     let (child, _, out) = start_short(&dir);
     let out_s = out.to_str().unwrap();
     // Still going: the run holds its results folder from before the
-    // manifest until it ends, 6 seconds later at the soonest.
+    // manifest until it ends, 3 seconds later at the soonest.
     let busy = methodic(&["run", "--resume", out_s]);
     assert_eq!(busy.status.code(), Some(1));
     assert!(

@@ -47,6 +47,17 @@ pub enum EngineChoice {
     Psync,
 }
 
+impl EngineChoice {
+    /// As `--engine` spells it, and the manifest records it.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            EngineChoice::Auto => "auto",
+            EngineChoice::IoUring => "io-uring",
+            EngineChoice::Psync => "psync",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Targets, one a device of the plan; none for a scratch file.
@@ -188,12 +199,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Resul
         observer.note(&format!("io_uring is not available ({why}): every step uses psync"));
     }
     let engine = EngineNote {
-        choice: match opts.engine {
-            EngineChoice::Auto => "auto",
-            EngineChoice::IoUring => "io-uring",
-            EngineChoice::Psync => "psync",
-        }
-        .to_string(),
+        choice: opts.engine.word().to_string(),
         io_uring: uring.is_ok(),
         io_uring_unavailable: uring.err(),
         pinned: opts.pin,

@@ -129,12 +129,7 @@ pub(crate) fn probe(opts: &RunOptions, observer: &mut dyn Observer) -> Result<Ve
 /// one machine) unless `--engine` says otherwise.
 pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
     EngineNote {
-        choice: match opts.engine {
-            EngineChoice::Auto => "auto",
-            EngineChoice::IoUring => "io-uring",
-            EngineChoice::Psync => "psync",
-        }
-        .to_string(),
+        choice: opts.engine.word().to_string(),
         io_uring: opts.engine != EngineChoice::Psync,
         io_uring_unavailable: None,
         pinned: false,
