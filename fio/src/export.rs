@@ -93,17 +93,7 @@ pub fn plan_to_fio(plan: &Plan, only: Option<(usize, Option<Engine>)>) -> String
             if s.options.is_empty() {
                 continue;
             }
-            let _ = writeln!(out, "[{}]", s.name);
-            for (k, v) in &s.options {
-                match v {
-                    Some(v) => {
-                        let _ = writeln!(out, "{k}={v}");
-                    }
-                    None => {
-                        let _ = writeln!(out, "{k}");
-                    }
-                }
-            }
+            write_section(&mut out, &s);
         }
     }
     out
@@ -815,7 +805,15 @@ pub fn host_job(
             p = l.prefix
         );
     }
-    let _ = writeln!(out, "\n[{}]", s.name);
+    out.push('\n');
+    write_section(&mut out, &s);
+    Ok(out)
+}
+
+/// A section's head and options, a line each (`KEY=VALUE`, or `KEY` for
+/// a flag).
+fn write_section(out: &mut String, s: &Section) {
+    let _ = writeln!(out, "[{}]", s.name);
     for (k, v) in &s.options {
         match v {
             Some(v) => {
@@ -826,7 +824,6 @@ pub fn host_job(
             }
         }
     }
-    Ok(out)
 }
 
 #[cfg(test)]
