@@ -762,13 +762,15 @@ pub struct HostLogs {
 /// section (a `together` or `rounds` step: run its cells one at a time),
 /// or one fio runs otherwise (a share of trims, think time or bursts).
 /// `prerun` is a command the host runs before the job starts (fio's
-/// `exec_prerun`), such as a wait for a set start time.
+/// `exec_prerun`), such as a wait for a set start time; `seed` seeds the
+/// job's random offsets and choices (`randseed`).
 pub fn host_job(
     step: &Step,
     engine: Engine,
     target: &str,
     logs: Option<&HostLogs>,
     prerun: Option<&str>,
+    seed: Option<u64>,
 ) -> Result<String, String> {
     if let Some(note) = mixed_trim(0, step) {
         return Err(note);
@@ -796,6 +798,9 @@ pub fn host_job(
     out.push_str("clocksource=clock_gettime\n");
     if let Some(p) = prerun {
         let _ = writeln!(out, "exec_prerun={p}");
+    }
+    if let Some(s) = seed {
+        let _ = writeln!(out, "randseed={s}");
     }
     if let Some(l) = logs {
         let _ = writeln!(
@@ -868,6 +873,7 @@ mod tests {
             "log_avg_msec=250",
             "log_unix_epoch=1",
             "exec_prerun=sleep 1",
+            "randseed=7",
             "rw=randrw",
             "rwmixread=70",
             "iodepth=4",
@@ -878,7 +884,7 @@ mod tests {
             assert!(has(&job, line), "{line} missing:\n{job}");
         }
         assert_eq!(job.matches("\n[").count(), 2, "[global] and one section:\n{job}");
-        let why = host_job(&plan.steps[0], engine, "/dev/sdb", None, None).unwrap_err();
+        let why = host_job(&plan.steps[0], engine, "/dev/sdb", None, None, None).unwrap_err();
         assert!(why.contains("fio cannot erase a drive"), "{why}");
     }
 

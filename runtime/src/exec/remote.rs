@@ -331,7 +331,18 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
         .enumerate()
         .map(|(k, h)| {
             let logs = HostLogs { prefix: hosts::log_prefix(k), interval_ms: log_ms };
-            host_job(&one, engine, &h.target, Some(&logs), Some(&prerun))
+            // The run's seed, drawn apart for each step, repeat, round,
+            // cell and host, as a worker's stream is on one machine.
+            let run = step.repeat.map_or(1, |r| r.run);
+            let stream = crate::rng::Stream {
+                step: &step.id,
+                run,
+                round: spec.at.round,
+                cell: spec.at.cell,
+                worker: k as u32,
+            };
+            let seed = crate::rng::stream_seed(x.workers.seed, &stream);
+            host_job(&one, engine, &h.target, Some(&logs), Some(&prerun), Some(seed))
         })
         .collect::<std::result::Result<Vec<_>, String>>()
         .map_err(|why| {
