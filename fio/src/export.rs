@@ -863,6 +863,7 @@ mod tests {
             "/dev/disk/by-path/pci-0000:01:00.0",
             Some(&logs),
             Some("sleep 1"),
+            Some(7),
         )
         .unwrap();
         for line in [
