@@ -341,7 +341,8 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
                 cell: spec.at.cell,
                 worker: k as u32,
             };
-            let seed = crate::rng::stream_seed(x.workers.seed, &stream);
+            // fio reads randseed as a signed 64-bit number.
+            let seed = crate::rng::stream_seed(x.workers.seed, &stream) >> 1;
             host_job(&one, engine, &h.target, Some(&logs), Some(&prerun), Some(seed))
         })
         .collect::<std::result::Result<Vec<_>, String>>()
