@@ -12,6 +12,9 @@ use methodic_compiler::plan::{Action, Percent, Plan};
 mod common;
 use common::{methodic, root, text};
 
+#[path = "run/hosts.rs"]
+mod hosts;
+
 /// Every spec of the library, by its path.
 fn specs() -> Vec<PathBuf> {
     let mut specs: Vec<PathBuf> = std::fs::read_dir(root().join("specs"))

@@ -5,7 +5,7 @@
 //! rehearse in-process and call `methodic_results::view::compare` on the
 //! results read back (and changed), with no binary in between.
 
-mod common;
+use crate::common;
 use common::{methodic, run_source, text};
 use methodic_results::export::{Exports, Format};
 use methodic_results::manifest::Loaded;

@@ -3,7 +3,7 @@
 //! the end with the same plan; a resume refuses a finished run, another
 //! plan, another target and a run that is still going.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

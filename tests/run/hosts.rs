@@ -1,11 +1,11 @@
-//! Runs on many hosts, on loopback only: each test starts its own `fio
+//! Runs on many hosts, on loopback only (a module of tests/run.rs: its
+//! tests wait on fio's starts as run.rs's rehearsals wait on their
+//! timers, so one binary overlaps them): each test starts its own `fio
 //! --server` processes on its own 127.0.0.x addresses (each in its own
 //! folder, against its own file), runs methodic through them with
 //! `--hosts`, and stops every server it started, however it ends. Nothing
 //! is sent beyond 127.0.0.0/8. Whether a step ran is decided by the
 //! counts fio and the kernel keep, never by how long it took.
-
-mod common;
 
 use std::net::TcpStream;
 use std::ops::Not;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{methodic, require_tool, spawn, temp_dir, text};
+use crate::common::{methodic, require_tool, spawn, temp_dir, text};
 use serde_json::Value;
 
 /// The port every test's servers listen on, each on its own address.

@@ -6,7 +6,7 @@
 use methodic_results::record::Status;
 use methodic_runtime::manifest::{self, Condition, StepStatus};
 
-mod common;
+use crate::common;
 use common::methodic;
 
 #[test]
