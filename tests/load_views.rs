@@ -81,7 +81,9 @@ fn report_shows_each_job_of_a_together_step_and_all_of_them() {
     // Three write rates: three steps of two jobs, each job a row of the
     // result table, and each step a table of its jobs and their total.
     assert_eq!(t.matches("together: job reads, with writes").count(), 3, "{t}");
-    assert_eq!(t.matches("together: job writes, with reads; open loop at").count(), 3, "{t}");
+    // The open-loop words after it are longer when a loaded machine did
+    // not keep the rate, and the cell wraps: its start is what is counted.
+    assert_eq!(t.matches("together: job writes, with reads").count(), 3, "{t}");
     assert_eq!(t.matches(": together: 2 jobs at once (reads, writes)").count(), 3, "{t}");
     assert_eq!(t.matches("│ all jobs ").count(), 3, "{t}");
     for rate in ["100.0", "200.0", "400.0"] {
