@@ -1,15 +1,25 @@
 //! The tests of what a run leaves behind and what reads it: the manifest
 //! (`results/manifest.rs`), going on after a crash or a signal
-//! (`results/resume.rs`) and the pairing of compared runs
-//! (`results/compare_pairs.rs`). One test binary: each of them mostly
+//! (`results/resume.rs`), the pairing of compared runs
+//! (`results/compare_pairs.rs`), the views of load steps
+//! (`results/load_views.rs`), the SNIA PTS operating points
+//! (`results/pts.rs`) and no Debug text in what a person reads
+//! (`results/no_debug_text.rs`). One test binary: each of them mostly
 //! waits on a rehearsal's timers, so together, four at a time, they share
 //! the machine's cores rather than take turns at them.
 
+mod browser;
 mod common;
 
 #[path = "results/compare_pairs.rs"]
 mod compare_pairs;
+#[path = "results/load_views.rs"]
+mod load_views;
 #[path = "results/manifest.rs"]
 mod manifest;
+#[path = "results/no_debug_text.rs"]
+mod no_debug_text;
+#[path = "results/pts.rs"]
+mod pts;
 #[path = "results/resume.rs"]
 mod resume;

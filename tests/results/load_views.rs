@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-mod browser;
-mod common;
+use crate::browser;
+use crate::common;
 use common::{methodic, text};
 
 /// Rehearses `spec` (a path under the repository, or a methodology's

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 /// Rehearses `source` in `name`'s folder; the results directory.
 fn rehearse(name: &str, source: &str) -> PathBuf {

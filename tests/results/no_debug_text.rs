@@ -14,7 +14,7 @@ use std::process::Output;
 
 use methodic_compiler::plan::{Action, Aggregate, DataPattern, IoMode, Metric, QdCounting, Units, ValueKind};
 
-mod common;
+use crate::common;
 use common::{methodic, temp_dir, text};
 
 /// Words that look like Rust names and are not, each for a reason. (Unit
