@@ -64,6 +64,26 @@ impl Servers {
         path
     }
 
+    /// `methodic run` of `source` (written as NAME.method in the servers'
+    /// folder) on these hosts, left running; its results folder.
+    fn spawn_run(&self, name: &str, source: &str) -> (Child, PathBuf) {
+        let file = self.dir.join(format!("{name}.method"));
+        std::fs::write(&file, source).unwrap();
+        let hosts = self.hosts_file();
+        let out = self.dir.join("results");
+        let run = spawn(&[
+            "run",
+            file.to_str().unwrap(),
+            "--hosts",
+            hosts.to_str().unwrap(),
+            "--start-margin",
+            MARGIN,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        (run, out)
+    }
+
     /// Starts (again) the k-th server, and waits until it accepts.
     fn restart(&mut self, k: usize) {
         let own = self.dir.join(format!("host{}", k + 1));
@@ -256,26 +276,13 @@ fn a_host_lost_mid_step_fails_that_step_and_resume_goes_on() {
         return;
     }
     let mut servers = Servers::start("hosts-lost", 21, 2);
-    let hosts = servers.hosts_file();
     let source = "methodology \"lost\" version \"1\"\n\
                   target { span 32MiB }\n\
                   workload r { random; block 4KiB; read 100% }\n\
                   drop_caches local\n\
                   measure r qd 1 ramp 0s for 500ms\n\
                   measure r qd 4 ramp 0s for 1s\n";
-    let file = servers.dir.join("lost.method");
-    std::fs::write(&file, source).unwrap();
-    let out = servers.dir.join("results");
-    let run = spawn(&[
-        "run",
-        file.to_str().unwrap(),
-        "--hosts",
-        hosts.to_str().unwrap(),
-        "--start-margin",
-        MARGIN,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (run, out) = servers.spawn_run("lost", source);
     // The long step's fio is running once its folder is there and the
     // second host's server has forked a job for it. Whichever step the
     // kill lands in fails, and the ones before it are kept.
@@ -393,25 +400,11 @@ fn sigterm_stops_fio_on_every_host() {
         return;
     }
     let servers = Servers::start("hosts-sigterm", 41, 2);
-    let hosts = servers.hosts_file();
-    let file = servers.dir.join("long.method");
-    std::fs::write(
-        &file,
+    let (run, out) = servers.spawn_run(
+        "long",
         "methodology \"long\" version \"1\"\ntarget { span 32MiB }\nworkload r { random; block 4KiB; read 100% }\n\
          measure r qd 1 ramp 0s for 10min\n",
-    )
-    .unwrap();
-    let out = servers.dir.join("results");
-    let run = spawn(&[
-        "run",
-        file.to_str().unwrap(),
-        "--hosts",
-        hosts.to_str().unwrap(),
-        "--start-margin",
-        MARGIN,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    );
     let clock = Instant::now();
     // The step's fio runs (its folder is there: the probe is over) and
     // both servers have forked the job's process.
