@@ -57,19 +57,24 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
             out.push_str(&format!("| {} |\n", r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
         }
     };
+    // A step's table of its hosts, devices or workers, under its line:
+    // `Step 3 (measure/rnd4k-qd32, cell 2): ...`.
+    let step_grid = |out: &mut String,
+                     step: usize,
+                     id: &str,
+                     part: &str,
+                     line: &str,
+                     columns: &[String],
+                     rows: &[Vec<String>]| {
+        let part = if part.is_empty() { String::new() } else { format!(", {part}") };
+        out.push_str(&format!("\nStep {step} ({}{}): {}.\n\n", cell(id), cell(&part), cell(line)));
+        grid(out, columns, rows);
+    };
     let hosts = host_tables(run);
     if !hosts.is_empty() {
         out.push_str("\n### Each host\n");
         for t in &hosts {
-            let part = if t.part.is_empty() { String::new() } else { format!(", {}", t.part) };
-            out.push_str(&format!(
-                "\nStep {} ({}{}): {}.\n\n",
-                t.step,
-                cell(&t.id),
-                cell(&part),
-                cell(&t.line)
-            ));
-            grid(&mut out, &t.columns, &t.rows);
+            step_grid(&mut out, t.step, &t.id, &t.part, &t.line, &t.columns, &t.rows);
         }
     }
     for t in &l.together {
@@ -102,16 +107,8 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
     if !sp.spreads.is_empty() {
         out.push_str("\n### Devices and workers\n");
         for v in &sp.spreads {
-            let part = if v.part.is_empty() { String::new() } else { format!(", {}", v.part) };
             for g in [&v.devices, &v.workers].into_iter().flatten() {
-                out.push_str(&format!(
-                    "\nStep {} ({}{}): {}.\n\n",
-                    v.step,
-                    cell(&v.id),
-                    cell(&part),
-                    cell(&g.line)
-                ));
-                grid(&mut out, &g.columns, &g.rows);
+                step_grid(&mut out, v.step, &v.id, &v.part, &g.line, &g.columns, &g.rows);
             }
         }
     }
