@@ -520,10 +520,11 @@ impl Exporter<Ran> for Table {
             );
         }
         out.push_str(&format!(
-            "{} version {}: {} steps in {:.1}s, {}\n",
+            "{} version {}: {} step{} in {:.1}s, {}\n",
             report.methodology.name,
             report.methodology.version,
             report.steps.len(),
+            if report.steps.len() == 1 { "" } else { "s" },
             report.seconds,
             match report.status {
                 Status::Completed => "completed",
