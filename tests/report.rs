@@ -125,6 +125,124 @@ fn report_prints_each_format_with_units_and_checklist() {
     assert_eq!(v["units"], "binary");
 }
 
+/// A job of fio's JSON as fio-plot reads one (its `get_json_mapping`):
+/// the options it sorts and labels by, and the numbers it charts. A missing
+/// key fails the test as it would fail fio-plot.
+#[derive(Debug)]
+struct FioPlotRow {
+    rw: String,
+    iodepth: u32,
+    numjobs: u32,
+    bs: String,
+    iops: f64,
+    iops_stddev: f64,
+    lat_ns: f64,
+    lat_stddev: f64,
+    bw: u64,
+    total_ios: u64,
+}
+
+fn fio_plot_rows(doc: &serde_json::Value) -> Vec<(String, FioPlotRow)> {
+    assert!(doc["fio version"].is_string(), "fio version");
+    let global = doc["global options"].as_object().expect("global options");
+    let mut rows = Vec::new();
+    for job in doc["jobs"].as_array().expect("jobs") {
+        let mut options = job["job options"].as_object().expect("job options").clone();
+        options.extend(global.clone());
+        let rw = options["rw"].as_str().expect("rw").to_string();
+        // fio-plot's mode: randread -> read, randrw -> the filter's side.
+        let mode = if rw.contains("read") { "read" } else { "write" };
+        let d = &job[mode];
+        let number = |v: &serde_json::Value| v.as_f64().unwrap_or_else(|| panic!("a number: {v}"));
+        for key in ["latency_ms", "latency_us", "latency_ns"] {
+            assert!(job[key].is_object(), "{key}");
+        }
+        number(&job["usr_cpu"]);
+        number(&job["sys_cpu"]);
+        let int = |k: &str| options[k].as_str().and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{k}"));
+        rows.push((
+            job["jobname"].as_str().unwrap().to_string(),
+            FioPlotRow {
+                iodepth: int("iodepth"),
+                numjobs: int("numjobs"),
+                bs: options["bs"].as_str().expect("bs").to_string(),
+                rw,
+                iops: number(&d["iops"]),
+                iops_stddev: number(&d["iops_stddev"]),
+                lat_ns: number(&d["lat_ns"]["mean"]),
+                lat_stddev: number(&d["lat_ns"]["stddev"]),
+                bw: d["bw"].as_u64().expect("bw"),
+                total_ios: d["total_ios"].as_u64().expect("total_ios"),
+            },
+        ));
+    }
+    rows
+}
+
+#[test]
+fn report_as_fio_json_reads_in_fio_readers_with_the_same_numbers() {
+    let dir = quick().to_str().unwrap();
+    let o = methodic(&["report", dir, "--format", "fio-json"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("fio-json is JSON");
+    let ours: serde_json::Value =
+        serde_json::from_slice(&methodic(&["report", dir, "--format", "json"]).stdout).unwrap();
+    let points = ours["points"].as_array().unwrap();
+
+    // As fio-plot maps each job: every step that ran I/O, with its numbers.
+    let rows = fio_plot_rows(&doc);
+    assert_eq!(rows.len(), points.len(), "a job a step with I/O: {rows:?}");
+    for (name, row) in &rows {
+        let p = points.iter().find(|p| p["id"] == name.as_str()).unwrap_or_else(|| panic!("{name}"));
+        assert!((row.iops - p["iops"].as_f64().unwrap()).abs() < 1e-6 * row.iops, "{name}: {row:?} {p}");
+        assert!(
+            row.lat_ns > 0.0 && row.lat_stddev > 0.0 && row.bw > 0 && row.total_ios > 0,
+            "{name}: {row:?}"
+        );
+        assert_eq!(row.iops_stddev, 0.0, "methodic keeps no per-second IOPS samples: {name}");
+        assert!(row.bs == "4096" || row.bs == "131072", "{name}: {row:?}");
+    }
+    let qd32 = &rows.iter().find(|(n, _)| n == "measure/rnd4k_read-qd32").unwrap().1;
+    assert_eq!((qd32.rw.as_str(), qd32.iodepth * qd32.numjobs), ("randread", 32), "{qd32:?}");
+
+    // fio's own json+ reader turns each job's latency bins into a CSV, and
+    // checks them against the JSON (--validate).
+    if !common::require_tool("fio_jsonplus_clat2csv") {
+        return;
+    }
+    let work = common::temp_dir("report-fio-json");
+    let json = work.join("quick.json");
+    std::fs::write(&json, &o.stdout).unwrap();
+    let csv = work.join("quick.csv");
+    for extra in [None, Some("--validate")] {
+        let mut c = std::process::Command::new("fio_jsonplus_clat2csv");
+        c.arg(&json).arg(&csv).args(extra);
+        let out = c.output().expect("fio_jsonplus_clat2csv runs");
+        assert!(
+            out.status.success(),
+            "fio_jsonplus_clat2csv {extra:?}: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+    }
+    for (k, (name, row)) in rows.iter().enumerate() {
+        let table = std::fs::read_to_string(work.join(format!("quick_job{k}.csv"))).unwrap();
+        // The clat column of the job's direction: its last cumulative count
+        // is every I/O the step recorded.
+        let head: Vec<&str> = table.lines().next().unwrap().split(", ").collect();
+        let mode = if row.rw.contains("read") { "read" } else { "write" };
+        let col = head.iter().position(|h| *h == format!("{mode}_clat_ns_cumulative")).unwrap();
+        let last = table
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split(',').nth(col).map(str::trim).filter(|v| !v.is_empty()))
+            .last()
+            .unwrap_or_else(|| panic!("{name}: no bins in {table}"));
+        assert_eq!(last.parse::<u64>().unwrap(), row.total_ios, "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}
+
 #[test]
 fn the_html_report_renders_in_chromium_with_charts_and_no_errors() {
     let page = common::temp_path("report-html").with_extension("html");

@@ -815,6 +815,14 @@ pub fn host_job(
     Ok(out)
 }
 
+/// The fio options of each section `methodic export` writes for `step`
+/// that runs I/O (one for most steps, one a cell for a rounds step), in
+/// order: (option, value), a flag without a value. What fio's JSON output
+/// lists as a job's "job options" (`methodic report --format fio-json`).
+pub fn job_options(step: &Step, engine: Option<Engine>) -> Vec<Vec<(&'static str, Option<String>)>> {
+    sections(0, step, engine).into_iter().filter(|s| !s.options.is_empty()).map(|s| s.options).collect()
+}
+
 /// A section's head and options, a line each (`KEY=VALUE`, or `KEY` for
 /// a flag).
 fn write_section(out: &mut String, s: &Section) {

@@ -1,12 +1,14 @@
 //! Output formats: a result (a [`Report`](crate::view::report::Report), a
 //! [`Comparison`](crate::view::compare::Comparison), or a command's own)
-//! and the format a user named (`table`, `md`, `csv`, `json`, `html`) go in;
+//! and the format a user named (`table`, `md`, `csv`, `json`, `html`,
+//! `fio-json`) go in;
 //! out comes its text, from the one exporter of that format. Each result
 //! says which formats it offers ([`Exports`]); a format it does not offer is
 //! refused by name. One module a format holds its exporter and how each
 //! result is written in it; nothing here knows the command line.
 
 pub mod csv;
+pub mod fio_json;
 pub mod html;
 pub mod json;
 pub mod md;
@@ -15,6 +17,7 @@ pub mod table;
 use std::fmt;
 
 pub use csv::Csv;
+pub use fio_json::FioJson;
 pub use html::Html;
 pub use json::Json;
 pub use md::Markdown;
@@ -28,12 +31,15 @@ pub enum Format {
     Csv,
     Json,
     Html,
+    /// fio's JSON output format (`fio --output-format=json+`).
+    FioJson,
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [Format::Table, Format::Md, Format::Csv, Format::Json, Format::Html];
+    pub const ALL: [Format; 6] =
+        [Format::Table, Format::Md, Format::Csv, Format::Json, Format::Html, Format::FioJson];
 
-    /// `table`, `md`, `csv`, `json`, `html`: as `--format` takes it.
+    /// `table`, `md`, `csv`, `json`, `html`, `fio-json`: as `--format` takes it.
     pub fn name(self) -> &'static str {
         match self {
             Format::Table => "table",
@@ -41,6 +47,7 @@ impl Format {
             Format::Csv => "csv",
             Format::Json => "json",
             Format::Html => "html",
+            Format::FioJson => "fio-json",
         }
     }
 
@@ -52,6 +59,7 @@ impl Format {
             Format::Csv => "comma-separated values, a header then a row each",
             Format::Json => "JSON, for programs",
             Format::Html => "one self-contained HTML page (no network)",
+            Format::FioJson => "fio's JSON output (json+), a job a step, for fio-plot and other fio readers",
         }
     }
 

@@ -27,6 +27,7 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("sfdisk", "fdisk"),
     ("getfattr", "attr"),
     ("fio", "fio"),
+    ("fio_jsonplus_clat2csv", "fio"),
     ("chromium", "chromium"),
 ];
 

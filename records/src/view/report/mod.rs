@@ -18,7 +18,7 @@ pub mod spread;
 
 use methodic_compiler::plan::{Conventions, ValueKind};
 
-use crate::export::{Csv, Exporter, Exports, Format, Html, Json, Markdown, Table};
+use crate::export::{Csv, Exporter, Exports, FioJson, Format, Html, Json, Markdown, Table};
 use crate::manifest::{self, Loaded};
 use crate::units::human;
 use crate::view::points::{Point, interval_words, kind_short, points, rate_unit, step_of, sweep_bests};
@@ -56,6 +56,7 @@ impl Exports for Report {
             Format::Csv => &Csv,
             Format::Json => &Json,
             Format::Html => &Html,
+            Format::FioJson => &FioJson,
         })
     }
 }
