@@ -115,6 +115,28 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Print a completion script for a shell, to source or install.
+    ///
+    /// bash: methodic completions bash > ~/.local/share/bash-completion/completions/methodic
+    ///
+    /// zsh: methodic completions zsh > ~/.zfunc/_methodic (with fpath+=(~/.zfunc) before compinit in
+    /// ~/.zshrc)
+    ///
+    /// fish: methodic completions fish > ~/.config/fish/completions/methodic.fish
+    ///
+    /// The .deb installs all three where the shells look.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page methodic(1), or write it and a page a command
+    /// (methodic-run(1), ...) into a folder.
+    Man {
+        /// Write every page into DIR instead of printing methodic(1).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -148,6 +170,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Export(args) => crate::export::export(args),
         Command::Crosscheck(args) => crate::crosscheck::crosscheck(args),
         Command::Import { format: ImportFormat::Fio, args } => crate::import::run(args),
+        Command::Completions { shell } => crate::shell::completions(shell),
+        Command::Man { out } => crate::shell::man(out.as_deref()),
     }
 }
 

@@ -13,6 +13,7 @@ mod import;
 mod methodology;
 mod report;
 mod run;
+mod shell;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,46 @@
+//! `methodic completions SHELL` and `methodic man`: what a shell and `man`
+//! read, generated from the command line's own clap definitions
+//! (`crate::cli`), so that they never drift from what `methodic` takes.
+//! dist/ holds the files the .deb installs, as these commands write them
+//! (tests/install.rs checks that they are current).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+use crate::cli::Cli;
+
+/// Writes the completion script for `shell` to standard output.
+pub(crate) fn completions(shell: Shell) -> Result<ExitCode> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "methodic", &mut out);
+    std::io::stdout().write_all(&out).context("cannot write to standard output")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes methodic(1) to standard output; with `dir`, writes it and a page
+/// for each command (methodic-run(1), ...) into `dir`, and names them.
+pub(crate) fn man(dir: Option<&Path>) -> Result<ExitCode> {
+    let cmd = Cli::command();
+    let Some(dir) = dir else {
+        let mut out = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut out).context("cannot render the man page")?;
+        std::io::stdout().write_all(&out).context("cannot write to standard output")?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    clap_mangen::generate_to(cmd, dir)
+        .with_context(|| format!("cannot write the man pages into {}", dir.display()))?;
+    let mut pages: Vec<String> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("methodic") && n.ends_with(".1"))
+        .collect();
+    pages.sort();
+    eprintln!("wrote {} man pages into {}: {}", pages.len(), dir.display(), pages.join(", "));
+    Ok(ExitCode::SUCCESS)
+}
