@@ -27,6 +27,10 @@ pub(crate) fn completions(shell: Shell) -> Result<ExitCode> {
 pub(crate) fn man(dir: Option<&Path>) -> Result<ExitCode> {
     let cmd = Cli::command();
     let Some(dir) = dir else {
+        // As generate_to renders the top page: without clap's `help`
+        // command, which has no page of its own.
+        let mut cmd = cmd.disable_help_subcommand(true);
+        cmd.build();
         let mut out = Vec::new();
         clap_mangen::Man::new(cmd).render(&mut out).context("cannot render the man page")?;
         std::io::stdout().write_all(&out).context("cannot write to standard output")?;
