@@ -28,6 +28,7 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("getfattr", "attr"),
     ("fio", "fio"),
     ("fio_jsonplus_clat2csv", "fio"),
+    ("man", "man-db"),
     ("chromium", "chromium"),
 ];
 
