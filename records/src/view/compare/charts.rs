@@ -492,13 +492,16 @@ fn has_percentile(lines: &[Vec<CurvePoint>], k: usize) -> bool {
     lines.iter().flatten().any(|c| c.latency[k].is_some())
 }
 
-/// `4KiB random`, `4KiB/64KiB 50% random`: what a map's I/Os are, but
-/// their read share.
+/// `4KiB random`, `128KiB sequential`, `4KiB/64KiB 50% random`: what a
+/// map's I/Os are, but their read share.
 fn map_kind(p: &Point) -> Option<String> {
     let w = p.workload.as_ref()?;
     let blocks: Vec<String> = w.blocks.iter().map(|b| format!("{}", b.size)).collect();
-    let access =
-        if w.random.as_f64() >= 100.0 { "random".to_string() } else { format!("{} random", w.random) };
+    let access = match w.random.as_f64() {
+        r if r >= 100.0 => "random".to_string(),
+        r if r <= 0.0 => "sequential".to_string(),
+        _ => format!("{} random", w.random),
+    };
     Some(format!("{} {access}", blocks.join("/")))
 }
 
