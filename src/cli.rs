@@ -42,6 +42,11 @@ enum Command {
         /// Treat warnings as errors.
         #[arg(long)]
         deny_warnings: bool,
+        /// How to report: `human` draws each problem under its source
+        /// line on stderr; `json` writes one JSON object a line on stdout,
+        /// each problem and then a summary, for editors and CI.
+        #[arg(long, value_enum, value_name = "FORMAT", default_value_t = methodology::MessageFormat::Human)]
+        message_format: methodology::MessageFormat,
     },
     /// Compile a methodology to a step plan.
     Compile {
@@ -156,7 +161,9 @@ pub fn run() -> Result<ExitCode> {
         Err(e) => e.exit(),
     };
     match cli.command {
-        Command::Check { files, deny_warnings } => methodology::check(&files, deny_warnings),
+        Command::Check { files, deny_warnings, message_format } => {
+            methodology::check(&files, deny_warnings, message_format)
+        }
         Command::Compile { file, output, format, capacity } => {
             methodology::compile(&file, &output, format, capacity)
         }

@@ -2,12 +2,15 @@
 //! comparison (`methodic_results::view::compare`): steps paired by what
 //! they did, ratios to the first directory's, the steps with no
 //! counterpart and every manifest difference that can explain a gap, as a
-//! table or JSON. Reads the directories only.
+//! table, JSON, or one self-contained HTML page with every run's curves on
+//! the same axes (`--format html -o FILE`, or `--html FILE` beside another
+//! format). Reads the directories only.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use methodic_results::export::Format;
 use methodic_results::manifest::Loaded;
 use methodic_results::view::compare::{Comparison, comparison};
 
@@ -22,10 +25,19 @@ pub struct CompareArgs {
     dirs: Vec<PathBuf>,
     #[command(flatten)]
     output: Output<Comparison>,
+    /// Also write the comparison as one HTML page (charts, no script, no
+    /// network) to FILE, while --format goes where -o says: the same page
+    /// as --format html -o FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let runs: Vec<Loaded> = args.dirs.iter().map(|d| load_results(d)).collect::<Result<_>>()?;
-    args.output.write(&comparison(&runs))?;
+    let compared = comparison(&runs);
+    if let Some(path) = &args.html {
+        crate::format::write(&compared, Format::Html, path)?;
+    }
+    args.output.write(&compared)?;
     Ok(ExitCode::SUCCESS)
 }

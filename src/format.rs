@@ -130,7 +130,7 @@ mod tests {
     #[derive(clap::Parser)]
     struct Cli {
         #[command(flatten)]
-        /// compare's result: it comes as a table and as JSON.
+        /// compare's result: it comes as a table, as JSON and as HTML.
         out: Output<Comparison>,
     }
 
@@ -143,8 +143,8 @@ mod tests {
         assert_eq!(cli.out.output, Path::new("f.json"));
         assert_eq!(Cli::try_parse_from(["x", "--json"]).unwrap().out.format(), Format::Json);
         assert_eq!(Cli::try_parse_from(["x"]).unwrap().out.format(), Format::Table);
-        let e = Cli::try_parse_from(["x", "--format", "html"]).err().unwrap().to_string();
-        assert!(e.contains("'html'") && e.contains("table, json") && !e.contains("csv"), "{e}");
+        let e = Cli::try_parse_from(["x", "--format", "csv"]).err().unwrap().to_string();
+        assert!(e.contains("'csv'") && e.contains("table, json, html") && !e.contains(" md"), "{e}");
         assert!(Cli::try_parse_from(["x", "--json", "--format", "table"]).is_err());
     }
 }

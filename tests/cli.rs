@@ -50,6 +50,92 @@ fn check_passes_warnings_unless_denied() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// `check --message-format json`'s lines, each parsed.
+fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
+    text(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
+        .collect()
+}
+
+/// The text a message's span covers, found through its lines and columns
+/// (1-based, in characters, the end exclusive), not its bytes.
+fn text_at(src: &str, span: &serde_json::Value) -> String {
+    let at = |line: &serde_json::Value, column: &serde_json::Value| {
+        let (line, column) = (line.as_u64().unwrap() as usize, column.as_u64().unwrap() as usize);
+        let start: usize = src.split_inclusive('\n').take(line - 1).map(str::len).sum();
+        start + src[start..].chars().take(column - 1).map(char::len_utf8).sum::<usize>()
+    };
+    src[at(&span["line_start"], &span["column_start"])..at(&span["line_end"], &span["column_end"])]
+        .to_string()
+}
+
+#[test]
+fn check_speaks_json_lines_for_editors() {
+    let bad = "tests/errors/err_several_at_once.method";
+    let out = methodic(&["check", "--message-format", "json", bad, "no/such.method", "specs/quick.method"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stderr.is_empty(), "json mode wrote to stderr: {}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let (summary, messages) = lines.split_last().unwrap();
+    let src = std::fs::read_to_string(root().join(bad)).unwrap();
+    let in_bad: Vec<&serde_json::Value> = messages.iter().filter(|m| m["file"] == bad).collect();
+    let codes: Vec<&str> = in_bad.iter().map(|m| m["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["M0103", "M0101"], "{lines:?}");
+    for (m, covered, line) in [(in_bad[0], "4k", 2), (in_bad[1], "sweeep", 6)] {
+        assert_eq!(m["reason"], "diagnostic");
+        assert_eq!(m["severity"], "error");
+        let span = &m["spans"][0];
+        assert_eq!(span["primary"], true);
+        assert_eq!(span["line_start"], line);
+        assert_eq!(text_at(&src, span), covered, "{m}");
+        let (start, end) =
+            (span["byte_start"].as_u64().unwrap() as usize, span["byte_end"].as_u64().unwrap() as usize);
+        assert_eq!(&src[start..end], covered);
+        let rendered = m["rendered"].as_str().unwrap();
+        assert!(rendered.contains(m["code"].as_str().unwrap()) && !rendered.contains('\x1b'), "{rendered}");
+    }
+    assert_eq!(in_bad[0]["hint"], "sizes are binary or decimal: write 4KiB or 4KB");
+    assert_eq!(in_bad[1]["hint"], "did you mean `sweep`?");
+    // The unreadable file is a message too, without a code or a place.
+    let unreadable: Vec<_> = messages.iter().filter(|m| m["file"] == "no/such.method").collect();
+    assert_eq!(unreadable.len(), 1, "{lines:?}");
+    assert!(unreadable[0]["code"].is_null() && unreadable[0]["spans"].as_array().unwrap().is_empty());
+    assert!(unreadable[0]["message"].as_str().unwrap().contains("cannot read no/such.method"));
+    assert!(messages.iter().all(|m| m["file"] != "specs/quick.method"), "quick.method has no problem");
+    // The summary's counts are the messages'.
+    assert_eq!(summary["reason"], "check-finished");
+    assert_eq!(summary["success"], false);
+    assert_eq!(summary["files"], 3);
+    assert_eq!(summary["unreadable"], 1);
+    let errors = messages.iter().filter(|m| m["severity"] == "error" && !m["code"].is_null()).count();
+    assert_eq!(summary["errors"], errors);
+    assert_eq!(summary["warnings"], 0);
+
+    // A good spec: only the summary.
+    let out = methodic(&["check", "--message-format", "json", "specs/enterprise-sweep.method"]);
+    assert_eq!(out.status.code(), Some(0));
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["success"], true);
+    assert_eq!(lines[0]["errors"], 0);
+
+    // A warning passes, unless denied; the exit code follows.
+    for (deny, code) in [(false, 0), (true, 1)] {
+        let mut args = vec!["check", "--message-format", "json", "tests/errors/err_w_unused.method"];
+        if deny {
+            args.push("--deny-warnings");
+        }
+        let out = methodic(&args);
+        assert_eq!(out.status.code(), Some(code));
+        let lines = json_lines(&out.stdout);
+        assert_eq!(lines[0]["severity"], "warning");
+        assert_eq!(lines[0]["code"], "M0702");
+        assert_eq!(lines[1]["warnings"], 1);
+        assert_eq!(lines[1]["success"], !deny);
+    }
+}
+
 #[test]
 fn compile_writes_ron_to_stdout_and_json_or_files_on_request() {
     let out = methodic(&["compile", "specs/quick.method"]);

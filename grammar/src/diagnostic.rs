@@ -156,6 +156,17 @@ pub enum Severity {
     Warning,
 }
 
+impl Severity {
+    /// The word a person or a program reads: `error` or `warning`, as
+    /// rendered diagnostics and `check --message-format json` say it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
 impl Code {
     /// Every code, in order; the docs table and the error tests walk it.
     pub const ALL: [Code; 62] = [

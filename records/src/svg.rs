@@ -1,7 +1,10 @@
 //! Line charts as inline SVG: no script, no fonts to fetch, readable in
 //! any browser and in a file viewer. Axes carry their units; a shaded band
 //! marks a range of x (the steady-state window); dashed rules mark a value
-//! of y (a latency limit) or of x (the rate a QoS search found).
+//! of y (a latency limit) or of x (the rate a QoS search found). A caller
+//! may give each series its colour and dash (one colour a run, one dash a
+//! percentile). Small bar charts too: one bar a value, each labelled with
+//! the value above it and its name and a note (a ratio) under it.
 
 use std::fmt::Write;
 
@@ -84,8 +87,32 @@ fn trim(v: f64) -> String {
     if s.is_empty() || s == "-0" { "0".into() } else { s.to_string() }
 }
 
+/// How one series is drawn where the caller chooses: its colour and, for
+/// a dashed line, the dash pattern (`6 4`). A series without a style takes
+/// the next colour of the palette, drawn solid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    pub color: &'static str,
+    pub dash: Option<&'static str>,
+}
+
+/// The palette's colours, told apart by colour alone.
+pub const PALETTE: usize = COLORS.len();
+
+/// The `i`th colour of the palette (from 0), taken again from the first
+/// past the last.
+pub fn color(i: usize) -> &'static str {
+    COLORS[i % COLORS.len()]
+}
+
 impl Chart<'_> {
     pub fn render(&self) -> String {
+        self.render_styled(&[])
+    }
+
+    /// The chart, series `i` drawn in `styles[i]` where given (else as
+    /// [`render`](Chart::render) draws it), in the plot and in its legend.
+    pub fn render_styled(&self, styles: &[Style]) -> String {
         let all: Vec<(f64, f64)> = self
             .series
             .iter()
@@ -224,7 +251,11 @@ impl Chart<'_> {
             }
         }
         for (i, series) in self.series.iter().enumerate() {
-            let color = COLORS[i % COLORS.len()];
+            let color = styles.get(i).map_or(COLORS[i % COLORS.len()], |st| st.color);
+            let dash = styles
+                .get(i)
+                .and_then(|st| st.dash)
+                .map_or(String::new(), |d| format!(r##" stroke-dasharray="{d}""##));
             let pts: Vec<(f64, f64)> =
                 series.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
             if pts.is_empty() {
@@ -239,7 +270,7 @@ impl Chart<'_> {
             }
             let _ = write!(
                 s,
-                r##"<path class="line" d="{d}" fill="none" stroke="{color}" stroke-width="2"><title>{}</title></path>"##,
+                r##"<path class="line" d="{d}" fill="none" stroke="{color}" stroke-width="2"{dash}><title>{}</title></path>"##,
                 escape(&series.name)
             );
             if pts.len() <= 40 {
@@ -261,7 +292,7 @@ impl Chart<'_> {
             let lx = LEFT + pw + 12.0;
             let _ = write!(
                 s,
-                r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"/><text x="{:.1}" y="{:.1}" class="legend">{}</text>"##,
+                r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"{dash}/><text x="{:.1}" y="{:.1}" class="legend">{}</text>"##,
                 lx + 18.0,
                 lx + 24.0,
                 ly + 4.0,
@@ -269,6 +300,111 @@ impl Chart<'_> {
             );
         }
         s.push_str("</svg>");
+        s
+    }
+}
+
+/// One bar of a [`Bars`] chart.
+pub struct Bar {
+    /// Under the bar: `A`.
+    pub label: String,
+    /// Its height; `None` draws no bar, only the labels.
+    pub value: Option<f64>,
+    /// Above the bar: `15234`, or `failed`.
+    pub value_text: String,
+    /// Under the label: `1.00x`.
+    pub note: String,
+    pub color: &'static str,
+    /// Drawn pale: a partial value (the step failed).
+    pub faded: bool,
+}
+
+/// A small bar chart of a few values on one scale from zero.
+pub struct Bars<'a> {
+    pub title: &'a str,
+    pub y_label: &'a str,
+    pub bars: Vec<Bar>,
+}
+
+const BAR_W: f64 = 340.0;
+const BAR_H: f64 = 210.0;
+const BAR_LEFT: f64 = 58.0;
+const BAR_RIGHT: f64 = 10.0;
+const BAR_TOP: f64 = 20.0;
+const BAR_BOTTOM: f64 = 40.0;
+
+impl Bars<'_> {
+    pub fn render(&self) -> String {
+        let max = self.bars.iter().filter_map(|b| b.value).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
+        let ystep = nice_step(max, 4.0);
+        let ymax = ((max / ystep).ceil() * ystep).max(ystep);
+        let pw = BAR_W - BAR_LEFT - BAR_RIGHT;
+        let ph = BAR_H - BAR_TOP - BAR_BOTTOM;
+        let py = |y: f64| BAR_TOP + ph - y / ymax * ph;
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            r##"<svg xmlns="http://www.w3.org/2000/svg" class="bars" viewBox="0 0 {BAR_W} {BAR_H}" width="{BAR_W}" height="{BAR_H}" role="img"><title>{}</title>"##,
+            escape(self.title)
+        );
+        let mut y = 0.0;
+        while y <= ymax + ystep * 0.01 {
+            let yy = py(y);
+            let _ = write!(
+                s,
+                r##"<line x1="{BAR_LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
+                BAR_LEFT + pw,
+                BAR_LEFT - 6.0,
+                yy + 4.0,
+                tick_label(y)
+            );
+            y += ystep;
+        }
+        let _ = write!(
+            s,
+            r##"<text transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle" class="axis">{}</text>"##,
+            BAR_TOP + ph / 2.0,
+            escape(self.y_label)
+        );
+        let slot = pw / self.bars.len().max(1) as f64;
+        let width = (slot * 0.6).min(56.0);
+        for (i, b) in self.bars.iter().enumerate() {
+            let mid = BAR_LEFT + slot * (i as f64 + 0.5);
+            let top = match b.value.filter(|v| v.is_finite() && *v >= 0.0) {
+                Some(v) => {
+                    let top = py(v);
+                    let _ = write!(
+                        s,
+                        r##"<rect class="bar" x="{:.1}" y="{top:.1}" width="{width:.1}" height="{:.1}" fill="{}"{}><title>{}: {}</title></rect>"##,
+                        mid - width / 2.0,
+                        (BAR_TOP + ph - top).max(0.5),
+                        b.color,
+                        if b.faded { r##" fill-opacity="0.35""## } else { "" },
+                        escape(&b.label),
+                        escape(&b.value_text)
+                    );
+                    top
+                }
+                None => BAR_TOP + ph,
+            };
+            let _ = write!(
+                s,
+                r##"<text x="{mid:.1}" y="{:.1}" text-anchor="middle" class="bar-value">{}</text><text x="{mid:.1}" y="{:.1}" text-anchor="middle" class="bar-label">{}</text><text x="{mid:.1}" y="{:.1}" text-anchor="middle" class="bar-note">{}</text>"##,
+                top - 4.0,
+                escape(&b.value_text),
+                BAR_TOP + ph + 15.0,
+                escape(&b.label),
+                BAR_TOP + ph + 30.0,
+                escape(&b.note)
+            );
+        }
+        let _ = write!(
+            s,
+            r##"<line x1="{BAR_LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#555"/></svg>"##,
+            BAR_TOP + ph,
+            BAR_LEFT + pw,
+            BAR_TOP + ph
+        );
         s
     }
 }
@@ -342,6 +478,62 @@ mod tests {
         assert!(ys[0] >= TOP && ys[0] <= H - BOTTOM, "{ys:?}");
         // x reaches the mark: it sits at the left edge.
         assert!(svg.contains(&format!("class=\"rule\" x1=\"{LEFT:.1}\" y1=\"{TOP}\"")), "{svg}");
+    }
+
+    #[test]
+    fn styled_series_take_their_colour_and_dash_and_unstyled_ones_draw_as_before() {
+        let c = Chart {
+            title: "t",
+            x_label: "queue depth",
+            y_label: "IOPS",
+            log2_x: true,
+            series: vec![
+                Series { name: "A".into(), points: vec![(1.0, 10.0), (4.0, 20.0)] },
+                Series { name: "B".into(), points: vec![(1.0, 12.0), (4.0, 25.0)] },
+            ],
+            band: None,
+            rules: Vec::new(),
+        };
+        assert_eq!(c.render(), c.render_styled(&[]), "no style: the chart as it always was");
+        assert!(!c.render().contains("stroke-dasharray"));
+        // A styled in the colour past the palette's end (its second again,
+        // as B's unstyled one is), dashed: its path and its legend line.
+        assert_eq!(color(PALETTE + 1), color(1));
+        let svg = c.render_styled(&[Style { color: color(PALETTE + 1), dash: Some("6 4") }]);
+        assert_eq!(svg.matches(&format!("stroke=\"{}\" stroke-width", color(1))).count(), 4, "{svg}");
+        assert_eq!(svg.matches(&format!("stroke=\"{}\" stroke-width", color(0))).count(), 0, "{svg}");
+        assert_eq!(svg.matches("stroke-width=\"2\" stroke-dasharray=\"6 4\"").count(), 1, "{svg}");
+        assert_eq!(svg.matches("stroke-width=\"3\" stroke-dasharray=\"6 4\"").count(), 1, "{svg}");
+    }
+
+    #[test]
+    fn bars_stand_on_one_scale_from_zero_with_their_labels() {
+        let bar = |label: &str, value: Option<f64>, note: &str| Bar {
+            label: label.into(),
+            value,
+            value_text: value.map_or("-".into(), |v| format!("{v:.0}")),
+            note: note.into(),
+            color: color(0),
+            faded: false,
+        };
+        let svg = Bars {
+            title: "rnd4k_read QD 1",
+            y_label: "IOPS",
+            bars: vec![bar("A", Some(1000.0), ""), bar("B", Some(500.0), "0.50x"), bar("C", None, "-")],
+        }
+        .render();
+        assert_eq!(svg.matches("<rect class=\"bar\"").count(), 2, "no bar without a value");
+        let heights: Vec<f64> = svg
+            .split("<rect class=\"bar\"")
+            .skip(1)
+            .map(|r| r.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap())
+            .collect();
+        assert!(
+            (heights[0] / heights[1] - 2.0).abs() < 0.01,
+            "heights in proportion, from zero: {heights:?}"
+        );
+        assert!(svg.contains(">1000<") && svg.contains(">0.50x<") && svg.contains(">C<"));
+        assert!(!svg.contains("NaN"));
     }
 
     #[test]

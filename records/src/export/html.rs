@@ -8,6 +8,12 @@
 //! IOPS by burst), each step's hosts of a run on many hosts (all
 //! together, then a row a host), rendered with
 //! minijinja from `templates/report.html`.
+//!
+//! A comparison: the differences that can explain the gaps first, then a
+//! legend (a colour a run), each phase's charts with every run on the same
+//! axes (`crate::view::compare::charts`), a bar chart a paired step with
+//! its ratios, and the table the terminal shows; rendered from
+//! `templates/compare.html`.
 
 use methodic_compiler::plan::Units;
 use serde::Serialize;
@@ -15,7 +21,9 @@ use serde::Serialize;
 use super::{ExportError, Exporter, Format};
 use crate::manifest::Loaded;
 use crate::units::human;
-use crate::view::points::{Point, step_of};
+use crate::view::compare::charts::{and_words, page};
+use crate::view::compare::{Comparison, letter};
+use crate::view::points::{Point, kind_short, step_of};
 use crate::view::report::charts::{maps, preparation, probes, sweeps};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{header, status_sentence, status_word, subtitle, title};
@@ -117,4 +125,154 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String, ExportError> {
     };
     let template = env.get_template("report.html").map_err(|e| failed("the report template", e))?;
     template.render(ctx).map_err(|e| failed("cannot render the report", e))
+}
+
+impl Exporter<Comparison> for Html {
+    fn export(&self, c: &Comparison) -> Result<String, ExportError> {
+        compare_html(c)
+    }
+}
+
+/// `3000`, `0.85`, `-`: a value as the terminal's table prints it.
+fn value_cell(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.2}"),
+        None => "-".into(),
+    }
+}
+
+fn compare_html(c: &Comparison) -> Result<String, ExportError> {
+    let mut env = minijinja::Environment::new();
+    // A block tag leaves no blank line behind.
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.add_template("compare.html", include_str!("../../templates/compare.html"))
+        .map_err(|e| failed("the comparison template", e))?;
+    let page = page(c, &c.loaded);
+    let names: Vec<String> = c.runs.iter().map(|r| r.name.clone()).collect();
+    let methodologies: Vec<String> = c.runs.iter().map(|r| format!("{} {}", r.name, r.methodology)).collect();
+    let rehearsals: Vec<String> = c.runs.iter().filter(|r| r.rehearsal).map(|r| r.name.clone()).collect();
+    let differences: Vec<minijinja::Value> = c
+        .differences
+        .iter()
+        .map(|d| {
+            minijinja::context! {
+                field => d.field,
+                runs => d.runs,
+                scope => d.scope,
+                a => d.a,
+                other => d.runs.strip_prefix("A vs ").unwrap_or("B"),
+                b => d.b,
+                sentence => d.sentence,
+            }
+        })
+        .collect();
+    // The terminal's table: each pair, its values, ratios and latencies.
+    let mut columns = vec!["step (workload, QD)".to_string(), "unit".into()];
+    columns.extend(names.iter().cloned());
+    columns.extend(names[1..].iter().map(|n| format!("{n}/A")));
+    columns.extend(names.iter().map(|n| format!("{n} mean µs")));
+    let rows: Vec<Vec<String>> = c
+        .pairs
+        .iter()
+        .map(|p| {
+            let mut row =
+                vec![p.label.clone(), format!("{} ({})", p.values[0].unit, kind_short(p.value_kind))];
+            row.extend(p.values.iter().map(|v| match (&v.error, &v.rate_missed) {
+                (Some(_), _) => format!("{} (failed)", value_cell(v.value)),
+                (None, Some(_)) => format!("{} (rate missed)", value_cell(v.value)),
+                (None, None) => value_cell(v.value),
+            }));
+            row.extend(p.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
+            row.extend(p.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
+            row
+        })
+        .collect();
+    // Each later run against the first over the measurements (fills and
+    // preconditions prepare the drive).
+    let means: Vec<String> = (1..c.runs.len())
+        .filter_map(|j| {
+            let ratios: Vec<f64> = c
+                .pairs
+                .iter()
+                .filter(|p| matches!(p.kind.as_str(), "measure" | "rounds" | "copy" | "together" | "qos"))
+                .filter_map(|p| p.ratios[j - 1])
+                .collect();
+            if ratios.is_empty() {
+                return None;
+            }
+            let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+            Some(format!(
+                "{}/A: geometric mean {geo:.2}x over {} paired measurements (from {:.2}x to {:.2}x)",
+                letter(j),
+                ratios.len(),
+                ratios.iter().copied().fold(f64::INFINITY, f64::min),
+                ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            ))
+        })
+        .collect();
+    let mut device_columns = vec!["step (workload, QD)".to_string(), "device".into()];
+    device_columns.extend(names.iter().map(|n| format!("{n} IOPS")));
+    device_columns.extend(names[1..].iter().map(|n| format!("{n}/A")));
+    device_columns.extend(names.iter().map(|n| format!("{n} mean µs")));
+    let device_rows: Vec<Vec<String>> = c
+        .devices
+        .iter()
+        .map(|d| {
+            let mut row = vec![d.step.clone(), d.device.clone()];
+            row.extend(d.iops.iter().map(|v| value_cell(*v)));
+            row.extend(d.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
+            row.extend(
+                d.mean_latency_us
+                    .iter()
+                    .map(|v| v.filter(|v| v.is_finite()).map_or("-".into(), |l| format!("{l:.1}"))),
+            );
+            row
+        })
+        .collect();
+    let bests: Vec<String> = c
+        .sweep_bests
+        .iter()
+        .map(|s| {
+            let each: Vec<String> = s
+                .bests
+                .iter()
+                .enumerate()
+                .map(|(i, (id, qd, v))| match v {
+                    Some(v) => format!("{} QD {qd} ({id}) {} {}", letter(i), value_cell(Some(*v)), s.unit),
+                    None => format!("{} -", letter(i)),
+                })
+                .collect();
+            let ratios: Vec<String> = s
+                .ratios
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.map(|r| format!("{}/A {r:.2}x", letter(i + 1))))
+                .collect();
+            let ratios = if ratios.is_empty() { String::new() } else { format!("; {}", ratios.join(", ")) };
+            format!("{} ({}): {}{ratios}", s.label, s.value_kind.words(), each.join("; "))
+        })
+        .collect();
+    let ctx = minijinja::context! {
+        title => format!("Comparison of {}", and_words(&names)),
+        subtitle => methodologies.join("; "),
+        rehearsals => rehearsals,
+        rehearsals_words => and_words(&rehearsals),
+        differences,
+        values_note => c.values_note,
+        legend => page.legend,
+        colors_note => page.colors_note,
+        phases => page.phases,
+        bars => page.bars,
+        unpaired => c.unpaired,
+        columns,
+        rows,
+        means,
+        device_columns,
+        device_rows,
+        bests,
+    };
+    let template = env.get_template("compare.html").map_err(|e| failed("the comparison template", e))?;
+    template.render(ctx).map_err(|e| failed("cannot render the comparison", e))
 }

@@ -15,8 +15,10 @@
 //! which, and each one's target, fio and OS), not by the machine methodic
 //! ran on. Pairing is in `pair`, the differences of the
 //! runs in `run_differences` and of paired steps in `step_differences`;
-//! the exporters (`crate::export`) write it as a table or JSON.
+//! the exporters (`crate::export`) write it as a table, JSON or an HTML
+//! page, whose charts are in `charts`.
 
+pub mod charts;
 pub mod devices;
 mod pair;
 mod run_differences;
@@ -28,7 +30,7 @@ use std::path::PathBuf;
 use methodic_compiler::plan::{Units, ValueKind};
 use serde::Serialize;
 
-use crate::export::{Exporter, Exports, Format, Json, Table};
+use crate::export::{Exporter, Exports, Format, Html, Json, Table};
 use crate::manifest::{Loaded, ManifestStep};
 use crate::record::Status;
 use crate::view::points::{Point, asked_words, limit_words, points, rate_unit, step_of};
@@ -54,6 +56,9 @@ pub struct Comparison {
     /// The devices of each paired step that some run spread over several
     /// devices, paired by identity, each run's numbers on each.
     pub devices: Vec<devices::DeviceRow>,
+    /// The runs as read, for the HTML page's charts (`charts::page`).
+    #[serde(skip)]
+    pub(crate) loaded: Vec<Loaded>,
 }
 
 #[derive(Debug, Serialize)]
@@ -147,6 +152,7 @@ impl Exports for Comparison {
         match format {
             Format::Table => Some(&Table),
             Format::Json => Some(&Json),
+            Format::Html => Some(&Html),
             _ => None,
         }
     }
@@ -243,6 +249,7 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
         unpaired,
         differences,
         devices: device_rows,
+        loaded: runs.to_vec(),
     }
 }
 
