@@ -173,12 +173,16 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__check)
-            opts="-h --deny-warnings --help"
+            opts="-h --deny-warnings --message-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --message-format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -187,14 +191,14 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__compare)
-            opts="-o -h --format --json --output --help"
+            opts="-o -h --format --json --output --html --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json html" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -202,6 +206,10 @@ _methodic() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --html)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -41,6 +41,8 @@ complete -c methodic -n "__fish_methodic_needs_command" -f -a "fmt" -d 'Format m
 complete -c methodic -n "__fish_methodic_needs_command" -f -a "completions" -d 'Print a completion script for a shell, to source or install'
 complete -c methodic -n "__fish_methodic_needs_command" -f -a "man" -d 'Print the man page methodic(1), or write it and a page a command (methodic-run(1), ...) into a folder'
 complete -c methodic -n "__fish_methodic_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c methodic -n "__fish_methodic_using_subcommand check" -l message-format -d 'How to report: `human` draws each problem under its source line on stderr; `json` writes one JSON object a line on stdout, each problem and then a summary, for editors and CI' -r -f -a "human\t'Each problem drawn under its source lines, and a count, on stderr'
+json\t'One JSON object a line on stdout: each problem, then a summary (docs/EDITORS.md describes the fields)'"
 complete -c methodic -n "__fish_methodic_using_subcommand check" -l deny-warnings -d 'Treat warnings as errors'
 complete -c methodic -n "__fish_methodic_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c methodic -n "__fish_methodic_using_subcommand compile" -s o -l output -d 'Where to write the plan (`-`, the default, is standard output)' -r -F
@@ -105,8 +107,10 @@ complete -c methodic -n "__fish_methodic_using_subcommand diff" -s o -l output -
 complete -c methodic -n "__fish_methodic_using_subcommand diff" -l json -d 'The older spelling of --format json'
 complete -c methodic -n "__fish_methodic_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -l format -d 'The output format' -r -f -a "table\t'text for a terminal: tables and sentences'
-json\t'JSON, for programs'"
+json\t'JSON, for programs'
+html\t'one self-contained HTML page (no network)'"
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -s o -l output -d 'Write the output to FILE (atomically) [default: standard output]' -r -F
+complete -c methodic -n "__fish_methodic_using_subcommand compare" -l html -d 'Also write the comparison as one HTML page (charts, no script, no network) to FILE, while --format goes where -o says: the same page as --format html -o FILE' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -l json -d 'The older spelling of --format json'
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c methodic -n "__fish_methodic_using_subcommand crosscheck" -l step -d 'The measured step: its id (as `methodic plan` shows it) or number' -r
