@@ -3,10 +3,12 @@
 //! (`results/resume.rs`), the pairing of compared runs
 //! (`results/compare_pairs.rs`), the views of load steps
 //! (`results/load_views.rs`), the SNIA PTS operating points
-//! (`results/pts.rs`) and no Debug text in what a person reads
-//! (`results/no_debug_text.rs`). One test binary: each of them mostly
-//! waits on a rehearsal's timers, so together, four at a time, they share
-//! the machine's cores rather than take turns at them.
+//! (`results/pts.rs`), no Debug text in what a person reads
+//! (`results/no_debug_text.rs`) and the JSON Schemas of what methodic
+//! writes, checked against a run's documents (`results/schema.rs`). One
+//! test binary: each of them mostly waits on a rehearsal's timers, so
+//! together, four at a time, they share the machine's cores rather than
+//! take turns at them.
 
 mod browser;
 mod common;
@@ -23,3 +25,5 @@ mod no_debug_text;
 mod pts;
 #[path = "results/resume.rs"]
 mod resume;
+#[path = "results/schema.rs"]
+mod schema;

@@ -2,6 +2,7 @@
 //! carries the byte span it came from, so later stages can point at it.
 //! Nothing here is resolved or checked beyond its shape and its literals.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::units::{Bytes, Duration, Percent};
@@ -78,7 +79,7 @@ pub enum ItemKind {
 }
 
 /// What a run does after a step fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum OnError {
@@ -115,7 +116,7 @@ pub enum Convention {
 }
 
 /// Whether reported sizes and rates use powers of ten or of two.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum Units {
@@ -128,7 +129,7 @@ pub enum Units {
 }
 
 /// How a queue depth in the methodology is counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum QdCounting {
@@ -141,7 +142,7 @@ pub enum QdCounting {
 }
 
 /// Which value a step reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum ValueKind {
@@ -167,7 +168,7 @@ impl ValueKind {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum IoMode {
@@ -179,7 +180,7 @@ pub enum IoMode {
     Buffered,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum EraseMethod {
@@ -282,7 +283,7 @@ impl EraseMethod {
 /// What the run does with the drives' volatile write cache: turn it off
 /// (as SNIA PTS asks) or on before the first step and put it back as it
 /// was at the end, or leave it as it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WriteCache {
     Off,
@@ -309,7 +310,9 @@ impl WriteCache {
 /// How a rate's I/Os are spaced: evenly (`uniform`), or as a Poisson
 /// process (`poisson`: exponential gaps of the same mean, as independent
 /// users make them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Arrivals {
     #[default]
@@ -336,7 +339,7 @@ impl Arrivals {
 }
 
 /// How repeated values are summarised.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum Aggregate {
@@ -351,7 +354,7 @@ pub enum Aggregate {
 }
 
 /// Which measured quantity a steady-state rule watches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum Metric {

@@ -5,10 +5,13 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A number of bytes. Serialized as a plain integer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(transparent)]
 pub struct Bytes(pub u64);
 
@@ -169,6 +172,21 @@ impl Serialize for Duration {
     }
 }
 
+/// As it is written: a string such as `"30s"`, not the milliseconds held.
+impl JsonSchema for Duration {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Duration".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A length of time, exact to the millisecond, in the largest unit that divides it: `250ms`, `30s`, `5min`, `6h`.",
+            "type": "string",
+            "pattern": "^[0-9]+(ms|s|min|h)$"
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Duration {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
@@ -240,6 +258,21 @@ impl fmt::Display for Percent {
 impl Serialize for Percent {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_f64(self.as_f64())
+    }
+}
+
+/// As it is written: a number of percent, not the hundredths held.
+impl JsonSchema for Percent {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Percent".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A percentage, exact to a hundredth of a percent: `67.0`, `12.5`, `33.34`.",
+            "type": "number",
+            "minimum": 0
+        })
     }
 }
 

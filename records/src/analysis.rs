@@ -6,13 +6,14 @@
 //! the series when a finding words it.
 
 use methodic_compiler::plan::Aggregate;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::numbers::nullable;
 use crate::series::Row;
 
 /// A step's best series interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Peak {
     /// The series interval the peak is taken over, in seconds.
     pub interval_s: f64,
@@ -33,7 +34,7 @@ impl Peak {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Cliff {
     /// Whether a cliff was found.
     pub found: bool,
@@ -134,7 +135,7 @@ fn temperatures(series: &[Row], at: f64) -> Option<Heat> {
 }
 
 /// The steady-state calculation over one window.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Window {
     /// Rounds in the window, counted from 1: `first..=last`.
     pub first: u32,
@@ -153,7 +154,7 @@ pub struct Window {
     pub steady: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RepeatSummary {
     /// The value of each run, in order.
     pub runs: Vec<f64>,
@@ -164,6 +165,7 @@ pub struct RepeatSummary {
     pub median: f64,
     /// sd / mean (NaN, written as null, when the mean is 0).
     #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub cv: f64,
     pub aggregate: Aggregate,
     /// The methodology's aggregate of the runs: what it reports.
@@ -177,7 +179,7 @@ pub struct RepeatSummary {
 }
 
 /// How the page-cache question of a buffered repeat was answered.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PageCache {
     pub decided_by: Evidence,
     /// What was counted (`vda`, `/proc/self/io`), the file system in RAM
@@ -199,7 +201,7 @@ pub fn run_list(numbers: &[u32]) -> String {
 }
 
 /// What decided whether runs came from the page cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Evidence {
     /// Each run's bytes read from the device, counted by the kernel.
@@ -211,7 +213,7 @@ pub enum Evidence {
     Timing,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PageEstimate {
     /// The page size found, bytes; `None` when no periodic structure was.
     pub page_bytes: Option<u64>,
@@ -224,6 +226,7 @@ pub struct PageEstimate {
     /// The latency above which an offset counts as slow, µs (NaN, written
     /// as null, when too few offsets were probed).
     #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub threshold_us: f64,
     /// `page size 100 KiB (confidence 0.97, 40 boundaries)`.
     pub verdict: String,

@@ -6,6 +6,7 @@
 use std::fmt;
 
 use methodic_compiler::plan::{BlockShare, Bytes, Qd, QdCounting, Workload};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::EngineKind;
@@ -17,7 +18,7 @@ pub const NEAR: f64 = 0.9;
 /// The work the host does for one I/O of a step: what its ceiling is
 /// measured with. Reads and writes, random and sequential I/O of one shape
 /// share a ceiling (docs/RESULTS.md says why).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Shape {
     pub engine: EngineKind,
     /// Threads, and the I/Os each keeps in flight.
@@ -90,19 +91,21 @@ impl fmt::Display for Shape {
 }
 
 /// The ceiling of one shape: random reads from RAM.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShapeCeiling {
     #[serde(flatten)]
     pub shape: Shape,
     #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub iops: f64,
     /// Decimal MB/s.
     #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub mb_s: f64,
 }
 
 /// A shape the plan uses whose ceiling was not measured, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Unmeasured {
     #[serde(flatten)]
     pub shape: Shape,
@@ -110,7 +113,7 @@ pub struct Unmeasured {
 }
 
 /// The run's host ceilings (`ceilings` in the manifest).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Ceilings {
     /// The RAM-backed file the engine ran against.
     pub target: String,
@@ -124,7 +127,7 @@ pub struct Ceilings {
 }
 
 /// The ceiling a step's record names for one of its I/Os.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StepCeiling {
     /// The workload's name and total queue depth: for a rounds step, which
     /// cell this is.
@@ -165,16 +168,18 @@ impl ShapeCeiling {
 /// The one host ceiling methodic measured before ceilings per shape: read
 /// back from older manifests (`host_ceiling`), shown by `report`, and
 /// still judged by when such a run is resumed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Legacy {
     /// The RAM-backed file the engine ran against.
     pub target: String,
     /// Random reads of `iops_block` bytes at `qd`.
     #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub iops: f64,
     pub iops_block: u64,
     /// Sequential reads of `bandwidth_block` bytes at `qd`, decimal MB/s.
     #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub mb_s: f64,
     pub bandwidth_block: u64,
     pub qd: u32,

@@ -3,6 +3,7 @@
 //! about it. The runtime's meter counts; this is its record.
 
 use methodic_compiler::plan::{Bytes, Percent};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::units::human;
@@ -13,14 +14,14 @@ pub const SERVED_FROM_CACHE_HUNDREDTHS: u32 = 9000;
 
 /// What a step's I/O asked for and what reached the device, reads and
 /// writes apart.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DeviceIo {
     pub read: Flow,
     pub write: Flow,
 }
 
 /// One direction of a step's I/O.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Flow {
     /// Bytes the step asked to read (to write).
     pub asked: Bytes,
@@ -46,7 +47,7 @@ pub struct Flow {
 }
 
 /// Where a flow's `reached` comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Counter {
     /// The block devices' statistics in sysfs (reads: no more than this

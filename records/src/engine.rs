@@ -1,8 +1,9 @@
 //! Which engine a run and each step's I/O used, as results record it.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// io_uring: one ring per worker, registered buffers and file, batched
@@ -21,7 +22,7 @@ impl EngineKind {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct EngineNote {
     /// `auto`, `io-uring` or `psync`, as asked on the command line.
     pub choice: String,

@@ -11,10 +11,11 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where a reading came from, as the results say it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub enum HealthSource {
     /// The NVMe SMART / Health Information log (and the OCP log's flash
     /// bytes where the drive has it). Results written before SATA drives
@@ -55,7 +56,7 @@ impl fmt::Display for HealthSource {
 
 /// A drive's health counters at one moment. Each field says which
 /// interface reports it; a drive that does not leaves it `None`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Health {
     /// Where the reading came from.
     #[serde(default)]
@@ -215,7 +216,7 @@ fn bytes(units: Option<u128>, sectors: Option<u64>, sector_bytes: Option<u64>) -
 }
 
 /// A step's health: before and after, and what the drive counted in between.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StepHealth {
     /// The target, by its path.
     pub target: String,

@@ -5,12 +5,13 @@
 
 use std::path::PathBuf;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::units::human;
 
 /// The machine a run ran on.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Host {
     pub hostname: Option<String>,
     /// `/proc/cpuinfo`'s model name.
@@ -40,7 +41,7 @@ pub struct Host {
 /// driver and turbo, and the idle states (C-states) it may sleep in between
 /// I/Os. Each is `None` when the machine does not expose it (a virtual
 /// machine often has no cpufreq).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Power {
     /// `scaling_governor` of the CPUs: `performance`, or when they differ
     /// `performance on 0-3, powersave on 4-7`.
@@ -71,7 +72,7 @@ pub struct Power {
 }
 
 /// One idle state of a CPU, by its name in sysfs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct IdleState {
     /// `POLL`, `C1`, `C1E`, `C6`.
     pub name: String,
@@ -136,7 +137,7 @@ impl Power {
 }
 
 /// The file system a path is on, from /proc/self/mountinfo.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FileSystem {
     /// `ext4`, `xfs`, `tmpfs`.
     pub fs_type: String,
@@ -149,7 +150,7 @@ pub struct FileSystem {
     pub device: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     File,
@@ -167,7 +168,7 @@ impl TargetKind {
 }
 
 /// What sysfs says about a block device; empty for files.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Identity {
     /// The kernel's name: `nvme0n1`, `zram0`, `loop3`.
     pub name: Option<String>,
@@ -208,7 +209,7 @@ pub struct Identity {
     pub file_system: Option<FileSystem>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct TargetInfo {
     pub path: PathBuf,
     pub kind: TargetKind,

@@ -16,6 +16,7 @@ pub mod host;
 pub mod manifest;
 pub mod numbers;
 pub mod record;
+pub mod schema;
 pub mod series;
 pub mod svg;
 pub mod units;

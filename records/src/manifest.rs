@@ -17,6 +17,7 @@ use methodic_compiler::plan::{
     Action, BlockShare, Bytes, DataPattern, IoKey, IoMode, Percent, Plan, PreconditionStop, Qd, QdCounting,
     Step, Units, ValueKind, Workload, plural,
 };
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::dir::STEPS_FILE;
@@ -34,7 +35,11 @@ pub const MANIFEST_SCHEMA: u32 = 2;
 
 pub const MANIFEST_FILE: &str = "manifest.json";
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// `manifest.json`: what made each number. The tool, host, targets and
+/// engine, the seed, the plan as it ran, and each step's status and
+/// checklist (workload, queue depth and how it is counted, drive state,
+/// span, value kind, units, data pattern, cache policy, host).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Manifest {
     /// [`MANIFEST_SCHEMA`] of the methodic that wrote it.
     pub schema: u32,
@@ -87,7 +92,7 @@ pub struct Manifest {
 
 /// One host of a run on many hosts: how the hosts file names it, what its
 /// fio server said of itself when methodic connected, and its target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HostNote {
     /// As the hosts file names it, in fio's syntax: `ip:10.0.0.2,8765`, `bench-07`.
     pub host: String,
@@ -112,7 +117,7 @@ pub struct HostNote {
 }
 
 /// One target's volatile write cache over the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WriteCacheNote {
     /// The target, by its path.
     pub target: String,
@@ -131,7 +136,7 @@ pub struct WriteCacheNote {
 }
 
 /// A resume: where the run went on from, and why there.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ResumeNote {
     /// When the resume started.
     pub at: String,
@@ -147,7 +152,8 @@ pub struct ResumeNote {
     pub superseded: usize,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The methodic that wrote the file.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Tool {
     pub name: String,
     pub version: String,
@@ -166,7 +172,8 @@ impl Tool {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// Which methodology ran, and the hashes of its source and plan.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Methodology {
     pub name: String,
     pub version: String,
@@ -181,14 +188,14 @@ pub struct Methodology {
 }
 
 /// The folder copy tests read their source files from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DatasetsNote {
     pub dir: PathBuf,
     /// Its file system: `tmpfs` keeps the source out of the way.
     pub file_system: Option<crate::host::FileSystem>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StepStatus {
     Pending,
@@ -199,7 +206,7 @@ pub enum StepStatus {
 }
 
 /// One step: what it was to do, and what happened.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ManifestStep {
     pub index: usize,
     pub id: String,
@@ -227,7 +234,7 @@ pub struct ManifestStep {
 }
 
 /// Where one worker of a step ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WorkerPlacement {
     /// A `together` step's job, by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -262,7 +269,7 @@ impl WorkerPlacement {
 }
 
 /// The questions a reader asks of a number, answered for one step.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Checklist {
     /// The I/O pattern; for a rounds step, the measurement the steady-state
     /// rule tracks (every cell is in the plan).
@@ -290,7 +297,7 @@ pub struct Checklist {
 }
 
 /// One job of a `together` step, as the checklist gives it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct JobFacts {
     pub name: String,
     pub workload: WorkloadFacts,
@@ -318,7 +325,7 @@ pub fn load_words(
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WorkloadFacts {
     pub name: String,
     /// `4KiB random, 100% read`.
@@ -342,7 +349,7 @@ impl WorkloadFacts {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct QdFacts {
     /// Outstanding I/Os over all workers.
     pub total: u32,
@@ -381,7 +388,7 @@ impl QdFacts {
 }
 
 /// The drive's history as far as this run knows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Condition {
     /// A target methodic did not erase, fill or precondition (yet).
@@ -396,7 +403,7 @@ pub enum Condition {
     Steady,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DriveState {
     pub condition: Condition,
     /// `erased (discard), filled 2 times, preconditioned with ... for 6h`.
@@ -422,7 +429,7 @@ pub struct DriveState {
     pub in_doubt: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SteadyNote {
     pub reached: bool,
     /// The round it was reached at, or the rounds run when it was not.
@@ -567,7 +574,7 @@ impl DriveTracker {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpanFacts {
     /// As the methodology gives it: `100%`, `8GiB`.
     pub declared: String,
@@ -578,7 +585,7 @@ pub struct SpanFacts {
     pub percent_of_capacity: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ValueFacts {
     /// The methodology's convention for the value it reports.
     pub kind: ValueKind,
@@ -586,7 +593,7 @@ pub struct ValueFacts {
     pub computed: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CacheFacts {
     /// `Direct` (O_DIRECT) or `Buffered` (through the page cache).
     pub io: Option<IoMode>,

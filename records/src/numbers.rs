@@ -2,10 +2,11 @@
 //! reads, writes, trims and all together. The runtime makes them from its histograms;
 //! reports, compare and exporters read them.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A step's numbers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
     /// Seconds recorded.
     pub seconds: f64,
@@ -21,18 +22,21 @@ pub struct Summary {
     pub trim: Option<Rates>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Rates {
     pub ios: u64,
     pub bytes: u64,
     /// NaN (written as JSON `null`) when no time was recorded.
     #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub iops: f64,
     /// Decimal megabytes (10^6 B) a second.
     #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub mb_s: f64,
     /// Binary mebibytes (2^20 B) a second.
     #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub mib_s: f64,
     pub latency_us: Latency,
 }
@@ -43,7 +47,7 @@ pub fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f
 }
 
 /// Latency in microseconds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Latency {
     pub mean: f64,
     pub min: f64,

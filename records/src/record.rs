@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use methodic_compiler::plan::{Arrivals, Metric, Step};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Cliff, Peak, RepeatSummary, Window};
@@ -17,7 +18,7 @@ use crate::numbers::{Latency, Rates, Summary};
 /// the numbers (the tool, host, targets, engine, seed, the plan and each
 /// step's checklist) is the manifest's, which this names and does not
 /// repeat.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunReport {
     /// The run's manifest, relative to the results directory.
     #[serde(default = "manifest_file")]
@@ -36,7 +37,7 @@ pub struct RunReport {
     pub signal: Option<i32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Running,
@@ -45,7 +46,7 @@ pub enum Status {
     Interrupted,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct MethodologyRef {
     pub name: String,
     pub version: String,
@@ -57,7 +58,7 @@ fn manifest_file() -> PathBuf {
 }
 
 /// One step's record in `steps.jsonl` and `results.json`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StepResult {
     pub index: usize,
     pub id: String,
@@ -155,7 +156,7 @@ pub struct StepResult {
 
 /// One host's share of a step of a run on many hosts: what fio did there
 /// over the step's record time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HostRates {
     /// The host as the hosts file names it, in fio's syntax (`ip:10.0.0.2,8765`).
     pub host: String,
@@ -181,7 +182,7 @@ fn is_zero(n: &u64) -> bool {
 
 /// What a latency QoS search found: the highest rate at which the
 /// percentile stayed under the limit, and every probe it made, in order.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct QosResult {
     /// `p99.99`.
     pub percentile: String,
@@ -198,7 +199,7 @@ pub struct QosResult {
 }
 
 /// One probe of a QoS search.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct QosPoint {
     /// The rate asked; `None` for the closed-loop probe.
     pub rate_iops: Option<f64>,
@@ -218,7 +219,7 @@ pub struct QosPoint {
 
 /// One job of a `together` step: what it did, on which device, and its
 /// own summary, I/O facts and series.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct JobResult {
     pub name: String,
     /// The target it ran on, by path.
@@ -280,7 +281,7 @@ impl StepResult {
 }
 
 /// How a step's I/O ran.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct IoInfo {
     pub engine: EngineKind,
     /// Why methodic chose the engine.
@@ -312,7 +313,7 @@ pub struct IoInfo {
 /// completed over the record window, whether the rate was kept, and how
 /// late I/Os started (docs/RESULTS.md, "Open loop"). Latencies in the
 /// step's summary, series and log count from when each I/O was due.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OpenLoopResult {
     /// I/Os a second asked over all the step's workers (for a bandwidth,
     /// the bytes a second over the workload's mean block).
@@ -406,7 +407,7 @@ fn seconds_words(s: f64) -> String {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SteadyResult {
     pub metric: Metric,
     pub reached: bool,
@@ -423,7 +424,7 @@ pub struct SteadyResult {
 
 /// One measurement of a `rounds` step: its last round, and its averages
 /// over the steady-state window (or the last `window` rounds).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct CellResult {
     pub workload: String,
     pub qd: u32,
@@ -453,7 +454,7 @@ pub struct CellResult {
 }
 
 /// The failed I/Os of a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IoErrors {
     /// I/Os that failed or moved fewer bytes than asked.
     pub failed: u64,
@@ -467,7 +468,7 @@ pub struct IoErrors {
 }
 
 /// One failed I/O: where, what, and what the kernel said.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FailedIo {
     pub target: PathBuf,
     /// `read` or `write`.
@@ -483,7 +484,7 @@ pub struct FailedIo {
 }
 
 /// What one copy did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CopyResult {
     pub files: u64,
     pub bytes: u64,
@@ -497,7 +498,7 @@ pub struct CopyResult {
     pub destination: PathBuf,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProbeResult {
     /// Offsets probed (the plan's, less those `skipped`).
     pub offsets: u64,
@@ -536,7 +537,7 @@ pub struct ProbeResult {
 /// histograms) and each worker's, over the run's record window, with the
 /// noise of each (docs/RESULTS.md, "Devices and workers"). A worker is one
 /// thread: with psync, one a queue slot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Spread {
     /// A `together` step's job, by name; `None` for the step's own I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -554,7 +555,7 @@ pub struct Spread {
 }
 
 /// One device's share of an I/O run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DeviceRates {
     /// The target, from 1 (the order of `--target`); the manifest's
     /// `targets` says what it is (model, serial).
@@ -571,7 +572,7 @@ pub struct DeviceRates {
 }
 
 /// One worker's share of an I/O run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WorkerRates {
     /// From 1.
     pub worker: u32,
@@ -593,7 +594,7 @@ pub struct WorkerRates {
 /// workers"). Measured on a log scale, each interval against the group's
 /// own in the same interval, so that what slows the whole machine for a
 /// moment (another process, a stall) moves every member alike and cancels.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Noise {
     /// Whole series intervals counted (those every member of the group
     /// recorded), and their length.
@@ -675,7 +676,7 @@ fn moments(x: &[f64]) -> (f64, f64, f64) {
 /// One burst of a measurement with `bursts ON every PERIOD`: the I/Os
 /// started in `[start + i * PERIOD, start + i * PERIOD + ON)` of its
 /// record window and recorded (docs/RESULTS.md, "Bursts").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BurstResult {
     /// A `together` step's job, by name; `None` for a measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -699,7 +700,7 @@ pub struct BurstResult {
 /// What a step with `verify` checked: a write step reads back every
 /// interval it wrote once its writes end; a read step checks every
 /// interval it reads as it reads it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct VerifyResult {
     pub how: VerifyWay,
     /// Bytes an interval, each with a stamp at its head.
@@ -747,7 +748,7 @@ impl VerifyResult {
 }
 
 /// How a step verified.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VerifyWay {
     /// Its writes, read back once they ended.
@@ -757,7 +758,7 @@ pub enum VerifyWay {
 }
 
 /// One interval whose contents are not what was written there.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Mismatch {
     /// The target, by path.
     pub target: String,
@@ -785,7 +786,7 @@ impl Mismatch {
 }
 
 /// What was wrong with an interval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MismatchKind {
     /// No stamp at its head: never written with `verify`.

@@ -21,6 +21,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::plan::{Action, IoMode, OnError, Plan, Step, Units, ValueKind};
@@ -34,7 +35,7 @@ use self::changes::{CACHE, DRIVE, Raw, brief, io_word, raw, step_changes};
 use self::matching::{affects_state, dependencies, match_steps, moved_steps};
 
 /// How a change bears on comparing results, most serious first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
     /// Old and new results of the affected steps measure different things.
@@ -60,7 +61,9 @@ impl Class {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One change between the plans: what changed, from what to what, its
+/// class and why, and the steps whose results it touches.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Change {
     pub class: Class,
     /// `span`, `record time`, `step added`.
@@ -76,7 +79,10 @@ pub struct Change {
     pub affected: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// The changes from one plan to another, each with what it does to
+/// comparing their results, and the steps of the new plan whose results
+/// stay comparable with the old plan's.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct PlanDiff {
     /// `consumer-copy 1.0`.
     pub old: String,

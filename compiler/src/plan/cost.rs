@@ -2,12 +2,13 @@
 //! what it writes ([`Written`]), per step and summed over the plan. The
 //! `estimate` stage computes them; this module only holds and adds them.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Bytes, Duration, Percent, Units};
 
 /// A time from `min` to `max`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeRange {
     pub min: Duration,
@@ -36,7 +37,7 @@ impl TimeRange {
 }
 
 /// What a step writes, as far as the plan can know it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Written {
     /// A share of the target's capacity (a fill of a 100% span twice is 200%).
@@ -72,7 +73,7 @@ impl std::ops::Add for Written {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StepEstimate {
     /// Time the step takes where the plan can know it; a steady-state step
@@ -84,7 +85,7 @@ pub struct StepEstimate {
     pub written: Written,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Estimate {
     /// The sum of the steps' times.

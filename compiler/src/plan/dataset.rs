@@ -2,12 +2,13 @@
 //! stream so that the compiler, the validator and the runtime's generator
 //! agree on every size.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Bytes;
 
 /// A generated tree of files for copy tests.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Dataset {
     pub name: String,

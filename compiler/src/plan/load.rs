@@ -4,6 +4,7 @@
 //! (no coordinated omission); and the named jobs of a `together` step
 //! ([`Job`]), each with its own workload, queue depth, rate and device.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use methodic_grammar::ast::Arrivals;
@@ -11,7 +12,7 @@ pub use methodic_grammar::ast::Arrivals;
 use super::{Bytes, Duration, Percent, Qd, Workload, plural};
 
 /// I/Os started at a fixed rate, over all the step's workers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rate {
     pub amount: RateAmount,
@@ -19,7 +20,7 @@ pub struct Rate {
 }
 
 /// How many I/Os a second, or bytes a second.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RateAmount {
     Iops(u64),
@@ -65,7 +66,9 @@ impl Rate {
 /// Pauses a worker takes between its I/Os: `think` after every `every`
 /// I/Os it starts, and `bursts` (I/Os start only in the first `on` of
 /// every `every`), as fio's thinktime and vdbench's bursts give them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Pauses {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,7 +100,7 @@ impl Pauses {
 }
 
 /// A pause of `pause_ns` after every `every` I/Os a worker starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Think {
     pub pause_ns: u64,
@@ -105,7 +108,7 @@ pub struct Think {
 }
 
 /// I/Os start during the first `on` of every `every`; none start in the rest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Bursts {
     pub on: Duration,
@@ -132,7 +135,7 @@ pub fn fine_name(ns: u64) -> String {
 /// highest rate that met it and the lowest that did not, until they are
 /// within `precision` of the latter. A probe meets the limit when the rate
 /// was kept and its percentile is under the limit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Qos {
     pub workload: Workload,
@@ -178,7 +181,7 @@ impl Qos {
 }
 
 /// One of the jobs a `together` step runs at the same time as the others.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Job {
     /// Its name in the methodology, unique in the step.

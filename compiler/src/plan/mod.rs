@@ -12,6 +12,7 @@
 //! `load` (open-loop rates and jobs that run together), `cost` (estimates)
 //! and `format` (reading and writing RON and JSON).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use methodic_grammar::ast::{
@@ -47,7 +48,11 @@ pub const PLAN_SCHEMA: u32 = 2;
 /// The oldest plan schema this methodic reads.
 pub const PLAN_SCHEMA_OLDEST: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A compiled plan: the methodology's header and conventions, its target
+/// settings, and every step fully resolved (workload in bytes and percent,
+/// queue depth in total and per worker, target settings, estimate) in the
+/// order the runtime runs them, with the plan's estimate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
     /// [`PLAN_SCHEMA`] of the compiler that wrote it.
@@ -68,7 +73,8 @@ pub struct Plan {
     pub estimate: Estimate,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Which methodology the plan was compiled from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Header {
     pub name: String,
@@ -86,7 +92,9 @@ pub struct Header {
     pub uses: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// How the methodology reports: its units, how it counts queue depth, and
+/// which value a step reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Conventions {
     pub units: Units,
@@ -101,7 +109,7 @@ impl Default for Conventions {
 }
 
 /// How much of the target a step works in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum Extent {
@@ -122,7 +130,7 @@ impl std::fmt::Display for Extent {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum DataPattern {
@@ -147,7 +155,7 @@ impl std::fmt::Display for DataPattern {
 }
 
 /// The target settings a step runs with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
     pub span: Extent,

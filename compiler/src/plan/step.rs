@@ -2,6 +2,7 @@
 //! carries (queue depth, stop rules, rounds, repeats, probes), and the words
 //! that describe a step in tables and logs.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{
@@ -9,7 +10,9 @@ use super::{
     Rate, StepEstimate, Target, Workload,
 };
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One step of the plan: what it does, the settings it runs with, and
+/// its estimate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
     /// Stable and unique in the plan: `phase-slug/what`, made from the
@@ -41,7 +44,10 @@ pub struct Step {
     pub estimate: StepEstimate,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a step does: an object whose one key is the kind of step (`fill`,
+/// `measure`, ...) and whose value holds its settings; `drop_caches`, which
+/// has none, is the string alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum Action {
@@ -356,7 +362,7 @@ pub fn aggregate_word(a: Aggregate) -> &'static str {
 /// plan (SNIA PTS DIRTH's MaxIOPS, MidIOPS and MinIOPS): the queue depth
 /// and workers of the one that did the most IOPS, the fewest, or the IOPS
 /// nearest halfway between, of those whose mean latency was under a limit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Point {
     pub pick: Pick,
@@ -372,7 +378,7 @@ pub struct Point {
     pub under_ns: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Pick {
     /// The most IOPS.
@@ -416,7 +422,7 @@ impl Point {
 }
 
 /// A queue depth as the methodology counts it and as it is spread.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Qd {
     /// Outstanding I/Os over all workers.
@@ -430,7 +436,7 @@ pub struct Qd {
     pub counted: QdCounting,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
 #[serde(rename_all = "snake_case")]
 pub enum PreconditionStop {
@@ -443,7 +449,7 @@ pub enum PreconditionStop {
 }
 
 /// The SNIA PTS steady-state rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SteadyRule {
     /// Rounds in the measurement window.
@@ -471,7 +477,7 @@ impl Default for SteadyRule {
 
 /// When a measurement stops recording: after `time`, after `written`, or
 /// whichever comes first when both are set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MeasureStop {
     pub time: Option<Duration>,
@@ -480,7 +486,7 @@ pub struct MeasureStop {
 }
 
 /// One measurement in a round.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cell {
     pub workload: Workload,
@@ -489,7 +495,7 @@ pub struct Cell {
     pub record: Duration,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RepeatRun {
     /// The repeat block, numbered from 1 in plan order.
@@ -501,7 +507,7 @@ pub struct RepeatRun {
 }
 
 /// A flash page-size probe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Probe {
     /// Bytes written at each offset.

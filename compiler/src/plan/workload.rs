@@ -2,12 +2,13 @@
 //! [`WorkloadIo`] (a workload without its name) and [`IoKey`] (what a step
 //! does, by which `diff` matches steps and `compare` pairs results).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Action, Bytes, Percent, Rate, Step, plural};
 
 /// A workload written out in full.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Workload {
     /// The name it was defined under, or a description for one written in
@@ -98,7 +99,7 @@ impl Workload {
 
 /// Where a workload's random offsets land in the span. Sequential I/O
 /// is not drawn and so has no access distribution.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Access {
     /// Every aligned offset of the span equally likely.
@@ -149,7 +150,7 @@ impl std::fmt::Display for Access {
 
 /// One hot band: a share of random I/Os and the share of the span they
 /// land in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Band {
     pub io: Percent,
@@ -158,7 +159,7 @@ pub struct Band {
 
 /// A positive number exact to a thousandth (`1.2`, `0.95`), for a
 /// distribution's parameter; serialized as its thousandths.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
 pub struct Milli(pub u32);
 
@@ -314,7 +315,7 @@ impl IoKey {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BlockShare {
     pub size: Bytes,

@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use methodic_compiler::plan::{Units, ValueKind};
+use methodic_compiler::plan::{Units, ValueKind, Written};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{ExportError, Exporter, Format};
@@ -30,27 +31,57 @@ impl<R: Serialize + ?Sized> Exporter<R> for Json {
 }
 
 /// JSON lines: an object a step (`PlanSteps` is not `Serialize`: this is
-/// its only JSON).
+/// its only JSON). Each line goes through a `serde_json::Value`, whose
+/// keys are sorted: the line's keys, and its `writes`', in name order.
 impl Exporter<PlanSteps> for Json {
     fn export(&self, p: &PlanSteps) -> Result<String, ExportError> {
+        let failed =
+            |e: serde_json::Error| ExportError::Failed { format: Format::Json, detail: e.to_string() };
         let mut out = String::new();
         for (s, r) in p.plan.steps.iter().zip(p.rows()) {
-            let line = serde_json::json!({
-                "id": s.id,
-                "phase": s.phase,
-                "kind": s.action.kind(),
-                "what": r[2],
-                "qd": r[3],
-                "time_min_ms": s.estimate.time.min.as_millis(),
-                "time_max_ms": s.estimate.time.max.as_millis(),
-                "device_bound": s.estimate.device_bound,
-                "writes": s.estimate.written,
-            });
-            out.push_str(&line.to_string());
+            let [_, _, what, qd, _, _] = r;
+            let line = PlanStepLine {
+                id: &s.id,
+                phase: s.phase.as_deref(),
+                kind: s.action.kind(),
+                what,
+                qd,
+                time_min_ms: s.estimate.time.min.as_millis(),
+                time_max_ms: s.estimate.time.max.as_millis(),
+                device_bound: s.estimate.device_bound,
+                writes: s.estimate.written,
+            };
+            out.push_str(&serde_json::to_value(&line).map_err(failed)?.to_string());
             out.push('\n');
         }
         Ok(out)
     }
+}
+
+/// One step of a plan, as a line of `methodic plan --format json`: what
+/// the step does and what the plan estimates it takes and writes.
+#[derive(Serialize, JsonSchema)]
+pub struct PlanStepLine<'a> {
+    /// The step's id in the plan: `phase-slug/what`.
+    pub id: &'a str,
+    pub phase: Option<&'a str>,
+    /// The kind of step: `erase`, `fill`, `precondition`, `measure`,
+    /// `rounds`, `together`, `qos`, `drop_caches`, `idle`, `limit_ram`,
+    /// `copy`, `probe`.
+    pub kind: &'a str,
+    /// What the step does, in words (the table's `what` column).
+    pub what: String,
+    /// The queue depth as the table shows it: `32`, `256 (16x16)`, `-`
+    /// for a step without one.
+    pub qd: String,
+    /// The time the plan can know the step takes, from `time_min_ms` to
+    /// `time_max_ms` milliseconds.
+    pub time_min_ms: u64,
+    pub time_max_ms: u64,
+    /// The step also takes time that depends on the device's speed.
+    pub device_bound: bool,
+    /// What the step writes, as far as the plan can know it.
+    pub writes: Written,
 }
 
 /// As JSON: `JsonReport`.
@@ -60,9 +91,20 @@ impl Serialize for Report {
     }
 }
 
+/// As its JSON is written: `JsonReport`'s.
+impl JsonSchema for Report {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        JsonReport::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        JsonReport::json_schema(generator)
+    }
+}
+
 /// A report as JSON: the run, its conventions, every point with its
 /// checklist, and each sweep's best step.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct JsonReport<'a> {
     dir: &'a Path,
     manifest_schema: u32,
@@ -83,18 +125,20 @@ struct JsonReport<'a> {
     sweep_bests: Vec<JsonBest<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct JsonBest<'a> {
     sweep: Option<u32>,
     workload: Option<&'a str>,
     qd: Option<u32>,
     id: &'a str,
     iops: Option<f64>,
+    #[schemars(with = "Option<f64>")]
     mb_s: f64,
+    #[schemars(with = "Option<f64>")]
     mib_s: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct JsonPoint<'a> {
     #[serde(flatten)]
     point: &'a Point,

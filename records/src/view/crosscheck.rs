@@ -6,12 +6,13 @@
 
 use std::path::PathBuf;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::export::{Exporter, Exports, Format, Json, Table};
 
 /// Both tools' numbers, run by run, and how far apart their medians are.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Crosscheck {
     pub step: String,
     pub target: PathBuf,

@@ -5,13 +5,14 @@
 //! (`crate::export`) write it as a table or JSON.
 
 use methodic_compiler::diff::PlanDiff;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::export::{Exporter, Exports, Format, Json, Table};
 
 /// What `methodic diff` prints: the plans' changes, and how many steps the
 /// new plan has (for the summary). As JSON, the changes alone.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct Changes {
     pub(crate) diff: PlanDiff,

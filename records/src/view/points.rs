@@ -11,13 +11,14 @@
 use methodic_compiler::plan::{
     Action, IoKey, Metric, PreconditionStop, Qd, RepeatRun, Units, ValueKind, Workload, fine_name,
 };
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::manifest::{Loaded, ManifestStep};
 use crate::numbers::Summary;
 use crate::record::{BurstResult, HostRates, OpenLoopResult, QosResult, Spread};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Point {
     /// The step's number in the plan, from 1.
     pub step: usize,
@@ -52,9 +53,12 @@ pub struct Point {
     /// step average where the step has no value of that kind (`value`
     /// says which).
     pub iops: Option<f64>,
-    /// Decimal megabytes a second, reported as `rate_value` says.
+    /// Decimal megabytes a second, reported as `rate_value` says (NaN,
+    /// written as null, when the step recorded no time: see `Rates`).
+    #[schemars(with = "Option<f64>")]
     pub mb_s: f64,
     /// Binary mebibytes a second.
+    #[schemars(with = "Option<f64>")]
     pub mib_s: f64,
     /// What `iops` is (for a copy, which has no IOPS: what its rate is).
     pub value: ValueKind,
@@ -68,7 +72,9 @@ pub struct Point {
     /// The step average (a rounds measurement's: the average of its
     /// window's rounds), whatever the convention.
     pub average_iops: Option<f64>,
+    #[schemars(with = "Option<f64>")]
     pub average_mb_s: f64,
+    #[schemars(with = "Option<f64>")]
     pub average_mib_s: f64,
     /// The steady-state average: a rounds measurement's window average, or
     /// a precondition until steady's last window (of the metric its rule
@@ -113,8 +119,9 @@ pub struct Point {
 }
 
 /// A step's trims: how many a second, and their latency.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct TrimPoint {
+    #[schemars(with = "Option<f64>")]
     pub iops: f64,
     pub mean_latency_us: f64,
     pub p99_latency_us: f64,
@@ -139,7 +146,7 @@ impl TrimPoint {
 }
 
 /// A job of a `together` step.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct JobPoint {
     pub name: String,
     /// The target it ran on, by path.

@@ -7,6 +7,7 @@
 //! (`crate::export`) write them as a table or JSON.
 
 use methodic_compiler::plan::Units;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ceiling::Ceilings;
@@ -15,7 +16,7 @@ use crate::record::{ProbeResult, RunReport, StepResult};
 use crate::view::points::rate_unit;
 
 /// What `methodic calibrate` prints: the host ceilings measured.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct HostCeilings(pub Ceilings);
 
@@ -31,7 +32,7 @@ impl Exports for HostCeilings {
 
 /// What `methodic run` prints when the run ends: its report, and the
 /// plan's units (for the rate column). As JSON, the report alone.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct Ran {
     pub(crate) report: RunReport,

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{Difference, letter, ratios};
@@ -16,7 +17,7 @@ use crate::view::points::Point;
 use crate::view::report::spread::device_words;
 
 /// One device of one paired step, in every run.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct DeviceRow {
     /// The paired step, as its pair is labelled.
     pub step: String,

@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use methodic_compiler::plan::{Units, ValueKind};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::export::{Exporter, Exports, Format, Html, Json, Table};
@@ -40,7 +41,10 @@ pub(crate) fn letter(i: usize) -> String {
     if i < 26 { ((b'A' + i as u8) as char).to_string() } else { format!("R{}", i + 1) }
 }
 
-#[derive(Debug, Serialize)]
+/// Runs compared: their steps paired by what they did, each pair's values
+/// and their ratios to the first run's, the steps some run lacks, and every
+/// difference in the manifests that can explain a gap.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Comparison {
     pub runs: Vec<RunRef>,
     /// Steps present in every run, in the baseline's order.
@@ -61,7 +65,7 @@ pub struct Comparison {
     pub(crate) loaded: Vec<Loaded>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct RunRef {
     pub name: String,
     pub dir: PathBuf,
@@ -71,10 +75,11 @@ pub struct RunRef {
     /// The value the run reports (`conventions { value }`): `peak`,
     /// `step average`, `steady-state average`.
     #[serde(serialize_with = "kind_words")]
+    #[schemars(schema_with = "crate::schema::value_kind_words")]
     pub value_kind: ValueKind,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Pair {
     /// `rnd4k_read (4KiB random, 100% read) QD 32`.
     pub label: String,
@@ -83,6 +88,7 @@ pub struct Pair {
     /// The value kind compared on every side: the baseline's reported
     /// kind where every run has a value of it, else the step average.
     #[serde(serialize_with = "kind_words")]
+    #[schemars(schema_with = "crate::schema::value_kind_words")]
     pub value_kind: ValueKind,
     /// One a run, in command-line order.
     pub values: Vec<PairValue>,
@@ -90,7 +96,7 @@ pub struct Pair {
     pub ratios: Vec<Option<f64>>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct PairValue {
     pub step_id: String,
     /// IOPS, or for a copy the rate, of the pair's `value_kind`.
@@ -99,6 +105,7 @@ pub struct PairValue {
     /// The kind this run reports for the step, which `value` may not be
     /// when the runs' conventions differ.
     #[serde(serialize_with = "kind_words")]
+    #[schemars(schema_with = "crate::schema::value_kind_words")]
     pub reported_kind: ValueKind,
     pub mean_latency_us: Option<f64>,
     /// The step failed or was interrupted: its value is partial and has no ratio.
@@ -112,11 +119,12 @@ pub struct PairValue {
 }
 
 /// One sweep's best step in each run, among its paired steps.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SweepBest {
     /// `sweep 2 rnd4k_read`: the baseline's sweep and workload.
     pub label: String,
     #[serde(serialize_with = "kind_words")]
+    #[schemars(schema_with = "crate::schema::value_kind_words")]
     pub value_kind: ValueKind,
     pub unit: String,
     /// One a run: the best step's id, queue depth and value.
@@ -125,7 +133,7 @@ pub struct SweepBest {
     pub ratios: Vec<Option<f64>>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Unpaired {
     pub label: String,
     /// Which runs have it.
@@ -133,7 +141,7 @@ pub struct Unpaired {
     pub step_ids: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Difference {
     /// `span`, `drive state`, `firmware`, ...
     pub field: String,
