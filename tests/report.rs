@@ -4,7 +4,9 @@
 //! names (span, drive state), the values `value peak` reports (the peaks of
 //! steps.jsonl, each sweep's best step, like paired with like across
 //! conventions), and bad results directories refused with an error that
-//! names the file, leaving the directory as it was.
+//! names the file, leaving the directory as it was; and, in
+//! `report/install.rs`, methodic as `cargo install` and the .deb install
+//! it, with its man pages and completions.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +14,8 @@ use std::sync::OnceLock;
 
 mod browser;
 mod common;
+#[path = "report/install.rs"]
+mod install;
 use common::{methodic, text};
 
 /// A small methodology: `prepare` goes before a QD1/QD4 sweep of 4KiB
@@ -205,6 +209,35 @@ fn report_as_fio_json_reads_in_fio_readers_with_the_same_numbers() {
     }
     let qd32 = &rows.iter().find(|(n, _)| n == "measure/rnd4k_read-qd32").unwrap().1;
     assert_eq!((qd32.rw.as_str(), qd32.iodepth * qd32.numjobs), ("randread", 32), "{qd32:?}");
+
+    // As fio-plot finds results: a folder, files RW-IODEPTH-NUMJOBS.json in
+    // it, the first job of each (its list_json_files and get_json_mapping).
+    let tree = common::temp_path("report-fio-plot");
+    let split = methodic(&["report", dir, "--format", "csv", "--fio-plot", tree.to_str().unwrap()]);
+    assert!(split.status.success(), "{}", text(&split.stderr));
+    assert!(text(&split.stderr).contains("fio-plot -i "), "how to chart it: {}", text(&split.stderr));
+    let folder = tree.join("measure-rnd4k_read");
+    let mut depths = Vec::new();
+    for e in std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())) {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let fields: Vec<&str> = name.strip_suffix(".json").unwrap().split('-').collect();
+        assert_eq!(fields[0], "randread", "{name}");
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let (job, row) = fio_plot_rows(&doc).remove(0);
+        assert_eq!(
+            (fields[1].parse::<u32>().unwrap(), fields[2].parse::<u32>().unwrap()),
+            (row.iodepth, row.numjobs)
+        );
+        let whole = rows.iter().find(|(n, _)| *n == job).unwrap_or_else(|| panic!("{job}"));
+        assert_eq!(whole.1.total_ios, row.total_ios, "{job}");
+        depths.push(row.iodepth);
+    }
+    depths.sort();
+    assert_eq!(depths, [1, 32], "a file a queue depth of the sweep");
+    let folders = std::fs::read_dir(&tree).unwrap().count();
+    assert_eq!(folders, 5, "the fill, and each of the four workloads measured");
+    let _ = std::fs::remove_dir_all(&tree);
 
     // fio's own json+ reader turns each job's latency bins into a CSV, and
     // checks them against the JSON (--validate).

@@ -7,14 +7,13 @@
 //! .ci/run builds both before the tests (`cargo install --path . --root
 //! target/ci-install`, then `cargo deb --no-build` over the same release
 //! build); outside CI, a test whose build is missing skips, saying how to
-//! make it.
-
-mod common;
+//! make it. A module of tests/report.rs: installing the .deb (dpkg and
+//! man-db's index, seconds of CPU) overlaps the report tests' rehearsals.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{methodic, root, skip, temp_dir, text};
+use crate::common::{self, methodic, root, skip, temp_dir, text};
 
 /// A methodology that runs one short step: enough to see that an installed
 /// binary compiles, runs I/O and writes results.
