@@ -671,7 +671,7 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__report)
-            opts="-o -h --format --json --output --html --help"
+            opts="-o -h --format --json --output --html --fio-plot --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -690,6 +690,10 @@ _methodic() {
                     return 0
                     ;;
                 --html)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fio-plot)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

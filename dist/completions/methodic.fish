@@ -99,6 +99,7 @@ html\t'one self-contained HTML page (no network)'
 fio-json\t'fio\'s JSON output (json+), a job a step, for fio-plot and other fio readers'"
 complete -c methodic -n "__fish_methodic_using_subcommand report" -s o -l output -d 'Write the output to FILE (atomically) [default: standard output]' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand report" -l html -d 'The older way to write the HTML page (--format html -o FILE), kept for the pages that show it: the page goes to FILE, and --format to standard output' -r -F
+complete -c methodic -n "__fish_methodic_using_subcommand report" -l fio-plot -d 'Also write the run as fio-plot reads results: into DIR, a folder a phase and workload, in it a fio JSON file a step named RW-IODEPTH-NUMJOBS.json (as --format fio-json writes them)' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand report" -l json -d 'The older spelling of --format json'
 complete -c methodic -n "__fish_methodic_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c methodic -n "__fish_methodic_using_subcommand diff" -l format -d 'The output format' -r -f -a "table\t'text for a terminal: tables and sentences'

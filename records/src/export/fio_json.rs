@@ -9,6 +9,9 @@
 //! mean, standard deviation, percentiles and, from the step's
 //! HdrHistogram log where it covers the same I/Os, the json+ `bins`).
 //!
+//! [`fio_plot_files`] splits the same jobs into the files and folders
+//! fio-plot reads (`methodic report --fio-plot DIR`).
+//!
 //! methodic measures one latency an I/O, from submission to completion:
 //! it is written both as fio's `clat_ns` (completion latency) and
 //! `lat_ns` (total latency); `slat_ns` is zero with no samples. What fio
@@ -65,14 +68,55 @@ const PERCENTILES: [(&str, Pick); 8] = [
 
 /// The whole document: fio's top level and a job a step (or cell).
 fn document(run: &Loaded) -> Value {
-    let m = &run.manifest;
-    let end = m.finished.as_deref().unwrap_or(&m.updated);
-    let timestamp = unix_seconds(end).unwrap_or(0);
+    with_jobs(run, jobs(run).into_iter().map(|(_, j)| j).collect())
+}
+
+/// Every job of the run, each with the workload it ran (the folder
+/// fio-plot finds it in).
+fn jobs(run: &Loaded) -> Vec<(String, Value)> {
     let mut jobs = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
-        jobs.extend(step_jobs(run, r, step, jobs.len()));
+        let first = jobs.len();
+        jobs.extend(step_jobs(run, r, step, first));
     }
+    jobs
+}
+
+/// A run as fio-plot reads results: a folder a phase and workload (as
+/// bench-fio writes one a block size), in it a file a job named
+/// `RW-IODEPTH-NUMJOBS.json` (fio-plot reads the first job of each), each
+/// a whole fio JSON document. A second job of the same folder and name (a
+/// repeated measurement) goes to a folder with `-2` after its name, and so
+/// on. Paths are relative, in order.
+pub fn fio_plot_files(report: &Report) -> Vec<(std::path::PathBuf, String)> {
+    let run = &report.run;
+    let mut out: Vec<(std::path::PathBuf, String)> = Vec::new();
+    for (folder, job) in jobs(run) {
+        let o = &job["job options"];
+        let field = |k: &str| o[k].as_str().unwrap_or("0").to_string();
+        let name = format!("{}-{}-{}.json", field("rw"), field("iodepth"), field("numjobs"));
+        let mut n = 1;
+        let path = loop {
+            let f = if n == 1 { folder.clone() } else { format!("{folder}-{n}") };
+            let p = std::path::Path::new(&f).join(&name);
+            if !out.iter().any(|(q, _)| *q == p) {
+                break p;
+            }
+            n += 1;
+        };
+        let mut text = serde_json::to_string_pretty(&with_jobs(run, vec![job])).unwrap_or_default();
+        text.push('\n');
+        out.push((path, text));
+    }
+    out
+}
+
+/// fio's top level around `jobs`.
+fn with_jobs(run: &Loaded, jobs: Vec<Value>) -> Value {
+    let m = &run.manifest;
+    let end = m.finished.as_deref().unwrap_or(&m.updated);
+    let timestamp = unix_seconds(end).unwrap_or(0);
     json!({
         "fio version": format!("methodic-{}", m.tool.version),
         "timestamp": timestamp,
@@ -95,18 +139,23 @@ fn document(run: &Loaded) -> Value {
 
 /// The jobs of one step: one with its summary, or one a cell of a rounds
 /// step (each cell's last round). Steps without I/O give none.
-fn step_jobs(run: &Loaded, r: &StepResult, step: &Step, first_group: usize) -> Vec<Value> {
+fn step_jobs(run: &Loaded, r: &StepResult, step: &Step, first_group: usize) -> Vec<(String, Value)> {
     let engine = r.io.as_ref().map(engine_of);
     let options = methodic_fio::job_options(step, engine);
+    let phase = methodic_fio::file_name(r.phase.as_deref().unwrap_or("steps"));
+    let folder = |workload: &str| format!("{phase}-{}", methodic_fio::file_name(workload));
     let mut jobs = Vec::new();
     if let (Some(summary), Some(opts)) = (&r.summary, options.first()) {
         let bins = bins(run, r, "");
-        jobs.push(job(&r.id, first_group, opts, summary, r.io.as_ref(), r.seconds, bins));
+        let workload = step.action.workloads().first().map_or(r.kind.clone(), |w| w.name.clone());
+        let job = job(&r.id, first_group, opts, summary, r.io.as_ref(), r.seconds, bins);
+        jobs.push((folder(&workload), job));
     } else if let (Some(cells), Action::Rounds { .. }) = (&r.cells, &step.action) {
         for (k, (cell, opts)) in cells.iter().zip(&options).enumerate() {
             let name = format!("{} cell {} ({} QD{})", r.id, k + 1, cell.workload, cell.qd);
             let seconds = cell.last.seconds;
-            jobs.push(job(&name, first_group + k, opts, &cell.last, r.io.as_ref(), seconds, BTreeMap::new()));
+            let job = job(&name, first_group + k, opts, &cell.last, r.io.as_ref(), seconds, BTreeMap::new());
+            jobs.push((folder(&cell.workload), job));
         }
     }
     jobs
