@@ -87,7 +87,7 @@ fn fio_plot(report: &Report, dir: &Path) -> Result<()> {
             .map(|(_, p)| p[1].as_str())
             .collect();
         eprintln!(
-            "chart one with fio-plot: fio-plot -i {} -T {folder} -l -t iops lat -r {rw} -d {} -n {jobs}",
+            "chart one with fio-plot: fio-plot -i {} -T {folder} -l -r {rw} -d {} -n {jobs}",
             dir.join(folder).display(),
             depths.join(" ")
         );

@@ -22,7 +22,7 @@ use super::{ExportError, Exporter, Format};
 use crate::manifest::Loaded;
 use crate::units::human;
 use crate::view::compare::charts::{and_words, page};
-use crate::view::compare::{Comparison, letter};
+use crate::view::compare::{Comparison, compact, letter};
 use crate::view::points::{Point, kind_short, step_of};
 use crate::view::report::charts::{maps, preparation, probes, sweeps};
 use crate::view::report::findings::findings;
@@ -133,15 +133,6 @@ impl Exporter<Comparison> for Html {
     }
 }
 
-/// `3000`, `0.85`, `-`: a value as the terminal's table prints it.
-fn value_cell(v: Option<f64>) -> String {
-    match v {
-        Some(v) if v >= 100.0 => format!("{v:.0}"),
-        Some(v) => format!("{v:.2}"),
-        None => "-".into(),
-    }
-}
-
 fn compare_html(c: &Comparison) -> Result<String, ExportError> {
     let mut env = minijinja::Environment::new();
     // A block tag leaves no blank line behind.
@@ -180,9 +171,9 @@ fn compare_html(c: &Comparison) -> Result<String, ExportError> {
             let mut row =
                 vec![p.label.clone(), format!("{} ({})", p.values[0].unit, kind_short(p.value_kind))];
             row.extend(p.values.iter().map(|v| match (&v.error, &v.rate_missed) {
-                (Some(_), _) => format!("{} (failed)", value_cell(v.value)),
-                (None, Some(_)) => format!("{} (rate missed)", value_cell(v.value)),
-                (None, None) => value_cell(v.value),
+                (Some(_), _) => format!("{} (failed)", compact(v.value)),
+                (None, Some(_)) => format!("{} (rate missed)", compact(v.value)),
+                (None, None) => compact(v.value),
             }));
             row.extend(p.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
             row.extend(p.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
@@ -221,7 +212,7 @@ fn compare_html(c: &Comparison) -> Result<String, ExportError> {
         .iter()
         .map(|d| {
             let mut row = vec![d.step.clone(), d.device.clone()];
-            row.extend(d.iops.iter().map(|v| value_cell(*v)));
+            row.extend(d.iops.iter().map(|v| compact(*v)));
             row.extend(d.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
             row.extend(
                 d.mean_latency_us
@@ -231,29 +222,7 @@ fn compare_html(c: &Comparison) -> Result<String, ExportError> {
             row
         })
         .collect();
-    let bests: Vec<String> = c
-        .sweep_bests
-        .iter()
-        .map(|s| {
-            let each: Vec<String> = s
-                .bests
-                .iter()
-                .enumerate()
-                .map(|(i, (id, qd, v))| match v {
-                    Some(v) => format!("{} QD {qd} ({id}) {} {}", letter(i), value_cell(Some(*v)), s.unit),
-                    None => format!("{} -", letter(i)),
-                })
-                .collect();
-            let ratios: Vec<String> = s
-                .ratios
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| r.map(|r| format!("{}/A {r:.2}x", letter(i + 1))))
-                .collect();
-            let ratios = if ratios.is_empty() { String::new() } else { format!("; {}", ratios.join(", ")) };
-            format!("{} ({}): {}{ratios}", s.label, s.value_kind.words(), each.join("; "))
-        })
-        .collect();
+    let bests: Vec<String> = c.sweep_bests.iter().map(|s| s.line()).collect();
     let ctx = minijinja::context! {
         title => format!("Comparison of {}", and_words(&names)),
         subtitle => methodologies.join("; "),

@@ -21,7 +21,7 @@ use tabled::settings::{Alignment, Style, Width};
 use super::{ExportError, Exporter};
 use crate::manifest::Loaded;
 use crate::record::Status;
-use crate::view::compare::{Comparison, letter, plural_kind};
+use crate::view::compare::{Comparison, compact, letter, plural_kind};
 use crate::view::crosscheck::Crosscheck;
 use crate::view::diff::Changes;
 use crate::view::plan::{HEADERS, PlanSteps};
@@ -196,14 +196,6 @@ fn table(run: &Loaded, pts: &[Point]) -> String {
     out
 }
 
-fn fmt_value(v: Option<f64>) -> String {
-    match v {
-        Some(v) if v >= 100.0 => format!("{v:.0}"),
-        Some(v) => format!("{v:.2}"),
-        None => "-".into(),
-    }
-}
-
 fn text(c: &Comparison) -> String {
     let mut out = String::new();
     for r in &c.runs {
@@ -232,9 +224,9 @@ fn text(c: &Comparison) -> String {
             let mut row =
                 vec![p.label.clone(), format!("{} ({})", p.values[0].unit, kind_short(p.value_kind))];
             row.extend(p.values.iter().map(|v| match (&v.error, &v.rate_missed) {
-                (Some(_), _) => format!("{} (failed)", fmt_value(v.value)),
-                (None, Some(_)) => format!("{} (rate missed)", fmt_value(v.value)),
-                (None, None) => fmt_value(v.value),
+                (Some(_), _) => format!("{} (failed)", compact(v.value)),
+                (None, Some(_)) => format!("{} (rate missed)", compact(v.value)),
+                (None, None) => compact(v.value),
             }));
             row.extend(p.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
             row.extend(p.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
@@ -289,7 +281,7 @@ fn text(c: &Comparison) -> String {
         let mut rows = Vec::with_capacity(c.devices.len());
         for d in &c.devices {
             let mut row = vec![d.step.clone(), d.device.clone()];
-            row.extend(d.iops.iter().map(|v| v.map_or("-".into(), |v| fmt_value(Some(v)))));
+            row.extend(d.iops.iter().map(|v| v.map_or("-".into(), |v| compact(Some(v)))));
             row.extend(d.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
             row.extend(
                 d.mean_latency_us
@@ -303,28 +295,7 @@ fn text(c: &Comparison) -> String {
     if !c.sweep_bests.is_empty() {
         out.push_str("\nthe best step of each sweep, among its paired steps:\n");
         for s in &c.sweep_bests {
-            let each: Vec<String> = s
-                .bests
-                .iter()
-                .enumerate()
-                .map(|(i, (id, qd, v))| match v {
-                    Some(v) => format!("{} QD {qd} ({id}) {} {}", letter(i), fmt_value(Some(*v)), s.unit),
-                    None => format!("{} -", letter(i)),
-                })
-                .collect();
-            let ratios: Vec<String> = s
-                .ratios
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| r.map(|r| format!("{}/A {r:.2}x", letter(i + 1))))
-                .collect();
-            out.push_str(&format!(
-                "  {} ({}): {}{}\n",
-                s.label,
-                s.value_kind.words(),
-                each.join("; "),
-                if ratios.is_empty() { String::new() } else { format!("; {}", ratios.join(", ")) }
-            ));
+            out.push_str(&format!("  {}\n", s.line()));
         }
     }
     if !c.unpaired.is_empty() {

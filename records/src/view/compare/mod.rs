@@ -133,6 +133,40 @@ pub struct SweepBest {
     pub ratios: Vec<Option<f64>>,
 }
 
+impl SweepBest {
+    /// `sweep 2 rnd4k_read (step average): A QD 32 (id) 1234 IOPS; B ...;
+    /// B/A 1.10x`: the line the table and the page give it.
+    pub(crate) fn line(&self) -> String {
+        let each: Vec<String> = self
+            .bests
+            .iter()
+            .enumerate()
+            .map(|(i, (id, qd, v))| match v {
+                Some(v) => format!("{} QD {qd} ({id}) {} {}", letter(i), compact(Some(*v)), self.unit),
+                None => format!("{} -", letter(i)),
+            })
+            .collect();
+        let ratios: Vec<String> = self
+            .ratios
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.map(|r| format!("{}/A {r:.2}x", letter(i + 1))))
+            .collect();
+        let ratios = if ratios.is_empty() { String::new() } else { format!("; {}", ratios.join(", ")) };
+        format!("{} ({}): {}{ratios}", self.label, self.value_kind.words(), each.join("; "))
+    }
+}
+
+/// A compared value as the table and the page write it: whole from 100 up,
+/// two decimals below, `-` for none.
+pub(crate) fn compact(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.2}"),
+        None => "-".into(),
+    }
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Unpaired {
     pub label: String,
