@@ -23,7 +23,7 @@ use crate::manifest::Loaded;
 use crate::units::human;
 use crate::view::compare::charts::{and_words, page};
 use crate::view::compare::{Comparison, compact, letter};
-use crate::view::points::{Point, kind_short, step_of};
+use crate::view::points::{Point, step_of};
 use crate::view::report::charts::{maps, preparation, probes, sweeps};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{header, status_sentence, status_word, subtitle, title};
@@ -164,22 +164,7 @@ fn compare_html(c: &Comparison) -> Result<String, ExportError> {
     columns.extend(names.iter().cloned());
     columns.extend(names[1..].iter().map(|n| format!("{n}/A")));
     columns.extend(names.iter().map(|n| format!("{n} mean µs")));
-    let rows: Vec<Vec<String>> = c
-        .pairs
-        .iter()
-        .map(|p| {
-            let mut row =
-                vec![p.label.clone(), format!("{} ({})", p.values[0].unit, kind_short(p.value_kind))];
-            row.extend(p.values.iter().map(|v| match (&v.error, &v.rate_missed) {
-                (Some(_), _) => format!("{} (failed)", compact(v.value)),
-                (None, Some(_)) => format!("{} (rate missed)", compact(v.value)),
-                (None, None) => compact(v.value),
-            }));
-            row.extend(p.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
-            row.extend(p.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
-            row
-        })
-        .collect();
+    let rows: Vec<Vec<String>> = c.pairs.iter().map(|p| p.cells()).collect();
     // Each later run against the first over the measurements (fills and
     // preconditions prepare the drive).
     let means: Vec<String> = (1..c.runs.len())

@@ -25,7 +25,7 @@ use crate::view::compare::{Comparison, compact, letter, plural_kind};
 use crate::view::crosscheck::Crosscheck;
 use crate::view::diff::Changes;
 use crate::view::plan::{HEADERS, PlanSteps};
-use crate::view::points::{Point, kind_short, rate_unit};
+use crate::view::points::{Point, rate_unit};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{ceiling_words, status_sentence, status_word, title};
 use crate::view::report::hosts::{HostTable, host_tables, host_words, ran_on};
@@ -221,16 +221,7 @@ fn text(c: &Comparison) -> String {
         head.extend(c.runs.iter().map(|r| format!("{} mean us", r.name)));
         let mut rows = Vec::with_capacity(c.pairs.len());
         for p in &c.pairs {
-            let mut row =
-                vec![p.label.clone(), format!("{} ({})", p.values[0].unit, kind_short(p.value_kind))];
-            row.extend(p.values.iter().map(|v| match (&v.error, &v.rate_missed) {
-                (Some(_), _) => format!("{} (failed)", compact(v.value)),
-                (None, Some(_)) => format!("{} (rate missed)", compact(v.value)),
-                (None, None) => compact(v.value),
-            }));
-            row.extend(p.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
-            row.extend(p.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
-            rows.push(row);
+            rows.push(p.cells());
         }
         out.push_str(&grid(&head, &rows, 2..));
         // Measurements only: fills and preconditions prepare the drive.

@@ -133,6 +133,26 @@ pub struct SweepBest {
     pub ratios: Vec<Option<f64>>,
 }
 
+impl Pair {
+    /// The pair's row of the comparison table, as the terminal and the page
+    /// give it: label, unit, each run's value (failed or rate missed said),
+    /// each later run's ratio to A, each run's mean latency in µs.
+    pub(crate) fn cells(&self) -> Vec<String> {
+        let mut row = vec![
+            self.label.clone(),
+            format!("{} ({})", self.values[0].unit, crate::view::points::kind_short(self.value_kind)),
+        ];
+        row.extend(self.values.iter().map(|v| match (&v.error, &v.rate_missed) {
+            (Some(_), _) => format!("{} (failed)", compact(v.value)),
+            (None, Some(_)) => format!("{} (rate missed)", compact(v.value)),
+            (None, None) => compact(v.value),
+        }));
+        row.extend(self.ratios.iter().map(|r| r.map_or("-".into(), |r| format!("{r:.2}x"))));
+        row.extend(self.values.iter().map(|v| v.mean_latency_us.map_or("-".into(), |l| format!("{l:.1}"))));
+        row
+    }
+}
+
 impl SweepBest {
     /// `sweep 2 rnd4k_read (step average): A QD 32 (id) 1234 IOPS; B ...;
     /// B/A 1.10x`: the line the table and the page give it.
