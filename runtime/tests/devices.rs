@@ -280,11 +280,17 @@ fn workers_spread_over_two_targets() {
 }
 
 /// A sustained write whose device slows down part-way: the loop device is
-/// throttled, then throttled 4 times harder 4 s in (cgroup v1 blkio; this
-/// kernel has no device-mapper). The cliff must be found within one
-/// series interval of the change, with the 4:1 step between its levels.
+/// throttled, then throttled 4 times harder once it has written 384MiB
+/// (cgroup v1 blkio; this kernel has no device-mapper). The change is set
+/// by the device's own count of written sectors, not by a clock, so a
+/// loaded machine that starts the run late moves it nowhere. The cliff
+/// must be found within one series interval of the change (the bytes
+/// written before it, within one interval's bytes at the fast rate), with
+/// the 4:1 step between its levels.
 #[test]
 fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
     let Some(lock) = common::devices() else { return };
     let Some(l) = Loop::setup(&lock, 640 << 20) else { return };
     let Some(t) = Throttle::setup() else { return };
@@ -295,31 +301,48 @@ fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
          workload seq { sequential; block 1MiB; read 0% }\n\
          measure seq qd 4 until written 512MiB series 1s",
     );
+    let switch_at: u64 = 384 << 20;
     let dir = t.dir.clone();
-    let started = std::time::Instant::now();
+    let name = l.name();
+    let written = move || stat(&name).3 * 512;
+    let base = written();
+    let done = Arc::new(AtomicBool::new(false));
+    let stop = done.clone();
+    // The bytes the device had written when the harder throttle took
+    // effect, or `None` if the run ended first.
     let slow = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_secs(4));
-        Throttle::limit(&dir, &dev, 50_000_000);
-        started.elapsed().as_secs_f64()
+        while !stop.load(Ordering::Relaxed) {
+            if written() - base >= switch_at {
+                Throttle::limit(&dir, &dev, 50_000_000);
+                return Some(written() - base);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        None
     });
     let opts = RunOptions {
         targets: vec![l.dev.clone()],
         out: common::temp_path("dev-cliff"),
         seed: 7,
         destroy: vec![l.dev.display().to_string()],
-        // The throttle changes 4 s after the run starts: the write must
-        // start at once, not after the host ceiling.
         skip_ceiling: true,
         ..Default::default()
     };
-    let report = run(&plan, &opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
-    let changed_at = slow.join().unwrap();
+    let report = run(&plan, &opts, &mut Quiet);
+    done.store(true, Ordering::Relaxed);
+    let changed_at = slow.join().unwrap().expect("the device wrote 384MiB before the run ended");
     let _ = fs::remove_dir_all(&opts.out);
     drop(t);
+    let report = report.unwrap_or_else(|e| panic!("{e}"));
     let cliff = report.steps[0].cliff.clone().expect("a cliff verdict");
     assert!(cliff.found, "{cliff:?}");
-    let at = cliff.at_seconds.unwrap();
-    assert!((at - changed_at).abs() <= 1.0, "the device slowed {changed_at:.2}s in, the cliff is at {at}s");
+    let before = cliff.bytes_before.unwrap() as f64;
+    // One series interval (1 s) at the fast rate, and the 4MiB in flight.
+    let interval = cliff.before_mb_s.unwrap() * 1e6 + (4 << 20) as f64;
+    assert!(
+        (before - changed_at as f64).abs() <= interval,
+        "the device slowed after {changed_at} bytes, the cliff is after {before} (one interval is {interval} bytes): {cliff:?}"
+    );
     // The levels are the throttle's business (blk-throttle in cgroup v1
     // lets through about half the bytes a second set here): their ratio is
     // the 4:1 the test set.
