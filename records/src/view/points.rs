@@ -389,7 +389,13 @@ pub fn points(run: &Loaded) -> Vec<Point> {
             (Action::Rounds { cells, .. }, _, _, Some(results), _) => {
                 for c in results {
                     let Some(at) =
-                        cells.iter().position(|k| k.workload.name == c.workload && k.qd.total == c.qd)
+                        // The workers too (0 in results written before
+                        // they were kept): T2Q4 and T1Q8 have one total.
+                        cells.iter().position(|k| {
+                            k.workload.name == c.workload
+                                && k.qd.total == c.qd
+                                && (c.workers == 0 || k.qd.workers == c.workers)
+                        })
                     else {
                         continue;
                     };
