@@ -1,10 +1,13 @@
 //! Line charts as inline SVG: no script, no fonts to fetch, readable in
 //! any browser and in a file viewer. Axes carry their units; a shaded band
 //! marks a range of x (the steady-state window); dashed rules mark a value
-//! of y (a latency limit) or of x (the rate a QoS search found). A caller
-//! may give each series its colour and dash (one colour a run, one dash a
-//! percentile). Small bar charts too: one bar a value, each labelled with
-//! the value above it and its name and a note (a ratio) under it.
+//! of y (a latency limit) or of x (the rate a QoS search found), and a
+//! shaded rule a range of y (the band a steady-state slope must stay in).
+//! A caller may give each series its colour and dash (one colour a run,
+//! one dash a percentile). Small bar charts too: one bar a value, each
+//! labelled with the value above it and its name and a note (a ratio)
+//! under it; and grouped bar charts: groups along x (block sizes), a bar a
+//! series in each (read/write mixes), a legend, each bar's value above it.
 
 use std::fmt::Write;
 
@@ -27,12 +30,16 @@ pub struct Chart<'a> {
 }
 
 /// A dashed line across the plot at one value, with its label: not data,
-/// so drawn as a `<line>`, never a series' `<path>`.
+/// so drawn as a `<line>`, never a series' `<path>`; or a shaded range of
+/// y across the plot, drawn as a `<rect>` under the series.
 pub enum Rule {
     /// Across at this y: a limit.
     AtY(f64, String),
     /// Up at this x: a value found.
     AtX(f64, String),
+    /// Across from this y to that one, shaded, its label inside it at the
+    /// left: a band a line must stay within.
+    BandY(f64, f64, String),
 }
 
 const W: f64 = 720.0;
@@ -113,6 +120,19 @@ impl Chart<'_> {
     /// The chart, series `i` drawn in `styles[i]` where given (else as
     /// [`render`](Chart::render) draws it), in the plot and in its legend.
     pub fn render_styled(&self, styles: &[Style]) -> String {
+        self.draw(styles, false)
+    }
+
+    /// As [`render_styled`](Chart::render_styled), but y runs from a tick
+    /// under the lowest point or rule (below zero if one is) rather than
+    /// from zero: for values whose differences matter more than their size
+    /// (a steady-state window and its limits). The axis's ticks say where
+    /// it starts.
+    pub fn render_fitted(&self, styles: &[Style]) -> String {
+        self.draw(styles, true)
+    }
+
+    fn draw(&self, styles: &[Style], fitted: bool) -> String {
         let all: Vec<(f64, f64)> = self
             .series
             .iter()
@@ -140,20 +160,29 @@ impl Chart<'_> {
         if x1 <= x0 {
             x1 = x0 + 1.0;
         }
-        let ymax_data = all
+        let ys: Vec<f64> = all
             .iter()
             .map(|p| p.1)
-            .chain(self.rules.iter().filter_map(|r| match r {
-                Rule::AtY(y, _) if y.is_finite() => Some(*y),
-                _ => None,
+            .chain(self.rules.iter().flat_map(|r| match r {
+                Rule::AtY(y, _) if y.is_finite() => vec![*y],
+                Rule::BandY(a, b, _) if a.is_finite() && b.is_finite() => vec![*a, *b],
+                _ => Vec::new(),
             }))
-            .fold(0.0f64, f64::max);
-        let ystep = nice_step(ymax_data, 5.0);
-        let ymax = ((ymax_data / ystep).ceil() * ystep).max(ystep);
+            .collect();
+        let ymax_data = ys.iter().copied().fold(0.0f64, f64::max);
+        let ymin_data = ys.iter().copied().fold(f64::INFINITY, f64::min);
+        // Fitted, y may start below zero too (a least-squares line can).
+        let (y0, ystep) = if fitted && ymin_data.is_finite() && ymin_data < ymax_data {
+            let step = nice_step(ymax_data - ymin_data, 5.0);
+            ((ymin_data / step).floor() * step, step)
+        } else {
+            (0.0, nice_step(ymax_data, 5.0))
+        };
+        let ymax = ((ymax_data / ystep).ceil() * ystep).max(y0 + ystep);
         let pw = W - LEFT - RIGHT;
         let ph = H - TOP - BOTTOM;
         let px = |x: f64| LEFT + (tx(x) - x0) / (x1 - x0) * pw;
-        let py = |y: f64| TOP + ph - y / ymax * ph;
+        let py = |y: f64| TOP + ph - (y - y0) / (ymax - y0) * ph;
 
         let mut s = String::new();
         let _ = write!(
@@ -173,8 +202,24 @@ impl Chart<'_> {
                 escape(label)
             );
         }
+        for r in &self.rules {
+            if let Rule::BandY(a, b, label) = r {
+                if !(a.is_finite() && b.is_finite()) {
+                    continue;
+                }
+                let (top, bottom) = (py(a.max(*b)), py(a.min(*b).max(y0)));
+                let _ = write!(
+                    s,
+                    r##"<rect class="yband" x="{LEFT}" y="{top:.1}" width="{pw}" height="{:.1}" fill="#6baed6" fill-opacity="0.18"/><text x="{:.1}" y="{:.1}" class="band-label">{}</text>"##,
+                    (bottom - top).max(1.0),
+                    LEFT + 4.0,
+                    top + 12.0,
+                    escape(label)
+                );
+            }
+        }
         // Grid and y ticks.
-        let mut y = 0.0;
+        let mut y = y0;
         while y <= ymax + ystep * 0.01 {
             let yy = py(y);
             let _ = write!(
@@ -409,6 +454,166 @@ impl Bars<'_> {
     }
 }
 
+/// One series of a [`GroupedBars`] chart: a bar in each group.
+pub struct BarSeries {
+    /// In the legend and in each bar's tooltip: `65% read`.
+    pub name: String,
+    /// A value a group, in the order of the chart's `groups`; `None` (or a
+    /// value below zero or not finite) draws no bar.
+    pub values: Vec<Option<f64>>,
+    /// Each bar's value as the caller writes it (`12,345`), above the bar
+    /// and in its tooltip.
+    pub texts: Vec<String>,
+}
+
+/// A grouped bar chart on one scale from zero: groups along x (block
+/// sizes), one bar a series within each group (read/write mixes), a
+/// legend naming each series in its colour ([`color`]), a y axis with its
+/// ticks and unit, each bar's value above it (turned upright when the bar
+/// is narrower than the text) and in its tooltip (`series, group: value`).
+pub struct GroupedBars<'a> {
+    pub title: &'a str,
+    /// The values' unit: `IOPS`, `throughput (MiB/s)`.
+    pub y_label: &'a str,
+    /// Along x, in order: `4KiB`, `8KiB`, ...
+    pub groups: Vec<String>,
+    pub series: Vec<BarSeries>,
+}
+
+const GB_LEFT: f64 = 72.0;
+const GB_RIGHT: f64 = 160.0;
+const GB_PLOT_W: f64 = 488.0;
+const GB_PLOT_H: f64 = 240.0;
+const GB_TITLE: f64 = 34.0;
+const GB_BOTTOM: f64 = 40.0;
+/// The bars' value labels, in px: set on the text so that the estimate of
+/// their width (digits are about 0.6em wide) holds outside the report too.
+const GB_VALUE_FONT: f64 = 9.0;
+/// The narrowest bar drawn: the plot widens past [`GB_PLOT_W`] rather
+/// than draw bars thinner than this.
+const GB_MIN_BAR: f64 = 10.0;
+
+impl GroupedBars<'_> {
+    pub fn render(&self) -> String {
+        let value = |s: &BarSeries, g: usize| {
+            s.values.get(g).copied().flatten().filter(|v| v.is_finite() && *v >= 0.0)
+        };
+        let max = self
+            .series
+            .iter()
+            .flat_map(|s| (0..self.groups.len()).filter_map(move |g| value(s, g)))
+            .fold(0.0f64, f64::max);
+        let ystep = nice_step(max, 5.0);
+        let ymax = ((max / ystep).ceil() * ystep).max(ystep);
+        let (groups, per) = (self.groups.len().max(1) as f64, self.series.len().max(1) as f64);
+        // Each group: its bars side by side, and a bar's width of gap on
+        // either side.
+        let pw = GB_PLOT_W.max(groups * (per + 1.0) * GB_MIN_BAR);
+        let slot = pw / groups;
+        let bar = (slot / (per + 1.0)).min(36.0);
+        let text_w = |t: &str| t.chars().count() as f64 * GB_VALUE_FONT * 0.6;
+        let upright = self.series.iter().flat_map(|s| s.texts.iter()).any(|t| text_w(t) > bar);
+        // Room above the plot for the labels over the tallest bars.
+        let longest = self.series.iter().flat_map(|s| s.texts.iter()).map(|t| text_w(t)).fold(0.0, f64::max);
+        let headroom = if upright { longest + 8.0 } else { GB_VALUE_FONT + 6.0 };
+        let top = GB_TITLE + headroom;
+        let (w, h) = (GB_LEFT + pw + GB_RIGHT, top + GB_PLOT_H + GB_BOTTOM);
+        let py = |y: f64| top + GB_PLOT_H - y / ymax * GB_PLOT_H;
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart grouped-bars" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" role="img"><title>{}</title><text x="{GB_LEFT}" y="20" class="title">{}</text>"##,
+            escape(self.title),
+            escape(self.title)
+        );
+        let mut y = 0.0;
+        while y <= ymax + ystep * 0.01 {
+            let yy = py(y);
+            let _ = write!(
+                s,
+                r##"<line x1="{GB_LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
+                GB_LEFT + pw,
+                GB_LEFT - 6.0,
+                yy + 4.0,
+                tick_label(y)
+            );
+            y += ystep;
+        }
+        let _ = write!(
+            s,
+            r##"<text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle" class="axis">{}</text>"##,
+            top + GB_PLOT_H / 2.0,
+            escape(self.y_label)
+        );
+        for (g, group) in self.groups.iter().enumerate() {
+            let left = GB_LEFT + slot * g as f64 + (slot - bar * per) / 2.0;
+            for (i, series) in self.series.iter().enumerate() {
+                let Some(v) = value(series, g) else { continue };
+                let (x, yy) = (left + bar * i as f64, py(v));
+                let text = series.texts.get(g).map_or("", String::as_str);
+                let _ = write!(
+                    s,
+                    r##"<rect class="bar" x="{x:.1}" y="{yy:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}, {}: {}</title></rect>"##,
+                    (bar - 1.0).max(1.0),
+                    (top + GB_PLOT_H - yy).max(0.5),
+                    color(i),
+                    escape(&series.name),
+                    escape(group),
+                    escape(text)
+                );
+                let mid = x + bar / 2.0;
+                if upright {
+                    // Turned: the text runs up from above the bar, its
+                    // glyphs left of the anchor, so the anchor sits right
+                    // of the bar's middle by half their height.
+                    let _ = write!(
+                        s,
+                        r##"<text transform="translate({:.1} {:.1}) rotate(-90)" font-size="{GB_VALUE_FONT}" class="bar-value">{}</text>"##,
+                        mid + GB_VALUE_FONT * 0.35,
+                        yy - 3.0,
+                        escape(text)
+                    );
+                } else {
+                    let _ = write!(
+                        s,
+                        r##"<text x="{mid:.1}" y="{:.1}" text-anchor="middle" font-size="{GB_VALUE_FONT}" class="bar-value">{}</text>"##,
+                        yy - 3.0,
+                        escape(text)
+                    );
+                }
+            }
+            let _ = write!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" class="tick">{}</text>"##,
+                GB_LEFT + slot * (g as f64 + 0.5),
+                top + GB_PLOT_H + 16.0,
+                escape(group)
+            );
+        }
+        let _ = write!(
+            s,
+            r##"<rect x="{GB_LEFT}" y="{top:.1}" width="{pw:.1}" height="{GB_PLOT_H}" fill="none" stroke="#555"/>"##
+        );
+        // The legend: a swatch and a name a series, beside the plot.
+        let row = ((GB_PLOT_H - 10.0) / per).min(18.0);
+        let lx = GB_LEFT + pw + 12.0;
+        for (i, series) in self.series.iter().enumerate() {
+            let ly = top + 10.0 + i as f64 * row;
+            let _ = write!(
+                s,
+                r##"<rect class="swatch" x="{lx:.1}" y="{:.1}" width="12" height="10" fill="{}"/><text x="{:.1}" y="{:.1}" class="legend">{}</text>"##,
+                ly - 5.0,
+                color(i),
+                lx + 18.0,
+                ly + 4.0,
+                escape(&series.name)
+            );
+        }
+        s.push_str("</svg>");
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,6 +739,128 @@ mod tests {
         );
         assert!(svg.contains(">1000<") && svg.contains(">0.50x<") && svg.contains(">C<"));
         assert!(!svg.contains("NaN"));
+    }
+
+    #[test]
+    fn grouped_bars_draw_a_bar_a_present_value_and_a_legend_entry_a_series() {
+        let series = |name: &str, values: Vec<Option<f64>>| BarSeries {
+            name: name.into(),
+            texts: values.iter().map(|v| v.map_or("-".into(), |v| format!("{v:.0}"))).collect(),
+            values,
+        };
+        let chart = GroupedBars {
+            title: "IOPS <by> block size",
+            y_label: "IOPS",
+            groups: vec!["4KiB".into(), "8KiB".into(), "16KiB".into()],
+            series: vec![
+                series("100% read", vec![Some(900.0), Some(600.0), Some(300.0)]),
+                series("65% read & more", vec![Some(450.0), None, Some(150.0)]),
+                series("0% read", vec![Some(200.0), Some(100.0), Some(f64::NAN)]),
+            ],
+        };
+        let svg = chart.render();
+        assert_eq!(svg.matches("<rect class=\"bar\"").count(), 7, "one bar a present value: {svg}");
+        assert_eq!(svg.matches("class=\"legend\"").count(), 3, "one legend entry a series");
+        assert_eq!(svg.matches("class=\"swatch\"").count(), 3);
+        // Each series in its colour, in its bars and its swatch.
+        assert_eq!(svg.matches(&format!("fill=\"{}\"", color(1))).count(), 3, "{svg}");
+        assert!(svg.contains("IOPS &lt;by&gt; block size") && svg.contains("65% read &amp; more"));
+        assert!(svg.contains("<title>65% read &amp; more, 4KiB: 450</title>"), "{svg}");
+        assert!(svg.contains(">900<") && svg.contains(">IOPS<"));
+        assert!(!svg.contains("NaN") && !svg.contains("inf"));
+        // Heights in proportion, from zero.
+        let heights: Vec<f64> = svg
+            .split("<rect class=\"bar\"")
+            .skip(1)
+            .map(|r| r.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap())
+            .collect();
+        assert!((heights[0] / heights[1] - 2.0).abs() < 0.01, "{heights:?}");
+    }
+
+    #[test]
+    fn grouped_bar_values_turn_upright_when_the_bars_are_narrower_than_the_text() {
+        let chart = |text: &str, groups: usize| {
+            GroupedBars {
+                title: "t",
+                y_label: "IOPS",
+                groups: (0..groups).map(|g| format!("g{g}")).collect(),
+                series: (0..7)
+                    .map(|i| BarSeries {
+                        name: format!("s{i}"),
+                        values: vec![Some(1000.0 + i as f64); groups],
+                        texts: vec![text.into(); groups],
+                    })
+                    .collect(),
+            }
+            .render()
+        };
+        let wide = chart("9", 1);
+        assert!(!wide.contains("rotate(-90)\" font-size"), "a short label fits over a wide bar: {wide}");
+        let narrow = chart("1,234,567", 8);
+        assert_eq!(narrow.matches("rotate(-90)\" font-size").count(), 56, "{narrow}");
+        // No bar thinner than the least width: the plot widens instead.
+        let width: f64 = narrow.split("width=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+        assert!(width >= GB_LEFT + GB_RIGHT + 8.0 * 8.0 * GB_MIN_BAR - 0.5, "{width}");
+    }
+
+    #[test]
+    fn a_y_band_is_shaded_under_the_series_and_reaches_the_scale() {
+        let c = Chart {
+            title: "t",
+            x_label: "round",
+            y_label: "IOPS",
+            log2_x: false,
+            series: vec![Series { name: "IOPS".into(), points: vec![(1.0, 10.0), (2.0, 12.0)] }],
+            band: None,
+            rules: vec![Rule::BandY(11.0, 30.0, "slope limits".into())],
+        };
+        let svg = c.render();
+        assert_eq!(svg.matches("class=\"yband\"").count(), 1);
+        assert!(svg.contains(">slope limits<"));
+        assert!(svg.find("class=\"yband\"") < svg.find("<path "), "the band is under the line");
+        // The band's top (30) is inside the plot: the scale reached it.
+        let top: f64 = svg
+            .split("class=\"yband\"")
+            .nth(1)
+            .unwrap()
+            .split("y=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(top >= TOP, "{top}");
+    }
+
+    #[test]
+    fn a_fitted_chart_starts_y_under_its_lowest_value_and_a_plain_one_at_zero() {
+        let c = Chart {
+            title: "t",
+            x_label: "round",
+            y_label: "IOPS",
+            log2_x: false,
+            series: vec![Series { name: "IOPS".into(), points: vec![(1.0, 1450.0), (2.0, 1530.0)] }],
+            band: None,
+            rules: vec![
+                Rule::AtY(1380.0, "90% of average".into()),
+                Rule::BandY(1420.0, 1570.0, "slope".into()),
+            ],
+        };
+        let first_tick = |svg: &str| -> String {
+            svg.split("class=\"tick\">").nth(1).unwrap().split('<').next().unwrap().to_string()
+        };
+        assert_eq!(first_tick(&c.render()), "0");
+        let fitted = c.render_fitted(&[]);
+        assert_eq!(first_tick(&fitted), "1350", "{fitted}");
+        // The lowest rule and the band are inside the plot.
+        let ys: Vec<f64> = fitted
+            .split("class=\"rule\" x1=\"")
+            .skip(1)
+            .map(|r| r.split('"').nth(2).unwrap().parse().unwrap())
+            .collect();
+        assert!(ys[0] >= TOP && ys[0] <= H - BOTTOM, "{ys:?}");
     }
 
     #[test]
