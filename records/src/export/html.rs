@@ -1,7 +1,10 @@
-//! The `html` format: one self-contained HTML page (no network). A report:
-//! the setup header, the result table with its checklist, findings, and
-//! inline SVG charts (IOPS and latency against QD, preparation plots with
-//! the steady-state window, probes, read-share x QD maps), the jobs run at
+//! The `html` format: one self-contained HTML page (no network), with a
+//! print stylesheet so that it prints to PDF whole. A report: the setup
+//! header, findings, inline SVG charts (IOPS and latency against QD,
+//! preparation plots, probes), the matrices with their bar charts, the PTS
+//! steady-state convergence, measurement window and write-saturation
+//! charts, the result table grouped by phase with the drive state said
+//! once a group, and its checklist; the jobs run at
 //! once, open-loop rates and QoS searches (each with its chart of latency
 //! percentiles against IOPS), each step's devices and workers (their rows
 //! where they differ by more than the noise) and bursts (with a chart of
@@ -24,13 +27,15 @@ use crate::units::human;
 use crate::view::compare::charts::{and_words, page};
 use crate::view::compare::{Comparison, compact, letter};
 use crate::view::points::{Point, step_of};
-use crate::view::report::charts::{maps, preparation, probes, sweeps};
+use crate::view::report::charts::{preparation, probes, sweeps};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{header, status_sentence, status_word, subtitle, title};
 use crate::view::report::hosts::host_tables;
 use crate::view::report::loads::loads;
+use crate::view::report::matrix::matrices;
+use crate::view::report::pts;
 use crate::view::report::spread::spreads;
-use crate::view::report::{Report, best_lines, columns, rows, value_line};
+use crate::view::report::{Report, best_lines, grouped_columns, grouped_rows, value_line};
 
 /// The `html` exporter: one page.
 pub struct Html;
@@ -110,17 +115,22 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String, ExportError> {
         header => header(m).into_iter().map(|(name, rows)| minijinja::context! { name, rows }).collect::<Vec<_>>(),
         units_note,
         sweeps => sweeps(run, pts),
-        maps => maps(run, pts),
+        matrices => matrices(run, pts),
+        pts => [
+            minijinja::context! { heading => "Steady-state convergence", plots => pts::convergence(run) },
+            minijinja::context! { heading => "Steady-state measurement window", plots => pts::window(run) },
+            minijinja::context! { heading => "Write saturation", plots => pts::saturation(run) },
+        ],
         preparation => preparation(run),
         findings => findings(run),
         loads => loads(run, true),
         spreads => spreads(run, true),
         hosts => host_tables(run),
         probes => probes(run),
-        columns => columns(&m.plan.conventions),
+        columns => grouped_columns(&m.plan.conventions),
         value_line => value_line(run, pts),
         bests => best_lines(run, pts),
-        rows => rows(run, pts, false),
+        groups => grouped_rows(run, pts),
         checklist,
     };
     let template = env.get_template("report.html").map_err(|e| failed("the report template", e))?;

@@ -1,7 +1,8 @@
 //! The `table` format: text for a terminal, tables drawn with box lines and
 //! sentences around them. A report: its header lines (each host of a run
 //! on many hosts among them), the result table, each sweep's best step,
-//! each step's hosts (all together, then a row a host), the jobs of each `together` step, each
+//! the matrices (the PTS tables: mix x block size, threads x queue depth;
+//! each phase's sweeps), each step's hosts (all together, then a row a host), the jobs of each `together` step, each
 //! open-loop rate and each QoS search's probes, each step's devices and
 //! workers (rows where they differ by more than the noise) and bursts, and
 //! the findings. A comparison: the runs, the paired steps with ratios,
@@ -30,6 +31,7 @@ use crate::view::report::findings::findings;
 use crate::view::report::header::{ceiling_words, status_sentence, status_word, title};
 use crate::view::report::hosts::{HostTable, host_tables, host_words, ran_on};
 use crate::view::report::loads::{Loads, loads};
+use crate::view::report::matrix::{Matrix, matrices};
 use crate::view::report::spread::{Spreads, spreads};
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
 use crate::view::run::{HostCeilings, Ran, failure_words, probe_words, trim_words};
@@ -95,6 +97,7 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
         for line in best_lines(run, pts) {
             out.push_str(&format!("{line}\n"));
         }
+        out.push_str(&matrices_text(&matrices(run, pts)));
     }
     out.push_str(&hosts_text(&host_tables(run)));
     out.push_str(&loads_text(&loads(run, false)));
@@ -116,6 +119,25 @@ fn grid<R: std::ops::RangeBounds<usize>>(columns: &[String], rows: &[Vec<String>
     t.with(Style::sharp());
     t.modify(Columns::new(right), Alignment::right());
     format!("{t}\n")
+}
+
+/// Each matrix (the PTS tables: mix x block size, threads x queue depth;
+/// each phase's sweeps) under its title and note, its figures
+/// right-aligned.
+fn matrices_text(ms: &[Matrix]) -> String {
+    let mut out = String::new();
+    for m in ms {
+        out.push_str(&format!("\n{}\n{}\n", m.title, m.note));
+        let mut columns = vec![m.corner.clone()];
+        columns.extend(m.columns.iter().cloned());
+        let rows: Vec<Vec<String>> = m
+            .rows
+            .iter()
+            .map(|r| std::iter::once(r.label.clone()).chain(r.cells.iter().map(|c| c.text.clone())).collect())
+            .collect();
+        out.push_str(&grid(&columns, &rows, 1..));
+    }
+    out
 }
 
 /// Each step's hosts (a rounds step's: each cell's last round) as a table

@@ -61,7 +61,7 @@ pub fn rates(iops: f64, seconds: f64, [mean, p99, p99_9, max]: [f64; 4]) -> Rate
     }
 }
 
-fn summary(seconds: f64, total: Rates, reads: bool) -> Summary {
+pub fn summary(seconds: f64, total: Rates, reads: bool) -> Summary {
     Summary {
         seconds,
         read: reads.then(|| total.clone()),
@@ -233,6 +233,36 @@ pub fn run(hosts: bool) -> Loaded {
         steps[i].steady.clone_from(&r.steady);
         results.push(r);
     }
+    let dir = PathBuf::from(if hosts { "/nonexistent/methodic-hosts" } else { "/nonexistent/methodic-one" });
+    Loaded { dir, manifest: manifest(plan, steps, hosts), steps: results }
+}
+
+/// The run of any methodology `source` on this machine, read from `dir`:
+/// its plan compiled, every step completed with a record that holds no
+/// numbers, for a test to fill in (and to write the series it names into
+/// `dir`).
+pub fn of_source(source: &str, dir: PathBuf) -> Loaded {
+    let plan = methodic_compiler::compile(source, &methodic_compiler::Options::default())
+        .expect("the test methodology compiles")
+        .plan;
+    let steps: Vec<ManifestStep> =
+        plan.steps.iter().enumerate().map(|(i, s)| manifest_step(i, s, &plan)).collect();
+    let results = plan
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let mut r = StepResult::new(i, step, false, "2026-12-01T10:00:00Z".into());
+            r.seconds = 35.0;
+            r
+        })
+        .collect();
+    Loaded { dir, manifest: manifest(plan, steps, false), steps: results }
+}
+
+/// The manifest of a run of `plan` with these steps: on the three hosts
+/// of [`HOSTS`] when `hosts`, else on a 1GiB scratch file of this machine.
+fn manifest(plan: methodic_compiler::plan::Plan, steps: Vec<ManifestStep>, hosts: bool) -> Manifest {
     let target = TargetInfo {
         path: PathBuf::from("/var/tmp/methodic-scratch"),
         kind: TargetKind::File,
@@ -244,7 +274,7 @@ pub fn run(hosts: bool) -> Loaded {
         inline_completion: false,
         identity: Identity::default(),
     };
-    let manifest = Manifest {
+    Manifest {
         schema: crate::manifest::MANIFEST_SCHEMA,
         tool: Tool { name: "methodic".into(), version: "0.1.0".into(), git_revision: None },
         status: Status::Completed,
@@ -295,7 +325,5 @@ pub fn run(hosts: bool) -> Loaded {
         resumed: Vec::new(),
         write_cache: Vec::new(),
         hosts: if hosts { host_notes() } else { Vec::new() },
-    };
-    let dir = PathBuf::from(if hosts { "/nonexistent/methodic-hosts" } else { "/nonexistent/methodic-one" });
-    Loaded { dir, manifest, steps: results }
+    }
 }

@@ -1,9 +1,11 @@
-//! The HTML report's charts and maps, as views the template draws: IOPS
+//! The HTML report's charts, as views the template draws: IOPS
 //! and latency against queue depth for each phase's sweeps, each fill,
-//! precondition and rounds step over time (with the steady-state window
-//! shaded, and the drive's temperature under the throughput where the
-//! series has it), each page probe's latency by offset, and read share x queue
-//! depth maps. The charts are inline SVG (`crate::svg`).
+//! precondition and sustained write over time (the drive's temperature
+//! under the throughput where the series has it), and each page probe's
+//! latency by offset. Steady-state rounds (of rounds steps and of
+//! preconditions until steady) are drawn in `super::pts`, matrices (read
+//! share x queue depth among them) in `super::matrix`. The charts are
+//! inline SVG (`crate::svg`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -23,31 +25,19 @@ pub struct SweepView {
     latency_svg: String,
 }
 
+/// A plot or a few on one subject: what the template draws under a title,
+/// with a sentence saying what they show.
 #[derive(Serialize)]
 pub struct PlotView {
-    title: String,
-    note: String,
-    svgs: Vec<String>,
+    pub(crate) title: String,
+    pub(crate) note: String,
+    pub(crate) svgs: Vec<String>,
 }
 
-#[derive(Serialize)]
-pub struct MapView {
-    title: String,
-    units: String,
-    qds: Vec<u32>,
-    rows: Vec<MapRow>,
-}
-
-#[derive(Serialize)]
-pub struct MapRow {
-    read: String,
-    cells: Vec<MapCell>,
-}
-
-#[derive(Serialize)]
-pub struct MapCell {
-    value: String,
-    shade: String,
+impl PlotView {
+    pub(crate) fn new(title: String, note: String, svgs: Vec<String>) -> PlotView {
+        PlotView { title, note, svgs }
+    }
 }
 
 /// The lines of one phase's charts: (sweep, line) to its points.
@@ -201,118 +191,78 @@ fn read_columns(path: &Path, x: &str, column: &str) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// Each fill, precondition and rounds step: its per-second series and, for
-/// the steady-state rule, the tracked value by round with the window shaded.
+/// Each fill and precondition step: its per-second series and, for a
+/// precondition until steady, the tracked value by round with the window
+/// shaded. Rounds steps are drawn by `super::pts` (their convergence and
+/// measurement window), not here.
 pub fn preparation(run: &Loaded) -> Vec<PlotView> {
     let units = run.manifest.plan.conventions.units;
     let mut out = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
         let sustained = matches!(&step.action, Action::Measure { stop, .. } if stop.written.is_some());
-        if !sustained
-            && !matches!(
-                step.action,
-                Action::Fill { .. } | Action::Precondition { .. } | Action::Rounds { .. }
-            )
-        {
+        if !sustained && !matches!(step.action, Action::Fill { .. } | Action::Precondition { .. }) {
             continue;
         }
         let mut svgs = Vec::new();
         let rows = super::findings::step_series(run, r);
-        if !matches!(step.action, Action::Rounds { .. }) {
-            let (column, y_label) = if sustained || matches!(step.action, Action::Fill { .. }) {
-                (if units == Units::Binary { "mib_s" } else { "mb_s" }, rate_unit(units).to_string())
-            } else {
-                ("iops", "IOPS".to_string())
-            };
-            let pts: Vec<(f64, f64)> = rows.iter().filter_map(|r| Some((r.t, r.column(column)?))).collect();
-            // The cliff of a sustained write: the lower plateau shaded.
-            let band = |label: bool| {
-                r.cliff.as_ref().filter(|c| c.found).and_then(|c| {
-                    let end = pts.last()?.0;
-                    let words = if label {
-                        format!("after the cliff: {:.0} MB/s", c.after_mb_s?)
-                    } else {
-                        "after the cliff".into()
-                    };
-                    Some((c.at_seconds?, end, words))
-                })
-            };
-            if !pts.is_empty() {
-                let title = format!("{}: {y_label} each interval", r.id);
-                svgs.push(
-                    Chart {
-                        title: &title,
-                        x_label: "time (s)",
-                        y_label: &y_label,
-                        log2_x: false,
-                        series: vec![Series { name: y_label.clone(), points: pts.clone() }],
-                        band: band(true),
-                        rules: Vec::new(),
-                    }
-                    .render(),
-                );
-            }
-            // The drive's temperature under it, on the same time axis, where
-            // the series has it (NVMe targets).
-            let temps: Vec<(f64, f64)> = rows.iter().filter_map(|r| Some((r.t, r.temperature_c?))).collect();
-            if !temps.is_empty() {
-                let title = format!("{}: drive temperature each interval", r.id);
-                svgs.push(
-                    Chart {
-                        title: &title,
-                        x_label: "time (s)",
-                        y_label: "temperature (°C)",
-                        log2_x: false,
-                        series: vec![Series { name: "temperature".into(), points: temps }],
-                        band: band(false),
-                        rules: Vec::new(),
-                    }
-                    .render(),
-                );
-            }
+        let (column, y_label) = if sustained || matches!(step.action, Action::Fill { .. }) {
+            (if units == Units::Binary { "mib_s" } else { "mb_s" }, rate_unit(units).to_string())
+        } else {
+            ("iops", "IOPS".to_string())
+        };
+        let pts: Vec<(f64, f64)> = rows.iter().filter_map(|r| Some((r.t, r.column(column)?))).collect();
+        // The cliff of a sustained write: the lower plateau shaded.
+        let band = |label: bool| {
+            r.cliff.as_ref().filter(|c| c.found).and_then(|c| {
+                let end = pts.last()?.0;
+                let words = if label {
+                    format!("after the cliff: {:.0} MB/s", c.after_mb_s?)
+                } else {
+                    "after the cliff".into()
+                };
+                Some((c.at_seconds?, end, words))
+            })
+        };
+        if !pts.is_empty() {
+            let title = format!("{}: {y_label} each interval", r.id);
+            svgs.push(
+                Chart {
+                    title: &title,
+                    x_label: "time (s)",
+                    y_label: &y_label,
+                    log2_x: false,
+                    series: vec![Series { name: y_label.clone(), points: pts.clone() }],
+                    band: band(true),
+                    rules: Vec::new(),
+                }
+                .render(),
+            );
+        }
+        // The drive's temperature under it, on the same time axis, where
+        // the series has it (NVMe targets).
+        let temps: Vec<(f64, f64)> = rows.iter().filter_map(|r| Some((r.t, r.temperature_c?))).collect();
+        if !temps.is_empty() {
+            let title = format!("{}: drive temperature each interval", r.id);
+            svgs.push(
+                Chart {
+                    title: &title,
+                    x_label: "time (s)",
+                    y_label: "temperature (°C)",
+                    log2_x: false,
+                    series: vec![Series { name: "temperature".into(), points: temps }],
+                    band: band(false),
+                    rules: Vec::new(),
+                }
+                .render(),
+            );
         }
         let mut note = step.describe();
         if let Some(c) = &r.cliff {
             note.push_str(&format!(". {}.", c.finding(&rows, r.throttle_events())));
         }
+        // Its rounds are drawn by `super::pts::window`, with the rule's limits.
         if let Some(st) = &r.steady {
-            let metric = match st.metric {
-                methodic_compiler::plan::Metric::Iops => "IOPS".to_string(),
-                methodic_compiler::plan::Metric::Bandwidth => rate_unit(units).to_string(),
-                methodic_compiler::plan::Metric::Latency => "mean latency (µs)".to_string(),
-            };
-            let band = st.window.as_ref().map(|w| {
-                let label = if w.steady {
-                    format!("steady-state window, rounds {}-{}", w.first, w.last)
-                } else {
-                    format!("last window checked, rounds {}-{} (not steady)", w.first, w.last)
-                };
-                (w.first as f64, w.last as f64, label)
-            });
-            let mut series = vec![Series {
-                name: metric.clone(),
-                points: st.values.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect(),
-            }];
-            if let Some(w) = st.window.as_ref() {
-                series.push(Series {
-                    name: "window average".into(),
-                    points: vec![(w.first as f64, w.average), (w.last as f64, w.average)],
-                });
-            }
-            let title = format!("{}: {metric} each round", r.id);
-            svgs.push(
-                Chart {
-                    title: &title,
-                    x_label: "round",
-                    y_label: &metric,
-                    log2_x: false,
-                    series,
-                    band,
-                    rules: Vec::new(),
-                }
-                .render(),
-            );
             note.push_str(&if st.reached {
                 format!(". Steady state reached at round {}.", st.rounds)
             } else {
@@ -322,82 +272,6 @@ pub fn preparation(run: &Loaded) -> Vec<PlotView> {
         if !svgs.is_empty() {
             out.push(PlotView { title: r.id.clone(), note, svgs });
         }
-    }
-    out
-}
-
-/// Read share x QD maps: where one phase measured the same block sizes at
-/// two or more read shares and two or more queue depths.
-pub fn maps(run: &Loaded, pts: &[Point]) -> Vec<MapView> {
-    let units = run.manifest.plan.conventions.units;
-    let mut groups: BTreeMap<(usize, String), Vec<&Point>> = BTreeMap::new();
-    for p in pts.iter().filter(|p| matches!(p.kind.as_str(), "measure" | "rounds") && p.error.is_none()) {
-        let (Some(w), Some(_)) = (&p.workload, p.qd) else { continue };
-        let blocks: Vec<String> = w.blocks.iter().map(|b| format!("{}", b.size)).collect();
-        let first = pts.iter().find(|q| q.phase == p.phase).map_or(0, |q| q.step);
-        let key = format!(
-            "{}: {} {}",
-            p.phase.clone().unwrap_or_else(|| "steps".into()),
-            blocks.join("/"),
-            if w.random.as_f64() >= 100.0 { "random".to_string() } else { format!("{} random", w.random) }
-        );
-        groups.entry((first, key)).or_default().push(p);
-    }
-    let mut out = Vec::new();
-    for ((_, title), points) in groups {
-        let mut reads: Vec<(u32, String)> = points
-            .iter()
-            .filter_map(|p| {
-                p.workload.as_ref().map(|w| ((w.read.as_f64() * 100.0) as u32, w.read.to_string()))
-            })
-            .collect();
-        reads.sort();
-        reads.dedup();
-        let mut qds: Vec<u32> = points.iter().filter_map(|p| p.qd.map(|q| q.total)).collect();
-        qds.sort();
-        qds.dedup();
-        if reads.len() < 2 || qds.len() < 2 {
-            continue;
-        }
-        let max = points.iter().filter_map(|p| p.iops).fold(0.0f64, f64::max);
-        let rows = reads
-            .iter()
-            .rev()
-            .map(|(key, label)| MapRow {
-                read: label.clone(),
-                cells: qds
-                    .iter()
-                    .map(|qd| {
-                        let v = points
-                            .iter()
-                            .rev()
-                            .filter(|p| {
-                                p.qd.is_some_and(|q| q.total == *qd)
-                                    && p.workload
-                                        .as_ref()
-                                        .is_some_and(|w| (w.read.as_f64() * 100.0) as u32 == *key)
-                            })
-                            .find_map(|p| p.iops);
-                        MapCell {
-                            value: v.map_or("-".into(), |v| format!("{v:.0}")),
-                            shade: v.map_or("0".into(), |v| {
-                                format!("{:.2}", if max > 0.0 { 0.08 + 0.5 * v / max } else { 0.0 })
-                            }),
-                        }
-                    })
-                    .collect(),
-            })
-            .collect();
-        out.push(MapView {
-            title,
-            units: format!(
-                "IOPS ({}) at each read share (rows) and queue depth (columns); rates elsewhere in {}.",
-                run.manifest.plan.conventions.value.words(),
-                rate_unit(units)
-            ),
-            qds,
-            rows,
-        });
     }
     out
 }

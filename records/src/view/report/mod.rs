@@ -14,6 +14,8 @@ pub mod findings;
 pub mod header;
 pub mod hosts;
 pub mod loads;
+pub mod matrix;
+pub mod pts;
 pub mod spread;
 
 use methodic_compiler::plan::{Conventions, ValueKind};
@@ -169,6 +171,58 @@ pub(crate) fn num(v: Option<f64>, decimals: usize) -> String {
 
 /// One row a point, as text.
 pub(crate) fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
+    rows_in(run, pts, short, num)
+}
+
+/// Where the drive state is among [`COLUMNS`].
+const DRIVE_STATE: usize = 10;
+
+/// The result table's rows in groups for a page: a group a phase, and a
+/// new one where the drive state changes within a phase, each with the
+/// drive state said once above it (so not in its rows). Figures carry
+/// thousands separators.
+#[derive(serde::Serialize)]
+pub(crate) struct RowGroup {
+    pub phase: String,
+    /// The drive state before the group's steps.
+    pub state: String,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// The columns of [`grouped_rows`]: the result table's without the drive state.
+pub(crate) fn grouped_columns(c: &Conventions) -> Vec<String> {
+    let mut cols = columns(c);
+    cols.remove(DRIVE_STATE);
+    // The unit in the column head, in the page's words.
+    cols.iter()
+        .map(|h| match h.as_str() {
+            "mean us" => "mean latency (µs)".to_string(),
+            "p99 us" => "p99 latency (µs)".to_string(),
+            _ => h.clone(),
+        })
+        .collect()
+}
+
+pub(crate) fn grouped_rows(run: &Loaded, pts: &[Point]) -> Vec<RowGroup> {
+    let mut groups: Vec<RowGroup> = Vec::new();
+    for (p, mut row) in pts.iter().zip(rows_in(run, pts, false, crate::units::thousands)) {
+        let state =
+            Some(row.remove(DRIVE_STATE)).filter(|s| s != "-").unwrap_or_else(|| "not recorded".into());
+        let phase = p.phase.clone().unwrap_or_else(|| "steps".into());
+        match groups.last_mut() {
+            Some(g) if g.phase == phase && g.state == state => g.rows.push(row),
+            _ => groups.push(RowGroup { phase, state, rows: vec![row] }),
+        }
+    }
+    groups
+}
+
+fn rows_in(
+    run: &Loaded,
+    pts: &[Point],
+    short: bool,
+    num: fn(Option<f64>, usize) -> String,
+) -> Vec<Vec<String>> {
     let units = run.manifest.plan.conventions.units;
     let other = beside(run.manifest.plan.conventions.value);
     pts.iter()
