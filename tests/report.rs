@@ -16,6 +16,8 @@ mod browser;
 mod common;
 #[path = "report/install.rs"]
 mod install;
+#[path = "report/pts.rs"]
+mod pts;
 use common::{methodic, text};
 
 /// A small methodology: `prepare` goes before a QD1/QD4 sweep of 4KiB

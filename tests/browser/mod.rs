@@ -42,6 +42,22 @@ pub struct Rendered {
     pub dom: String,
     /// A PNG screenshot of the page.
     pub screenshot: PathBuf,
+    /// What each of [`Visit::probes`] evaluated to, in order (read by the
+    /// binaries that ask; every binary that renders includes this module).
+    #[allow(dead_code)]
+    pub probes: Vec<Value>,
+}
+
+/// What a render does beyond loading and reading the page.
+#[derive(Default)]
+pub struct Visit<'a> {
+    /// JavaScript expressions evaluated in the page once it has loaded (the
+    /// page has no script of its own: these are the test's questions about
+    /// its layout), each awaited if it is a promise.
+    pub probes: &'a [&'a str],
+    /// Where to print the page to PDF (`Page.printToPDF`, with the page's
+    /// own `@page` size), as a reader printing it would.
+    pub pdf: Option<&'a Path>,
 }
 
 /// The window the page is laid out in, in CSS pixels: a laptop screen, so
@@ -104,10 +120,16 @@ pub fn chromium() -> Option<PathBuf> {
 /// stderr; console errors are not an Err, they are in
 /// [`Rendered::console_errors`] for the test to judge.
 pub fn render(html: &Path, screenshot: &Path) -> Result<Rendered, String> {
+    render_with(html, screenshot, &Visit::default())
+}
+
+/// As [`render`], then evaluates `visit.probes` and prints the page to
+/// `visit.pdf`.
+pub fn render_with(html: &Path, screenshot: &Path, visit: &Visit) -> Result<Rendered, String> {
     let exe = chromium().ok_or_else(|| NOT_INSTALLED.to_string())?;
     let html = html.canonicalize().map_err(|e| format!("cannot render {}: {e}", html.display()))?;
     let mut browser = Browser::launch(&exe)?;
-    let outcome = browser.visit(&html, screenshot);
+    let outcome = browser.visit(&html, screenshot, visit);
     browser.close();
     outcome.map_err(|e| {
         format!(
@@ -239,7 +261,7 @@ impl Browser {
     }
 
     /// Loads `html` in the page and reads back what it shows.
-    fn visit(&mut self, html: &Path, screenshot: &Path) -> Result<Rendered, String> {
+    fn visit(&mut self, html: &Path, screenshot: &Path, visit: &Visit) -> Result<Rendered, String> {
         // Chromium opens about:blank on start; attach to that page, or to a
         // new one should it not be there yet.
         let targets = self.call("Target.getTargets", json!({}))?;
@@ -294,10 +316,25 @@ impl Browser {
         }
         fs::write(screenshot, png).map_err(|e| format!("cannot write {}: {e}", screenshot.display()))?;
 
+        let mut probes = Vec::new();
+        for probe in visit.probes {
+            probes.push(self.evaluate(probe)?);
+        }
+        if let Some(pdf) = visit.pdf {
+            let printed =
+                self.call("Page.printToPDF", json!({ "preferCSSPageSize": true, "printBackground": true }))?;
+            let bytes = base64(printed["data"].as_str().ok_or("Page.printToPDF gave no data")?)?;
+            if !bytes.starts_with(b"%PDF") {
+                return Err("Page.printToPDF did not give a PDF".to_string());
+            }
+            fs::write(pdf, bytes).map_err(|e| format!("cannot write {}: {e}", pdf.display()))?;
+        }
+
         Ok(Rendered {
             console_errors: std::mem::take(&mut self.console_errors),
             dom,
             screenshot: screenshot.to_path_buf(),
+            probes,
         })
     }
 

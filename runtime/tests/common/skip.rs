@@ -30,6 +30,8 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("fio_jsonplus_clat2csv", "fio"),
     ("man", "man-db"),
     ("chromium", "chromium"),
+    ("pdfinfo", "poppler-utils"),
+    ("pdftotext", "poppler-utils"),
 ];
 
 /// Whether the tests run under CI: the environment variable CI is `true`.
