@@ -3,8 +3,9 @@
 //! pcper-read-share-map rendered in Chromium. Each matrix has the rows and
 //! columns the plan gives it, each chart drew its paths or bars, no figure
 //! wraps (by the CSS and by where the browser laid out its text), nothing
-//! went to the console; the IOPS page prints to PDF with each matrix on
-//! one page; and `report` in the terminal prints the same matrices.
+//! went to the console; the IOPS page prints to A4 landscape PDF with no
+//! table row split over a page break and each matrix on one page; and
+//! `report` in the terminal prints the same matrices.
 
 use std::path::{Path, PathBuf};
 
@@ -316,9 +317,10 @@ fn check_page(spec: &str, dir: &Path) {
     }
 }
 
-/// The printed page: its page count from the PDF (pdfinfo), and each
-/// matrix whole on one page: its title and its last row's label on the
-/// same page (pdftotext, a page at a time).
+/// The printed page: its page count and size from the PDF (pdfinfo), each
+/// result table's rows whole where the table runs over a page break, and
+/// each matrix whole on one page: its title and its last row's label on
+/// the same page (pdftotext, a page at a time).
 fn check_print(spec: &str, pdf: &Path, page: &Page) {
     if !common::require_tool("pdfinfo") || !common::require_tool("pdftotext") {
         return;
@@ -352,6 +354,24 @@ fn check_print(spec: &str, pdf: &Path, page: &Page) {
     let texts: Vec<String> = (1..=pages).map(text_of).collect();
     // The page has more than a printed page of content, and not hundreds.
     assert!((2..=60).contains(&pages), "{spec}: {pages} pages");
+    // A result table that runs over a page break repeats its head on the
+    // next page, and its rows stay whole: the line after a repeated head
+    // starts a row (with its step number), not the rest of one.
+    let mut continued = 0;
+    for (n, t) in texts.iter().enumerate().skip(1) {
+        let mut lines = t.lines().map(str::trim).filter(|l| !l.is_empty());
+        let Some(first) = lines.next() else { continue };
+        if first.starts_with('#') && first.contains("step") && first.contains("workload") {
+            continued += 1;
+            let next = lines.next().unwrap_or_default();
+            assert!(
+                next.starts_with(|c: char| c.is_ascii_digit()),
+                "{spec}: page {} starts with the rest of a row: {next}",
+                n + 1
+            );
+        }
+    }
+    assert!(continued > 0, "{spec}: no result table ran over a page break, so no row was checked");
     for m in matrices(&page.dom) {
         let title = m.title.replace("&amp;", "&");
         let first = texts.iter().position(|t| t.contains(&title[..40.min(title.len())]));
