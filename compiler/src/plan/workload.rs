@@ -71,6 +71,23 @@ impl Workload {
         if self.name.starts_with(&what) { self.name.clone() } else { format!("{} ({what})", self.name) }
     }
 
+    /// Where its offsets go, apart from block sizes and the read share:
+    /// `random`, `sequential`, `70% random`, with the access distribution
+    /// of its random share (`random (zipf 1.2)`).
+    pub fn pattern(&self) -> String {
+        let mut out = if self.random == Percent::HUNDRED {
+            "random".to_string()
+        } else if self.random == Percent::ZERO {
+            "sequential".to_string()
+        } else {
+            format!("{} random", self.random)
+        };
+        if !self.access.is_uniform() && self.random > Percent::ZERO {
+            out.push_str(&format!(" ({})", self.access));
+        }
+        out
+    }
+
     /// `4KiB random, 0% read` or `512B..64KiB split random, 80% read`.
     pub fn describe(&self) -> String {
         let blocks = match self.blocks.as_slice() {
@@ -78,17 +95,7 @@ impl Workload {
             [first, .., last] => format!("{}..{} split", first.size, last.size),
             [] => "no blocks".to_string(),
         };
-        let access = if self.random == Percent::HUNDRED {
-            "random".to_string()
-        } else if self.random == Percent::ZERO {
-            "sequential".to_string()
-        } else {
-            format!("{} random", self.random)
-        };
-        let mut out = format!("{blocks} {access}");
-        if !self.access.is_uniform() && self.random > Percent::ZERO {
-            out.push_str(&format!(" ({})", self.access));
-        }
+        let mut out = format!("{blocks} {}", self.pattern());
         out.push_str(&format!(", {} read", self.read));
         if self.trim > Percent::ZERO {
             out.push_str(&format!(", {} trim", self.trim));

@@ -11,7 +11,7 @@
 //! matrix says the drive state once, and rounds matrices come with a
 //! grouped bar chart (`crate::svg::GroupedBars`).
 
-use methodic_compiler::plan::{Access, Action, Metric, Percent, Units};
+use methodic_compiler::plan::{Action, Metric, Percent, Units};
 use serde::Serialize;
 
 use crate::manifest::Loaded;
@@ -114,14 +114,7 @@ fn cell<'a>(run: &Loaded, p: &'a Point) -> Option<Cell<'a>> {
         [one] => one.size.to_string(),
         many => many.iter().map(|b| format!("{} {}", b.size, b.share)).collect::<Vec<_>>().join(" "),
     };
-    let random = if w.random == Percent::HUNDRED {
-        "random".to_string()
-    } else if w.random == Percent::ZERO {
-        "sequential".to_string()
-    } else {
-        format!("{} random", w.random)
-    };
-    let rest = if w.access == Access::Uniform { random } else { format!("{random} {}", w.access) };
+    let rest = w.pattern();
     Some(Cell {
         point: p,
         axes: Axes { read: w.read, workers: qd.workers, block, per_worker: qd.per_worker },
