@@ -94,6 +94,31 @@ fn trim(v: f64) -> String {
     if s.is_empty() || s == "-0" { "0".into() } else { s.to_string() }
 }
 
+/// The grid lines across the plot (from `left`, `width` wide) and the y
+/// ticks at their left, from `y0` to `ymax` in steps of `ystep`; `py`
+/// places a value.
+fn y_grid(
+    s: &mut String,
+    left: f64,
+    width: f64,
+    (y0, ymax, ystep): (f64, f64, f64),
+    py: impl Fn(f64) -> f64,
+) {
+    let mut y = y0;
+    while y <= ymax + ystep * 0.01 {
+        let yy = py(y);
+        let _ = write!(
+            s,
+            r##"<line x1="{left}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
+            left + width,
+            left - 6.0,
+            yy + 4.0,
+            tick_label(y)
+        );
+        y += ystep;
+    }
+}
+
 /// How one series is drawn where the caller chooses: its colour and, for
 /// a dashed line, the dash pattern (`6 4`). A series without a style takes
 /// the next colour of the palette, drawn solid.
@@ -219,19 +244,7 @@ impl Chart<'_> {
             }
         }
         // Grid and y ticks.
-        let mut y = y0;
-        while y <= ymax + ystep * 0.01 {
-            let yy = py(y);
-            let _ = write!(
-                s,
-                r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
-                LEFT + pw,
-                LEFT - 6.0,
-                yy + 4.0,
-                tick_label(y)
-            );
-            y += ystep;
-        }
+        y_grid(&mut s, LEFT, pw, (y0, ymax, ystep), &py);
         // x ticks.
         let ticks: Vec<f64> = if self.log2_x {
             (x0.floor() as i32..=x1.ceil() as i32)
@@ -392,19 +405,7 @@ impl Bars<'_> {
             r##"<svg xmlns="http://www.w3.org/2000/svg" class="bars" viewBox="0 0 {BAR_W} {BAR_H}" width="{BAR_W}" height="{BAR_H}" role="img"><title>{}</title>"##,
             escape(self.title)
         );
-        let mut y = 0.0;
-        while y <= ymax + ystep * 0.01 {
-            let yy = py(y);
-            let _ = write!(
-                s,
-                r##"<line x1="{BAR_LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
-                BAR_LEFT + pw,
-                BAR_LEFT - 6.0,
-                yy + 4.0,
-                tick_label(y)
-            );
-            y += ystep;
-        }
+        y_grid(&mut s, BAR_LEFT, pw, (0.0, ymax, ystep), &py);
         let _ = write!(
             s,
             r##"<text transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle" class="axis">{}</text>"##,
@@ -526,19 +527,7 @@ impl GroupedBars<'_> {
             escape(self.title),
             escape(self.title)
         );
-        let mut y = 0.0;
-        while y <= ymax + ystep * 0.01 {
-            let yy = py(y);
-            let _ = write!(
-                s,
-                r##"<line x1="{GB_LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
-                GB_LEFT + pw,
-                GB_LEFT - 6.0,
-                yy + 4.0,
-                tick_label(y)
-            );
-            y += ystep;
-        }
+        y_grid(&mut s, GB_LEFT, pw, (0.0, ymax, ystep), &py);
         let _ = write!(
             s,
             r##"<text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle" class="axis">{}</text>"##,
