@@ -23,6 +23,7 @@ use crate::record::StepResult;
 use crate::svg::{Bar, Bars, Chart, PALETTE, Series, Style, color};
 use crate::view::points::{Point, kind_short, points, rate_unit};
 use crate::view::report::findings::step_series;
+use crate::view::report::matrix::shade;
 
 /// One run in the page's legend.
 #[derive(Debug, Serialize)]
@@ -596,11 +597,6 @@ fn maps(runs: &[Loaded], all: &[Vec<Point>]) -> Vec<(String, MapGroup)> {
             ))
         })
         .collect()
-}
-
-/// A map cell's shade: 0.08 to 0.58 by its share of `max`.
-fn shade(v: f64, max: f64) -> String {
-    format!("{:.2}", if max > 0.0 { 0.08 + 0.5 * v / max } else { 0.0 })
 }
 
 /// A step's key across runs: its phase, what it did, and which such step

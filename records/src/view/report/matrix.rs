@@ -130,11 +130,10 @@ fn mix(read: Percent) -> String {
     format!("{}/{}", fmt(r), fmt(100.0 - r))
 }
 
-/// The distinct values of `key` over `cells`, in the order they first come.
-fn distinct<T: PartialEq + Clone>(cells: &[&Cell], key: impl Fn(&Axes) -> T) -> Vec<T> {
+/// The distinct values, in the order they first come.
+fn distinct<T: PartialEq>(values: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut out: Vec<T> = Vec::new();
-    for c in cells {
-        let v = key(&c.axes);
+    for v in values {
         if !out.contains(&v) {
             out.push(v);
         }
@@ -159,39 +158,41 @@ fn rounds_matrices(run: &Loaded, pts: &[Point]) -> Vec<Matrix> {
         if group.len() < 2 {
             continue;
         }
-        let reads = distinct(&group, |a| a.read);
-        let workers = distinct(&group, |a| a.workers);
-        let blocks = distinct(&group, |a| a.block.clone());
-        let depths = distinct(&group, |a| a.per_worker);
+        let reads = distinct(group.iter().map(|c| c.axes.read));
+        let workers = distinct(group.iter().map(|c| c.axes.workers));
+        let blocks = distinct(group.iter().map(|c| c.axes.block.clone()));
+        let depths = distinct(group.iter().map(|c| c.axes.per_worker));
         // Rows: read/write mix, else threads; columns: block size, else QD.
+        let (by_threads, by_mix) = (workers.len() > 1, reads.len() > 1 || workers.len() == 1);
+        let (by_depth, by_block) = (depths.len() > 1, blocks.len() > 1 || depths.len() == 1);
         let row_of = |a: &Axes| {
             let mut parts = Vec::new();
-            if reads.len() > 1 || workers.len() == 1 {
+            if by_mix {
                 parts.push(mix(a.read));
             }
-            if workers.len() > 1 {
+            if by_threads {
                 parts.push(format!("T{}", a.workers));
             }
             parts.join(" ")
         };
         let col_of = |a: &Axes| {
             let mut parts = Vec::new();
-            if blocks.len() > 1 || depths.len() == 1 {
+            if by_block {
                 parts.push(a.block.clone());
             }
-            if depths.len() > 1 {
+            if by_depth {
                 parts.push(format!("Q{}", a.per_worker));
             }
             parts.join(" ")
         };
-        let row_labels = distinct_labels(&group, &row_of);
-        let col_labels = distinct_labels(&group, &col_of);
-        let corner = match (reads.len() > 1 || workers.len() == 1, workers.len() > 1) {
+        let row_labels = distinct(group.iter().map(|c| row_of(&c.axes)));
+        let col_labels = distinct(group.iter().map(|c| col_of(&c.axes)));
+        let corner = match (by_mix, by_threads) {
             (true, true) => "R/W mix (% read/% write), threads",
             (false, true) => "threads",
             _ => "R/W mix (% read/% write)",
         };
-        let across = match (blocks.len() > 1 || depths.len() == 1, depths.len() > 1) {
+        let across = match (by_block, by_depth) {
             (true, true) => "block size and queue depth a thread",
             (false, true) => "queue depth a thread",
             _ => "block size",
@@ -270,10 +271,6 @@ fn rounds_matrices(run: &Loaded, pts: &[Point]) -> Vec<Matrix> {
     out
 }
 
-fn distinct_labels(group: &[&Cell], label: &dyn Fn(&Axes) -> String) -> Vec<String> {
-    distinct(group, label)
-}
-
 fn capitalized(s: &str) -> String {
     let mut c = s.chars();
     c.next().map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
@@ -281,16 +278,18 @@ fn capitalized(s: &str) -> String {
 
 /// The drive states before the points' steps, each once, in order.
 fn states(run: &Loaded, points: &[&Point]) -> String {
-    let mut seen: Vec<String> = Vec::new();
-    for p in points {
-        let d = step_of(run, p)
+    distinct(points.iter().map(|p| {
+        step_of(run, p)
             .and_then(|s| s.checklist.drive_state.as_ref())
-            .map_or("not recorded".to_string(), |d| d.description.clone());
-        if !seen.contains(&d) {
-            seen.push(d);
-        }
-    }
-    seen.join("; then ")
+            .map_or("not recorded".to_string(), |d| d.description.clone())
+    }))
+    .join("; then ")
+}
+
+/// A cell's shade: 0.08 to 0.58 by its share of `max` (the comparison
+/// page's maps are shaded the same way).
+pub(crate) fn shade(v: f64, max: f64) -> String {
+    format!("{:.2}", if max > 0.0 { 0.08 + 0.5 * v / max } else { 0.0 })
 }
 
 /// The rows with each cell's text and shade (its share of the largest).
@@ -306,9 +305,7 @@ fn shaded(labels: &[String], grid: &[Vec<Option<f64>>], decimals: usize) -> Vec<
                 .map(|v| MatrixCell {
                     text: thousands(*v, decimals),
                     value: *v,
-                    shade: v.map_or("0".into(), |v| {
-                        format!("{:.2}", if max > 0.0 { 0.08 + 0.5 * v / max } else { 0.0 })
-                    }),
+                    shade: v.map_or("0".into(), |v| shade(v, max)),
                 })
                 .collect(),
         })
@@ -337,13 +334,7 @@ fn sweep_matrices(run: &Loaded, pts: &[Point]) -> Vec<Matrix> {
             let w = p.workload.as_ref().expect("kept above");
             (p.sweep.unwrap_or(0), w.name.clone(), w.read)
         };
-        let mut lines: Vec<(u32, String, Percent)> = Vec::new();
-        for p in &points {
-            let l = line(p);
-            if !lines.contains(&l) {
-                lines.push(l);
-            }
-        }
+        let lines: Vec<(u32, String, Percent)> = distinct(points.iter().map(|p| line(p)));
         let mut depths: Vec<u32> = points.iter().filter_map(|p| p.qd.map(|q| q.total)).collect();
         depths.sort_unstable();
         depths.dedup();
