@@ -127,6 +127,14 @@ pub(crate) fn measure(shapes: &[Shape], seconds: f64, workers: &Workers) -> Resu
                 )));
             }
             let s = r.recorder.summary(r.seconds);
+            // A loaded host can leave a short shape without one I/O done:
+            // no ceiling is better than a ceiling of 0 IOPS, which every
+            // step would then be judged against.
+            if s.total.ios == 0 || !(s.total.iops > 0.0) {
+                return Err(Error::unsupported(format!(
+                    "no I/O completed in its {seconds}s (the host was busy)"
+                )));
+            }
             Ok(ceiling::ShapeCeiling { shape: shape.clone(), iops: s.total.iops, mb_s: s.total.mb_s })
         });
         match ran {
