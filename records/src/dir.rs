@@ -171,6 +171,8 @@ fn open_steps(dir: &Path) -> Result<File> {
 /// Takes the run's lock on its results directory.
 fn lock(dir: &Path) -> Result<File> {
     let f = File::open(dir).map_err(|e| Error::io(format!("cannot open {}", dir.display()), e))?;
+    // SAFETY: flock takes a file descriptor and flags, no pointer; `f`
+    // keeps the descriptor open for the call.
     if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         let e = io::Error::last_os_error();
         if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
