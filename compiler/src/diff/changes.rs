@@ -151,6 +151,15 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             here.clone(),
         )),
     }
+    action_changes(a, b, &here, out);
+}
+
+/// The differences of the actions of one matched pair of steps: only a
+/// pair of the same kind is compared here (a kind that changed is a
+/// replaced step, found before).
+fn action_changes(a: &Step, b: &Step, here: &[usize], out: &mut Vec<Raw>) {
+    use Class::*;
+    let here = here.to_vec();
     let dur = |d: crate::plan::Duration| d.human();
     match (&a.action, &b.action) {
         (Action::Erase { method: x }, Action::Erase { method: y }) if x != y => out.push(raw(
@@ -178,192 +187,11 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             workload_changes(wa, wb, PREPARATION, &here, out);
             qd_changes(qa, qb, &here, out);
         }
-        (
-            Action::Precondition { workload: wa, qd: qa, stop: sa, series: ra },
-            Action::Precondition { workload: wb, qd: qb, stop: sb, series: rb },
-        ) => {
-            workload_changes(wa, wb, PREPARATION, &here, out);
-            qd_changes(qa, qb, &here, out);
-            if sa != sb {
-                let show = |s: &PreconditionStop| match s {
-                    PreconditionStop::Time(d) => format!("for {}", dur(*d)),
-                    PreconditionStop::Steady { round, rule } => format!(
-                        "until steady: rounds of {}, window {}, excursion {}, slope {}, max {}",
-                        dur(*round),
-                        rule.window,
-                        rule.excursion,
-                        rule.slope,
-                        rule.max_rounds
-                    ),
-                };
-                out.push(raw(
-                    BreaksComparability,
-                    "precondition length or stop rule",
-                    show(sa),
-                    show(sb),
-                    PREPARATION,
-                    here.clone(),
-                ));
-            }
-            if ra != rb {
-                out.push(raw(
-                    ShiftsPrecision,
-                    "series interval",
-                    dur(*ra),
-                    dur(*rb),
-                    "the time series is sampled more or less often; the step's numbers do not change",
-                    here.clone(),
-                ));
-            }
+        (Action::Precondition { .. }, Action::Precondition { .. }) => {
+            precondition_changes(&a.action, &b.action, &here, out)
         }
-        (
-            Action::Measure {
-                workload: wa,
-                qd: qa,
-                ramp: ra,
-                stop: sa,
-                series: ea,
-                rate: ta,
-                pauses: pa,
-                at: aa,
-            },
-            Action::Measure {
-                workload: wb,
-                qd: qb,
-                ramp: rb,
-                stop: sb,
-                series: eb,
-                rate: tb,
-                pauses: pb,
-                at: ab,
-            },
-        ) => {
-            workload_changes(wa, wb, WORKLOAD, &here, out);
-            if aa != ab {
-                let show =
-                    |p: &Option<crate::plan::Point>| p.as_ref().map_or("as planned".into(), |p| p.describe());
-                out.push(raw(
-                    BreaksComparability,
-                    "operating point",
-                    show(aa),
-                    show(ab),
-                    "the queue depth and workers are chosen another way",
-                    here.clone(),
-                ));
-            } else {
-                qd_changes(qa, qb, &here, out);
-            }
-            if pa != pb {
-                let show =
-                    |p: &crate::plan::Pauses| if p.is_none() { "none".to_string() } else { p.describe() };
-                out.push(raw(
-                    BreaksComparability,
-                    "pauses between I/Os",
-                    show(pa),
-                    show(pb),
-                    "think time and bursts change how hard the drive is driven and how long it rests",
-                    here.clone(),
-                ));
-            }
-            if ta != tb {
-                let show = |r: &Option<crate::plan::Rate>| r.map_or("closed loop".into(), |r| r.describe());
-                out.push(raw(
-                    BreaksComparability,
-                    "rate",
-                    show(ta),
-                    show(tb),
-                    "another load: open-loop latency depends on the rate and on how I/Os arrive",
-                    here.clone(),
-                ));
-            }
-            if ra != rb {
-                out.push(raw(
-                    ShiftsPrecision,
-                    "ramp time",
-                    dur(*ra),
-                    dur(*rb),
-                    "a longer or shorter warm-up before recording: the same I/O, settled more or less",
-                    here.clone(),
-                ));
-            }
-            if sa.time != sb.time && (sa.written.is_some() || sb.written.is_some()) {
-                let show = |t: Option<crate::plan::Duration>| t.map_or("none".into(), dur);
-                out.push(raw(
-                    BreaksComparability,
-                    "record time",
-                    show(sa.time),
-                    show(sb.time),
-                    "a time limit on a step that writes until an amount changes how much it writes",
-                    here.clone(),
-                ));
-            } else if sa.time != sb.time {
-                let show = |t: Option<crate::plan::Duration>| t.map_or("none".into(), dur);
-                out.push(raw(ShiftsPrecision, "record time", show(sa.time), show(sb.time), "the same I/O recorded for longer or shorter: the average is more or less certain (a short record may catch a burst)", here.clone()));
-            }
-            if sa.written != sb.written {
-                let show = |w: Option<crate::plan::Extent>| w.map_or("none".into(), |w| w.to_string());
-                out.push(raw(BreaksComparability, "until written", show(sa.written), show(sb.written), "the step writes another amount: a sustained write measures more or less of what follows the drive's cache", here.clone()));
-            }
-            if ea != eb {
-                out.push(raw(
-                    ShiftsPrecision,
-                    "series interval",
-                    dur(*ea),
-                    dur(*eb),
-                    "the time series is sampled more or less often; the step's numbers do not change",
-                    here.clone(),
-                ));
-            }
-        }
-        (
-            Action::Rounds { cells: ca, track: ka, rule: ra },
-            Action::Rounds { cells: cb, track: kb, rule: rb },
-        ) => {
-            if ra != rb || ka != kb {
-                out.push(raw(
-                    BreaksComparability,
-                    "steady-state rule",
-                    format!("window {}, excursion {}, slope {}, max {}", ra.window, ra.excursion, ra.slope, ra.max_rounds),
-                    format!("window {}, excursion {}, slope {}, max {}", rb.window, rb.excursion, rb.slope, rb.max_rounds),
-                    "the rule that decides when the drive is steady differs: the values are taken from another state",
-                    here.clone(),
-                ));
-            }
-            for (x, y) in ca.iter().zip(cb) {
-                workload_changes(&x.workload, &y.workload, WORKLOAD, &here, out);
-                qd_changes(&x.qd, &y.qd, &here, out);
-                if x.ramp != y.ramp {
-                    out.push(raw(
-                        ShiftsPrecision,
-                        "ramp time",
-                        dur(x.ramp),
-                        dur(y.ramp),
-                        "a longer or shorter warm-up before recording: the same I/O, settled more or less",
-                        here.clone(),
-                    ));
-                }
-                if x.record != y.record {
-                    out.push(raw(
-                        ShiftsPrecision,
-                        "record time",
-                        dur(x.record),
-                        dur(y.record),
-                        "the same I/O recorded for longer or shorter: the average is more or less certain",
-                        here.clone(),
-                    ));
-                }
-            }
-            if ca.len() != cb.len() {
-                out.push(raw(
-                    BreaksComparability,
-                    "rounds measurements",
-                    ca.len().to_string(),
-                    cb.len().to_string(),
-                    "each round measures other cells, so the drive's state between them differs",
-                    here.clone(),
-                ));
-            }
-        }
+        (Action::Measure { .. }, Action::Measure { .. }) => measure_changes(&a.action, &b.action, &here, out),
+        (Action::Rounds { .. }, Action::Rounds { .. }) => rounds_changes(&a.action, &b.action, &here, out),
         (Action::Qos(x), Action::Qos(y)) if x != y => {
             let show = |q: &crate::plan::Qos| {
                 format!(
@@ -450,6 +278,223 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             }
         }
         _ => {}
+    }
+}
+
+/// The differences of two measurements.
+fn measure_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Raw>) {
+    use Class::*;
+    let here = here.to_vec();
+    let dur = |d: crate::plan::Duration| d.human();
+    let (
+        Action::Measure {
+            workload: wa,
+            qd: qa,
+            ramp: ra,
+            stop: sa,
+            series: ea,
+            rate: ta,
+            pauses: pa,
+            at: aa,
+        },
+        Action::Measure {
+            workload: wb,
+            qd: qb,
+            ramp: rb,
+            stop: sb,
+            series: eb,
+            rate: tb,
+            pauses: pb,
+            at: ab,
+        },
+    ) = (x, y)
+    else {
+        return;
+    };
+    workload_changes(wa, wb, WORKLOAD, &here, out);
+    if aa != ab {
+        let show = |p: &Option<crate::plan::Point>| p.as_ref().map_or("as planned".into(), |p| p.describe());
+        out.push(raw(
+            BreaksComparability,
+            "operating point",
+            show(aa),
+            show(ab),
+            "the queue depth and workers are chosen another way",
+            here.clone(),
+        ));
+    } else {
+        qd_changes(qa, qb, &here, out);
+    }
+    if pa != pb {
+        let show = |p: &crate::plan::Pauses| if p.is_none() { "none".to_string() } else { p.describe() };
+        out.push(raw(
+            BreaksComparability,
+            "pauses between I/Os",
+            show(pa),
+            show(pb),
+            "think time and bursts change how hard the drive is driven and how long it rests",
+            here.clone(),
+        ));
+    }
+    if ta != tb {
+        let show = |r: &Option<crate::plan::Rate>| r.map_or("closed loop".into(), |r| r.describe());
+        out.push(raw(
+            BreaksComparability,
+            "rate",
+            show(ta),
+            show(tb),
+            "another load: open-loop latency depends on the rate and on how I/Os arrive",
+            here.clone(),
+        ));
+    }
+    if ra != rb {
+        out.push(raw(
+            ShiftsPrecision,
+            "ramp time",
+            dur(*ra),
+            dur(*rb),
+            "a longer or shorter warm-up before recording: the same I/O, settled more or less",
+            here.clone(),
+        ));
+    }
+    if sa.time != sb.time && (sa.written.is_some() || sb.written.is_some()) {
+        let show = |t: Option<crate::plan::Duration>| t.map_or("none".into(), dur);
+        out.push(raw(
+            BreaksComparability,
+            "record time",
+            show(sa.time),
+            show(sb.time),
+            "a time limit on a step that writes until an amount changes how much it writes",
+            here.clone(),
+        ));
+    } else if sa.time != sb.time {
+        let show = |t: Option<crate::plan::Duration>| t.map_or("none".into(), dur);
+        out.push(raw(ShiftsPrecision, "record time", show(sa.time), show(sb.time), "the same I/O recorded for longer or shorter: the average is more or less certain (a short record may catch a burst)", here.clone()));
+    }
+    if sa.written != sb.written {
+        let show = |w: Option<crate::plan::Extent>| w.map_or("none".into(), |w| w.to_string());
+        out.push(raw(BreaksComparability, "until written", show(sa.written), show(sb.written), "the step writes another amount: a sustained write measures more or less of what follows the drive's cache", here.clone()));
+    }
+    if ea != eb {
+        out.push(raw(
+            ShiftsPrecision,
+            "series interval",
+            dur(*ea),
+            dur(*eb),
+            "the time series is sampled more or less often; the step's numbers do not change",
+            here.clone(),
+        ));
+    }
+}
+
+/// The differences of two preconditions.
+fn precondition_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Raw>) {
+    use Class::*;
+    let here = here.to_vec();
+    let dur = |d: crate::plan::Duration| d.human();
+    let (
+        Action::Precondition { workload: wa, qd: qa, stop: sa, series: ra },
+        Action::Precondition { workload: wb, qd: qb, stop: sb, series: rb },
+    ) = (x, y)
+    else {
+        return;
+    };
+    workload_changes(wa, wb, PREPARATION, &here, out);
+    qd_changes(qa, qb, &here, out);
+    if sa != sb {
+        let show = |s: &PreconditionStop| match s {
+            PreconditionStop::Time(d) => format!("for {}", dur(*d)),
+            PreconditionStop::Steady { round, rule } => format!(
+                "until steady: rounds of {}, window {}, excursion {}, slope {}, max {}",
+                dur(*round),
+                rule.window,
+                rule.excursion,
+                rule.slope,
+                rule.max_rounds
+            ),
+        };
+        out.push(raw(
+            BreaksComparability,
+            "precondition length or stop rule",
+            show(sa),
+            show(sb),
+            PREPARATION,
+            here.clone(),
+        ));
+    }
+    if ra != rb {
+        out.push(raw(
+            ShiftsPrecision,
+            "series interval",
+            dur(*ra),
+            dur(*rb),
+            "the time series is sampled more or less often; the step's numbers do not change",
+            here.clone(),
+        ));
+    }
+}
+
+/// The differences of two rounds steps (PTS tests).
+fn rounds_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Raw>) {
+    use Class::*;
+    let here = here.to_vec();
+    let dur = |d: crate::plan::Duration| d.human();
+    let (
+        Action::Rounds { cells: ca, track: ka, rule: ra },
+        Action::Rounds { cells: cb, track: kb, rule: rb },
+    ) = (x, y)
+    else {
+        return;
+    };
+    if ra != rb || ka != kb {
+        out.push(raw(
+            BreaksComparability,
+            "steady-state rule",
+            format!(
+                "window {}, excursion {}, slope {}, max {}",
+                ra.window, ra.excursion, ra.slope, ra.max_rounds
+            ),
+            format!(
+                "window {}, excursion {}, slope {}, max {}",
+                rb.window, rb.excursion, rb.slope, rb.max_rounds
+            ),
+            "the rule that decides when the drive is steady differs: the values are taken from another state",
+            here.clone(),
+        ));
+    }
+    for (x, y) in ca.iter().zip(cb) {
+        workload_changes(&x.workload, &y.workload, WORKLOAD, &here, out);
+        qd_changes(&x.qd, &y.qd, &here, out);
+        if x.ramp != y.ramp {
+            out.push(raw(
+                ShiftsPrecision,
+                "ramp time",
+                dur(x.ramp),
+                dur(y.ramp),
+                "a longer or shorter warm-up before recording: the same I/O, settled more or less",
+                here.clone(),
+            ));
+        }
+        if x.record != y.record {
+            out.push(raw(
+                ShiftsPrecision,
+                "record time",
+                dur(x.record),
+                dur(y.record),
+                "the same I/O recorded for longer or shorter: the average is more or less certain",
+                here.clone(),
+            ));
+        }
+    }
+    if ca.len() != cb.len() {
+        out.push(raw(
+            BreaksComparability,
+            "rounds measurements",
+            ca.len().to_string(),
+            cb.len().to_string(),
+            "each round measures other cells, so the drive's state between them differs",
+            here.clone(),
+        ));
     }
 }
 
