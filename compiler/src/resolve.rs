@@ -59,6 +59,7 @@ pub(crate) struct Defs<'a> {
 /// The modules `use` can bring in.
 const MODULES: [&str; 1] = ["std.mixes"];
 
+#[expect(clippy::too_many_lines, reason = "one arm per kind of top-level item")]
 pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> Defs<'a> {
     let mut defs = Defs {
         name: String::new(),

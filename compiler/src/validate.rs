@@ -74,6 +74,7 @@ impl Validator {
         self.plan(Code::PlanInvalid, format!("step `{}`: {message}", step.id));
     }
 
+    #[expect(clippy::too_many_lines, reason = "the checks of a step, one group per step kind")]
     fn step(&mut self, plan: &Plan, step: &Step) {
         let whose = format!("step `{}`", step.id);
         match (&step.target, step.action.touches_target()) {

@@ -120,6 +120,10 @@ fn extent(s: FioSpan) -> String {
 
 /// The phases to methodology text (formatted afterwards); `devices` are
 /// listed when there are more than one.
+#[expect(
+    clippy::too_many_lines,
+    reason = "not split yet: the methodology text written top to bottom, header, devices, notes, workloads, steps"
+)]
 pub(crate) fn phases_to_method(
     phases: &[Phase],
     devices: &[Device],

@@ -157,6 +157,10 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
 /// The differences of the actions of one matched pair of steps: only a
 /// pair of the same kind is compared here (a kind that changed is a
 /// replaced step, found before).
+#[expect(
+    clippy::too_many_lines,
+    reason = "one arm per pair of steps of the same kind; the long arms are functions of their own"
+)]
 fn action_changes(a: &Step, b: &Step, here: &[usize], out: &mut Vec<Raw>) {
     use Class::*;
     let here = here.to_vec();
@@ -282,6 +286,10 @@ fn action_changes(a: &Step, b: &Step, here: &[usize], out: &mut Vec<Raw>) {
 }
 
 /// The differences of two measurements.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one comparison per measurement setting, in the order the language lists them"
+)]
 fn measure_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Raw>) {
     use Class::*;
     let here = here.to_vec();

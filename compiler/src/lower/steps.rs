@@ -327,6 +327,10 @@ impl Lowerer<'_, '_> {
         Some(out)
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "not split yet: a measurement's options checked in the order the language lists them"
+    )]
     pub(super) fn measure(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
         let o = self.opts(opts);
         let Some(own) = self.own_workers(o.workers, scope) else { return };
@@ -564,6 +568,10 @@ impl Lowerer<'_, '_> {
         Some(d)
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "not split yet: a rounds step's rule, tracked values and cells checked together"
+    )]
     pub(super) fn rounds(
         &mut self,
         stmt: &Stmt,
@@ -687,6 +695,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// The measurements of a `rounds` body.
+    #[expect(clippy::too_many_lines, reason = "one arm per kind of statement a rounds body may hold")]
     pub(super) fn cells(&mut self, stmts: &[Stmt], scope: &Scope, out: &mut Vec<(Cell, Span)>) {
         for stmt in stmts {
             if self.too_many {

@@ -34,6 +34,10 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one arm per workload setting, then the checks between settings"
+    )]
     pub(super) fn workload_body(
         &mut self,
         name: Option<&str>,
@@ -229,6 +233,10 @@ impl Lowerer<'_, '_> {
 
     // ------------------------------------------------------------ datasets
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one arm per dataset setting, then the checks between settings"
+    )]
     pub(super) fn dataset(&mut self, name: &str, settings: &[DatasetSetting], span: Span) -> Option<Dataset> {
         let mut files: Option<(u64, Span)> = None;
         let mut size: Option<(Bytes, Bytes, Span)> = None;

@@ -79,6 +79,10 @@ fn bad(r: &mut JobReader<'_>, e: &Entry, why: Refusal) -> Reported {
 }
 
 /// `zipf[:THETA[:CENTRE]]`, `pareto[:H[:CENTRE]]`, `normal[:DEV[:CENTRE]]`.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one arm per fio distribution, each reading its parameters as fio does"
+)]
 fn value(r: &mut JobReader<'_>, e: &Entry, name: &str, rest: Option<&str>, clones: u64) -> Got<Access> {
     // fio reads the value after `zipf:` with sscanf's %lf, which skips
     // blanks before a number.

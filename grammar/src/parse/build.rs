@@ -299,6 +299,10 @@ impl Builder {
         result.map(|()| Block { stmts, span })
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one arm per kind of statement, each building its node from the parse tree"
+    )]
     fn stmt(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Stmt> {
         let span = self.span(&pair);
         let local = self.local(&pair);
