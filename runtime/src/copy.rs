@@ -84,6 +84,8 @@ pub fn prepare(d: &Dataset, dir: &Path, stop: &AtomicBool) -> Result<bool> {
                 left -= n as u64;
             }
             f.sync_data().map_err(|e| Error::io(format!("cannot sync {}", path.display()), e))?;
+            // SAFETY: posix_fadvise takes a descriptor and numbers, no pointer; `f` keeps the
+            // descriptor open for the call.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
             Ok(())
         },
@@ -96,6 +98,8 @@ pub fn prepare(d: &Dataset, dir: &Path, stop: &AtomicBool) -> Result<bool> {
 pub fn evict(dir: &Path, files: u64) {
     for i in 0..files {
         if let Ok(f) = File::open(file_path(dir, i)) {
+            // SAFETY: posix_fadvise takes a descriptor and numbers, no pointer; `f` keeps the
+            // descriptor open for the call.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
         }
     }
@@ -143,6 +147,7 @@ pub fn copy_tree(src: &Path, dst: &Path, files: u64, stop: &AtomicBool) -> Resul
         }
     }
     let d = File::open(dst).map_err(|e| Error::io(format!("cannot open {}", dst.display()), e))?;
+    // SAFETY: syncfs takes a descriptor, no pointer; `d` keeps it open for the call.
     if unsafe { libc::syncfs(d.as_raw_fd()) } != 0 {
         return Err(Error::io(format!("cannot sync {}", dst.display()), std::io::Error::last_os_error()));
     }

@@ -34,6 +34,7 @@
 //! same buffer left there.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::sync::Arc;
 
 use methodic_compiler::plan::DataPattern;
 
@@ -42,12 +43,34 @@ use crate::rng::Rng;
 /// Aligned memory for `slots` buffers of `slot_size` bytes each.
 pub struct Buffers {
     ptr: *mut u8,
-    layout: Layout,
+    memory: Lease,
     slot_size: usize,
     slots: usize,
 }
 
-// The pool is owned by one worker thread at a time.
+/// The buffers' allocation, freed when its last [`Lease`] goes.
+struct Memory {
+    ptr: *mut u8,
+    layout: Layout,
+}
+
+/// A share in the buffers' memory: an engine that passes the buffers'
+/// addresses to the kernel holds one, so the memory outlives every I/O the
+/// engine started, whichever of the engine and the buffers goes first.
+#[derive(Clone)]
+pub struct Lease {
+    _memory: Arc<Memory>,
+}
+
+// SAFETY: `Memory` is an address and a layout; no method reads or writes
+// the memory through it, and it is freed once, by the last lease, on
+// whichever thread drops it.
+unsafe impl Send for Memory {}
+// SAFETY: as above: a shared `&Memory` gives no access to the bytes.
+unsafe impl Sync for Memory {}
+// SAFETY: the slots are reached only through `&mut Buffers` (`slot`) or
+// as raw addresses handed to the kernel; one worker thread at a time
+// owns the pool, and moving it moves that ownership.
 unsafe impl Send for Buffers {}
 
 /// Buffer alignment: enough for O_DIRECT on any device methodic meets.
@@ -58,11 +81,18 @@ impl Buffers {
         let slot_size = slot_size.max(1).next_multiple_of(ALIGN);
         let size = slot_size * slots.max(1);
         let layout = Layout::from_size_align(size, ALIGN).expect("buffer layout");
+        // SAFETY: `layout` has a non-zero size (at least one slot of at least ALIGN bytes) and a
+        // power-of-two alignment, as alloc_zeroed requires; a null result is handled below.
         let ptr = unsafe { alloc_zeroed(layout) };
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        Buffers { ptr, layout, slot_size, slots: slots.max(1) }
+        Buffers {
+            ptr,
+            memory: Lease { _memory: Arc::new(Memory { ptr, layout }) },
+            slot_size,
+            slots: slots.max(1),
+        }
     }
 
     pub fn slots(&self) -> usize {
@@ -76,11 +106,22 @@ impl Buffers {
     /// The start of slot `i`, for engines that pass raw pointers.
     pub fn ptr(&self, i: usize) -> *mut u8 {
         assert!(i < self.slots);
+        // SAFETY: `i < slots` (asserted above), so the offset stays inside the one allocation of
+        // `slots * slot_size` bytes.
         unsafe { self.ptr.add(i * self.slot_size) }
     }
 
     pub fn slot(&mut self, i: usize) -> &mut [u8] {
+        // SAFETY: `ptr(i)` is the start of slot `i`, `slot_size` bytes inside the allocation,
+        // zeroed at allocation so initialised; `&mut self` makes this the only reference to it for
+        // the slice's lifetime.
         unsafe { std::slice::from_raw_parts_mut(self.ptr(i), self.slot_size) }
+    }
+
+    /// A share in the memory behind the slots, for an engine that hands
+    /// their addresses to the kernel.
+    pub fn lease(&self) -> Lease {
+        self.memory.clone()
     }
 
     /// One iovec a slot, to register with io_uring.
@@ -91,8 +132,10 @@ impl Buffers {
     }
 }
 
-impl Drop for Buffers {
+impl Drop for Memory {
     fn drop(&mut self) {
+        // SAFETY: `ptr` came from alloc_zeroed with this same `layout`, and is freed once, here,
+        // when the last lease goes.
         unsafe { dealloc(self.ptr, self.layout) }
     }
 }

@@ -12,9 +12,13 @@ pub use methodic_results::host::{FileSystem, Host, IdleState, Power};
 /// The CPUs this process may run on (its affinity mask), in order; all
 /// online CPUs when the mask cannot be read.
 pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: cpu_set_t is a plain bit mask, for which all zeroes (no CPU) is a valid value.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a writable cpu_set_t and the size passed is its own.
     let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     let cpus: Vec<usize> = if rc == 0 {
+        // SAFETY: CPU_ISSET reads a bit of `set`; `c` is below CPU_SETSIZE, the mask's size in
+        // bits.
         (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect()
     } else {
         Vec::new()
@@ -45,6 +49,7 @@ pub fn read() -> Host {
         (false, true) => Some("container".to_string()),
         (false, false) => None,
     };
+    // SAFETY: sysconf takes a number and reads no memory of ours.
     let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as u32;
     let cpus_allowed = std::thread::available_parallelism().map_or(cpus, |n| n.get() as u32);
     let (memory_bytes, _) = meminfo();

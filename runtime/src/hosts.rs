@@ -478,6 +478,8 @@ pub fn run_io(
     cmd.stdout(out).stderr(err);
     // Should methodic die, fio's client is told to stop the hosts' jobs
     // as a Ctrl-C would (it is in a process group of its own).
+    // SAFETY: the closure runs in the child between fork and exec and calls only prctl, which is
+    // async-signal-safe and allocates nothing.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
@@ -588,6 +590,8 @@ fn wait(mut child: Child, stop: &AtomicBool) -> Result<(std::process::ExitStatus
         if stop.load(Ordering::SeqCst) {
             match asked {
                 None => {
+                    // SAFETY: kill takes numbers only; `child` has not been waited for, so its pid
+                    // is still its own.
                     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
                     asked = Some(Instant::now());
                 }

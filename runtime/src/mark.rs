@@ -16,6 +16,8 @@ const MARK: &std::ffi::CStr = c"user.methodic";
 pub(crate) fn made_by_methodic(path: &Path) -> bool {
     let Ok(c) = CString::new(path.as_os_str().as_bytes()) else { return false };
     let mut buf = [0u8; 16];
+    // SAFETY: `c` and MARK are NUL-terminated strings that live for the call; getxattr writes at
+    // most `buf.len()` bytes into `buf`.
     let n = unsafe { libc::getxattr(c.as_ptr(), MARK.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
     n == 7 && &buf[..7] == b"scratch"
 }
@@ -23,5 +25,7 @@ pub(crate) fn made_by_methodic(path: &Path) -> bool {
 /// Marks `file` as methodic's scratch file; where the file system has no
 /// user attributes, it stays unmarked (and is then treated as a user's).
 pub(crate) fn mark_scratch(file: &File) {
+    // SAFETY: MARK is NUL-terminated, the value is 7 bytes as the length says, and `file` keeps the
+    // descriptor open for the call.
     let _ = unsafe { libc::fsetxattr(file.as_raw_fd(), MARK.as_ptr(), b"scratch".as_ptr().cast(), 7, 0) };
 }

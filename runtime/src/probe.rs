@@ -41,6 +41,7 @@ pub struct Route<'a> {
 
 /// The page cache's page size, in bytes.
 pub fn page_size() -> u64 {
+    // SAFETY: sysconf takes a number and reads no memory of ours.
     let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     if n > 0 { n as u64 } else { 4096 }
 }

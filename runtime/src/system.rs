@@ -28,6 +28,8 @@ pub fn erase(
     let fd = target.file(false).as_raw_fd();
     match target.kind {
         TargetKind::File => {
+            // SAFETY: fallocate takes a descriptor and numbers, no pointer; the target keeps `fd`
+            // open for the call.
             let rc = unsafe {
                 libc::fallocate(
                     fd,
@@ -83,6 +85,8 @@ pub fn erase(
                 EraseMethod::Secure => (BLKSECDISCARD, [0, target.capacity], "BLKSECDISCARD (secure erase)"),
                 _ => (BLKDISCARD, [region.start, region.len], "BLKDISCARD (discard)"),
             };
+            // SAFETY: the discard ioctls read two u64s (start, length) from `range`, which lives
+            // until the call returns; the target keeps `fd` open.
             let rc = unsafe { libc::ioctl(fd, request as _, range.as_ptr()) };
             if rc != 0 {
                 let e = io::Error::last_os_error();
@@ -106,6 +110,8 @@ pub fn erase(
 /// Discards the whole of a block device (BLKDISCARD from 0 to its end).
 pub fn discard_all(target: &Target) -> io::Result<()> {
     let range = [0u64, target.capacity];
+    // SAFETY: BLKDISCARD reads two u64s (start, length) from `range`, which lives until the call
+    // returns; the target keeps the descriptor open.
     let rc = unsafe { libc::ioctl(target.file(false).as_raw_fd(), BLKDISCARD as _, range.as_ptr()) };
     if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
@@ -117,6 +123,7 @@ pub fn drop_caches(targets: &[Target]) -> Vec<String> {
     for t in targets {
         drop_file_cache(&t.path, t.file(false), &mut done);
     }
+    // SAFETY: sync takes no arguments and cannot fail.
     unsafe { libc::sync() };
     match fs::write("/proc/sys/vm/drop_caches", "3") {
         Ok(()) => done.push("sync, then 3 written to /proc/sys/vm/drop_caches".to_string()),
@@ -136,6 +143,8 @@ fn drop_file_cache(path: &Path, file: &File, done: &mut Vec<String>) {
             path.display()
         ));
     }
+    // SAFETY: posix_fadvise takes a descriptor and numbers, no pointer; `file` keeps the descriptor
+    // open for the call.
     match unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) } {
         0 => done.push(format!("fadvise(DONTNEED) on {}", path.display())),
         rc => done.push(format!(
@@ -154,7 +163,10 @@ pub fn free_bytes(path: &std::path::Path) -> Option<(Bytes, bool)> {
     let existing = path.ancestors().find(|p| p.exists()).unwrap_or(std::path::Path::new("."));
     let existing = if existing.as_os_str().is_empty() { std::path::Path::new(".") } else { existing };
     let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs is a plain C struct of integers, for which all zeroes is a valid value.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path alive for the call, `st` a writable statvfs of the size
+    // statvfs fills.
     (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
         .then(|| (Bytes(st.f_bavail as u64 * st.f_frsize as u64), st.f_flag & libc::ST_RDONLY != 0))
 }
@@ -182,7 +194,8 @@ struct Locked {
     len: usize,
 }
 
-// The locked mapping is only touched to unmap it.
+// SAFETY: the locked mapping is this struct's alone and is only touched
+// to unmap it, which any thread may do.
 unsafe impl Send for Locked {}
 
 /// Leaves `limit` bytes of memory usable by this process and the page
@@ -218,6 +231,8 @@ pub fn limit_ram(limit: Bytes) -> Result<RamLimit> {
         Err(_) => {}
     }
     let len = (available - limit.0) as usize;
+    // SAFETY: an anonymous private mapping at no fixed address: mmap reads none of our memory, and
+    // MAP_FAILED is checked below.
     let ptr = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
@@ -285,6 +300,8 @@ impl Drop for RamLimit {
             let _ = fs::remove_dir(&cg.path);
         }
         if let Some(l) = &self.locked {
+            // SAFETY: `l.ptr` and `l.len` are the mapping mmap returned, unmapped once, here, with
+            // nothing referring to it.
             unsafe { libc::munmap(l.ptr, l.len) };
         }
     }

@@ -204,7 +204,10 @@ const PSEUDO_FILE_SYSTEMS: &[(u32, &str)] = &[
 /// [`PSEUDO_FILE_SYSTEMS`]; `None` for any other, or when statfs fails.
 fn pseudo_file_system(path: &Path) -> Option<&'static str> {
     let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statfs is a plain C struct of integers, for which all zeroes is a valid value.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path alive for the call, `st` a writable statfs of the size
+    // statfs fills.
     if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
         return None;
     }
@@ -233,6 +236,8 @@ fn create_file(path: &Path, size: u64, opts: &OpenOptionsT) -> Result<Target> {
     crate::mark::mark_scratch(&file);
     // Allocate the blocks now, so that the run does not measure the file
     // system growing the file.
+    // SAFETY: posix_fallocate takes a descriptor and numbers, no pointer; `file` keeps the
+    // descriptor open for the call.
     let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, size as libc::off_t) };
     if rc != 0 {
         let _ = std::fs::remove_file(path);
@@ -343,12 +348,16 @@ fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT, results: Optio
 
 fn ioctl_u64(fd: i32, req: libc::c_ulong) -> io::Result<u64> {
     let mut v: u64 = 0;
+    // SAFETY: the callers pass requests that write one u64 (BLKGETSIZE64, say) into `v`, which
+    // lives for the call.
     let rc = unsafe { libc::ioctl(fd, req as _, &mut v as *mut u64) };
     if rc < 0 { Err(io::Error::last_os_error()) } else { Ok(v) }
 }
 
 fn ioctl_int(fd: i32, req: libc::c_ulong) -> io::Result<i32> {
     let mut v: libc::c_int = 0;
+    // SAFETY: the callers pass requests that write one int (BLKSSZGET, say) into `v`, which lives
+    // for the call.
     let rc = unsafe { libc::ioctl(fd, req as _, &mut v as *mut libc::c_int) };
     if rc < 0 { Err(io::Error::last_os_error()) } else { Ok(v) }
 }
@@ -360,6 +369,8 @@ fn ioctl_int(fd: i32, req: libc::c_ulong) -> io::Result<i32> {
 fn supports_nowait(fd: i32) -> bool {
     let buf = crate::data::Buffers::new(1, 4096);
     let iov = libc::iovec { iov_base: buf.ptr(0).cast(), iov_len: 4096 };
+    // SAFETY: `iov` points at the 4096 bytes of slot 0 of `buf`, alive until the end of this
+    // function; preadv2 writes at most that.
     let rc = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
     rc >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EOPNOTSUPP)
 }
@@ -369,7 +380,10 @@ fn dio_align(path: &Path) -> (Option<u32>, Option<u32>) {
     let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
         return (None, None);
     };
+    // SAFETY: statx is a plain C struct of integers, for which all zeroes is a valid value.
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path alive for the call, `stx` a writable statx of the size
+    // statx fills.
     let rc = unsafe { libc::statx(libc::AT_FDCWD, c.as_ptr(), 0, libc::STATX_DIOALIGN, &mut stx) };
     if rc != 0 || stx.stx_mask & libc::STATX_DIOALIGN == 0 || stx.stx_dio_offset_align == 0 {
         return (None, None);

@@ -735,6 +735,8 @@ impl InflightClock {
 
 /// Pins the calling thread to `cpu` (best effort).
 fn pin(cpu: usize) {
+    // SAFETY: cpu_set_t is a plain bit mask (all zeroes: no CPU); CPU_SET sets one bit of it, and
+    // sched_setaffinity reads it with its own size.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut set);

@@ -68,6 +68,8 @@ fn a_file_dropped_from_the_cache_is_read_from_its_device_then_from_the_cache() {
     f.sync_all().unwrap();
     drop(f);
     let f = read_all(&path);
+    // SAFETY: posix_fadvise takes a descriptor and numbers, no pointer; `f` keeps the descriptor
+    // open for the call.
     assert_eq!(unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) }, 0);
     drop(f);
 

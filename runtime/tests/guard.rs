@@ -399,8 +399,10 @@ fn swap_header(dev: &Path) -> Vec<u8> {
     use std::io::Read;
     use std::os::unix::io::AsRawFd;
     const BLKFLSBUF: libc::c_ulong = 0x1261;
+    // SAFETY: sysconf takes a number and reads no memory of ours.
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).expect("the page size");
     let mut f = fs::File::open(dev).unwrap();
+    // SAFETY: BLKFLSBUF takes no argument; `f` keeps the descriptor open for the call.
     unsafe { libc::ioctl(f.as_raw_fd(), BLKFLSBUF as _) };
     let mut head = vec![0u8; page];
     f.read_exact(&mut head).unwrap();

@@ -153,12 +153,16 @@ impl Drop for NoDiscards<'_> {
         let control = fs::OpenOptions::new().read(true).write(true).open("/dev/loop-control").unwrap();
         // The detach may finish a moment after losetup returns.
         let removed = (0..100).any(|_| {
+            // SAFETY: LOOP_CTL_REMOVE takes the loop device's number as its argument, no pointer;
+            // `control` keeps /dev/loop-control open.
             let rc = unsafe { libc::ioctl(control.as_raw_fd(), LOOP_CTL_REMOVE as _, n) };
             rc >= 0 || {
                 std::thread::sleep(std::time::Duration::from_millis(20));
                 false
             }
         });
+        // SAFETY: LOOP_CTL_ADD takes the loop device's number as its argument, no pointer;
+        // `control` keeps /dev/loop-control open.
         let added = unsafe { libc::ioctl(control.as_raw_fd(), LOOP_CTL_ADD as _, n) } >= 0;
         if !removed || !added {
             eprintln!("warning: loop{n} could not be made anew: it may take no discards until reboot");
@@ -233,8 +237,10 @@ fn trims_on_a_file_punch_holes() {
         assert!(trim.ios > 0 && s.read.is_none() && s.write.is_none(), "only trims");
         assert_eq!(report.steps[0].io.as_ref().unwrap().bytes_written, 0);
         let f = fs::File::open(&path).unwrap();
+        // SAFETY: lseek takes a descriptor and numbers; `f` keeps the descriptor open.
         let hole = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_HOLE) };
         // ENXIO: no data left at all, the whole file is a hole.
+        // SAFETY: lseek takes a descriptor and numbers; `f` keeps the descriptor open.
         let data = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_DATA) };
         let data = if data < 0 { size as i64 } else { data };
         assert_eq!(hole, 0, "{name}: the trims start at the file's start");

@@ -76,6 +76,7 @@ pub trait Engine {
 pub fn mono_ns() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // CLOCK_MONOTONIC cannot fail with a valid pointer.
+    // SAFETY: `ts` is a valid, writable timespec for the call; CLOCK_MONOTONIC always exists.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
@@ -95,7 +96,11 @@ impl TrimWay {
     /// The way `fd` trims: a discard for a block device, a hole for
     /// anything else.
     pub fn of(fd: RawFd) -> TrimWay {
+        // SAFETY: libc::stat is a plain C struct of integers, for which all zeroes is a valid
+        // value.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: `st` is a writable stat of the size fstat fills; a closed or bad `fd` only makes
+        // fstat fail.
         let block = unsafe { libc::fstat(fd, &mut st) } == 0 && st.st_mode & libc::S_IFMT == libc::S_IFBLK;
         if block { TrimWay::Discard } else { TrimWay::PunchHole }
     }
@@ -105,6 +110,8 @@ impl TrimWay {
     #[cold]
     #[inline(never)]
     pub fn call(self, fd: RawFd, offset: u64, len: u64) -> libc::c_int {
+        // SAFETY: fallocate takes only numbers; BLKDISCARD reads two u64s (start, length) from
+        // `range`, which lives until the call returns. A bad `fd` only makes the call fail.
         unsafe {
             match self {
                 TrimWay::PunchHole => libc::fallocate(
@@ -141,7 +148,8 @@ pub struct Setup<'a> {
     pub kind: EngineKind,
     /// The open target file the worker drives.
     pub fd: RawFd,
-    /// The worker's buffers; they outlive the engine.
+    /// The worker's buffers: an engine that hands their addresses to the
+    /// kernel keeps their memory alive with a [`Lease`](crate::data::Lease).
     pub buffers: &'a Buffers,
     /// I/Os kept in flight.
     pub depth: u32,

@@ -7,21 +7,25 @@ use std::io;
 use std::os::unix::io::RawFd;
 
 use super::{Completion, Engine, EngineKind, Request, TrimWay};
-use crate::data::Buffers;
+use crate::data::{Buffers, Lease};
 use crate::workload::Op;
 
+/// pread and pwrite into a worker's buffers, whose memory it holds a
+/// [`Lease`] on.
 pub struct Psync {
     fd: RawFd,
     buffers: Vec<usize>,
+    /// The memory behind `buffers`, kept alive as long as this engine.
+    _memory: Lease,
     trim: TrimWay,
 }
 
 impl Psync {
-    /// The buffers must outlive the engine; the worker owns both.
     pub fn new(fd: RawFd, buffers: &Buffers) -> Psync {
         Psync {
             fd,
             buffers: (0..buffers.slots()).map(|i| buffers.ptr(i) as usize).collect(),
+            _memory: buffers.lease(),
             trim: TrimWay::of(fd),
         }
     }
@@ -51,6 +55,9 @@ impl Engine for Psync {
             }
             let ptr = self.buffers[r.slot as usize] as *mut libc::c_void;
             let result = loop {
+                // SAFETY: `ptr` is slot `r.slot` of the worker's buffers, whose memory this
+                // engine's lease keeps alive, and holds at least `r.io.len` bytes (the slot size
+                // is the largest block); pread writes at most that many, pwrite reads them.
                 let n = unsafe {
                     if r.io.op == Op::Read {
                         libc::pread(self.fd, ptr, r.io.len as usize, r.io.offset as libc::off_t)

@@ -15,12 +15,17 @@ use std::os::unix::io::RawFd;
 use io_uring::{IoUring, opcode, types};
 
 use super::{Completion, Engine, EngineKind, Request, TrimWay, mono_ns};
-use crate::data::Buffers;
+use crate::data::{Buffers, Lease};
 use crate::workload::Op;
 
+/// A ring over a worker's buffers: the kernel reads and writes them by
+/// address, so the ring holds a [`Lease`] on their memory, which is freed
+/// only when the ring and the buffers are both gone.
 pub struct Uring {
     ring: IoUring,
     buffers: Vec<usize>,
+    /// The memory behind `buffers`, kept alive as long as this engine.
+    _memory: Lease,
     /// Buffers registered: fixed reads and writes skip page pinning.
     fixed_buffers: bool,
     /// The block device cannot be driven without blocking (loop): every I/O
@@ -102,12 +107,16 @@ impl Uring {
         let iovecs = buffers.iovecs();
         // Registering needs locked memory; without it, plain reads and
         // writes are used.
+        // SAFETY: the registered iovecs cover the worker's buffers, whose memory the ring's lease
+        // (`_memory`) keeps alive for as long as this ring, so the kernel never reads or writes
+        // freed memory through them.
         let fixed_buffers = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         ring.submitter().register_files(&[fd])?;
         let ext_arg = ring.params().is_feature_ext_arg();
         let mut uring = Uring {
             ring,
             buffers: (0..buffers.slots()).map(|i| buffers.ptr(i) as usize).collect(),
+            _memory: buffers.lease(),
             fixed_buffers,
             force_async,
             inflight: 0,
@@ -206,6 +215,9 @@ impl Uring {
     fn push(&mut self, entry: &io_uring::squeue::Entry) -> io::Result<()> {
         // The ring is sized for the worker's depth; a full queue means
         // the kernel has not taken the last batch yet.
+        // SAFETY: every entry pushed points at a slot of the worker's buffers (alive as long as the
+        // ring: its lease) or at no memory (a trim); the slot is not reused until its completion
+        // is reaped, and Drop waits for every I/O in flight.
         while unsafe { self.ring.submission().push(entry) }.is_err() {
             self.ring.submit()?;
         }
@@ -489,7 +501,9 @@ mod tests {
         for k in 0..32i64 {
             let at = k * (128 << 10);
             let fd = file.as_raw_fd();
+            // SAFETY: lseek takes a descriptor and numbers; `file` keeps the descriptor open.
             assert_eq!(unsafe { libc::lseek(fd, at, libc::SEEK_HOLE) }, at, "a hole at {at}");
+            // SAFETY: lseek takes a descriptor and numbers; `file` keeps the descriptor open.
             assert_eq!(unsafe { libc::lseek(fd, at, libc::SEEK_DATA) }, at + (64 << 10), "data after it");
         }
         // The holes' sectors are freed, less what the file system's own
@@ -514,6 +528,7 @@ mod tests {
         }
         for ext_arg in [true, false] {
             let mut fds = [0; 2];
+            // SAFETY: pipe writes two descriptors into `fds`, which has room for two.
             assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
             let buffers = Buffers::new(2, 4096);
             let ring = Uring::new(fds[0], &buffers, 2, false, false).unwrap();
@@ -526,6 +541,8 @@ mod tests {
             ring.run_until(&[], mono_ns() + 1_000_000, &mut done).unwrap();
             assert!(done.is_empty(), "ext_arg {ext_arg}");
             let data = [7u8; 4096];
+            // SAFETY: `data` is 4096 readable bytes alive for the call; fds[1] is the pipe's open
+            // write end.
             assert_eq!(unsafe { libc::write(fds[1], data.as_ptr().cast(), data.len()) }, 4096);
             while done.is_empty() {
                 ring.run(&[], 1, &mut done).unwrap();
@@ -536,6 +553,8 @@ mod tests {
             // The timeout requests ended the waits above and were reaped.
             assert_eq!(ring.timeouts, 0, "ext_arg {ext_arg}");
             drop(ring);
+            // SAFETY: the two pipe descriptors were opened above and are closed once, after the
+            // ring that used them is dropped.
             unsafe {
                 libc::close(fds[0]);
                 libc::close(fds[1]);

@@ -159,6 +159,8 @@ fn can_trim(t: &Target) -> std::result::Result<(), String> {
         TargetKind::File => {
             // A hole punched past the end of the file deallocates nothing,
             // and fails as a trim would where the file system has no holes.
+            // SAFETY: fallocate takes a descriptor and numbers, no pointer; the target keeps the
+            // descriptor open for the call.
             let rc = unsafe {
                 libc::fallocate(
                     t.file(false).as_raw_fd(),

@@ -134,6 +134,8 @@ extern "C" fn on_signal(sig: libc::c_int) {
             return;
         }
     }
+    // SAFETY: signal and raise take numbers only; restoring the default action and raising the
+    // signal again is how a handler hands a signal on.
     unsafe {
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
@@ -144,6 +146,8 @@ pub(super) fn stop_flag() -> Arc<AtomicBool> {
     let flag = STOP.get_or_init(|| Arc::new(AtomicBool::new(false))).clone();
     flag.store(false, Ordering::SeqCst);
     SIGNAL.store(0, Ordering::SeqCst);
+    // SAFETY: `on_signal` is an extern "C" fn that only stores into atomics, which is
+    // async-signal-safe.
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);

@@ -310,6 +310,8 @@ impl Executor<'_> {
                 if !t.has_direct() {
                     use std::os::unix::io::AsRawFd;
                     // Written back already (finish_io synced): read from the device.
+                    // SAFETY: posix_fadvise takes a descriptor and numbers, no pointer; `file`
+                    // keeps the descriptor open for the call.
                     unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
                 }
                 let mut f = Findings::default();

@@ -247,6 +247,7 @@ impl Pace {
 /// up to 50 us late, to batch wake-ups. Open loop only, on the worker's own
 /// thread, which ends with the step.
 pub(crate) fn tight_timer() {
+    // SAFETY: prctl(PR_SET_TIMERSLACK) takes numbers only and changes this thread's timer slack.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
 }
 
@@ -268,6 +269,8 @@ pub(crate) fn sleep_until(deadline: u64) {
             tv_nsec: (deadline % 1_000_000_000) as libc::c_long,
         };
         // EINTR: go round and sleep the rest.
+        // SAFETY: `ts` is a valid timespec alive for the call, and the remainder pointer may be
+        // null with TIMER_ABSTIME.
         unsafe {
             libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut())
         };

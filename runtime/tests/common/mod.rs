@@ -38,6 +38,8 @@ pub fn devices() -> Option<DeviceLock> {
         return None;
     }
     let f = File::create("/tmp/methodic-test-devices.lock").expect("lock file");
+    // SAFETY: flock takes a descriptor and flags, no pointer; `f` keeps the descriptor open (and
+    // the lock held) until the DeviceLock drops.
     unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
     Some(DeviceLock(f))
 }
@@ -91,6 +93,8 @@ fn unique(what: &str) -> PathBuf {
 /// files it makes. False where the file system has no user xattrs.
 pub fn mark(path: &Path) -> bool {
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` and the name are NUL-terminated strings alive for the call; the value is 7 bytes,
+    // as the length says.
     let rc =
         unsafe { libc::setxattr(c.as_ptr(), c"user.methodic".as_ptr(), b"scratch".as_ptr().cast(), 7, 0) };
     rc == 0
@@ -269,6 +273,7 @@ impl Mounted {
     /// Writes out everything the file system holds back.
     pub fn sync(&self) {
         let dir = File::open(&self.point).unwrap();
+        // SAFETY: syncfs takes a descriptor, no pointer; `dir` keeps it open for the call.
         unsafe { libc::syncfs(dir.as_raw_fd()) };
     }
 }
@@ -326,6 +331,7 @@ fn retry(mut f: impl FnMut() -> bool) -> bool {
 pub fn sha256(dev: &Path) -> String {
     const BLKFLSBUF: libc::c_ulong = 0x1261;
     let f = File::open(dev).unwrap();
+    // SAFETY: BLKFLSBUF takes no argument; `f` keeps the descriptor open for the call.
     unsafe { libc::ioctl(f.as_raw_fd(), BLKFLSBUF as _) };
     drop(f);
     let out = Command::new("sha256sum").arg(dev).output().expect("sha256sum (coreutils)");

@@ -54,6 +54,7 @@ pub fn skip(missing: &str, remedy: &str) {
 /// (what the test does: "mounting a tmpfs") needs root.
 #[track_caller]
 pub fn require_root(needs: &str) -> bool {
+    // SAFETY: geteuid takes nothing and cannot fail.
     if unsafe { libc::geteuid() } == 0 {
         return true;
     }
