@@ -41,6 +41,10 @@ fn gcd(a: u64, b: u64) -> u64 {
 /// device in whole `unit`s. Offsets that are not multiples of `unit` are
 /// left out; the rest are `lcm(step, unit)` apart, and each write counts as
 /// `io` rounded up to whole units.
+#[expect(
+    clippy::too_many_lines,
+    reason = "not split yet: offsets, their latencies and the page-size candidates weighed in one pass"
+)]
 pub fn estimate(offsets: &[u64], latency_us: &[f64], io: u64, step: u64, unit: u64) -> PageEstimate {
     let none = |spikes: usize, threshold: f64, why: String| PageEstimate {
         page_bytes: None,

@@ -168,6 +168,10 @@ impl Workers {
     /// run `run`, the spec's round and cell, and its own index. A series
     /// CSV named in an I/O failure is named as given, not relative to the
     /// results.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "not split yet: one I/O run from setting its workers up to reading their recorders back"
+    )]
     pub(crate) fn run(&self, targets: &[Target], id: &str, run: u32, spec: IoSpec<'_>) -> Result<IoRun> {
         let device_count = (spec.settings.devices.max(1) as usize).min(targets.len());
         let (engine, engine_reason) = self.engine_for(targets, &spec.qd, device_count);

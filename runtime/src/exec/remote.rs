@@ -146,6 +146,10 @@ pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
 /// pauses between I/Os, a share of trims, more than one device a host,
 /// an amount written given as a share of the span, and the drives' write
 /// cache.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one check per step kind and setting fio on many hosts cannot run, each refused in words"
+)]
 pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
     if plan.write_cache != WriteCache::AsIs {
         return Err(Error::unsupported(format!(
@@ -261,6 +265,10 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
 /// --client` whose files stay in the results (`fio/STEP[-roundR-cellC]/`),
 /// and read back as an [`IoRun`]: all hosts' counts and merged latency
 /// histograms, each host's share, and the series from fio's logs.
+#[expect(
+    clippy::too_many_lines,
+    reason = "not split yet: a step to fio's job file, the run on every host, and fio's output read back"
+)]
 pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
     let kind = match x.opts.engine {
         EngineChoice::Psync => EngineKind::Psync,

@@ -12,6 +12,10 @@ use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoRun, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "not split yet: the QoS search's probes, their verdicts and the step's record"
+)]
 pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<()> {
     let mut log = None;
     let mut points: Vec<(QosPoint, IoRun)> = Vec::new();

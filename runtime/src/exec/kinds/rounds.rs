@@ -20,6 +20,10 @@ use crate::steady;
 /// turn; the tracked cell's metric decides when the rounds are steady.
 /// A row a cell a round in `<step>.rounds.csv`; each cell's numbers over
 /// the last window, its latency merged over those rounds.
+#[expect(
+    clippy::too_many_lines,
+    reason = "not split yet: a PTS test's rounds, its cells and its steady-state verdict"
+)]
 pub(super) fn run(
     x: &mut Executor<'_>,
     s: &mut StepRun<'_>,
