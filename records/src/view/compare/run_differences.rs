@@ -27,6 +27,10 @@ fn diff(field: &str, j: usize, a: String, b: String, sentence: String) -> Differ
 }
 
 /// Differences in what the two runs ran on and with.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one comparison per manifest field two runs can differ in, in the order the manifest lists them"
+)]
 pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     let (ma, mb) = (&a.manifest, &b.manifest);
     let l = letter(j);

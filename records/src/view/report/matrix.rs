@@ -141,6 +141,10 @@ fn distinct<T: PartialEq>(values: impl IntoIterator<Item = T>) -> Vec<T> {
     out
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "not split yet: a PTS test's rounds to its matrices, one per metric"
+)]
 fn rounds_matrices(run: &Loaded, pts: &[Point]) -> Vec<Matrix> {
     let units = run.manifest.plan.conventions.units;
     let cells: Vec<Cell> =
