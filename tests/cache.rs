@@ -30,6 +30,8 @@ struct Serial(#[allow(dead_code)] File);
 
 fn serial() -> Serial {
     let f = File::create("/tmp/methodic-test-devices.lock").expect("the device tests' lock file");
+    // SAFETY: flock takes a descriptor and flags, no pointer; `f` keeps the descriptor open (and
+    // the lock held) for as long as the Serial lives.
     unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
     Serial(f)
 }

@@ -57,6 +57,7 @@ fn probe_source(io: &str, step: &str, range: &str, repeats: u32, mode: &str) -> 
 }
 
 fn page_size() -> u64 {
+    // SAFETY: sysconf takes a number and reads no memory of ours.
     unsafe { libc::sysconf(libc::_SC_PAGESIZE) as u64 }
 }
 

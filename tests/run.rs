@@ -454,6 +454,9 @@ fn pin_keeps_every_worker_within_the_cpus_the_process_may_use() {
     let args = ["run", method.to_str().unwrap(), "--pin", "--no-ceiling", "--out", out.to_str().unwrap()];
     let mut command = common::command(&args);
     command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    // SAFETY: the closure runs in the child between fork and exec and only fills a cpu_set_t on its
+    // stack (all zeroes is a valid, empty mask) and calls sched_setaffinity with it and its size,
+    // which is async-signal-safe and allocates nothing.
     unsafe {
         use std::os::unix::process::CommandExt;
         command.pre_exec(move || {
@@ -672,6 +675,8 @@ fn takes_user_xattrs(dir: &Path) -> bool {
     let probe = dir.join("xattr-probe");
     std::fs::write(&probe, b"").unwrap();
     let c = std::ffi::CString::new(probe.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` and the name are NUL-terminated strings alive for the call; the value is 1 byte,
+    // as the length says.
     let rc = unsafe { libc::setxattr(c.as_ptr(), c"user.probe".as_ptr(), b"1".as_ptr().cast(), 1, 0) };
     std::fs::remove_file(&probe).unwrap();
     rc == 0

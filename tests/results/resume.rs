@@ -183,6 +183,8 @@ fn signal_in_step_2(child: &Child, out: &Path, signal: libc::c_int) {
         assert!(t0.elapsed() < Duration::from_secs(120), "the second step never started");
         std::thread::sleep(Duration::from_millis(10));
     }
+    // SAFETY: kill takes numbers only; `child` has not been waited for, so its pid is still its
+    // own.
     assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0, "the signal was sent");
 }
 

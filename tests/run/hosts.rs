@@ -110,6 +110,7 @@ impl Servers {
     fn kill(&mut self, k: usize) {
         let family = self.pids(k);
         for pid in family.iter().skip(1) {
+            // SAFETY: kill takes numbers only; at worst the pid is gone and the call fails.
             unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
         }
         if let Some(mut c) = self.children[k].take() {
@@ -413,6 +414,7 @@ fn sigterm_stops_fio_on_every_host() {
         assert!(clock.elapsed() < Duration::from_secs(60), "the job did not start on both hosts");
         std::thread::sleep(Duration::from_millis(20));
     }
+    // SAFETY: kill takes numbers only; `run` has not been waited for, so its pid is still its own.
     unsafe { libc::kill(run.id() as i32, libc::SIGTERM) };
     let o = run.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(143), "{}", text(&o.stderr));
