@@ -5,7 +5,7 @@
 //! draws it itself, as it always has, so that its loop costs what it did.
 //!
 //! Zipf and pareto draw a rank (0 the hottest) and scatter it over the
-//! slots by [`Scatter`], a fixed permutation of the slots; normal and
+//! slots by `Scatter`, a fixed permutation of the slots; normal and
 //! bands draw a slot directly, so that their hot region is where the
 //! workload says. docs/RESULTS.md ("Where random offsets land") says how
 //! each draws and how that compares to fio's `random_distribution`.

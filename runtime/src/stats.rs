@@ -19,7 +19,7 @@ pub(crate) fn histogram(sigfig: u8) -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_LATENCY_NS, sigfig).expect("histogram bounds are valid")
 }
 
-/// Latency counts in the layout of [`histogram`]`(3)` (HdrHistogram's
+/// Latency counts in the layout of `histogram``(3)` (HdrHistogram's
 /// buckets for three significant digits from 1ns: 2048 linear steps, then
 /// 1024 steps a power of two), reads, writes and trims apart, kept by a worker
 /// between series intervals and added to the interval's histograms at its
@@ -66,7 +66,7 @@ impl LatencyTally {
 
     /// Adds the latencies counted since the last drain to `rec`'s
     /// histograms (its I/O and byte counts are kept by the caller) and
-    /// clears them; latencies longer than [`MAX_LATENCY_NS`] count as that,
+    /// clears them; latencies longer than `MAX_LATENCY_NS` count as that,
     /// as in [`Recorder::record`]. Not inlined, so that a profile can tell
     /// it from the I/O loop (bench/recording-cost.sh).
     #[inline(never)]

@@ -83,7 +83,7 @@ impl Uring {
     /// `force_async`: send every I/O straight to a kernel worker, for block
     /// devices that cannot be driven without blocking.
     /// `trims`: the worker trims, so a block device's way of discarding
-    /// is found out now (see [`discard_cmd_works`]).
+    /// is found out now (see `discard_cmd_works`).
     pub fn new(
         fd: RawFd,
         buffers: &Buffers,

@@ -1,8 +1,8 @@
 //! Open loop for one worker: its share of a step's rate goes in; out come
 //! when each of its I/Os is due ([`Schedule`]: evenly spaced, or a Poisson
 //! process), how late each started and which were due but never started
-//! ([`Pace`], summed up as an [`OpenOutcome`]), and the waits between them
-//! ([`sleep_until`], [`tight_timer`]). The worker starts the I/Os that are
+//! (`Pace`, summed up as an [`OpenOutcome`]), and the waits between them
+//! (`sleep_until`, `tight_timer`). The worker starts the I/Os that are
 //! due, oldest first, as its slots free up; their latency counts from when
 //! they were due, so that time spent waiting for a slot is not hidden
 //! (coordinated omission).

@@ -365,7 +365,7 @@ fn pct(v: f64) -> String {
 /// The PTS steady-state measurement window plot of each rounds step and
 /// each precondition until steady: the tracked metric each round, the
 /// window's rounds shaded, the window average over them, the least-squares
-/// line through them (see [`Fit`]), the data-excursion limits as dashed
+/// line through them (see `Fit`), the data-excursion limits as dashed
 /// rules at average x (1 ± excursion/2) and the slope limits as the band
 /// average x (1 ± slope/2); the note gives the window's numbers against
 /// the rule's limits, as a PTS report does.

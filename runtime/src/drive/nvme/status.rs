@@ -33,7 +33,7 @@ pub enum AdminErrorKind {
     #[error("the drive accepted the command, but its Sanitize Status log says no sanitize has started")]
     SanitizeNotStarted,
     /// The Sanitize Status log said "in progress" at the same fraction for
-    /// [`super::erase::STALL_READINGS`] readings in a row; the percentage.
+    /// `super::erase::STALL_READINGS` readings in a row; the percentage.
     #[error(
         "the drive's sanitize progress stayed at {0}% for an hour; it may still be running: \
          `nvme sanitize-log` shows its state"
