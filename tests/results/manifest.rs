@@ -368,7 +368,10 @@ fn calibrate_measures_each_queue_depth_with_each_block_size() {
             assert!(s.iops > 0.0 && s.mb_s > 0.0, "a measured shape completed I/O: {s:?}");
         }
         for u in &c.unmeasured {
-            assert!(u.reason.contains("no I/O completed in its 0.1s"), "unmeasured only for want of I/O: {u:?}");
+            assert!(
+                u.reason.contains("no I/O completed in its 0.1s"),
+                "unmeasured only for want of I/O: {u:?}"
+            );
         }
         let all = c.shapes.iter().map(|s| &s.shape).chain(c.unmeasured.iter().map(|u| &u.shape));
         assert!(all.clone().all(|s| s.engine == methodic_runtime::engine::EngineKind::Psync));
