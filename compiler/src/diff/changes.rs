@@ -286,10 +286,6 @@ fn action_changes(a: &Step, b: &Step, here: &[usize], out: &mut Vec<Raw>) {
 }
 
 /// The differences of two measurements.
-#[expect(
-    clippy::too_many_lines,
-    reason = "one comparison per measurement setting, in the order the language lists them"
-)]
 fn measure_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Raw>) {
     use Class::*;
     let here = here.to_vec();
@@ -383,16 +379,7 @@ fn measure_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Raw>) {
         let show = |w: Option<crate::plan::Extent>| w.map_or("none".into(), |w| w.to_string());
         out.push(raw(BreaksComparability, "until written", show(sa.written), show(sb.written), "the step writes another amount: a sustained write measures more or less of what follows the drive's cache", here.clone()));
     }
-    if ea != eb {
-        out.push(raw(
-            ShiftsPrecision,
-            "series interval",
-            dur(*ea),
-            dur(*eb),
-            "the time series is sampled more or less often; the step's numbers do not change",
-            here.clone(),
-        ));
-    }
+    series_changes(*ea, *eb, &here, out);
 }
 
 /// The differences of two preconditions.
@@ -430,16 +417,7 @@ fn precondition_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Ra
             here.clone(),
         ));
     }
-    if ra != rb {
-        out.push(raw(
-            ShiftsPrecision,
-            "series interval",
-            dur(*ra),
-            dur(*rb),
-            "the time series is sampled more or less often; the step's numbers do not change",
-            here.clone(),
-        ));
-    }
+    series_changes(*ra, *rb, &here, out);
 }
 
 /// The differences of two rounds steps (PTS tests).
@@ -502,6 +480,20 @@ fn rounds_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Raw>) {
             cb.len().to_string(),
             "each round measures other cells, so the drive's state between them differs",
             here.clone(),
+        ));
+    }
+}
+
+/// A measurement's or a precondition's series interval.
+fn series_changes(a: crate::plan::Duration, b: crate::plan::Duration, here: &[usize], out: &mut Vec<Raw>) {
+    if a != b {
+        out.push(raw(
+            Class::ShiftsPrecision,
+            "series interval",
+            a.human(),
+            b.human(),
+            "the time series is sampled more or less often; the step's numbers do not change",
+            here.to_vec(),
         ));
     }
 }
