@@ -42,13 +42,12 @@ use crate::rng::Rng;
 
 /// Aligned memory for `slots` buffers of `slot_size` bytes each.
 pub struct Buffers {
-    ptr: *mut u8,
-    memory: Lease,
+    memory: Arc<Memory>,
     slot_size: usize,
     slots: usize,
 }
 
-/// The buffers' allocation, freed when its last [`Lease`] goes.
+/// The buffers' allocation, freed when the [`Buffers`] and every [`Lease`] of it are gone.
 struct Memory {
     ptr: *mut u8,
     layout: Layout,
@@ -63,7 +62,7 @@ pub struct Lease {
 }
 
 // SAFETY: `Memory` is an address and a layout; no method reads or writes
-// the memory through it, and it is freed once, by the last lease, on
+// the memory through it, and it is freed once, by the last of the `Buffers` and its leases, on
 // whichever thread drops it.
 unsafe impl Send for Memory {}
 // SAFETY: as above: a shared `&Memory` gives no access to the bytes.
@@ -87,12 +86,7 @@ impl Buffers {
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        Buffers {
-            ptr,
-            memory: Lease { _memory: Arc::new(Memory { ptr, layout }) },
-            slot_size,
-            slots: slots.max(1),
-        }
+        Buffers { memory: Arc::new(Memory { ptr, layout }), slot_size, slots: slots.max(1) }
     }
 
     pub fn slots(&self) -> usize {
@@ -108,7 +102,7 @@ impl Buffers {
         assert!(i < self.slots);
         // SAFETY: `i < slots` (asserted above), so the offset stays inside the one allocation of
         // `slots * slot_size` bytes.
-        unsafe { self.ptr.add(i * self.slot_size) }
+        unsafe { self.memory.ptr.add(i * self.slot_size) }
     }
 
     pub fn slot(&mut self, i: usize) -> &mut [u8] {
@@ -121,7 +115,7 @@ impl Buffers {
     /// A share in the memory behind the slots, for an engine that hands
     /// their addresses to the kernel.
     pub fn lease(&self) -> Lease {
-        self.memory.clone()
+        Lease { _memory: self.memory.clone() }
     }
 
     /// One iovec a slot, to register with io_uring.

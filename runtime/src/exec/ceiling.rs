@@ -130,7 +130,7 @@ pub(crate) fn measure(shapes: &[Shape], seconds: f64, workers: &Workers) -> Resu
             // A loaded host can leave a short shape without one I/O done:
             // no ceiling is better than a ceiling of 0 IOPS, which every
             // step would then be judged against.
-            if s.total.ios == 0 || s.total.iops.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            if s.total.ios == 0 || s.total.iops.is_nan() || s.total.iops <= 0.0 {
                 return Err(Error::unsupported(format!(
                     "no I/O completed in its {seconds}s (the host was busy)"
                 )));
