@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use methodic_compiler::plan::Bytes;
 
 use crate::common::parse_size;
@@ -177,8 +177,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Export(args) => crate::export::export(args),
         Command::Crosscheck(args) => crate::crosscheck::crosscheck(args),
         Command::Import { format: ImportFormat::Fio, args } => crate::import::run(args),
-        Command::Completions { shell } => crate::shell::completions(shell),
-        Command::Man { out } => crate::shell::man(out.as_deref()),
+        Command::Completions { shell } => crate::shell::completions(Cli::command(), shell),
+        Command::Man { out } => crate::shell::man(Cli::command(), out.as_deref()),
     }
 }
 

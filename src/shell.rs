@@ -1,6 +1,6 @@
 //! `methodic completions SHELL` and `methodic man`: what a shell and `man`
 //! read, generated from the command line's own clap definitions
-//! (`crate::cli`), so that they never drift from what `methodic` takes.
+//! (`crate::cli` hands them over), so that they never drift from what `methodic` takes.
 //! dist/ holds the files the .deb installs, as these commands write them
 //! (tests/report/install.rs checks that they are current).
 
@@ -9,23 +9,20 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::CommandFactory;
 use clap_complete::Shell;
 
-use crate::cli::Cli;
-
-/// Writes the completion script for `shell` to standard output.
-pub(crate) fn completions(shell: Shell) -> Result<ExitCode> {
+/// Writes the completion script of `cmd` for `shell` to standard output.
+pub(crate) fn completions(mut cmd: clap::Command, shell: Shell) -> Result<ExitCode> {
     let mut out = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "methodic", &mut out);
+    clap_complete::generate(shell, &mut cmd, "methodic", &mut out);
     std::io::stdout().write_all(&out).context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes methodic(1) to standard output; with `dir`, writes it and a page
-/// for each command (methodic-run(1), ...) into `dir`, and names them.
-pub(crate) fn man(dir: Option<&Path>) -> Result<ExitCode> {
-    let cmd = Cli::command();
+/// Writes methodic(1), the page of `cmd`, to standard output; with `dir`,
+/// writes it and a page for each command (methodic-run(1), ...) into
+/// `dir`, and names them.
+pub(crate) fn man(cmd: clap::Command, dir: Option<&Path>) -> Result<ExitCode> {
     let Some(dir) = dir else {
         // As generate_to renders the top page: without clap's `help`
         // command, which has no page of its own.

@@ -14,6 +14,9 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
+/// What made each number: the manifest ([`crate::manifest::Manifest`]).
+pub const MANIFEST_FILE: &str = "manifest.json";
+
 /// The step records of a run, one JSON object a line.
 pub const STEPS_FILE: &str = "steps.jsonl";
 

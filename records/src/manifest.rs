@@ -20,7 +20,7 @@ use methodic_compiler::plan::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::dir::STEPS_FILE;
+use crate::dir::{MANIFEST_FILE, STEPS_FILE};
 pub use crate::engine::EngineNote;
 use crate::error::{Error, Result};
 use crate::host::{Host, TargetInfo};
@@ -32,8 +32,6 @@ use crate::units::human;
 /// manifest; readers refuse a manifest newer than they know. 2: enums in
 /// the language's spelling (`step_average`); 1 (Rust's) still reads.
 pub const MANIFEST_SCHEMA: u32 = 2;
-
-pub const MANIFEST_FILE: &str = "manifest.json";
 
 /// `manifest.json`: what made each number. The tool, host, targets and
 /// engine, the seed, the plan as it ran, and each step's status and

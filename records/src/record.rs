@@ -54,7 +54,7 @@ pub struct MethodologyRef {
 }
 
 fn manifest_file() -> PathBuf {
-    PathBuf::from(crate::manifest::MANIFEST_FILE)
+    PathBuf::from(crate::dir::MANIFEST_FILE)
 }
 
 /// One step's record in `steps.jsonl` and `results.json`.

@@ -4,27 +4,12 @@
 //! error when steps failed and the run went on past them (`on_error
 //! continue`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use methodic_compiler::plan::Plan;
 
 use crate::stats::Summary;
-use crate::worker::IoFailure;
-pub use methodic_results::record::{FailedIo, IoErrors};
 use methodic_results::record::{IoInfo, StepResult};
-
-/// The record of a worker's failed I/O on `target`.
-pub(crate) fn failed_io(target: &Path, f: &IoFailure) -> FailedIo {
-    FailedIo {
-        target: target.to_path_buf(),
-        op: crate::worker::op_word(f.op).to_string(),
-        offset: f.offset,
-        len: f.len,
-        errno: f.errno(),
-        result: f.result,
-        error: f.describe(),
-    }
-}
 
 /// A step whose I/Os failed, and what it measured until it stopped: the
 /// counts of the I/Os that completed, their rates over the time recorded,

@@ -107,15 +107,6 @@ pub fn erase(
     }
 }
 
-/// Discards the whole of a block device (BLKDISCARD from 0 to its end).
-pub fn discard_all(target: &Target) -> io::Result<()> {
-    let range = [0u64, target.capacity];
-    // SAFETY: BLKDISCARD reads two u64s (start, length) from `range`, which lives until the call
-    // returns; the target keeps the descriptor open.
-    let rc = unsafe { libc::ioctl(target.file(false).as_raw_fd(), BLKDISCARD as _, range.as_ptr()) };
-    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
-}
-
 /// Drops the page cache of the targets, and the system's when root. Says
 /// what was done, and what failed.
 pub fn drop_caches(targets: &[Target]) -> Vec<String> {

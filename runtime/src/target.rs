@@ -129,6 +129,15 @@ impl Target {
         if direct { self.direct.as_ref().unwrap_or(&self.buffered) } else { &self.buffered }
     }
 
+    /// Discards the whole of a block device (BLKDISCARD from 0 to its end).
+    pub fn discard_all(&self) -> io::Result<()> {
+        let range = [0u64, self.capacity];
+        // SAFETY: BLKDISCARD reads two u64s (start, length) from `range`, which lives until the call
+        // returns; `self` keeps the descriptor open.
+        let rc = unsafe { libc::ioctl(self.file(false).as_raw_fd(), BLKDISCARD as _, range.as_ptr()) };
+        if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    }
+
     pub fn has_direct(&self) -> bool {
         self.direct.is_some()
     }
@@ -312,7 +321,7 @@ fn open_block_device(path: &Path, rdev: u64, opts: &OpenOptionsT, results: Optio
         _ => Error::io(format!("cannot open {}", path.display()), e),
     })?;
     let mut identity = identity;
-    crate::drive::fill_identity(&mut identity, &buffered);
+    crate::drive::identify::fill_identity(&mut identity, &buffered);
     let fd = buffered.as_raw_fd();
     let capacity =
         ioctl_u64(fd, BLKGETSIZE64).map_err(|e| Error::io(format!("cannot size {}", path.display()), e))?;

@@ -16,8 +16,10 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use methodic_compiler::plan::{Bytes, DataPattern, Pauses, Workload};
+use methodic_results::record::FailedIo;
 
 use self::pace::{OpenOutcome, OpenRate, Pace};
+
 use crate::data::{Buffers, Pattern};
 use crate::engine::uring::Uring;
 use crate::engine::{Completion, EngineFactory, EngineKind, Request, Setup, mono_ns};
@@ -229,6 +231,19 @@ impl IoFailure {
     /// The errno name (`EIO`), or `None` for a short transfer.
     pub fn errno(&self) -> Option<String> {
         (self.result < 0).then(|| errno_name(-self.result))
+    }
+
+    /// The record of this failed I/O on `target`, as results keep it.
+    pub(crate) fn record(&self, target: &std::path::Path) -> FailedIo {
+        FailedIo {
+            target: target.to_path_buf(),
+            op: op_word(self.op).to_string(),
+            offset: self.offset,
+            len: self.len,
+            errno: self.errno(),
+            result: self.result,
+            error: self.describe(),
+        }
     }
 }
 

@@ -420,7 +420,7 @@ impl Workers {
                     also_on.push(p.clone());
                 }
             }
-            IoErrors { failed, completed, first: crate::failure::failed_io(&targets[*on].path, f), also_on }
+            IoErrors { failed, completed, first: f.record(&targets[*on].path), also_on }
         });
         let open_loop = spec
             .rate

@@ -314,8 +314,10 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         stop: stop_flag(),
         engines: opts.engines.clone().unwrap_or_else(|| Arc::new(Real)),
     };
+    let site: &dyn step::Site = if opts.hosts.is_empty() { &step::Local } else { &remote::OnHosts };
     let mut exec = Executor {
         plan: &plan,
+        site,
         opts,
         targets,
         results: &mut results,
@@ -522,7 +524,7 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
     manifest.seconds = seconds_before + clock.elapsed().as_secs_f64();
     let saved = manifest.save(&results.path, time::rfc3339(finished));
     let report = RunReport {
-        manifest: PathBuf::from(manifest::MANIFEST_FILE),
+        manifest: PathBuf::from(methodic_results::dir::MANIFEST_FILE),
         methodology: MethodologyRef {
             name: original.methodology.name.clone(),
             version: original.methodology.version.clone(),

@@ -22,7 +22,7 @@ use methodic_results::manifest::{EngineNote, HostNote};
 use methodic_results::record::{IoInfo, RunReport};
 
 use super::io::{IoRun, IoSpec, MAX_PSYNC_THREADS};
-use super::step::{Executor, StepRun};
+use super::step::{Executor, Site, StepRun};
 use super::{EngineChoice, Observer, RunOptions, Session, execute};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
@@ -269,7 +269,7 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
     clippy::too_many_lines,
     reason = "not split yet: a step to fio's job file, the run on every host, and fio's output read back"
 )]
-pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
+fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
     let kind = match x.opts.engine {
         EngineChoice::Psync => EngineKind::Psync,
         EngineChoice::IoUring => EngineKind::IoUring,
@@ -425,10 +425,33 @@ pub(super) fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRu
     })
 }
 
+/// The hosts' targets, by fio on each host.
+pub(super) struct OnHosts;
+
+impl Site for OnHosts {
+    fn io(&self, x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
+        io(x, step, spec)
+    }
+
+    /// An erase and a cache drop run on every host at once; a `local`
+    /// step runs on the conductor, as on one machine, and its record says
+    /// so.
+    fn run_step(&self, x: &Executor<'_>, s: &mut StepRun<'_>) -> Result<bool> {
+        if s.step.local {
+            s.out.actions.push("local: on the conductor (this machine), not on the hosts".into());
+            Ok(false)
+        } else if matches!(s.step.action, Action::Erase { .. } | Action::DropCaches) {
+            command_step(x, s).map(|()| true)
+        } else {
+            Ok(false)
+        }
+    }
+}
+
 /// An erase by discard or a cache drop on every host at once: each
 /// host's fio server runs the command (`exec_prerun`) before a 4KiB read
 /// of its target; what was done goes into the step's actions.
-pub(super) fn command_step(x: &Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
+fn command_step(x: &Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
     let (name, commands, done): (&str, Vec<String>, String) = match &s.step.action {
         Action::Erase { method: EraseMethod::Discard } => {
             let span = match s.settings.span {

@@ -25,9 +25,43 @@ use crate::system::RamLimit;
 use crate::target::Target;
 use crate::verify::{Findings, Stamping, VerifyResult, VerifyWay};
 
+/// Where a run's I/O runs: on this machine's targets ([`Local`]) or by
+/// fio on the hosts (`remote::OnHosts`). Chosen once, when the run's
+/// session starts; the step kinds ask it and never decide themselves.
+pub(super) trait Site {
+    /// Runs a step's I/O as `spec` says and merges what it did.
+    fn io(&self, x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun>;
+
+    /// Runs the step in the site's own way where it has one, and says
+    /// whether it did (`false`: the step's kind runs it).
+    fn run_step(&self, x: &Executor<'_>, s: &mut StepRun<'_>) -> Result<bool>;
+}
+
+/// The run's own targets, by its workers.
+pub(super) struct Local;
+
+impl Site for Local {
+    fn io(&self, x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
+        let run = step.repeat.map_or(1, |r| r.run);
+        x.workers.run(&x.targets, &step.id, run, spec).map_err(|e| match e {
+            Error::IoFailed(mut f) => {
+                f.series = f.series.map(|p| x.relative(&p));
+                Error::IoFailed(f)
+            }
+            e => e,
+        })
+    }
+
+    fn run_step(&self, _: &Executor<'_>, _: &mut StepRun<'_>) -> Result<bool> {
+        Ok(false)
+    }
+}
+
 /// What a run holds while its steps run.
 pub(super) struct Executor<'a> {
     pub(super) plan: &'a Plan,
+    /// Where the I/O runs.
+    pub(super) site: &'a dyn Site,
     pub(super) opts: &'a RunOptions,
     pub(super) targets: Vec<Target>,
     pub(super) results: &'a mut ResultsDir,
@@ -88,19 +122,10 @@ impl Executor<'_> {
         ceiling::step_uses(step, self.plan.target, &self.engine_of())
     }
 
-    /// Runs workers on the targets as `spec` says and merges what they did.
+    /// Runs the step's I/O where the run's I/O runs ([`Site`]) and merges
+    /// what it did.
     pub(super) fn io(&self, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
-        if !self.opts.hosts.is_empty() {
-            return super::remote::io(self, step, spec);
-        }
-        let run = step.repeat.map_or(1, |r| r.run);
-        self.workers.run(&self.targets, &step.id, run, spec).map_err(|e| match e {
-            Error::IoFailed(mut f) => {
-                f.series = f.series.map(|p| self.relative(&p));
-                Error::IoFailed(f)
-            }
-            e => e,
-        })
+        self.site.io(self, step, spec)
     }
 
     /// `rate` with a share of an earlier step's IOPS made that many IOPS,

@@ -73,13 +73,9 @@ pub(super) fn run(
 /// Hands the step to its kind.
 fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observer) -> Result<()> {
     let step = s.step;
-    if !x.opts.hosts.is_empty() {
-        if step.local {
-            // On the conductor, as on one machine; the record says so.
-            s.out.actions.push("local: on the conductor (this machine), not on the hosts".into());
-        } else if matches!(step.action, Action::Erase { .. } | Action::DropCaches) {
-            return crate::exec::remote::command_step(x, s);
-        }
+    let site = x.site;
+    if site.run_step(x, s)? {
+        return Ok(());
     }
     match &step.action {
         Action::Erase { method } => erase::run(x, s, *method, observer),
