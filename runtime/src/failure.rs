@@ -13,7 +13,7 @@ use methodic_results::record::{IoInfo, StepResult};
 
 /// A step whose I/Os failed, and what it measured until it stopped: the
 /// counts of the I/Os that completed, their rates over the time recorded,
-/// and how the I/O ran (with [`IoErrors`]).
+/// and how the I/O ran (with [`IoErrors`](methodic_results::record::IoErrors)).
 #[derive(Debug)]
 pub struct IoFailed {
     pub step: String,
