@@ -102,3 +102,72 @@ pub fn fio_parses(job: &Path) -> Result<(), String> {
         .expect("fio runs (apt-get install fio; .ci/run installs it)");
     if o.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&o.stderr).into_owned()) }
 }
+
+/// A rehearsal of `specs/SPEC.method` (`--no-ceiling --seed 1`): its
+/// results directory, made once for every test binary of this build and
+/// kept under cargo's scratch folder for tests. Rehearsals mostly wait on
+/// their steps' timers, and several binaries read the same ones (the PTS
+/// pages, every spec's completion, the enterprise manifest, the load
+/// views): each is made by whichever test asks first, the others wait for
+/// it (a lock on a file beside it) and read it. Callers write nothing
+/// into it: [`rehearsal_copy`] gives a copy to change.
+///
+/// The key is the spec's text and the built `methodic` (its size and
+/// time), so that a rebuild or an edited spec rehearses again.
+#[allow(dead_code)]
+pub fn rehearsal(spec: &str) -> std::path::PathBuf {
+    use std::hash::{Hash, Hasher};
+    let file = root().join("specs").join(format!("{spec}.method"));
+    let source = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let bin = std::fs::metadata(env!("CARGO_BIN_EXE_methodic")).unwrap();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (source, bin.len(), bin.modified().unwrap()).hash(&mut h);
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rehearsals");
+    std::fs::create_dir_all(&cache).unwrap();
+    let name = format!("{spec}-{:016x}", h.finish());
+    let out = cache.join(&name);
+    let lock = std::fs::File::create(cache.join(format!("{name}.lock"))).unwrap();
+    // Held until `lock` is dropped at the end. (`File::lock` would do, but
+    // it is newer than the workspace's rust-version.)
+    // SAFETY: flock takes a file descriptor and flags, no pointer; `lock`
+    // keeps the descriptor open for the call.
+    let locked = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
+    assert_eq!(locked, 0, "flock {name}.lock: {}", std::io::Error::last_os_error());
+    if !out.join(".done").exists() {
+        let _ = std::fs::remove_dir_all(&out);
+        let o = methodic(&[
+            "run",
+            "--rehearse",
+            "--no-ceiling",
+            "--seed",
+            "1",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{spec}: {}", String::from_utf8_lossy(&o.stderr));
+        std::fs::write(out.join(".done"), "").unwrap();
+        // Rehearsals of earlier builds or texts of this spec are stale.
+        for e in std::fs::read_dir(&cache).unwrap().flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            let this_spec = n.strip_prefix(&format!("{spec}-")).is_some_and(|k| k.len() == 16);
+            if this_spec && n != name && e.path().is_dir() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// A copy of [`rehearsal`]`(spec)` in a fresh temporary folder named for
+/// `name`, to change; the caller removes it.
+#[allow(dead_code)]
+pub fn rehearsal_copy(spec: &str, name: &str) -> std::path::PathBuf {
+    let from = rehearsal(spec);
+    let to = temp_path(name);
+    let _ = std::fs::remove_dir_all(&to);
+    let o = Command::new("cp").arg("-a").arg(&from).arg(&to).output().expect("cp runs");
+    assert!(o.status.success(), "cp -a {}: {}", from.display(), String::from_utf8_lossy(&o.stderr));
+    let _ = std::fs::remove_file(to.join(".done"));
+    to
+}

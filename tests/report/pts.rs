@@ -108,39 +108,24 @@ const WRAPPED: &str = r#"[...document.querySelectorAll('td.num, table.matrix td'
 /// The number of figure cells the probe above looked at.
 const FIGURES: &str = "document.querySelectorAll('td.num, table.matrix td').length";
 
-/// Rehearses a spec into a fresh folder.
-fn rehearse(spec: &str) -> PathBuf {
-    let out = common::temp_path(&format!("pts-{spec}"));
-    let _ = std::fs::remove_dir_all(&out);
-    let file = common::root().join("specs").join(format!("{spec}.method"));
-    let o = methodic(&[
-        "run",
-        "--rehearse",
-        "--no-ceiling",
-        "--seed",
-        "3",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{spec}: {}", text(&o.stderr));
-    out
-}
-
 struct Page {
+    /// The folder of the page's files.
+    files: PathBuf,
     dom: String,
     pdf: Option<PathBuf>,
     terminal: String,
 }
 
 /// The run's page rendered (and printed to PDF where asked), and its
-/// terminal report.
+/// terminal report. The page, its picture and the PDF go into a folder of
+/// their own: the rehearsal is shared ([`common::rehearsal`]).
 fn page(spec: &str, dir: &Path, pdf: bool) -> Page {
-    let html = dir.join("report.html");
+    let files = common::temp_dir(&format!("pts-page-{spec}"));
+    let html = files.join("report.html");
     let o = methodic(&["report", dir.to_str().unwrap(), "--format", "html", "-o", html.to_str().unwrap()]);
     assert!(o.status.success(), "{spec}: {}", text(&o.stderr));
-    let shot = dir.join("report.png");
-    let pdf = pdf.then(|| dir.join("report.pdf"));
+    let shot = files.join("report.png");
+    let pdf = pdf.then(|| files.join("report.pdf"));
     let visit = browser::Visit { probes: &[WRAPPED, FIGURES], pdf: pdf.as_deref() };
     let r = browser::render_with(&html, &shot, &visit).unwrap_or_else(|e| panic!("{spec}: {e}"));
     assert!(r.console_errors.is_empty(), "{spec}: console errors: {:?}", r.console_errors);
@@ -152,7 +137,7 @@ fn page(spec: &str, dir: &Path, pdf: bool) -> Page {
     }
     let o = methodic(&["report", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{spec}: {}", text(&o.stderr));
-    Page { dom: r.dom, pdf, terminal: text(&o.stdout) }
+    Page { files, dom: r.dom, pdf, terminal: text(&o.stdout) }
 }
 
 /// The charts in a section of the page, by the heading of the section.
@@ -198,7 +183,7 @@ fn pts_and_review_pages_draw_their_matrices_and_charts_in_chromium() {
     ];
     // Rehearsals mostly wait on their steps' timers: all at once.
     let dirs: Vec<PathBuf> = std::thread::scope(|s| {
-        let handles: Vec<_> = specs.iter().map(|spec| s.spawn(move || rehearse(spec))).collect();
+        let handles: Vec<_> = specs.iter().map(|spec| s.spawn(move || common::rehearsal(spec))).collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     // Chromium and the checks use the CPU: two at a time.
@@ -313,7 +298,7 @@ fn check_page(spec: &str, dir: &Path) {
         if let Some(pdf) = &page.pdf {
             check_print(spec, pdf, &page);
         }
-        let _ = std::fs::remove_dir_all(dir);
+        let _ = std::fs::remove_dir_all(&page.files);
     }
 }
 

@@ -14,21 +14,14 @@ use crate::browser;
 use crate::common;
 use common::{methodic, text};
 
-/// Rehearses `spec` (a path under the repository, or a methodology's
-/// source when `source` is given) into `name`'s folder under cargo's
+/// Rehearses the methodology `source` into `name`'s folder under cargo's
 /// scratch folder for tests; the results directory.
-fn rehearse(name: &str, spec: &str, source: Option<&str>) -> PathBuf {
+fn rehearse(name: &str, source: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("load-views-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let file = match source {
-        Some(s) => {
-            let f = dir.join("m.method");
-            std::fs::write(&f, s).unwrap();
-            f
-        }
-        None => common::root().join(spec),
-    };
+    let file = dir.join("m.method");
+    std::fs::write(&file, source).unwrap();
     let out = dir.join("results");
     let o = methodic(&[
         "run",
@@ -51,9 +44,9 @@ fn specs() -> &'static (PathBuf, PathBuf, PathBuf) {
     static DIRS: OnceLock<(PathBuf, PathBuf, PathBuf)> = OnceLock::new();
     DIRS.get_or_init(|| {
         std::thread::scope(|s| {
-            let t = s.spawn(|| rehearse("together", "specs/mixed-read-under-write.method", None));
-            let q = s.spawn(|| rehearse("qos", "specs/qos-latency-ceiling.method", None));
-            let f = rehearse("fixed", "specs/fixed-load-latency.method", None);
+            let t = s.spawn(|| common::rehearsal("mixed-read-under-write"));
+            let q = s.spawn(|| common::rehearsal("qos-latency-ceiling"));
+            let f = common::rehearsal("fixed-load-latency");
             (t.join().unwrap(), q.join().unwrap(), f)
         })
     })
@@ -275,8 +268,8 @@ fn fields(v: &serde_json::Value) -> Vec<String> {
 fn compare_pairs_jobs_by_what_they_do_whatever_their_names_and_order() {
     let renamed = "job slow seq128k_write qd 2 workers 1 rate 20MB/s\njob fast rnd4k_read qd 4";
     let (a, b) = std::thread::scope(|s| {
-        let a = s.spawn(|| rehearse("pairs-a", "", Some(&loads(&format!("{READS}\n{WRITES}"), "2000 iops"))));
-        (a.join().unwrap(), rehearse("pairs-b", "", Some(&loads(renamed, "2000 iops"))))
+        let a = s.spawn(|| rehearse("pairs-a", &loads(&format!("{READS}\n{WRITES}"), "2000 iops")));
+        (a.join().unwrap(), rehearse("pairs-b", &loads(renamed, "2000 iops")))
     });
     let (t, v) = compare(&[&a, &b]);
     let pairs = v["pairs"].as_array().unwrap();
@@ -306,9 +299,9 @@ fn compare_names_a_changed_rate_arrival_process_and_set_of_jobs() {
     // C: another job beside the two.
     let more = loads(&format!("{READS}\n{WRITES}\njob more rnd4k_read qd 1"), "2000 iops");
     let (a, b, c) = std::thread::scope(|s| {
-        let a = s.spawn(|| rehearse("changed-a", "", Some(&base)));
-        let b = s.spawn(|| rehearse("changed-b", "", Some(&faster)));
-        (a.join().unwrap(), b.join().unwrap(), rehearse("changed-c", "", Some(&more)))
+        let a = s.spawn(|| rehearse("changed-a", &base));
+        let b = s.spawn(|| rehearse("changed-b", &faster));
+        (a.join().unwrap(), b.join().unwrap(), rehearse("changed-c", &more))
     });
     let (t, v) = compare(&[&a, &b]);
     // Another rate still pairs, and the difference says which.

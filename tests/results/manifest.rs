@@ -11,18 +11,9 @@ use common::methodic;
 
 #[test]
 fn an_enterprise_sweep_rehearsal_answers_every_checklist_question() {
-    let out = common::temp_path("manifest-enterprise");
     // No host ceiling: nothing here is about it, and the ceiling tests
-    // below measure it.
-    let o = methodic(&[
-        "run",
-        "--rehearse",
-        "specs/enterprise-sweep.method",
-        "--no-ceiling",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // below measure it. A copy: the test rewrites the manifest below.
+    let out = common::rehearsal_copy("enterprise-sweep", "manifest-enterprise");
     let loaded = manifest::load(&out).unwrap();
     let m = &loaded.manifest;
 
