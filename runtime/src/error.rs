@@ -106,3 +106,11 @@ impl From<methodic_results::Error> for Error {
         }
     }
 }
+
+/// An error in one line, with its hint.
+pub fn describe(e: &Error) -> String {
+    match e.hint() {
+        Some(h) => format!("{e} ({h})"),
+        None => e.to_string(),
+    }
+}

@@ -16,9 +16,11 @@ use methodic_compiler::plan::{
 };
 
 use super::io::{At, IoSpec, Workers};
-use super::{EngineChoice, describe, stop_flag};
+use super::options::EngineChoice;
+use super::signals::stop_flag;
 use crate::ceiling::{self, Ceilings, Shape};
 use crate::engine::{EngineKind, Real};
+use crate::error::describe;
 use crate::error::{Error, Result};
 use crate::system;
 use crate::target::{OpenOptionsT, Target};

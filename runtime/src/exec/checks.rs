@@ -11,7 +11,7 @@ use std::path::Path;
 
 use methodic_compiler::plan::{Action, Bytes, Extent, IoMode, Plan};
 
-use super::RunOptions;
+use super::options::RunOptions;
 use crate::error::{Error, Result};
 use crate::rehearse;
 use crate::system;
@@ -117,7 +117,17 @@ pub(super) fn check_trims(plan: &Plan, targets: &[Target]) -> Result<()> {
         let devices = match step.action {
             // A together step's jobs each name their device.
             Action::Together { .. } => targets.len(),
-            _ => step.target.unwrap_or(plan.target).devices.max(1) as usize,
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Measure { .. }
+            | Action::Qos(_)
+            | Action::Rounds { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => step.target.unwrap_or(plan.target).devices.max(1) as usize,
         };
         for t in targets.iter().take(devices) {
             if let Err(why) = can_trim(t) {

@@ -19,9 +19,10 @@ use std::time::{Duration as StdDuration, Instant, SystemTime};
 
 use methodic_compiler::plan::{Bytes, IoMode, Pauses, Qd, Rate, RateAmount, Target as Settings, Workload};
 use methodic_results::host::TargetKind;
-use methodic_results::record::{IoErrors, IoInfo, OpenLoopResult};
+use methodic_results::record::{BurstResult, IoErrors, IoInfo, OpenLoopResult, Spread, StepResult};
 
-use super::EngineChoice;
+use self::spread::{Part, skew_words, spread_of};
+use super::options::EngineChoice;
 use crate::ceiling;
 use crate::engine::{EngineFactory, EngineKind};
 use crate::error::{Error, Result};
@@ -531,6 +532,44 @@ impl IoRun {
     /// window, their tags after `prefix`.
     pub(crate) fn log_into(&self, log: &mut HistogramLog, prefix: &str) -> Result<()> {
         log.interval(&self.recorder, self.record_start, StdDuration::from_secs_f64(self.seconds), prefix)
+    }
+}
+
+impl IoRun {
+    /// How the run spread over its devices and workers, its targets from
+    /// `part.first` of `targets`; `None` with one worker.
+    pub(crate) fn spread(&self, targets: &[Target], part: Part) -> Option<Spread> {
+        spread_of(&self.workers, self.interval_s, targets, part)
+    }
+
+    /// Each burst of the record window (none without bursts), named by
+    /// `job` for a together job.
+    pub(crate) fn burst_results(&self, job: Option<&str>) -> Vec<BurstResult> {
+        self.bursts.as_ref().map_or(Vec::new(), |b| b.results(self.seconds, job))
+    }
+
+    /// Recorded I/Os started in the ramp, in no burst.
+    pub(crate) fn bursts_from_ramp(&self) -> u64 {
+        self.bursts.as_ref().map_or(0, |b| b.from_ramp)
+    }
+
+    /// Adds the run's spread and bursts to the step's record, as `part`
+    /// of it.
+    pub(crate) fn keep_spread(&self, targets: &[Target], part: Part, out: &mut StepResult) {
+        let job = part.job.clone();
+        out.bursts.extend(self.burst_results(job.as_deref()));
+        out.bursts_from_ramp += self.bursts_from_ramp();
+        let cell = part.cell;
+        out.spread.extend(self.spread(targets, part));
+        out.hosts.extend(self.host_rates(cell));
+        if let Some(words) = skew_words(self.host_skew.as_ref(), self.hosts.len()) {
+            out.actions.push(words);
+        }
+    }
+
+    /// Each host's share of a run on many hosts, as `cell` of its step.
+    pub(crate) fn host_rates(&self, cell: Option<u32>) -> Vec<methodic_results::record::HostRates> {
+        self.hosts.iter().map(|h| methodic_results::record::HostRates { cell, ..h.clone() }).collect()
     }
 }
 

@@ -17,18 +17,15 @@ use methodic_compiler::plan::{
     plural,
 };
 use methodic_fio::{Engine, HostLogs, file_name, host_job};
-use methodic_results::dir::ResultsDir;
 use methodic_results::manifest::{EngineNote, HostNote};
-use methodic_results::record::{IoInfo, RunReport};
+use methodic_results::record::IoInfo;
 
 use super::io::{IoRun, IoSpec, MAX_PSYNC_THREADS};
+use super::options::{EngineChoice, Observer, RunOptions};
 use super::step::{Executor, Site, StepRun};
-use super::{EngineChoice, Observer, RunOptions, Session, execute};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
 use crate::hosts::{self, HostJobs, HostSpec};
-use crate::manifest::{self, DriveTracker};
-use crate::{rehearse, time};
 
 /// How long after the jobs are sent every host starts them, in
 /// milliseconds: at first 1.5 s, which covers fio 3.33's server taking
@@ -57,59 +54,6 @@ const DEFAULT_START_MARGIN_MS: u64 = 1500;
 /// The fio to run: `--fio`, else `fio` on the PATH.
 pub(crate) fn fio_of(opts: &RunOptions) -> PathBuf {
     opts.fio.clone().unwrap_or_else(|| PathBuf::from("fio"))
-}
-
-/// Starts a run on `opts.hosts`: the plan checked for steps fio cannot
-/// run, every host probed (nothing is written anywhere until all
-/// answer), then the run's results directory and manifest, and the steps.
-pub(super) fn run(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
-    let started = time::unix_now();
-    let original = plan;
-    let plan = if opts.rehearse { rehearse::rehearse(plan, true) } else { plan.clone() };
-    check_plan(&plan)?;
-    set_start_margin(opts);
-    let notes = probe(opts, observer)?;
-    let results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
-    if opts.rehearse {
-        std::fs::write(results.path.join("rehearsal-plan.ron"), plan.to_ron())
-            .map_err(|e| Error::io("cannot write the rehearsal plan", e))?;
-    }
-    let engine = engine_note(opts);
-    let plan_ron = original.to_ron();
-    let mut manifest = manifest::start(manifest::Start {
-        plan: &plan,
-        plan_ron: &plan_ron,
-        targets: &[],
-        host: crate::host::read(),
-        engine: engine.clone(),
-        rehearsal: opts.rehearse,
-        seed: opts.seed,
-        started: time::rfc3339(started),
-    });
-    manifest.hosts = notes;
-    if let Err(e) = manifest.save(&results.path, time::rfc3339(time::unix_now())) {
-        results.discard();
-        return Err(e.into());
-    }
-    execute(
-        Session {
-            original: original.clone(),
-            plan,
-            opts: opts.clone(),
-            results,
-            manifest,
-            targets: Vec::new(),
-            engine,
-            first: 0,
-            earlier: Vec::new(),
-            // The hosts' targets are theirs: their state is unknown.
-            drive: DriveTracker::new(false),
-            seconds_before: 0.0,
-            measure_ceiling: false,
-            ram: None,
-        },
-        observer,
-    )
 }
 
 /// Every host probed, said on the way; the notes the manifest keeps.
@@ -168,7 +112,16 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
             // On the conductor: what needs no target of its own.
             match step.action {
                 Action::DropCaches | Action::LimitRam { .. } => continue,
-                _ => {
+                Action::Erase { .. }
+                | Action::Fill { .. }
+                | Action::Precondition { .. }
+                | Action::Measure { .. }
+                | Action::Together { .. }
+                | Action::Qos(_)
+                | Action::Rounds { .. }
+                | Action::Idle { .. }
+                | Action::Copy { .. }
+                | Action::Probe(_) => {
                     return refuse(
                         format!(
                             "it is `local`, but {} needs a target, and a run on many hosts has none on this machine",
@@ -233,7 +186,11 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
                     "leave the pauses out of a methodology run on many hosts",
                 );
             }
-            _ => {}
+            Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Measure { .. }
+            | Action::Rounds { .. }
+            | Action::Idle { .. } => {}
         }
         if step.verify {
             return refuse(
@@ -426,7 +383,7 @@ fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
 }
 
 /// The hosts' targets, by fio on each host.
-pub(super) struct OnHosts;
+pub(crate) struct OnHosts;
 
 impl Site for OnHosts {
     fn io(&self, x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
@@ -473,7 +430,19 @@ fn command_step(x: &Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
             vec![hosts::DROP_CACHES_COMMAND.to_string(); x.opts.hosts.len()],
             "page cache, dentries and inodes dropped after a sync".to_string(),
         ),
-        _ => return Err(Error::unsupported(format!("step {}: fio cannot run it on the hosts", s.step.id))),
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Measure { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::Rounds { .. }
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => {
+            return Err(Error::unsupported(format!("step {}: fio cannot run it on the hosts", s.step.id)));
+        }
     };
     let dir = x.results.path.join("fio").join(file_name(&s.step.id));
     hosts::run_commands(&fio_of(x.opts), &x.opts.hosts, name, &commands, &dir, &x.workers.stop)

@@ -15,8 +15,8 @@ use methodic_compiler::plan::{
 use methodic_results::dir::ResultsDir;
 use methodic_results::record::StepResult;
 
-use super::RunOptions;
 use super::io::{IoRun, IoSpec, StepVerify, Workers};
+use super::options::RunOptions;
 use crate::ceiling::{self, Shape};
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};

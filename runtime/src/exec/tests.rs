@@ -3,7 +3,13 @@
 //! where and on what; every earlier step stays recorded; with `on_error
 //! continue` the later steps run too and the run still ends failed.
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use methodic_results::record::{Status, StepResult};
+
 use super::*;
+use crate::engine::EngineFactory;
 use crate::engine::fault::{Fault, FaultyEngines};
 use crate::engine::trace::Tracing;
 use crate::manifest::StepStatus;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{DeviceFacts, MountUse};
+use super::facts::{DeviceFacts, MountUse};
 use crate::error::{Error, Result};
 
 impl DeviceFacts {
@@ -158,8 +158,8 @@ pub(super) fn judge(facts: &DeviceFacts, destroy: Option<&str>) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::facts::{Backing, Holder, ResultsUse, SwapUse};
     use super::super::scan::users_of;
-    use super::super::{Backing, Holder, ResultsUse, SwapUse};
     use super::*;
 
     /// A made-up disk, sdz, that nothing uses and that holds nothing.

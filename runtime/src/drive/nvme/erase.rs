@@ -9,11 +9,12 @@
 use std::fs::File;
 use std::time::Duration;
 
-use super::status::AdminErrorKind;
-use super::{
-    AdminError, CNS_NAMESPACE, FORMAT_NVM, IDENTIFY, Namespace, PassthruCmd, SANITIZE, admin, log_page,
-    namespace_id,
+use super::admin::{
+    CNS_NAMESPACE, FORMAT_NVM, IDENTIFY, PassthruCmd, SANITIZE, admin, log_page, namespace_id,
 };
+use super::identify::Namespace;
+use super::status::AdminError;
+use super::status::AdminErrorKind;
 
 /// What Format NVM does to the user data besides formatting (SES, CDW10
 /// bits 11:9).

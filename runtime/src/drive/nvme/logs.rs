@@ -10,7 +10,8 @@ use std::fs::File;
 
 use methodic_results::health::HealthSource;
 
-use super::{Health, log_page};
+use super::admin::log_page;
+use methodic_results::health::Health;
 
 /// The SMART / Health Information log.
 const LOG_HEALTH: u8 = 0x02;

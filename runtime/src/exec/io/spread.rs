@@ -7,9 +7,8 @@
 //! is the worker's.
 
 use methodic_compiler::plan::Bursts;
-use methodic_results::record::{BurstResult, DeviceRates, Noise, Spread, StepResult, WorkerRates};
+use methodic_results::record::{BurstResult, DeviceRates, Noise, Spread, WorkerRates};
 
-use super::IoRun;
 use crate::stats::Recorder;
 use crate::target::Target;
 use crate::worker::BurstTally;
@@ -73,44 +72,6 @@ impl Part {
     pub(crate) const STEP: Part = Part { job: None, cell: None, first: 0 };
 }
 
-impl IoRun {
-    /// How the run spread over its devices and workers, its targets from
-    /// `part.first` of `targets`; `None` with one worker.
-    pub(crate) fn spread(&self, targets: &[Target], part: Part) -> Option<Spread> {
-        spread_of(&self.workers, self.interval_s, targets, part)
-    }
-
-    /// Each burst of the record window (none without bursts), named by
-    /// `job` for a together job.
-    pub(crate) fn burst_results(&self, job: Option<&str>) -> Vec<BurstResult> {
-        self.bursts.as_ref().map_or(Vec::new(), |b| b.results(self.seconds, job))
-    }
-
-    /// Recorded I/Os started in the ramp, in no burst.
-    pub(crate) fn bursts_from_ramp(&self) -> u64 {
-        self.bursts.as_ref().map_or(0, |b| b.from_ramp)
-    }
-
-    /// Adds the run's spread and bursts to the step's record, as `part`
-    /// of it.
-    pub(crate) fn keep_spread(&self, targets: &[Target], part: Part, out: &mut StepResult) {
-        let job = part.job.clone();
-        out.bursts.extend(self.burst_results(job.as_deref()));
-        out.bursts_from_ramp += self.bursts_from_ramp();
-        let cell = part.cell;
-        out.spread.extend(self.spread(targets, part));
-        out.hosts.extend(self.host_rates(cell));
-        if let Some(words) = skew_words(self.host_skew.as_ref(), self.hosts.len()) {
-            out.actions.push(words);
-        }
-    }
-
-    /// Each host's share of a run on many hosts, as `cell` of its step.
-    pub(crate) fn host_rates(&self, cell: Option<u32>) -> Vec<methodic_results::record::HostRates> {
-        self.hosts.iter().map(|h| methodic_results::record::HostRates { cell, ..h.clone() }).collect()
-    }
-}
-
 /// How far apart the hosts of a run on many hosts began recording, in
 /// words for the step's actions: `on 8 hosts, started together at a set
 /// time on each host's clock, 1.5 s after the jobs were sent: the record
@@ -134,7 +95,7 @@ pub(crate) fn widest(widest: &mut Option<(f64, String, u64)>, skew: Option<(f64,
     }
 }
 
-/// The spread of `workers` (see [`IoRun::spread`]).
+/// The spread of `workers` (see `IoRun::spread`).
 pub(crate) fn spread_of(
     workers: &[WorkerRun],
     interval_s: f64,
@@ -212,7 +173,7 @@ pub(crate) fn spread_of(
 pub(crate) struct BurstRun {
     bursts: Bursts,
     tallies: Vec<BurstTally>,
-    from_ramp: u64,
+    pub(crate) from_ramp: u64,
 }
 
 impl BurstRun {
@@ -235,7 +196,7 @@ impl BurstRun {
     /// Every burst that starts in a record window of `seconds` (and any
     /// later one that recorded I/Os, were the window's end uneven across
     /// workers), in order.
-    fn results(&self, seconds: f64, job: Option<&str>) -> Vec<BurstResult> {
+    pub(crate) fn results(&self, seconds: f64, job: Option<&str>) -> Vec<BurstResult> {
         let period = self.bursts.every.as_millis() as f64 / 1e3;
         let on = self.bursts.on.as_millis() as f64 / 1e3;
         if period <= 0.0 {
