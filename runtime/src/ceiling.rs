@@ -47,7 +47,15 @@ pub fn step_uses<'p>(
         | Action::Precondition { workload, qd, .. }
         | Action::Measure { workload, qd, .. } => vec![(workload, *qd)],
         Action::Rounds { cells, .. } => cells.iter().map(|c| (&c.workload, c.qd)).collect(),
-        _ => Vec::new(),
+        // Jobs at once and a search's probes at set rates are not one
+        // shape's closed loop: no ceiling of one shape judges them.
+        Action::Together { .. } | Action::Qos(_) => Vec::new(),
+        Action::Erase { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => Vec::new(),
     };
     uses.into_iter()
         .map(|(workload, qd)| Use { workload, qd, shape: Shape::of(engine_of(&qd, devices), &qd, workload) })

@@ -11,7 +11,7 @@
 //! types live in methodic-results; this module fills in what only the
 //! runtime knows (the opened targets, the span each step covers).
 
-use methodic_compiler::plan::{Action, Bytes, Plan, Target as Settings, Workload};
+use methodic_compiler::plan::{Action, Bytes, Plan, Step, Target as Settings, Workload};
 use methodic_results::host::TargetInfo;
 pub use methodic_results::manifest::*;
 use methodic_results::record::Status;
@@ -50,85 +50,30 @@ pub struct Start<'a> {
 
 /// The manifest of a run about to start: every step pending, with its
 /// checklist.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: every field of a manifest about to start, in the order the manifest lists them"
-)]
 pub fn start(s: Start<'_>) -> Manifest {
     let hostname = s.host.hostname.clone().unwrap_or_else(|| "unknown".into());
-    let conventions = s.plan.conventions;
     let dropped = s.plan.caches_dropped();
     let steps = s
         .plan
         .steps
         .iter()
         .enumerate()
-        .map(|(i, step)| {
-            let settings = step.target.unwrap_or(s.plan.target);
-            let touches = step.action.touches_target();
-            let caches_dropped = dropped[i];
-            let (workload, qd) = workload_and_qd(&step.action);
-            ManifestStep {
-                index: i + 1,
-                id: step.id.clone(),
-                phase: step.phase.clone(),
-                kind: step.action.kind().to_string(),
-                description: step.describe(),
-                status: StepStatus::Pending,
-                started: None,
-                seconds: None,
-                error: None,
-                establishes_state: step.establishes_state,
-                checklist: Checklist {
-                    workload: workload.map(WorkloadFacts::of),
-                    queue_depth: qd.map(|q| QdFacts::of(q, settings.devices)),
-                    drive_state: None,
-                    span: if touches && !matches!(step.action, Action::Copy { .. }) {
-                        // The workers of a shallow queue use only as
-                        // many devices as there are of them.
-                        let devices = qd.map_or(settings.devices, |q| settings.devices.min(q.workers.max(1)));
-                        span_facts(Settings { devices, ..settings }, workload, s.targets)
-                    } else {
-                        None
-                    },
-                    value_kind: ValueFacts {
-                        kind: conventions.value,
-                        computed: computed(step, conventions.value),
-                    },
-                    units: conventions.units,
-                    data_pattern: (workload.is_some() || matches!(step.action, Action::Probe(_)))
-                        .then_some(settings.data),
-                    cache: cache_facts(touches.then_some(settings.io), caches_dropped, step.ram_limit),
-                    host: hostname.clone(),
-                    load: match &step.action {
-                        Action::Measure { rate, pauses, .. } => load_words(rate.as_ref(), pauses),
-                        Action::Qos(q) => Some(format!(
-                            "open loop at the rates a search probes ({} arrivals), for the highest with {} under {}",
-                            q.arrivals.words(),
-                            q.percentile_name(),
-                            q.limit_name()
-                        )),
-                        _ => None,
-                    },
-                    jobs: match &step.action {
-                        Action::Together { jobs, .. } => jobs
-                            .iter()
-                            .map(|j| JobFacts {
-                                name: j.name.clone(),
-                                workload: WorkloadFacts::of(&j.workload),
-                                queue_depth: QdFacts::of(&j.qd, 1),
-                                device: j.device + 1,
-                                load: load_words(j.rate.as_ref(), &j.pauses),
-                            })
-                            .collect(),
-                        _ => Vec::new(),
-                    },
-                },
-                io: None,
-                steady: None,
-                actions: Vec::new(),
-                workers: Vec::new(),
-            }
+        .map(|(i, step)| ManifestStep {
+            index: i + 1,
+            id: step.id.clone(),
+            phase: step.phase.clone(),
+            kind: step.action.kind().to_string(),
+            description: step.describe(),
+            status: StepStatus::Pending,
+            started: None,
+            seconds: None,
+            error: None,
+            establishes_state: step.establishes_state,
+            checklist: checklist(s.plan, step, dropped[i], s.targets, &hostname),
+            io: None,
+            steady: None,
+            actions: Vec::new(),
+            workers: Vec::new(),
         })
         .collect();
     let m = &s.plan.methodology;
@@ -164,6 +109,95 @@ pub fn start(s: Start<'_>) -> Manifest {
         resumed: Vec::new(),
         write_cache: Vec::new(),
         hosts: Vec::new(),
+    }
+}
+
+/// A step's checklist as the plan says it, before it runs (the drive
+/// state is filled in as it starts).
+fn checklist(
+    plan: &Plan,
+    step: &Step,
+    caches_dropped: bool,
+    targets: &[Target],
+    hostname: &str,
+) -> Checklist {
+    let conventions = plan.conventions;
+    let settings = step.target.unwrap_or(plan.target);
+    let touches = step.action.touches_target();
+    let (workload, qd) = workload_and_qd(&step.action);
+    Checklist {
+        workload: workload.map(WorkloadFacts::of),
+        queue_depth: qd.map(|q| QdFacts::of(q, settings.devices)),
+        drive_state: None,
+        span: if touches && !matches!(step.action, Action::Copy { .. }) {
+            // The workers of a shallow queue use only as many devices as
+            // there are of them.
+            let devices = qd.map_or(settings.devices, |q| settings.devices.min(q.workers.max(1)));
+            span_facts(Settings { devices, ..settings }, workload, targets)
+        } else {
+            None
+        },
+        value_kind: ValueFacts { kind: conventions.value, computed: computed(step, conventions.value) },
+        units: conventions.units,
+        data_pattern: (workload.is_some() || matches!(step.action, Action::Probe(_)))
+            .then_some(settings.data),
+        cache: cache_facts(touches.then_some(settings.io), caches_dropped, step.ram_limit),
+        host: hostname.to_string(),
+        load: load_of(&step.action),
+        jobs: jobs_of(&step.action),
+    }
+}
+
+/// How a step's load arrives, in words: a measurement's rate and pauses,
+/// a QoS search's probes; `None` for a closed loop without pauses and for
+/// steps whose load is not one (a together step's jobs each say theirs).
+fn load_of(action: &Action) -> Option<String> {
+    match action {
+        Action::Measure { rate, pauses, .. } => load_words(rate.as_ref(), pauses),
+        Action::Qos(q) => Some(format!(
+            "open loop at the rates a search probes ({} arrivals), for the highest with {} under {}",
+            q.arrivals.words(),
+            q.percentile_name(),
+            q.limit_name()
+        )),
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Together { .. }
+        | Action::Rounds { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => None,
+    }
+}
+
+/// A together step's jobs, each with its workload, queue, device and
+/// load; none for any other step.
+fn jobs_of(action: &Action) -> Vec<JobFacts> {
+    match action {
+        Action::Together { jobs, .. } => jobs
+            .iter()
+            .map(|j| JobFacts {
+                name: j.name.clone(),
+                workload: WorkloadFacts::of(&j.workload),
+                queue_depth: QdFacts::of(&j.qd, 1),
+                device: j.device + 1,
+                load: load_words(j.rate.as_ref(), &j.pauses),
+            })
+            .collect(),
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Measure { .. }
+        | Action::Qos(_)
+        | Action::Rounds { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => Vec::new(),
     }
 }
 

@@ -73,7 +73,14 @@ fn cap(step: &mut Step) {
             p.repeats = p.repeats.min(3);
             p.offsets = (p.range.0 - p.io.0).checked_div(p.step.0).map_or(0, |n| n + 1);
         }
-        _ => {}
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. } => {}
     }
 }
 
@@ -154,7 +161,12 @@ fn scale(step: &mut Step, factor: f64) {
             }
         }
         Action::Idle { time } => *time = by(*time, 10),
-        _ => {}
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::DropCaches
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => {}
     }
 }
 

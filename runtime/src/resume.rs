@@ -227,7 +227,17 @@ fn prepare(
         .rev()
         .find_map(|s| match s.action {
             Action::LimitRam { limit } => Some(limit),
-            _ => None,
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Measure { .. }
+            | Action::Together { .. }
+            | Action::Qos(_)
+            | Action::Rounds { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => None,
         })
         .flatten();
     // The records are the truth: a kill between a record and the manifest
