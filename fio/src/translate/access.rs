@@ -5,10 +5,34 @@
 use methodic_compiler::plan::{Bytes, Percent};
 
 use super::reader::{Got, JobReader, Reported, need};
-use super::{Data, Filename, Rw};
+use super::step::{Data, Filename};
 use crate::error::ImportErrorKind;
 use crate::job_file::Entry;
 use crate::values::{KbBase, Refusal, fio_bssplit, fio_bytes, fio_int, refusal};
+
+/// The access pattern `rw` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rw {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    Mixed,
+    RandMixed,
+    /// `trim`, `randtrim`: trims alone.
+    Trim,
+    RandTrim,
+}
+
+impl Rw {
+    pub(crate) fn random(self) -> bool {
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandMixed | Rw::RandTrim)
+    }
+
+    pub(crate) fn mixed(self) -> bool {
+        matches!(self, Rw::Mixed | Rw::RandMixed)
+    }
+}
 
 /// One value, not a value per direction (`4k,8k`).
 pub(crate) fn single(v: &str) -> Result<&str, Refusal> {

@@ -8,128 +8,23 @@ mod distribution;
 mod rate;
 mod reader;
 mod region;
+mod step;
 
 use std::collections::HashSet;
 
-use methodic_compiler::plan::{Access, Bytes, Duration, Percent, Rate};
+use methodic_compiler::plan::{Bytes, Duration, Percent};
 
-use self::access::{access, blocks, data, engine, filename, io_mode, random_share, read_share, single};
+use self::access::{Rw, access, blocks, data, engine, filename, io_mode, random_share, read_share, single};
 use self::distribution::distribution;
 pub(crate) use self::distribution::{normal_differs, pareto_differs, zipf_differs};
 use self::rate::{job_rate, rate_options};
 use self::reader::{Got, JobReader, Reported, need};
 use self::region::{Layout, layout, region, stop};
+pub(crate) use self::step::{Data, FioSpan, Note, Step, Stop};
 use crate::error::{ImportErrorKind, Problem};
 use crate::job_file::Job;
 use crate::options::{Handling, canonical, lookup};
 use crate::values::{FioSize, KbBase, fio_bytes, fio_size, refusal};
-
-/// One job, translated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Step {
-    /// The name fio reports the job under.
-    pub(crate) name: String,
-    pub(crate) section: String,
-    pub(crate) line: usize,
-    /// The translated options that count for the job, as written.
-    pub(crate) options: Vec<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) notes: Vec<Note>,
-    pub(crate) random: Percent,
-    /// Where the random offsets land (`random_distribution`).
-    pub(crate) access: Access,
-    pub(crate) read: Percent,
-    /// All of it for `rw=trim` and `randtrim`, else none.
-    pub(crate) trim: Percent,
-    pub(crate) blocks: Vec<(Bytes, Percent)>,
-    pub(crate) align: Option<Bytes>,
-    pub(crate) offset: Bytes,
-    pub(crate) span: FioSpan,
-    pub(crate) workers: u64,
-    pub(crate) qd: u64,
-    pub(crate) direct: bool,
-    pub(crate) data: Data,
-    pub(crate) drop_caches: bool,
-    pub(crate) ramp: Duration,
-    pub(crate) stop: Stop,
-    /// Open loop at this rate over all the job's workers; `None`: closed.
-    pub(crate) rate: Option<Rate>,
-    /// fio's `filename`, when given.
-    pub(crate) filename: Option<Filename>,
-    /// Binary units unless the job reads sizes as fio's kb_base=1000.
-    pub(crate) binary: bool,
-    /// fio tracks which blocks random I/O has touched (no `norandommap`).
-    pub(crate) random_map: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FioSpan {
-    Percent(Percent),
-    Bytes(Bytes),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Data {
-    Random,
-    Zeros,
-    Compressible(Percent),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stop {
-    /// `time_based`: for the runtime.
-    Time(Duration),
-    /// Until this much is written, or after the runtime if one is given.
-    Written { written: FioSpan, time: Option<Duration> },
-}
-
-/// The file or device fio runs a job on (`filename=`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Filename {
-    /// The path, without the blanks around it.
-    pub(crate) path: String,
-    /// The option as written, and where.
-    pub(crate) written: String,
-    pub(crate) line: usize,
-    /// Given in `[global]`.
-    pub(crate) global: bool,
-}
-
-/// Something left out or read differently, said in a comment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Note {
-    pub(crate) line: usize,
-    /// Whether it concerns an option of `[global]` as a whole, said once at
-    /// the top, rather than this job.
-    pub(crate) global: bool,
-    /// Whether an option was left out (counted in [`Imported::dropped`](crate::Imported::dropped)).
-    pub(crate) dropped: bool,
-    pub(crate) text: String,
-}
-
-/// The access pattern `rw` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Rw {
-    Read,
-    Write,
-    RandRead,
-    RandWrite,
-    Mixed,
-    RandMixed,
-    /// `trim`, `randtrim`: trims alone.
-    Trim,
-    RandTrim,
-}
-
-impl Rw {
-    pub(crate) fn random(self) -> bool {
-        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandMixed | Rw::RandTrim)
-    }
-
-    fn mixed(self) -> bool {
-        matches!(self, Rw::Mixed | Rw::RandMixed)
-    }
-}
 
 /// A job's options to a step, or the problems that keep it from one.
 pub(crate) fn job_to_step(job: &Job) -> (Option<Step>, Vec<Problem>) {

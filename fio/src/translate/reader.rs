@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use methodic_compiler::plan::Duration;
 use methodic_grammar::did_you_mean;
 
-use super::Note;
+use super::step::Note;
 use crate::error::{ImportErrorKind, Problem};
 use crate::job_file::{Entry, Job};
 use crate::options::{Handling, OPTIONS, canonical, lookup};

@@ -4,8 +4,9 @@
 
 use methodic_compiler::plan::{Bytes, Duration, Percent};
 
+use super::access::Rw;
 use super::reader::{Got, JobReader, Reported, need};
-use super::{FioSpan, Rw, Stop};
+use super::step::{FioSpan, Stop};
 use crate::error::{ImportErrorKind, Problem};
 use crate::values::{FioSize, KbBase, fio_size, refusal};
 
