@@ -37,25 +37,12 @@ pub(crate) fn job_to_step(job: &Job) -> (Option<Step>, Vec<Problem>) {
     (step, Vec::new())
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: a job's options read in one pass, each refusal reported before the step is built"
-)]
+/// A job's options read in one pass, each concern by its own reader, so
+/// that every refusal is reported before the step is built; then the
+/// checks that need several of them at once.
 pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     let job = r.job;
-    let kb = match r.int("kb_base", 0, u64::MAX) {
-        Ok(None | Some(1024)) => Ok(KbBase::Compat1024),
-        Ok(Some(1000)) => Ok(KbBase::Si1000),
-        Ok(Some(n)) => {
-            let e = r.get("kb_base").expect("read above");
-            Err(r.problem(
-                ImportErrorKind::BadValue,
-                e,
-                refusal(format!("fio takes kb_base=1024 or 1000, not {n}")),
-            ))
-        }
-        Err(e) => Err(e),
-    };
+    let kb = kb_base(r);
     // Sizes cannot be read without knowing kb_base; the rest still is.
     let kb_ok = kb.is_ok();
     let kb = kb.unwrap_or(KbBase::Compat1024);
@@ -107,48 +94,11 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     let largest = blocks.iter().map(|(b, _)| *b).max().unwrap_or(Bytes(4096));
     let layout = layout(r, region, increment, workers, random, align.unwrap_or(smallest).max(largest))?;
     let Layout { span, offset, .. } = layout;
-    if qd * workers > 65_536 {
-        let e = r.get("iodepth").expect("a depth above 1 was given");
-        return Err(r.problem(
-            ImportErrorKind::BadValue,
-            e,
-            refusal(format!(
-                "{qd} per job over {workers} jobs is {} I/Os in flight; methodic keeps at most 65536",
-                qd * workers
-            )),
-        ));
-    }
-
-    // Sizes direct I/O can issue, and a region that holds a block.
+    in_flight(r, qd, workers)?;
     if direct {
-        let mut bad = Vec::new();
-        for (b, _) in &blocks {
-            if b.0 % 512 != 0 {
-                bad.push((
-                    if r.get("bssplit").is_some() { "bssplit" } else { "bs" },
-                    format!("block size {}B", b.0),
-                ));
-            }
-        }
-        if let Some(a) = align.filter(|a| a.0 % 512 != 0) {
-            bad.push(("ba", format!("alignment {}B", a.0)));
-        }
-        if offset.0 % 512 != 0 {
-            bad.push(("offset", format!("offset {}B", offset.0)));
-        }
-        for (name, what) in &bad {
-            let e = r.get(name).expect("a value that was read");
-            r.problem(
-                ImportErrorKind::BadValue,
-                e,
-                refusal(format!("with direct=1 the {what} is not a whole number of 512B sectors, which O_DIRECT needs (fio would fail too)"))
-                    .hint("use a multiple of 512 bytes, or direct=0"),
-            );
-        }
-        if !bad.is_empty() {
-            return Err(Reported);
-        }
+        sector_sizes(r, &blocks, align, offset)?;
     }
+    // A region that holds a block.
     if let Some(FioSize::Bytes(size)) = layout.size.filter(|s| matches!(s, FioSize::Bytes(b) if *b < largest))
     {
         let e = r.get("size").expect("a size in bytes was given");
@@ -164,27 +114,11 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     // fio keeps no random map for a non-uniform distribution.
     let random_map = random > Percent::ZERO && access.is_uniform() && !r.flag("norandommap").unwrap_or(false);
 
-    let options = {
-        let mut seen = HashSet::new();
-        let mut v: Vec<String> = job
-            .entries
-            .iter()
-            .rev()
-            .filter(|e| seen.insert(canonical(&e.key)))
-            .filter(|e| {
-                matches!(lookup(&e.key).map(|o| o.handling), Some(Handling::Translated))
-                    && !["name", "description", "filename", "ioengine"].contains(&canonical(&e.key))
-            })
-            .map(|e| e.written())
-            .collect();
-        v.reverse();
-        v
-    };
     Ok(Step {
         name: job.name(),
         section: job.section.clone(),
         line: job.line,
-        options,
+        options: translated_options(job),
         description,
         notes: std::mem::take(&mut r.notes),
         random,
@@ -207,4 +141,91 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         binary: kb == KbBase::Compat1024,
         random_map,
     })
+}
+
+/// `kb_base`: how fio reads the job's sizes.
+fn kb_base(r: &mut JobReader<'_>) -> Got<KbBase> {
+    match r.int("kb_base", 0, u64::MAX)? {
+        None | Some(1024) => Ok(KbBase::Compat1024),
+        Some(1000) => Ok(KbBase::Si1000),
+        Some(n) => {
+            let e = r.get("kb_base").expect("read above");
+            Err(r.problem(
+                ImportErrorKind::BadValue,
+                e,
+                refusal(format!("fio takes kb_base=1024 or 1000, not {n}")),
+            ))
+        }
+    }
+}
+
+/// The I/Os in flight over all the job's workers, within methodic's
+/// bound.
+fn in_flight(r: &mut JobReader<'_>, qd: u64, workers: u64) -> Got<()> {
+    if qd * workers > 65_536 {
+        let e = r.get("iodepth").expect("a depth above 1 was given");
+        return Err(r.problem(
+            ImportErrorKind::BadValue,
+            e,
+            refusal(format!(
+                "{qd} per job over {workers} jobs is {} I/Os in flight; methodic keeps at most 65536",
+                qd * workers
+            )),
+        ));
+    }
+    Ok(())
+}
+
+/// Sizes direct I/O can issue: blocks, alignment and offset in whole
+/// 512B sectors; each one that is not is reported.
+fn sector_sizes(
+    r: &mut JobReader<'_>,
+    blocks: &[(Bytes, Percent)],
+    align: Option<Bytes>,
+    offset: Bytes,
+) -> Got<()> {
+    let mut bad = Vec::new();
+    for (b, _) in blocks {
+        if b.0 % 512 != 0 {
+            bad.push((
+                if r.get("bssplit").is_some() { "bssplit" } else { "bs" },
+                format!("block size {}B", b.0),
+            ));
+        }
+    }
+    if let Some(a) = align.filter(|a| a.0 % 512 != 0) {
+        bad.push(("ba", format!("alignment {}B", a.0)));
+    }
+    if offset.0 % 512 != 0 {
+        bad.push(("offset", format!("offset {}B", offset.0)));
+    }
+    for (name, what) in &bad {
+        let e = r.get(name).expect("a value that was read");
+        r.problem(
+            ImportErrorKind::BadValue,
+            e,
+            refusal(format!("with direct=1 the {what} is not a whole number of 512B sectors, which O_DIRECT needs (fio would fail too)"))
+                .hint("use a multiple of 512 bytes, or direct=0"),
+        );
+    }
+    if bad.is_empty() { Ok(()) } else { Err(Reported) }
+}
+
+/// The translated options that count for the job (the last of each), as
+/// written: those the comment above its step lists.
+fn translated_options(job: &Job) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut v: Vec<String> = job
+        .entries
+        .iter()
+        .rev()
+        .filter(|e| seen.insert(canonical(&e.key)))
+        .filter(|e| {
+            matches!(lookup(&e.key).map(|o| o.handling), Some(Handling::Translated))
+                && !["name", "description", "filename", "ioengine"].contains(&canonical(&e.key))
+        })
+        .map(|e| e.written())
+        .collect();
+    v.reverse();
+    v
 }
