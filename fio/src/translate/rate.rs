@@ -101,10 +101,6 @@ pub(crate) fn rate_options(r: &mut JobReader<'_>, kb: Option<KbBase>) -> Got<Giv
 
 /// The job's rate over its `clones`, for a job that reads `read` of its
 /// I/Os; `None`: closed loop.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: each of fio's rate options per direction, as fio combines them"
-)]
 pub(crate) fn job_rate(r: &mut JobReader<'_>, given: Given, read: Percent, clones: u64) -> Got<Option<Rate>> {
     let reads = read > Percent::ZERO;
     let writes = read < Percent::HUNDRED;
@@ -117,31 +113,7 @@ pub(crate) fn job_rate(r: &mut JobReader<'_>, given: Given, read: Percent, clone
     };
     let read_cap = pick(|c| c.read);
     let write_cap = pick(|c| c.write);
-
-    if let (Some(_), Some((_, ic))) = (given.bytes, given.iops) {
-        let shadowed = (reads && ic.read.is_some() && read_cap.is_some_and(|(n, _)| n == "rate"))
-            || (writes && ic.write.is_some() && write_cap.is_some_and(|(n, _)| n == "rate"));
-        if shadowed {
-            let e = entry(r, "rate_iops");
-            r.note(e, false, true, "ignored where rate is given too: rate sets the cap, as in fio");
-        }
-    }
-    for (name, caps) in [given.iops, given.bytes].into_iter().flatten() {
-        if !caps.apart {
-            continue;
-        }
-        let unused = if !writes && caps.write.is_some() {
-            Some("the write cap is ignored, as fio ignores it on a job that only reads")
-        } else if !reads && caps.read.is_some() {
-            Some("the read cap is ignored, as fio ignores it on a job that only writes")
-        } else {
-            None
-        };
-        if let Some(text) = unused {
-            let e = entry(r, name);
-            r.note(e, false, false, text);
-        }
-    }
+    note_ignored(r, &given, (reads, read_cap), (writes, write_cap));
 
     let (per_clone, named) = match (reads, writes, read_cap, write_cap) {
         (true, false, None, _) | (false, true, _, None) | (true, true, None, None) => {
@@ -166,46 +138,7 @@ pub(crate) fn job_rate(r: &mut JobReader<'_>, given: Given, read: Percent, clone
                 .hint(split_hint(n, c, read)),
             ));
         }
-        (true, true, Some((rn, rc)), Some((wn, wc))) => {
-            if std::mem::discriminant(&rc) != std::mem::discriminant(&wc) {
-                let e = entry(r, "rate_iops");
-                return Err(r.problem(
-                    ImportErrorKind::Conflict,
-                    e,
-                    refusal(format!(
-                        "the job's reads are capped by {rn} ({} a second) and its writes by {wn} ({} a second); \
-                         methodic's rate is I/Os or bytes a second for all of a step's I/O",
-                        rc.said(),
-                        wc.said()
-                    ))
-                    .hint("cap both directions with the same option"),
-                ));
-            }
-            let (a, b) = (rc.amount(), wc.amount());
-            let both = a.saturating_add(b);
-            // fio's rwmixread is whole percents: the caps' own mix, rounded
-            // half up, must be it.
-            let share = ((200u128 * a as u128 + both as u128) / (2 * both as u128)) as u32;
-            if Percent::whole(share) != read {
-                let e = entry(r, rn);
-                let apart = caps_apart(&given, rn);
-                let caps = if apart {
-                    format!("{rn} caps reads at {} and writes at {} a second", rc.said(), wc.said())
-                } else {
-                    format!("{} caps reads and writes alike, each at {} a second", e.written(), rc.said())
-                };
-                return Err(r.problem(
-                    ImportErrorKind::Untranslatable,
-                    e,
-                    refusal(format!(
-                        "fio caps each direction on its own: {caps} for each clone, a {share}% read mix where the \
-                         job asks for {read} reads; methodic starts I/Os at one rate and keeps the read share"
-                    ))
-                    .hint(split_hint(rn, if apart { add(rc, b) } else { rc }, read)),
-                ));
-            }
-            (add(rc, b), rn)
-        }
+        (true, true, Some(rc), Some(wc)) => both_capped(r, &given, read, rc, wc)?,
         (false, false, ..) => unreachable!("a job reads, writes or both"),
     };
     let Some(total) = per_clone.amount().checked_mul(clones) else {
@@ -224,6 +157,91 @@ pub(crate) fn job_rate(r: &mut JobReader<'_>, given: Given, read: Percent, clone
         Cap::Bytes(_) => RateAmount::Bandwidth(Bytes(total)),
     };
     Ok(Some(Rate { amount, arrivals: given.arrivals }))
+}
+
+/// Notes for the caps fio ignores: `rate_iops` where `rate` caps the same
+/// direction, and a cap for a direction the job does not do. Each
+/// direction: whether the job does it, and its cap.
+fn note_ignored(
+    r: &mut JobReader<'_>,
+    given: &Given,
+    (reads, read_cap): (bool, Option<(&'static str, Cap)>),
+    (writes, write_cap): (bool, Option<(&'static str, Cap)>),
+) {
+    if let (Some(_), Some((_, ic))) = (given.bytes, given.iops) {
+        let shadowed = (reads && ic.read.is_some() && read_cap.is_some_and(|(n, _)| n == "rate"))
+            || (writes && ic.write.is_some() && write_cap.is_some_and(|(n, _)| n == "rate"));
+        if shadowed {
+            let e = entry(r, "rate_iops");
+            r.note(e, false, true, "ignored where rate is given too: rate sets the cap, as in fio");
+        }
+    }
+    for (name, caps) in [given.iops, given.bytes].into_iter().flatten() {
+        if !caps.apart {
+            continue;
+        }
+        let unused = if !writes && caps.write.is_some() {
+            Some("the write cap is ignored, as fio ignores it on a job that only reads")
+        } else if !reads && caps.read.is_some() {
+            Some("the read cap is ignored, as fio ignores it on a job that only writes")
+        } else {
+            None
+        };
+        if let Some(text) = unused {
+            let e = entry(r, name);
+            r.note(e, false, false, text);
+        }
+    }
+}
+
+/// Both directions capped: by the same option (else refused), in the
+/// job's own mix (else refused); their sum for each clone, and the
+/// option that gives it.
+fn both_capped(
+    r: &mut JobReader<'_>,
+    given: &Given,
+    read: Percent,
+    (rn, rc): (&'static str, Cap),
+    (wn, wc): (&'static str, Cap),
+) -> Got<(Cap, &'static str)> {
+    if std::mem::discriminant(&rc) != std::mem::discriminant(&wc) {
+        let e = entry(r, "rate_iops");
+        return Err(r.problem(
+            ImportErrorKind::Conflict,
+            e,
+            refusal(format!(
+                "the job's reads are capped by {rn} ({} a second) and its writes by {wn} ({} a second); \
+                 methodic's rate is I/Os or bytes a second for all of a step's I/O",
+                rc.said(),
+                wc.said()
+            ))
+            .hint("cap both directions with the same option"),
+        ));
+    }
+    let (a, b) = (rc.amount(), wc.amount());
+    let both = a.saturating_add(b);
+    // fio's rwmixread is whole percents: the caps' own mix, rounded
+    // half up, must be it.
+    let share = ((200u128 * a as u128 + both as u128) / (2 * both as u128)) as u32;
+    if Percent::whole(share) != read {
+        let e = entry(r, rn);
+        let apart = caps_apart(given, rn);
+        let caps = if apart {
+            format!("{rn} caps reads at {} and writes at {} a second", rc.said(), wc.said())
+        } else {
+            format!("{} caps reads and writes alike, each at {} a second", e.written(), rc.said())
+        };
+        return Err(r.problem(
+            ImportErrorKind::Untranslatable,
+            e,
+            refusal(format!(
+                "fio caps each direction on its own: {caps} for each clone, a {share}% read mix where the \
+                 job asks for {read} reads; methodic starts I/Os at one rate and keeps the read share"
+            ))
+            .hint(split_hint(rn, if apart { add(rc, b) } else { rc }, read)),
+        ));
+    }
+    Ok((add(rc, b), rn))
 }
 
 fn entry<'j>(r: &JobReader<'j>, name: &str) -> &'j Entry {
