@@ -153,45 +153,86 @@ fn against(job: &Job, entry: Option<&Entry>, detail: String, hint: String) -> Pr
     }
 }
 
-/// What keeps the jobs of a group from one `together` step.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: each reason a job cannot join its group, in the order fio reads the options"
-)]
+/// What keeps the jobs of a group from one `together` step, job by job in
+/// the group's order: a job that ends by size, then each job against the
+/// first (time, ramp, target settings), then the data the writers write.
 fn check_group(group: &[(&Job, Step)], device: u32, several: bool) -> Vec<Problem> {
-    let mut problems = Vec::new();
-    let (first, lead) = (&group[0].0, &group[0].1);
-    let with = |job: &Job, step: &Step| {
-        if group.len() == 1 {
+    let check = Check { group, device, several };
+    let mut problems = check.ends_by_size();
+    for (job, step) in &group[1..] {
+        problems.extend(check.time_and_ramp(job, step));
+        problems.extend(check.settings(job, step));
+    }
+    problems.extend(check.data());
+    problems
+}
+
+/// A group under check: its jobs (the first leads), the device of its
+/// first job, and whether the methodology has several devices.
+struct Check<'g> {
+    group: &'g [(&'g Job, Step)],
+    device: u32,
+    several: bool,
+}
+
+impl Check<'_> {
+    fn first(&self) -> &Job {
+        self.group[0].0
+    }
+
+    fn lead(&self) -> &Step {
+        &self.group[0].1
+    }
+
+    /// Why the job is in a together step, which each problem starts with.
+    fn with(&self, job: &Job, step: &Step) -> String {
+        if self.group.len() == 1 {
             let file = step.filename.as_ref().map_or("a file of its own".to_string(), |f| f.path.clone());
-            let here = if several { format!(", device {device} here") } else { String::new() };
+            let here = if self.several { format!(", device {} here", self.device) } else { String::new() };
             format!(
                 "fio runs [{}] on {file}{here}, not on the first file the job file names, and a job runs on another \
                  device than the first only in a together step",
                 job.section
             )
         } else {
+            let first = self.first();
             format!("fio starts [{}] together with [{}] (line {})", job.section, first.section, first.line)
         }
-    };
-    for (job, step) in group {
-        if let Stop::Written { .. } = step.stop {
-            problems.push(against(
-                job,
-                None,
-                format!(
-                    "{}, and [{}] ends once it has written its size (it has no time_based); methodic's jobs at once \
-                     run for a time",
-                    with(job, step),
-                    job.section
-                ),
-                format!("add time_based (with a runtime) to [{}], so that fio runs it for the runtime too", job.section),
-            ));
-        }
     }
-    let stonewall =
-        |job: &Job| format!("or add stonewall to [{}] to run it after [{}]", job.section, first.section);
-    for (job, step) in &group[1..] {
+
+    /// The other way out, which the hints end with.
+    fn stonewall(&self, job: &Job) -> String {
+        format!("or add stonewall to [{}] to run it after [{}]", job.section, self.first().section)
+    }
+
+    /// Jobs that end once they have written their size.
+    fn ends_by_size(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for (job, step) in self.group {
+            if let Stop::Written { .. } = step.stop {
+                problems.push(against(
+                    job,
+                    None,
+                    format!(
+                        "{}, and [{}] ends once it has written its size (it has no time_based); methodic's jobs at \
+                         once run for a time",
+                        self.with(job, step),
+                        job.section
+                    ),
+                    format!(
+                        "add time_based (with a runtime) to [{}], so that fio runs it for the runtime too",
+                        job.section
+                    ),
+                ));
+            }
+        }
+        problems
+    }
+
+    /// A job's time and ramp against the first job's.
+    fn time_and_ramp(&self, job: &Job, step: &Step) -> Vec<Problem> {
+        let (first, lead) = (self.first(), self.lead());
+        let mut problems = Vec::new();
         // The time: only where both run for one (a job that ends by size
         // is told above).
         if let (Stop::Time(a), Stop::Time(b)) = (lead.stop, step.stop) {
@@ -201,13 +242,16 @@ fn check_group(group: &[(&Job, Step)], device: u32, several: bool) -> Vec<Proble
                     job.get("runtime"),
                     format!(
                         "{}, but [{}] runs for {} and [{}] for {}: a together step runs its jobs for one time",
-                        with(job, step),
+                        self.with(job, step),
                         first.section,
                         said(a.to_string(), first.get("runtime")),
                         job.section,
                         said(b.to_string(), job.get("runtime"))
                     ),
-                    format!("give the jobs fio starts together one runtime (in [global], say), {}", stonewall(job)),
+                    format!(
+                        "give the jobs fio starts together one runtime (in [global], say), {}",
+                        self.stonewall(job)
+                    ),
                 ));
             }
         }
@@ -217,15 +261,23 @@ fn check_group(group: &[(&Job, Step)], device: u32, several: bool) -> Vec<Proble
                 job.get("ramp_time").or_else(|| first.get("ramp_time")),
                 format!(
                     "{}, but [{}] ramps up for {} and [{}] for {}: a together step has one ramp for its jobs",
-                    with(job, step),
+                    self.with(job, step),
                     first.section,
                     said(lead.ramp.to_string(), first.get("ramp_time")),
                     job.section,
                     said(step.ramp.to_string(), job.get("ramp_time"))
                 ),
-                format!("give the jobs fio starts together one ramp_time, {}", stonewall(job)),
+                format!("give the jobs fio starts together one ramp_time, {}", self.stonewall(job)),
             ));
         }
+        problems
+    }
+
+    /// A job's target settings against the first job's: span, direct or
+    /// buffered I/O, and (for buffered I/O alike) the cache dropped.
+    fn settings(&self, job: &Job, step: &Step) -> Vec<Problem> {
+        let (first, lead) = (self.first(), self.lead());
+        let mut problems = Vec::new();
         // `[a] does direct I/O (direct=1) and [b] buffered I/O (fio's default)`.
         let setting = |a: String, b: String, entry: Option<&Entry>, option: &str| {
             against(
@@ -233,11 +285,11 @@ fn check_group(group: &[(&Job, Step)], device: u32, several: bool) -> Vec<Proble
                 entry,
                 format!(
                     "{}, but [{}] {a} and [{}] {b}: the jobs of a together step share the target's settings",
-                    with(job, step),
+                    self.with(job, step),
                     first.section,
                     job.section
                 ),
-                format!("give the jobs fio starts together the same {option}, {}", stonewall(job)),
+                format!("give the jobs fio starts together the same {option}, {}", self.stonewall(job)),
             )
         };
         if lead.span != step.span {
@@ -268,11 +320,18 @@ fn check_group(group: &[(&Job, Step)], device: u32, several: bool) -> Vec<Proble
                 "invalidate",
             ));
         }
+        problems
     }
-    // What is written: only jobs that write say it.
-    let writers: Vec<&(&Job, Step)> =
-        group.iter().filter(|(_, s)| s.read < methodic_compiler::plan::Percent::HUNDRED).collect();
-    if let Some(((w0, s0), rest)) = writers.split_first().map(|(f, r)| ((&f.0, &f.1), r)) {
+
+    /// What is written: only jobs that write say it, each against the
+    /// first of them.
+    fn data(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let writers: Vec<&(&Job, Step)> =
+            self.group.iter().filter(|(_, s)| s.read < methodic_compiler::plan::Percent::HUNDRED).collect();
+        let Some(((w0, s0), rest)) = writers.split_first().map(|(f, r)| ((&f.0, &f.1), r)) else {
+            return problems;
+        };
         let data = |j| either(j, "zero_buffers", "buffer_compress_percentage");
         for (job, step) in rest.iter().map(|p| (&p.0, &p.1)) {
             if s0.data != step.data {
@@ -282,7 +341,7 @@ fn check_group(group: &[(&Job, Step)], device: u32, several: bool) -> Vec<Proble
                     format!(
                         "{}, but [{}] writes {} and [{}] {}: the jobs of a together step write the data the \
                          target's settings say",
-                        with(job, step),
+                        self.with(job, step),
                         w0.section,
                         said(data_words(s0.data), data(w0)),
                         job.section,
@@ -296,8 +355,8 @@ fn check_group(group: &[(&Job, Step)], device: u32, several: bool) -> Vec<Proble
                 ));
             }
         }
+        problems
     }
-    problems
 }
 
 /// The option that sets something: `a`, else `b`.
