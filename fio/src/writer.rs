@@ -118,12 +118,10 @@ fn extent(s: FioSpan) -> String {
     }
 }
 
-/// The phases to methodology text (formatted afterwards); `devices` are
-/// listed when there are more than one.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: the methodology text written top to bottom, header, devices, notes, workloads, steps"
-)]
+/// The phases to methodology text (formatted afterwards): the header
+/// comments, the methodology's name, description and conventions, a
+/// workload a job, and the phases in order. `devices` are listed when
+/// there are more than one.
 pub(crate) fn phases_to_method(
     phases: &[Phase],
     devices: &[Device],
@@ -132,100 +130,10 @@ pub(crate) fn phases_to_method(
     sections: &[Section],
 ) -> String {
     let steps: Vec<&Step> = phases.iter().flat_map(|p| &p.steps).collect();
-    let mut out = String::new();
-    let version = env!("CARGO_PKG_VERSION");
-    out.push_str(&format!(
-        "# Imported from {} by methodic {version} (`methodic import fio`).\n",
-        one_line(file)
-    ));
-    let groups = phases.iter().filter(|p| p.together).count();
-    if steps.len() == 1 {
-        out.push_str("# The fio job is a phase with one measurement.\n");
-    } else if groups == 0 {
-        out.push_str(
-            "# Each fio job is a phase with one measurement; fio runs the jobs one after\n\
-             # another (stonewall), and so does this methodology.\n",
-        );
-    } else if phases.len() == 1 {
-        out.push_str(&comment(
-            "",
-            "",
-            "",
-            "fio starts the jobs together (no stonewall between them): they are one phase with a together \
-             step, a job each.",
-        ));
-    } else {
-        out.push_str(&comment(
-            "",
-            "",
-            "",
-            "Jobs that fio starts together (no stonewall between them) are one phase with a together step, a \
-             job each; each other fio job is a phase with one measurement. The phases run one after another, \
-             as fio runs its jobs after a stonewall.",
-        ));
-    }
-    if devices.len() > 1 {
-        out.push_str(&comment(
-            "",
-            "",
-            "",
-            &format!(
-                "Devices: fio runs the jobs on {} files, each a device here (`device N` is the Nth --target), \
-                 in the order the job file first names them:",
-                devices.len()
-            ),
-        ));
-        let mut targets = Vec::new();
-        for (i, d) in devices.iter().enumerate() {
-            let text = match &d.path {
-                Some(p) => {
-                    targets.push(format!("--target {p}"));
-                    format!("device {}: {p} ({})", i + 1, d.jobs.join(", "))
-                }
-                None => {
-                    targets.push(format!("--target PATH{}", i + 1));
-                    format!(
-                        "device {}: the jobs without filename ({}); fio makes each a file of its own in the \
-                         directory it runs in ({})",
-                        i + 1,
-                        d.jobs.join(", "),
-                        d.own_files.join(", ")
-                    )
-                }
-            };
-            out.push_str(&comment("", "- ", "  ", &text));
-        }
-        out.push_str(&comment("", "", "", &format!("Run: `methodic run FILE.method {}`", targets.join(" "))));
-    }
-    let mut seen = HashSet::new();
-    let mut global: Vec<&Note> = steps
-        .iter()
-        .flat_map(|s| &s.notes)
-        .filter(|n| n.global)
-        .filter(|n| seen.insert((n.line, &n.text)))
-        .collect();
-    global.sort_by_key(|n| n.line);
-    if !global.is_empty() {
-        out.push_str("# From [global]:\n");
-        for n in global {
-            out.push_str(&comment("", "- ", "  ", &n.text));
-        }
-    }
-    let random: Vec<String> =
-        steps.iter().filter(|s| s.random_map).map(|s| format!("[{}]", s.section)).collect();
-    if !random.is_empty() {
-        out.push_str(&comment(
-            "",
-            "",
-            "",
-            &format!(
-                "Random offsets: fio (without norandommap) sends each random I/O of {} to a block not yet \
-                 touched in this pass; methodic draws offsets independently, so some blocks are hit twice \
-                 and others not at all.",
-                random.join(", ")
-            ),
-        ));
-    }
+    let mut out = header(file, phases, steps.len());
+    out.push_str(&devices_comment(devices));
+    out.push_str(&global_comments(&steps));
+
     out.push_str(&format!("methodology {} version \"1.0\"\n", quote(name)));
     let global_description = sections
         .iter()
@@ -259,44 +167,164 @@ pub(crate) fn phases_to_method(
     let mut idents = idents.iter();
     for phase in phases {
         let workloads: Vec<&String> = idents.by_ref().take(phase.steps.len()).collect();
-        out.push('\n');
-        let title = phase.steps.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(" + ");
-        out.push_str(&format!("phase {} {{\n", quote(&phase_name(&title, &mut phase_names))));
-        for n in &phase.notes {
-            out.push_str(&comment("  ", "", "  ", n));
-        }
-        for s in &phase.steps {
-            out.push_str(&job_comment(s));
-        }
-        let s = &phase.steps[0];
-        // The jobs of a together step share the target's settings: the
-        // import checked that they agree, and that the data is that of
-        // the jobs that write.
-        let data = phase.steps.iter().find(|s| s.read < Percent::HUNDRED).map_or(s.data, |w| w.data);
-        let data = match data {
-            Data::Random => "random".to_string(),
-            Data::Zeros => "zeros".to_string(),
-            Data::Compressible(p) => format!("compressible {p}"),
-        };
-        out.push_str(&format!(
-            "  target {{ span {}; workers {}; io {}; data {data} }}\n",
-            extent(s.span),
-            s.workers,
-            if s.direct { "direct" } else { "buffered" }
-        ));
-        if s.drop_caches {
-            out.push_str(
-                "  # fio drops the file's cached pages when a buffered job starts (invalidate=1).\n",
-            );
-            out.push_str("  drop_caches\n");
-        }
-        if phase.together {
-            out.push_str(&together(phase, &workloads));
-        } else {
-            out.push_str(&measure(s, workloads[0]));
-        }
-        out.push_str("}\n");
+        out.push_str(&phase_block(phase, &workloads, &mut phase_names));
     }
+    out
+}
+
+/// Where the methodology came from, and how the jobs became phases.
+fn header(file: &str, phases: &[Phase], jobs: usize) -> String {
+    let mut out = String::new();
+    let version = env!("CARGO_PKG_VERSION");
+    out.push_str(&format!(
+        "# Imported from {} by methodic {version} (`methodic import fio`).\n",
+        one_line(file)
+    ));
+    let groups = phases.iter().filter(|p| p.together).count();
+    if jobs == 1 {
+        out.push_str("# The fio job is a phase with one measurement.\n");
+    } else if groups == 0 {
+        out.push_str(
+            "# Each fio job is a phase with one measurement; fio runs the jobs one after\n\
+             # another (stonewall), and so does this methodology.\n",
+        );
+    } else if phases.len() == 1 {
+        out.push_str(&comment(
+            "",
+            "",
+            "",
+            "fio starts the jobs together (no stonewall between them): they are one phase with a together \
+             step, a job each.",
+        ));
+    } else {
+        out.push_str(&comment(
+            "",
+            "",
+            "",
+            "Jobs that fio starts together (no stonewall between them) are one phase with a together step, a \
+             job each; each other fio job is a phase with one measurement. The phases run one after another, \
+             as fio runs its jobs after a stonewall.",
+        ));
+    }
+    out
+}
+
+/// The devices, a line each, and the command that runs the methodology
+/// on them; nothing for one device.
+fn devices_comment(devices: &[Device]) -> String {
+    let mut out = String::new();
+    if devices.len() <= 1 {
+        return out;
+    }
+    out.push_str(&comment(
+        "",
+        "",
+        "",
+        &format!(
+            "Devices: fio runs the jobs on {} files, each a device here (`device N` is the Nth --target), \
+             in the order the job file first names them:",
+            devices.len()
+        ),
+    ));
+    let mut targets = Vec::new();
+    for (i, d) in devices.iter().enumerate() {
+        let text = match &d.path {
+            Some(p) => {
+                targets.push(format!("--target {p}"));
+                format!("device {}: {p} ({})", i + 1, d.jobs.join(", "))
+            }
+            None => {
+                targets.push(format!("--target PATH{}", i + 1));
+                format!(
+                    "device {}: the jobs without filename ({}); fio makes each a file of its own in the \
+                     directory it runs in ({})",
+                    i + 1,
+                    d.jobs.join(", "),
+                    d.own_files.join(", ")
+                )
+            }
+        };
+        out.push_str(&comment("", "- ", "  ", &text));
+    }
+    out.push_str(&comment("", "", "", &format!("Run: `methodic run FILE.method {}`", targets.join(" "))));
+    out
+}
+
+/// The notes on `[global]` options, once each, and the jobs whose random
+/// offsets fio draws otherwise.
+fn global_comments(steps: &[&Step]) -> String {
+    let mut out = String::new();
+    let mut seen = HashSet::new();
+    let mut global: Vec<&Note> = steps
+        .iter()
+        .flat_map(|s| &s.notes)
+        .filter(|n| n.global)
+        .filter(|n| seen.insert((n.line, &n.text)))
+        .collect();
+    global.sort_by_key(|n| n.line);
+    if !global.is_empty() {
+        out.push_str("# From [global]:\n");
+        for n in global {
+            out.push_str(&comment("", "- ", "  ", &n.text));
+        }
+    }
+    let random: Vec<String> =
+        steps.iter().filter(|s| s.random_map).map(|s| format!("[{}]", s.section)).collect();
+    if !random.is_empty() {
+        out.push_str(&comment(
+            "",
+            "",
+            "",
+            &format!(
+                "Random offsets: fio (without norandommap) sends each random I/O of {} to a block not yet \
+                 touched in this pass; methodic draws offsets independently, so some blocks are hit twice \
+                 and others not at all.",
+                random.join(", ")
+            ),
+        ));
+    }
+    out
+}
+
+/// One phase: its notes, each job's comment, the target settings, and
+/// its measurement or together step.
+fn phase_block(phase: &Phase, workloads: &[&String], phase_names: &mut HashSet<String>) -> String {
+    let mut out = String::new();
+    out.push('\n');
+    let title = phase.steps.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(" + ");
+    out.push_str(&format!("phase {} {{\n", quote(&phase_name(&title, phase_names))));
+    for n in &phase.notes {
+        out.push_str(&comment("  ", "", "  ", n));
+    }
+    for s in &phase.steps {
+        out.push_str(&job_comment(s));
+    }
+    let s = &phase.steps[0];
+    // The jobs of a together step share the target's settings: the
+    // import checked that they agree, and that the data is that of
+    // the jobs that write.
+    let data = phase.steps.iter().find(|s| s.read < Percent::HUNDRED).map_or(s.data, |w| w.data);
+    let data = match data {
+        Data::Random => "random".to_string(),
+        Data::Zeros => "zeros".to_string(),
+        Data::Compressible(p) => format!("compressible {p}"),
+    };
+    out.push_str(&format!(
+        "  target {{ span {}; workers {}; io {}; data {data} }}\n",
+        extent(s.span),
+        s.workers,
+        if s.direct { "direct" } else { "buffered" }
+    ));
+    if s.drop_caches {
+        out.push_str("  # fio drops the file's cached pages when a buffered job starts (invalidate=1).\n");
+        out.push_str("  drop_caches\n");
+    }
+    if phase.together {
+        out.push_str(&together(phase, workloads));
+    } else {
+        out.push_str(&measure(s, workloads[0]));
+    }
+    out.push_str("}\n");
     out
 }
 
