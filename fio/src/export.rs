@@ -499,15 +499,30 @@ fn rate_options(s: &mut Section, r: &Rate, w: &Workload, qd: &Qd, engine: Option
     );
 }
 
-/// The options every section with I/O shares: what it does, where, how
-/// deep and on what.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: every option an I/O section shares, in the order fio's documentation lists them"
-)]
+/// The options every section with I/O shares, in this order: what it does,
+/// its blocks, where, how deep and on what, direct or buffered, and the
+/// data it writes.
 fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: Option<Engine>) -> Section {
-    let mut notes = Vec::new();
-    let mut o: Vec<(&'static str, Option<String>)> = vec![("stonewall", None)];
+    let mut s = Section { name, notes: Vec::new(), options: vec![("stonewall", None)] };
+    pattern_options(&mut s, w);
+    block_options(&mut s, w);
+    let workers = engine.map_or(qd.workers, |e| e.threads).max(1);
+    span_options(&mut s, w, settings.span, workers);
+    engine_options(&mut s, qd, engine);
+    s.options.push(("direct", Some(if settings.io == IoMode::Direct { "1" } else { "0" }.into())));
+    data_options(&mut s, w, settings.data);
+    if settings.devices > 1 {
+        s.notes.push(format!(
+            "methodic spreads the workers over {} devices: give fio each with filename=DEV1:DEV2:...",
+            settings.devices
+        ));
+    }
+    s
+}
+
+/// What the I/O does: `rw` (with `rwmixread` and `percentage_random` for
+/// a mix) and where random offsets land.
+fn pattern_options(s: &mut Section, w: &Workload) {
     let read = w.read.as_f64();
     let random = w.random.as_f64();
     // Trims alone are fio's trim and randtrim; fio has no share of trims
@@ -523,46 +538,55 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
         (_, false) => "rw",
         (_, true) => "randrw",
     };
-    o.push(("rw", Some(rw.into())));
+    s.options.push(("rw", Some(rw.into())));
     if read > 0.0 && read < 100.0 {
-        o.push(("rwmixread", Some(format!("{}", read.round() as u32))));
+        s.options.push(("rwmixread", Some(format!("{}", read.round() as u32))));
         if read.fract() != 0.0 {
-            notes.push(format!("read share {read}%: fio's rwmixread takes whole percents"));
+            s.notes.push(format!("read share {read}%: fio's rwmixread takes whole percents"));
         }
     }
     if random > 0.0 && random < 100.0 {
-        o.push(("percentage_random", Some(format!("{}", random.round() as u32))));
+        s.options.push(("percentage_random", Some(format!("{}", random.round() as u32))));
     }
     // methodic draws random offsets uniformly, repeats allowed; fio by
     // default visits each block once a pass (and pays to track it).
     if random > 0.0 {
-        o.push(("norandommap", None));
-        if let Some(d) = distribution(&w.access, &mut notes) {
-            o.push(("random_distribution", Some(d)));
+        s.options.push(("norandommap", None));
+        if let Some(d) = distribution(&w.access, &mut s.notes) {
+            s.options.push(("random_distribution", Some(d)));
         }
     }
+}
+
+/// The block size, or the sizes and their shares, and the alignment when
+/// it is not the smallest block.
+fn block_options(s: &mut Section, w: &Workload) {
     if let [one] = w.blocks.as_slice() {
-        o.push(("bs", Some(one.size.0.to_string())));
+        s.options.push(("bs", Some(one.size.0.to_string())));
     } else {
         let exact: Vec<u32> = w.blocks.iter().map(|b| b.share.hundredths()).collect();
         let shares = whole_percents(&exact);
         if exact.iter().any(|h| h % 100 != 0) {
-            notes.push("block shares rounded to whole percents, as fio takes them".into());
+            s.notes.push("block shares rounded to whole percents, as fio takes them".into());
         }
         let split: Vec<String> =
             w.blocks.iter().zip(&shares).map(|(b, s)| format!("{}/{s}", b.size.0)).collect();
-        o.push(("bssplit", Some(split.join(":"))));
+        s.options.push(("bssplit", Some(split.join(":"))));
     }
     let smallest = w.blocks.iter().map(|b| b.size.0).min().unwrap_or(4096);
     if w.align.0 != 0 && w.align.0 != smallest {
-        o.push(("blockalign", Some(w.align.0.to_string())));
+        s.options.push(("blockalign", Some(w.align.0.to_string())));
     }
+}
+
+/// Where the I/O goes: `size` for the span, `offset_increment` for the
+/// stripes of a sequential step's `workers`, and `offset`.
+fn span_options(s: &mut Section, w: &Workload, span: Extent, workers: u32) {
     // methodic gives each worker of a sequential step its own stripe of
     // the span; fio's clones would each walk the same blocks.
-    let workers = engine.map_or(qd.workers, |e| e.threads).max(1);
     let striped = w.random == methodic_compiler::plan::Percent::ZERO && workers > 1;
     let start = w.offset.0;
-    match settings.span {
+    match span {
         Extent::Bytes(b) => {
             let span = b.0.saturating_sub(start);
             // Whole blocks a stripe, as methodic's stripes are, so that
@@ -570,9 +594,9 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
             let largest = w.blocks.iter().map(|b| b.size.0).max().unwrap_or(4096);
             let unit = w.align.0.max(largest).max(4096);
             let size = if striped { span / workers as u64 / unit * unit } else { span };
-            o.push(("size", Some(size.to_string())));
+            s.options.push(("size", Some(size.to_string())));
             if striped {
-                o.push(("offset_increment", Some(size.to_string())));
+                s.options.push(("offset_increment", Some(size.to_string())));
             }
         }
         Extent::Percent(p) => {
@@ -584,51 +608,59 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
                 (p.as_f64().round() as u32).max(1)
             };
             if striped && !whole {
-                notes.push(format!(
+                s.notes.push(format!(
                     "methodic gives each of the {workers} workers a stripe of the {p} span; fio takes whole \
                      percents, so here every job walks the whole span"
                 ));
             }
             if p.hundredths() % 100 != 0 {
-                notes.push(format!("span {p}: fio takes whole percents"));
+                s.notes.push(format!("span {p}: fio takes whole percents"));
             }
-            o.push(("size", Some(format!("{size}%"))));
+            s.options.push(("size", Some(format!("{size}%"))));
             if striped && whole {
-                o.push(("offset_increment", Some(format!("{size}%"))));
+                s.options.push(("offset_increment", Some(format!("{size}%"))));
             }
             if start > 0 {
-                notes.push(format!("I/O starts {start} bytes in: fio takes the size from there"));
+                s.notes.push(format!("I/O starts {start} bytes in: fio takes the size from there"));
             }
         }
     }
     if start > 0 {
-        o.push(("offset", Some(start.to_string())));
+        s.options.push(("offset", Some(start.to_string())));
     }
+}
+
+/// How deep and on what: the engine methodic ran, when known, else the
+/// one it would choose for the queue depth; `iodepth` and `numjobs`.
+fn engine_options(s: &mut Section, qd: &Qd, engine: Option<Engine>) {
     let (psync, threads, depth) = match engine {
         Some(e) => (e.psync, e.threads, e.depth),
         None => (qd.per_worker == 1, qd.workers, qd.per_worker),
     };
     if engine.is_none() && qd.per_worker > 1 {
-        notes.push(
+        s.notes.push(
             "methodic keeps this queue depth with one psync thread an I/O on targets that complete I/O in the \
              submitting thread (zram, tmpfs); `methodic crosscheck` exports the job as methodic ran it"
                 .into(),
         );
     }
-    o.push(("ioengine", Some(if psync { "psync" } else { "io_uring" }.into())));
+    s.options.push(("ioengine", Some(if psync { "psync" } else { "io_uring" }.into())));
     if !psync {
         // methodic registers its buffers and the file with the ring.
         if engine.is_none_or(|e| e.registered) {
-            o.push(("fixedbufs", None));
+            s.options.push(("fixedbufs", None));
         }
-        o.push(("registerfiles", None));
+        s.options.push(("registerfiles", None));
     }
-    o.push(("iodepth", Some(depth.max(1).to_string())));
-    o.push(("numjobs", Some(threads.max(1).to_string())));
-    o.push(("direct", Some(if settings.io == IoMode::Direct { "1" } else { "0" }.into())));
-    // What is written: fresh random data for each write, zeros, or data
-    // that compresses by a share.
-    match settings.data {
+    s.options.push(("iodepth", Some(depth.max(1).to_string())));
+    s.options.push(("numjobs", Some(threads.max(1).to_string())));
+}
+
+/// What is written: fresh random data for each write, zeros, or data
+/// that compresses by a share; nothing for a workload that does not
+/// write.
+fn data_options(s: &mut Section, w: &Workload, data: DataPattern) {
+    match data {
         _ if !w.writes() => {}
         // fio's default (random buffers, scrambled on each write:
         // scramble_buffers=1) defeats deduplication but compresses well;
@@ -637,19 +669,12 @@ fn io_section(name: String, w: &Workload, qd: &Qd, settings: &Settings, engine: 
         // (128KiB). The export keeps fio's default, so that crosscheck
         // compares the engines, and says so in the job file.
         DataPattern::Random => {}
-        DataPattern::Zeros => o.push(("zero_buffers", None)),
+        DataPattern::Zeros => s.options.push(("zero_buffers", None)),
         DataPattern::Compressible(p) => {
-            o.push(("buffer_compress_percentage", Some(format!("{}", p.as_f64().round() as u32))));
-            o.push(("refill_buffers", None));
+            s.options.push(("buffer_compress_percentage", Some(format!("{}", p.as_f64().round() as u32))));
+            s.options.push(("refill_buffers", None));
         }
     }
-    if settings.devices > 1 {
-        notes.push(format!(
-            "methodic spreads the workers over {} devices: give fio each with filename=DEV1:DEV2:...",
-            settings.devices
-        ));
-    }
-    Section { name, notes, options: o }
 }
 
 /// Shares in hundredths of a percent (adding up to 100%) as the whole
