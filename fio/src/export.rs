@@ -19,8 +19,9 @@
 use std::fmt::Write as _;
 
 use methodic_compiler::plan::{
-    Access, Action, Arrivals, DataPattern, Duration, EraseMethod, Extent, IoMode, MeasureStop, Metric,
-    Percent, Plan, PreconditionStop, Qd, Rate, RateAmount, Step, Target as Settings, Workload, plural,
+    Access, Action, Arrivals, Cell, DataPattern, Duration, EraseMethod, Extent, IoMode, Job, MeasureStop,
+    Metric, Percent, Plan, Point, PreconditionStop, Qd, Qos, Rate, RateAmount, SteadyRule, Step,
+    Target as Settings, Workload, plural,
 };
 
 use crate::translate::{normal_differs, pareto_differs, zipf_differs};
@@ -159,37 +160,51 @@ fn erase_command(method: EraseMethod) -> &'static str {
     }
 }
 
-#[expect(clippy::too_many_lines, reason = "one arm per step kind, each its fio sections")]
+/// A step on its way to fio sections: its label in notes (`step 3 (id)`),
+/// the start of its sections' names, its target settings, and how
+/// methodic ran it, when known.
+struct StepOut {
+    label: String,
+    name: String,
+    settings: Settings,
+    engine: Option<Engine>,
+}
+
+impl StepOut {
+    /// A section named after the step (and `suffix`) with the options of
+    /// its I/O on the step's target.
+    fn io(&self, suffix: &str, w: &Workload, qd: &Qd) -> Section {
+        io_section(format!("{}{suffix}", self.name), w, qd, &self.settings, self.engine)
+    }
+
+    /// The section of a step fio cannot run: a note that says so.
+    fn note_only(&self, text: String) -> Vec<Section> {
+        vec![Section { name: self.name.clone(), notes: vec![text], options: Vec::new() }]
+    }
+}
+
+/// A step's fio sections, one arm a step kind: a note for a step fio
+/// cannot run, else the sections of its I/O (each kind its function);
+/// then what methodic does and fio does not (verify, local).
 fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
-    let label = format!("step {} ({})", i + 1, step.id);
-    let name = |suffix: &str| format!("{}-{}{suffix}", i + 1, file_name(&step.id));
-    let settings = step.target.unwrap_or_default();
-    let note_only = |text: String| vec![Section { name: name(""), notes: vec![text], options: Vec::new() }];
+    let x = StepOut {
+        label: format!("step {} ({})", i + 1, step.id),
+        name: format!("{}-{}", i + 1, file_name(&step.id)),
+        settings: step.target.unwrap_or_default(),
+        engine,
+    };
+    let label = &x.label;
     let mut out = match &step.action {
-        Action::Erase { method } => note_only(match method {
-            EraseMethod::Secure => format!(
-                "{label}: secure erase. fio cannot erase a drive: run `nvme format --ses=1` (NVMe) or \
-                 `blkdiscard --secure ${{TARGET}}` before the next section"
-            ),
-            EraseMethod::Discard => format!(
-                "{label}: discard of the span. fio cannot say it here: run `blkdiscard ${{TARGET}}` (on a file, \
-                 `fallocate --punch-hole`) before the next section"
-            ),
-            m => format!(
-                "{label}: erase {}. fio cannot erase a drive: run {} before the next section",
-                m.keyword(),
-                erase_command(*m)
-            ),
-        }),
-        Action::DropCaches => note_only(format!(
+        Action::Erase { method } => x.note_only(erase_note(label, *method)),
+        Action::DropCaches => x.note_only(format!(
             "{label}: drop caches. fio cannot: run `sync; echo 3 > /proc/sys/vm/drop_caches` before the next \
              section (fio's invalidate=1, its default, drops only the target's pages)"
         )),
-        Action::Idle { time } => note_only(format!(
+        Action::Idle { time } => x.note_only(format!(
             "{label}: idle {}. fio cannot wait between sections: sleep before the next one",
             time.human()
         )),
-        Action::LimitRam { limit } => note_only(match limit {
+        Action::LimitRam { limit } => x.note_only(match limit {
             Some(b) => format!(
                 "{label}: RAM limited to {b} for the steps that follow. fio cannot: run fio in a memory cgroup \
                  (systemd-run --scope -p MemoryMax={})",
@@ -197,188 +212,24 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
             ),
             None => format!("{label}: the RAM limit is lifted"),
         }),
-        Action::Copy { dataset } => note_only(format!(
+        Action::Copy { dataset } => x.note_only(format!(
             "{label}: copy of dataset {} ({} files, {}). fio does not copy files: methodic times a copy of a \
              generated tree onto the target's file system",
             dataset.name, dataset.files, dataset.total
         )),
-        Action::Probe(p) => note_only(format!(
+        Action::Probe(p) => x.note_only(format!(
             "{label}: page-size probe ({} writes every {} over {}, {} repeats). fio cannot time each offset on \
              its own",
             p.io, p.step, p.range, p.repeats
         )),
-        Action::Fill { workload, qd, passes } => {
-            let mut s = io_section(name(""), workload, qd, &settings, engine);
-            s.notes.insert(
-                0,
-                format!("{label}: fill, {} over the span", plural(*passes as u64, "pass", "passes")),
-            );
-            if *passes > 1 {
-                s.options.push(("loops", Some(passes.to_string())));
-            }
-            if workload.random > methodic_compiler::plan::Percent::ZERO && qd.workers > 1 {
-                s.notes.push(format!(
-                    "a random fill: methodic's {} workers together write the span {} times; fio's clones each \
-                     write the whole size: set io_size to the span over numjobs",
-                    qd.workers, passes
-                ));
-            }
-            vec![s]
-        }
-        Action::Qos(q) => {
-            let mut s = io_section(name(""), &q.workload, &q.qd, &settings, engine);
-            s.notes.insert(
-                0,
-                format!(
-                    "{label}: latency QoS search for the highest rate with {} under {}. fio's latency_target \
-                     searches queue depth, not rate: this section is the closed-loop probe that starts the \
-                     search; run it again with rate_iops at the rates methodic probed",
-                    q.percentile_name(),
-                    q.limit_name()
-                ),
-            );
-            timed(
-                &mut s,
-                q.ramp,
-                &MeasureStop { time: Some(q.probe), written: None },
-                &q.workload,
-                &q.qd,
-                engine,
-            );
-            vec![s]
-        }
-        Action::Together { jobs, ramp, stop, .. } => {
-            let mut out = Vec::new();
-            for (k, job) in jobs.iter().enumerate() {
-                let settings = Settings { workers: job.workers, devices: 1, ..settings };
-                let mut s = io_section(
-                    name(&format!("-{}", file_name(&job.name))),
-                    &job.workload,
-                    &job.qd,
-                    &settings,
-                    engine,
-                );
-                if k == 0 {
-                    s.notes.insert(
-                        0,
-                        format!(
-                            "{label}: {} at once; the sections after this one leave out stonewall, so that fio \
-                             starts them together",
-                            plural(jobs.len() as u64, "job", "jobs")
-                        ),
-                    );
-                } else {
-                    s.options.retain(|(k, _)| *k != "stonewall");
-                }
-                s.notes.insert(usize::from(k == 0), format!("job {}", job.name));
-                if job.device > 0 {
-                    s.options.push(("filename", Some(format!("${{TARGET{}}}", job.device + 1))));
-                    s.notes.push(format!(
-                        "device {}: give its path in TARGET{} (TARGET{}=/dev/... fio ...)",
-                        job.device + 1,
-                        job.device + 1,
-                        job.device + 1
-                    ));
-                }
-                if let Some(r) = &job.rate {
-                    rate_options(&mut s, r, &job.workload, &job.qd, engine);
-                }
-                timed(&mut s, *ramp, stop, &job.workload, &job.qd, engine);
-                out.push(s);
-            }
-            out
-        }
+        Action::Fill { workload, qd, passes } => vec![fill_section(&x, workload, qd, *passes)],
+        Action::Qos(q) => vec![qos_section(&x, q)],
+        Action::Together { jobs, ramp, stop, .. } => together_sections(&x, jobs, *ramp, stop),
         Action::Measure { workload, qd, ramp, stop, rate, at, .. } => {
-            let mut s = io_section(name(""), workload, qd, &settings, engine);
-            s.notes.insert(0, format!("{label}: measure"));
-            if let Some(p) = at {
-                s.notes.push(format!(
-                    "methodic chooses this step's queue depth when it runs: {}; fio cannot, so this section \
-                     runs at the first of them (QD {}): set iodepth and numjobs to the one methodic chose (its \
-                     results' actions say which)",
-                    p.describe(),
-                    qd.total
-                ));
-            }
-            if let Some(r) = rate {
-                rate_options(&mut s, r, workload, qd, engine);
-            }
-            timed(&mut s, *ramp, stop, workload, qd, engine);
-            vec![s]
+            vec![measure_section(&x, workload, qd, *ramp, stop, rate.as_ref(), at.as_ref())]
         }
-        Action::Precondition { workload, qd, stop, .. } => {
-            let mut s = io_section(name(""), workload, qd, &settings, engine);
-            match stop {
-                PreconditionStop::Time(t) => {
-                    s.notes.insert(0, format!("{label}: precondition for {}", t.human()));
-                    s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
-                    s.options.push(("time_based", None));
-                }
-                PreconditionStop::Steady { round, rule } => {
-                    let metric = match rule.metric {
-                        Metric::Iops => "iops",
-                        Metric::Latency => {
-                            s.notes.push(
-                                "the steady metric is latency: fio's ss= judges IOPS or bandwidth; here IOPS"
-                                    .into(),
-                            );
-                            "iops"
-                        }
-                        _ => "bw",
-                    };
-                    s.notes.insert(
-                        0,
-                        format!(
-                            "{label}: precondition in {} rounds until steady (SNIA: a {}-round window, excursion \
-                             within {} and slope within {} of its average, at most {} rounds). fio's ss= judges a \
-                             sliding window of samples, not rounds: close, not the same rule",
-                            round.human(),
-                            rule.window,
-                            rule.excursion,
-                            rule.slope,
-                            rule.max_rounds
-                        ),
-                    );
-                    let window_ms = round.as_millis() * rule.window as u64;
-                    // SNIA's slope is the change over the whole window; fio's
-                    // iops_slope, the change a second, as a share of the mean.
-                    let per_second = rule.slope.as_f64() / (window_ms as f64 / 1000.0).max(1.0);
-                    s.options
-                        .push(("runtime", Some(format!("{}ms", round.as_millis() * rule.max_rounds as u64))));
-                    s.options.push(("time_based", None));
-                    s.options.push(("ss", Some(format!("{metric}_slope:{per_second:.6}%"))));
-                    s.options.push(("ss_dur", Some(format!("{}s", window_ms.div_ceil(1000)))));
-                }
-            }
-            vec![s]
-        }
-        Action::Rounds { cells, rule, .. } => {
-            let mut out = Vec::new();
-            for (k, cell) in cells.iter().enumerate() {
-                let mut s =
-                    io_section(name(&format!("-cell{}", k + 1)), &cell.workload, &cell.qd, &settings, engine);
-                if k == 0 {
-                    s.notes.insert(
-                        0,
-                        format!(
-                            "{label}: {} measurements repeated in rounds until the tracked one is steady (a \
-                             {}-round window, at most {} rounds). fio runs each once: repeat these sections for \
-                             more rounds",
-                            cells.len(),
-                            rule.window,
-                            rule.max_rounds
-                        ),
-                    );
-                }
-                if !cell.ramp.is_zero() {
-                    s.options.push(("ramp_time", Some(format!("{}ms", cell.ramp.as_millis()))));
-                }
-                s.options.push(("runtime", Some(format!("{}ms", cell.record.as_millis()))));
-                s.options.push(("time_based", None));
-                out.push(s);
-            }
-            out
-        }
+        Action::Precondition { workload, qd, stop, .. } => vec![precondition_section(&x, workload, qd, stop)],
+        Action::Rounds { cells, rule, .. } => rounds_sections(&x, cells, rule),
     };
     if step.verify {
         if let Some(s) = out.first_mut() {
@@ -397,6 +248,213 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
                     .into(),
             );
         }
+    }
+    out
+}
+
+/// What an erase fio cannot do says to run instead.
+fn erase_note(label: &str, method: EraseMethod) -> String {
+    match method {
+        EraseMethod::Secure => format!(
+            "{label}: secure erase. fio cannot erase a drive: run `nvme format --ses=1` (NVMe) or \
+             `blkdiscard --secure ${{TARGET}}` before the next section"
+        ),
+        EraseMethod::Discard => format!(
+            "{label}: discard of the span. fio cannot say it here: run `blkdiscard ${{TARGET}}` (on a file, \
+             `fallocate --punch-hole`) before the next section"
+        ),
+        m => format!(
+            "{label}: erase {}. fio cannot erase a drive: run {} before the next section",
+            m.keyword(),
+            erase_command(m)
+        ),
+    }
+}
+
+/// A fill: its passes as `loops`.
+fn fill_section(x: &StepOut, workload: &Workload, qd: &Qd, passes: u32) -> Section {
+    let label = &x.label;
+    let mut s = x.io("", workload, qd);
+    s.notes.insert(0, format!("{label}: fill, {} over the span", plural(passes as u64, "pass", "passes")));
+    if passes > 1 {
+        s.options.push(("loops", Some(passes.to_string())));
+    }
+    if workload.random > methodic_compiler::plan::Percent::ZERO && qd.workers > 1 {
+        s.notes.push(format!(
+            "a random fill: methodic's {} workers together write the span {} times; fio's clones each \
+             write the whole size: set io_size to the span over numjobs",
+            qd.workers, passes
+        ));
+    }
+    s
+}
+
+/// A QoS search: the closed-loop probe that starts it.
+fn qos_section(x: &StepOut, q: &Qos) -> Section {
+    let label = &x.label;
+    let mut s = x.io("", &q.workload, &q.qd);
+    s.notes.insert(
+        0,
+        format!(
+            "{label}: latency QoS search for the highest rate with {} under {}. fio's latency_target \
+             searches queue depth, not rate: this section is the closed-loop probe that starts the \
+             search; run it again with rate_iops at the rates methodic probed",
+            q.percentile_name(),
+            q.limit_name()
+        ),
+    );
+    timed(&mut s, q.ramp, &MeasureStop { time: Some(q.probe), written: None }, &q.workload, &q.qd, x.engine);
+    s
+}
+
+/// Jobs at once: a section each, all but the first without stonewall, so
+/// that fio starts them together; a job on another device on its own
+/// `TARGET`.
+fn together_sections(x: &StepOut, jobs: &[Job], ramp: Duration, stop: &MeasureStop) -> Vec<Section> {
+    let label = &x.label;
+    let mut out = Vec::new();
+    for (k, job) in jobs.iter().enumerate() {
+        let settings = Settings { workers: job.workers, devices: 1, ..x.settings };
+        let mut s = io_section(
+            format!("{}-{}", x.name, file_name(&job.name)),
+            &job.workload,
+            &job.qd,
+            &settings,
+            x.engine,
+        );
+        if k == 0 {
+            s.notes.insert(
+                0,
+                format!(
+                    "{label}: {} at once; the sections after this one leave out stonewall, so that fio \
+                     starts them together",
+                    plural(jobs.len() as u64, "job", "jobs")
+                ),
+            );
+        } else {
+            s.options.retain(|(k, _)| *k != "stonewall");
+        }
+        s.notes.insert(usize::from(k == 0), format!("job {}", job.name));
+        if job.device > 0 {
+            s.options.push(("filename", Some(format!("${{TARGET{}}}", job.device + 1))));
+            s.notes.push(format!(
+                "device {}: give its path in TARGET{} (TARGET{}=/dev/... fio ...)",
+                job.device + 1,
+                job.device + 1,
+                job.device + 1
+            ));
+        }
+        if let Some(r) = &job.rate {
+            rate_options(&mut s, r, &job.workload, &job.qd, x.engine);
+        }
+        timed(&mut s, ramp, stop, &job.workload, &job.qd, x.engine);
+        out.push(s);
+    }
+    out
+}
+
+/// A measurement: its rate and its time.
+fn measure_section(
+    x: &StepOut,
+    workload: &Workload,
+    qd: &Qd,
+    ramp: Duration,
+    stop: &MeasureStop,
+    rate: Option<&Rate>,
+    at: Option<&Point>,
+) -> Section {
+    let label = &x.label;
+    let mut s = x.io("", workload, qd);
+    s.notes.insert(0, format!("{label}: measure"));
+    if let Some(p) = at {
+        s.notes.push(format!(
+            "methodic chooses this step's queue depth when it runs: {}; fio cannot, so this section \
+             runs at the first of them (QD {}): set iodepth and numjobs to the one methodic chose (its \
+             results' actions say which)",
+            p.describe(),
+            qd.total
+        ));
+    }
+    if let Some(r) = rate {
+        rate_options(&mut s, r, workload, qd, x.engine);
+    }
+    timed(&mut s, ramp, stop, workload, qd, x.engine);
+    s
+}
+
+/// A precondition for a time, or until steady as fio's `ss=` comes
+/// closest.
+fn precondition_section(x: &StepOut, workload: &Workload, qd: &Qd, stop: &PreconditionStop) -> Section {
+    let label = &x.label;
+    let mut s = x.io("", workload, qd);
+    match stop {
+        PreconditionStop::Time(t) => {
+            s.notes.insert(0, format!("{label}: precondition for {}", t.human()));
+            s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
+            s.options.push(("time_based", None));
+        }
+        PreconditionStop::Steady { round, rule } => {
+            let metric = match rule.metric {
+                Metric::Iops => "iops",
+                Metric::Latency => {
+                    s.notes.push(
+                        "the steady metric is latency: fio's ss= judges IOPS or bandwidth; here IOPS".into(),
+                    );
+                    "iops"
+                }
+                _ => "bw",
+            };
+            s.notes.insert(
+                0,
+                format!(
+                    "{label}: precondition in {} rounds until steady (SNIA: a {}-round window, excursion \
+                     within {} and slope within {} of its average, at most {} rounds). fio's ss= judges a \
+                     sliding window of samples, not rounds: close, not the same rule",
+                    round.human(),
+                    rule.window,
+                    rule.excursion,
+                    rule.slope,
+                    rule.max_rounds
+                ),
+            );
+            let window_ms = round.as_millis() * rule.window as u64;
+            // SNIA's slope is the change over the whole window; fio's
+            // iops_slope, the change a second, as a share of the mean.
+            let per_second = rule.slope.as_f64() / (window_ms as f64 / 1000.0).max(1.0);
+            s.options.push(("runtime", Some(format!("{}ms", round.as_millis() * rule.max_rounds as u64))));
+            s.options.push(("time_based", None));
+            s.options.push(("ss", Some(format!("{metric}_slope:{per_second:.6}%"))));
+            s.options.push(("ss_dur", Some(format!("{}s", window_ms.div_ceil(1000)))));
+        }
+    }
+    s
+}
+
+/// Rounds: a section a cell, each run once.
+fn rounds_sections(x: &StepOut, cells: &[Cell], rule: &SteadyRule) -> Vec<Section> {
+    let label = &x.label;
+    let mut out = Vec::new();
+    for (k, cell) in cells.iter().enumerate() {
+        let mut s = x.io(&format!("-cell{}", k + 1), &cell.workload, &cell.qd);
+        if k == 0 {
+            s.notes.insert(
+                0,
+                format!(
+                    "{label}: {} measurements repeated in rounds until the tracked one is steady (a \
+                     {}-round window, at most {} rounds). fio runs each once: repeat these sections for \
+                     more rounds",
+                    cells.len(),
+                    rule.window,
+                    rule.max_rounds
+                ),
+            );
+        }
+        if !cell.ramp.is_zero() {
+            s.options.push(("ramp_time", Some(format!("{}ms", cell.ramp.as_millis()))));
+        }
+        s.options.push(("runtime", Some(format!("{}ms", cell.record.as_millis()))));
+        s.options.push(("time_based", None));
+        out.push(s);
     }
     out
 }
