@@ -78,11 +78,9 @@ fn bad(r: &mut JobReader<'_>, e: &Entry, why: Refusal) -> Reported {
     r.problem(ImportErrorKind::BadValue, e, why)
 }
 
-/// `zipf[:THETA[:CENTRE]]`, `pareto[:H[:CENTRE]]`, `normal[:DEV[:CENTRE]]`.
-#[expect(
-    clippy::too_many_lines,
-    reason = "one arm per fio distribution, each reading its parameters as fio does"
-)]
+/// `zipf[:THETA[:CENTRE]]`, `pareto[:H[:CENTRE]]`, `normal[:DEV[:CENTRE]]`:
+/// the parameter and the centre read as fio reads them, then each
+/// distribution's own checks.
 fn value(r: &mut JobReader<'_>, e: &Entry, name: &str, rest: Option<&str>, clones: u64) -> Got<Access> {
     // fio reads the value after `zipf:` with sscanf's %lf, which skips
     // blanks before a number.
@@ -122,85 +120,106 @@ fn value(r: &mut JobReader<'_>, e: &Entry, name: &str, rest: Option<&str>, clone
         None
     };
     match name {
-        "zipf" => {
-            let theta = param.map_or(DEFAULT_THETA, |t| Milli(t as u32));
-            match theta.0 {
-                0 => {
-                    return Err(bad(
-                        r,
-                        e,
-                        refusal("a zipf exponent of 0 draws every block alike")
-                            .hint("random_distribution=random says so"),
-                    ));
-                }
-                1000 => {
-                    return Err(bad(
-                        r,
-                        e,
-                        refusal("fio refuses zipf:1 (its approximation divides by 1 - theta)")
-                            .hint("methodic draws an exponent of exactly 1: write `random zipf 1` in the methodology"),
-                    ));
-                }
-                t if t > 10_000 => {
-                    return Err(bad(
-                        r,
-                        e,
-                        refusal(format!("methodic takes zipf exponents up to 10, not {theta}")),
-                    ));
-                }
-                _ => {}
-            }
-            if param.is_none() {
-                r.note(e, false, false, format!("fio's default exponent, {DEFAULT_THETA}"));
-            }
-            centre_dropped(r, e, centre, clones);
-            r.note(e, false, false, format!("as `random zipf {theta}`: {}", zipf_differs()));
-            Ok(Access::Zipf { theta })
-        }
-        "pareto" => {
-            let h = param.map_or(DEFAULT_H, |h| Milli(h as u32));
-            if h.0 == 0 || h.0 >= 1000 {
-                return Err(bad(
-                    r,
-                    e,
-                    refusal(format!("fio takes a pareto shape above 0 and below 1, not {h}")),
-                ));
-            }
-            if param.is_none() {
-                r.note(e, false, false, format!("fio's default shape, {DEFAULT_H}"));
-            }
-            centre_dropped(r, e, centre, clones);
-            r.note(e, false, false, format!("as `random pareto {h}`: {}", pareto_differs()));
-            Ok(Access::Pareto { h })
-        }
-        _ => {
-            let dev = param.unwrap_or(0);
-            if dev == 0 {
-                return Err(bad(
-                    r,
-                    e,
-                    refusal(
-                        "fio's normal without a deviation spreads its draws by its own sum of 12 uniform draws (a \
-                         twelfth of the range); methodic's normal needs its standard deviation",
-                    )
-                    .hint("give the deviation as a percentage of the range: random_distribution=normal:5"),
-                ));
-            }
-            if dev >= 10_000 {
-                return Err(bad(
-                    r,
-                    e,
-                    refusal(format!("fio takes a deviation below 100, not {written}"))
-                        .hint("give the deviation as a percentage of the range below 100: normal:5"),
-                ));
-            }
-            let sigma = Percent::from_hundredths(dev as u32);
-            let centre = centre.unwrap_or(Percent::whole(50));
-            let access = Access::Normal { sigma, centre };
-            r.note(e, false, false, format!("as `random {access}`: {}", normal_differs(sigma)));
-            Ok(access)
-        }
+        "zipf" => zipf(r, e, param, centre, clones),
+        "pareto" => pareto(r, e, param, centre, clones),
+        _ => normal(r, e, param, centre, written),
     }
+}
+
+/// `zipf`: an exponent above 0, not 1 (fio refuses it), up to 10.
+fn zipf(
+    r: &mut JobReader<'_>,
+    e: &Entry,
+    param: Option<u64>,
+    centre: Option<Percent>,
+    clones: u64,
+) -> Got<Access> {
+    let theta = param.map_or(DEFAULT_THETA, |t| Milli(t as u32));
+    match theta.0 {
+        0 => {
+            return Err(bad(
+                r,
+                e,
+                refusal("a zipf exponent of 0 draws every block alike")
+                    .hint("random_distribution=random says so"),
+            ));
+        }
+        1000 => {
+            return Err(bad(
+                r,
+                e,
+                refusal("fio refuses zipf:1 (its approximation divides by 1 - theta)").hint(
+                    "methodic draws an exponent of exactly 1: write `random zipf 1` in the methodology",
+                ),
+            ));
+        }
+        t if t > 10_000 => {
+            return Err(bad(r, e, refusal(format!("methodic takes zipf exponents up to 10, not {theta}"))));
+        }
+        _ => {}
+    }
+    if param.is_none() {
+        r.note(e, false, false, format!("fio's default exponent, {DEFAULT_THETA}"));
+    }
+    centre_dropped(r, e, centre, clones);
+    r.note(e, false, false, format!("as `random zipf {theta}`: {}", zipf_differs()));
+    Ok(Access::Zipf { theta })
+}
+
+/// `pareto`: a shape above 0 and below 1.
+fn pareto(
+    r: &mut JobReader<'_>,
+    e: &Entry,
+    param: Option<u64>,
+    centre: Option<Percent>,
+    clones: u64,
+) -> Got<Access> {
+    let h = param.map_or(DEFAULT_H, |h| Milli(h as u32));
+    if h.0 == 0 || h.0 >= 1000 {
+        return Err(bad(r, e, refusal(format!("fio takes a pareto shape above 0 and below 1, not {h}"))));
+    }
+    if param.is_none() {
+        r.note(e, false, false, format!("fio's default shape, {DEFAULT_H}"));
+    }
+    centre_dropped(r, e, centre, clones);
+    r.note(e, false, false, format!("as `random pareto {h}`: {}", pareto_differs()));
+    Ok(Access::Pareto { h })
+}
+
+/// `normal`: a deviation (`written`, as given) above 0 and below 100% of
+/// the range, around the centre or the middle.
+fn normal(
+    r: &mut JobReader<'_>,
+    e: &Entry,
+    param: Option<u64>,
+    centre: Option<Percent>,
+    written: &str,
+) -> Got<Access> {
+    let dev = param.unwrap_or(0);
+    if dev == 0 {
+        return Err(bad(
+            r,
+            e,
+            refusal(
+                "fio's normal without a deviation spreads its draws by its own sum of 12 uniform draws (a \
+                 twelfth of the range); methodic's normal needs its standard deviation",
+            )
+            .hint("give the deviation as a percentage of the range: random_distribution=normal:5"),
+        ));
+    }
+    if dev >= 10_000 {
+        return Err(bad(
+            r,
+            e,
+            refusal(format!("fio takes a deviation below 100, not {written}"))
+                .hint("give the deviation as a percentage of the range below 100: normal:5"),
+        ));
+    }
+    let sigma = Percent::from_hundredths(dev as u32);
+    let centre = centre.unwrap_or(Percent::whole(50));
+    let access = Access::Normal { sigma, centre };
+    r.note(e, false, false, format!("as `random {access}`: {}", normal_differs(sigma)));
+    Ok(access)
 }
 
 /// fio's zipf and pareto start their hash at the centre, or without one
