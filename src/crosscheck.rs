@@ -16,12 +16,13 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 use methodic_compiler::plan::Action;
-use methodic_runtime::{EngineChoice, Quiet, RunOptions, Status};
+use methodic_results::record::Status;
+use methodic_runtime::{EngineChoice, Quiet, RunOptions};
 
 use methodic_fio::{Engine, fio_filename, fio_json_iops, plan_to_fio};
+use methodic_results::engine::EngineKind;
 use methodic_results::view::crosscheck::Crosscheck;
-use methodic_runtime::analysis::median;
-use methodic_runtime::engine::EngineKind;
+use methodic_runtime::median;
 
 use crate::common::load_plan;
 use crate::format::Output;
@@ -136,7 +137,7 @@ fn alternate(
             ..RunOptions::default()
         };
         let report = methodic_runtime::run(single, &opts, &mut Quiet)
-            .map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))?;
+            .map_err(|e| anyhow::anyhow!(methodic_runtime::describe(&e)))?;
         let step = &report.steps[0];
         if report.status != Status::Completed {
             bail!("methodic's run {} failed: {}", k + 1, report.error.unwrap_or_default());
@@ -163,7 +164,7 @@ fn alternate(
             .with_context(|| format!("cannot run {}", args.fio.display()))?;
         // Ctrl-C reaches fio too, which stops early and reports: a run cut
         // short is no measurement.
-        if methodic_runtime::exec::stop_requested() {
+        if methodic_runtime::stop_requested() {
             bail!("interrupted");
         }
         if !o.status.success() {

@@ -14,8 +14,9 @@ use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use methodic_compiler::plan::{Plan, Step, TimeRange, Units};
 use methodic_results::export::Format;
+use methodic_results::record::{RunReport, Status, StepResult};
 use methodic_results::view::run::{HostCeilings, Ran, step_line};
-use methodic_runtime::{EngineChoice, Observer, RunOptions, RunReport, Status, StepResult};
+use methodic_runtime::{EngineChoice, Observer, RunOptions};
 
 use crate::common::load_plan;
 use crate::format::{Choice, Output};
@@ -147,7 +148,7 @@ pub struct CalibrateArgs {
 /// depth and block size asked.
 pub fn calibrate(args: CalibrateArgs) -> Result<ExitCode> {
     use methodic_compiler::plan::Bytes;
-    use methodic_runtime::ceiling::MAX_SHAPES;
+    use methodic_runtime::MAX_SHAPES;
     if !(args.seconds > 0.0 && args.seconds <= 600.0) || args.qd.contains(&0) {
         bail!("--seconds must be above 0 and at most 600, and each --qd at least 1");
     }
@@ -167,8 +168,8 @@ pub fn calibrate(args: CalibrateArgs) -> Result<ExitCode> {
             blocks.len() * args.qd.len()
         );
     }
-    let c = methodic_runtime::exec::calibrate(&blocks, &args.qd, args.seconds, args.engine.choice())
-        .map_err(|e| anyhow::anyhow!(methodic_runtime::exec::describe(&e)))?;
+    let c = methodic_runtime::calibrate(&blocks, &args.qd, args.seconds, args.engine.choice())
+        .map_err(|e| anyhow::anyhow!(methodic_runtime::describe(&e)))?;
     if c.shapes.is_empty() {
         let why: Vec<String> = c.unmeasured.iter().map(|u| format!("{}: {}", u.shape, u.reason)).collect();
         bail!("no host ceiling could be measured ({})", why.join("; "));
@@ -189,7 +190,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         Some(path) => hosts_of(path, &args, &plan)?,
         None => Vec::new(),
     };
-    let now = methodic_runtime::time::unix_now();
+    let now = methodic_runtime::unix_now();
     let out = match &args.out {
         Some(o) => o.clone(),
         None => default_out(&plan, args.rehearse, now),
@@ -237,7 +238,7 @@ fn with_progress(
     );
     let report = go(&mut progress);
     progress.finish();
-    report.map_err(|e| anyhow::anyhow!("{}", methodic_runtime::exec::describe(&e)))
+    report.map_err(|e| anyhow::anyhow!("{}", methodic_runtime::describe(&e)))
 }
 
 /// `methodic run --resume DIR [FILE]`.
@@ -282,11 +283,7 @@ fn margin_ms(seconds: f64) -> Result<u64> {
 /// The hosts of `--hosts FILE`, each with its target (its own, or
 /// `--target`'s); and, for a methodology that writes, `--overwrite`: what
 /// the hosts' targets hold cannot be checked from here.
-fn hosts_of(
-    path: &std::path::Path,
-    args: &RunArgs,
-    plan: &Plan,
-) -> Result<Vec<methodic_runtime::hosts::HostSpec>> {
+fn hosts_of(path: &std::path::Path, args: &RunArgs, plan: &Plan) -> Result<Vec<methodic_runtime::HostSpec>> {
     if args.targets.len() > 1 {
         bail!(
             "with --hosts, --target gives the one target of every host the hosts file gives none; give it once"
@@ -295,8 +292,8 @@ fn hosts_of(
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("{}: cannot be read: {e}", path.display()))?;
     let target = args.targets.first().map(|t| t.to_string_lossy().into_owned());
-    let hosts = methodic_runtime::hosts::parse_hosts(&text, path, target.as_deref())
-        .map_err(|e| anyhow::anyhow!("{}", methodic_runtime::exec::describe(&e)))?;
+    let hosts = methodic_runtime::parse_hosts(&text, path, target.as_deref())
+        .map_err(|e| anyhow::anyhow!("{}", methodic_runtime::describe(&e)))?;
     if plan.steps.iter().any(|s| s.action.writes()) && !args.overwrite {
         bail!(
             "{} writes over the target of {}, whose contents methodic cannot check from here: give --overwrite \
@@ -350,7 +347,7 @@ fn default_out(plan: &Plan, rehearse: bool, now: f64) -> PathBuf {
         .collect();
     let base = format!(
         "results/{name}-{}{}",
-        methodic_runtime::time::compact(now),
+        methodic_runtime::compact(now),
         if rehearse { "-rehearsal" } else { "" }
     );
     let mut out = PathBuf::from(&base);

@@ -16,9 +16,9 @@ use std::fs::File;
 use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 
-use methodic_runtime::analysis::repeats::{Evidence, RepeatSummary};
-use methodic_runtime::devio::{Counter, DeviceIo};
-use methodic_runtime::manifest;
+use methodic_results::analysis::{Evidence, RepeatSummary};
+use methodic_results::device_io::{Counter, DeviceIo};
+use methodic_results::manifest;
 
 mod common;
 use common::{methodic, run_source};
@@ -54,7 +54,7 @@ fn needs(root: bool, on_disk: bool) -> Option<String> {
         return Some("dropping the page cache and limiting RAM need root".into());
     }
     let tmp = std::env::temp_dir();
-    let fs = methodic_runtime::host::file_system(&tmp);
+    let fs = methodic_runtime::file_system(&tmp);
     if on_disk && fs.as_ref().is_none_or(|f| matches!(f.fs_type.as_str(), "tmpfs" | "ramfs")) {
         return Some(format!(
             "the temporary folder {} is not on a block device (it is {}), so a data set there is in RAM all \
@@ -159,7 +159,7 @@ fn a_repeated_buffered_copy_warns_of_the_page_cache_unless_caches_are_dropped() 
 }
 
 fn human(b: u64) -> String {
-    methodic_runtime::units::human(b)
+    methodic_results::units::human(b)
 }
 
 /// The v1.1 remedy, for real: RAM limited (memory cgroup) below the data
@@ -253,7 +253,7 @@ fn consumer_v1_0_warns_of_the_page_cache() {
 fn datasets_on_tmpfs_are_named_in_the_manifest() {
     let _serial = serial();
     let shm = std::path::Path::new("/dev/shm");
-    let tmpfs = methodic_runtime::host::file_system(shm).is_some_and(|f| f.fs_type == "tmpfs");
+    let tmpfs = methodic_runtime::file_system(shm).is_some_and(|f| f.fs_type == "tmpfs");
     if !can_run((!tmpfs).then(|| "there is no tmpfs at /dev/shm".to_string())) {
         return;
     }

@@ -157,7 +157,7 @@ fn on_error_continue_runs_the_steps_after_an_eio_and_the_run_still_fails() {
     let target = fs.file();
     // io_uring this time (psync where the machine has none): the EIO comes
     // back in a completion, with 31 other writes in flight.
-    let engine = if methodic_runtime::worker::io_uring_available().is_ok() { "io-uring" } else { "psync" };
+    let engine = if methodic_runtime::io_uring_available().is_ok() { "io-uring" } else { "psync" };
     let args = ["--target", target.to_str().unwrap(), "--overwrite", "--engine", engine];
     let (o, out) = run("continue", &source("on_error continue"), &args);
     let stderr = text(&o.stderr);

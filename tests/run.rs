@@ -144,7 +144,7 @@ fn every_spec_rehearses_to_completion() {
         let plan = methodic_compiler::compile(&std::fs::read_to_string(&spec).unwrap(), &Default::default())
             .unwrap_or_else(|d| panic!("{name}: {d}"))
             .plan;
-        let rehearsal = methodic_runtime::rehearse::rehearse(&plan, false);
+        let rehearsal = methodic_runtime::rehearse(&plan, false);
         let problems = methodic_compiler::validate(&rehearsal);
         assert!(problems.is_empty(), "{name}: the rehearsal plan: {problems}");
         assert_eq!(rehearsal.steps.len(), plan.steps.len(), "{name}");
@@ -229,14 +229,14 @@ fn rehearse_spec(spec: &Path) {
         assert_eq!(lines, plan_steps, "{name}: steps.jsonl");
         assert!(!out.join("scratch.bin").exists(), "{name}: the scratch file is removed");
         // The manifest reads back, every step finished; the report renders.
-        let loaded = methodic_runtime::manifest::load(&out).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(loaded.manifest.status, methodic_runtime::Status::Completed, "{name}");
+        let loaded = methodic_results::manifest::load(&out).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(loaded.manifest.status, methodic_results::record::Status::Completed, "{name}");
         assert!(
             loaded
                 .manifest
                 .steps
                 .iter()
-                .all(|s| s.status == methodic_runtime::manifest::StepStatus::Completed),
+                .all(|s| s.status == methodic_results::manifest::StepStatus::Completed),
             "{name}"
         );
         let o = methodic(&["report", out.to_str().unwrap(), "--format", "html"]);
@@ -419,7 +419,7 @@ fn a_sysfs_file_bind_mounted_elsewhere_is_refused_too() {
 /// workers' masks are that CPU, not CPU 0 and 1 as when --pin counted from 0.
 #[test]
 fn pin_keeps_every_worker_within_the_cpus_the_process_may_use() {
-    let allowed = methodic_runtime::host::allowed_cpus();
+    let allowed = methodic_runtime::allowed_cpus();
     let Some(&last) = allowed.last().filter(|_| allowed.len() >= 2) else {
         common::skip(
             "fewer than two CPUs, so no mask leaves one out",
@@ -525,10 +525,10 @@ fn a_signal_stops_the_run_and_keeps_the_step_in_flight() {
         let o = child.wait_with_output().unwrap();
         assert_eq!(o.status.code(), Some(code), "{name}: {}", text(&o.stderr));
         assert!(text(&o.stderr).contains(&format!("interrupted by {name}")), "{}", text(&o.stderr));
-        let loaded = methodic_runtime::manifest::load(&out).unwrap();
-        assert_eq!(loaded.manifest.status, methodic_runtime::Status::Interrupted);
+        let loaded = methodic_results::manifest::load(&out).unwrap();
+        assert_eq!(loaded.manifest.status, methodic_results::record::Status::Interrupted);
         assert_eq!(loaded.manifest.error.as_deref(), Some(format!("interrupted by {name}").as_str()));
-        use methodic_runtime::manifest::StepStatus;
+        use methodic_results::manifest::StepStatus;
         let statuses: Vec<StepStatus> = loaded.manifest.steps.iter().map(|s| s.status).collect();
         assert_eq!(statuses, [StepStatus::Interrupted, StepStatus::Pending]);
         let step = &loaded.steps[0];
@@ -549,7 +549,7 @@ fn a_step_ended_by_its_budget_reports_rates_over_the_time_it_ran() {
          workload w { sequential; block 1MiB; read 0% }\nmeasure w qd 4 for 10min until written 128MiB\n",
         &["--no-ceiling"],
     );
-    let loaded = methodic_runtime::manifest::load(&out).unwrap();
+    let loaded = methodic_results::manifest::load(&out).unwrap();
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
     let step = &loaded.steps[0];
     let s = step.summary.as_ref().unwrap();

@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(Plan::from_ron(&ron).expect("a written plan reads back"), plan, "RON round trip");
     assert_eq!(Plan::from_json(&plan.to_json()).expect("JSON reads back"), plan, "JSON round trip");
     assert_eq!(methodic_compiler::source_hash(&Plan::from_ron(&ron).unwrap().to_ron()), methodic_compiler::source_hash(&ron));
-    let rehearsal = methodic_runtime::rehearse::rehearse(&plan, false);
+    let rehearsal = methodic_runtime::rehearse(&plan, false);
     let problems = methodic_compiler::validate(&rehearsal);
     assert!(!problems.has_errors(), "a valid plan's rehearsal is invalid: {problems:?}");
     let d = methodic_compiler::diff::diff(&plan, &plan);

@@ -8,8 +8,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use methodic_compiler::plan::{DataPattern, Percent};
-use methodic_runtime::data::{Buffers, Pattern};
-use methodic_runtime::rng::Rng;
+use methodic_runtime::Rng;
+use methodic_runtime::{Buffers, Pattern};
 
 fn main() {
     let patterns = [

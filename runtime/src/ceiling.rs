@@ -10,13 +10,11 @@
 use std::time::{Duration, Instant};
 
 use methodic_compiler::plan::{Action, Plan, Qd, Step, Target, Workload};
-pub use methodic_results::ceiling::{
-    Ceilings, Legacy, NEAR, Shape, ShapeCeiling, StepCeiling, Unmeasured, threads_and_depth,
-};
+use methodic_results::ceiling::{Ceilings, Shape, StepCeiling};
 use methodic_results::record::StepResult;
 
-use crate::engine::EngineKind;
 use crate::rng::Rng;
+use methodic_results::engine::EngineKind;
 
 /// The most shapes a run measures. Each records `seconds_each` (0.5s in
 /// a run, 0.05s in a rehearsal) after a ramp of a fifth of that: at most
@@ -166,6 +164,7 @@ pub fn memory_copy_mb_s(seconds: f64) -> f64 {
 mod tests {
     use super::*;
     use methodic_compiler::plan::{BlockShare, Bytes};
+    use methodic_results::ceiling::{Legacy, ShapeCeiling};
 
     fn legacy() -> Legacy {
         Legacy {
@@ -314,7 +313,7 @@ mod tests {
         }
     }
 
-    fn summary(iops: f64, kib: u64) -> crate::stats::Summary {
+    fn summary(iops: f64, kib: u64) -> methodic_results::numbers::Summary {
         let mut s = crate::stats::Recorder::default().summary(1.0);
         s.total.iops = iops;
         s.total.mb_s = iops * (kib << 10) as f64 / 1e6;

@@ -14,10 +14,11 @@ use std::time::Instant;
 
 use methodic_compiler::plan::{Bytes, Dataset};
 
-use crate::devio::{DeviceIo, Meter};
+use crate::devio::Meter;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-pub use methodic_results::record::CopyResult;
+use methodic_results::device_io::DeviceIo;
+use methodic_results::record::CopyResult;
 
 /// Files a folder, so that no folder grows huge.
 const PER_DIR: u64 = 1000;

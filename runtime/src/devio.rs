@@ -30,7 +30,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use methodic_compiler::plan::{Bytes, Percent};
-pub use methodic_results::device_io::{Counter, DeviceIo, Flow, SERVED_FROM_CACHE_HUNDREDTHS};
+use methodic_results::device_io::{Counter, DeviceIo, Flow};
 
 /// Counts the bytes that reach the storage under some paths, from
 /// [`Meter::start`] to [`Meter::finish`].

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use methodic_compiler::plan::Plan;
 
-use crate::stats::Summary;
+use methodic_results::numbers::Summary;
 use methodic_results::record::{IoInfo, StepResult};
 
 /// A step whose I/Os failed, and what it measured until it stopped: the

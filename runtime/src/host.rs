@@ -7,7 +7,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-pub use methodic_results::host::{FileSystem, Host, IdleState, Power};
+use methodic_results::host::{FileSystem, Host, IdleState, Power};
 
 /// The CPUs this process may run on (its affinity mask), in order; all
 /// online CPUs when the mask cannot be read.

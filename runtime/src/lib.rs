@@ -1,45 +1,82 @@
 //! methodic's runtime: a validated plan and its targets go in; the plan's
 //! steps are executed with an io_uring or psync engine, and each step's
 //! numbers come out, written to a results directory as they are made.
+//!
+//! The crate's public face is what other crates use, each under one name
+//! at its root; every module is private. The records a run writes (the
+//! run report, step results, the manifest and the results directory) are
+//! `methodic-results`' types, named only there.
 #![doc = include_str!("../ARCHITECTURE.md")]
 
-pub mod access;
-pub mod analysis;
-pub mod ceiling;
-pub mod copy;
-pub mod data;
-pub mod devio;
-pub mod drive;
-pub mod engine;
-pub mod error;
-pub mod exec;
-pub mod failure;
-pub mod guard;
-pub mod hlog;
-pub mod host;
-pub mod hosts;
-pub mod manifest;
+mod access;
+mod analysis;
+mod ceiling;
+mod copy;
+mod data;
+mod devio;
+mod drive;
+mod engine;
+mod error;
+mod exec;
+mod failure;
+mod guard;
+mod hlog;
+mod host;
+mod hosts;
+mod manifest;
 mod mark;
-pub mod probe;
-pub mod region;
-pub mod rehearse;
-
-pub mod resume;
-pub mod rng;
-pub mod series;
-pub mod stats;
-pub mod steady;
+mod probe;
+mod region;
+mod rehearse;
+mod resume;
+mod rng;
+mod series;
+mod stats;
+mod steady;
 mod sysfs;
-pub mod system;
-pub mod target;
+mod system;
+mod target;
 mod testing;
-pub mod time;
-pub mod units;
-pub mod verify;
-pub mod worker;
-pub mod workload;
+mod time;
+mod verify;
+mod worker;
+mod workload;
 
-pub use error::{Error, Result};
-pub use exec::{EngineChoice, Observer, Quiet, RunOptions, run};
-pub use methodic_results::record::{RunReport, Status, StepResult};
+// Running a plan: `run` and `resume`, their options and what they report
+// on the way; `rehearse` scales a plan down as `run --rehearse` does;
+// `calibrate` measures the host ceiling alone (`methodic calibrate`).
+pub use exec::{EngineChoice, Observer, Quiet, RunOptions, calibrate, run, stop_requested};
+pub use rehearse::rehearse;
 pub use resume::resume;
+
+// Errors, and one in a line with its hint.
+pub use error::{Error, Result, describe};
+
+// Many hosts: the hosts file read as `run --hosts` reads it.
+pub use hosts::{HostSpec, parse_hosts};
+
+// Engines: the interface a factory in `RunOptions::engines` implements
+// (tests inject faults or note every I/O through it), what workers hand
+// it, and whether this kernel runs io_uring.
+pub use data::{Buffers, Lease};
+pub use engine::{Completion, Engine, EngineFactory, Real, Request, Setup};
+pub use worker::io_uring_available;
+pub use workload::{Io, Op};
+
+// Targets opened as a run opens them, the destructive-write guard
+// included (the guard's device tests open them so), and the device
+// counters a buffered step is metered by.
+pub use devio::Meter;
+pub use target::{OpenOptionsT, Target};
+
+// What the command line shows besides runs: the host's CPUs and file
+// systems, the median the crosscheck takes, the most I/O shapes a run
+// measures a host ceiling for, and timestamps as results name them.
+pub use analysis::median;
+pub use ceiling::MAX_SHAPES;
+pub use host::{allowed_cpus, file_system};
+pub use time::{compact, unix_now};
+
+// The data generator and its random stream, for the data benchmark.
+pub use data::Pattern;
+pub use rng::Rng;

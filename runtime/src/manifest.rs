@@ -13,12 +13,12 @@
 
 use methodic_compiler::plan::{Action, Bytes, Plan, Step, Target as Settings, Workload};
 use methodic_results::host::TargetInfo;
-pub use methodic_results::manifest::*;
+use methodic_results::manifest::*;
 use methodic_results::record::Status;
 
-use crate::host::Host;
 use crate::region::step_region;
 use crate::target::Target;
+use methodic_results::host::Host;
 
 /// What results record of an opened target.
 pub fn target_info(t: &Target) -> TargetInfo {

@@ -23,7 +23,7 @@ use crate::analysis::pages::kib;
 use crate::data::Buffers;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-pub use methodic_results::record::ProbeResult;
+use methodic_results::record::ProbeResult;
 
 /// How the probe's writes reach the target.
 pub struct Route<'a> {

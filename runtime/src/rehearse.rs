@@ -19,7 +19,7 @@ const MIN_RECORD_MS: u64 = 40;
 
 /// `plan` scaled down. `on_device`: the rehearsal runs on the given
 /// targets rather than a scratch file: spans in shares of the target
-/// become the same shares of [`CAPACITY`], so that a rehearsal on a 4TB
+/// become the same shares of `CAPACITY`, so that a rehearsal on a 4TB
 /// drive writes what it would on the scratch file, not 8TB for a 2x fill.
 pub fn rehearse(plan: &Plan, on_device: bool) -> Plan {
     let mut p = plan.clone();

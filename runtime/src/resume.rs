@@ -15,12 +15,12 @@ use methodic_compiler::plan::{Action, Plan};
 
 use crate::error::{Error, Result};
 use crate::exec::{self, EngineChoice, Observer, RunOptions, Session};
-use crate::manifest::{self, DriveTracker, ResumeNote, Tool};
 use crate::target::Target;
 use crate::{rehearse, time};
 use methodic_results::dir::ResultsDir;
 use methodic_results::dir::STEPS_FILE;
 use methodic_results::host::TargetInfo;
+use methodic_results::manifest::{DriveTracker, ResumeNote, Tool};
 use methodic_results::record::{RunReport, Status, StepResult};
 
 /// Goes on with the run in `dir`. `given` is the methodology or plan the
@@ -47,10 +47,10 @@ fn prepare(
     opts: &RunOptions,
     observer: &mut dyn Observer,
 ) -> Result<Session> {
-    let manifest_path = manifest::manifest_path(dir)?;
+    let manifest_path = methodic_results::manifest::manifest_path(dir)?;
     // The lock first: a run that is still going is not touched.
     let mut results = ResultsDir::reopen(dir)?;
-    let mut m = manifest::read_manifest(&manifest_path)?;
+    let mut m = methodic_results::manifest::read_manifest(&manifest_path)?;
     if m.status == Status::Completed {
         return Err(Error::results(dir, "holds a run that completed: there is nothing to resume")
             .with_hint("start a new run with `methodic run FILE`"));
@@ -121,7 +121,7 @@ fn prepare(
     let started = m
         .steps
         .get(done.iter().take_while(|r| r.error.is_none()).count())
-        .is_some_and(|st| st.status != manifest::StepStatus::Pending);
+        .is_some_and(|st| st.status != methodic_results::manifest::StepStatus::Pending);
     let (mut first, mut reason) = restart_point(&plan, &done, started);
 
     // Every host answers before anything is moved or run again.

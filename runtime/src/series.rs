@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 
-pub use methodic_results::series::{HEADER, Row};
+use methodic_results::series::{HEADER, Row};
 
 use crate::stats::Recorder;
 use crate::target::Target;

@@ -6,7 +6,7 @@
 //! window (its slope times the window's width).
 
 use methodic_compiler::plan::SteadyRule;
-pub use methodic_results::analysis::Window;
+use methodic_results::analysis::Window;
 
 /// Checks the last `rule.window` of `values` (one per round, in order).
 /// `None` until there are that many rounds.

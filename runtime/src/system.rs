@@ -14,7 +14,8 @@ use methodic_compiler::plan::{Bytes, EraseMethod};
 use crate::error::{Error, Result};
 use crate::host::meminfo;
 use crate::region::Region;
-use crate::target::{BLKDISCARD, BLKSECDISCARD, Target, TargetKind};
+use crate::target::{BLKDISCARD, BLKSECDISCARD, Target};
+use methodic_results::host::TargetKind;
 
 /// Erases `region` of `target` (the whole device for a secure erase and
 /// the methods the drive does itself) and says how. `progress` hears the
@@ -47,11 +48,11 @@ pub fn erase(
             }
             Ok(match method {
                 EraseMethod::Discard => {
-                    format!("punched holes over {} of the file", crate::units::human(region.len))
+                    format!("punched holes over {} of the file", methodic_results::units::human(region.len))
                 }
                 m => format!(
                     "punched holes over {} of the file (a file cannot `erase {}`)",
-                    crate::units::human(region.len),
+                    methodic_results::units::human(region.len),
                     m.keyword()
                 ),
             })
@@ -76,7 +77,7 @@ pub fn erase(
             Ok(format!(
                 "{command} of the whole {} ({}): `erase {}`, {why}",
                 if abilities.interface == crate::drive::Interface::None { "device" } else { "drive" },
-                crate::units::human(target.capacity),
+                methodic_results::units::human(target.capacity),
                 way.method().keyword()
             ))
         }
@@ -102,7 +103,7 @@ pub fn erase(
                     hint: Some(hint.into()),
                 });
             }
-            Ok(format!("{name} of {}", crate::units::human(range[1])))
+            Ok(format!("{name} of {}", methodic_results::units::human(range[1])))
         }
     }
 }
@@ -197,7 +198,7 @@ pub fn limit_ram(limit: Bytes) -> Result<RamLimit> {
     if total > 0 && limit.0 >= total {
         return Ok(RamLimit {
             limit,
-            method: format!("not needed: the machine has {} in all", crate::units::human(total)),
+            method: format!("not needed: the machine has {} in all", methodic_results::units::human(total)),
             cgroup: None,
             locked: None,
         });
@@ -214,7 +215,7 @@ pub fn limit_ram(limit: Bytes) -> Result<RamLimit> {
         Err(_) if available <= limit.0 => {
             return Ok(RamLimit {
                 limit,
-                method: format!("not needed: {} available", crate::units::human(available)),
+                method: format!("not needed: {} available", methodic_results::units::human(available)),
                 cgroup: None,
                 locked: None,
             });
@@ -239,7 +240,7 @@ pub fn limit_ram(limit: Bytes) -> Result<RamLimit> {
         return Err(Error::Unsupported {
             message: format!(
                 "cannot limit RAM to {}: no memory cgroup, and locking memory failed: {e}",
-                crate::units::human(limit.0)
+                methodic_results::units::human(limit.0)
             ),
             hint: Some("run as root, or on a machine with the cgroup memory controller".into()),
         });
@@ -248,8 +249,8 @@ pub fn limit_ram(limit: Bytes) -> Result<RamLimit> {
         limit,
         method: format!(
             "locked {} of memory away, leaving {}",
-            crate::units::human(len as u64),
-            crate::units::human(limit.0)
+            methodic_results::units::human(len as u64),
+            methodic_results::units::human(limit.0)
         ),
         cgroup: None,
         locked: Some(Locked { ptr, len }),

@@ -16,12 +16,12 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::mark::made_by_methodic;
 use crate::sysfs::{sysfs, sysfs_name};
-use crate::units::human;
+use methodic_results::units::human;
 
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 const BLKSSZGET: libc::c_ulong = 0x1268;
 const BLKPBSZGET: libc::c_ulong = 0x127b;
-pub use methodic_results::host::{Identity, TargetKind};
+use methodic_results::host::{Identity, TargetKind};
 
 pub(crate) const BLKDISCARD: libc::c_ulong = 0x1277;
 pub(crate) const BLKSECDISCARD: libc::c_ulong = 0x127d;

@@ -43,13 +43,10 @@ use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use methodic_compiler::plan::Workload;
-pub use methodic_results::record::{Mismatch, MismatchKind, VerifyResult, VerifyWay};
+use methodic_results::record::{Mismatch, MismatchKind, VerifyResult};
 
 use crate::data::Buffers;
 use crate::region::Region;
-
-/// Bytes of the stamp at each interval's head.
-pub const STAMP: usize = 48;
 
 /// The stamp's first 8 bytes.
 const MAGIC: [u8; 8] = *b"mthdvrfy";

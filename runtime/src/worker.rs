@@ -22,12 +22,13 @@ use self::pace::{OpenOutcome, OpenRate, Pace};
 
 use crate::data::{Buffers, Pattern};
 use crate::engine::uring::Uring;
-use crate::engine::{Completion, EngineFactory, EngineKind, Request, Setup, mono_ns};
+use crate::engine::{Completion, EngineFactory, Request, Setup, mono_ns};
 use crate::region::Region;
 use crate::series::{Interval, Message};
 use crate::stats::{LatencyTally, Recorder};
 use crate::verify::{Findings, Stamping, Tracker};
 use crate::workload::{Generator, Op};
+use methodic_results::engine::EngineKind;
 
 /// When a worker records and stops, counted from the moment every worker
 /// of the step is ready.
@@ -134,6 +135,11 @@ pub struct WorkerVerify {
 #[derive(Debug)]
 pub struct Outcome {
     pub recorder: Recorder,
+    /// The engine the factory made.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the engine tests read it; a step names its engine as chosen")
+    )]
     pub engine: EngineKind,
     pub fixed_buffers: bool,
     /// io_uring sent every I/O to a kernel worker (the file has no nowait support).
@@ -141,7 +147,6 @@ pub struct Outcome {
     /// The average number of I/Os in flight over the record window,
     /// weighted by time (see [`InflightClock`]).
     pub mean_inflight: f64,
-    pub max_inflight: u32,
     /// Failed or short I/Os. The first one stops the step: this worker
     /// issues no more, and tells the step's other workers to stop.
     pub errors: u64,
@@ -149,6 +154,10 @@ pub struct Outcome {
     /// I/Os that completed in full, recorded or not (ramp included).
     pub completed: u64,
     /// Bytes issued, recorded or not (ramp included).
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the quota's tests read it; a step counts by its recorder")
+    )]
     pub issued_bytes: u64,
     /// Bytes written: those of the writes issued, less what failed writes
     /// did not write.
@@ -353,7 +362,6 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
     let mut recorder = Recorder::default();
     let mut inflight = 0usize;
     let mut depth_kept = InflightClock::new(clock.record_from, clock.until);
-    let mut max_inflight = 0u32;
     let mut issued_bytes = 0u64;
     let mut written_bytes = 0u64;
     let mut errors = 0u64;
@@ -485,7 +493,6 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
             }
             depth_kept.advance(now, inflight);
             inflight += reqs.len();
-            max_inflight = max_inflight.max(inflight as u32);
             if OPEN && issuing && !free.is_empty() {
                 // A slot is free and nothing more is due: wait for a
                 // completion or the next due time, whichever comes first;
@@ -619,7 +626,6 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
         fixed_buffers,
         force_async,
         mean_inflight: depth_kept.mean(),
-        max_inflight,
         errors,
         first_error,
         completed,

@@ -13,7 +13,8 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::PathBuf;
 
-use methodic_runtime::{Quiet, RunOptions, Status, run};
+use methodic_results::record::Status;
+use methodic_runtime::{Quiet, RunOptions, run};
 use zstd_common::zstd_ratio;
 
 const CHUNK: usize = 512;

@@ -19,9 +19,11 @@ use std::path::Path;
 
 use common::{DeviceLock, Loop, Mounted};
 use methodic_compiler::plan::Bytes;
-use methodic_runtime::analysis::repeats::Evidence;
-use methodic_runtime::devio::{Counter, Meter};
-use methodic_runtime::{Quiet, RunOptions, Status, run};
+use methodic_results::analysis::Evidence;
+use methodic_results::device_io::Counter;
+use methodic_results::record::Status;
+use methodic_runtime::Meter;
+use methodic_runtime::{Quiet, RunOptions, run};
 
 /// Fails under CI=true, naming what is missing; else says the test skips.
 fn missing(what: &str) {
@@ -97,7 +99,7 @@ fn a_file_dropped_from_the_cache_is_read_from_its_device_then_from_the_cache() {
 }
 
 /// Runs `source` on a 64MiB file on the mounted file system.
-fn run_there(m: &Mounted, source: &str, name: &str) -> methodic_runtime::RunReport {
+fn run_there(m: &Mounted, source: &str, name: &str) -> methodic_results::record::RunReport {
     let plan = methodic_compiler::compile(source, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
     let out = common::temp_path(&format!("devio-{name}"));
     let target = m.point.join(format!("{name}.bin"));

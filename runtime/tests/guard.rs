@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use common::{Loop, LoopSpec, Mounted, SwapOn, Zram, sha256, tool, tool_in};
 use methodic_runtime::Error;
-use methodic_runtime::target::{OpenOptionsT, Target};
+use methodic_runtime::{OpenOptionsT, Target};
 
 /// Opens `dev` for writing, as a run that writes does.
 fn open(dev: &Path, destroy: Option<&str>, results: Option<&Path>) -> methodic_runtime::Result<Target> {

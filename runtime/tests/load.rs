@@ -23,7 +23,8 @@ use common::{Loop, Throttle, Zram};
 
 use methodic_compiler::plan::{Action, Arrivals, Plan, Rate, RateAmount};
 use methodic_results::record::OpenLoopResult;
-use methodic_runtime::{Quiet, RunOptions, RunReport, Status, run};
+use methodic_results::record::{RunReport, Status};
+use methodic_runtime::{Quiet, RunOptions, run};
 
 /// /sys/block/NAME/stat: reads completed.
 fn reads(name: &str) -> u64 {

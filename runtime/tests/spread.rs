@@ -22,10 +22,11 @@ use common::{Loop, Throttle};
 use methodic_compiler::plan::Plan;
 use methodic_results::export::{Exports, Format};
 use methodic_results::manifest::load;
+use methodic_results::record::{RunReport, Status};
 use methodic_results::record::{Spread, StepResult};
 use methodic_results::view::report::Report;
 use methodic_results::view::report::spread::{Verdict, spreads};
-use methodic_runtime::{Quiet, RunOptions, RunReport, Status, run};
+use methodic_runtime::{Quiet, RunOptions, run};
 
 fn compile(src: &str) -> Plan {
     methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan

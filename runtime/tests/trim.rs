@@ -16,7 +16,8 @@ use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
 use methodic_compiler::plan::{Action, Duration, Percent, Plan};
-use methodic_runtime::{EngineChoice, Quiet, RunOptions, RunReport, Status, run};
+use methodic_results::record::{RunReport, Status};
+use methodic_runtime::{EngineChoice, Quiet, RunOptions, run};
 
 /// /sys/block/NAME/stat's discards: completed and merged together (each
 /// trim is at least one request, or merged into another), and sectors.
@@ -72,7 +73,7 @@ fn trims_on_a_loop_device_are_its_discards() {
         30,
     );
     for (engine, name) in [(EngineChoice::IoUring, "io_uring"), (EngineChoice::Psync, "psync")] {
-        if engine == EngineChoice::IoUring && methodic_runtime::worker::io_uring_available().is_err() {
+        if engine == EngineChoice::IoUring && methodic_runtime::io_uring_available().is_err() {
             common::skip("io_uring is not available", "run on a kernel with io_uring on");
             continue;
         }
@@ -217,7 +218,7 @@ fn trims_on_a_file_punch_holes() {
         (EngineChoice::Psync, "psync-buffered", "buffered"),
     ] {
         let plan = trims(io);
-        if engine == EngineChoice::IoUring && methodic_runtime::worker::io_uring_available().is_err() {
+        if engine == EngineChoice::IoUring && methodic_runtime::io_uring_available().is_err() {
             common::skip("io_uring is not available", "run on a kernel with io_uring on");
             continue;
         }

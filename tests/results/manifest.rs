@@ -3,8 +3,8 @@
 //! field that is set; and the run-level facts (host, target, engine,
 //! methodology) are there.
 
+use methodic_results::manifest::{self, Condition, StepStatus};
 use methodic_results::record::Status;
-use methodic_runtime::manifest::{self, Condition, StepStatus};
 
 use crate::common;
 use common::methodic;
@@ -354,7 +354,7 @@ fn calibrate_measures_each_queue_depth_with_each_block_size() {
         all.extend_from_slice(args);
         let o = methodic(&all);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let c: methodic_runtime::ceiling::Ceilings = serde_json::from_slice(&o.stdout).unwrap();
+        let c: methodic_results::ceiling::Ceilings = serde_json::from_slice(&o.stdout).unwrap();
         for s in &c.shapes {
             assert!(s.iops > 0.0 && s.mb_s > 0.0, "a measured shape completed I/O: {s:?}");
         }
@@ -365,7 +365,7 @@ fn calibrate_measures_each_queue_depth_with_each_block_size() {
             );
         }
         let all = c.shapes.iter().map(|s| &s.shape).chain(c.unmeasured.iter().map(|u| &u.shape));
-        assert!(all.clone().all(|s| s.engine == methodic_runtime::engine::EngineKind::Psync));
+        assert!(all.clone().all(|s| s.engine == methodic_results::engine::EngineKind::Psync));
         let mut got: Vec<_> = all.map(|s| (s.threads, s.depth, s.largest_block().0)).collect();
         got.sort();
         got

@@ -67,10 +67,10 @@ fn variant_names() -> Vec<String> {
     );
     names.extend(
         [
-            methodic_runtime::Status::Running,
-            methodic_runtime::Status::Completed,
-            methodic_runtime::Status::Failed,
-            methodic_runtime::Status::Interrupted,
+            methodic_results::record::Status::Running,
+            methodic_results::record::Status::Completed,
+            methodic_results::record::Status::Failed,
+            methodic_results::record::Status::Interrupted,
         ]
         .map(|v| format!("{v:?}")),
     );

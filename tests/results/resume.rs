@@ -11,8 +11,8 @@ use std::process::Child;
 use std::time::{Duration, Instant};
 
 use common::{methodic, spawn, text};
-use methodic_runtime::Status;
-use methodic_runtime::manifest::{self, StepStatus};
+use methodic_results::manifest::{self, StepStatus};
+use methodic_results::record::Status;
 
 /// Waits until the run has written its manifest (it can be resumed from
 /// then on).

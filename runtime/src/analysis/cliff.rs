@@ -6,7 +6,7 @@
 //! intervals, and the end of the series has not climbed back (a dip that
 //! recovers is no cliff).
 
-pub use methodic_results::analysis::Cliff;
+use methodic_results::analysis::Cliff;
 
 use super::{mean, sd};
 

@@ -20,7 +20,7 @@
 //! steps is estimated in well under a second. A page that is not a multiple
 //! of the step drifts off the comb after a few teeth and may not be found.
 
-pub use methodic_results::analysis::PageEstimate;
+use methodic_results::analysis::PageEstimate;
 
 use super::median;
 

@@ -4,9 +4,9 @@
 //! interval cut short holds too few I/Os for its rate to mean anything,
 //! unless the step lasted less than one interval.
 
-pub use methodic_results::analysis::Peak;
+use methodic_results::analysis::Peak;
 
-use crate::series::Row;
+use methodic_results::series::Row;
 
 /// The best whole interval of `rows` (a series of `interval_s` intervals);
 /// `None` when there is no row.

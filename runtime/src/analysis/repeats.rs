@@ -11,11 +11,11 @@
 //! it says which it used.
 
 use methodic_compiler::plan::Aggregate;
-pub use methodic_results::analysis::{Evidence, PageCache, RepeatSummary, run_list};
+use methodic_results::analysis::{Evidence, PageCache, RepeatSummary, run_list};
 
 use super::{mean, median, sd};
-use crate::devio::{Counter, DeviceIo};
-use crate::units::human;
+use methodic_results::device_io::{Counter, DeviceIo};
+use methodic_results::units::human;
 
 /// One successful run of a repeated step.
 #[derive(Debug, Clone, Copy)]
@@ -263,7 +263,7 @@ mod tests {
     use methodic_compiler::plan::{Bytes, Percent};
 
     use super::*;
-    use crate::devio::Flow;
+    use methodic_results::device_io::Flow;
 
     const CACHED: CacheContext = CacheContext {
         buffered: true,

@@ -579,10 +579,6 @@ pub fn parse_smart(d: &[u8]) -> Option<Smart> {
 /// SMART READ DATA: SMART (B0h) with FEATURE D0h, LBA 15:8 4Fh and LBA
 /// 23:16 C2h (the SMART signature), PIO data-in, one block. `None` when the
 /// drive is not ATA, SMART is disabled, or it does not answer.
-pub fn smart(file: &File) -> Option<Smart> {
-    smart_with(&mut pio_in(file))
-}
-
 fn smart_with(send: &mut PioIn<'_>) -> Option<Smart> {
     let mut d = [0u8; 512];
     send(&smart_read_data_taskfile(), &mut d)?;

@@ -18,7 +18,8 @@ use std::fs::File;
 use methodic_results::health::Health;
 
 use crate::sysfs::sysfs;
-use crate::target::{Target, TargetKind};
+use crate::target::Target;
+use methodic_results::host::TargetKind;
 
 pub use erase::{Abilities, Interface, Way};
 use identify::interface_of_device;
@@ -31,16 +32,6 @@ pub fn interface(target: &Target) -> Interface {
         return Interface::None;
     }
     interface_of_device(&target.identity)
-}
-
-/// The temperature of a drive, °C, as it reports it now: an NVMe drive's
-/// SMART / health log, a SATA drive's SMART attribute 194 (or 190).
-pub fn temperature(file: &File, interface: Interface) -> Option<i32> {
-    match interface {
-        Interface::Nvme => nvme::temperature(file),
-        Interface::Ata => ata::smart(file).and_then(|s| s.temperature_c),
-        _ => None,
-    }
 }
 
 /// How a drive's health counters are read: the NVMe SMART / health log

@@ -201,6 +201,7 @@ impl SgError {
     }
 
     /// The sense data, when the device returned some.
+    #[cfg(test)]
     pub fn sense(&self) -> Option<&Sense> {
         match &self.kind {
             SgErrorKind::Sense(s) => Some(s),
@@ -210,6 +211,7 @@ impl SgError {
 
     /// Whether the device answered "invalid command operation code" (it
     /// does not know the command).
+    #[cfg(test)]
     pub fn is_invalid_opcode(&self) -> bool {
         self.sense().is_some_and(|s| s.key == 0x05 && (s.asc, s.ascq) == (0x20, 0x00))
     }
@@ -396,6 +398,7 @@ impl Sense {
     /// COMMAND-SPECIFIC INFORMATION fields are the ATA registers whenever
     /// VALID is set (libata fills them for a failed command too, under the
     /// key and code it maps the ATA error to, e.g. ABORTED COMMAND 00/00).
+    #[cfg(test)]
     pub fn parse_ata(d: &[u8]) -> Option<Sense> {
         Sense::parse_with(d, true)
     }
@@ -536,20 +539,6 @@ fn asc_words(asc: u8, ascq: u8) -> Option<&'static str> {
         (0x5d, 0x00) => "failure prediction threshold exceeded",
         _ => return None,
     })
-}
-
-/// Whether a SCSI device's sysfs `vendor` says it is an ATA drive behind
-/// libata (libata's SCSI translation reports the vendor "ATA", padded).
-pub fn vendor_is_ata(vendor: &str) -> bool {
-    vendor.trim() == "ATA"
-}
-
-/// Whether the block device `name` (`sda` or `/dev/sda`) is an ATA drive
-/// behind libata, from `/sys/block/<name>/device/vendor`; false when that
-/// cannot be read.
-pub fn is_ata(name: &str) -> bool {
-    let name = name.strip_prefix("/dev/").unwrap_or(name);
-    std::fs::read_to_string(format!("/sys/block/{name}/device/vendor")).is_ok_and(|v| vendor_is_ata(&v))
 }
 
 #[cfg(test)]
@@ -736,19 +725,10 @@ mod tests {
         assert!(matches!(e.kind, SgErrorKind::Os(_)));
         assert!(e.to_string().starts_with("the SG_IO ioctl failed: "), "{e}");
         assert_eq!(super::super::ata::identify(&null), None);
-        assert_eq!(super::super::ata::smart(&null), None);
         assert_eq!(super::super::scsi::inquiry(&null), None);
         assert_eq!(super::super::scsi::capacity(&null), None);
         assert_eq!(super::super::scsi::write_cache(&null), None);
         assert_eq!(super::super::scsi::sanitize_supported(&null), None);
-    }
-
-    #[test]
-    fn libata_says_ata() {
-        assert!(vendor_is_ata("ATA     \n"));
-        assert!(!vendor_is_ata("QEMU    \n"));
-        assert!(!vendor_is_ata("ATAPI"));
-        assert!(!is_ata("no-such-device-here"));
     }
 
     /// A sanitize whose progress stays put ends with an error naming where

@@ -42,7 +42,7 @@ impl Fault {
     }
 
     /// The same fault, from the `n`-th engine made on (from 0).
-    pub fn from_engine(mut self, n: u64) -> Fault {
+    pub fn on_engines_from(mut self, n: u64) -> Fault {
         self.healthy = n;
         self
     }

@@ -36,7 +36,7 @@ pub trait Engine {
     fn run(&mut self, reqs: &[Request], wait: usize, done: &mut Vec<Completion>) -> io::Result<()>;
 
     /// Starts `reqs`, then waits until an I/O completes or the monotonic
-    /// clock ([`mono_ns`]) reaches `deadline`, whichever comes first, and
+    /// clock (`mono_ns`) reaches `deadline`, whichever comes first, and
     /// appends every completion available to `done` (none when the
     /// deadline came first). Open loop: a worker with a free slot waits so
     /// for its next I/O's due time. An engine that completes I/O inline
@@ -150,7 +150,7 @@ pub struct Setup<'a> {
 }
 
 /// Makes each worker's engine: called once a worker, as it sets up,
-/// never per I/O. A run uses [`Real`] unless its options give another.
+/// never per I/O. A run uses [`Real`](crate::Real) unless its options give another.
 pub trait EngineFactory: Send + Sync + std::fmt::Debug {
     /// The engine for `setup`, or why it cannot be made (io_uring refused
     /// by the kernel, say).

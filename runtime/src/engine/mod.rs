@@ -18,7 +18,7 @@ pub mod uring;
 
 use std::io;
 
-pub use methodic_results::engine::EngineKind;
+use methodic_results::engine::EngineKind;
 
 pub use self::interface::{Completion, Engine, EngineFactory, Request, Setup, TrimWay, mono_ns};
 

@@ -18,13 +18,14 @@ use methodic_compiler::plan::{
 use super::io::{At, IoSpec, Workers};
 use super::options::EngineChoice;
 use super::signals::stop_flag;
-use crate::ceiling::{self, Ceilings, Shape};
-use crate::engine::{EngineKind, Real};
+use crate::engine::Real;
 use crate::error::describe;
 use crate::error::{Error, Result};
 use crate::system;
 use crate::target::{OpenOptionsT, Target};
 use crate::worker;
+use methodic_results::ceiling::{Ceilings, Shape};
+use methodic_results::engine::EngineKind;
 
 /// Measures the host ceiling on its own (`methodic calibrate`): one
 /// worker keeping each of `qds` in flight, reading blocks of each of
@@ -45,7 +46,7 @@ pub fn calibrate(blocks: &[Bytes], qds: &[u32], seconds: f64, engine: EngineChoi
         let qd = Qd { total: qd.max(1), per_worker: qd.max(1), workers: 1, counted: QdCounting::Total };
         // No targets: the engine a file in RAM would get.
         let engine = workers.engine_for(&[], &qd, 0).0;
-        let (threads, depth) = ceiling::threads_and_depth(engine, &qd);
+        let (threads, depth) = methodic_results::ceiling::threads_and_depth(engine, &qd);
         for &size in blocks {
             let shape =
                 Shape { engine, threads, depth, blocks: vec![BlockShare { size, share: Percent::HUNDRED }] };
@@ -87,8 +88,8 @@ pub(crate) fn measure(shapes: &[Shape], seconds: f64, workers: &Workers) -> Resu
     if free.0 < size.0 * 2 {
         return Err(Error::unsupported(format!(
             "/dev/shm has {} free, too little for a {} file in RAM",
-            crate::units::human(free.0),
-            crate::units::human(size.0)
+            methodic_results::units::human(free.0),
+            methodic_results::units::human(size.0)
         )));
     }
     let ram = Target::open(&path, &open)?;
@@ -137,11 +138,16 @@ pub(crate) fn measure(shapes: &[Shape], seconds: f64, workers: &Workers) -> Resu
                     "no I/O completed in its {seconds}s (the host was busy)"
                 )));
             }
-            Ok(ceiling::ShapeCeiling { shape: shape.clone(), iops: s.total.iops, mb_s: s.total.mb_s })
+            Ok(methodic_results::ceiling::ShapeCeiling {
+                shape: shape.clone(),
+                iops: s.total.iops,
+                mb_s: s.total.mb_s,
+            })
         });
         match ran {
             Ok(c) => measured.push(c),
-            Err(e) => unmeasured.push(ceiling::Unmeasured { shape: shape.clone(), reason: describe(&e) }),
+            Err(e) => unmeasured
+                .push(methodic_results::ceiling::Unmeasured { shape: shape.clone(), reason: describe(&e) }),
         }
     }
     let _ = targets[0].remove_scratch();

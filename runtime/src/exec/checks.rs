@@ -15,7 +15,8 @@ use super::options::RunOptions;
 use crate::error::{Error, Result};
 use crate::rehearse;
 use crate::system;
-use crate::target::{OpenOptionsT, Target, TargetKind};
+use crate::target::{OpenOptionsT, Target};
+use methodic_results::host::TargetKind;
 
 /// Opens the targets the plan needs, or makes scratch files in `out`.
 pub(super) fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result<Vec<Target>> {
@@ -273,13 +274,14 @@ pub(super) fn check_space(plan: &Plan, opts: &RunOptions) -> Result<()> {
     if free >= need {
         return Ok(());
     }
-    let what: Vec<String> = parts.iter().map(|(b, w)| format!("{w} {}", crate::units::human(b.0))).collect();
+    let what: Vec<String> =
+        parts.iter().map(|(b, w)| format!("{w} {}", methodic_results::units::human(b.0))).collect();
     Err(Error::results(
         &opts.out,
         format!(
             "its file system has {} free, and the run puts about {} there ({})",
-            crate::units::human(free.0),
-            crate::units::human(need.0),
+            methodic_results::units::human(free.0),
+            methodic_results::units::human(need.0),
             what.join(", ")
         ),
     )

@@ -23,19 +23,20 @@ use methodic_results::record::{BurstResult, IoErrors, IoInfo, OpenLoopResult, Sp
 
 use self::spread::{Part, skew_words, spread_of};
 use super::options::EngineChoice;
-use crate::ceiling;
-use crate::engine::{EngineFactory, EngineKind};
+use crate::engine::EngineFactory;
 use crate::error::{Error, Result};
 use crate::failure::IoFailed;
 use crate::hlog::HistogramLog;
 use crate::region::{Region, step_region, worker_regions};
 use crate::rng::{Stream, stream_seed};
-use crate::series::{self, Row};
+use crate::series::{self};
 use crate::stats::Recorder;
 use crate::target::Target;
 use crate::verify::{Findings, Stamping, Tracker};
 use crate::worker::pace::{OpenOutcome, OpenRate};
 use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing, WorkerVerify};
+use methodic_results::engine::EngineKind;
+use methodic_results::series::Row;
 
 /// The most threads psync uses to keep a queue depth; deeper queues use
 /// io_uring.
@@ -179,7 +180,7 @@ impl Workers {
         // psync keeps one I/O in flight a thread: the queue depth is kept
         // with one thread per outstanding I/O (the ceiling's shapes use the
         // same mapping).
-        let (threads, depth) = ceiling::threads_and_depth(engine, &spec.qd);
+        let (threads, depth) = methodic_results::ceiling::threads_and_depth(engine, &spec.qd);
         let threads = threads as usize;
         let devices = device_count.min(threads);
         // Open loop: the step's rate, shared evenly by all its threads.

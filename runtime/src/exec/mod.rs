@@ -33,8 +33,9 @@ pub use self::options::{EngineChoice, Observer, Quiet, RunOptions};
 pub(crate) use self::session::{Session, execute};
 pub use self::signals::stop_requested;
 use crate::error::{Error, Result};
-use crate::manifest::{self, DriveTracker};
+use crate::manifest::{self};
 use crate::{rehearse, time};
+use methodic_results::manifest::DriveTracker;
 
 /// Runs a plan. The results directory is written as the run goes; the
 /// report is returned (and written as `results.json`) however it ends.
@@ -111,7 +112,7 @@ fn start_here(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -> Re
             results.discard();
             return Err(Error::io(format!("cannot create the datasets folder {}", dir.display()), e));
         }
-        manifest.datasets = Some(manifest::DatasetsNote {
+        manifest.datasets = Some(methodic_results::manifest::DatasetsNote {
             file_system: crate::host::file_system(&dir),
             dir: std::fs::canonicalize(&dir).unwrap_or(dir),
         });

@@ -23,9 +23,9 @@ use methodic_results::record::IoInfo;
 use super::io::{IoRun, IoSpec, MAX_PSYNC_THREADS};
 use super::options::{EngineChoice, Observer, RunOptions};
 use super::step::{Executor, Site, StepRun};
-use crate::engine::EngineKind;
 use crate::error::{Error, Result};
 use crate::hosts::{self, HostJobs, HostSpec};
+use methodic_results::engine::EngineKind;
 
 /// How long after the jobs are sent every host starts them, in
 /// milliseconds: at first 1.5 s, which covers fio 3.33's server taking
@@ -238,7 +238,7 @@ fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         (EngineChoice::Auto, _) => "fio on every host; more than one I/O in flight a worker: io_uring",
         _ => "fio on every host, as --engine says",
     };
-    let (threads, depth) = crate::ceiling::threads_and_depth(kind, &spec.qd);
+    let (threads, depth) = methodic_results::ceiling::threads_and_depth(kind, &spec.qd);
     if spec.passes.is_some() && spec.workload.random > Percent::ZERO && threads > 1 {
         return Err(Error::unsupported(format!(
             "step {}: a random fill with {threads} threads a host: fio's clones would each write the whole span",

@@ -25,9 +25,9 @@ use super::step::{Executor, Local, OperatingPoint, Site};
 use crate::engine::Real;
 use crate::error::{Error, Result, describe};
 use crate::failure::failed_steps;
-use crate::manifest::{DriveTracker, Manifest};
 use crate::target::Target;
 use crate::time;
+use methodic_results::manifest::{DriveTracker, Manifest};
 
 /// A run ready to go: its results directory, manifest and open targets,
 /// and where in the plan it starts (after the steps a
@@ -233,7 +233,9 @@ fn host_ceilings(exec: &Executor<'_>, manifest: &mut Manifest, rehearse: bool, o
                 crate::ceiling::MAX_SHAPES
             );
             c.unmeasured.extend(
-                left_out.into_iter().map(|shape| crate::ceiling::Unmeasured { shape, reason: why.clone() }),
+                left_out
+                    .into_iter()
+                    .map(|shape| methodic_results::ceiling::Unmeasured { shape, reason: why.clone() }),
             );
             manifest.ceilings = Some(c);
         }
@@ -404,7 +406,7 @@ fn repeat_summary(
     result: &StepResult,
     done: &[StepResult],
     m: &Manifest,
-) -> Option<crate::analysis::repeats::RepeatSummary> {
+) -> Option<methodic_results::analysis::RepeatSummary> {
     use crate::analysis::repeats::{CacheContext, Run, summarize};
     let step = &plan.steps[i];
     let r = step.repeat?;

@@ -17,13 +17,15 @@ use methodic_results::record::StepResult;
 
 use super::io::{IoRun, IoSpec, StepVerify, Workers};
 use super::options::RunOptions;
-use crate::ceiling::{self, Shape};
-use crate::engine::EngineKind;
+use crate::ceiling::{self};
 use crate::error::{Error, Result};
 use crate::hlog::HistogramLog;
 use crate::system::RamLimit;
 use crate::target::Target;
-use crate::verify::{Findings, Stamping, VerifyResult, VerifyWay};
+use crate::verify::{Findings, Stamping};
+use methodic_results::ceiling::Shape;
+use methodic_results::engine::EngineKind;
+use methodic_results::record::{VerifyResult, VerifyWay};
 
 /// Where a run's I/O runs: on this machine's targets ([`Local`]) or by
 /// fio on the hosts (`remote::OnHosts`). Chosen once, when the run's

@@ -12,8 +12,8 @@ use super::*;
 use crate::engine::EngineFactory;
 use crate::engine::fault::{Fault, FaultyEngines};
 use crate::engine::trace::Tracing;
-use crate::manifest::StepStatus;
 use crate::workload::Op;
+use methodic_results::manifest::StepStatus;
 
 const EIGHT_MIB: u64 = 8 << 20;
 
@@ -104,7 +104,7 @@ fn an_eio_mid_step_fails_the_run_there_with_its_offset_and_keeps_what_came_befor
     let ios = |r: &StepResult| r.summary.as_ref().map(|s| (s.total.ios, s.total.bytes));
     assert_eq!(ios(&journaled[0]), ios(before));
     assert_the_fill_failed_at_8mib(&journaled[1], &scratch);
-    let m = crate::manifest::load(&out).unwrap().manifest;
+    let m = methodic_results::manifest::load(&out).unwrap().manifest;
     assert_eq!(m.status, Status::Failed);
     let statuses: Vec<StepStatus> = m.steps.iter().map(|s| s.status).collect();
     assert_eq!(statuses, [StepStatus::Completed, StepStatus::Failed, StepStatus::Pending]);
@@ -133,7 +133,7 @@ fn on_error_continue_runs_the_later_steps_and_still_ends_failed() {
     assert!(error.contains("offset 8388608"), "{error}");
     assert!(error.contains("the drive state of the steps after it is in doubt"), "{error}");
     assert_eq!(journal(&out).len(), 3);
-    let m = crate::manifest::load(&out).unwrap().manifest;
+    let m = methodic_results::manifest::load(&out).unwrap().manifest;
     let statuses: Vec<StepStatus> = m.steps.iter().map(|s| s.status).collect();
     assert_eq!(statuses, [StepStatus::Completed, StepStatus::Failed, StepStatus::Completed]);
     let state = m.steps[2].checklist.drive_state.as_ref().unwrap();
@@ -185,7 +185,7 @@ fn a_round_that_fails_keeps_the_rounds_before_it() {
     let plan = methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
     let out = std::env::temp_dir().join(format!("methodic-exec-rounds-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let fault = Fault::eio(Some(Op::Write), 0..u64::MAX).from_engine(2);
+    let fault = Fault::eio(Some(Op::Write), 0..u64::MAX).on_engines_from(2);
     let opts = RunOptions {
         out: out.clone(),
         seed: 1,
@@ -331,7 +331,7 @@ fn a_file_target_takes_purge_as_holes_and_leaves_the_write_cache() {
         report.steps[0].actions,
         ["punched holes over 4.0 MiB of the file (a file cannot `erase purge`)"]
     );
-    let m = crate::manifest::load(&out).unwrap().manifest;
+    let m = methodic_results::manifest::load(&out).unwrap().manifest;
     let note = &m.write_cache[0];
     assert_eq!((note.asked.as_str(), note.was_on), ("off", None));
     assert_eq!(note.done, "not a drive whose cache methodic can read or set: left as it is");

@@ -24,11 +24,6 @@ const LOG_OCP_SMART: u8 = 0xc0;
 const OCP_SMART_GUID: [u8; 16] =
     [0xc5, 0xaf, 0x10, 0x28, 0xea, 0xbf, 0xf2, 0xa4, 0x9c, 0x4f, 0x6f, 0x7c, 0xc9, 0x14, 0xd5, 0xaf];
 
-/// The composite temperature alone, °C (one log read: no OCP log).
-pub fn temperature(file: &File) -> Option<i32> {
-    parse_health(&log_page(file, LOG_HEALTH, 512).ok()?).and_then(|h| h.temperature_c)
-}
-
 /// The SMART / health log of the controller of `file` (an NVMe namespace),
 /// with the NAND bytes written from the OCP log when the drive has one;
 /// `None` when it is not an NVMe namespace or the drive does not answer.

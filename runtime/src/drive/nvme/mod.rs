@@ -18,10 +18,9 @@ use std::fs::File;
 use self::admin::{FID_VOLATILE_WRITE_CACHE, GET_FEATURES, PassthruCmd, SET_FEATURES, admin};
 
 pub use erase::{SanitizeAction, SecureErase, format, sanitize};
-pub use identify::{Controller, Namespace, Sanicap, controller, namespace};
-pub use logs::{OcpSmart, health, ocp_smart, parse_health, parse_ocp_smart, temperature};
-pub use methodic_results::health::Health;
-pub use status::{AdminError, AdminErrorKind, status_words};
+pub use identify::{controller, namespace};
+pub use logs::health;
+pub use status::AdminError;
 
 /// Get Features (5.15) of the Volatile Write Cache: CDW10 FID bits 7:0,
 /// SEL bits 10:8 000b (the current value).
@@ -54,6 +53,8 @@ pub fn set_write_cache(file: &File, on: bool) -> Result<(), AdminError> {
 #[cfg(test)]
 mod tests {
     use super::admin::*;
+    use super::identify::{Controller, Namespace, Sanicap};
+    use super::status::AdminErrorKind;
     use super::*;
 
     /// The passthrough struct is the kernel's size, as the ioctl number says.

@@ -51,6 +51,7 @@ impl AdminError {
     }
 
     /// The drive's status field, when the drive (not the kernel) refused.
+    #[cfg(test)]
     pub fn status(&self) -> Option<u16> {
         match self.kind {
             AdminErrorKind::Status(s) => Some(s),

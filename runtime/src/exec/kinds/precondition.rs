@@ -13,9 +13,9 @@ use super::rounds::{metric_of, steady_result};
 use crate::error::{Error, Result};
 use crate::exec::io::{At, CsvOut, IoSpec, spread, std_duration};
 use crate::exec::step::{Executor, StepRun};
-use crate::series::{self, Row};
 use crate::stats::Recorder;
 use crate::steady;
+use methodic_results::series::Row;
 
 /// `precondition W qd N for T`: the workload for a time, as a measure
 /// without a ramp.
@@ -67,7 +67,7 @@ pub(super) fn until_steady(
     let (step, settings) = (s.step, s.settings);
     let csv = x.results.series_path(&step.id, "")?;
     let rounds_csv = x.results.series_path(&step.id, ".rounds")?;
-    let mut series_out = CsvOut::create(&csv, series::HEADER)?;
+    let mut series_out = CsvOut::create(&csv, methodic_results::series::HEADER)?;
     let mut rounds_out = CsvOut::create(
         &rounds_csv,
         "round,value,window_average,range,range_limit,change,change_limit,steady",

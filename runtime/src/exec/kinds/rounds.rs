@@ -13,8 +13,9 @@ use crate::error::{Error, Result};
 use crate::exec::io::spread::Part;
 use crate::exec::io::{At, CsvOut, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
-use crate::stats::{Latency, Recorder, Summary};
+use crate::stats::Recorder;
 use crate::steady;
+use methodic_results::numbers::{Latency, Summary};
 
 /// `rounds { ... } until steady { ... }`: each round runs every cell in
 /// turn; the tracked cell's metric decides when the rounds are steady.
@@ -197,7 +198,7 @@ impl RecentRecorders {
 pub(super) fn steady_result(
     rule: &SteadyRule,
     values: Vec<f64>,
-    window: Option<steady::Window>,
+    window: Option<methodic_results::analysis::Window>,
 ) -> SteadyResult {
     SteadyResult {
         metric: rule.metric,

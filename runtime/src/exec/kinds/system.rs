@@ -33,7 +33,7 @@ pub(super) fn idle(x: &mut Executor<'_>, time: Duration) -> Result<()> {
 pub(super) fn limit_ram(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
     if s.out.actions.is_empty() {
         s.out.actions.push(match &x.ram {
-            Some(r) => format!("RAM limited to {}: {}", crate::units::human(r.limit.0), r.method),
+            Some(r) => format!("RAM limited to {}: {}", methodic_results::units::human(r.limit.0), r.method),
             None => "RAM not limited".to_string(),
         });
     }
@@ -53,7 +53,7 @@ pub(crate) fn apply_ram_limit(
     x.ram = None;
     if let Some(limit) = wanted {
         let r = crate::system::limit_ram(limit)?;
-        out.actions.push(format!("RAM limited to {}: {}", crate::units::human(limit.0), r.method));
+        out.actions.push(format!("RAM limited to {}: {}", methodic_results::units::human(limit.0), r.method));
         x.ram = Some(r);
     } else {
         out.actions.push("RAM limit lifted".into());
