@@ -6,7 +6,8 @@
 use pest::iterators::{Pair, Pairs};
 
 use super::messages::{bad_escape, bad_quantity, factor_too_large, missing_child, too_deep, unexpected};
-use super::{MAX_DEPTH, Rule, trim_trivia};
+use super::parser::{MAX_DEPTH, Rule};
+use super::text::trim_trivia;
 use crate::ast::*;
 use crate::diagnostic::Diagnostic;
 use crate::units::{Quantity, parse_quantity};

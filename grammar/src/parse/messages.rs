@@ -7,8 +7,9 @@ use pest::Parser as _;
 use pest::error::{ErrorVariant, InputLocation};
 use pest::iterators::Pair;
 
-use super::parser::MethodologyParser;
-use super::{ITEM_STARTS, MAX_DEPTH, Rule, comment_start};
+use super::ITEM_STARTS;
+use super::parser::{MAX_DEPTH, MethodologyParser, Rule};
+use super::text::comment_start;
 use crate::ast::Span;
 use crate::diagnostic::{Code, Diagnostic, did_you_mean};
 use crate::units::QuantityError;

@@ -3,10 +3,11 @@
 //! numbers, escapes); reports as many syntax errors as it can find at once
 //! by re-parsing each top-level item on its own after the first failure.
 //!
-//! Split in two: `build` turns pest's pairs into AST nodes, `messages`
-//! says every problem in the user's words (syntax errors, bad literals,
-//! reserved words). This module runs the parser and recovers after a
-//! syntax error.
+//! Split by job: `parser` is the parser pest derives from the grammar,
+//! `text` scans strings and comments without the grammar, `build` turns
+//! pest's pairs into AST nodes and `messages` says every problem in the
+//! user's words (syntax errors, bad literals, reserved words). This module
+//! runs the parser and recovers after a syntax error.
 
 use pest::Parser as _;
 
@@ -15,19 +16,14 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 
 mod build;
 mod messages;
+mod parser;
+mod text;
 
 use build::Builder;
 pub use messages::is_reserved;
 use messages::syntax_error;
-
-mod parser {
-    #[derive(pest_derive::Parser)]
-    #[grammar = "methodology.pest"]
-    pub struct MethodologyParser;
-}
-
-use parser::MethodologyParser;
-pub(crate) use parser::Rule;
+use parser::{MethodologyParser, Rule};
+pub(crate) use text::string_end;
 
 /// Parses a methodology. On failure, returns every syntax and literal error
 /// found, in source order.
@@ -84,7 +80,7 @@ fn recover(src: &str, first: Diagnostic) -> Diagnostics {
 
 /// Words that start a top-level item; a line starting with one at brace
 /// depth 0 starts a new chunk for error recovery.
-const ITEM_STARTS: [&str; 24] = [
+pub(super) const ITEM_STARTS: [&str; 24] = [
     "methodology",
     "describe",
     "non_destructive",
@@ -110,19 +106,6 @@ const ITEM_STARTS: [&str; 24] = [
     "copy",
     "probe",
 ];
-
-/// Where the string opening at `open` ends: after its closing quote, or at
-/// the end of its line when it has none. Escaped quotes do not close it.
-pub(crate) fn string_end(bytes: &[u8], open: usize) -> usize {
-    let mut i = open + 1;
-    while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-        if bytes[i] == b'\\' {
-            i += 1;
-        }
-        i += 1;
-    }
-    i + 1
-}
 
 /// Words that may start a line that continues the previous item.
 const CONTINUATIONS: [&str; 13] = [
@@ -198,38 +181,6 @@ pub(crate) fn top_level_chunks(src: &str) -> Vec<(usize, usize)> {
         chunks.push((s, e));
     }
     chunks
-}
-
-/// How deep blocks may nest. Deeper methodologies are refused rather than
-/// risk the stack of every stage that walks the tree.
-pub const MAX_DEPTH: usize = 64;
-
-/// `text` without trailing whitespace and comments.
-fn trim_trivia(mut text: &str) -> &str {
-    loop {
-        text = text.trim_end();
-        let line_start = text.rfind('\n').map_or(0, |i| i + 1);
-        match comment_start(&text[line_start..]) {
-            Some(i) => text = &text[..line_start + i],
-            None => return text,
-        }
-    }
-}
-
-/// Where a `#` comment starts in a line, outside strings.
-fn comment_start(line: &str) -> Option<usize> {
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in line.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if in_string => escaped = true,
-            '"' => in_string = !in_string,
-            '#' if !in_string => return Some(i),
-            _ => {}
-        }
-    }
-    None
 }
 
 #[cfg(test)]
