@@ -5,105 +5,13 @@
 
 use pest::iterators::{Pair, Pairs};
 
+use super::keywords::is_keyword;
 use super::messages::{bad_escape, bad_quantity, factor_too_large, missing_child, too_deep, unexpected};
 use super::parser::{MAX_DEPTH, Rule};
 use super::text::trim_trivia;
 use crate::ast::*;
 use crate::diagnostic::Diagnostic;
 use crate::units::{Quantity, parse_quantity};
-
-/// Keyword tokens: the builder skips them, as they carry no value.
-fn is_keyword(rule: Rule) -> bool {
-    matches!(
-        rule,
-        Rule::k_methodology
-            | Rule::k_version
-            | Rule::k_describe
-            | Rule::k_non_destructive
-            | Rule::k_on_error
-            | Rule::k_conventions
-            | Rule::k_units
-            | Rule::k_queue_depth
-            | Rule::k_value
-            | Rule::k_use
-            | Rule::k_workload
-            | Rule::k_dataset
-            | Rule::k_let
-            | Rule::k_phase
-            | Rule::k_for
-            | Rule::k_in
-            | Rule::k_repeat
-            | Rule::k_aggregate
-            | Rule::k_rounds
-            | Rule::k_until
-            | Rule::k_steady
-            | Rule::k_target
-            | Rule::k_span
-            | Rule::k_workers
-            | Rule::k_devices
-            | Rule::k_io
-            | Rule::k_write_cache
-            | Rule::k_data
-            | Rule::k_limit_ram
-            | Rule::k_none
-            | Rule::k_erase
-            | Rule::k_fill
-            | Rule::k_passes
-            | Rule::k_precondition
-            | Rule::k_sweep
-            | Rule::k_measure
-            | Rule::k_qd
-            | Rule::k_read
-            | Rule::k_ramp
-            | Rule::k_record
-            | Rule::k_written
-            | Rule::k_series
-            | Rule::k_drop_caches
-            | Rule::k_idle
-            | Rule::k_copy
-            | Rule::k_probe
-            | Rule::k_pages
-            | Rule::k_random
-            | Rule::k_sequential
-            | Rule::k_block
-            | Rule::k_blocks
-            | Rule::k_align
-            | Rule::k_offset
-            | Rule::k_files
-            | Rule::k_size
-            | Rule::k_total
-            | Rule::k_seed
-            | Rule::k_step
-            | Rule::k_range
-            | Rule::k_repeats
-            | Rule::k_statistic
-            | Rule::k_round
-            | Rule::k_window
-            | Rule::k_excursion
-            | Rule::k_slope
-            | Rule::k_max_rounds
-            | Rule::k_metric
-            | Rule::k_track
-            | Rule::k_zeros
-            | Rule::k_compressible
-            | Rule::k_rate
-            | Rule::k_together
-            | Rule::k_job
-            | Rule::k_device
-            | Rule::k_of
-            | Rule::k_as
-            | Rule::k_qos
-            | Rule::k_under
-            | Rule::k_precision
-            | Rule::k_think
-            | Rule::k_every
-            | Rule::k_bursts
-            | Rule::k_trim
-            | Rule::k_verify
-            | Rule::k_at
-            | Rule::k_local
-    )
-}
 
 /// A node, or the one problem that stopped building it. The diagnostic is
 /// boxed: it is large (152 bytes), and every build step returns this.

@@ -7,7 +7,7 @@ use pest::Parser as _;
 use pest::error::{ErrorVariant, InputLocation};
 use pest::iterators::Pair;
 
-use super::ITEM_STARTS;
+use super::keywords::{Family, families_of, is_reserved, item_starts, keyword_rule, words_of};
 use super::parser::{MAX_DEPTH, MethodologyParser, Rule};
 use super::text::comment_start;
 use crate::ast::Span;
@@ -21,41 +21,9 @@ struct Words {
     family: Family,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Family {
-    Definition,
-    Step,
-    StepOption,
-    WorkloadProperty,
-    TargetSetting,
-    DatasetSetting,
-    SteadySetting,
-    ProbeSetting,
-    Convention,
-    Value,
-    Other,
-}
-
-impl Family {
-    fn noun(self) -> &'static str {
-        match self {
-            Family::Definition => "a definition",
-            Family::Step => "a step",
-            Family::StepOption => "a step option",
-            Family::WorkloadProperty => "a workload property",
-            Family::TargetSetting => "a target setting",
-            Family::DatasetSetting => "a dataset setting",
-            Family::SteadySetting => "a steady-state setting",
-            Family::ProbeSetting => "a probe setting",
-            Family::Convention => "a convention",
-            Family::Value => "a value",
-            Family::Other => "something",
-        }
-    }
-}
-
 /// Every grammar rule in words. Exhaustive on purpose: a new rule does not
-/// compile until it has words.
+/// compile until it has words. A keyword rule's words are its word, from
+/// the one list of keywords (`keywords::KEYWORDS`).
 #[expect(clippy::too_many_lines, reason = "exhaustive on purpose: one line of words for every grammar rule")]
 fn describe_rule(rule: Rule) -> Words {
     use Family::*;
@@ -220,93 +188,8 @@ fn describe_rule(rule: Rule) -> Words {
         | Rule::expr
         | Rule::list_item
         | Rule::range_end => w("a value", Other),
-        Rule::k_methodology => w("`methodology`", Other),
-        Rule::k_version => w("`version`", Other),
-        Rule::k_describe => w("`describe`", Other),
-        Rule::k_non_destructive => w("`non_destructive`", Other),
-        Rule::k_on_error => w("`on_error`", Other),
-        Rule::k_conventions => w("`conventions`", Other),
-        Rule::k_units => w("`units`", Other),
-        Rule::k_queue_depth => w("`queue_depth`", Other),
-        Rule::k_value => w("`value`", Other),
-        Rule::k_use => w("`use`", Other),
-        Rule::k_workload => w("`workload`", Other),
-        Rule::k_dataset => w("`dataset`", Other),
-        Rule::k_let => w("`let`", Other),
-        Rule::k_phase => w("`phase`", Other),
-        Rule::k_for => w("`for`", Other),
-        Rule::k_in => w("`in`", Other),
-        Rule::k_repeat => w("`repeat`", Other),
-        Rule::k_aggregate => w("`aggregate`", Other),
-        Rule::k_rounds => w("`rounds`", Other),
-        Rule::k_until => w("`until`", Other),
-        Rule::k_steady => w("`steady`", Other),
-        Rule::k_target => w("`target`", Other),
-        Rule::k_span => w("`span`", Other),
-        Rule::k_workers => w("`workers`", Other),
-        Rule::k_devices => w("`devices`", Other),
-        Rule::k_io => w("`io`", Other),
-        Rule::k_write_cache => w("`write_cache`", Other),
         Rule::write_cache_mode => w("`off`, `on` or `as_is`", Other),
-        Rule::k_data => w("`data`", Other),
-        Rule::k_limit_ram => w("`limit_ram`", Other),
-        Rule::k_none => w("`none`", Other),
-        Rule::k_erase => w("`erase`", Other),
-        Rule::k_fill => w("`fill`", Other),
-        Rule::k_passes => w("`passes`", Other),
-        Rule::k_precondition => w("`precondition`", Other),
-        Rule::k_sweep => w("`sweep`", Other),
-        Rule::k_measure => w("`measure`", Other),
-        Rule::k_rate => w("`rate`", Other),
-        Rule::k_together => w("`together`", Other),
-        Rule::k_job => w("`job`", Other),
-        Rule::k_device => w("`device`", Other),
-        Rule::k_of => w("`of`", Other),
-        Rule::k_as => w("`as`", Other),
-        Rule::k_qos => w("`qos`", Other),
-        Rule::k_under => w("`under`", Other),
-        Rule::k_precision => w("`precision`", Other),
-        Rule::k_think => w("`think`", Other),
-        Rule::k_every => w("`every`", Other),
-        Rule::k_bursts => w("`bursts`", Other),
-        Rule::k_trim => w("`trim`", Other),
-        Rule::k_verify => w("`verify`", Other),
-        Rule::k_at => w("`at`", Other),
-        Rule::k_local => w("`local`", Other),
-        Rule::k_qd => w("`qd`", Other),
-        Rule::k_read => w("`read`", Other),
-        Rule::k_ramp => w("`ramp`", Other),
-        Rule::k_record => w("`record`", Other),
-        Rule::k_written => w("`written`", Other),
-        Rule::k_series => w("`series`", Other),
-        Rule::k_drop_caches => w("`drop_caches`", Other),
-        Rule::k_idle => w("`idle`", Other),
-        Rule::k_copy => w("`copy`", Other),
-        Rule::k_probe => w("`probe`", Other),
-        Rule::k_pages => w("`pages`", Other),
-        Rule::k_random => w("`random`", Other),
-        Rule::k_sequential => w("`sequential`", Other),
-        Rule::k_block => w("`block`", Other),
-        Rule::k_blocks => w("`blocks`", Other),
-        Rule::k_align => w("`align`", Other),
-        Rule::k_offset => w("`offset`", Other),
-        Rule::k_files => w("`files`", Other),
-        Rule::k_size => w("`size`", Other),
-        Rule::k_total => w("`total`", Other),
-        Rule::k_seed => w("`seed`", Other),
-        Rule::k_step => w("`step`", Other),
-        Rule::k_range => w("`range`", Other),
-        Rule::k_repeats => w("`repeats`", Other),
-        Rule::k_statistic => w("`statistic`", Other),
-        Rule::k_round => w("`round`", Other),
-        Rule::k_window => w("`window`", Other),
-        Rule::k_excursion => w("`excursion`", Other),
-        Rule::k_slope => w("`slope`", Other),
-        Rule::k_max_rounds => w("`max_rounds`", Other),
-        Rule::k_metric => w("`metric`", Other),
-        Rule::k_track => w("`track`", Other),
-        Rule::k_zeros => w("`zeros`", Other),
-        Rule::k_compressible => w("`compressible`", Other),
+        keyword_rule!() => w(words_of(rule).unwrap_or("a keyword"), Other),
     }
 }
 
@@ -494,31 +377,6 @@ fn unclosed_by_indentation(text: &str) -> Option<usize> {
 /// Punctuation worth naming when the parser expected it.
 const PUNCTUATION: [&str; 8] = [",", "]", "}", ":", "=", "{", "[", "\""];
 
-/// The groups alternatives fall into, so that a long list reads short.
-fn keyword_families(word: &str) -> &'static [Family] {
-    use Family::*;
-    match word {
-        "methodology" | "describe" | "non_destructive" | "on_error" | "conventions" | "use" | "workload"
-        | "dataset" | "let" => &[Definition],
-        "phase" | "repeat" | "rounds" | "limit_ram" | "erase" | "fill" | "precondition" | "sweep"
-        | "measure" | "drop_caches" | "idle" | "copy" | "probe" | "together" | "qos" => &[Step],
-        "for" => &[Step, StepOption],
-        "target" => &[Step],
-        "passes" | "qd" | "ramp" | "record" | "series" | "until" | "rate" | "as" | "think" | "bursts"
-        | "verify" | "at" | "local" => &[StepOption],
-        "read" => &[StepOption, WorkloadProperty],
-        "random" | "sequential" | "block" | "blocks" | "align" | "offset" | "trim" => &[WorkloadProperty],
-        "workers" => &[StepOption, TargetSetting],
-        "span" | "devices" | "data" | "write_cache" => &[TargetSetting],
-        "io" => &[TargetSetting, ProbeSetting],
-        "files" | "size" | "total" | "seed" => &[DatasetSetting],
-        "round" | "window" | "excursion" | "slope" | "max_rounds" | "metric" | "track" => &[SteadySetting],
-        "step" | "range" | "repeats" | "statistic" => &[ProbeSetting],
-        "units" | "queue_depth" | "value" => &[Convention],
-        _ => &[],
-    }
-}
-
 /// "a workload property (`block`, `read`) or `}`": the expected
 /// alternatives in a few words.
 pub(super) fn expected_words(positives: &[Rule], punctuation: &[String]) -> String {
@@ -534,7 +392,7 @@ pub(super) fn expected_words(positives: &[Rule], punctuation: &[String]) -> Stri
             .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
         let families: &'static [Family] = match (keyword, *rule) {
             (_, Rule::file) => &[Definition, Step],
-            (Some(k), _) if !keyword_families(k).is_empty() => keyword_families(k),
+            (Some(k), _) if !families_of(k).is_empty() => families_of(k),
             _ => match words.family {
                 Definition => &[Definition],
                 Step => &[Step],
@@ -617,7 +475,7 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
     let mut out = Vec::new();
     for rule in positives {
         if *rule == Rule::file {
-            out.extend(ITEM_STARTS);
+            out.extend(item_starts());
             continue;
         }
         // Every backticked word of the rule's text: "`decimal` or `binary`".
@@ -633,98 +491,6 @@ fn keywords_of(positives: &[Rule]) -> Vec<&'static str> {
         }
     }
     out
-}
-
-const ALL_KEYWORDS: [&str; 84] = [
-    "methodology",
-    "version",
-    "describe",
-    "non_destructive",
-    "on_error",
-    "conventions",
-    "units",
-    "queue_depth",
-    "value",
-    "use",
-    "workload",
-    "dataset",
-    "let",
-    "phase",
-    "for",
-    "in",
-    "repeat",
-    "aggregate",
-    "rounds",
-    "until",
-    "steady",
-    "target",
-    "span",
-    "workers",
-    "devices",
-    "io",
-    "data",
-    "write_cache",
-    "limit_ram",
-    "none",
-    "erase",
-    "fill",
-    "passes",
-    "precondition",
-    "sweep",
-    "measure",
-    "qd",
-    "read",
-    "ramp",
-    "record",
-    "written",
-    "series",
-    "drop_caches",
-    "idle",
-    "copy",
-    "probe",
-    "pages",
-    "random",
-    "sequential",
-    "block",
-    "blocks",
-    "align",
-    "offset",
-    "files",
-    "size",
-    "total",
-    "seed",
-    "step",
-    "range",
-    "repeats",
-    "statistic",
-    "round",
-    "window",
-    "excursion",
-    "slope",
-    "max_rounds",
-    "metric",
-    "track",
-    "rate",
-    "together",
-    "job",
-    "device",
-    "of",
-    "as",
-    "qos",
-    "under",
-    "precision",
-    "think",
-    "every",
-    "bursts",
-    "trim",
-    "verify",
-    "at",
-    "local",
-];
-
-/// Whether `word` is reserved and cannot name anything.
-pub fn is_reserved(word: &str) -> bool {
-    ALL_KEYWORDS.contains(&word) || word == "zeros" || word == "compressible"
 }
 
 /// Blocks nested more than [`MAX_DEPTH`] deep, at the brace that opens

@@ -4,10 +4,11 @@
 //! by re-parsing each top-level item on its own after the first failure.
 //!
 //! Split by job: `parser` is the parser pest derives from the grammar,
-//! `text` scans strings and comments without the grammar, `build` turns
-//! pest's pairs into AST nodes and `messages` says every problem in the
-//! user's words (syntax errors, bad literals, reserved words). This module
-//! runs the parser and recovers after a syntax error.
+//! `keywords` lists every keyword once, `text` scans strings and comments
+//! without the grammar, `build` turns pest's pairs into AST nodes and
+//! `messages` says every problem in the user's words (syntax errors, bad
+//! literals, reserved words). This module runs the parser and recovers
+//! after a syntax error.
 
 use pest::Parser as _;
 
@@ -15,12 +16,14 @@ use crate::ast::*;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 
 mod build;
+mod keywords;
 mod messages;
 mod parser;
 mod text;
 
 use build::Builder;
-pub use messages::is_reserved;
+use keywords::continues_an_item;
+pub use keywords::is_reserved;
 use messages::syntax_error;
 use parser::{MethodologyParser, Rule};
 pub(crate) use text::string_end;
@@ -78,52 +81,6 @@ fn recover(src: &str, first: Diagnostic) -> Diagnostics {
     Diagnostics(diags).sorted()
 }
 
-/// Words that start a top-level item; a line starting with one at brace
-/// depth 0 starts a new chunk for error recovery.
-pub(super) const ITEM_STARTS: [&str; 24] = [
-    "methodology",
-    "describe",
-    "non_destructive",
-    "on_error",
-    "conventions",
-    "use",
-    "workload",
-    "dataset",
-    "let",
-    "phase",
-    "for",
-    "repeat",
-    "rounds",
-    "target",
-    "limit_ram",
-    "erase",
-    "fill",
-    "precondition",
-    "sweep",
-    "measure",
-    "drop_caches",
-    "idle",
-    "copy",
-    "probe",
-];
-
-/// Words that may start a line that continues the previous item.
-const CONTINUATIONS: [&str; 13] = [
-    "version",
-    "qd",
-    "read",
-    "ramp",
-    "record",
-    "series",
-    "until",
-    "passes",
-    "steady",
-    "written",
-    "aggregate",
-    "in",
-    "local",
-];
-
 /// Byte ranges of the top-level items, found by scanning brackets, strings
 /// and comments; used only to recover after a syntax error.
 pub(crate) fn top_level_chunks(src: &str) -> Vec<(usize, usize)> {
@@ -163,10 +120,11 @@ pub(crate) fn top_level_chunks(src: &str) -> Vec<(usize, usize)> {
                         .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
                         .map_or(src.len(), |n| i + n);
                     // Item keywords start chunks, and so do unknown words
-                    // (most likely a misspelt item); step options may
-                    // continue a step on the next line.
+                    // (most likely a misspelt item); step options (the
+                    // keywords that continue an item) may continue a step
+                    // on the next line.
                     let word = &src[i..end];
-                    if ITEM_STARTS.contains(&word) || !CONTINUATIONS.contains(&word) {
+                    if !continues_an_item(word) {
                         starts.push(i);
                     }
                 }
