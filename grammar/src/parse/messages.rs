@@ -207,89 +207,30 @@ pub(super) fn syntax_error(text: &str, offset: usize) -> Diagnostic {
     }
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: turns pest's error into one diagnostic, case by case of what was expected"
-)]
+/// Pest's error in the user's words: an unclosed string, a keyword where
+/// a name belongs, or what was expected and what was found, with a hint
+/// about braces or the word found.
 fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagnostic {
-    let mut pos = match e.location {
+    let pos = match e.location {
         InputLocation::Pos(p) => p,
         InputLocation::Span((s, _)) => s,
     };
-    let mut positives: Vec<Rule> = match &e.variant {
+    let positives: Vec<Rule> = match &e.variant {
         // `local` where the compiler refuses it is no suggestion.
         ErrorVariant::ParsingError { positives, .. } => {
             positives.iter().copied().filter(|r| *r != Rule::stray_local).collect()
         }
-        // pest's own guard against running out of stack.
-        ErrorVariant::CustomError { message } if message.contains("stack limit") => {
-            return Diagnostic::new(
-                Code::TooDeep,
-                Span::new(offset + pos, offset + pos + 1),
-                "this nests too deeply to be read",
-            )
-            .with_hint(format!("blocks may nest {MAX_DEPTH} deep; flatten the methodology"));
-        }
-        ErrorVariant::CustomError { message } => {
-            return Diagnostic::new(Code::Syntax, Span::new(offset + pos, offset + pos), message.clone());
-        }
+        ErrorVariant::CustomError { message } => return custom_error(message, offset + pos),
     };
-    // Punctuation the parser wanted at the furthest point it reached, which
-    // pest's rule list leaves out (`,` or `]` in an unclosed list).
-    let mut punctuation: Vec<String> = Vec::new();
-    if let Some(attempts) = e.parse_attempts() {
-        let wanted: Vec<String> = attempts
-            .expected_tokens()
-            .into_iter()
-            .map(|t| t.to_string())
-            .filter(|t| PUNCTUATION.contains(&t.as_str()))
-            .collect();
-        if attempts.max_position > pos && !wanted.is_empty() {
-            pos = attempts.max_position;
-            positives.clear();
-        }
-        if attempts.max_position == pos {
-            punctuation = wanted;
-        }
+    let Expected { pos, positives, mut punctuation } = furthest_expected(e, pos, positives);
+    let found = Found::at(text, pos);
+    let span = Span::new(offset + pos, offset + pos + found.len);
+    if let Some(d) = unterminated_string(text, offset, &found, &punctuation) {
+        return d;
     }
-
-    let rest = &text[pos.min(text.len())..];
-    let word_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
-    let word = &rest[..word_len];
-    let found_len = if word_len > 0 { word_len } else { rest.chars().next().map_or(0, char::len_utf8) };
-    let span = Span::new(offset + pos, offset + pos + found_len);
-
-    // An opening quote with no closing quote on its line: the parser wanted
-    // the closing quote at the end of the line, or failed at the opening one.
-    let line_start = text[..pos.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
-    let opening = if punctuation.iter().any(|p| p == "\"") {
-        text[line_start..pos.min(text.len())].rfind('"').map(|i| line_start + i)
-    } else if rest.starts_with('"') && !rest[1..].split('\n').next().unwrap_or("").contains('"') {
-        Some(pos)
-    } else {
-        None
-    };
-    if let Some(open) = opening {
-        let line_end = text[open..].find('\n').map_or(text.len(), |i| open + i);
-        return Diagnostic::new(
-            Code::UnterminatedString,
-            Span::new(offset + open, offset + line_end),
-            "this string has no closing quote",
-        )
-        .with_label("the string starts here")
-        .with_hint("strings end on the line they start; add a closing `\"`");
-    }
-
-    let found = if rest.is_empty() {
-        "the end of the file".to_string()
-    } else if word_len > 0 {
-        format!("`{word}`")
-    } else {
-        format!("`{}`", rest.chars().next().unwrap_or(' '))
-    };
-
     // A keyword where a name belongs.
-    if word_len > 0 && positives.contains(&Rule::ident) && is_reserved(word) {
+    if !found.word.is_empty() && positives.contains(&Rule::ident) && is_reserved(found.word) {
+        let word = found.word;
         return Diagnostic::new(
             Code::ReservedWord,
             span,
@@ -298,46 +239,176 @@ fn pest_error(text: &str, offset: usize, e: &pest::error::Error<Rule>) -> Diagno
         .with_label("a name is expected here")
         .with_hint(format!("choose another name, such as `{word}_wl` or `my_{word}`"));
     }
-
     // "a string in double quotes or `"`" says the same thing twice.
     if positives.contains(&Rule::string) {
         punctuation.retain(|p| p != "\"");
     }
     let expected = expected_words(&positives, &punctuation);
-    let mut d = Diagnostic::new(Code::Syntax, span, format!("expected {expected}, found {found}"))
+    let d = Diagnostic::new(Code::Syntax, span, format!("expected {expected}, found {}", found.words()))
         .with_label(format!("expected {expected}"));
-    if rest.is_empty() && punctuation.iter().any(|p| p == "}") {
-        d = d.with_hint("a `{` is not closed: add the `}` that ends its block");
-        if let Some(open) = unclosed_by_indentation(text) {
-            d = d.with_secondary(
+    let d = brace_hint(d, text, offset, &found, &punctuation);
+    word_hint(d, text, &found, &positives)
+}
+
+/// An error pest made itself rather than from the grammar, at `at`.
+fn custom_error(message: &str, at: usize) -> Diagnostic {
+    // pest's own guard against running out of stack.
+    if message.contains("stack limit") {
+        return Diagnostic::new(Code::TooDeep, Span::new(at, at + 1), "this nests too deeply to be read")
+            .with_hint(format!("blocks may nest {MAX_DEPTH} deep; flatten the methodology"));
+    }
+    Diagnostic::new(Code::Syntax, Span::new(at, at), message.to_string())
+}
+
+/// What the parser expected, and where.
+struct Expected {
+    pos: usize,
+    positives: Vec<Rule>,
+    /// Punctuation it wanted there (`,`, `}`, ...).
+    punctuation: Vec<String>,
+}
+
+/// What the parser expected at the furthest point it reached, with the
+/// punctuation it wanted there, which pest's rule list leaves out (`,` or
+/// `]` in an unclosed list). Past `pos`, only punctuation is known.
+fn furthest_expected(e: &pest::error::Error<Rule>, pos: usize, positives: Vec<Rule>) -> Expected {
+    let mut out = Expected { pos, positives, punctuation: Vec::new() };
+    if let Some(attempts) = e.parse_attempts() {
+        let wanted: Vec<String> = attempts
+            .expected_tokens()
+            .into_iter()
+            .map(|t| t.to_string())
+            .filter(|t| PUNCTUATION.contains(&t.as_str()))
+            .collect();
+        if attempts.max_position > out.pos && !wanted.is_empty() {
+            out.pos = attempts.max_position;
+            out.positives.clear();
+        }
+        if attempts.max_position == out.pos {
+            out.punctuation = wanted;
+        }
+    }
+    out
+}
+
+/// The text where a parse failed: the word there, or the one character.
+struct Found<'t> {
+    /// Where in the text.
+    pos: usize,
+    /// The text from there on.
+    rest: &'t str,
+    /// The word starting there; empty at punctuation or the end.
+    word: &'t str,
+    /// Bytes of the word, or of the one character when there is none.
+    len: usize,
+}
+
+impl<'t> Found<'t> {
+    fn at(text: &'t str, pos: usize) -> Found<'t> {
+        let rest = &text[pos.min(text.len())..];
+        let word_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let word = &rest[..word_len];
+        let len = if word_len > 0 { word_len } else { rest.chars().next().map_or(0, char::len_utf8) };
+        Found { pos, rest, word, len }
+    }
+
+    /// `` `sweeep` ``, `` `}` `` or `the end of the file`.
+    fn words(&self) -> String {
+        if self.rest.is_empty() {
+            "the end of the file".to_string()
+        } else if !self.word.is_empty() {
+            format!("`{}`", self.word)
+        } else {
+            format!("`{}`", self.rest.chars().next().unwrap_or(' '))
+        }
+    }
+}
+
+/// An opening quote with no closing quote on its line: the parser wanted
+/// the closing quote at the end of the line, or failed at the opening one.
+fn unterminated_string(
+    text: &str,
+    offset: usize,
+    found: &Found<'_>,
+    punctuation: &[String],
+) -> Option<Diagnostic> {
+    let pos = found.pos;
+    let line_start = text[..pos.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let open = if punctuation.iter().any(|p| p == "\"") {
+        text[line_start..pos.min(text.len())].rfind('"').map(|i| line_start + i)
+    } else if found.rest.starts_with('"') && !found.rest[1..].split('\n').next().unwrap_or("").contains('"') {
+        Some(pos)
+    } else {
+        None
+    }?;
+    let line_end = text[open..].find('\n').map_or(text.len(), |i| open + i);
+    Some(
+        Diagnostic::new(
+            Code::UnterminatedString,
+            Span::new(offset + open, offset + line_end),
+            "this string has no closing quote",
+        )
+        .with_label("the string starts here")
+        .with_hint("strings end on the line they start; add a closing `\"`"),
+    )
+}
+
+/// A hint when a `{` is not closed at the end of the file (pointing at the
+/// one the layout suggests), or when a `}` closes no block.
+fn brace_hint(
+    d: Diagnostic,
+    text: &str,
+    offset: usize,
+    found: &Found<'_>,
+    punctuation: &[String],
+) -> Diagnostic {
+    let wants_close = punctuation.iter().any(|p| p == "}");
+    if found.rest.is_empty() && wants_close {
+        let d = d.with_hint("a `{` is not closed: add the `}` that ends its block");
+        match unclosed_by_indentation(text) {
+            Some(open) => d.with_secondary(
                 Span::new(offset + open, offset + open + 1),
                 "this `{` seems to be the one not closed: no `}` lines up under it",
-            );
+            ),
+            None => d,
         }
-    } else if rest.starts_with('}') && !punctuation.iter().any(|p| p == "}") {
-        d = d.with_hint("this `}` closes no block: remove it, or the `}` before it");
+    } else if found.rest.starts_with('}') && !wants_close {
+        d.with_hint("this `}` closes no block: remove it, or the `}` before it")
+    } else {
+        d
     }
-    let before = text[..pos.min(text.len())].trim_end_matches([' ', '\t']);
+}
+
+/// A hint about the word found: `steady` after `until` in a measurement, a
+/// name that should be quoted, a misspelt keyword, or a unit parted from
+/// its number by a space.
+fn word_hint(d: Diagnostic, text: &str, found: &Found<'_>, positives: &[Rule]) -> Diagnostic {
+    let (word, pos) = (found.word, found.pos);
     if word == "steady" && positives.contains(&Rule::k_written) {
-        d = d.with_hint(
+        return d.with_hint(
             "a measurement stops after a time or an amount written; to run until steady, use \
              `precondition W qd N until steady`, or `rounds { ... } until steady`",
         );
-    } else if positives.contains(&Rule::string) && word_len > 0 {
-        d = d.with_hint(format!("names of phases and methodologies are quoted: \"{word}\""));
-    } else if word_len > 0 {
-        let keywords = keywords_of(&positives);
-        if let Some(s) = did_you_mean(word, keywords.iter().copied()) {
-            d = d.with_hint(format!("did you mean `{s}`?"));
-        } else if before.len() < pos
-            && before.ends_with(|c: char| c.is_ascii_digit())
-            && crate::units::parse_quantity(&format!("1{word}")).is_ok()
-        {
-            d = d.with_hint(format!(
-                "write the unit right after the number, without a space: `{}{word}`",
-                &before[before.rfind(|c: char| !(c.is_ascii_digit() || c == '.')).map_or(0, |i| i + 1)..]
-            ));
-        }
+    }
+    if word.is_empty() {
+        return d;
+    }
+    if positives.contains(&Rule::string) {
+        return d.with_hint(format!("names of phases and methodologies are quoted: \"{word}\""));
+    }
+    let keywords = keywords_of(positives);
+    if let Some(s) = did_you_mean(word, keywords.iter().copied()) {
+        return d.with_hint(format!("did you mean `{s}`?"));
+    }
+    let before = text[..pos.min(text.len())].trim_end_matches([' ', '\t']);
+    if before.len() < pos
+        && before.ends_with(|c: char| c.is_ascii_digit())
+        && crate::units::parse_quantity(&format!("1{word}")).is_ok()
+    {
+        let number =
+            &before[before.rfind(|c: char| !(c.is_ascii_digit() || c == '.')).map_or(0, |i| i + 1)..];
+        return d
+            .with_hint(format!("write the unit right after the number, without a space: `{number}{word}`"));
     }
     d
 }
