@@ -1,15 +1,34 @@
-//! Open-loop load and jobs that run together: a rate at which a
-//! measurement starts its I/Os and how they arrive ([`Rate`]), whatever
-//! the target does, so that latency is counted from when each I/O was due
-//! (no coordinated omission); and the named jobs of a `together` step
-//! ([`Job`]), each with its own workload, queue depth, rate and device.
+//! The load a step puts on its target: its queue depth ([`Qd`]), kept
+//! full in a closed loop; or a rate at which a measurement starts its I/Os
+//! and how they arrive ([`Rate`]), whatever the target does, so that
+//! latency is counted from when each I/O was due (no coordinated
+//! omission); pauses between I/Os ([`Pauses`]); a latency QoS search
+//! ([`Qos`]); and the named jobs of a `together` step ([`Job`]), each with
+//! its own workload, queue depth, rate and device.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use methodic_grammar::ast::Arrivals;
 
-use super::{Bytes, Duration, Percent, Qd, Workload, plural};
+use super::words::{fine_name, plural};
+use super::workload::Workload;
+use super::{Bytes, Duration, Percent, QdCounting};
+
+/// A queue depth as the methodology counts it and as it is spread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Qd {
+    /// Outstanding I/Os over all workers.
+    pub total: u32,
+    /// Outstanding I/Os in each active worker.
+    pub per_worker: u32,
+    /// Workers active in this step: the declared workers, or fewer when a
+    /// total queue depth is below the worker count.
+    pub workers: u32,
+    /// How the methodology counted it.
+    pub counted: QdCounting,
+}
 
 /// I/Os started at a fixed rate, over all the step's workers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
@@ -113,18 +132,6 @@ pub struct Think {
 pub struct Bursts {
     pub on: Duration,
     pub every: Duration,
-}
-
-/// A time to the nanosecond in its shortest unit: `500us`, `1.5ms`.
-pub fn fine_name(ns: u64) -> String {
-    let (value, unit) = match ns {
-        n if n >= 1_000_000_000 => (n as f64 / 1e9, "s"),
-        n if n >= 1_000_000 => (n as f64 / 1e6, "ms"),
-        n if n >= 1_000 => (n as f64 / 1e3, "us"),
-        n => (n as f64, "ns"),
-    };
-    let v = format!("{value:.3}");
-    format!("{}{unit}", v.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// A latency QoS search: the highest open-loop rate at which a latency

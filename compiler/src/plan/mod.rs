@@ -5,13 +5,16 @@
 //! as RON (or JSON) deterministically; [`Plan::from_ron`] reads a plan back
 //! and checks its schema version before anything else.
 //!
-//! This module owns the plan as a whole (its header, conventions, target
-//! settings, and what it says per phase); its parts live in submodules,
-//! all re-exported here: `step` (steps, their actions and words),
-//! `workload` (workloads and "the same I/O"), `dataset` (copy data sets),
-//! `load` (open-loop rates and jobs that run together), `cost` (estimates)
-//! and `format` (reading and writing RON and JSON).
+//! This module owns the plan as a whole (its header, conventions, what it
+//! says per phase, and how it is written out and read back); its parts
+//! live in submodules, all re-exported here: `step` (steps and their
+//! actions), `workload` (workloads written out), `load` (queue depths,
+//! open-loop rates and jobs that run together), `io_key` ("the same I/O"),
+//! `target` (target settings), `dataset` (copy data sets), `cost`
+//! (estimates) and `words` (numbers and names in words). None of them
+//! takes anything from this module.
 
+use methodic_grammar::{Code, Diagnostic};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -22,21 +25,24 @@ pub use methodic_grammar::units::{Bytes, Duration, Percent};
 
 mod cost;
 mod dataset;
-mod format;
+mod io_key;
 mod load;
 mod step;
+mod target;
+mod words;
 mod workload;
 
 pub use self::cost::{Estimate, StepEstimate, TimeRange, Written};
 pub use self::dataset::Dataset;
 pub(crate) use self::dataset::size_draws;
-pub use self::format::Format;
-pub use self::load::{Arrivals, Bursts, Job, Pauses, Qos, Rate, RateAmount, Think, fine_name};
+pub use self::io_key::IoKey;
+pub use self::load::{Arrivals, Bursts, Job, Pauses, Qd, Qos, Rate, RateAmount, Think};
 pub use self::step::{
-    Action, Cell, MeasureStop, Pick, Point, PreconditionStop, Probe, Qd, RepeatRun, SteadyRule, Step,
-    aggregate_word, plural,
+    Action, Cell, MeasureStop, Pick, Point, PreconditionStop, Probe, RepeatRun, SteadyRule, Step,
 };
-pub use self::workload::{Access, Band, BlockShare, IoKey, Milli, Workload, WorkloadIo};
+pub use self::target::{DataPattern, Extent, Target};
+pub use self::words::{aggregate_word, fine_name, plural};
+pub use self::workload::{Access, Band, BlockShare, Milli, Workload, WorkloadIo};
 
 /// The version of the plan format. Bump it whenever a change to these
 /// types would make an old plan read differently, or an older methodic
@@ -108,77 +114,6 @@ impl Default for Conventions {
     }
 }
 
-/// How much of the target a step works in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-// The language's spelling; the alias reads plans and results written before.
-#[serde(rename_all = "snake_case")]
-pub enum Extent {
-    /// A share of the target's capacity.
-    #[serde(alias = "Percent")]
-    Percent(Percent),
-    /// A fixed number of bytes from the start of the target.
-    #[serde(alias = "Bytes")]
-    Bytes(Bytes),
-}
-
-impl std::fmt::Display for Extent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Extent::Percent(p) => write!(f, "{p}"),
-            Extent::Bytes(b) => write!(f, "{b}"),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-// The language's spelling; the alias reads plans and results written before.
-#[serde(rename_all = "snake_case")]
-pub enum DataPattern {
-    /// Incompressible data, refreshed so that it defeats deduplication.
-    #[serde(alias = "Random")]
-    Random,
-    #[serde(alias = "Zeros")]
-    Zeros,
-    /// Data that compresses by about this share.
-    #[serde(alias = "Compressible")]
-    Compressible(Percent),
-}
-
-impl std::fmt::Display for DataPattern {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DataPattern::Random => write!(f, "random"),
-            DataPattern::Zeros => write!(f, "zeros"),
-            DataPattern::Compressible(p) => write!(f, "compressible {p}"),
-        }
-    }
-}
-
-/// The target settings a step runs with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Target {
-    pub span: Extent,
-    /// Worker threads declared; a step may use fewer (see [`Qd::workers`]).
-    pub workers: u32,
-    /// Devices the workers are spread over, round robin.
-    pub devices: u32,
-    pub io: IoMode,
-    pub data: DataPattern,
-}
-
-impl Default for Target {
-    fn default() -> Self {
-        Target {
-            span: Extent::Percent(Percent::HUNDRED),
-            workers: 1,
-            devices: 1,
-            io: IoMode::Direct,
-            data: DataPattern::Random,
-        }
-    }
-}
-
 impl Plan {
     /// For each step, whether a drop_caches ran since the last step that
     /// touched the target: the cache policy the step runs under.
@@ -235,4 +170,114 @@ impl PhaseSummary {
         self.device_bound_steps += u32::from(step.estimate.device_bound);
         self.written = self.written + step.estimate.written;
     }
+}
+
+// ------------------------------------------------ written out and read back
+
+/// How a plan is written out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Ron,
+    Json,
+}
+
+impl Plan {
+    /// The plan as RON, the same bytes for the same plan.
+    pub fn to_ron(&self) -> String {
+        let config = ron::ser::PrettyConfig::new()
+            .indentor("  ".to_string())
+            .struct_names(false)
+            .separate_tuple_members(false)
+            .enumerate_arrays(false)
+            .new_line("\n".to_string())
+            // Steps, actions and estimates one field a line; workloads, queue
+            // depths and target settings on one line each.
+            .depth_limit(4);
+        let mut out = ron::ser::to_string_pretty(self, config)
+            .unwrap_or_else(|e| format!("// internal error: the plan cannot be written as RON: {e}\n"));
+        out.push('\n');
+        out
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut out = serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| format!("{{\"error\": \"the plan cannot be written as JSON: {e}\"}}"));
+        out.push('\n');
+        out
+    }
+
+    pub fn write(&self, format: Format) -> String {
+        match format {
+            Format::Ron => self.to_ron(),
+            Format::Json => self.to_json(),
+        }
+    }
+
+    /// Reads a plan written by [`Plan::to_ron`]. Checks the schema version
+    /// first, so that a plan from another methodic says so plainly. Does
+    /// not validate the content: use `crate::validate` for that. The
+    /// diagnostic is boxed, as it is large and rarely made.
+    pub fn from_ron(text: &str) -> Result<Plan, Box<Diagnostic>> {
+        let options = ron::Options::default();
+        match options.from_str::<Plan>(text) {
+            Ok(plan) => check_schema(plan.schema).map(|()| plan),
+            // A plan of another schema fails on its first difference; read
+            // its schema alone to say so. Done only on failure, as it costs
+            // a second parse.
+            Err(e) => {
+                if let Ok(s) = options.from_str::<SchemaOnly>(text) {
+                    check_schema(s.schema)?;
+                }
+                Err(Box::new(ron_error(e)))
+            }
+        }
+    }
+
+    /// Reads a plan written by [`Plan::to_json`]; see [`Plan::from_ron`].
+    pub fn from_json(text: &str) -> Result<Plan, Box<Diagnostic>> {
+        let json_error = |e: serde_json::Error| {
+            Diagnostic::unplaced(Code::PlanSyntax, format!("not a readable plan: {e}"))
+        };
+        match serde_json::from_str::<Plan>(text) {
+            Ok(plan) => check_schema(plan.schema).map(|()| plan),
+            Err(e) => {
+                if let Ok(s) = serde_json::from_str::<SchemaOnly>(text) {
+                    check_schema(s.schema)?;
+                }
+                Err(Box::new(json_error(e)))
+            }
+        }
+    }
+}
+
+/// The one field read before the rest, so that a plan of another schema
+/// version is named as such rather than failing on its first difference.
+#[derive(Deserialize)]
+struct SchemaOnly {
+    #[serde(default)]
+    schema: u32,
+}
+
+fn check_schema(schema: u32) -> Result<(), Box<Diagnostic>> {
+    let wrong = match schema {
+        PLAN_SCHEMA_OLDEST..=PLAN_SCHEMA => return Ok(()),
+        0 => Diagnostic::unplaced(Code::PlanSyntax, "this file has no plan schema version").with_hint(format!(
+            "a plan starts with `(schema: {PLAN_SCHEMA}, ...`; write one with `methodic compile`"
+        )),
+        other => Diagnostic::unplaced(
+            Code::PlanSchema,
+            format!(
+                "this plan has schema version {other}; this methodic reads schemas {PLAN_SCHEMA_OLDEST} to {PLAN_SCHEMA}"
+            ),
+        )
+        .with_hint("compile the methodology again with this methodic: `methodic compile FILE.method`"),
+    };
+    Err(Box::new(wrong))
+}
+
+fn ron_error(e: ron::error::SpannedError) -> Diagnostic {
+    Diagnostic::unplaced(
+        Code::PlanSyntax,
+        format!("not a readable plan: {} (line {}, column {})", e.code, e.span.start.line, e.span.start.col),
+    )
 }

@@ -1,14 +1,17 @@
 //! A plan's steps: [`Step`] and its [`Action`], the settings an action
-//! carries (queue depth, stop rules, rounds, repeats, probes), and the words
-//! that describe a step in tables and logs.
+//! carries (stop rules, rounds, repeats, operating points, probes), and
+//! the words that describe a step in tables and logs.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{
-    Aggregate, Bytes, Dataset, Duration, EraseMethod, Extent, Job, Metric, Pauses, Percent, QdCounting, Qos,
-    Rate, StepEstimate, Target, Workload,
-};
+use super::cost::StepEstimate;
+use super::dataset::Dataset;
+use super::load::{Job, Pauses, Qd, Qos, Rate};
+use super::target::{Extent, Target};
+use super::words::{aggregate_word, fine_name, plural};
+use super::workload::Workload;
+use super::{Aggregate, Bytes, Duration, EraseMethod, Metric, Percent};
 
 /// One step of the plan: what it does, the settings it runs with, and
 /// its estimate.
@@ -343,21 +346,6 @@ fn timing_words(ramp: Duration, stop: &MeasureStop) -> Vec<String> {
     parts
 }
 
-/// `1 pass`, `2 passes`.
-pub fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
-}
-
-/// `median`, `mean`, `max`, `min`.
-pub fn aggregate_word(a: Aggregate) -> &'static str {
-    match a {
-        Aggregate::Mean => "mean",
-        Aggregate::Median => "median",
-        Aggregate::Max => "max",
-        Aggregate::Min => "min",
-    }
-}
-
 /// An operating point chosen at run time from earlier measurements of the
 /// plan (SNIA PTS DIRTH's MaxIOPS, MidIOPS and MinIOPS): the queue depth
 /// and workers of the one that did the most IOPS, the fewest, or the IOPS
@@ -410,30 +398,11 @@ impl Point {
         };
         match self.under_ns {
             Some(ns) => {
-                format!(
-                    "the QD of {what} of {} with a mean latency under {}",
-                    self.name,
-                    super::fine_name(ns)
-                )
+                format!("the QD of {what} of {} with a mean latency under {}", self.name, fine_name(ns))
             }
             None => format!("the QD of {what} of {}", self.name),
         }
     }
-}
-
-/// A queue depth as the methodology counts it and as it is spread.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Qd {
-    /// Outstanding I/Os over all workers.
-    pub total: u32,
-    /// Outstanding I/Os in each active worker.
-    pub per_worker: u32,
-    /// Workers active in this step: the declared workers, or fewer when a
-    /// total queue depth is below the worker count.
-    pub workers: u32,
-    /// How the methodology counted it.
-    pub counted: QdCounting,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
