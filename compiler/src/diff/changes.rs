@@ -2,8 +2,8 @@
 //! a sentence saying why: workload, queue depth, target settings, lengths,
 //! stop rules, repeats, probes. Also a step in a few words ([`brief`]).
 
-use super::Class;
 use super::matching::content_key;
+use super::result::Class;
 use crate::plan::{Action, IoMode, Plan, PreconditionStop, QdCounting, Step, Target, Workload};
 
 /// A raw change before grouping.
