@@ -1,10 +1,14 @@
-//! The differences of one matched pair of steps, each with its class and
-//! a sentence saying why: workload, queue depth, target settings, lengths,
-//! stop rules, repeats, probes. Also a step in a few words ([`brief`]).
+//! The differences of the plans' own settings (conventions, write cache,
+//! the methodology's words) and of one matched pair of steps (workload,
+//! queue depth, target settings, lengths, stop rules, repeats, probes),
+//! each with its class and a sentence saying why. Also a step in a few
+//! words ([`brief`]).
 
 use super::matching::content_key;
 use super::result::Class;
-use crate::plan::{Action, IoMode, Plan, PreconditionStop, QdCounting, Step, Target, Workload};
+use crate::plan::{
+    Action, IoMode, OnError, Plan, PreconditionStop, QdCounting, Step, Target, Units, ValueKind, Workload,
+};
 
 /// A raw change before grouping.
 pub(super) struct Raw {
@@ -61,6 +65,97 @@ pub(super) fn io_word(io: IoMode) -> String {
         IoMode::Direct => "direct".into(),
         IoMode::Buffered => "buffered".into(),
     }
+}
+
+/// The differences of the plans' own settings: conventions, the write
+/// cache and the methodology's own words. A changed convention touches
+/// every step that reports a value.
+pub(super) fn plan_changes(old: &Plan, new: &Plan) -> Vec<Raw> {
+    use Class::*;
+    let mut out = Vec::new();
+    let (ca, cb) = (&old.conventions, &new.conventions);
+    let measured: Vec<usize> = new
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            matches!(
+                s.action,
+                Action::Measure { .. } | Action::Rounds { .. } | Action::Copy { .. } | Action::Probe(_)
+            )
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if ca.units != cb.units {
+        let u = |u: Units| if u == Units::Decimal { "decimal (MB)" } else { "binary (MiB)" }.to_string();
+        out.push(raw(
+            PresentationOnly,
+            "units",
+            u(ca.units),
+            u(cb.units),
+            "the same numbers shown in other units (MB and MiB differ by 4.9%)",
+            measured.clone(),
+        ));
+    }
+    if ca.value != cb.value {
+        let v = |v: ValueKind| v.words().to_string();
+        out.push(raw(
+            BreaksComparability,
+            "value kind",
+            v(ca.value),
+            v(cb.value),
+            "a peak, a step average and a steady-state average of the same run are different numbers",
+            measured.clone(),
+        ));
+    }
+    if old.write_cache != new.write_cache {
+        out.push(raw(
+            BreaksComparability,
+            "write cache",
+            old.write_cache.keyword().to_string(),
+            new.write_cache.keyword().to_string(),
+            "with its volatile write cache on, a drive acknowledges writes from its DRAM: write latency and \
+             IOPS are not the same numbers",
+            measured.clone(),
+        ));
+    }
+    let (ma, mb) = (&old.methodology, &new.methodology);
+    if ma.description != mb.description {
+        let d = |d: &Option<String>| d.clone().unwrap_or_else(|| "(none)".into());
+        out.push(raw(
+            PresentationOnly,
+            "description",
+            d(&ma.description),
+            d(&mb.description),
+            "the methodology is described differently",
+            Vec::new(),
+        ));
+    }
+    if ma.name != mb.name {
+        out.push(raw(
+            PresentationOnly,
+            "methodology name",
+            ma.name.clone(),
+            mb.name.clone(),
+            "the methodology is named differently",
+            Vec::new(),
+        ));
+    }
+    // A run-level change: the steps that run are the same and measure the
+    // same; only a run with a failed step goes further under one of them.
+    if ma.on_error != mb.on_error {
+        let w = |o: OnError| format!("on_error {}", o.word());
+        out.push(raw(
+            PresentationOnly,
+            "on error",
+            w(ma.on_error),
+            w(mb.on_error),
+            "what the run does after a failed step (end there, or go on to the next): every step that runs \
+             measures the same",
+            Vec::new(),
+        ));
+    }
+    out
 }
 
 /// The differences of one matched pair of steps (old `a`, new `b`; `j` is

@@ -13,15 +13,17 @@
 //! step that sets the drive's state touches every later step that depends
 //! on that state (until the next erase).
 //!
-//! This module owns the one entry point, [`diff`], which collects the
-//! changes, groups them and names the steps they touch; `result` holds
-//! what it returns ([`PlanDiff`], [`Change`], [`Class`]); `matching` pairs
-//! steps across the plans and finds the drive state each depends on;
-//! `changes` compares one matched pair and words each difference.
+//! This module owns the one entry point, [`diff`], and what concerns more
+//! than one pair of steps: cache policy, drive state, steps added and
+//! removed, and grouping the changes and naming the steps they touch.
+//! `result` holds what it returns ([`PlanDiff`], [`Change`], [`Class`]);
+//! `matching` pairs steps across the plans and finds the drive state each
+//! depends on; `changes` compares the plans' own settings and one matched
+//! pair of steps, and words each difference.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::plan::{Action, IoMode, OnError, Plan, Step, Units, ValueKind};
+use crate::plan::{Action, IoMode, Plan, Step};
 
 mod changes;
 mod matching;
@@ -29,127 +31,69 @@ mod result;
 #[cfg(test)]
 mod tests;
 
-use self::changes::{CACHE, DRIVE, Raw, brief, io_word, raw, step_changes};
+use self::changes::{CACHE, DRIVE, Raw, brief, io_word, plan_changes, raw, step_changes};
 use self::matching::{affects_state, dependencies, match_steps, moved_steps};
 pub use self::result::{Change, Class, PlanDiff};
 
-/// Changes group by class, what, old, new, reason and which plan their
-/// steps are in.
-type GroupKey = (Class, String, String, String, String, bool);
-
 /// Two plans to what changed between them: steps matched, each change
 /// classed and worded, grouped, and the steps whose results stay comparable.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: matching steps, classing each change and grouping them in one pass over both plans"
-)]
 pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
-    use Class::*;
     // What each step's drive state depends on: matching and the drive-state
     // comparison both use it.
-    let deps_a = dependencies(old);
-    let deps_b = dependencies(new);
-    let pairs = match_steps(old, new, &deps_a, &deps_b);
-    let new_of_old: BTreeMap<usize, usize> = pairs.iter().copied().collect();
-    let old_of_new: BTreeMap<usize, usize> = pairs.iter().map(|(a, b)| (*b, *a)).collect();
-    let mut out: Vec<Raw> = Vec::new();
+    let deps_old = dependencies(old);
+    let deps_new = dependencies(new);
+    let pairs = match_steps(old, new, &deps_old, &deps_new);
+    let mut out = plan_changes(old, new);
+    matched_changes(old, new, &pairs, &deps_new, &mut out);
+    drive_state_changes(old, new, &pairs, &deps_old, &deps_new, &mut out);
+    // Order of matched steps: a step whose order changed relative to the
+    // others, when no state depends on it, is a change of presentation.
+    let moved = moved_steps(&pairs);
+    if !moved.is_empty() {
+        out.push(raw(
+            Class::PresentationOnly,
+            "step order",
+            "as before".into(),
+            "moved".into(),
+            "the same steps run in another order; where the order changes a drive state it is listed above",
+            moved,
+        ));
+    }
+    added_and_removed(old, new, &pairs, &mut out);
+    let (changes, breaking) = grouped(out, old, new);
+    let comparable =
+        pairs.iter().filter(|(_, j)| !breaking.contains(j)).map(|(_, j)| new.steps[*j].id.clone()).collect();
+    PlanDiff {
+        old: format!("{} {}", old.methodology.name, old.methodology.version),
+        new: format!("{} {}", new.methodology.name, new.methodology.version),
+        matched: pairs.len(),
+        comparable,
+        changes,
+    }
+}
 
-    // Conventions and the methodology's own words.
-    let (ca, cb) = (&old.conventions, &new.conventions);
-    let measured: Vec<usize> = new
-        .steps
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| {
-            matches!(
-                s.action,
-                Action::Measure { .. } | Action::Rounds { .. } | Action::Copy { .. } | Action::Probe(_)
-            )
-        })
-        .map(|(i, _)| i)
-        .collect();
-    if ca.units != cb.units {
-        let u = |u: Units| if u == Units::Decimal { "decimal (MB)" } else { "binary (MiB)" }.to_string();
-        out.push(raw(
-            PresentationOnly,
-            "units",
-            u(ca.units),
-            u(cb.units),
-            "the same numbers shown in other units (MB and MiB differ by 4.9%)",
-            measured.clone(),
-        ));
-    }
-    if ca.value != cb.value {
-        let v = |v: ValueKind| v.words().to_string();
-        out.push(raw(
-            BreaksComparability,
-            "value kind",
-            v(ca.value),
-            v(cb.value),
-            "a peak, a step average and a steady-state average of the same run are different numbers",
-            measured.clone(),
-        ));
-    }
-    if old.write_cache != new.write_cache {
-        out.push(raw(
-            BreaksComparability,
-            "write cache",
-            old.write_cache.keyword().to_string(),
-            new.write_cache.keyword().to_string(),
-            "with its volatile write cache on, a drive acknowledges writes from its DRAM: write latency and \
-             IOPS are not the same numbers",
-            measured.clone(),
-        ));
-    }
-    let (ma, mb) = (&old.methodology, &new.methodology);
-    if ma.description != mb.description {
-        let d = |d: &Option<String>| d.clone().unwrap_or_else(|| "(none)".into());
-        out.push(raw(
-            PresentationOnly,
-            "description",
-            d(&ma.description),
-            d(&mb.description),
-            "the methodology is described differently",
-            Vec::new(),
-        ));
-    }
-    if ma.name != mb.name {
-        out.push(raw(
-            PresentationOnly,
-            "methodology name",
-            ma.name.clone(),
-            mb.name.clone(),
-            "the methodology is named differently",
-            Vec::new(),
-        ));
-    }
-    // A run-level change: the steps that run are the same and measure the
-    // same; only a run with a failed step goes further under one of them.
-    if ma.on_error != mb.on_error {
-        let w = |o: OnError| format!("on_error {}", o.word());
-        out.push(raw(
-            PresentationOnly,
-            "on error",
-            w(ma.on_error),
-            w(mb.on_error),
-            "what the run does after a failed step (end there, or go on to the next): every step that runs \
-             measures the same",
-            Vec::new(),
-        ));
-    }
-    // Target defaults show in the steps that use them (a default no step
-    // uses changes no result).
-    // Matched steps.
+/// The changes of each matched pair of steps (old index, new index): its
+/// own, whether caches were dropped before it, and for a step that
+/// bypasses the page cache, cache policy as presentation only. A change
+/// to what a step does to the drive touches the later steps that depend
+/// on it (`deps_new`).
+fn matched_changes(
+    old: &Plan,
+    new: &Plan,
+    pairs: &[(usize, usize)],
+    deps_new: &[Vec<usize>],
+    out: &mut Vec<Raw>,
+) {
     let dropped_a = old.caches_dropped();
     let dropped_b = new.caches_dropped();
-    for &(i, j) in &pairs {
+    for &(i, j) in pairs {
         let (a, b) = (&old.steps[i], &new.steps[j]);
         let before = out.len();
-        step_changes(old, new, a, b, j, &mut out);
+        step_changes(old, new, a, b, j, out);
         if dropped_a[i] != dropped_b[j] && b.action.touches_target() {
             let w = |d: bool| if d { "dropped before the step" } else { "not dropped" }.to_string();
             out.push(raw(
-                BreaksComparability,
+                Class::BreaksComparability,
                 "caches dropped",
                 w(dropped_a[i]),
                 w(dropped_b[j]),
@@ -162,7 +106,7 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
             b.target.unwrap_or(new.target).io == IoMode::Buffered || matches!(b.action, Action::Copy { .. });
         for r in &mut out[before..] {
             if !buffered && matches!(r.what.as_str(), "caches dropped" | "RAM limit") {
-                r.class = PresentationOnly;
+                r.class = Class::PresentationOnly;
                 r.reason =
                     "the step bypasses the page cache (direct I/O), so the cache policy does not change its \
                             numbers"
@@ -172,32 +116,43 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
         // A change to what a step does to the drive touches the steps that
         // depend on it.
         if affects_state(a) || affects_state(b) {
-            let later: Vec<usize> = (j + 1..new.steps.len()).filter(|k| deps_b[*k].contains(&j)).collect();
+            let later: Vec<usize> = (j + 1..new.steps.len()).filter(|k| deps_new[*k].contains(&j)).collect();
             for r in &mut out[before..] {
-                if r.class == BreaksComparability && DRIVE.contains(&r.what.as_str()) {
+                if r.class == Class::BreaksComparability && DRIVE.contains(&r.what.as_str()) {
                     r.steps.extend(later.iter().copied());
                 }
             }
         }
     }
-    // Drive state: the steps each matched step's drive state depends on,
-    // in order, compared through the matching.
-    for &(i, j) in &pairs {
-        let was: Vec<String> = deps_a[i]
+}
+
+/// Drive state: the steps each matched step's drive state depends on, in
+/// order, compared through the matching.
+fn drive_state_changes(
+    old: &Plan,
+    new: &Plan,
+    pairs: &[(usize, usize)],
+    deps_old: &[Vec<usize>],
+    deps_new: &[Vec<usize>],
+    out: &mut Vec<Raw>,
+) {
+    let new_of_old: BTreeMap<usize, usize> = pairs.iter().copied().collect();
+    for &(i, j) in pairs {
+        let was: Vec<String> = deps_old[i]
             .iter()
             .map(|d| new_of_old.get(d).map_or(format!("old {d}"), |n| format!("{n}")))
             .collect();
-        let is: Vec<String> = deps_b[j].iter().map(|d| format!("{d}")).collect();
+        let is: Vec<String> = deps_new[j].iter().map(|d| format!("{d}")).collect();
         if was == is {
             continue;
         }
-        let gone: Vec<String> = deps_a[i]
+        let gone: Vec<String> = deps_old[i]
             .iter()
             .zip(&was)
             .filter(|(_, w)| !is.contains(w))
             .map(|(d, _)| format!("- {}", brief(&old.steps[*d])))
             .collect();
-        let came: Vec<String> = deps_b[j]
+        let came: Vec<String> = deps_new[j]
             .iter()
             .zip(&is)
             .filter(|(_, w)| !was.contains(w))
@@ -207,7 +162,7 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
             let order = |plan: &Plan, deps: &[usize]| {
                 deps.iter().map(|d| brief(&plan.steps[*d])).collect::<Vec<_>>().join(", then ")
             };
-            (order(old, &deps_a[i]), order(new, &deps_b[j]))
+            (order(old, &deps_old[i]), order(new, &deps_new[j]))
         } else {
             (
                 if gone.is_empty() { "-".into() } else { gone.join("; ") },
@@ -215,7 +170,7 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
             )
         };
         out.push(raw(
-            BreaksComparability,
+            Class::BreaksComparability,
             "drive state before the step",
             old_v,
             new_v,
@@ -223,23 +178,15 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
             vec![j],
         ));
     }
-    // Order of matched steps: a step whose order changed relative to the
-    // others, when no state depends on it, is a change of presentation.
-    let moved = moved_steps(&pairs);
-    if !moved.is_empty() {
-        out.push(raw(
-            PresentationOnly,
-            "step order",
-            "as before".into(),
-            "moved".into(),
-            "the same steps run in another order; where the order changes a drive state it is listed above",
-            moved,
-        ));
-    }
-    // Added and removed steps.
+}
+
+/// Steps only the new plan runs, and steps only the old one ran.
+fn added_and_removed(old: &Plan, new: &Plan, pairs: &[(usize, usize)], out: &mut Vec<Raw>) {
+    let new_of_old: BTreeMap<usize, usize> = pairs.iter().copied().collect();
+    let old_of_new: BTreeMap<usize, usize> = pairs.iter().map(|(a, b)| (*b, *a)).collect();
     for (j, s) in new.steps.iter().enumerate().filter(|(j, _)| !old_of_new.contains_key(j)) {
         out.push(raw(
-            AddsRemovesSteps,
+            Class::AddsRemovesSteps,
             "step added",
             "-".into(),
             brief(s),
@@ -249,7 +196,7 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
     }
     for (i, s) in old.steps.iter().enumerate().filter(|(i, _)| !new_of_old.contains_key(i)) {
         let mut r = raw(
-            AddsRemovesSteps,
+            Class::AddsRemovesSteps,
             "step removed",
             brief(s),
             "-".into(),
@@ -259,8 +206,17 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
         r.in_old = true;
         out.push(r);
     }
+}
 
-    // Group: one change for each class, what, old, new and reason.
+/// Changes group by class, what, old, new, reason and which plan their
+/// steps are in.
+type GroupKey = (Class, String, String, String, String, bool);
+
+/// The raw changes grouped, one change for each class, what, old, new and
+/// reason, in order of class and first step; and the new plan's steps a
+/// breaking change touches.
+fn grouped(out: Vec<Raw>, old: &Plan, new: &Plan) -> (Vec<Change>, BTreeSet<usize>) {
+    use Class::AddsRemovesSteps;
     let mut groups: BTreeMap<GroupKey, BTreeSet<usize>> = BTreeMap::new();
     for r in out {
         // Added and removed steps stay one a line.
@@ -273,7 +229,7 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
     for ((class, what, old_v, new_v, reason, in_old), steps) in groups {
         let old_v = if class == AddsRemovesSteps { old_v[7..].to_string() } else { old_v };
         let plan = if in_old { old } else { new };
-        if class == BreaksComparability {
+        if class == Class::BreaksComparability {
             breaking.extend(steps.iter().copied());
         }
         let steps: Vec<usize> = steps.into_iter().collect();
@@ -290,15 +246,7 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
     changes.sort_by_key(|c| {
         (c.class, c.steps.first().and_then(|id| new.steps.iter().position(|s| &s.id == id)).unwrap_or(0))
     });
-    let comparable =
-        pairs.iter().filter(|(_, j)| !breaking.contains(j)).map(|(_, j)| new.steps[*j].id.clone()).collect();
-    PlanDiff {
-        old: format!("{} {}", old.methodology.name, old.methodology.version),
-        new: format!("{} {}", new.methodology.name, new.methodology.version),
-        matched: pairs.len(),
-        comparable,
-        changes,
-    }
+    (changes, breaking)
 }
 
 /// Steps in words: `every step`, `all 10 buffered copy steps`, `all 9 steps
