@@ -252,10 +252,6 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
 /// The differences of the actions of one matched pair of steps: only a
 /// pair of the same kind is compared here (a kind that changed is a
 /// replaced step, found before).
-#[expect(
-    clippy::too_many_lines,
-    reason = "one arm per pair of steps of the same kind; the long arms are functions of their own"
-)]
 fn action_changes(a: &Step, b: &Step, here: &[usize], out: &mut Vec<Raw>) {
     use Class::*;
     let here = here.to_vec();
@@ -291,51 +287,9 @@ fn action_changes(a: &Step, b: &Step, here: &[usize], out: &mut Vec<Raw>) {
         }
         (Action::Measure { .. }, Action::Measure { .. }) => measure_changes(&a.action, &b.action, &here, out),
         (Action::Rounds { .. }, Action::Rounds { .. }) => rounds_changes(&a.action, &b.action, &here, out),
-        (Action::Qos(x), Action::Qos(y)) if x != y => {
-            let show = |q: &crate::plan::Qos| {
-                format!(
-                    "{} under {}, {} probes (ramp {}), within {}, {} arrivals",
-                    q.percentile_name(),
-                    q.limit_name(),
-                    q.probe.human(),
-                    q.ramp.human(),
-                    q.precision,
-                    q.arrivals.words()
-                )
-            };
-            let (class, why) = if (x.percentile_ppm, x.under_ns, x.arrivals)
-                != (y.percentile_ppm, y.under_ns, y.arrivals)
-            {
-                (
-                    BreaksComparability,
-                    "another latency limit or arrival process: the rate found answers another question",
-                )
-            } else {
-                (
-                    ShiftsPrecision,
-                    "the same question, answered with longer or shorter probes or a finer or coarser search",
-                )
-            };
-            out.push(raw(class, "latency QoS search", show(x), show(y), why, here.clone()))
-        }
+        (Action::Qos(x), Action::Qos(y)) if x != y => qos_changes(x, y, &here, out),
         (Action::Together { jobs: x, .. }, Action::Together { jobs: y, .. }) if !same_jobs(x, y) => {
-            let show = |jobs: &[crate::plan::Job]| {
-                jobs.iter()
-                    .map(|j| {
-                        let rate = j.rate.map_or(String::new(), |r| format!(" at {}", r.describe()));
-                        format!("{} {} QD {}{rate}", j.name, j.workload.describe(), j.qd.total)
-                    })
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            };
-            out.push(raw(
-                BreaksComparability,
-                "jobs run together",
-                show(x),
-                show(y),
-                "another mix of concurrent load: each job's numbers depend on what runs beside it",
-                here.clone(),
-            ))
+            jobs_changes(x, y, &here, out)
         }
         (Action::Idle { time: x }, Action::Idle { time: y }) if x != y => out.push(raw(
             BreaksComparability,
@@ -354,29 +308,100 @@ fn action_changes(a: &Step, b: &Step, here: &[usize], out: &mut Vec<Raw>) {
                 "other files are copied: file count and sizes set a copy's speed",
                 here.clone(),
             )),
-        (Action::Probe(x), Action::Probe(y)) => {
-            if (x.io, x.step, x.range) != (y.io, y.step, y.range) {
-                out.push(raw(
-                    BreaksComparability,
-                    "probe",
-                    format!("{} every {} over {}", x.io, x.step, x.range),
-                    format!("{} every {} over {}", y.io, y.step, y.range),
-                    "the probe writes other sizes at other offsets",
-                    here.clone(),
-                ));
-            }
-            if (x.repeats, x.statistic) != (y.repeats, y.statistic) {
-                out.push(raw(
-                    ShiftsPrecision,
-                    "probe repeats",
-                    format!("{} of {}", crate::plan::aggregate_word(x.statistic), x.repeats),
-                    format!("{} of {}", crate::plan::aggregate_word(y.statistic), y.repeats),
-                    "each offset is timed more or fewer times",
-                    here.clone(),
-                ));
-            }
-        }
-        _ => {}
+        (Action::Probe(x), Action::Probe(y)) => probe_changes(x, y, &here, out),
+        // A pair whose arm above found no change, a kind with nothing of
+        // its own to compare (a drop_caches; a limit_ram's limit is the
+        // step's RAM limit, compared before), or a kind that changed.
+        (
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Measure { .. }
+            | Action::Together { .. }
+            | Action::Qos(_)
+            | Action::Rounds { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_),
+            _,
+        ) => {}
+    }
+}
+
+/// The differences of two latency QoS searches: another question, or the
+/// same one answered more or less finely.
+fn qos_changes(x: &crate::plan::Qos, y: &crate::plan::Qos, here: &[usize], out: &mut Vec<Raw>) {
+    use Class::*;
+    let show = |q: &crate::plan::Qos| {
+        format!(
+            "{} under {}, {} probes (ramp {}), within {}, {} arrivals",
+            q.percentile_name(),
+            q.limit_name(),
+            q.probe.human(),
+            q.ramp.human(),
+            q.precision,
+            q.arrivals.words()
+        )
+    };
+    let (class, why) =
+        if (x.percentile_ppm, x.under_ns, x.arrivals) != (y.percentile_ppm, y.under_ns, y.arrivals) {
+            (
+                BreaksComparability,
+                "another latency limit or arrival process: the rate found answers another question",
+            )
+        } else {
+            (
+                ShiftsPrecision,
+                "the same question, answered with longer or shorter probes or a finer or coarser search",
+            )
+        };
+    out.push(raw(class, "latency QoS search", show(x), show(y), why, here.to_vec()))
+}
+
+/// The differences of two together steps that do not run the same jobs.
+fn jobs_changes(x: &[crate::plan::Job], y: &[crate::plan::Job], here: &[usize], out: &mut Vec<Raw>) {
+    let show = |jobs: &[crate::plan::Job]| {
+        jobs.iter()
+            .map(|j| {
+                let rate = j.rate.map_or(String::new(), |r| format!(" at {}", r.describe()));
+                format!("{} {} QD {}{rate}", j.name, j.workload.describe(), j.qd.total)
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    out.push(raw(
+        Class::BreaksComparability,
+        "jobs run together",
+        show(x),
+        show(y),
+        "another mix of concurrent load: each job's numbers depend on what runs beside it",
+        here.to_vec(),
+    ))
+}
+
+/// The differences of two page-size probes.
+fn probe_changes(x: &crate::plan::Probe, y: &crate::plan::Probe, here: &[usize], out: &mut Vec<Raw>) {
+    if (x.io, x.step, x.range) != (y.io, y.step, y.range) {
+        out.push(raw(
+            Class::BreaksComparability,
+            "probe",
+            format!("{} every {} over {}", x.io, x.step, x.range),
+            format!("{} every {} over {}", y.io, y.step, y.range),
+            "the probe writes other sizes at other offsets",
+            here.to_vec(),
+        ));
+    }
+    if (x.repeats, x.statistic) != (y.repeats, y.statistic) {
+        out.push(raw(
+            Class::ShiftsPrecision,
+            "probe repeats",
+            format!("{} of {}", crate::plan::aggregate_word(x.statistic), x.repeats),
+            format!("{} of {}", crate::plan::aggregate_word(y.statistic), y.repeats),
+            "each offset is timed more or fewer times",
+            here.to_vec(),
+        ));
     }
 }
 
@@ -690,7 +715,14 @@ pub(super) fn brief(s: &Step) -> String {
             let tracked = cells.get(*track as usize).map_or("?", |c| c.workload.name.as_str());
             format!("rounds until {tracked} is steady")
         }
-        _ => s.describe(),
+        Action::Measure { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => s.describe(),
     }
 }
 

@@ -12,12 +12,22 @@ pub(super) fn content_key(s: &Step) -> Vec<IoKey> {
     IoKey::of_step(s)
 }
 
+/// The queue depth the fourth pass of [`match_steps`] matches by: a
+/// fill's, a precondition's or a measurement's; `None` for the other kinds.
 fn qd_total(s: &Step) -> Option<u32> {
     match &s.action {
         Action::Fill { qd, .. } | Action::Precondition { qd, .. } | Action::Measure { qd, .. } => {
             Some(qd.total)
         }
-        _ => None,
+        Action::Erase { .. }
+        | Action::Rounds { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => None,
     }
 }
 

@@ -501,7 +501,17 @@ impl Lowerer<'_, '_> {
         let first = of.first().and_then(|i| self.steps.get(*i as usize)).and_then(|s| match &s.action {
             Action::Measure { qd, .. } => Some(*qd),
             Action::Rounds { cells, .. } => cells.first().map(|c| c.qd),
-            _ => None,
+            // Only measurements and rounds are named as operating points.
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Together { .. }
+            | Action::Qos(_)
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => None,
         })?;
         Some((Point { pick, name: name.node.clone(), of, under_ns: under }, first))
     }

@@ -57,7 +57,11 @@ impl IoKey {
                 size_max: dataset.size_max,
                 seed: dataset.seed,
             }],
-            _ => vec![IoKey::Other(kind)],
+            Action::Erase { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Probe(_) => vec![IoKey::Other(kind)],
         }
     }
 

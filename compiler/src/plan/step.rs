@@ -122,7 +122,12 @@ impl Action {
             Action::Rounds { cells, .. } => cells.iter().map(|c| &c.workload).collect(),
             Action::Together { jobs, .. } => jobs.iter().map(|j| &j.workload).collect(),
             Action::Qos(q) => vec![&q.workload],
-            _ => Vec::new(),
+            Action::Erase { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => Vec::new(),
         }
     }
 
@@ -323,7 +328,12 @@ impl Step {
                     _ => Some(depths.into_iter().map(show).collect::<Vec<_>>().join(", ")),
                 }
             }
-            _ => None,
+            Action::Erase { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => None,
         }
     }
 }
