@@ -1,10 +1,96 @@
 //! The expression evaluator: an expression and the variables in scope go
 //! in, a value with the span it came from comes out (lets, loop variables,
 //! ranges, lists, workload and dataset names); the typed readers
-//! (`expect_size`, `expect_duration`, ...) report a value of the wrong kind
-//! or out of range.
+//! (`expect::<Bytes>`, `expect_nonzero_duration`, ...) report a value of
+//! the wrong kind or out of range.
 
 use super::*;
+
+/// A kind of value a setting takes, as [`Lowerer::expect`] reads it: the
+/// value of this kind, and what a value of another kind is told.
+pub(super) trait Kind: Sized {
+    /// The code of a value of another kind.
+    const CODE: Code;
+    /// What is expected, in words: `a duration such as 30s or 5min`.
+    const EXPECTED: &'static str;
+    /// The value as this kind, if it is of it.
+    fn of(value: &Value) -> Option<Self>;
+    /// The hint for a bare number where this kind is expected: most
+    /// likely a unit left out.
+    fn bare_number_hint(_n: u64) -> Option<String> {
+        None
+    }
+}
+
+impl Kind for Duration {
+    const CODE: Code = Code::ExpectedDuration;
+    const EXPECTED: &'static str = "a duration such as 30s or 5min";
+    fn of(value: &Value) -> Option<Self> {
+        match value {
+            Value::Duration(d) => Some(*d),
+            _ => None,
+        }
+    }
+    fn bare_number_hint(n: u64) -> Option<String> {
+        Some(format!("add a unit: {n}s, {n}min or {n}h"))
+    }
+}
+
+impl Kind for Bytes {
+    const CODE: Code = Code::ExpectedSize;
+    const EXPECTED: &'static str = "a size such as 4KiB or 16GB";
+    fn of(value: &Value) -> Option<Self> {
+        match value {
+            Value::Size(b) => Some(*b),
+            _ => None,
+        }
+    }
+    fn bare_number_hint(n: u64) -> Option<String> {
+        Some(format!("add a unit: {n}B for bytes, or a larger unit such as {n}KiB or {n}GB"))
+    }
+}
+
+impl Kind for Percent {
+    const CODE: Code = Code::ExpectedPercent;
+    const EXPECTED: &'static str = "a share such as 67%";
+    fn of(value: &Value) -> Option<Self> {
+        match value {
+            Value::Percent(p) => Some(*p),
+            _ => None,
+        }
+    }
+    fn bare_number_hint(n: u64) -> Option<String> {
+        Some(format!("write {n}%"))
+    }
+}
+
+/// A count: a whole number.
+impl Kind for u64 {
+    const CODE: Code = Code::ExpectedCount;
+    const EXPECTED: &'static str = "a whole number";
+    fn of(value: &Value) -> Option<Self> {
+        match value {
+            Value::Int(n) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+/// A span or an amount: a share of the target or a size.
+impl Kind for Extent {
+    const CODE: Code = Code::ExpectedSpan;
+    const EXPECTED: &'static str = "a share such as 100% or a size such as 16GiB";
+    fn of(value: &Value) -> Option<Self> {
+        match value {
+            Value::Percent(p) => Some(Extent::Percent(*p)),
+            Value::Size(b) => Some(Extent::Bytes(*b)),
+            _ => None,
+        }
+    }
+    fn bare_number_hint(n: u64) -> Option<String> {
+        Some(format!("write {n}% for a share of the target, or a size such as {n}GiB"))
+    }
+}
 
 impl Lowerer<'_, '_> {
     pub(super) fn eval(&mut self, e: &Expr, vars: &[(String, Val)]) -> Option<Val> {
@@ -274,36 +360,38 @@ impl Lowerer<'_, '_> {
 
     // ------------------------------------------------------------ typed values
 
-    pub(super) fn expect_duration(
+    /// One value of kind `K` for `what` (`` `ramp` ``), with its span; a
+    /// value of another kind is reported in `K`'s words.
+    pub(super) fn expect<K: Kind>(
         &mut self,
         e: &Expr,
         vars: &[(String, Val)],
         what: &str,
-    ) -> Option<(Duration, Span)> {
+    ) -> Option<(K, Span)> {
         let v = self.scalar(e, vars, what)?;
-        match v.value {
-            Value::Duration(d) => Some((d, v.span)),
-            Value::Int(n) => {
-                let d = expected(Code::ExpectedDuration, "a duration such as 30s or 5min", what, &v)
-                    .with_hint(format!("add a unit: {n}s, {n}min or {n}h"));
-                self.error(d);
-                None
-            }
-            _ => {
-                let d = expected(Code::ExpectedDuration, "a duration such as 30s or 5min", what, &v);
-                self.error(d);
-                None
-            }
+        if let Some(x) = K::of(&v.value) {
+            return Some((x, v.span));
         }
+        let mut d = expected(K::CODE, K::EXPECTED, what, &v);
+        let hint = match v.value {
+            Value::Int(n) => K::bare_number_hint(n),
+            _ => None,
+        };
+        if let Some(hint) = hint {
+            d = d.with_hint(hint);
+        }
+        self.error(d);
+        None
     }
 
+    /// A duration of more than zero: a time the step records, a round.
     pub(super) fn expect_nonzero_duration(
         &mut self,
         e: &Expr,
         vars: &[(String, Val)],
         what: &str,
     ) -> Option<(Duration, Span)> {
-        let (d, span) = self.expect_duration(e, vars, what)?;
+        let (d, span) = self.expect::<Duration>(e, vars, what)?;
         if d.is_zero() {
             let diag = Diagnostic::new(Code::ZeroDuration, span, format!("{what} of zero lets no time pass"))
                 .with_hint("give a duration of more than zero, such as 30s");
@@ -313,103 +401,13 @@ impl Lowerer<'_, '_> {
         Some((d, span))
     }
 
-    pub(super) fn expect_size(
-        &mut self,
-        e: &Expr,
-        vars: &[(String, Val)],
-        what: &str,
-    ) -> Option<(Bytes, Span)> {
-        let v = self.scalar(e, vars, what)?;
-        match v.value {
-            Value::Size(b) => Some((b, v.span)),
-            Value::Int(n) => {
-                let d = expected(Code::ExpectedSize, "a size such as 4KiB or 16GB", what, &v).with_hint(
-                    format!("add a unit: {n}B for bytes, or a larger unit such as {n}KiB or {n}GB"),
-                );
-                self.error(d);
-                None
-            }
-            _ => {
-                let d = expected(Code::ExpectedSize, "a size such as 4KiB or 16GB", what, &v);
-                self.error(d);
-                None
-            }
-        }
-    }
-
-    pub(super) fn expect_percent(
-        &mut self,
-        e: &Expr,
-        vars: &[(String, Val)],
-        what: &str,
-    ) -> Option<(Percent, Span)> {
-        let v = self.scalar(e, vars, what)?;
-        match v.value {
-            Value::Percent(p) => Some((p, v.span)),
-            Value::Int(n) => {
-                let d = expected(Code::ExpectedPercent, "a share such as 67%", what, &v)
-                    .with_hint(format!("write {n}%"));
-                self.error(d);
-                None
-            }
-            _ => {
-                let d = expected(Code::ExpectedPercent, "a share such as 67%", what, &v);
-                self.error(d);
-                None
-            }
-        }
-    }
-
-    pub(super) fn expect_count(
-        &mut self,
-        e: &Expr,
-        vars: &[(String, Val)],
-        what: &str,
-    ) -> Option<(u64, Span)> {
-        let v = self.scalar(e, vars, what)?;
-        match v.value {
-            Value::Int(n) => Some((n, v.span)),
-            _ => {
-                let d = expected(Code::ExpectedCount, "a whole number", what, &v);
-                self.error(d);
-                None
-            }
-        }
-    }
-
     /// A whole number that fits a u32 (counts of workers, rounds, passes).
     pub(super) fn expect_u32(&mut self, e: &Expr, vars: &[(String, Val)], what: &str) -> Option<(u32, Span)> {
-        let (n, span) = self.expect_count(e, vars, what)?;
+        let (n, span) = self.expect::<u64>(e, vars, what)?;
         match u32::try_from(n) {
             Ok(n) => Some((n, span)),
             Err(_) => {
                 self.error(Diagnostic::new(Code::TooLarge, span, format!("{n} is too large for {what}")));
-                None
-            }
-        }
-    }
-
-    pub(super) fn expect_extent(
-        &mut self,
-        e: &Expr,
-        vars: &[(String, Val)],
-        what: &str,
-    ) -> Option<(Extent, Span)> {
-        let v = self.scalar(e, vars, what)?;
-        match v.value {
-            Value::Percent(p) => Some((Extent::Percent(p), v.span)),
-            Value::Size(b) => Some((Extent::Bytes(b), v.span)),
-            Value::Int(n) => {
-                let d =
-                    expected(Code::ExpectedSpan, "a share such as 100% or a size such as 16GiB", what, &v)
-                        .with_hint(format!("write {n}% for a share of the target, or a size such as {n}GiB"));
-                self.error(d);
-                None
-            }
-            _ => {
-                let d =
-                    expected(Code::ExpectedSpan, "a share such as 100% or a size such as 16GiB", what, &v);
-                self.error(d);
                 None
             }
         }

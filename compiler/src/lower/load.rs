@@ -13,7 +13,7 @@ impl Lowerer<'_, '_> {
         };
         let amount = match r.unit {
             RateUnit::Iops => {
-                let (n, span) = self.expect_count(r.amount, &scope.vars, "`rate ... iops`")?;
+                let (n, span) = self.expect::<u64>(r.amount, &scope.vars, "`rate ... iops`")?;
                 if n == 0 {
                     let d = Diagnostic::new(Code::ZeroCount, span, "`rate 0 iops` never starts an I/O")
                         .with_hint("give the I/Os a second to start, such as `rate 50000 iops`");
@@ -23,7 +23,7 @@ impl Lowerer<'_, '_> {
                 RateAmount::Iops(n)
             }
             RateUnit::Of(name) => {
-                let (share, span) = self.expect_percent(r.amount, &scope.vars, "`rate ... of`")?;
+                let (share, span) = self.expect::<Percent>(r.amount, &scope.vars, "`rate ... of`")?;
                 if share == Percent::ZERO {
                     let d = Diagnostic::new(Code::ZeroCount, span, "a rate of 0% never starts an I/O")
                         .with_hint(
@@ -48,7 +48,7 @@ impl Lowerer<'_, '_> {
                 RateAmount::Share { share, of }
             }
             RateUnit::PerSecond => {
-                let (b, span) = self.expect_size(r.amount, &scope.vars, "`rate .../s`")?;
+                let (b, span) = self.expect::<Bytes>(r.amount, &scope.vars, "`rate .../s`")?;
                 if b.0 == 0 {
                     let d = Diagnostic::new(
                         Code::ZeroSize,
@@ -225,12 +225,12 @@ impl Lowerer<'_, '_> {
                     "probe"
                 }
                 QosSettingKind::Ramp(e) => {
-                    ramp = self.expect_duration(e, &scope.vars, "`ramp`").map(|(d, _)| d);
+                    ramp = self.expect::<Duration>(e, &scope.vars, "`ramp`").map(|(d, _)| d);
                     ok &= ramp.is_some();
                     "ramp"
                 }
                 QosSettingKind::Precision(e) => {
-                    precision = match self.expect_percent(e, &scope.vars, "`precision`") {
+                    precision = match self.expect::<Percent>(e, &scope.vars, "`precision`") {
                         Some((p, _)) if p > Percent::ZERO && p < Percent::whole(50) => Some(p),
                         Some((p, s)) => {
                             let d = Diagnostic::new(

@@ -160,14 +160,16 @@ impl Lowerer<'_, '_> {
                 }
                 SteadySettingKind::Excursion(e) => {
                     ok &= self
-                        .expect_percent(e, &scope.vars, "`excursion`")
+                        .expect::<Percent>(e, &scope.vars, "`excursion`")
                         .map(|(p, _)| rule.excursion = p)
                         .is_some();
                     "excursion"
                 }
                 SteadySettingKind::Slope(e) => {
-                    ok &=
-                        self.expect_percent(e, &scope.vars, "`slope`").map(|(p, _)| rule.slope = p).is_some();
+                    ok &= self
+                        .expect::<Percent>(e, &scope.vars, "`slope`")
+                        .map(|(p, _)| rule.slope = p)
+                        .is_some();
                     "slope"
                 }
                 SteadySettingKind::Metric(m) => {
@@ -536,7 +538,7 @@ impl Lowerer<'_, '_> {
     }
 
     pub(super) fn written(&mut self, e: &Expr, scope: &Scope) -> Option<Extent> {
-        let (x, span) = self.expect_extent(e, &scope.vars, "`until written`")?;
+        let (x, span) = self.expect::<Extent>(e, &scope.vars, "`until written`")?;
         let zero = match x {
             Extent::Percent(p) => p == Percent::ZERO,
             Extent::Bytes(b) => b.0 == 0,
@@ -554,7 +556,7 @@ impl Lowerer<'_, '_> {
     pub(super) fn ramp(&mut self, e: Option<&Expr>, scope: &Scope) -> Option<Duration> {
         match e {
             None => Some(Duration::ZERO),
-            Some(e) => self.expect_duration(e, &scope.vars, "`ramp`").map(|(d, _)| d),
+            Some(e) => self.expect::<Duration>(e, &scope.vars, "`ramp`").map(|(d, _)| d),
         }
     }
 
@@ -838,17 +840,17 @@ impl Lowerer<'_, '_> {
         for s in settings {
             let name = match &s.kind {
                 ProbeSettingKind::Io(e) => {
-                    io = self.expect_size(e, &scope.vars, "`io`").map(|(b, _)| b);
+                    io = self.expect::<Bytes>(e, &scope.vars, "`io`").map(|(b, _)| b);
                     ok &= io.is_some();
                     "io"
                 }
                 ProbeSettingKind::Step(e) => {
-                    step = self.expect_size(e, &scope.vars, "`step`").map(|(b, _)| b);
+                    step = self.expect::<Bytes>(e, &scope.vars, "`step`").map(|(b, _)| b);
                     ok &= step.is_some();
                     "step"
                 }
                 ProbeSettingKind::Range(e) => {
-                    range = self.expect_size(e, &scope.vars, "`range`").map(|(b, _)| b);
+                    range = self.expect::<Bytes>(e, &scope.vars, "`range`").map(|(b, _)| b);
                     ok &= range.is_some();
                     "range"
                 }

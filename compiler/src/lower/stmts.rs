@@ -142,7 +142,7 @@ impl Lowerer<'_, '_> {
                     self.error(d);
                     return;
                 }
-                let Some((runs, _)) = self.expect_count(count, &scope.vars, "`repeat`") else {
+                let Some((runs, _)) = self.expect::<u64>(count, &scope.vars, "`repeat`") else {
                     return;
                 };
                 if runs == 0 {
@@ -184,7 +184,7 @@ impl Lowerer<'_, '_> {
                 let limit = match limit {
                     None => None,
                     Some(e) => {
-                        let Some((b, span)) = self.expect_size(e, &scope.vars, "`limit_ram`") else {
+                        let Some((b, span)) = self.expect::<Bytes>(e, &scope.vars, "`limit_ram`") else {
                             return;
                         };
                         if let Some(p) = rules::ram_limit(b) {

@@ -18,7 +18,7 @@ impl Lowerer<'_, '_> {
         for s in settings {
             let name = match &s.kind {
                 TargetSettingKind::Span(e) => {
-                    if let Some((x, _)) = self.expect_extent(e, vars, "`span`") {
+                    if let Some((x, _)) = self.expect::<Extent>(e, vars, "`span`") {
                         state.t.span = x;
                         state.span_at = Some(s.span);
                         set_here.push(Field::Span);
@@ -65,7 +65,7 @@ impl Lowerer<'_, '_> {
                         DataPatternExpr::Random => Some(DataPattern::Random),
                         DataPatternExpr::Zeros => Some(DataPattern::Zeros),
                         DataPatternExpr::Compressible(e) => self
-                            .expect_percent(e, vars, "`compressible`")
+                            .expect::<Percent>(e, vars, "`compressible`")
                             .map(|(p, _)| DataPattern::Compressible(p)),
                     };
                     if let Some(p) = pattern {

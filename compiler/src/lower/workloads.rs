@@ -89,7 +89,7 @@ impl Lowerer<'_, '_> {
                 WorkloadPropKind::Random(share, access) => {
                     match share {
                         None => random = Some((Percent::HUNDRED, p.span)),
-                        Some(e) => match self.expect_percent(e, vars, "`random`") {
+                        Some(e) => match self.expect::<Percent>(e, vars, "`random`") {
                             Some((v, _)) => random = Some((v, p.span)),
                             None => ok = false,
                         },
@@ -101,20 +101,20 @@ impl Lowerer<'_, '_> {
                         }
                     }
                 }
-                WorkloadPropKind::Trim(e) => match self.expect_percent(e, vars, "`trim`") {
+                WorkloadPropKind::Trim(e) => match self.expect::<Percent>(e, vars, "`trim`") {
                     Some((v, _)) => trim = Some((v, p.span)),
                     None => ok = false,
                 },
                 WorkloadPropKind::Sequential => random = Some((Percent::ZERO, p.span)),
-                WorkloadPropKind::Block(e) => match self.expect_size(e, vars, "`block`") {
+                WorkloadPropKind::Block(e) => match self.expect::<Bytes>(e, vars, "`block`") {
                     Some((b, s)) => blocks = Some((vec![(b, Percent::HUNDRED, s)], p.span)),
                     None => ok = false,
                 },
                 WorkloadPropKind::Blocks(entries) => {
                     let mut out = Vec::new();
                     for entry in entries {
-                        let size = self.expect_size(&entry.size, vars, "a block size");
-                        let share = self.expect_percent(&entry.share, vars, "a block share");
+                        let size = self.expect::<Bytes>(&entry.size, vars, "a block size");
+                        let share = self.expect::<Percent>(&entry.share, vars, "a block share");
                         match (size, share) {
                             (Some((b, _)), Some((s, _))) => out.push((b, s, entry.span)),
                             _ => ok = false,
@@ -128,15 +128,15 @@ impl Lowerer<'_, '_> {
                     }
                     blocks = Some((out, p.span));
                 }
-                WorkloadPropKind::Read(e) => match self.expect_percent(e, vars, "`read`") {
+                WorkloadPropKind::Read(e) => match self.expect::<Percent>(e, vars, "`read`") {
                     Some((v, _)) => read = Some((v, p.span)),
                     None => ok = false,
                 },
-                WorkloadPropKind::Align(e) => match self.expect_size(e, vars, "`align`") {
+                WorkloadPropKind::Align(e) => match self.expect::<Bytes>(e, vars, "`align`") {
                     Some((v, _)) => align = Some((v, p.span)),
                     None => ok = false,
                 },
-                WorkloadPropKind::Offset(e) => match self.expect_size(e, vars, "`offset`") {
+                WorkloadPropKind::Offset(e) => match self.expect::<Bytes>(e, vars, "`offset`") {
                     Some((v, _)) => offset = Some((v, p.span)),
                     None => ok = false,
                 },
@@ -212,9 +212,9 @@ impl Lowerer<'_, '_> {
             AccessKind::Zipf(theta) => Access::Zipf { theta: Milli(theta.node) },
             AccessKind::Pareto(h) => Access::Pareto { h: Milli(h.node) },
             AccessKind::Normal { sigma, around } => {
-                let (sigma, _) = self.expect_percent(sigma, vars, "`normal`")?;
+                let (sigma, _) = self.expect::<Percent>(sigma, vars, "`normal`")?;
                 let centre = match around {
-                    Some(e) => self.expect_percent(e, vars, "`around`")?.0,
+                    Some(e) => self.expect::<Percent>(e, vars, "`around`")?.0,
                     None => Percent::whole(50),
                 };
                 Access::Normal { sigma, centre }
@@ -222,8 +222,8 @@ impl Lowerer<'_, '_> {
             AccessKind::Bands(bands) => {
                 let mut out = Vec::new();
                 for b in bands {
-                    let io = self.expect_percent(&b.io, vars, "a band's share of I/O");
-                    let span = self.expect_percent(&b.within, vars, "a band's share of the span");
+                    let io = self.expect::<Percent>(&b.io, vars, "a band's share of I/O");
+                    let span = self.expect::<Percent>(&b.within, vars, "a band's share of the span");
                     out.push(Band { io: io?.0, span: span?.0 });
                 }
                 Access::Bands(out)
@@ -260,7 +260,7 @@ impl Lowerer<'_, '_> {
             }
             seen.insert(key, s.span);
             match s.key.node {
-                DatasetKey::Files => match self.expect_count(&s.value, &[], "`files`") {
+                DatasetKey::Files => match self.expect::<u64>(&s.value, &[], "`files`") {
                     Some((0, at)) => {
                         self.error(Diagnostic::new(
                             Code::ZeroCount,
@@ -285,8 +285,8 @@ impl Lowerer<'_, '_> {
                             ok = false;
                             continue;
                         }
-                        let lo = self.expect_size(from, &[], "the smallest file size");
-                        let hi = self.expect_size(to, &[], "the largest file size");
+                        let lo = self.expect::<Bytes>(from, &[], "the smallest file size");
+                        let hi = self.expect::<Bytes>(to, &[], "the largest file size");
                         match (lo, hi) {
                             (Some((a, _)), Some((b, _))) if a > b => {
                                 let d = Diagnostic::new(
@@ -302,17 +302,17 @@ impl Lowerer<'_, '_> {
                             _ => ok = false,
                         }
                     } else {
-                        match self.expect_size(&s.value, &[], "`size`") {
+                        match self.expect::<Bytes>(&s.value, &[], "`size`") {
                             Some((b, at)) => size = Some((b, b, at)),
                             None => ok = false,
                         }
                     }
                 }
-                DatasetKey::Total => match self.expect_size(&s.value, &[], "`total`") {
+                DatasetKey::Total => match self.expect::<Bytes>(&s.value, &[], "`total`") {
                     Some((b, at)) => total = Some((b, at)),
                     None => ok = false,
                 },
-                DatasetKey::Seed => match self.expect_count(&s.value, &[], "`seed`") {
+                DatasetKey::Seed => match self.expect::<u64>(&s.value, &[], "`seed`") {
                     Some((n, _)) => seed = n,
                     None => ok = false,
                 },
