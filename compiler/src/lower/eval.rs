@@ -92,6 +92,24 @@ impl Kind for Extent {
     }
 }
 
+/// How a range goes from one value to the next.
+enum Next {
+    Add(u64),
+    Mul(u64),
+}
+
+/// A value as the whole number a range counts in (bytes, milliseconds,
+/// hundredths of a percent); `None` for a value a range cannot count over.
+fn counted(v: &Value) -> Option<u64> {
+    match v {
+        Value::Int(n) => Some(*n),
+        Value::Size(b) => Some(b.0),
+        Value::Duration(d) => Some(d.as_millis()),
+        Value::Percent(p) => Some(p.hundredths() as u64),
+        _ => None,
+    }
+}
+
 impl Lowerer<'_, '_> {
     pub(super) fn eval(&mut self, e: &Expr, vars: &[(String, Val)]) -> Option<Val> {
         let value = match &e.kind {
@@ -205,10 +223,8 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "not split yet: a range's bounds, its step and each kind of value it can count over"
-    )]
+    /// `from..to step s`: every value from `from` up to `to`, adding or
+    /// multiplying by the step.
     pub(super) fn range(
         &mut self,
         from: &Expr,
@@ -219,112 +235,8 @@ impl Lowerer<'_, '_> {
     ) -> Option<Val> {
         let a = self.eval(from, vars)?;
         let b = self.eval(to, vars)?;
-        let raw = |v: &Value| -> Option<u64> {
-            match v {
-                Value::Int(n) => Some(*n),
-                Value::Size(b) => Some(b.0),
-                Value::Duration(d) => Some(d.as_millis()),
-                Value::Percent(p) => Some(p.hundredths() as u64),
-                _ => None,
-            }
-        };
-        let (Some(lo), Some(hi)) = (raw(&a.value), raw(&b.value)) else {
-            let d = Diagnostic::new(
-                Code::BadRange,
-                span,
-                "a range runs between numbers, sizes, durations or shares",
-            )
-            .with_hint("write a range such as `1..256 step x2` or `0%..100% step 10%`");
-            self.error(d);
-            return None;
-        };
-        if kind_name(&a.value) != kind_name(&b.value) {
-            let d = Diagnostic::new(
-                Code::BadRange,
-                span,
-                format!("this range runs from {} to {}", describe(&a.value), describe(&b.value)),
-            )
-            .with_hint("both ends of a range are of one kind: `1..256`, `0%..100%`");
-            self.error(d);
-            return None;
-        }
-        if lo > hi {
-            let d = Diagnostic::new(
-                Code::BadRange,
-                span,
-                format!("this range counts down from {} to {}", show(&a.value), show(&b.value)),
-            )
-            .with_hint(format!("ranges count up: `{}..{}`", show(&b.value), show(&a.value)));
-            self.error(d);
-            return None;
-        }
-        enum Next {
-            Add(u64),
-            Mul(u64),
-        }
-        let next = match step {
-            None if matches!(a.value, Value::Int(_)) => Next::Add(1),
-            None => {
-                let d = Diagnostic::new(
-                    Code::BadRange,
-                    span,
-                    format!("a range of {} needs a step", plural(kind_name(&a.value))),
-                )
-                .with_hint("add one, such as `step 10%` or `step x2`");
-                self.error(d);
-                return None;
-            }
-            Some(RangeStep::Mul(f)) => {
-                if f.node < 2 {
-                    let d =
-                        Diagnostic::new(Code::BadRange, f.span, format!("`step x{}` never grows", f.node))
-                            .with_hint("multiply by 2 or more: `step x2`");
-                    self.error(d);
-                    return None;
-                }
-                if lo == 0 {
-                    let d = Diagnostic::new(
-                        Code::BadRange,
-                        from.span,
-                        "a range from 0 cannot grow by multiplying",
-                    )
-                    .with_hint("start at 1: `1..256 step x2`");
-                    self.error(d);
-                    return None;
-                }
-                Next::Mul(f.node)
-            }
-            Some(RangeStep::Add(e)) => {
-                let s = self.eval(e, vars)?;
-                if kind_name(&s.value) != kind_name(&a.value) {
-                    let d = Diagnostic::new(
-                        Code::BadRange,
-                        e.span,
-                        format!(
-                            "a range of {} cannot step by {}",
-                            plural(kind_name(&a.value)),
-                            describe(&s.value)
-                        ),
-                    )
-                    .with_hint(format!(
-                        "step by {} such as `{}`",
-                        article(kind_name(&a.value)),
-                        show(&a.value)
-                    ));
-                    self.error(d);
-                    return None;
-                }
-                match raw(&s.value) {
-                    Some(0) | None => {
-                        let d = Diagnostic::new(Code::BadRange, e.span, "a step of zero never ends")
-                            .with_hint("step by more than zero");
-                        self.error(d);
-                        return None;
-                    }
-                    Some(n) => Next::Add(n),
-                }
-            }
-        };
+        let (lo, hi) = self.range_bounds(&a, &b, span)?;
+        let next = self.range_step(step, &a, lo, from.span, span, vars)?;
         const MAX_VALUES: usize = 1_000_000;
         let mut values = Vec::new();
         let mut x = lo;
@@ -356,6 +268,116 @@ impl Lowerer<'_, '_> {
             }
         }
         Some(Val { value: Value::List(values), span })
+    }
+
+    /// A range's ends as the numbers it counts in: of one kind that a
+    /// range counts over, the first no larger than the last.
+    fn range_bounds(&mut self, a: &Val, b: &Val, span: Span) -> Option<(u64, u64)> {
+        let (Some(lo), Some(hi)) = (counted(&a.value), counted(&b.value)) else {
+            let d = Diagnostic::new(
+                Code::BadRange,
+                span,
+                "a range runs between numbers, sizes, durations or shares",
+            )
+            .with_hint("write a range such as `1..256 step x2` or `0%..100% step 10%`");
+            self.error(d);
+            return None;
+        };
+        if kind_name(&a.value) != kind_name(&b.value) {
+            let d = Diagnostic::new(
+                Code::BadRange,
+                span,
+                format!("this range runs from {} to {}", describe(&a.value), describe(&b.value)),
+            )
+            .with_hint("both ends of a range are of one kind: `1..256`, `0%..100%`");
+            self.error(d);
+            return None;
+        }
+        if lo > hi {
+            let d = Diagnostic::new(
+                Code::BadRange,
+                span,
+                format!("this range counts down from {} to {}", show(&a.value), show(&b.value)),
+            )
+            .with_hint(format!("ranges count up: `{}..{}`", show(&b.value), show(&a.value)));
+            self.error(d);
+            return None;
+        }
+        Some((lo, hi))
+    }
+
+    /// How a range from `a` (`lo` as counted, written at `from`) steps: by
+    /// 1 for numbers unless given; a factor of 2 or more from above zero;
+    /// or more than zero of `a`'s kind.
+    fn range_step(
+        &mut self,
+        step: Option<&RangeStep>,
+        a: &Val,
+        lo: u64,
+        from: Span,
+        span: Span,
+        vars: &[(String, Val)],
+    ) -> Option<Next> {
+        match step {
+            None if matches!(a.value, Value::Int(_)) => Some(Next::Add(1)),
+            None => {
+                let d = Diagnostic::new(
+                    Code::BadRange,
+                    span,
+                    format!("a range of {} needs a step", plural(kind_name(&a.value))),
+                )
+                .with_hint("add one, such as `step 10%` or `step x2`");
+                self.error(d);
+                None
+            }
+            Some(RangeStep::Mul(f)) => {
+                if f.node < 2 {
+                    let d =
+                        Diagnostic::new(Code::BadRange, f.span, format!("`step x{}` never grows", f.node))
+                            .with_hint("multiply by 2 or more: `step x2`");
+                    self.error(d);
+                    return None;
+                }
+                if lo == 0 {
+                    let d =
+                        Diagnostic::new(Code::BadRange, from, "a range from 0 cannot grow by multiplying")
+                            .with_hint("start at 1: `1..256 step x2`");
+                    self.error(d);
+                    return None;
+                }
+                Some(Next::Mul(f.node))
+            }
+            Some(RangeStep::Add(e)) => {
+                let s = self.eval(e, vars)?;
+                if kind_name(&s.value) != kind_name(&a.value) {
+                    let d = Diagnostic::new(
+                        Code::BadRange,
+                        e.span,
+                        format!(
+                            "a range of {} cannot step by {}",
+                            plural(kind_name(&a.value)),
+                            describe(&s.value)
+                        ),
+                    )
+                    .with_hint(format!(
+                        "step by {} such as `{}`",
+                        article(kind_name(&a.value)),
+                        show(&a.value)
+                    ));
+                    self.error(d);
+                    return None;
+                }
+                match counted(&s.value) {
+                    Some(0) | None => {
+                        let d = Diagnostic::new(Code::BadRange, e.span, "a step of zero never ends")
+                            .with_hint("step by more than zero");
+                        self.error(d);
+                        None
+                    }
+                    Some(n) => Some(Next::Add(n)),
+                }
+            }
+        }
     }
 
     // ------------------------------------------------------------ typed values
