@@ -329,10 +329,8 @@ impl Lowerer<'_, '_> {
         Some(out)
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "not split yet: a measurement's options checked in the order the language lists them"
-    )]
+    /// A measurement: its options read in the order the language lists
+    /// them, then the ones that cannot go together.
     pub(super) fn measure(&mut self, span: Span, workload: &WorkloadRef, opts: &[StepOpt], scope: &Scope) {
         let o = self.opts(opts);
         let Some(own) = self.own_workers(o.workers, scope) else { return };
@@ -403,37 +401,8 @@ impl Lowerer<'_, '_> {
         else {
             return;
         };
-        if written.is_some() && !wl.w.writes() {
-            let d = Diagnostic::new(
-                Code::ConflictingOption,
-                workload.span(),
-                format!("`until written` never ends: `{}` only reads", wl.w.name),
-            )
-            .with_hint("use `for` a time, or a workload that writes");
-            self.error(d);
-            return;
-        }
-        if let (Some(name), Some(_)) = (o.as_, rate) {
-            let d = Diagnostic::new(
-                Code::ConflictingOption,
-                name.span,
-                format!(
-                    "`{}` names an open-loop measurement: a share of it is a share of its own rate",
-                    name.node
-                ),
-            )
-            .with_hint("name the closed-loop measurement that finds what the drive can do");
-            self.error(d);
-            return;
-        }
-        if let (Some(name), Some(_)) = (o.as_, &point) {
-            let d = Diagnostic::new(
-                Code::ConflictingOption,
-                name.span,
-                format!("`{}` names a measurement whose queue depth is chosen from others", name.node),
-            )
-            .with_hint("name the measurements an operating point is chosen from, not the one at it");
-            self.error(d);
+        if !self.measure_options_agree(&o, workload, &wl, written.is_some(), rate.is_some(), point.is_some())
+        {
             return;
         }
         let stop = MeasureStop { time, written };
@@ -451,6 +420,55 @@ impl Lowerer<'_, '_> {
             self.named.insert(name.node.clone(), (before as u32, name.span));
             self.name_points(name, before);
         }
+    }
+
+    /// Options of a measurement that cannot go together, checked once each
+    /// has been read: `until written` with a workload that only reads, and
+    /// a name (`as`) for an open-loop measurement or for one at an
+    /// operating point. Reports the first; false when there is one.
+    fn measure_options_agree(
+        &mut self,
+        o: &Opts<'_>,
+        workload: &WorkloadRef,
+        wl: &Wl,
+        until_written: bool,
+        open_loop: bool,
+        at_point: bool,
+    ) -> bool {
+        if until_written && !wl.w.writes() {
+            let d = Diagnostic::new(
+                Code::ConflictingOption,
+                workload.span(),
+                format!("`until written` never ends: `{}` only reads", wl.w.name),
+            )
+            .with_hint("use `for` a time, or a workload that writes");
+            self.error(d);
+            return false;
+        }
+        if let Some(name) = o.as_.filter(|_| open_loop) {
+            let d = Diagnostic::new(
+                Code::ConflictingOption,
+                name.span,
+                format!(
+                    "`{}` names an open-loop measurement: a share of it is a share of its own rate",
+                    name.node
+                ),
+            )
+            .with_hint("name the closed-loop measurement that finds what the drive can do");
+            self.error(d);
+            return false;
+        }
+        if let Some(name) = o.as_.filter(|_| at_point) {
+            let d = Diagnostic::new(
+                Code::ConflictingOption,
+                name.span,
+                format!("`{}` names a measurement whose queue depth is chosen from others", name.node),
+            )
+            .with_hint("name the measurements an operating point is chosen from, not the one at it");
+            self.error(d);
+            return false;
+        }
+        true
     }
 
     /// Adds the steps from `first` on to the operating points named
@@ -580,10 +598,8 @@ impl Lowerer<'_, '_> {
         Some(d)
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "not split yet: a rounds step's rule, tracked values and cells checked together"
-    )]
+    /// Rounds of measurements until the tracked one is steady: the cells,
+    /// the steady-state rule, and which cell the rule watches.
     pub(super) fn rounds(
         &mut self,
         stmt: &Stmt,
@@ -611,92 +627,8 @@ impl Lowerer<'_, '_> {
             }
             return;
         }
-        let track = rule.iter().find_map(|s| match &s.kind {
-            SteadySettingKind::Track { workload, opts } => Some((workload, opts, s.span)),
-            _ => None,
-        });
-        let index = match track {
-            None if cells.len() == 1 => 0,
-            None => {
-                let d = Diagnostic::new(
-                    Code::BadTrack,
-                    rule_span,
-                    format!(
-                        "rounds of {} measurements need `track` to say which one the rule watches",
-                        cells.len()
-                    ),
-                )
-                .with_hint(
-                    "add `track WORKLOAD`, such as the SNIA PTS's `track { random; block 4KiB; read 0% }`",
-                );
-                self.error(d);
-                return;
-            }
-            Some((w, opts, span)) => {
-                let Some(tracked) = self.workload_ref(w, scope) else {
-                    return;
-                };
-                // `track W qd N workers N` picks one of several measurements of W.
-                let o = self.opts(opts);
-                let Some(own) = self.own_workers(o.workers, scope) else { return };
-                let qd = match o.qd {
-                    Some(e) => match self.qd(e, &own) {
-                        Some(qd) => Some(qd),
-                        None => return,
-                    },
-                    None => None,
-                };
-                let workers = o.workers.map(|_| own.target.t.workers);
-                let matches: Vec<usize> = cells
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, (c, _))| c.workload.same_io(&tracked.w))
-                    .filter(|(_, (c, _))| qd.is_none_or(|q| q.total == c.qd.total))
-                    .filter(|(_, (c, _))| workers.is_none_or(|n| n == c.qd.workers))
-                    .map(|(i, _)| i)
-                    .collect();
-                match matches.as_slice() {
-                    [one] => *one,
-                    [] => {
-                        let d = Diagnostic::new(
-                            Code::BadTrack,
-                            span,
-                            format!("`{}` is none of the measurements of these rounds", tracked.w.name),
-                        )
-                        .with_hint("track a workload that the rounds measure, written the same way");
-                        self.error(d);
-                        return;
-                    }
-                    many => {
-                        let qds: Vec<String> = many
-                            .iter()
-                            .map(|i| {
-                                let q = cells[*i].0.qd;
-                                if q.workers == 1 {
-                                    q.total.to_string()
-                                } else {
-                                    format!("{} ({}x{})", q.total, q.workers, q.per_worker)
-                                }
-                            })
-                            .collect();
-                        let d = Diagnostic::new(
-                            Code::BadTrack,
-                            span,
-                            format!(
-                                "`{}` is measured {} times in these rounds (QD {})",
-                                tracked.w.name,
-                                many.len(),
-                                qds.join(", ")
-                            ),
-                        )
-                        .with_hint(
-                            "track needs exactly one measurement: add its queue depth and workers, `track W qd 32 workers 4`",
-                        );
-                        self.error(d);
-                        return;
-                    }
-                }
-            }
+        let Some(index) = self.tracked_cell(rule, &cells, rule_span, scope) else {
+            return;
         };
         let cells = cells.into_iter().map(|(c, _)| c).collect();
         let first = self.steps.len();
@@ -706,8 +638,95 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// Which of the rounds' cells the steady-state rule watches: the one
+    /// `track` names (with its queue depth and workers when the workload
+    /// is measured more than once), or the only one. `None` after an error.
+    fn tracked_cell(
+        &mut self,
+        rule: &[SteadySetting],
+        cells: &[(Cell, Span)],
+        rule_span: Span,
+        scope: &Scope,
+    ) -> Option<usize> {
+        let track = rule.iter().find_map(|s| match &s.kind {
+            SteadySettingKind::Track { workload, opts } => Some((workload, opts, s.span)),
+            _ => None,
+        });
+        let Some((w, opts, span)) = track else {
+            if cells.len() == 1 {
+                return Some(0);
+            }
+            let d = Diagnostic::new(
+                Code::BadTrack,
+                rule_span,
+                format!(
+                    "rounds of {} measurements need `track` to say which one the rule watches",
+                    cells.len()
+                ),
+            )
+            .with_hint(
+                "add `track WORKLOAD`, such as the SNIA PTS's `track { random; block 4KiB; read 0% }`",
+            );
+            self.error(d);
+            return None;
+        };
+        let tracked = self.workload_ref(w, scope)?;
+        // `track W qd N workers N` picks one of several measurements of W.
+        let o = self.opts(opts);
+        let own = self.own_workers(o.workers, scope)?;
+        let qd = match o.qd {
+            Some(e) => Some(self.qd(e, &own)?),
+            None => None,
+        };
+        let workers = o.workers.map(|_| own.target.t.workers);
+        let matches: Vec<usize> = cells
+            .iter()
+            .enumerate()
+            .filter(|(_, (c, _))| c.workload.same_io(&tracked.w))
+            .filter(|(_, (c, _))| qd.is_none_or(|q| q.total == c.qd.total))
+            .filter(|(_, (c, _))| workers.is_none_or(|n| n == c.qd.workers))
+            .map(|(i, _)| i)
+            .collect();
+        let d = match matches.as_slice() {
+            [one] => return Some(*one),
+            [] => Diagnostic::new(
+                Code::BadTrack,
+                span,
+                format!("`{}` is none of the measurements of these rounds", tracked.w.name),
+            )
+            .with_hint("track a workload that the rounds measure, written the same way"),
+            many => {
+                let qds: Vec<String> = many
+                    .iter()
+                    .map(|i| {
+                        let q = cells[*i].0.qd;
+                        if q.workers == 1 {
+                            q.total.to_string()
+                        } else {
+                            format!("{} ({}x{})", q.total, q.workers, q.per_worker)
+                        }
+                    })
+                    .collect();
+                Diagnostic::new(
+                    Code::BadTrack,
+                    span,
+                    format!(
+                        "`{}` is measured {} times in these rounds (QD {})",
+                        tracked.w.name,
+                        many.len(),
+                        qds.join(", ")
+                    ),
+                )
+                .with_hint(
+                    "track needs exactly one measurement: add its queue depth and workers, `track W qd 32 workers 4`",
+                )
+            }
+        };
+        self.error(d);
+        None
+    }
+
     /// The measurements of a `rounds` body.
-    #[expect(clippy::too_many_lines, reason = "one arm per kind of statement a rounds body may hold")]
     pub(super) fn cells(&mut self, stmts: &[Stmt], scope: &Scope, out: &mut Vec<(Cell, Span)>) {
         for stmt in stmts {
             if self.too_many {
@@ -730,83 +749,23 @@ impl Lowerer<'_, '_> {
                     }
                 }
                 StmtKind::Measure { workload, opts } => {
-                    let o = self.opts(opts);
-                    let refused = o.verify.or(o.at.map(|a| a.span)).or(o.as_.map(|n| n.span));
-                    if self.refused_in_rounds(
-                        refused,
-                        "a measurement in rounds cannot verify, be named or choose its own queue depth",
-                    ) {
-                        continue;
-                    }
-                    let Some(own) = self.own_workers(o.workers, scope) else { continue };
-                    let scope = &own;
-                    if o.written.is_some() || o.series.is_some() {
-                        let d = Diagnostic::new(
-                            Code::Misplaced,
-                            stmt.span,
-                            "a measurement in rounds runs for a fixed time and records one value a round",
-                        )
-                        .with_hint("use `for` a time, without `until written` or `series`");
-                        self.error(d);
-                        continue;
-                    }
-                    // Checked against the target at once, so that its problems show
-                    // even when another option of the step is wrong.
-                    let wl = self
-                        .workload_ref(workload, scope)
-                        .filter(|w| self.check_workload_at(w, workload.span(), scope));
-                    let qd = match o.qd {
-                        Some(e) => self.qd(e, scope),
-                        None => {
-                            self.missing(stmt.span, "measure", "a queue depth", "measure w qd 32 for 1min");
-                            None
-                        }
-                    };
-                    let record = match o.for_ {
-                        Some(e) => self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| d),
-                        None => {
-                            self.missing(stmt.span, "measure", "`for` a time", "measure w qd 32 for 1min");
-                            None
-                        }
-                    };
-                    let ramp = self.ramp(o.ramp, scope);
-                    let (Some(wl), Some(qd), Some(record), Some(ramp)) = (wl, qd, record, ramp) else {
+                    let Some(cell) = self.measure_cell(stmt.span, workload, opts, scope) else {
                         continue;
                     };
                     if !self.room(stmt.span) {
                         return;
                     }
-                    out.push((Cell { workload: wl.w.clone(), qd, ramp, record }, stmt.span));
+                    out.push((cell, stmt.span));
                 }
                 StmtKind::Sweep { workload, opts } => {
-                    let o = self.opts(opts);
-                    if self.refused_in_rounds(
-                        o.verify.or(o.as_.map(|n| n.span)),
-                        "a sweep in rounds cannot verify or be named",
-                    ) {
-                        continue;
-                    }
-                    let Some(own) = self.own_workers(o.workers, scope) else { continue };
-                    let scope = &own;
-                    if o.series.is_some() {
-                        let d = Diagnostic::new(
-                            Code::Misplaced,
-                            stmt.span,
-                            "a measurement in rounds records one value a round, not a series",
-                        )
-                        .with_hint("remove `series`");
-                        self.error(d);
-                        continue;
-                    }
-                    let Some((points, ramp, record)) = self.sweep_points(stmt.span, workload, &o, scope)
-                    else {
+                    let Some(cells) = self.sweep_cells(stmt.span, workload, opts, scope) else {
                         continue;
                     };
-                    for (workload, qd) in points {
+                    for cell in cells {
                         if !self.room(stmt.span) {
                             return;
                         }
-                        out.push((Cell { workload, qd, ramp, record }, stmt.span));
+                        out.push((cell, stmt.span));
                     }
                 }
                 _ => {
@@ -817,6 +776,90 @@ impl Lowerer<'_, '_> {
                 }
             }
         }
+    }
+
+    /// A measurement in rounds: one workload at one queue depth, for a
+    /// fixed time. `None` after an error.
+    fn measure_cell(
+        &mut self,
+        span: Span,
+        workload: &WorkloadRef,
+        opts: &[StepOpt],
+        scope: &Scope,
+    ) -> Option<Cell> {
+        let o = self.opts(opts);
+        let refused = o.verify.or(o.at.map(|a| a.span)).or(o.as_.map(|n| n.span));
+        if self.refused_in_rounds(
+            refused,
+            "a measurement in rounds cannot verify, be named or choose its own queue depth",
+        ) {
+            return None;
+        }
+        let own = self.own_workers(o.workers, scope)?;
+        let scope = &own;
+        if o.written.is_some() || o.series.is_some() {
+            let d = Diagnostic::new(
+                Code::Misplaced,
+                span,
+                "a measurement in rounds runs for a fixed time and records one value a round",
+            )
+            .with_hint("use `for` a time, without `until written` or `series`");
+            self.error(d);
+            return None;
+        }
+        // Checked against the target at once, so that its problems show
+        // even when another option of the step is wrong.
+        let wl =
+            self.workload_ref(workload, scope).filter(|w| self.check_workload_at(w, workload.span(), scope));
+        let qd = match o.qd {
+            Some(e) => self.qd(e, scope),
+            None => {
+                self.missing(span, "measure", "a queue depth", "measure w qd 32 for 1min");
+                None
+            }
+        };
+        let record = match o.for_ {
+            Some(e) => self.expect_nonzero_duration(e, &scope.vars, "`for`").map(|(d, _)| d),
+            None => {
+                self.missing(span, "measure", "`for` a time", "measure w qd 32 for 1min");
+                None
+            }
+        };
+        let ramp = self.ramp(o.ramp, scope);
+        let (wl, qd, record, ramp) = (wl?, qd?, record?, ramp?);
+        Some(Cell { workload: wl.w.clone(), qd, ramp, record })
+    }
+
+    /// A sweep in rounds: a measurement a point, each for a fixed time.
+    /// `None` after an error.
+    fn sweep_cells(
+        &mut self,
+        span: Span,
+        workload: &WorkloadRef,
+        opts: &[StepOpt],
+        scope: &Scope,
+    ) -> Option<Vec<Cell>> {
+        let o = self.opts(opts);
+        if self.refused_in_rounds(
+            o.verify.or(o.as_.map(|n| n.span)),
+            "a sweep in rounds cannot verify or be named",
+        ) {
+            return None;
+        }
+        let own = self.own_workers(o.workers, scope)?;
+        let scope = &own;
+        if o.series.is_some() {
+            let d = Diagnostic::new(
+                Code::Misplaced,
+                span,
+                "a measurement in rounds records one value a round, not a series",
+            )
+            .with_hint("remove `series`");
+            self.error(d);
+            return None;
+        }
+        let (points, ramp, record) = self.sweep_points(span, workload, &o, scope)?;
+        Some(points.into_iter().map(|(workload, qd)| Cell { workload, qd, ramp, record }).collect())
     }
 
     /// An option a measurement in rounds cannot take (`verify`, `as`,
