@@ -6,7 +6,9 @@
 use pest::iterators::{Pair, Pairs};
 
 use super::keywords::is_keyword;
-use super::messages::{bad_escape, bad_quantity, factor_too_large, missing_child, too_deep, unexpected};
+use super::messages::{
+    bad_erase, bad_escape, bad_quantity, factor_too_large, missing_child, too_deep, unexpected,
+};
 use super::parser::{MAX_DEPTH, Rule};
 use super::text::trim_trivia;
 use crate::ast::*;
@@ -208,10 +210,6 @@ impl Builder {
         result.map(|()| Block { stmts, span })
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one arm per kind of statement, each building its node from the parse tree"
-    )]
     fn stmt(&mut self, pair: Pair<'_, Rule>) -> BuildResult<Stmt> {
         let span = self.span(&pair);
         let local = self.local(&pair);
@@ -257,33 +255,7 @@ impl Builder {
                 Some(p) => StmtKind::LimitRam(Some(self.expr(p)?)),
                 None => StmtKind::LimitRam(None),
             },
-            Rule::erase => {
-                let m = c.expect("method")?;
-                let option = c.next();
-                let mut span = self.span(&m);
-                if let Some(o) = &option {
-                    span = Span::new(span.start, self.span(o).end);
-                }
-                let method = EraseMethod::from_words(m.as_str(), option.as_ref().map(|o| o.as_str()))
-                    .map_err(|why| {
-                        Box::new(
-                            Diagnostic::new(
-                                crate::diagnostic::Code::Syntax,
-                                span,
-                                match &option {
-                                    Some(o) => format!(
-                                        "`erase {} {}` is not an erase method",
-                                        m.as_str(),
-                                        o.as_str()
-                                    ),
-                                    None => format!("`erase {}` needs a word after it", m.as_str()),
-                                },
-                            )
-                            .with_hint(why),
-                        )
-                    })?;
-                StmtKind::Erase(Spanned::new(method, span))
-            }
+            Rule::erase => StmtKind::Erase(self.erase(&mut c)?),
             Rule::fill | Rule::precondition | Rule::sweep | Rule::measure => {
                 let workload = self.workload_ref(c.expect("workload")?)?;
                 let mut opts = Vec::new();
@@ -297,76 +269,100 @@ impl Builder {
                     _ => StmtKind::Measure { workload, opts },
                 }
             }
-            Rule::together => {
-                let mut opts = Vec::new();
-                let mut jobs = Vec::new();
-                while let Some(p) = c.next() {
-                    if p.as_rule() == Rule::job {
-                        let jspan = self.span(&p);
-                        let mut jc = self.children(&p);
-                        let name = self.ident(jc.expect("job name")?);
-                        let workload = self.workload_ref(jc.expect("workload")?)?;
-                        let mut jopts = Vec::new();
-                        while let Some(o) = jc.next() {
-                            jopts.push(self.step_opt(o)?);
-                        }
-                        jobs.push(JobDef { name, workload, opts: jopts, span: jspan });
-                    } else {
-                        opts.push(self.step_opt(p)?);
-                    }
-                }
-                StmtKind::Together { opts, jobs }
-            }
-            Rule::qos => {
-                let workload = self.workload_ref(c.expect("workload")?)?;
-                let qd = self.step_opt(c.expect("queue depth")?)?;
-                let mut settings = Vec::new();
-                while let Some(p) = c.next() {
-                    let pspan = self.span(&p);
-                    let rule = p.as_rule();
-                    let mut pc = self.children(&p);
-                    let v = pc.expect("value")?;
-                    let kind = match rule {
-                        Rule::q_limit => {
-                            let percentile = self.percentile(&v)?;
-                            let limit = self.fine_duration(&pc.expect("latency")?)?;
-                            QosSettingKind::Limit { percentile, under: limit }
-                        }
-                        Rule::q_probe => QosSettingKind::Probe(self.expr(v)?),
-                        Rule::q_ramp => QosSettingKind::Ramp(self.expr(v)?),
-                        Rule::q_precision => QosSettingKind::Precision(self.expr(v)?),
-                        Rule::q_arrivals => QosSettingKind::Arrivals(self.arrivals(&v)),
-                        _ => return Err(self.unexpected(&p, "qos")),
-                    };
-                    settings.push(QosSetting { kind, span: pspan });
-                }
-                StmtKind::Qos { workload, qd, settings }
-            }
+            Rule::together => self.together(&mut c)?,
+            Rule::qos => self.qos(&mut c)?,
             Rule::drop_caches => StmtKind::DropCaches,
             Rule::idle => StmtKind::Idle(self.expr(c.expect("duration")?)?),
             Rule::copy => StmtKind::Copy(self.ident(c.expect("dataset")?)),
-            Rule::probe => {
-                let mut settings = Vec::new();
-                while let Some(p) = c.next() {
-                    let pspan = self.span(&p);
-                    let rule = p.as_rule();
-                    let mut pc = self.children(&p);
-                    let v = pc.expect("value")?;
-                    let kind = match rule {
-                        Rule::p_io => ProbeSettingKind::Io(self.expr(v)?),
-                        Rule::p_step => ProbeSettingKind::Step(self.expr(v)?),
-                        Rule::p_range => ProbeSettingKind::Range(self.expr(v)?),
-                        Rule::p_repeats => ProbeSettingKind::Repeats(self.expr(v)?),
-                        Rule::p_statistic => ProbeSettingKind::Statistic(self.aggregate(&v)?),
-                        _ => return Err(self.unexpected(&p, "probe")),
-                    };
-                    settings.push(ProbeSetting { kind, span: pspan });
-                }
-                StmtKind::Probe(settings)
-            }
+            Rule::probe => StmtKind::Probe(self.probe_settings(&mut c)?),
             _ => return Err(self.unexpected(&pair, "a block")),
         };
         Ok(Stmt { kind, span, local })
+    }
+
+    /// `erase METHOD [OPTION]`: the method its words name, spanning both.
+    fn erase(&mut self, c: &mut Children<'_>) -> BuildResult<Spanned<EraseMethod>> {
+        let m = c.expect("method")?;
+        let option = c.next();
+        let mut span = self.span(&m);
+        if let Some(o) = &option {
+            span = Span::new(span.start, self.span(o).end);
+        }
+        let option = option.as_ref().map(|o| o.as_str());
+        let method = EraseMethod::from_words(m.as_str(), option)
+            .map_err(|why| Box::new(bad_erase(span, m.as_str(), option, why)))?;
+        Ok(Spanned::new(method, span))
+    }
+
+    /// `together for 2min { job reads rnd4k_read qd 4; ... }`: its jobs and
+    /// its own options.
+    fn together(&mut self, c: &mut Children<'_>) -> BuildResult<StmtKind> {
+        let mut opts = Vec::new();
+        let mut jobs = Vec::new();
+        while let Some(p) = c.next() {
+            if p.as_rule() == Rule::job {
+                let jspan = self.span(&p);
+                let mut jc = self.children(&p);
+                let name = self.ident(jc.expect("job name")?);
+                let workload = self.workload_ref(jc.expect("workload")?)?;
+                let mut jopts = Vec::new();
+                while let Some(o) = jc.next() {
+                    jopts.push(self.step_opt(o)?);
+                }
+                jobs.push(JobDef { name, workload, opts: jopts, span: jspan });
+            } else {
+                opts.push(self.step_opt(p)?);
+            }
+        }
+        Ok(StmtKind::Together { opts, jobs })
+    }
+
+    /// `qos rnd4k_read qd 32 { p99.99 under 1ms; probe 30s; ... }`.
+    fn qos(&mut self, c: &mut Children<'_>) -> BuildResult<StmtKind> {
+        let workload = self.workload_ref(c.expect("workload")?)?;
+        let qd = self.step_opt(c.expect("queue depth")?)?;
+        let mut settings = Vec::new();
+        while let Some(p) = c.next() {
+            let pspan = self.span(&p);
+            let rule = p.as_rule();
+            let mut pc = self.children(&p);
+            let v = pc.expect("value")?;
+            let kind = match rule {
+                Rule::q_limit => {
+                    let percentile = self.percentile(&v)?;
+                    let limit = self.fine_duration(&pc.expect("latency")?)?;
+                    QosSettingKind::Limit { percentile, under: limit }
+                }
+                Rule::q_probe => QosSettingKind::Probe(self.expr(v)?),
+                Rule::q_ramp => QosSettingKind::Ramp(self.expr(v)?),
+                Rule::q_precision => QosSettingKind::Precision(self.expr(v)?),
+                Rule::q_arrivals => QosSettingKind::Arrivals(self.arrivals(&v)),
+                _ => return Err(self.unexpected(&p, "qos")),
+            };
+            settings.push(QosSetting { kind, span: pspan });
+        }
+        Ok(StmtKind::Qos { workload, qd, settings })
+    }
+
+    /// `probe pages { io 512B; step 256B; range 4MiB }`: its settings.
+    fn probe_settings(&mut self, c: &mut Children<'_>) -> BuildResult<Vec<ProbeSetting>> {
+        let mut settings = Vec::new();
+        while let Some(p) = c.next() {
+            let pspan = self.span(&p);
+            let rule = p.as_rule();
+            let mut pc = self.children(&p);
+            let v = pc.expect("value")?;
+            let kind = match rule {
+                Rule::p_io => ProbeSettingKind::Io(self.expr(v)?),
+                Rule::p_step => ProbeSettingKind::Step(self.expr(v)?),
+                Rule::p_range => ProbeSettingKind::Range(self.expr(v)?),
+                Rule::p_repeats => ProbeSettingKind::Repeats(self.expr(v)?),
+                Rule::p_statistic => ProbeSettingKind::Statistic(self.aggregate(&v)?),
+                _ => return Err(self.unexpected(&p, "probe")),
+            };
+            settings.push(ProbeSetting { kind, span: pspan });
+        }
+        Ok(settings)
     }
 
     /// Where a statement's `local` was written. Steps whose options come

@@ -603,6 +603,16 @@ pub(super) fn bad_quantity(span: Span, text: &str, e: QuantityError) -> Diagnost
     }
 }
 
+/// `erase` words that name no erase method (`option` is the second word,
+/// if any); `why` is the hint.
+pub(super) fn bad_erase(span: Span, method: &str, option: Option<&str>, why: &'static str) -> Diagnostic {
+    let message = match option {
+        Some(o) => format!("`erase {method} {o}` is not an erase method"),
+        None => format!("`erase {method}` needs a word after it"),
+    };
+    Diagnostic::new(Code::Syntax, span, message).with_hint(why)
+}
+
 /// An escape a string does not know (`\x`), at the escape.
 pub(super) fn bad_escape(span: Span, other: char) -> Diagnostic {
     Diagnostic::new(Code::BadEscape, span, format!("unknown escape `\\{other}` in a string"))
