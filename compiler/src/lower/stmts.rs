@@ -65,58 +65,10 @@ impl Lowerer<'_, '_> {
         false
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one arm per kind of statement, each lowering its step or scope"
-    )]
+    /// One statement, by its kind: a scope, a loop or a step.
     fn stmt_kind(&mut self, stmt: &Stmt, scope: &mut Scope) {
         match &stmt.kind {
-            StmtKind::Phase { name, body } => {
-                if !scope.top || scope.phase.is_some() {
-                    let d =
-                        Diagnostic::new(Code::Misplaced, stmt.span, "a phase cannot be inside another block")
-                            .with_label("this phase is nested")
-                            .with_hint(
-                                "phases go at the top level; a `for` or `repeat` can go inside a phase",
-                            );
-                    self.error(d);
-                    return;
-                }
-                let key = slug(&name.node);
-                if key.is_empty() {
-                    let d = Diagnostic::new(
-                        Code::BadName,
-                        name.span,
-                        format!("the phase name \"{}\" has no letter or digit", name.node),
-                    )
-                    .with_hint("step ids are made from phase names; name the phase in words");
-                    self.error(d);
-                    return;
-                }
-                if let Some((first_name, first)) = self.phases.get(&key) {
-                    let (message, hint) = if *first_name == name.node {
-                        (format!("there are two phases \"{}\"", name.node), "give each phase its own name")
-                    } else {
-                        (
-                            format!(
-                                "phases \"{first_name}\" and \"{}\" would give their steps the same ids ({key}/...)",
-                                name.node
-                            ),
-                            "name the phases so that they differ in letters or digits, not only in case or punctuation",
-                        )
-                    };
-                    let d = Diagnostic::new(Code::DuplicateName, name.span, message)
-                        .with_secondary(*first, "the first is here")
-                        .with_hint(hint);
-                    self.error(d);
-                    return;
-                }
-                self.phases.insert(key, (name.node.clone(), name.span));
-                let mut inner = scope.clone();
-                inner.phase = Some(name.node.clone());
-                inner.top = false;
-                self.block(&body.stmts, &mut inner);
-            }
+            StmtKind::Phase { name, body } => self.phase(stmt, name, body, scope),
             StmtKind::For { var, list, body } => {
                 let Some(values) = self.loop_values(var, list, scope) else {
                     return;
@@ -132,48 +84,7 @@ impl Lowerer<'_, '_> {
                 }
             }
             StmtKind::Repeat { count, aggregate, body } => {
-                if scope.repeat.is_some() {
-                    let d = Diagnostic::new(
-                        Code::Misplaced,
-                        stmt.span,
-                        "a repeat cannot be inside another repeat",
-                    )
-                    .with_hint("repeat the outer block more times instead");
-                    self.error(d);
-                    return;
-                }
-                let Some((runs, _)) = self.expect::<u64>(count, &scope.vars, "`repeat`") else {
-                    return;
-                };
-                if runs == 0 {
-                    let d = Diagnostic::new(Code::ZeroCount, count.span, "`repeat 0` runs nothing")
-                        .with_hint("repeat at least once; 5 runs are usual to see run-to-run variation");
-                    self.error(d);
-                    return;
-                }
-                if runs > MAX_REPEATS {
-                    let d = Diagnostic::new(
-                        Code::TooLarge,
-                        count.span,
-                        format!("`repeat {runs}` is more than the {MAX_REPEATS} runs methodic makes"),
-                    )
-                    .with_hint("5 runs are usual; repeat fewer times");
-                    self.error(d);
-                    return;
-                }
-                let runs = runs as u32;
-                self.repeats += 1;
-                let group = self.repeats;
-                let aggregate = aggregate.as_ref().map_or(Aggregate::Mean, |a| a.node);
-                for run in 1..=runs {
-                    let mut inner = scope.clone();
-                    inner.top = false;
-                    inner.repeat = Some(RepeatRun { group, run, runs, aggregate });
-                    self.block(&body.stmts, &mut inner);
-                    if self.too_many {
-                        break;
-                    }
-                }
+                self.repeat(stmt, count, aggregate.as_ref(), body, scope)
             }
             StmtKind::Rounds { body, rule, name } => self.rounds(stmt, body, rule, name.as_ref(), scope),
             StmtKind::Target(settings) => {
@@ -252,6 +163,102 @@ impl Lowerer<'_, '_> {
                 }
             }
             StmtKind::Probe(settings) => self.probe(stmt.span, settings, scope),
+        }
+    }
+
+    /// A phase: at the top level only, with a name that makes step ids of
+    /// its own; its body lowered in its scope.
+    fn phase(&mut self, stmt: &Stmt, name: &Spanned<String>, body: &Block, scope: &Scope) {
+        if !scope.top || scope.phase.is_some() {
+            let d = Diagnostic::new(Code::Misplaced, stmt.span, "a phase cannot be inside another block")
+                .with_label("this phase is nested")
+                .with_hint("phases go at the top level; a `for` or `repeat` can go inside a phase");
+            self.error(d);
+            return;
+        }
+        let key = slug(&name.node);
+        if key.is_empty() {
+            let d = Diagnostic::new(
+                Code::BadName,
+                name.span,
+                format!("the phase name \"{}\" has no letter or digit", name.node),
+            )
+            .with_hint("step ids are made from phase names; name the phase in words");
+            self.error(d);
+            return;
+        }
+        if let Some((first_name, first)) = self.phases.get(&key) {
+            let (message, hint) = if *first_name == name.node {
+                (format!("there are two phases \"{}\"", name.node), "give each phase its own name")
+            } else {
+                (
+                    format!(
+                        "phases \"{first_name}\" and \"{}\" would give their steps the same ids ({key}/...)",
+                        name.node
+                    ),
+                    "name the phases so that they differ in letters or digits, not only in case or punctuation",
+                )
+            };
+            let d = Diagnostic::new(Code::DuplicateName, name.span, message)
+                .with_secondary(*first, "the first is here")
+                .with_hint(hint);
+            self.error(d);
+            return;
+        }
+        self.phases.insert(key, (name.node.clone(), name.span));
+        let mut inner = scope.clone();
+        inner.phase = Some(name.node.clone());
+        inner.top = false;
+        self.block(&body.stmts, &mut inner);
+    }
+
+    /// `repeat N aggregate A { ... }`: the body lowered once a run, each
+    /// run's steps marked with it; not inside another repeat.
+    fn repeat(
+        &mut self,
+        stmt: &Stmt,
+        count: &Expr,
+        aggregate: Option<&Spanned<Aggregate>>,
+        body: &Block,
+        scope: &Scope,
+    ) {
+        if scope.repeat.is_some() {
+            let d = Diagnostic::new(Code::Misplaced, stmt.span, "a repeat cannot be inside another repeat")
+                .with_hint("repeat the outer block more times instead");
+            self.error(d);
+            return;
+        }
+        let Some((runs, _)) = self.expect::<u64>(count, &scope.vars, "`repeat`") else {
+            return;
+        };
+        if runs == 0 {
+            let d = Diagnostic::new(Code::ZeroCount, count.span, "`repeat 0` runs nothing")
+                .with_hint("repeat at least once; 5 runs are usual to see run-to-run variation");
+            self.error(d);
+            return;
+        }
+        if runs > MAX_REPEATS {
+            let d = Diagnostic::new(
+                Code::TooLarge,
+                count.span,
+                format!("`repeat {runs}` is more than the {MAX_REPEATS} runs methodic makes"),
+            )
+            .with_hint("5 runs are usual; repeat fewer times");
+            self.error(d);
+            return;
+        }
+        let runs = runs as u32;
+        self.repeats += 1;
+        let group = self.repeats;
+        let aggregate = aggregate.map_or(Aggregate::Mean, |a| a.node);
+        for run in 1..=runs {
+            let mut inner = scope.clone();
+            inner.top = false;
+            inner.repeat = Some(RepeatRun { group, run, runs, aggregate });
+            self.block(&body.stmts, &mut inner);
+            if self.too_many {
+                break;
+            }
         }
     }
 
