@@ -74,7 +74,9 @@ impl Validator {
         self.plan(Code::PlanInvalid, format!("step `{}`: {message}", step.id));
     }
 
-    #[expect(clippy::too_many_lines, reason = "the checks of a step, one group per step kind")]
+    /// The checks of one step: the settings every step has, then those of
+    /// its kind ([`Validator::action`]), then what follows from its action
+    /// (local, drive state, estimate).
     fn step(&mut self, plan: &Plan, step: &Step) {
         let whose = format!("step `{}`", step.id);
         match (&step.target, step.action.touches_target()) {
@@ -104,6 +106,29 @@ impl Validator {
                 self.fail(step, format!("run {} of {} is not a run of its repeat", r.run, r.runs));
             }
         }
+        self.action(plan, step, &target);
+        if step.local && !step.action.may_be_local() {
+            self.fail(
+                step,
+                format!("it is marked local, but a {} step runs on every host", step.action.kind()),
+            );
+        }
+        let establishes = step.action.establishes_state();
+        if establishes != step.establishes_state {
+            self.fail(step, format!("establishes_state should be {establishes}"));
+        }
+        let expected = estimate::step(&step.action, step.target.as_ref());
+        if expected != step.estimate {
+            self.fail(step, "its estimate does not follow from its action");
+        }
+    }
+
+    /// The checks of a step's kind, with `target` the settings it runs
+    /// with. One arm a kind, so that a new kind is checked here or does not
+    /// compile.
+    fn action(&mut self, plan: &Plan, step: &Step, target: &Target) {
+        let whose = format!("step `{}`", step.id);
+        let target = *target;
         let counted = plan.conventions.queue_depth;
         match &step.action {
             Action::Erase { .. } | Action::DropCaches => {}
@@ -121,23 +146,7 @@ impl Validator {
             }
             Action::Precondition { workload, qd, stop, series } => {
                 self.io(step, workload, qd, counted, &target);
-                self.series(
-                    step,
-                    *series,
-                    Some(match stop {
-                        PreconditionStop::Time(d) => *d,
-                        PreconditionStop::Steady { round, .. } => *round,
-                    }),
-                );
-                match stop {
-                    PreconditionStop::Time(d) => self.nonzero(step, *d, "precondition time"),
-                    PreconditionStop::Steady { round, rule } => {
-                        self.nonzero(step, *round, "round");
-                        for p in rules::steady(rule) {
-                            self.problem(&whose, p);
-                        }
-                    }
-                }
+                self.precondition_stop(step, stop, *series);
             }
             Action::Measure { workload, qd, stop, series, rate, at, .. } => {
                 match at {
@@ -149,12 +158,7 @@ impl Validator {
                     None => self.io(step, workload, qd, counted, &target),
                 }
                 self.rate(plan, step, rate.as_ref());
-                self.series(step, *series, stop.time);
-                match (stop.time, stop.written) {
-                    (None, None) => self.fail(step, "a measurement with no stop rule"),
-                    (Some(t), _) => self.nonzero(step, t, "record time"),
-                    _ => {}
-                }
+                self.measure_stop(step, stop, *series, "a measurement");
             }
             Action::Together { jobs, stop, series, .. } => {
                 if jobs.is_empty() {
@@ -168,12 +172,7 @@ impl Validator {
                     self.io(step, &job.workload, &job.qd, counted, &own);
                     self.rate(plan, step, job.rate.as_ref());
                 }
-                self.series(step, *series, stop.time);
-                match (stop.time, stop.written) {
-                    (None, None) => self.fail(step, "a together step with no stop rule"),
-                    (Some(t), _) => self.nonzero(step, t, "record time"),
-                    _ => {}
-                }
+                self.measure_stop(step, stop, *series, "a together step");
             }
             Action::Qos(q) => {
                 self.io(step, &q.workload, &q.qd, counted, &target);
@@ -219,19 +218,38 @@ impl Validator {
                 }
             }
         }
-        if step.local && !step.action.may_be_local() {
-            self.fail(
-                step,
-                format!("it is marked local, but a {} step runs on every host", step.action.kind()),
-            );
+    }
+
+    /// A precondition's stop rule and its series interval, no longer than
+    /// its time or a round.
+    fn precondition_stop(&mut self, step: &Step, stop: &PreconditionStop, series: Duration) {
+        self.series(
+            step,
+            series,
+            Some(match stop {
+                PreconditionStop::Time(d) => *d,
+                PreconditionStop::Steady { round, .. } => *round,
+            }),
+        );
+        match stop {
+            PreconditionStop::Time(d) => self.nonzero(step, *d, "precondition time"),
+            PreconditionStop::Steady { round, rule } => {
+                self.nonzero(step, *round, "round");
+                for p in rules::steady(rule) {
+                    self.problem(&format!("step `{}`", step.id), p);
+                }
+            }
         }
-        let establishes = step.action.establishes_state();
-        if establishes != step.establishes_state {
-            self.fail(step, format!("establishes_state should be {establishes}"));
-        }
-        let expected = estimate::step(&step.action, step.target.as_ref());
-        if expected != step.estimate {
-            self.fail(step, "its estimate does not follow from its action");
+    }
+
+    /// A recording step's series interval and stop rule: a time, an
+    /// amount written, or both. `what` names the step: `a measurement`.
+    fn measure_stop(&mut self, step: &Step, stop: &MeasureStop, series: Duration, what: &str) {
+        self.series(step, series, stop.time);
+        match (stop.time, stop.written) {
+            (None, None) => self.fail(step, format!("{what} with no stop rule")),
+            (Some(t), _) => self.nonzero(step, t, "record time"),
+            _ => {}
         }
     }
 
