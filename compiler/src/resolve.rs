@@ -59,7 +59,8 @@ pub(crate) struct Defs<'a> {
 /// The modules `use` can bring in.
 const MODULES: [&str; 1] = ["std.mixes"];
 
-#[expect(clippy::too_many_lines, reason = "one arm per kind of top-level item")]
+/// The top-level items to their definitions, one arm a kind of item;
+/// then the header checked present and the standard mixes brought in.
 pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> Defs<'a> {
     let mut defs = Defs {
         name: String::new(),
@@ -111,49 +112,9 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
                 defs.on_error = Some(Spanned::new(action.node, item.span));
             }
             ItemKind::Conventions(conventions) => {
-                for c in conventions {
-                    let (slot, span, what) = match c {
-                        Convention::Units(u) => {
-                            defs.conventions.units = u.node;
-                            (0, u.span, "`units`")
-                        }
-                        Convention::QueueDepth(q) => {
-                            defs.conventions.queue_depth = q.node;
-                            (1, q.span, "`queue_depth`")
-                        }
-                        Convention::Value(v) => {
-                            defs.conventions.value = v.node;
-                            (2, v.span, "`value`")
-                        }
-                    };
-                    if let Some(first) = convention_spans[slot] {
-                        diags.push(duplicate(span, first, what));
-                    }
-                    convention_spans[slot] = Some(span);
-                }
+                read_conventions(&mut defs.conventions, conventions, &mut convention_spans, diags)
             }
-            ItemKind::Use(path) => {
-                if !MODULES.contains(&path.node.as_str()) {
-                    let mut d = Diagnostic::new(
-                        Code::UnknownModule,
-                        path.span,
-                        format!("there is no module `{}`", path.node),
-                    );
-                    d = match did_you_mean(&path.node, MODULES) {
-                        Some(m) => d.with_hint(format!("did you mean `{m}`?")),
-                        None => d.with_hint(format!("the modules are: {}", MODULES.join(", "))),
-                    };
-                    diags.push(d);
-                    continue;
-                }
-                if defs.uses.contains(&path.node) {
-                    let first = defs.use_spans[&path.node];
-                    diags.push(duplicate(item.span, first, &format!("`use {}`", path.node)));
-                    continue;
-                }
-                defs.uses.push(path.node.clone());
-                defs.use_spans.insert(path.node.clone(), item.span);
-            }
+            ItemKind::Use(path) => use_module(&mut defs, path, item.span, diags),
             ItemKind::Workload { name, body } => define(
                 &mut defs.names,
                 &name.node,
@@ -194,34 +155,91 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
     }
 
     if defs.uses.iter().any(|u| u == "std.mixes") {
-        let use_span = defs.use_spans["std.mixes"];
-        for item in &stdlib::mixes().items {
-            if let ItemKind::Workload { name, body } = &item.kind {
-                match defs.names.get(&name.node) {
-                    Some(existing) => diags.push(
-                        Diagnostic::new(
-                            Code::DuplicateName,
-                            existing.name_span(),
-                            format!("`{}` is already a standard mix from `use std.mixes`", name.node),
-                        )
-                        .with_secondary(use_span, "the standard mixes come in here")
-                        .with_hint(format!(
-                            "rename your {} (`my_{}`)",
-                            existing.kind(),
-                            name.node
-                        )),
-                    ),
-                    None => {
-                        defs.names.insert(
-                            name.node.clone(),
-                            Def::Workload { body, name_span: name.span, from_std: true },
-                        );
-                    }
+        bring_in_std_mixes(&mut defs, diags);
+    }
+    defs
+}
+
+/// The standard mixes, once `use std.mixes` brings them in: each a
+/// workload, unless the methodology already has a definition of its name.
+fn bring_in_std_mixes<'a>(defs: &mut Defs<'a>, diags: &mut Vec<Diagnostic>) {
+    let use_span = defs.use_spans["std.mixes"];
+    for item in &stdlib::mixes().items {
+        if let ItemKind::Workload { name, body } = &item.kind {
+            match defs.names.get(&name.node) {
+                Some(existing) => diags.push(
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        existing.name_span(),
+                        format!("`{}` is already a standard mix from `use std.mixes`", name.node),
+                    )
+                    .with_secondary(use_span, "the standard mixes come in here")
+                    .with_hint(format!(
+                        "rename your {} (`my_{}`)",
+                        existing.kind(),
+                        name.node
+                    )),
+                ),
+                None => {
+                    defs.names.insert(
+                        name.node.clone(),
+                        Def::Workload { body, name_span: name.span, from_std: true },
+                    );
                 }
             }
         }
     }
-    defs
+}
+
+/// A `conventions` block: each convention set, and reported when it was
+/// set before (in this block or another); `spans` are where each was set.
+fn read_conventions(
+    conventions: &mut Conventions,
+    given: &[Convention],
+    spans: &mut [Option<Span>; 3],
+    diags: &mut Vec<Diagnostic>,
+) {
+    for c in given {
+        let (slot, span, what) = match c {
+            Convention::Units(u) => {
+                conventions.units = u.node;
+                (0, u.span, "`units`")
+            }
+            Convention::QueueDepth(q) => {
+                conventions.queue_depth = q.node;
+                (1, q.span, "`queue_depth`")
+            }
+            Convention::Value(v) => {
+                conventions.value = v.node;
+                (2, v.span, "`value`")
+            }
+        };
+        if let Some(first) = spans[slot] {
+            diags.push(duplicate(span, first, what));
+        }
+        spans[slot] = Some(span);
+    }
+}
+
+/// `use MODULE`: a module methodic has, used once.
+fn use_module(defs: &mut Defs<'_>, path: &Spanned<String>, span: Span, diags: &mut Vec<Diagnostic>) {
+    if !MODULES.contains(&path.node.as_str()) {
+        let mut d =
+            Diagnostic::new(Code::UnknownModule, path.span, format!("there is no module `{}`", path.node));
+        d = match did_you_mean(&path.node, MODULES) {
+            Some(m) => d.with_hint(format!("did you mean `{m}`?")),
+            None => d.with_hint(format!("the modules are: {}", MODULES.join(", "))),
+        };
+        diags.push(d);
+        return;
+    }
+    if defs.uses.contains(&path.node) {
+        let first = defs.use_spans[&path.node];
+        diags.push(duplicate(span, first, &format!("`use {}`", path.node)));
+        return;
+    }
+    defs.uses.push(path.node.clone());
+    defs.use_spans.insert(path.node.clone(), span);
 }
 
 fn define<'a>(names: &mut BTreeMap<String, Def<'a>>, name: &str, def: Def<'a>, diags: &mut Vec<Diagnostic>) {
