@@ -8,6 +8,41 @@ use super::*;
 /// A block size with its share of I/Os and where the entry was written.
 type BlockAt = (Bytes, Percent, Span);
 
+/// A workload's properties as written, each with the span of its
+/// property; `ok` is false once one was refused.
+struct Props {
+    random: Option<(Percent, Span)>,
+    blocks: Option<(Vec<BlockAt>, Span)>,
+    read: Option<(Percent, Span)>,
+    align: Option<(Bytes, Span)>,
+    offset: Option<(Bytes, Span)>,
+    access: Option<(Access, Span)>,
+    trim: Option<(Percent, Span)>,
+    /// (word, what it sets, span) of each property given: `random` and
+    /// `sequential` both set the access pattern, `block` and `blocks` both
+    /// the block size.
+    seen: Vec<(&'static str, &'static str, Span)>,
+    ok: bool,
+}
+
+/// A dataset's settings as given, each with the span of its value.
+struct DatasetSettings {
+    files: Option<(u64, Span)>,
+    /// The smallest and largest file size (equal for one size).
+    size: Option<(Bytes, Bytes, Span)>,
+    total: Option<(Bytes, Span)>,
+    seed: u64,
+}
+
+/// Dataset settings that do not make files: the message at `at`, with a
+/// hint.
+fn bad_dataset(message: String, at: Span, hint: &str) -> Diagnostic {
+    Diagnostic::new(Code::BadDataset, at, message).with_hint(hint.to_string())
+}
+
+/// The most files a dataset makes.
+const MAX_FILES: u64 = 10_000_000;
+
 impl Lowerer<'_, '_> {
     pub(super) fn workload_ref(&mut self, w: &WorkloadRef, scope: &Scope) -> Option<Rc<Wl>> {
         match w {
@@ -34,10 +69,8 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one arm per workload setting, then the checks between settings"
-    )]
+    /// A workload written out from its properties: each read, then the
+    /// ones it cannot go without, then the rules between them.
     pub(super) fn workload_body(
         &mut self,
         name: Option<&str>,
@@ -45,103 +78,8 @@ impl Lowerer<'_, '_> {
         vars: &[(String, Val)],
         from_std: bool,
     ) -> Option<Wl> {
-        let mut random: Option<(Percent, Span)> = None;
-        let mut blocks: Option<(Vec<BlockAt>, Span)> = None;
-        let mut read: Option<(Percent, Span)> = None;
-        let mut align: Option<(Bytes, Span)> = None;
-        let mut offset: Option<(Bytes, Span)> = None;
-        let mut access_at: Option<(Access, Span)> = None;
-        let mut trim: Option<(Percent, Span)> = None;
-        let mut ok = true;
-        // (word, what it sets, span): `random` and `sequential` both set the
-        // access pattern, `block` and `blocks` both the block size.
-        let mut seen: Vec<(&'static str, &'static str, Span)> = Vec::new();
-        for p in &body.props {
-            let (word, key) = match &p.kind {
-                WorkloadPropKind::Random(..) => ("random", "access"),
-                WorkloadPropKind::Sequential => ("sequential", "access"),
-                WorkloadPropKind::Block(_) => ("block", "block"),
-                WorkloadPropKind::Blocks(_) => ("blocks", "block"),
-                WorkloadPropKind::Read(_) => ("read", "read"),
-                WorkloadPropKind::Align(_) => ("align", "align"),
-                WorkloadPropKind::Offset(_) => ("offset", "offset"),
-                WorkloadPropKind::Trim(_) => ("trim", "trim"),
-            };
-            if let Some((first_word, _, first)) = seen.iter().find(|(_, k, _)| *k == key) {
-                let d = if *first_word == word {
-                    Diagnostic::new(Code::DuplicateSetting, p.span, format!("`{word}` is given twice"))
-                        .with_hint("keep one of them")
-                } else {
-                    let what = if key == "access" { "the access pattern" } else { "the block size" };
-                    Diagnostic::new(
-                        Code::ConflictingProperty,
-                        p.span,
-                        format!("`{first_word}` and `{word}` both set {what}"),
-                    )
-                    .with_hint("keep one of them")
-                };
-                self.error(d.with_secondary(*first, "first given here"));
-                ok = false;
-                continue;
-            }
-            seen.push((word, key, p.span));
-            match &p.kind {
-                WorkloadPropKind::Random(share, access) => {
-                    match share {
-                        None => random = Some((Percent::HUNDRED, p.span)),
-                        Some(e) => match self.expect::<Percent>(e, vars, "`random`") {
-                            Some((v, _)) => random = Some((v, p.span)),
-                            None => ok = false,
-                        },
-                    }
-                    if let Some(a) = access {
-                        match self.access(a, vars) {
-                            Some(v) => access_at = Some((v, a.span)),
-                            None => ok = false,
-                        }
-                    }
-                }
-                WorkloadPropKind::Trim(e) => match self.expect::<Percent>(e, vars, "`trim`") {
-                    Some((v, _)) => trim = Some((v, p.span)),
-                    None => ok = false,
-                },
-                WorkloadPropKind::Sequential => random = Some((Percent::ZERO, p.span)),
-                WorkloadPropKind::Block(e) => match self.expect::<Bytes>(e, vars, "`block`") {
-                    Some((b, s)) => blocks = Some((vec![(b, Percent::HUNDRED, s)], p.span)),
-                    None => ok = false,
-                },
-                WorkloadPropKind::Blocks(entries) => {
-                    let mut out = Vec::new();
-                    for entry in entries {
-                        let size = self.expect::<Bytes>(&entry.size, vars, "a block size");
-                        let share = self.expect::<Percent>(&entry.share, vars, "a block share");
-                        match (size, share) {
-                            (Some((b, _)), Some((s, _))) => out.push((b, s, entry.span)),
-                            _ => ok = false,
-                        }
-                    }
-                    if entries.is_empty() {
-                        let d = Diagnostic::new(Code::EmptyList, p.span, "`blocks` lists no block size")
-                            .with_hint("list sizes with their shares: `blocks { 4KiB: 70%, 64KiB: 30% }`");
-                        self.error(d);
-                        ok = false;
-                    }
-                    blocks = Some((out, p.span));
-                }
-                WorkloadPropKind::Read(e) => match self.expect::<Percent>(e, vars, "`read`") {
-                    Some((v, _)) => read = Some((v, p.span)),
-                    None => ok = false,
-                },
-                WorkloadPropKind::Align(e) => match self.expect::<Bytes>(e, vars, "`align`") {
-                    Some((v, _)) => align = Some((v, p.span)),
-                    None => ok = false,
-                },
-                WorkloadPropKind::Offset(e) => match self.expect::<Bytes>(e, vars, "`offset`") {
-                    Some((v, _)) => offset = Some((v, p.span)),
-                    None => ok = false,
-                },
-            }
-        }
+        let Props { random, blocks, read, align, offset, access: access_at, trim, seen, ok } =
+            self.workload_props(body, vars);
         let mut missing = Vec::new();
         if random.is_none() && !seen.iter().any(|(_, k, _)| *k == "access") {
             missing.push("an access pattern (`random` or `sequential`)");
@@ -204,6 +142,109 @@ impl Lowerer<'_, '_> {
         Some(Wl { w, spans })
     }
 
+    /// A workload's properties as written, each read once; a property
+    /// given twice, or two that set the same thing, is reported.
+    fn workload_props(&mut self, body: &WorkloadBody, vars: &[(String, Val)]) -> Props {
+        let mut out = Props {
+            random: None,
+            blocks: None,
+            read: None,
+            align: None,
+            offset: None,
+            access: None,
+            trim: None,
+            seen: Vec::new(),
+            ok: true,
+        };
+        for p in &body.props {
+            let (word, key) = match &p.kind {
+                WorkloadPropKind::Random(..) => ("random", "access"),
+                WorkloadPropKind::Sequential => ("sequential", "access"),
+                WorkloadPropKind::Block(_) => ("block", "block"),
+                WorkloadPropKind::Blocks(_) => ("blocks", "block"),
+                WorkloadPropKind::Read(_) => ("read", "read"),
+                WorkloadPropKind::Align(_) => ("align", "align"),
+                WorkloadPropKind::Offset(_) => ("offset", "offset"),
+                WorkloadPropKind::Trim(_) => ("trim", "trim"),
+            };
+            if let Some((first_word, _, first)) = out.seen.iter().find(|(_, k, _)| *k == key) {
+                let d = if *first_word == word {
+                    Diagnostic::new(Code::DuplicateSetting, p.span, format!("`{word}` is given twice"))
+                        .with_hint("keep one of them")
+                } else {
+                    let what = if key == "access" { "the access pattern" } else { "the block size" };
+                    Diagnostic::new(
+                        Code::ConflictingProperty,
+                        p.span,
+                        format!("`{first_word}` and `{word}` both set {what}"),
+                    )
+                    .with_hint("keep one of them")
+                };
+                self.error(d.with_secondary(*first, "first given here"));
+                out.ok = false;
+                continue;
+            }
+            out.seen.push((word, key, p.span));
+            match &p.kind {
+                WorkloadPropKind::Random(share, access) => {
+                    match share {
+                        None => out.random = Some((Percent::HUNDRED, p.span)),
+                        Some(e) => match self.expect::<Percent>(e, vars, "`random`") {
+                            Some((v, _)) => out.random = Some((v, p.span)),
+                            None => out.ok = false,
+                        },
+                    }
+                    if let Some(a) = access {
+                        match self.access(a, vars) {
+                            Some(v) => out.access = Some((v, a.span)),
+                            None => out.ok = false,
+                        }
+                    }
+                }
+                WorkloadPropKind::Trim(e) => match self.expect::<Percent>(e, vars, "`trim`") {
+                    Some((v, _)) => out.trim = Some((v, p.span)),
+                    None => out.ok = false,
+                },
+                WorkloadPropKind::Sequential => out.random = Some((Percent::ZERO, p.span)),
+                WorkloadPropKind::Block(e) => match self.expect::<Bytes>(e, vars, "`block`") {
+                    Some((b, s)) => out.blocks = Some((vec![(b, Percent::HUNDRED, s)], p.span)),
+                    None => out.ok = false,
+                },
+                WorkloadPropKind::Blocks(entries) => {
+                    let mut split = Vec::new();
+                    for entry in entries {
+                        let size = self.expect::<Bytes>(&entry.size, vars, "a block size");
+                        let share = self.expect::<Percent>(&entry.share, vars, "a block share");
+                        match (size, share) {
+                            (Some((b, _)), Some((s, _))) => split.push((b, s, entry.span)),
+                            _ => out.ok = false,
+                        }
+                    }
+                    if entries.is_empty() {
+                        let d = Diagnostic::new(Code::EmptyList, p.span, "`blocks` lists no block size")
+                            .with_hint("list sizes with their shares: `blocks { 4KiB: 70%, 64KiB: 30% }`");
+                        self.error(d);
+                        out.ok = false;
+                    }
+                    out.blocks = Some((split, p.span));
+                }
+                WorkloadPropKind::Read(e) => match self.expect::<Percent>(e, vars, "`read`") {
+                    Some((v, _)) => out.read = Some((v, p.span)),
+                    None => out.ok = false,
+                },
+                WorkloadPropKind::Align(e) => match self.expect::<Bytes>(e, vars, "`align`") {
+                    Some((v, _)) => out.align = Some((v, p.span)),
+                    None => out.ok = false,
+                },
+                WorkloadPropKind::Offset(e) => match self.expect::<Bytes>(e, vars, "`offset`") {
+                    Some((v, _)) => out.offset = Some((v, p.span)),
+                    None => out.ok = false,
+                },
+            }
+        }
+        out
+    }
+
     /// `zipf 1.2`, `pareto 0.9`, `normal 5% around 50%`, `bands 50% in 5%, ...`
     /// as a plan's [`Access`]; the rules that it can be drawn are checked
     /// with the workload's.
@@ -233,11 +274,42 @@ impl Lowerer<'_, '_> {
 
     // ------------------------------------------------------------ datasets
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one arm per dataset setting, then the checks between settings"
-    )]
+    /// A dataset written out from its settings: a file size or a range of
+    /// them, and a file count or a total that the sizes make.
     pub(super) fn dataset(&mut self, name: &str, settings: &[DatasetSetting], span: Span) -> Option<Dataset> {
+        let given = self.dataset_settings(settings)?;
+        let Some((min, max, size_span)) = given.size else {
+            self.error(bad_dataset(
+                format!("dataset `{name}` has no file size"),
+                span,
+                "give a fixed size or a range: `size 1MiB` or `size 16KiB..2MiB`",
+            ));
+            return None;
+        };
+        if min.0 == 0 {
+            self.error(bad_dataset(
+                "files of 0B cannot make a dataset".into(),
+                size_span,
+                "file sizes start at 1B",
+            ));
+            return None;
+        }
+        let (files, total) = self.dataset_count(name, span, &given, min, max)?;
+        if min == max && total.0 % min.0 != 0 {
+            self.error(bad_dataset(
+                format!("a total of {total} is not a whole number of {min} files"),
+                size_span,
+                "make the total a multiple of the file size, or give `files` instead",
+            ));
+            return None;
+        }
+        let files = if min == max { total.0 / min.0 } else { files };
+        Some(Dataset { name: name.to_string(), size_min: min, size_max: max, files, total, seed: given.seed })
+    }
+
+    /// A dataset's settings, each read once; `None` once one was refused
+    /// (all are read first, to report every problem).
+    fn dataset_settings(&mut self, settings: &[DatasetSetting]) -> Option<DatasetSettings> {
         let mut files: Option<(u64, Span)> = None;
         let mut size: Option<(Bytes, Bytes, Span)> = None;
         let mut total: Option<(Bytes, Span)> = None;
@@ -318,48 +390,43 @@ impl Lowerer<'_, '_> {
                 },
             }
         }
-        if !ok {
-            return None;
-        }
-        let bad = |message: String, at: Span, hint: &str| {
-            Diagnostic::new(Code::BadDataset, at, message).with_hint(hint.to_string())
-        };
-        let Some((min, max, size_span)) = size else {
-            self.error(bad(
-                format!("dataset `{name}` has no file size"),
-                span,
-                "give a fixed size or a range: `size 1MiB` or `size 16KiB..2MiB`",
-            ));
-            return None;
-        };
-        if min.0 == 0 {
-            self.error(bad("files of 0B cannot make a dataset".into(), size_span, "file sizes start at 1B"));
-            return None;
-        }
-        const MAX_FILES: u64 = 10_000_000;
-        let (files, total) = match (files, total) {
+        ok.then_some(DatasetSettings { files, size, total, seed })
+    }
+
+    /// How many files a dataset makes and their total: from `files`, from
+    /// `total` (files drawn until they reach it) or from both when they
+    /// agree. `None` after an error.
+    fn dataset_count(
+        &mut self,
+        name: &str,
+        span: Span,
+        given: &DatasetSettings,
+        min: Bytes,
+        max: Bytes,
+    ) -> Option<(u64, Bytes)> {
+        match (given.files, given.total) {
             (None, None) => {
-                self.error(bad(
+                self.error(bad_dataset(
                     format!("dataset `{name}` has no file count or total size"),
                     span,
                     "give `files N` or `total SIZE` to say how many files to make",
                 ));
-                return None;
+                None
             }
             (Some((n, _)), None) => {
                 if n > MAX_FILES {
-                    self.error(bad(
+                    self.error(bad_dataset(
                         format!("{n} files are more than methodic makes ({MAX_FILES})"),
                         span,
                         "use fewer, larger files",
                     ));
                     return None;
                 }
-                (n, Dataset::of_files(name, min, max, n, seed).total)
+                Some((n, Dataset::of_files(name, min, max, n, given.seed).total))
             }
             (None, Some((t, t_span))) => {
                 if t < min {
-                    self.error(bad(
+                    self.error(bad_dataset(
                         format!("a total of {t} is less than one file of at least {min}"),
                         t_span,
                         "make the total larger than the smallest file, or the files smaller",
@@ -368,12 +435,12 @@ impl Lowerer<'_, '_> {
                 }
                 let mut sum = 0u64;
                 let mut n = 0u64;
-                for s in crate::plan::size_draws(min, max, seed) {
+                for s in crate::plan::size_draws(min, max, given.seed) {
                     if sum >= t.0 {
                         break;
                     }
                     if n >= MAX_FILES {
-                        self.error(bad(
+                        self.error(bad_dataset(
                             format!(
                                 "a total of {t} in files of {min}..{max} makes more than {MAX_FILES} files"
                             ),
@@ -386,15 +453,19 @@ impl Lowerer<'_, '_> {
                     n += 1;
                 }
                 if n == 0 {
-                    self.error(bad("a total of 0B makes no files".into(), t_span, "give a total above 0B"));
+                    self.error(bad_dataset(
+                        "a total of 0B makes no files".into(),
+                        t_span,
+                        "give a total above 0B",
+                    ));
                     return None;
                 }
-                (n, t)
+                Some((n, t))
             }
             (Some((n, n_span)), Some((t, t_span))) => {
                 if min != max {
                     self.error(
-                        bad(
+                        bad_dataset(
                             "with a range of file sizes, give `files` or `total`, not both".into(),
                             t_span,
                             "the count follows from the total, or the total from the count",
@@ -405,7 +476,7 @@ impl Lowerer<'_, '_> {
                 }
                 if n.saturating_mul(min.0) != t.0 {
                     self.error(
-                        bad(
+                        bad_dataset(
                             format!("{n} files of {min} make {}, not {t}", Bytes(n.saturating_mul(min.0))),
                             t_span,
                             "give two of `files`, `size` and `total`, or make them agree",
@@ -414,18 +485,8 @@ impl Lowerer<'_, '_> {
                     );
                     return None;
                 }
-                (n, t)
+                Some((n, t))
             }
-        };
-        if min == max && total.0 % min.0 != 0 {
-            self.error(bad(
-                format!("a total of {total} is not a whole number of {min} files"),
-                size_span,
-                "make the total a multiple of the file size, or give `files` instead",
-            ));
-            return None;
         }
-        let files = if min == max { total.0 / min.0 } else { files };
-        Some(Dataset { name: name.to_string(), size_min: min, size_max: max, files, total, seed })
     }
 }
