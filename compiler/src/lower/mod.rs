@@ -6,9 +6,10 @@
 //! the value that causes them.
 //!
 //! Split by job: `stmts` walks statements and scopes, `steps` builds
-//! each kind of step, `target` applies target settings and spreads queue
-//! depths, `eval` evaluates expressions, `workloads` writes out workloads
-//! and datasets. This module holds what they share: the values, the scope
+//! each kind of step, `load` reads rates and pauses and builds `together`
+//! and `qos` steps, `target` applies target settings and spreads queue
+//! depths, `eval` evaluates expressions and reads typed values,
+//! `workloads` writes out workloads and datasets. This module holds what they share: the values, the scope
 //! and the `Lowerer` with its diagnostics, ids and the step list.
 
 mod eval;
