@@ -9,8 +9,6 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::export::{Exporter, Exports, Format, Json, Table};
-
 /// Both tools' numbers, run by run, and how far apart their medians are.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Crosscheck {
@@ -31,19 +29,10 @@ pub struct Crosscheck {
     pub fio_version: String,
 }
 
-impl Exports for Crosscheck {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<Crosscheck>> {
-        match format {
-            Format::Table => Some(&Table),
-            Format::Json => Some(&Json),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::{Exports, Format};
 
     fn check(agree: bool) -> Crosscheck {
         Crosscheck {

@@ -8,8 +8,6 @@ use methodic_compiler::diff::PlanDiff;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::export::{Exporter, Exports, Format, Json, Table};
-
 /// What `methodic diff` prints: the plans' changes, and how many steps the
 /// new plan has (for the summary). As JSON, the changes alone.
 #[derive(Serialize, JsonSchema)]
@@ -27,22 +25,13 @@ impl Changes {
     }
 }
 
-impl Exports for Changes {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<Changes>> {
-        match format {
-            Format::Table => Some(&Table),
-            Format::Json => Some(&Json),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use methodic_compiler::Options;
     use methodic_compiler::diff::diff;
 
     use super::*;
+    use crate::export::{Exports, Format};
 
     fn changes(old: &str, new: &str) -> Changes {
         let compile = |span: &str| {

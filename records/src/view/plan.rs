@@ -6,8 +6,6 @@
 
 use methodic_compiler::plan::Plan;
 
-use crate::export::{Csv, Exporter, Exports, Format, Json, Table};
-
 /// What `methodic plan` prints: a plan's steps, each with its time and
 /// writes, and its phases.
 pub struct PlanSteps {
@@ -52,22 +50,12 @@ impl PlanSteps {
 /// The columns of a step's row.
 pub(crate) const HEADERS: [&str; 6] = ["#", "step", "what", "qd", "time", "writes"];
 
-impl Exports for PlanSteps {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<PlanSteps>> {
-        match format {
-            Format::Table => Some(&Table),
-            Format::Csv => Some(&Csv),
-            Format::Json => Some(&Json),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use methodic_compiler::Options;
 
     use super::*;
+    use crate::export::{Exports, Format};
 
     fn plan(src: &str) -> PlanSteps {
         PlanSteps::new(methodic_compiler::compile(src, &Options::default()).unwrap().plan)

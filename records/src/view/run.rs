@@ -11,7 +11,6 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ceiling::Ceilings;
-use crate::export::{Exporter, Exports, Format, Json, Table};
 use crate::record::{ProbeResult, RunReport, StepResult};
 use crate::view::points::rate_unit;
 
@@ -19,16 +18,6 @@ use crate::view::points::rate_unit;
 #[derive(Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct HostCeilings(pub Ceilings);
-
-impl Exports for HostCeilings {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<HostCeilings>> {
-        match format {
-            Format::Table => Some(&Table),
-            Format::Json => Some(&Json),
-            _ => None,
-        }
-    }
-}
 
 /// What `methodic run` prints when the run ends: its report, and the
 /// plan's units (for the rate column). As JSON, the report alone.
@@ -49,16 +38,6 @@ impl Ran {
     /// The report shown.
     pub fn report(&self) -> &RunReport {
         &self.report
-    }
-}
-
-impl Exports for Ran {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<Ran>> {
-        match format {
-            Format::Table => Some(&Table),
-            Format::Json => Some(&Json),
-            _ => None,
-        }
     }
 }
 
@@ -135,6 +114,7 @@ pub(crate) fn probe_words(p: &ProbeResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::{Exports, Format};
 
     /// A completed run of two steps: an erase, and a step cut off.
     fn ran(units: Units) -> Ran {

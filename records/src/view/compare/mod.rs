@@ -31,7 +31,6 @@ use methodic_compiler::plan::{Units, ValueKind};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::export::{Exporter, Exports, Format, Html, Json, Table};
 use crate::manifest::{Loaded, ManifestStep};
 use crate::record::Status;
 use crate::view::points::{Point, asked_words, limit_words, points, rate_unit, step_of};
@@ -207,17 +206,6 @@ pub struct Difference {
     pub b: String,
     /// What the difference does to the numbers.
     pub sentence: String,
-}
-
-impl Exports for Comparison {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<Comparison>> {
-        match format {
-            Format::Table => Some(&Table),
-            Format::Json => Some(&Json),
-            Format::Html => Some(&Html),
-            _ => None,
-        }
-    }
 }
 
 pub fn comparison(runs: &[Loaded]) -> Comparison {

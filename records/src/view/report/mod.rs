@@ -20,7 +20,6 @@ pub mod spread;
 
 use methodic_compiler::plan::{Conventions, ValueKind};
 
-use crate::export::{Csv, Exporter, Exports, FioJson, Format, Html, Json, Markdown, Table};
 use crate::manifest::{self, Loaded};
 use crate::units::human;
 use crate::view::points::{Point, interval_words, kind_short, points, rate_unit, step_of, sweep_bests};
@@ -47,19 +46,6 @@ impl Report {
     /// One point a measured step (a rounds step: a point a measurement).
     pub fn points(&self) -> &[Point] {
         &self.pts
-    }
-}
-
-impl Exports for Report {
-    fn exporter(format: Format) -> Option<&'static dyn Exporter<Report>> {
-        Some(match format {
-            Format::Table => &Table,
-            Format::Md => &Markdown,
-            Format::Csv => &Csv,
-            Format::Json => &Json,
-            Format::Html => &Html,
-            Format::FioJson => &FioJson,
-        })
     }
 }
 
