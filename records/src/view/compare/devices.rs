@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{Difference, letter, ratios};
+use super::pair::ratios;
+use super::{Difference, letter};
 use crate::host::TargetInfo;
 use crate::view::points::Point;
 use crate::view::report::spread::device_words;

@@ -14,15 +14,19 @@
 //! a difference. A run on many hosts is compared by its hosts (how many,
 //! which, and each one's target, fio and OS), not by the machine methodic
 //! ran on. Pairing is in `pair`, the differences of the
-//! runs in `run_differences` and of paired steps in `step_differences`;
-//! the exporters (`crate::export`) write it as a table, JSON or an HTML
-//! page, whose charts are in `charts`.
+//! runs in `run_differences` and of paired steps in `step_differences`
+//! (each a `Difference`, from `difference`), how a run, a status, a value
+//! kind and a value are said in `words`; the exporters (`crate::export`)
+//! write it as a table, JSON or an HTML page, whose charts are in
+//! `charts`.
 
 pub mod charts;
 pub mod devices;
+mod difference;
 mod pair;
 mod run_differences;
 mod step_differences;
+mod words;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -31,14 +35,11 @@ use methodic_compiler::plan::{Units, ValueKind};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::manifest::{Loaded, ManifestStep};
-use crate::record::Status;
-use crate::view::points::{Point, asked_words, limit_words, points, rate_unit, step_of};
+pub use difference::Difference;
+pub(crate) use words::{compact, letter, plural_kind, status_name};
 
-/// A, B, C... for the directories in command-line order.
-pub(crate) fn letter(i: usize) -> String {
-    if i < 26 { ((b'A' + i as u8) as char).to_string() } else { format!("R{}", i + 1) }
-}
+use crate::manifest::{Loaded, ManifestStep};
+use crate::view::points::{Point, asked_words, limit_words, points, rate_unit, step_of};
 
 /// Runs compared: their steps paired by what they did, each pair's values
 /// and their ratios to the first run's, the steps some run lacks, and every
@@ -176,36 +177,12 @@ impl SweepBest {
     }
 }
 
-/// A compared value as the table and the page write it: whole from 100 up,
-/// two decimals below, `-` for none.
-pub(crate) fn compact(v: Option<f64>) -> String {
-    match v {
-        Some(v) if v >= 100.0 => format!("{v:.0}"),
-        Some(v) => format!("{v:.2}"),
-        None => "-".into(),
-    }
-}
-
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Unpaired {
     pub label: String,
     /// Which runs have it.
     pub in_runs: Vec<String>,
     pub step_ids: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Difference {
-    /// `span`, `drive state`, `firmware`, ...
-    pub field: String,
-    /// The runs compared: `A vs B`.
-    pub runs: String,
-    /// `run`, or how many paired steps differ: `12 of 90 paired steps`.
-    pub scope: String,
-    pub a: String,
-    pub b: String,
-    /// What the difference does to the numbers.
-    pub sentence: String,
 }
 
 pub fn comparison(runs: &[Loaded]) -> Comparison {
@@ -236,7 +213,8 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
                     }
                 })
                 .collect();
-            let ratios = ratios(&values.iter().map(|v| (v.value, v.error.is_none())).collect::<Vec<_>>());
+            let ratios =
+                pair::ratios(&values.iter().map(|v| (v.value, v.error.is_none())).collect::<Vec<_>>());
             Pair { label: label(pts[0]), kind: pts[0].kind.clone(), value_kind: kind, values, ratios }
         })
         .collect();
@@ -313,19 +291,6 @@ fn compared_kind(pts: &[&Point], units: Units) -> (ValueKind, bool) {
         |p: &&Point, k: ValueKind| if rate { p.rate_as(k, units).is_some() } else { p.iops_as(k).is_some() };
     let wanted = if rate { pts[0].rate_value } else { pts[0].value };
     (if pts.iter().all(|p| has(p, wanted)) { wanted } else { ValueKind::StepAverage }, rate)
-}
-
-/// Each later value over the first, where both are whole (no error) and
-/// the first is above zero.
-fn ratios(values: &[(Option<f64>, bool)]) -> Vec<Option<f64>> {
-    let base = values[0].0.filter(|_| values[0].1);
-    values[1..]
-        .iter()
-        .map(|(v, whole)| match (base, v) {
-            (Some(a), Some(b)) if a > 0.0 && *whole => Some(b / a),
-            _ => None,
-        })
-        .collect()
 }
 
 /// `A reports the peak, B the step average: each pair compares one kind on
@@ -416,35 +381,16 @@ fn sweep_bests(paired: &[Vec<&Point>], pairs: &[Pair]) -> Vec<SweepBest> {
                 label: format!("sweep {sweep} {name}"),
                 value_kind: first.value_kind,
                 unit: first.values[0].unit.clone(),
-                ratios: ratios(&bests.iter().map(|b| (b.2, true)).collect::<Vec<_>>()),
+                ratios: pair::ratios(&bests.iter().map(|b| (b.2, true)).collect::<Vec<_>>()),
                 bests,
             }
         })
         .collect()
 }
 
-/// `peaks`, `step averages`, `steady-state averages`.
-pub(crate) fn plural_kind(k: ValueKind) -> &'static str {
-    match k {
-        ValueKind::StepAverage => "step averages",
-        ValueKind::SteadyStateAverage => "steady-state averages",
-        ValueKind::Peak => "peaks",
-    }
-}
-
 /// A value kind as JSON: its words (`peak`, `step average`).
 fn kind_words<S: serde::Serializer>(k: &ValueKind, s: S) -> std::result::Result<S::Ok, S::Error> {
     s.serialize_str(k.words())
-}
-
-/// `completed`, `failed`: a run's status in a word.
-pub(crate) fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Running => "running",
-        Status::Completed => "completed",
-        Status::Failed => "failed",
-        Status::Interrupted => "interrupted",
-    }
 }
 
 /// `rnd4k_read (4KiB random, 100% read) QD 32`, with what else says what
@@ -466,20 +412,5 @@ fn label(p: &Point) -> String {
             out
         }
         _ => p.label.clone(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_ratio_needs_a_whole_baseline_above_zero_and_a_whole_value() {
-        let r = ratios(&[(Some(100.0), true), (Some(150.0), true), (Some(50.0), false), (None, true)]);
-        assert_eq!(r, [Some(1.5), None, None]);
-        assert_eq!(ratios(&[(Some(0.0), true), (Some(1.0), true)]), [None]);
-        assert_eq!(ratios(&[(Some(100.0), false), (Some(1.0), true)]), [None], "a failed baseline");
-        assert_eq!(letter(0), "A");
-        assert_eq!(letter(26), "R27");
     }
 }

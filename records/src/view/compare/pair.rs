@@ -1,7 +1,8 @@
 //! Pairing the points of several runs: each run's points in, out the groups
 //! (one point a run) that did the same thing, by what they did (`IoKey`:
 //! workload I/O and queue depth, never a name or step id), and the groups
-//! some run lacks.
+//! some run lacks; and a pair's values in, each later run's over the
+//! first's out (`ratios`).
 
 use std::collections::BTreeMap;
 
@@ -92,6 +93,19 @@ fn without_rate(io: &IoKey) -> IoKey {
     }
 }
 
+/// Each later value over the first, where both are whole (no error) and
+/// the first is above zero.
+pub(super) fn ratios(values: &[(Option<f64>, bool)]) -> Vec<Option<f64>> {
+    let base = values[0].0.filter(|_| values[0].1);
+    values[1..]
+        .iter()
+        .map(|(v, whole)| match (base, v) {
+            (Some(a), Some(b)) if a > 0.0 && *whole => Some(b / a),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +117,14 @@ mod tests {
 
     fn ids<'a>(group: impl IntoIterator<Item = Option<&'a Point>>) -> Vec<&'a str> {
         group.into_iter().map(|p| p.map_or("-", |p| p.id.as_str())).collect()
+    }
+
+    #[test]
+    fn a_ratio_needs_a_whole_baseline_above_zero_and_a_whole_value() {
+        let r = ratios(&[(Some(100.0), true), (Some(150.0), true), (Some(50.0), false), (None, true)]);
+        assert_eq!(r, [Some(1.5), None, None]);
+        assert_eq!(ratios(&[(Some(0.0), true), (Some(1.0), true)]), [None]);
+        assert_eq!(ratios(&[(Some(100.0), false), (Some(1.0), true)]), [None], "a failed baseline");
     }
 
     #[test]
