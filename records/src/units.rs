@@ -1,6 +1,7 @@
 //! Numbers for people to read: one formatter for every message, manifest
-//! line and report cell that names a number of bytes, and one for the
-//! figures of report tables and charts (thousands separated).
+//! line and report cell that names a number of bytes, one for the figures
+//! of report tables and charts (thousands separated), and one for a plain
+//! figure (`num`).
 
 use methodic_compiler::plan::Bytes;
 
@@ -32,6 +33,12 @@ pub fn thousands(v: Option<f64>, decimals: usize) -> String {
         out.push_str(f);
     }
     out
+}
+
+/// `1234.5`: `v` with `decimals` decimals and no separators; `-` for a
+/// value that is missing or not finite.
+pub(crate) fn num(v: Option<f64>, decimals: usize) -> String {
+    v.filter(|v| v.is_finite()).map_or("-".into(), |v| format!("{v:.decimals$}"))
 }
 
 #[cfg(test)]

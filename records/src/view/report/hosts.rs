@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::manifest::{HostNote, Loaded, Manifest};
 use crate::numbers::Rates;
 use crate::record::{HostRates, StepResult};
+use crate::units::num;
 use crate::view::points::rate_unit;
-use crate::view::report::num;
 use crate::view::report::spread::cell_words;
 
 /// One step's hosts (a rounds step: one cell's), as every format draws

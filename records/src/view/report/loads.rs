@@ -12,8 +12,8 @@ use crate::manifest::Loaded;
 use crate::numbers::Latency;
 use crate::record::{QosPoint, QosResult, StepResult};
 use crate::svg::{Chart, Rule, Series};
+use crate::units::num;
 use crate::view::points::{limit_words, rate_unit};
-use crate::view::report::num;
 
 /// A `together` step: a row a job, then a row for all of them.
 #[derive(Serialize)]

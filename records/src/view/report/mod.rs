@@ -21,7 +21,7 @@ pub mod spread;
 use methodic_compiler::plan::{Conventions, ValueKind};
 
 use crate::manifest::{self, Loaded};
-use crate::units::human;
+use crate::units::{human, num};
 use crate::view::points::{Point, interval_words, kind_short, points, rate_unit, step_of, sweep_bests};
 
 /// What `methodic report` shows: a results directory read, and its
@@ -149,10 +149,6 @@ pub(crate) fn best_lines(run: &Loaded, pts: &[Point]) -> Vec<String> {
             )
         })
         .collect()
-}
-
-pub(crate) fn num(v: Option<f64>, decimals: usize) -> String {
-    v.filter(|v| v.is_finite()).map_or("-".into(), |v| format!("{v:.decimals$}"))
 }
 
 /// One row a point, as text.

@@ -17,8 +17,8 @@ use crate::manifest::Loaded;
 use crate::numbers::Rates;
 use crate::record::{BurstResult, DeviceRates, Noise, Spread, StepResult, WorkerRates};
 use crate::svg::{Chart, Series};
+use crate::units::num;
 use crate::view::points::{interval_words, rate_unit};
-use crate::view::report::num;
 
 /// How many standard errors from its group's rate a member must run to
 /// differ from it by more than the noise (docs/RESULTS.md, "Devices and
