@@ -521,7 +521,22 @@ impl DriveTracker {
             // Writes as issued (rounded up to a block with O_DIRECT); older
             // results lack write_bytes.
             (Action::Probe(p), Some(r)) => r.write_bytes.max(p.io.0) * r.offsets * r.repeats as u64,
-            _ => 0,
+            // A probe that left no record, or a step that probes nothing.
+            (Action::Probe(_), None)
+            | (
+                Action::Erase { .. }
+                | Action::Fill { .. }
+                | Action::Precondition { .. }
+                | Action::Measure { .. }
+                | Action::Together { .. }
+                | Action::Qos(_)
+                | Action::Rounds { .. }
+                | Action::DropCaches
+                | Action::Idle { .. }
+                | Action::LimitRam { .. }
+                | Action::Copy { .. },
+                _,
+            ) => 0,
         };
         let written = result.io.as_ref().map_or(0, |io| io.bytes_written)
             + result.copy.as_ref().map_or(0, |c| c.bytes)
@@ -565,7 +580,21 @@ impl DriveTracker {
                 s.written_since = 0;
                 s.in_doubt = false;
             }
-            _ => s.written_since += written,
+            // Any other step, or one of those above that did not finish
+            // (or a precondition that only reads): what it wrote ages the
+            // drive state.
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Measure { .. }
+            | Action::Together { .. }
+            | Action::Qos(_)
+            | Action::Rounds { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => s.written_since += written,
         }
         let st = std::mem::replace(s, DriveState::new(false));
         *s = st.described(self.scratch);
@@ -614,7 +643,13 @@ pub fn workload_and_qd(action: &Action) -> (Option<&Workload>, Option<&Qd>) {
             let c = cells.get(*track as usize).or(cells.first());
             (c.map(|c| &c.workload), c.map(|c| &c.qd))
         }
-        _ => (None, None),
+        Action::Erase { .. }
+        | Action::Together { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => (None, None),
     }
 }
 
@@ -636,9 +671,19 @@ pub fn cache_facts(io: Option<IoMode>, caches_dropped: bool, ram_limit: Option<B
 /// value convention: the step average, the steady-state window's average,
 /// or the peak (the best series interval; for rounds, the best round).
 pub fn computed(step: &Step, kind: ValueKind) -> String {
-    let series = |s: &methodic_compiler::plan::Duration| s.human();
-    let chosen = match (&step.action, kind) {
-        (Action::Measure { stop, ramp, series: s, .. }, ValueKind::Peak) => {
+    let own = match kind {
+        ValueKind::Peak => peak_words(step),
+        ValueKind::SteadyStateAverage => steady_state_words(&step.action),
+        ValueKind::StepAverage => None,
+    };
+    with_repeat(step, own.unwrap_or_else(|| average_words(&step.action, kind)))
+}
+
+/// How the peak of a step with series intervals of its own is made (a
+/// measure, fill, precondition or rounds step); `None` for any other.
+fn peak_words(step: &Step) -> Option<String> {
+    match &step.action {
+        Action::Measure { stop, ramp, series, .. } => {
             let window = match stop.time {
                 Some(t) => format!("the {} record time", t.human()),
                 None => "the step".to_string(),
@@ -647,34 +692,63 @@ pub fn computed(step: &Step, kind: ValueKind) -> String {
             let sweep = if step.sweep.is_some() { "; for the sweep, its best step" } else { "" };
             Some(format!(
                 "the peak: the best {} interval of {window}{ramp} (the step average is kept beside it){sweep}",
-                series(s)
+                series.human()
             ))
         }
-        (Action::Fill { .. }, ValueKind::Peak) => {
+        Action::Fill { .. } => {
             Some("the peak: the best 1s interval of the fill (the average is kept beside it)".into())
         }
-        (Action::Precondition { series: s, .. }, ValueKind::Peak) => Some(format!(
+        Action::Precondition { series, .. } => Some(format!(
             "the peak: the best {} interval of the precondition (the average is kept beside it)",
-            series(s)
+            series.human()
         )),
-        (Action::Rounds { .. }, ValueKind::Peak) => {
+        Action::Rounds { .. } => {
             Some("the peak: each measurement's best round (the window averages are kept beside it)".into())
         }
-        (
-            Action::Precondition { stop: PreconditionStop::Steady { rule, .. }, .. },
-            ValueKind::SteadyStateAverage,
-        ) => Some(format!(
+        Action::Erase { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => None,
+    }
+}
+
+/// How the steady-state average of a precondition run until steady is
+/// made; `None` for any other step.
+fn steady_state_words(action: &Action) -> Option<String> {
+    match action {
+        Action::Precondition { stop: PreconditionStop::Steady { rule, .. }, .. } => Some(format!(
             "the steady-state average: the average of the last {} rounds' {} (the steady-state window when \
                  reached)",
             rule.window,
             metric_word(rule.metric)
         )),
-        _ => None,
-    };
-    if let Some(text) = chosen {
-        return with_repeat(step, text);
+        Action::Precondition { stop: PreconditionStop::Time(_), .. }
+        | Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Measure { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::Rounds { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => None,
     }
-    let base = match &step.action {
+}
+
+/// How a step's average is made, for a convention whose own value the
+/// step does not have: a step with no intervals reports its average under
+/// a peak convention, and one with no steady-state window of its own under
+/// a steady-state one, and the sentence says so.
+fn average_words(action: &Action, kind: ValueKind) -> String {
+    // The words, whether the step lacks intervals, whether it lacks a
+    // steady-state window of its own.
+    let (base, no_peak, no_window) = match action {
         Action::Measure { stop, ramp, .. } => {
             let what = match (stop.time, stop.written) {
                 (Some(t), None) => format!("the average over the {} record time", t.human()),
@@ -686,48 +760,58 @@ pub fn computed(step: &Step, kind: ValueKind) -> String {
                 }
                 (None, None) => "the average over the step".into(),
             };
-            if ramp.is_zero() {
+            let words = if ramp.is_zero() {
                 format!("{what}, no ramp")
             } else {
                 format!("{what}, after a {} ramp", ramp.human())
-            }
+            };
+            (words, false, true)
         }
-        Action::Fill { .. } => "the average over the whole fill".into(),
+        Action::Fill { .. } => ("the average over the whole fill".into(), false, true),
         Action::Precondition { stop: PreconditionStop::Time(d), .. } => {
-            format!("the average over the {} precondition", d.human())
+            (format!("the average over the {} precondition", d.human()), false, false)
         }
-        Action::Precondition { stop: PreconditionStop::Steady { rule, .. }, .. } => format!(
-            "the average over all rounds; the rule watches each round's {} over a window of {}",
-            metric_word(rule.metric),
-            rule.window
+        Action::Precondition { stop: PreconditionStop::Steady { rule, .. }, .. } => (
+            format!(
+                "the average over all rounds; the rule watches each round's {} over a window of {}",
+                metric_word(rule.metric),
+                rule.window
+            ),
+            false,
+            false,
         ),
-        Action::Rounds { rule, .. } => format!(
-            "each measurement's average over the last {} rounds (the steady-state window when reached)",
-            rule.window
+        Action::Rounds { rule, .. } => (
+            format!(
+                "each measurement's average over the last {} rounds (the steady-state window when reached)",
+                rule.window
+            ),
+            false,
+            false,
         ),
-        Action::Copy { .. } => "bytes copied over the time to the last fsync".into(),
-        Action::Probe(p) => format!(
-            "the {} of {} per offset",
-            methodic_compiler::plan::aggregate_word(p.statistic),
-            plural(p.repeats as u64, "write", "writes")
+        Action::Copy { .. } => ("bytes copied over the time to the last fsync".into(), true, true),
+        Action::Probe(p) => (
+            format!(
+                "the {} of {} per offset",
+                methodic_compiler::plan::aggregate_word(p.statistic),
+                plural(p.repeats as u64, "write", "writes")
+            ),
+            true,
+            false,
         ),
-        _ => "no value".into(),
+        Action::Erase { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. } => ("no value".into(), false, false),
     };
-    // A step without a window of its own, or without intervals, reports its
-    // average whatever the convention: say so.
-    let base = match (kind, &step.action) {
-        (ValueKind::Peak, Action::Copy { .. } | Action::Probe(_)) => {
-            format!("{base} (no intervals: no peak)")
-        }
-        (
-            ValueKind::SteadyStateAverage,
-            Action::Measure { .. } | Action::Fill { .. } | Action::Copy { .. },
-        ) => {
+    match kind {
+        ValueKind::Peak if no_peak => format!("{base} (no intervals: no peak)"),
+        ValueKind::SteadyStateAverage if no_window => {
             format!("{base} (no steady-state window of its own: the step average)")
         }
-        _ => base,
-    };
-    with_repeat(step, base)
+        ValueKind::Peak | ValueKind::SteadyStateAverage | ValueKind::StepAverage => base,
+    }
 }
 
 /// `base`, with the repeat run it belongs to.
