@@ -9,14 +9,18 @@
 //! step average and the peak kept beside it.
 
 use methodic_compiler::plan::{
-    Action, IoKey, Metric, PreconditionStop, Qd, RepeatRun, Units, ValueKind, Workload, fine_name,
+    Action, Cell, Dataset, IoKey, Job, Metric, PreconditionStop, Qd, Qos, RepeatRun, Step, Units, ValueKind,
+    Workload, fine_name,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::manifest::{Loaded, ManifestStep};
 use crate::numbers::Summary;
-use crate::record::{BurstResult, HostRates, OpenLoopResult, QosResult, Spread};
+use crate::record::{
+    BurstResult, CellResult, CopyResult, HostRates, OpenLoopResult, QosResult, Spread, SteadyResult,
+    StepResult,
+};
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Point {
@@ -213,258 +217,314 @@ pub fn rate_unit(units: Units) -> &'static str {
 }
 
 /// Every point of a loaded run, in step order.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: each kind of step record (I/O, jobs at once, rounds, copies) turned into points"
-)]
 pub fn points(run: &Loaded) -> Vec<Point> {
     let convention = run.manifest.plan.conventions.value;
     let mut out = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
-        let keys = IoKey::of_step(step);
-        let base =
-            |kind: &str, io: &IoKey, workload: Option<&Workload>, qd: Option<&Qd>, label: String| Point {
-                step: r.index,
-                id: r.id.clone(),
-                phase: r.phase.clone(),
-                kind: kind.to_string(),
-                io: io.clone(),
-                workload: workload.cloned(),
-                qd: qd.copied(),
-                sweep: step.sweep,
-                repeat: step.repeat,
-                label,
-                job: None,
-                beside: Vec::new(),
-                open_loop: None,
-                qos: None,
-                iops: None,
-                mb_s: 0.0,
-                mib_s: 0.0,
-                value: ValueKind::StepAverage,
-                rate_value: ValueKind::StepAverage,
-                value_note: None,
-                average_iops: None,
-                average_mb_s: 0.0,
-                average_mib_s: 0.0,
-                steady_iops: None,
-                steady_mb_s: None,
-                peak_iops: None,
-                peak_mb_s: None,
-                peak_mib_s: None,
-                peak_interval_s: None,
-                mean_latency_us: None,
-                p99_latency_us: None,
-                max_latency_us: None,
-                seconds: r.seconds,
-                error: r.error.clone(),
-                spread: None,
-                bursts: Vec::new(),
-                trim: None,
-                verify: r.verify.clone(),
-                hosts: Vec::new(),
-            };
-        // The spread and bursts of a part of the step: a job by name, a
-        // rounds cell from 1, or the step's own I/O.
-        let spread_of = |job: Option<&str>, cell: Option<u32>| {
-            r.spread.iter().find(|s| s.job.as_deref() == job && s.cell == cell).cloned()
-        };
-        let bursts_of = |job: Option<&str>| {
-            r.bursts.iter().filter(|b| b.job.as_deref() == job).cloned().collect::<Vec<_>>()
-        };
-        // Each host's share of the step's one I/O run, or of a rounds cell
-        // from 1 (a `together` job has none: a host's share is of the step).
-        let hosts_of =
-            |cell: Option<u32>| r.hosts.iter().filter(|h| h.cell == cell).cloned().collect::<Vec<_>>();
-        match (&step.action, one_io(&step.action), &r.summary, &r.cells, &r.copy) {
-            (Action::Together { jobs, .. }, ..) => {
-                for (i, job) in jobs.iter().enumerate() {
-                    let Some(jr) = r.jobs.iter().find(|j| j.name == job.name) else { continue };
-                    let with: Vec<String> =
-                        jobs.iter().filter(|j| j.name != job.name).map(|j| j.name.clone()).collect();
-                    let rate =
-                        jr.io.rate.as_ref().map_or(String::new(), |o| format!(" at {}", asked_words(o)));
-                    let mut p = base(
-                        "together",
-                        &keys[i],
-                        Some(&job.workload),
-                        Some(&job.qd),
-                        format!(
-                            "{}: {} QD {}{rate} (with {})",
-                            job.name,
-                            job.workload.name,
-                            job.qd.total,
-                            if with.is_empty() { "nothing".into() } else { with.join(", ") }
-                        ),
-                    );
-                    let mut beside: Vec<IoKey> =
-                        keys.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, k)| k.clone()).collect();
-                    beside.sort();
-                    p.beside = beside;
-                    p.job = Some(JobPoint { name: job.name.clone(), device: jr.device.clone(), with });
-                    p.spread = spread_of(Some(&job.name), None);
-                    p.bursts = bursts_of(Some(&job.name));
-                    let s = &jr.summary;
-                    p.average_iops = Some(s.total.iops);
-                    p.average_mb_s = s.total.mb_s;
-                    p.average_mib_s = s.total.mib_s;
-                    if convention == ValueKind::Peak {
-                        add_note(&mut p, "a job keeps no peak of its own: its step average".into());
-                    }
-                    open_loop(&mut p, jr.io.rate.as_ref());
-                    headline(&mut p, convention);
-                    latencies(&mut p, s);
-                    out.push(p);
+        let at = StepAt { r, step, keys: IoKey::of_step(step), convention };
+        match &step.action {
+            Action::Together { jobs, .. } => out.extend(together_points(&at, jobs)),
+            Action::Measure { workload, qd, .. }
+            | Action::Fill { workload, qd, .. }
+            | Action::Precondition { workload, qd, .. } => {
+                out.extend(r.summary.as_ref().map(|s| one_io_point(&at, workload, qd, None, s)));
+            }
+            Action::Qos(q) => {
+                out.extend(r.summary.as_ref().map(|s| one_io_point(&at, &q.workload, &q.qd, Some(q), s)));
+            }
+            Action::Rounds { cells, .. } => {
+                if let Some(results) = &r.cells {
+                    out.extend(rounds_points(&at, cells, results));
                 }
             }
-            (_, Some((workload, qd)), Some(s), _, _) => {
-                let mut label = format!("{} QD {}", workload.name, qd.total);
-                let rate = r.io.as_ref().and_then(|io| io.rate.as_ref());
-                if let Action::Qos(q) = &step.action {
-                    label.push_str(&format!(": {} under {}", q.percentile_name(), q.limit_name()));
-                } else if let Some(o) = rate {
-                    label.push_str(&format!(" at {}", asked_words(o)));
-                }
-                let mut p = base(&r.kind, &keys[0], Some(workload), Some(qd), label);
-                p.spread = spread_of(None, None);
-                p.bursts = bursts_of(None);
-                p.hosts = hosts_of(None);
-                p.average_iops = Some(s.total.iops);
-                p.average_mb_s = s.total.mb_s;
-                p.average_mib_s = s.total.mib_s;
-                if let Some(k) = &r.peak {
-                    p.peak_iops = Some(k.iops);
-                    p.peak_mb_s = Some(k.mb_s);
-                    p.peak_mib_s = Some(k.mib_s());
-                    p.peak_interval_s = Some(k.interval_s);
-                }
-                // A precondition until steady: its last window, of the
-                // metric its rule tracks.
-                let until_steady =
-                    matches!(step.action, Action::Precondition { stop: PreconditionStop::Steady { .. }, .. });
-                if let Some(st) = r.steady.as_ref().filter(|_| until_steady) {
-                    match (st.metric, &st.window) {
-                        (Metric::Iops, Some(w)) => p.steady_iops = Some(w.average),
-                        (Metric::Bandwidth, Some(w)) => p.steady_mb_s = Some(w.average),
-                        _ => {}
-                    }
-                    if convention == ValueKind::SteadyStateAverage {
-                        p.value_note = match (st.metric, &st.window) {
-                            (_, None) => Some(format!(
-                                "fewer rounds ({}) than the steady-state window: the step average",
-                                st.rounds
-                            )),
-                            (Metric::Iops, _) => {
-                                Some("the rule tracks IOPS: MB/s is the step average".into())
-                            }
-                            (Metric::Bandwidth, _) => {
-                                Some("the rule tracks bandwidth: IOPS is the step average".into())
-                            }
-                            (Metric::Latency, _) => Some(
-                                "the rule tracks mean latency: IOPS and MB/s are the step average".into(),
-                            ),
-                        };
-                    }
-                }
-                if convention == ValueKind::Peak && r.peak.is_none() {
-                    p.value_note = Some("no peak recorded (results from before peaks were kept, or a step cut short): the step average".into());
-                }
-                if let Some(q) = &r.qos {
-                    if q.found_iops.is_none() {
-                        add_note(
-                            &mut p,
-                            format!(
-                                "no rate kept {} under {}: the numbers are the closed-loop probe's",
-                                q.percentile,
-                                limit_words(q.limit_us)
-                            ),
-                        );
-                    }
-                    p.qos = Some(q.clone());
-                    p.open_loop = rate.cloned();
-                } else {
-                    open_loop(&mut p, rate);
-                }
-                headline(&mut p, convention);
-                latencies(&mut p, s);
-                out.push(p);
-            }
-            (Action::Rounds { cells, .. }, _, _, Some(results), _) => {
-                for c in results {
-                    let Some(at) =
-                        // The workers too (0 in results written before
-                        // they were kept): T2Q4 and T1Q8 have one total.
-                        cells.iter().position(|k| {
-                            k.workload.name == c.workload
-                                && k.qd.total == c.qd
-                                && (c.workers == 0 || k.qd.workers == c.workers)
-                        })
-                    else {
-                        continue;
-                    };
-                    let cell = &cells[at];
-                    let mut p = base(
-                        "rounds",
-                        &keys[at],
-                        Some(&cell.workload),
-                        Some(&cell.qd),
-                        format!("{} QD {}", c.workload, c.qd),
-                    );
-                    p.spread = spread_of(None, Some(at as u32 + 1));
-                    p.hosts = hosts_of(Some(at as u32 + 1));
-                    p.average_iops = Some(c.window_iops);
-                    p.average_mb_s = c.window_mb_s;
-                    p.average_mib_s = mib(c.window_mb_s);
-                    p.steady_iops = Some(c.window_iops);
-                    p.steady_mb_s = Some(c.window_mb_s);
-                    // Results written before peaks were kept read 0 for both.
-                    if c.peak_iops > 0.0 || c.peak_mb_s > 0.0 {
-                        p.peak_iops = Some(c.peak_iops);
-                        p.peak_mb_s = Some(c.peak_mb_s);
-                        p.peak_mib_s = Some(mib(c.peak_mb_s));
-                    } else if convention == ValueKind::Peak {
-                        p.value_note = Some(
-                            "no best round recorded (results written before peaks were kept): the window average"
-                                .into(),
-                        );
-                    }
-                    headline(&mut p, convention);
-                    p.mean_latency_us = Some(c.window_mean_latency_us);
-                    // The window's own distribution where it was kept (results
-                    // from before it was kept have only the last round's).
-                    let window = Some(&c.window_latency_us).filter(|l| l.max > 0.0);
-                    p.p99_latency_us = Some(window.map_or(c.last.total.latency_us.p99, |l| l.p99));
-                    p.max_latency_us = Some(window.map_or(c.last.total.latency_us.max, |l| l.max));
-                    // The last round's trims: the window keeps no trims apart.
-                    p.trim = TrimPoint::of(c.last.trim.as_ref());
-                    out.push(p);
-                }
-            }
-            (Action::Copy { dataset }, _, _, _, Some(c)) => {
-                let mut p = base("copy", &keys[0], None, None, format!("copy {}", dataset.name));
-                p.average_mb_s = c.mb_s;
-                p.average_mib_s = c.mib_s;
-                headline(&mut p, convention);
-                p.seconds = c.seconds;
-                out.push(p);
-            }
-            _ => {}
+            Action::Copy { dataset } => out.extend(r.copy.as_ref().map(|c| copy_point(&at, dataset, c))),
+            // Steps that measure nothing.
+            Action::Erase { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Probe(_) => {}
         }
     }
     out
 }
 
-/// The workload and queue depth of a step that runs one: a measure,
-/// fill, precondition or QoS search.
-fn one_io(action: &Action) -> Option<(&Workload, &Qd)> {
-    match action {
-        Action::Measure { workload, qd, .. }
-        | Action::Fill { workload, qd, .. }
-        | Action::Precondition { workload, qd, .. } => Some((workload, qd)),
-        Action::Qos(q) => Some((&q.workload, &q.qd)),
-        _ => None,
+/// A step's record and what its points are made with: its plan step, what
+/// each of its parts did (`IoKey::of_step`: a job or cell each, else one)
+/// and the run's value convention.
+struct StepAt<'a> {
+    r: &'a StepResult,
+    step: &'a Step,
+    keys: Vec<IoKey>,
+    convention: ValueKind,
+}
+
+impl StepAt<'_> {
+    /// A point of the step that did `io`, named `label`, with none of its
+    /// numbers yet.
+    fn base(
+        &self,
+        kind: &str,
+        io: &IoKey,
+        workload: Option<&Workload>,
+        qd: Option<&Qd>,
+        label: String,
+    ) -> Point {
+        let (r, step) = (self.r, self.step);
+        Point {
+            step: r.index,
+            id: r.id.clone(),
+            phase: r.phase.clone(),
+            kind: kind.to_string(),
+            io: io.clone(),
+            workload: workload.cloned(),
+            qd: qd.copied(),
+            sweep: step.sweep,
+            repeat: step.repeat,
+            label,
+            job: None,
+            beside: Vec::new(),
+            open_loop: None,
+            qos: None,
+            iops: None,
+            mb_s: 0.0,
+            mib_s: 0.0,
+            value: ValueKind::StepAverage,
+            rate_value: ValueKind::StepAverage,
+            value_note: None,
+            average_iops: None,
+            average_mb_s: 0.0,
+            average_mib_s: 0.0,
+            steady_iops: None,
+            steady_mb_s: None,
+            peak_iops: None,
+            peak_mb_s: None,
+            peak_mib_s: None,
+            peak_interval_s: None,
+            mean_latency_us: None,
+            p99_latency_us: None,
+            max_latency_us: None,
+            seconds: r.seconds,
+            error: r.error.clone(),
+            spread: None,
+            bursts: Vec::new(),
+            trim: None,
+            verify: r.verify.clone(),
+            hosts: Vec::new(),
+        }
     }
+
+    /// The spread of a part of the step: a job by name, a rounds cell from
+    /// 1, or the step's own I/O.
+    fn spread_of(&self, job: Option<&str>, cell: Option<u32>) -> Option<Spread> {
+        self.r.spread.iter().find(|s| s.job.as_deref() == job && s.cell == cell).cloned()
+    }
+
+    /// The bursts of a job by name, or of the step's own I/O.
+    fn bursts_of(&self, job: Option<&str>) -> Vec<BurstResult> {
+        self.r.bursts.iter().filter(|b| b.job.as_deref() == job).cloned().collect()
+    }
+
+    /// Each host's share of the step's one I/O run, or of a rounds cell
+    /// from 1 (a `together` job has none: a host's share is of the step).
+    fn hosts_of(&self, cell: Option<u32>) -> Vec<HostRates> {
+        self.r.hosts.iter().filter(|h| h.cell == cell).cloned().collect()
+    }
+}
+
+/// A point a job of a `together` step, of the jobs its record has: named
+/// with the jobs beside it, its step average (a job keeps no peak).
+fn together_points(at: &StepAt, jobs: &[Job]) -> Vec<Point> {
+    let (r, keys) = (at.r, &at.keys);
+    let mut out = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let Some(jr) = r.jobs.iter().find(|j| j.name == job.name) else { continue };
+        let with: Vec<String> = jobs.iter().filter(|j| j.name != job.name).map(|j| j.name.clone()).collect();
+        let rate = jr.io.rate.as_ref().map_or(String::new(), |o| format!(" at {}", asked_words(o)));
+        let mut p = at.base(
+            "together",
+            &keys[i],
+            Some(&job.workload),
+            Some(&job.qd),
+            format!(
+                "{}: {} QD {}{rate} (with {})",
+                job.name,
+                job.workload.name,
+                job.qd.total,
+                if with.is_empty() { "nothing".into() } else { with.join(", ") }
+            ),
+        );
+        let mut beside: Vec<IoKey> =
+            keys.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, k)| k.clone()).collect();
+        beside.sort();
+        p.beside = beside;
+        p.job = Some(JobPoint { name: job.name.clone(), device: jr.device.clone(), with });
+        p.spread = at.spread_of(Some(&job.name), None);
+        p.bursts = at.bursts_of(Some(&job.name));
+        let s = &jr.summary;
+        p.average_iops = Some(s.total.iops);
+        p.average_mb_s = s.total.mb_s;
+        p.average_mib_s = s.total.mib_s;
+        if at.convention == ValueKind::Peak {
+            add_note(&mut p, "a job keeps no peak of its own: its step average".into());
+        }
+        open_loop(&mut p, jr.io.rate.as_ref());
+        headline(&mut p, at.convention);
+        latencies(&mut p, s);
+        out.push(p);
+    }
+    out
+}
+
+/// The point of a step that ran one workload at one queue depth (a
+/// measure, fill, precondition, or a QoS search: its probe at the rate
+/// found), from its summary: its average, its peak, a precondition's
+/// steady-state window, an open-loop rate or the QoS search.
+fn one_io_point(at: &StepAt, workload: &Workload, qd: &Qd, qos: Option<&Qos>, s: &Summary) -> Point {
+    let (r, convention) = (at.r, at.convention);
+    let mut label = format!("{} QD {}", workload.name, qd.total);
+    let rate = r.io.as_ref().and_then(|io| io.rate.as_ref());
+    if let Some(q) = qos {
+        label.push_str(&format!(": {} under {}", q.percentile_name(), q.limit_name()));
+    } else if let Some(o) = rate {
+        label.push_str(&format!(" at {}", asked_words(o)));
+    }
+    let mut p = at.base(&r.kind, &at.keys[0], Some(workload), Some(qd), label);
+    p.spread = at.spread_of(None, None);
+    p.bursts = at.bursts_of(None);
+    p.hosts = at.hosts_of(None);
+    p.average_iops = Some(s.total.iops);
+    p.average_mb_s = s.total.mb_s;
+    p.average_mib_s = s.total.mib_s;
+    if let Some(k) = &r.peak {
+        p.peak_iops = Some(k.iops);
+        p.peak_mb_s = Some(k.mb_s);
+        p.peak_mib_s = Some(k.mib_s());
+        p.peak_interval_s = Some(k.interval_s);
+    }
+    // A precondition until steady: its last window, of the metric its rule
+    // tracks.
+    let until_steady =
+        matches!(at.step.action, Action::Precondition { stop: PreconditionStop::Steady { .. }, .. });
+    if let Some(st) = r.steady.as_ref().filter(|_| until_steady) {
+        steady_window(&mut p, st, convention);
+    }
+    if convention == ValueKind::Peak && r.peak.is_none() {
+        p.value_note = Some(
+            "no peak recorded (results from before peaks were kept, or a step cut short): the step average"
+                .into(),
+        );
+    }
+    if let Some(q) = &r.qos {
+        if q.found_iops.is_none() {
+            add_note(
+                &mut p,
+                format!(
+                    "no rate kept {} under {}: the numbers are the closed-loop probe's",
+                    q.percentile,
+                    limit_words(q.limit_us)
+                ),
+            );
+        }
+        p.qos = Some(q.clone());
+        p.open_loop = rate.cloned();
+    } else {
+        open_loop(&mut p, rate);
+    }
+    headline(&mut p, convention);
+    latencies(&mut p, s);
+    p
+}
+
+/// A precondition's last steady-state window on its point: the average of
+/// the metric its rule tracks, and under a steady-state convention, what
+/// the other numbers are.
+fn steady_window(p: &mut Point, st: &SteadyResult, convention: ValueKind) {
+    match (st.metric, &st.window) {
+        (Metric::Iops, Some(w)) => p.steady_iops = Some(w.average),
+        (Metric::Bandwidth, Some(w)) => p.steady_mb_s = Some(w.average),
+        _ => {}
+    }
+    if convention == ValueKind::SteadyStateAverage {
+        p.value_note = match (st.metric, &st.window) {
+            (_, None) => {
+                Some(format!("fewer rounds ({}) than the steady-state window: the step average", st.rounds))
+            }
+            (Metric::Iops, _) => Some("the rule tracks IOPS: MB/s is the step average".into()),
+            (Metric::Bandwidth, _) => Some("the rule tracks bandwidth: IOPS is the step average".into()),
+            (Metric::Latency, _) => {
+                Some("the rule tracks mean latency: IOPS and MB/s are the step average".into())
+            }
+        };
+    }
+}
+
+/// A point a measurement of a rounds step, of the cells its record has:
+/// its window's average (the steady-state value too), its best round, and
+/// the window's latencies.
+fn rounds_points(at: &StepAt, cells: &[Cell], results: &[CellResult]) -> Vec<Point> {
+    let convention = at.convention;
+    let mut out = Vec::new();
+    for c in results {
+        let Some(i) =
+            // The workers too (0 in results written before they were
+            // kept): T2Q4 and T1Q8 have one total.
+            cells.iter().position(|k| {
+                k.workload.name == c.workload
+                    && k.qd.total == c.qd
+                    && (c.workers == 0 || k.qd.workers == c.workers)
+            })
+        else {
+            continue;
+        };
+        let cell = &cells[i];
+        let mut p = at.base(
+            "rounds",
+            &at.keys[i],
+            Some(&cell.workload),
+            Some(&cell.qd),
+            format!("{} QD {}", c.workload, c.qd),
+        );
+        p.spread = at.spread_of(None, Some(i as u32 + 1));
+        p.hosts = at.hosts_of(Some(i as u32 + 1));
+        p.average_iops = Some(c.window_iops);
+        p.average_mb_s = c.window_mb_s;
+        p.average_mib_s = mib(c.window_mb_s);
+        p.steady_iops = Some(c.window_iops);
+        p.steady_mb_s = Some(c.window_mb_s);
+        // Results written before peaks were kept read 0 for both.
+        if c.peak_iops > 0.0 || c.peak_mb_s > 0.0 {
+            p.peak_iops = Some(c.peak_iops);
+            p.peak_mb_s = Some(c.peak_mb_s);
+            p.peak_mib_s = Some(mib(c.peak_mb_s));
+        } else if convention == ValueKind::Peak {
+            p.value_note = Some(
+                "no best round recorded (results written before peaks were kept): the window average".into(),
+            );
+        }
+        headline(&mut p, convention);
+        p.mean_latency_us = Some(c.window_mean_latency_us);
+        // The window's own distribution where it was kept (results from
+        // before it was kept have only the last round's).
+        let window = Some(&c.window_latency_us).filter(|l| l.max > 0.0);
+        p.p99_latency_us = Some(window.map_or(c.last.total.latency_us.p99, |l| l.p99));
+        p.max_latency_us = Some(window.map_or(c.last.total.latency_us.max, |l| l.max));
+        // The last round's trims: the window keeps no trims apart.
+        p.trim = TrimPoint::of(c.last.trim.as_ref());
+        out.push(p);
+    }
+    out
+}
+
+/// The point of a copy: its rate (a copy has no IOPS) over its own time.
+fn copy_point(at: &StepAt, dataset: &Dataset, c: &CopyResult) -> Point {
+    let mut p = at.base("copy", &at.keys[0], None, None, format!("copy {}", dataset.name));
+    p.average_mb_s = c.mb_s;
+    p.average_mib_s = c.mib_s;
+    headline(&mut p, at.convention);
+    p.seconds = c.seconds;
+    p
 }
 
 /// `50000 IOPS`, `100.0 MB/s`: the rate an open-loop step asked.
