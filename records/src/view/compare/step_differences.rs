@@ -154,7 +154,17 @@ const FIELDS: &[Field] = &[
                 rates.sort();
                 Some(if rates.is_empty() { "every job closed loop".into() } else { rates.join("; ") })
             }
-            _ => None,
+            // A QoS search looks for its rate: the rate is its result.
+            Action::Qos(_)
+            | Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Rounds { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => None,
         },
         sentence: "the open-loop rate is the load: latency at a lower rate is lower, a rate the target cannot keep \
                    makes latency grow with the backlog, and a closed loop runs as fast as the target goes",
@@ -172,7 +182,16 @@ const FIELDS: &[Field] = &[
                 each.sort();
                 (!each.is_empty()).then(|| each.join("; "))
             }
-            _ => None,
+            Action::Measure { rate: None, .. }
+            | Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Rounds { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => None,
         },
         sentence: "Poisson arrivals bunch I/Os where uniform ones space them evenly: at the same rate, Poisson \
                    arrivals queue more and show longer tail latencies",
@@ -185,7 +204,17 @@ const FIELDS: &[Field] = &[
                 each.sort();
                 Some(each.join(" + "))
             }
-            _ => None,
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Measure { .. }
+            | Action::Qos(_)
+            | Action::Rounds { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => None,
         },
         sentence: "jobs that run at once share the target: each job's numbers depend on what runs beside it, so \
                    another job beside it (or one fewer) is another load",
@@ -242,7 +271,17 @@ fn precondition_by_io(run: &Loaded, note: &str) -> String {
                 let rest = note.strip_prefix(&written)?;
                 Some((written.len(), IoKey::of_step(s).into_iter().next()?, rest))
             }
-            _ => None,
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Measure { .. }
+            | Action::Together { .. }
+            | Action::Qos(_)
+            | Action::Rounds { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => None,
         })
         // Of labels that are prefixes of one another, the longest is the step's.
         .max_by_key(|(len, _, _)| *len);

@@ -93,7 +93,18 @@ pub fn loads(run: &Loaded, charts: bool) -> Loads {
                     });
                 }
             }
-            _ => {}
+            // A together step whose record has no jobs, or a step with
+            // none of these loads.
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Together { .. }
+            | Action::Rounds { .. }
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => {}
         }
     }
     out

@@ -387,7 +387,17 @@ pub fn window(run: &Loaded) -> Vec<PlotView> {
                 Action::Precondition { workload, qd, stop: PreconditionStop::Steady { rule, .. }, .. } => {
                     (rule, workload, qd)
                 }
-                _ => return None,
+                Action::Precondition { stop: PreconditionStop::Time(_), .. }
+                | Action::Erase { .. }
+                | Action::Fill { .. }
+                | Action::Measure { .. }
+                | Action::Together { .. }
+                | Action::Qos(_)
+                | Action::DropCaches
+                | Action::Idle { .. }
+                | Action::LimitRam { .. }
+                | Action::Copy { .. }
+                | Action::Probe(_) => return None,
             };
             let st = r.steady.as_ref()?;
             let shown = Shown::of(rule.metric, units);

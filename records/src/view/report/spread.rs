@@ -196,7 +196,17 @@ pub fn part_words(run: &Loaded, r: &StepResult, s: &Spread) -> String {
 pub fn cell_words(run: &Loaded, r: &StepResult, c: u32) -> String {
     let cell = run.plan_step(r).and_then(|step| match &step.action {
         Action::Rounds { cells, .. } => cells.get(c.wrapping_sub(1) as usize),
-        _ => None,
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Measure { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => None,
     });
     match cell {
         Some(cell) => format!("cell {c} ({} QD {}), its last round", cell.workload.name, cell.qd.total),
@@ -358,7 +368,16 @@ fn bursts(run: &Loaded, r: &StepResult, job: Option<&str>, each: &[&BurstResult]
     let pauses = step.and_then(|s| match &s.action {
         Action::Measure { pauses, .. } => Some(*pauses),
         Action::Together { jobs, .. } => jobs.iter().find(|j| Some(j.name.as_str()) == job).map(|j| j.pauses),
-        _ => None,
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Qos(_)
+        | Action::Rounds { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => None,
     });
     let shape = pauses
         .and_then(|p| p.bursts)
