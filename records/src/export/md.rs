@@ -7,12 +7,12 @@
 //! measurement's bursts, and each sweep's best step.
 
 use super::{ExportError, Exporter};
-use crate::manifest::Loaded;
+use crate::manifest::{Loaded, Manifest};
 use crate::view::points::Point;
 use crate::view::report::header::{header, subtitle, title};
 use crate::view::report::hosts::host_tables;
-use crate::view::report::loads::loads;
-use crate::view::report::spread::spreads;
+use crate::view::report::loads::{Loads, loads};
+use crate::view::report::spread::{Spreads, spreads};
 use crate::view::report::{Report, best_lines, columns, rows, value_line};
 
 /// The `md` exporter: Markdown.
@@ -24,14 +24,58 @@ impl Exporter<Report> for Markdown {
     }
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: the markdown report written top to bottom, section by section"
-)]
+/// The report top to bottom: its title and header tables, the result
+/// table, each step's hosts, the loads, the devices and workers, the
+/// bursts, and each sweep's best step.
 fn markdown(run: &Loaded, pts: &[Point]) -> String {
-    let m = &run.manifest;
-    let cell = |s: &str| s.replace('|', "\\|");
-    let mut out = format!("# {}\n\n{}\n\n", title(m), subtitle(m));
+    let mut out = String::new();
+    head(&mut out, &run.manifest);
+    results(&mut out, run, pts);
+    each_host(&mut out, run);
+    load_sections(&mut out, &loads(run, false));
+    spread_sections(&mut out, &spreads(run, false));
+    let bests = best_lines(run, pts);
+    if !bests.is_empty() {
+        out.push_str("\nThe best step of each sweep:\n\n");
+        for line in bests {
+            out.push_str(&format!("- {}\n", cell(&line)));
+        }
+    }
+    out
+}
+
+/// Text in a table cell, its `|` escaped.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// A table: its header row, the rule under it, a line a row.
+fn grid(out: &mut String, columns: &[String], rows: &[Vec<String>]) {
+    out.push_str(&format!("| {} |\n", columns.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
+    out.push_str(&format!("|{}|\n", vec!["---"; columns.len()].join("|")));
+    for r in rows {
+        out.push_str(&format!("| {} |\n", r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
+    }
+}
+
+/// A step's table of its hosts, devices or workers, under its line:
+/// `Step 3 (measure/rnd4k-qd32, cell 2): ...`.
+fn step_grid(
+    out: &mut String,
+    (step, id, part): (usize, &str, &str),
+    line: &str,
+    columns: &[String],
+    rows: &[Vec<String>],
+) {
+    let part = if part.is_empty() { String::new() } else { format!(", {part}") };
+    out.push_str(&format!("\nStep {step} ({}{}): {}.\n\n", cell(id), cell(&part), cell(line)));
+    grid(out, columns, rows);
+}
+
+/// The title, the subtitle, a rehearsal said, and the header tables
+/// (platform, device, setup, test; a run on many hosts: each host).
+fn head(out: &mut String, m: &Manifest) {
+    out.push_str(&format!("# {}\n\n{}\n\n", title(m), subtitle(m)));
     if m.rehearsal {
         out.push_str("**Rehearsal**: scaled down; these numbers are not measurements.\n\n");
     }
@@ -42,9 +86,13 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
         }
         out.push('\n');
     }
+}
+
+/// What the values are, and the result table, its numbers aligned right.
+fn results(out: &mut String, run: &Loaded, pts: &[Point]) {
     out.push_str("## Results\n\n");
     out.push_str(&format!("Values: {}.\n\n", cell(&value_line(run, pts))));
-    let cols = columns(&m.plan.conventions);
+    let cols = columns(&run.manifest.plan.conventions);
     out.push_str(&format!("| {} |\n", cols.join(" | ")));
     let align: Vec<&str> =
         (0..cols.len()).map(|i| if (3..10).contains(&i) || i == 0 { "---:" } else { "---" }).collect();
@@ -53,34 +101,22 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
         let r: Vec<String> = r.iter().map(|c| cell(c)).collect();
         out.push_str(&format!("| {} |\n", r.join(" | ")));
     }
-    let l = loads(run, false);
-    let grid = |out: &mut String, columns: &[String], rows: &[Vec<String>]| {
-        out.push_str(&format!("| {} |\n", columns.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
-        out.push_str(&format!("|{}|\n", vec!["---"; columns.len()].join("|")));
-        for r in rows {
-            out.push_str(&format!("| {} |\n", r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")));
-        }
-    };
-    // A step's table of its hosts, devices or workers, under its line:
-    // `Step 3 (measure/rnd4k-qd32, cell 2): ...`.
-    let step_grid = |out: &mut String,
-                     step: usize,
-                     id: &str,
-                     part: &str,
-                     line: &str,
-                     columns: &[String],
-                     rows: &[Vec<String>]| {
-        let part = if part.is_empty() { String::new() } else { format!(", {part}") };
-        out.push_str(&format!("\nStep {step} ({}{}): {}.\n\n", cell(id), cell(&part), cell(line)));
-        grid(out, columns, rows);
-    };
+}
+
+/// A run on many hosts: each step's hosts, all together then a row a host.
+fn each_host(out: &mut String, run: &Loaded) {
     let hosts = host_tables(run);
     if !hosts.is_empty() {
         out.push_str("\n### Each host\n");
         for t in &hosts {
-            step_grid(&mut out, t.step, &t.id, &t.part, &t.line, &t.columns, &t.rows);
+            step_grid(out, (t.step, &t.id, &t.part), &t.line, &t.columns, &t.rows);
         }
     }
+}
+
+/// The jobs of each `together` step, each open-loop rate, and each QoS
+/// search's probes.
+fn load_sections(out: &mut String, l: &Loads) {
     for t in &l.together {
         out.push_str(&format!(
             "\n### Step {} ({}): jobs at once\n\n{}\n\n",
@@ -88,7 +124,7 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
             cell(&t.id),
             cell(&t.describe)
         ));
-        grid(&mut out, &t.columns, &t.rows);
+        grid(out, &t.columns, &t.rows);
     }
     if !l.open_loop.is_empty() {
         out.push_str("\n### Open-loop rates\n\n");
@@ -104,15 +140,18 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
             cell(&q.id),
             cell(&q.verdict)
         ));
-        grid(&mut out, &q.columns, &q.rows);
+        grid(out, &q.columns, &q.rows);
     }
-    // Every device's and worker's numbers, whether they differ or not.
-    let sp = spreads(run, false);
+}
+
+/// Every device's and worker's numbers, whether they differ or not, and
+/// each measurement's bursts.
+fn spread_sections(out: &mut String, sp: &Spreads) {
     if !sp.spreads.is_empty() {
         out.push_str("\n### Devices and workers\n");
         for v in &sp.spreads {
             for g in [&v.devices, &v.workers].into_iter().flatten() {
-                step_grid(&mut out, v.step, &v.id, &v.part, &g.line, &g.columns, &g.rows);
+                step_grid(out, (v.step, &v.id, &v.part), &g.line, &g.columns, &g.rows);
             }
         }
     }
@@ -125,14 +164,6 @@ fn markdown(run: &Loaded, pts: &[Point]) -> String {
             cell(&job),
             cell(&b.line)
         ));
-        grid(&mut out, &b.columns, &b.all);
+        grid(out, &b.columns, &b.all);
     }
-    let bests = best_lines(run, pts);
-    if !bests.is_empty() {
-        out.push_str("\nThe best step of each sweep:\n\n");
-        for line in bests {
-            out.push_str(&format!("- {}\n", cell(&line)));
-        }
-    }
-    out
 }
