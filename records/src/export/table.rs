@@ -218,10 +218,9 @@ fn table(run: &Loaded, pts: &[Point]) -> String {
     out
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: the comparison's terminal text written top to bottom, section by section"
-)]
+/// The comparison top to bottom: the runs, the paired steps with their
+/// ratios, each device of the paired steps spread over several, each
+/// sweep's best step, the steps with no counterpart and the differences.
 fn text(c: &Comparison) -> String {
     let mut out = String::new();
     for r in &c.runs {
@@ -236,6 +235,33 @@ fn text(c: &Comparison) -> String {
         ));
     }
     out.push('\n');
+    pairs(&mut out, c);
+    devices(&mut out, c);
+    if !c.sweep_bests.is_empty() {
+        out.push_str("\nthe best step of each sweep, among its paired steps:\n");
+        for s in &c.sweep_bests {
+            out.push_str(&format!("  {}\n", s.line()));
+        }
+    }
+    if !c.unpaired.is_empty() {
+        out.push_str(&format!("\nsteps with no counterpart ({}):\n", c.unpaired.len()));
+        for u in &c.unpaired {
+            out.push_str(&format!(
+                "  only in {}: {} ({})\n",
+                u.in_runs.join(", "),
+                u.label,
+                u.step_ids.join(", ")
+            ));
+        }
+    }
+    differences(&mut out, c);
+    out
+}
+
+/// The paired steps: a row a pair, then what the values are, the pairs
+/// that failed, the rates missed and, for two runs, the ratios' geometric
+/// mean.
+fn pairs(out: &mut String, c: &Comparison) {
     if c.pairs.is_empty() {
         out.push_str(
             "no step of A has a counterpart in the others (steps pair by workload I/O and queue depth)\n",
@@ -289,6 +315,10 @@ fn text(c: &Comparison) -> String {
             ));
         }
     }
+}
+
+/// Each device of the paired steps spread over several, a row a device.
+fn devices(out: &mut String, c: &Comparison) {
     if !c.devices.is_empty() {
         out.push_str("\neach device of the paired steps spread over several (paired by model and serial, else path):\n");
         let mut head = vec!["step (workload, QD)".to_string(), "device".into()];
@@ -309,23 +339,10 @@ fn text(c: &Comparison) -> String {
         }
         out.push_str(&grid(&head, &rows, 2..));
     }
-    if !c.sweep_bests.is_empty() {
-        out.push_str("\nthe best step of each sweep, among its paired steps:\n");
-        for s in &c.sweep_bests {
-            out.push_str(&format!("  {}\n", s.line()));
-        }
-    }
-    if !c.unpaired.is_empty() {
-        out.push_str(&format!("\nsteps with no counterpart ({}):\n", c.unpaired.len()));
-        for u in &c.unpaired {
-            out.push_str(&format!(
-                "  only in {}: {} ({})\n",
-                u.in_runs.join(", "),
-                u.label,
-                u.step_ids.join(", ")
-            ));
-        }
-    }
+}
+
+/// The differences that can explain the gaps, each with its sentence.
+fn differences(out: &mut String, c: &Comparison) {
     if c.differences.is_empty() {
         out.push_str(
             "\nno manifest difference found: same methodology, host, target, engine and checklist in every paired \
@@ -346,7 +363,6 @@ fn text(c: &Comparison) -> String {
             out.push_str(&format!("  {}\n", d.sentence));
         }
     }
-    out
 }
 
 /// The plan's title, a row a step, the phases with their totals, and what
