@@ -10,7 +10,9 @@
 
 use std::path::Path;
 
-use methodic_compiler::plan::{Action, Cell, Metric, Percent, PreconditionStop, SteadyRule, Units, Workload};
+use methodic_compiler::plan::{
+    Action, Cell, Metric, Percent, PreconditionStop, Qd, SteadyRule, Units, Workload,
+};
 
 use super::charts::PlotView;
 use crate::manifest::Loaded;
@@ -369,147 +371,166 @@ fn pct(v: f64) -> String {
 /// rules at average x (1 ± excursion/2) and the slope limits as the band
 /// average x (1 ± slope/2); the note gives the window's numbers against
 /// the rule's limits, as a PTS report does.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: each steady-state window's plot, its fit and its note"
-)]
 pub fn window(run: &Loaded) -> Vec<PlotView> {
     let units = run.manifest.plan.conventions.units;
     run.steps
         .iter()
         .filter_map(|r| {
-            let step = run.plan_step(r)?;
-            let (rule, workload, qd) = match &step.action {
-                Action::Rounds { cells, track, rule } => {
-                    let c = cells.get(*track as usize)?;
-                    (rule, &c.workload, &c.qd)
-                }
-                Action::Precondition { workload, qd, stop: PreconditionStop::Steady { rule, .. }, .. } => {
-                    (rule, workload, qd)
-                }
-                Action::Precondition { stop: PreconditionStop::Time(_), .. }
-                | Action::Erase { .. }
-                | Action::Fill { .. }
-                | Action::Measure { .. }
-                | Action::Together { .. }
-                | Action::Qos(_)
-                | Action::DropCaches
-                | Action::Idle { .. }
-                | Action::LimitRam { .. }
-                | Action::Copy { .. }
-                | Action::Probe(_) => return None,
-            };
+            let (rule, workload, qd) = tracked(&run.plan_step(r)?.action)?;
             let st = r.steady.as_ref()?;
-            let shown = Shown::of(rule.metric, units);
-            let values: Vec<f64> = st.values.iter().map(|v| v * shown.scale).collect();
-            let n = values.len() as u32;
-            let (first, last) = st
-                .window
-                .as_ref()
-                .map(|w| (w.first, w.last))
-                .unwrap_or((n.saturating_sub(rule.window.max(2)) + 1, n));
-            let fit = Fit::of(&values, first, last);
-            let title = format!("{}: steady-state measurement window", r.id);
-            let mut note = format!(
-                "Tracked: {} at {}, its {} each round.",
-                workload.describe(),
-                qd_words(qd),
-                shown.axis
-            );
-            let mut series = vec![Series {
-                name: shown.axis.clone(),
-                points: values.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect(),
-            }];
-            let mut rules = Vec::new();
-            let (excursion, slope) = (rule.excursion.as_f64(), rule.slope.as_f64());
-            let mut band = None;
-            match &fit {
-                Some(f) => {
-                    let steady = f.within(f.range, excursion) && f.within(f.change, slope);
-                    series.push(Series {
-                        name: "window average".into(),
-                        points: vec![(f.first as f64, f.average), (f.last as f64, f.average)],
-                    });
-                    series.push(Series {
-                        name: "least-squares line".into(),
-                        points: vec![(f.first as f64, f.at(f.first)), (f.last as f64, f.at(f.last))],
-                    });
-                    rules.push(Rule::AtY(
-                        f.average * (1.0 + excursion / 200.0),
-                        format!("{}% of average", pct(100.0 + excursion / 2.0)),
-                    ));
-                    rules.push(Rule::AtY(
-                        f.average * (1.0 - excursion / 200.0),
-                        format!("{}% of average", pct(100.0 - excursion / 2.0)),
-                    ));
-                    rules.push(Rule::BandY(
-                        f.average * (1.0 - slope / 200.0),
-                        f.average * (1.0 + slope / 200.0),
-                        format!(
-                            "slope limits: {}% to {}% of average",
-                            pct(100.0 - slope / 2.0),
-                            pct(100.0 + slope / 2.0)
-                        ),
-                    ));
-                    band = Some((
-                        f.first as f64,
-                        f.last as f64,
-                        if steady {
-                            format!("measurement window, rounds {}-{}", f.first, f.last)
-                        } else {
-                            format!("last window checked, rounds {}-{} (not steady)", f.first, f.last)
-                        },
-                    ));
-                    let verdict = |ok: bool| if ok { "passes" } else { "fails" };
-                    note.push_str(&format!(
-                        " Measurement window: rounds {}-{} of {n}. Average {}. Data excursion: max - min {}, \
-                         {}% of the average, limit {}%: {}. Slope excursion: the least-squares line (slope {} a \
-                         round) changes by {} over the window, {}% of the average, limit {}%: {}.",
-                        f.first,
-                        f.last,
-                        shown.words(f.average),
-                        shown.words(f.range),
-                        thousands(Some(f.percent(f.range)), 1),
-                        pct(excursion),
-                        verdict(f.within(f.range, excursion)),
-                        shown.words(f.slope),
-                        shown.words(f.change),
-                        thousands(Some(f.percent(f.change)), 1),
-                        pct(slope),
-                        verdict(f.within(f.change, slope)),
-                    ));
-                    if st.window.as_ref().is_some_and(|w| w.steady != steady) {
-                        note.push_str(&format!(
-                            " The run judged this window {}.",
-                            if steady { "not steady" } else { "steady" }
-                        ));
-                    }
-                }
-                None => note.push_str(&format!(
-                    " {} rounds, fewer than the window of {}: no window to judge.",
-                    n, rule.window
-                )),
-            }
-            note.push(' ');
-            note.push_str(&reached_words(st, rule));
-            let styles = [
-                Style { color: color(0), dash: None },
-                Style { color: color(3), dash: None },
-                Style { color: color(2), dash: Some("6 3") },
-            ];
-            let svg = Chart {
-                title: &title,
-                x_label: "round",
-                y_label: &shown.axis,
-                log2_x: false,
-                series,
-                band,
-                rules,
-            }
-            .render_fitted(&styles);
-            Some(PlotView::new(title, note, vec![svg]))
+            let tracked = format!("{} at {}", workload.describe(), qd_words(qd));
+            Some(window_plot(&r.id, &tracked, st, rule, Shown::of(rule.metric, units)))
         })
         .collect()
+}
+
+/// A steady-state rule and the workload and queue depth it tracks: a
+/// rounds step's tracked cell, or a precondition until steady; `None` for
+/// any other step.
+fn tracked(action: &Action) -> Option<(&SteadyRule, &Workload, &Qd)> {
+    match action {
+        Action::Rounds { cells, track, rule } => {
+            let c = cells.get(*track as usize)?;
+            Some((rule, &c.workload, &c.qd))
+        }
+        Action::Precondition { workload, qd, stop: PreconditionStop::Steady { rule, .. }, .. } => {
+            Some((rule, workload, qd))
+        }
+        Action::Precondition { stop: PreconditionStop::Time(_), .. }
+        | Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Measure { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => None,
+    }
+}
+
+/// The measurement window plot of step `id`, whose rule watched `tracked`
+/// (`4KiB random, 0% read at QD 32`): the metric each round, and where
+/// there are rounds enough for the window, its fit drawn and judged.
+fn window_plot(id: &str, tracked: &str, st: &SteadyResult, rule: &SteadyRule, shown: Shown) -> PlotView {
+    let values: Vec<f64> = st.values.iter().map(|v| v * shown.scale).collect();
+    let n = values.len() as u32;
+    let (first, last) = st
+        .window
+        .as_ref()
+        .map(|w| (w.first, w.last))
+        .unwrap_or((n.saturating_sub(rule.window.max(2)) + 1, n));
+    let title = format!("{id}: steady-state measurement window");
+    let mut note = format!("Tracked: {tracked}, its {} each round.", shown.axis);
+    let mut series = vec![Series {
+        name: shown.axis.clone(),
+        points: values.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect(),
+    }];
+    let mut rules = Vec::new();
+    let mut band = None;
+    match Fit::of(&values, first, last) {
+        Some(f) => {
+            let (excursion, slope) = (rule.excursion.as_f64(), rule.slope.as_f64());
+            let steady = f.within(f.range, excursion) && f.within(f.change, slope);
+            series.extend(f.lines());
+            rules = f.limits(excursion, slope);
+            band = Some((
+                f.first as f64,
+                f.last as f64,
+                if steady {
+                    format!("measurement window, rounds {}-{}", f.first, f.last)
+                } else {
+                    format!("last window checked, rounds {}-{} (not steady)", f.first, f.last)
+                },
+            ));
+            note.push_str(&f.judged(n, (excursion, slope), &shown));
+            if st.window.as_ref().is_some_and(|w| w.steady != steady) {
+                note.push_str(&format!(
+                    " The run judged this window {}.",
+                    if steady { "not steady" } else { "steady" }
+                ));
+            }
+        }
+        None => note
+            .push_str(&format!(" {n} rounds, fewer than the window of {}: no window to judge.", rule.window)),
+    }
+    note.push(' ');
+    note.push_str(&reached_words(st, rule));
+    let styles = [
+        Style { color: color(0), dash: None },
+        Style { color: color(3), dash: None },
+        Style { color: color(2), dash: Some("6 3") },
+    ];
+    let svg =
+        Chart { title: &title, x_label: "round", y_label: &shown.axis, log2_x: false, series, band, rules }
+            .render_fitted(&styles);
+    PlotView::new(title, note, vec![svg])
+}
+
+impl Fit {
+    /// The window average and the least-squares line, over the window.
+    fn lines(&self) -> [Series; 2] {
+        let (first, last) = (self.first as f64, self.last as f64);
+        [
+            Series {
+                name: "window average".into(),
+                points: vec![(first, self.average), (last, self.average)],
+            },
+            Series {
+                name: "least-squares line".into(),
+                points: vec![(first, self.at(self.first)), (last, self.at(self.last))],
+            },
+        ]
+    }
+
+    /// The data-excursion limits, dashed at average x (1 ± excursion/2),
+    /// and the slope limits, the band average x (1 ± slope/2).
+    fn limits(&self, excursion: f64, slope: f64) -> Vec<Rule> {
+        vec![
+            Rule::AtY(
+                self.average * (1.0 + excursion / 200.0),
+                format!("{}% of average", pct(100.0 + excursion / 2.0)),
+            ),
+            Rule::AtY(
+                self.average * (1.0 - excursion / 200.0),
+                format!("{}% of average", pct(100.0 - excursion / 2.0)),
+            ),
+            Rule::BandY(
+                self.average * (1.0 - slope / 200.0),
+                self.average * (1.0 + slope / 200.0),
+                format!(
+                    "slope limits: {}% to {}% of average",
+                    pct(100.0 - slope / 2.0),
+                    pct(100.0 + slope / 2.0)
+                ),
+            ),
+        ]
+    }
+
+    /// The window's numbers against the rule's limits, as a PTS report
+    /// gives them: its rounds of `n`, its average, its data excursion and
+    /// its slope excursion, each passing or failing.
+    fn judged(&self, n: u32, (excursion, slope): (f64, f64), shown: &Shown) -> String {
+        let verdict = |ok: bool| if ok { "passes" } else { "fails" };
+        format!(
+            " Measurement window: rounds {}-{} of {n}. Average {}. Data excursion: max - min {}, {}% of the \
+             average, limit {}%: {}. Slope excursion: the least-squares line (slope {} a round) changes by {} \
+             over the window, {}% of the average, limit {}%: {}.",
+            self.first,
+            self.last,
+            shown.words(self.average),
+            shown.words(self.range),
+            thousands(Some(self.percent(self.range)), 1),
+            pct(excursion),
+            verdict(self.within(self.range, excursion)),
+            shown.words(self.slope),
+            shown.words(self.change),
+            thousands(Some(self.percent(self.change)), 1),
+            pct(slope),
+            verdict(self.within(self.change, slope)),
+        )
+    }
 }
 
 /// Each interval's end and the data written by then, in multiples of
