@@ -141,12 +141,10 @@ fn distinct<T: PartialEq>(values: impl IntoIterator<Item = T>) -> Vec<T> {
     out
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: a PTS test's rounds to its matrices, one per metric"
-)]
+/// The rounds cells as matrices: the cells grouped by what they do apart
+/// from the matrices' axes and by the metric their rule tracks, and each
+/// group of two cells or more laid out as one matrix a value.
 fn rounds_matrices(run: &Loaded, pts: &[Point]) -> Vec<Matrix> {
-    let units = run.manifest.plan.conventions.units;
     let cells: Vec<Cell> =
         pts.iter().filter(|p| p.kind == "rounds" && p.error.is_none()).filter_map(|p| cell(run, p)).collect();
     // Groups: what the cells do apart from the axes, and the metric tracked.
@@ -157,122 +155,185 @@ fn rounds_matrices(run: &Loaded, pts: &[Point]) -> Vec<Matrix> {
             None => groups.push((c.rest.clone(), c.metric, vec![c])),
         }
     }
-    let mut out = Vec::new();
-    for (rest, metric, group) in groups {
-        if group.len() < 2 {
-            continue;
-        }
-        let reads = distinct(group.iter().map(|c| c.axes.read));
-        let workers = distinct(group.iter().map(|c| c.axes.workers));
-        let blocks = distinct(group.iter().map(|c| c.axes.block.clone()));
-        let depths = distinct(group.iter().map(|c| c.axes.per_worker));
-        // Rows: read/write mix, else threads; columns: block size, else QD.
-        let (by_threads, by_mix) = (workers.len() > 1, reads.len() > 1 || workers.len() == 1);
-        let (by_depth, by_block) = (depths.len() > 1, blocks.len() > 1 || depths.len() == 1);
-        let row_of = |a: &Axes| {
-            let mut parts = Vec::new();
-            if by_mix {
-                parts.push(mix(a.read));
-            }
-            if by_threads {
-                parts.push(format!("T{}", a.workers));
-            }
-            parts.join(" ")
-        };
-        let col_of = |a: &Axes| {
-            let mut parts = Vec::new();
-            if by_block {
-                parts.push(a.block.clone());
-            }
-            if by_depth {
-                parts.push(format!("Q{}", a.per_worker));
-            }
-            parts.join(" ")
-        };
-        let row_labels = distinct(group.iter().map(|c| row_of(&c.axes)));
-        let col_labels = distinct(group.iter().map(|c| col_of(&c.axes)));
-        let corner = match (by_mix, by_threads) {
-            (true, true) => "R/W mix (% read/% write), threads",
-            (false, true) => "threads",
-            _ => "R/W mix (% read/% write)",
-        };
-        let across = match (by_block, by_depth) {
-            (true, true) => "block size and queue depth a thread",
-            (false, true) => "queue depth a thread",
-            _ => "block size",
-        };
-        let fixed = {
-            let mut f = vec![rest.clone()];
-            if workers.len() == 1 {
-                f.push(format!("{} thread{}", workers[0], if workers[0] == 1 { "" } else { "s" }));
-            }
-            if depths.len() == 1 {
-                f.push(format!("QD {} a thread", depths[0]));
-            }
-            if blocks.len() == 1 && !col_labels.contains(&blocks[0]) {
-                f.push(blocks[0].clone());
-            }
-            f.join(", ")
-        };
-        let values: &[(Value, &str, String)] = &match metric {
-            Metric::Iops => vec![(Value::Iops, "IOPS", "IOPS".to_string())],
-            Metric::Bandwidth => vec![(Value::Rate, "throughput", rate_unit(units).to_string())],
-            Metric::Latency => vec![
-                (Value::MeanLatency, "average response time", "µs".to_string()),
-                (Value::MaxLatency, "maximum response time", "µs".to_string()),
-            ],
-        };
-        let points: Vec<&Point> = group.iter().map(|c| c.point).collect();
-        let state = states(run, &points);
-        for (value, what, unit) in values {
-            let grid: Vec<Vec<Option<f64>>> = row_labels
+    groups
+        .into_iter()
+        .filter(|(_, _, group)| group.len() >= 2)
+        .flat_map(|(rest, metric, group)| group_matrices(run, &rest, metric, &group))
+        .collect()
+}
+
+/// The matrices of one group of rounds cells: one for each value the
+/// metric its rule tracks is shown by (IOPS; throughput; the average and
+/// the maximum response time).
+fn group_matrices(run: &Loaded, rest: &str, metric: Metric, group: &[&Cell]) -> Vec<Matrix> {
+    let units = run.manifest.plan.conventions.units;
+    let layout = Layout::of(rest, group);
+    let values: &[(Value, &str, String)] = &match metric {
+        Metric::Iops => vec![(Value::Iops, "IOPS", "IOPS".to_string())],
+        Metric::Bandwidth => vec![(Value::Rate, "throughput", rate_unit(units).to_string())],
+        Metric::Latency => vec![
+            (Value::MeanLatency, "average response time", "µs".to_string()),
+            (Value::MaxLatency, "maximum response time", "µs".to_string()),
+        ],
+    };
+    let points: Vec<&Point> = group.iter().map(|c| c.point).collect();
+    let state = states(run, &points);
+    values
+        .iter()
+        .map(|(value, what, unit)| {
+            let grid: Vec<Vec<Option<f64>>> = layout
+                .rows
                 .iter()
                 .map(|r| {
-                    col_labels
+                    layout
+                        .columns
                         .iter()
                         .map(|col| {
                             group
                                 .iter()
                                 .rev()
-                                .find(|c| row_of(&c.axes) == *r && col_of(&c.axes) == *col)
+                                .find(|c| layout.row(&c.axes) == *r && layout.column(&c.axes) == *col)
                                 .and_then(|c| value.of(c.point, units))
                         })
                         .collect()
                 })
                 .collect();
-            let title = format!("{}: steady-state window averages, {fixed}", capitalized(what));
-            let svg = crate::svg::GroupedBars {
-                title: &title,
-                y_label: &if what == unit { unit.clone() } else { format!("{what} ({unit})") },
-                groups: col_labels.clone(),
-                series: row_labels
-                    .iter()
-                    .zip(&grid)
-                    .map(|(label, row)| crate::svg::BarSeries {
-                        name: label.clone(),
-                        values: row.clone(),
-                        texts: row.iter().map(|v| thousands(*v, value.decimals())).collect(),
-                    })
-                    .collect(),
-            }
-            .render();
-            out.push(Matrix {
-                title,
-                note: format!(
-                    "Each cell: its {}, averaged over its steady-state window's rounds (over \
-                     the last window checked, where steady state was not reached). Rows: {corner}; columns: \
-                     {across}. Drive state before: {state}.",
-                    if what == unit { what.to_string() } else { format!("{what} in {unit}") }
-                ),
-                corner: format!("{corner} \\ {across}"),
-                columns: col_labels.clone(),
-                rows: shaded(&row_labels, &grid, value.decimals()),
-                unit: unit.clone(),
-                svg: Some(svg),
-            });
+            layout.matrix((what, unit), value.decimals(), &grid, &state)
+        })
+        .collect()
+}
+
+/// How a group of rounds cells is laid out: rows by read/write mix, else
+/// (or also) by threads; columns by block size, else (or also) by queue
+/// depth a thread; the labels of each, and what every cell shares.
+struct Layout {
+    by_mix: bool,
+    by_threads: bool,
+    by_block: bool,
+    by_depth: bool,
+    rows: Vec<String>,
+    columns: Vec<String>,
+    /// What every cell shares: `random, 4 threads, QD 32 a thread`.
+    fixed: String,
+}
+
+impl Layout {
+    /// The layout of `group`, whose cells all do `rest` apart from the axes.
+    fn of(rest: &str, group: &[&Cell]) -> Layout {
+        let reads = distinct(group.iter().map(|c| c.axes.read));
+        let workers = distinct(group.iter().map(|c| c.axes.workers));
+        let blocks = distinct(group.iter().map(|c| c.axes.block.clone()));
+        let depths = distinct(group.iter().map(|c| c.axes.per_worker));
+        let mut layout = Layout {
+            by_mix: reads.len() > 1 || workers.len() == 1,
+            by_threads: workers.len() > 1,
+            by_block: blocks.len() > 1 || depths.len() == 1,
+            by_depth: depths.len() > 1,
+            rows: Vec::new(),
+            columns: Vec::new(),
+            fixed: String::new(),
+        };
+        layout.rows = distinct(group.iter().map(|c| layout.row(&c.axes)));
+        layout.columns = distinct(group.iter().map(|c| layout.column(&c.axes)));
+        let mut fixed = vec![rest.to_string()];
+        if workers.len() == 1 {
+            fixed.push(format!("{} thread{}", workers[0], if workers[0] == 1 { "" } else { "s" }));
+        }
+        if depths.len() == 1 {
+            fixed.push(format!("QD {} a thread", depths[0]));
+        }
+        if blocks.len() == 1 && !layout.columns.contains(&blocks[0]) {
+            fixed.push(blocks[0].clone());
+        }
+        layout.fixed = fixed.join(", ");
+        layout
+    }
+
+    /// A cell's row label: `70/30`, `T4`, `70/30 T4`.
+    fn row(&self, a: &Axes) -> String {
+        let mut parts = Vec::new();
+        if self.by_mix {
+            parts.push(mix(a.read));
+        }
+        if self.by_threads {
+            parts.push(format!("T{}", a.workers));
+        }
+        parts.join(" ")
+    }
+
+    /// A cell's column label: `4KiB`, `Q32`, `4KiB Q32`.
+    fn column(&self, a: &Axes) -> String {
+        let mut parts = Vec::new();
+        if self.by_block {
+            parts.push(a.block.clone());
+        }
+        if self.by_depth {
+            parts.push(format!("Q{}", a.per_worker));
+        }
+        parts.join(" ")
+    }
+
+    /// What the rows are.
+    fn corner(&self) -> &'static str {
+        match (self.by_mix, self.by_threads) {
+            (true, true) => "R/W mix (% read/% write), threads",
+            (false, true) => "threads",
+            _ => "R/W mix (% read/% write)",
         }
     }
-    out
+
+    /// What the columns are.
+    fn across(&self) -> &'static str {
+        match (self.by_block, self.by_depth) {
+            (true, true) => "block size and queue depth a thread",
+            (false, true) => "queue depth a thread",
+            _ => "block size",
+        }
+    }
+
+    /// The matrix of one value (`what`, in `unit`) of the cells, `grid` a
+    /// row of values a row label, with its grouped bar chart and its note
+    /// (`state`: the drive state before the cells' steps).
+    fn matrix(
+        &self,
+        (what, unit): (&str, &str),
+        decimals: usize,
+        grid: &[Vec<Option<f64>>],
+        state: &str,
+    ) -> Matrix {
+        let (corner, across) = (self.corner(), self.across());
+        let title = format!("{}: steady-state window averages, {}", capitalized(what), self.fixed);
+        let svg = crate::svg::GroupedBars {
+            title: &title,
+            y_label: &if what == unit { unit.to_string() } else { format!("{what} ({unit})") },
+            groups: self.columns.clone(),
+            series: self
+                .rows
+                .iter()
+                .zip(grid)
+                .map(|(label, row)| crate::svg::BarSeries {
+                    name: label.clone(),
+                    values: row.clone(),
+                    texts: row.iter().map(|v| thousands(*v, decimals)).collect(),
+                })
+                .collect(),
+        }
+        .render();
+        Matrix {
+            title,
+            note: format!(
+                "Each cell: its {}, averaged over its steady-state window's rounds (over \
+                 the last window checked, where steady state was not reached). Rows: {corner}; columns: \
+                 {across}. Drive state before: {state}.",
+                if what == unit { what.to_string() } else { format!("{what} in {unit}") }
+            ),
+            corner: format!("{corner} \\ {across}"),
+            columns: self.columns.clone(),
+            rows: shaded(&self.rows, grid, decimals),
+            unit: unit.to_string(),
+            svg: Some(svg),
+        }
+    }
 }
 
 fn capitalized(s: &str) -> String {
