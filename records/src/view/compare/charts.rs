@@ -361,126 +361,141 @@ type CurveKey = (String, WorkloadIo, usize);
 /// (matched across runs by phase and workload I/O), each run's line on
 /// the same axes. Lines of one queue depth in every run are left out: the
 /// bar charts show them.
-#[expect(clippy::too_many_lines, reason = "not split yet: the sweep curves of every run, on shared axes")]
 fn curves(runs: &[Loaded], all: &[Vec<Point>]) -> Vec<(String, CurveView)> {
-    let each: Vec<Vec<(CurveKey, CurvePoint)>> = runs
-        .iter()
-        .zip(all)
-        .map(|(run, pts)| {
-            let mut sweeps: BTreeMap<(String, WorkloadIo), Vec<Option<u32>>> = BTreeMap::new();
-            pts.iter()
-                .filter(|p| {
-                    p.kind == "measure"
-                        && p.error.is_none()
-                        && p.open_loop.is_none()
-                        && p.qos.is_none()
-                        && p.job.is_none()
-                })
-                .filter_map(|p| {
-                    let (w, qd) = (p.workload.as_ref()?, p.qd?);
-                    let at = (phase_of(p.phase.as_deref()), w.io());
-                    let seen = sweeps.entry(at.clone()).or_default();
-                    let nth = match seen.iter().position(|s| *s == p.sweep) {
-                        Some(n) => n,
-                        None => {
-                            seen.push(p.sweep);
-                            seen.len() - 1
-                        }
-                    };
-                    let total = run.steps.iter().find(|r| r.index == p.step && r.id == p.id);
-                    let p99_99 = total
-                        .and_then(|r| r.summary.as_ref())
-                        .map(|s| s.total.latency_us.p99_99)
-                        .filter(|v| *v > 0.0);
-                    let latency = [p.mean_latency_us, p.p99_latency_us, p99_99];
-                    Some(((at.0, at.1, nth), CurvePoint { qd: qd.total, point: p, latency }))
-                })
-                .collect()
-        })
-        .collect();
+    let each: Vec<Vec<(CurveKey, CurvePoint)>> =
+        runs.iter().zip(all).map(|(run, pts)| curve_points(run, pts)).collect();
     let baseline = runs[0].manifest.plan.conventions.value;
     by_key(each)
         .into_iter()
         .filter(|(_, lines)| lines.iter().any(|l| distinct_qds(l) > 1))
-        .map(|((phase, _, _), lines)| {
-            // One kind on every line: the baseline's where every point has
-            // it (each keeps its step average beside what it reports).
-            let kind = if lines.iter().flatten().all(|c| c.point.iops_as(baseline).is_some()) {
-                baseline
-            } else {
-                ValueKind::StepAverage
+        .map(|((phase, _, _), lines)| (phase, curve_view(&lines, baseline)))
+        .collect()
+}
+
+/// One run's points of its closed-loop sweeps (measurements that did not
+/// fail, with no rate, QoS search or jobs beside them), each keyed by its
+/// curve, with its p99.99 latency from its step's record.
+fn curve_points<'a>(run: &Loaded, pts: &'a [Point]) -> Vec<(CurveKey, CurvePoint<'a>)> {
+    let mut sweeps: BTreeMap<(String, WorkloadIo), Vec<Option<u32>>> = BTreeMap::new();
+    pts.iter()
+        .filter(|p| {
+            p.kind == "measure"
+                && p.error.is_none()
+                && p.open_loop.is_none()
+                && p.qos.is_none()
+                && p.job.is_none()
+        })
+        .filter_map(|p| {
+            let (w, qd) = (p.workload.as_ref()?, p.qd?);
+            let at = (phase_of(p.phase.as_deref()), w.io());
+            let seen = sweeps.entry(at.clone()).or_default();
+            let nth = match seen.iter().position(|s| *s == p.sweep) {
+                Some(n) => n,
+                None => {
+                    seen.push(p.sweep);
+                    seen.len() - 1
+                }
             };
-            let mut iops = Vec::new();
-            let mut iops_styles = Vec::new();
-            let mut lat = Vec::new();
-            let mut lat_styles = Vec::new();
-            for (r, line) in lines.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
-                let mut by_qd: BTreeMap<u32, Vec<&CurvePoint>> = BTreeMap::new();
-                for c in line {
-                    by_qd.entry(c.qd).or_default().push(c);
-                }
-                let xy = |f: &dyn Fn(&CurvePoint) -> Option<f64>| -> Vec<(f64, f64)> {
-                    by_qd
-                        .iter()
-                        .filter_map(|(qd, cs)| {
-                            Some((*qd as f64, median(cs.iter().filter_map(|c| f(c)).collect())?))
-                        })
-                        .collect()
-                };
-                iops.push(Series { name: letter(r), points: xy(&|c| c.point.iops_as(kind)) });
-                iops_styles.push(style(r));
-                for (k, pc) in PERCENTILES.iter().enumerate() {
-                    let points = xy(&|c| c.latency[k]);
-                    if !points.is_empty() {
-                        lat.push(Series { name: format!("{} {}", letter(r), pc.name), points });
-                        lat_styles.push(Style { color: color(r), dash: pc.dash });
-                    }
-                }
-            }
-            let first = lines.iter().flatten().next().expect("a line of some run").point;
-            let workload = first.workload.as_ref().map_or_else(|| first.label.clone(), |w| w.label());
-            // The phase and workload head the charts on the page: the
-            // titles stay short enough to fit above the plot.
-            let title_iops = format!("IOPS by queue depth ({})", kind.words());
-            let title_lat = "latency by queue depth".to_string();
-            let drawn: Vec<String> = PERCENTILES
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| has_percentile(&lines, *k))
-                .map(|(_, p)| format!("{} {}", p.name, p.drawn))
-                .collect();
-            let note = format!(
-                "Each run's line in its colour; latency {}.{}",
-                drawn.join(", "),
-                lacking(&lines, "such sweep in this phase")
-            );
-            let view = CurveView {
-                title: workload,
-                note,
-                iops_svg: Chart {
-                    title: &title_iops,
-                    x_label: "queue depth (outstanding I/Os)",
-                    y_label: &format!("IOPS ({})", kind_short(kind)),
-                    log2_x: true,
-                    series: iops,
-                    band: None,
-                    rules: Vec::new(),
-                }
-                .render_styled(&iops_styles),
-                latency_svg: Chart {
-                    title: &title_lat,
-                    x_label: "queue depth (outstanding I/Os)",
-                    y_label: "latency (µs)",
-                    log2_x: true,
-                    series: lat,
-                    band: None,
-                    rules: Vec::new(),
-                }
-                .render_styled(&lat_styles),
-            };
-            (phase, view)
+            let total = run.steps.iter().find(|r| r.index == p.step && r.id == p.id);
+            let p99_99 = total
+                .and_then(|r| r.summary.as_ref())
+                .map(|s| s.total.latency_us.p99_99)
+                .filter(|v| *v > 0.0);
+            let latency = [p.mean_latency_us, p.p99_latency_us, p99_99];
+            Some(((at.0, at.1, nth), CurvePoint { qd: qd.total, point: p, latency }))
         })
         .collect()
+}
+
+/// The chart pair of one curve, a line a run: IOPS by QD of one value
+/// kind (the baseline's where every point has it, else the step average),
+/// and latency percentiles by QD.
+fn curve_view(lines: &[Vec<CurvePoint>], baseline: ValueKind) -> CurveView {
+    // One kind on every line: the baseline's where every point has it
+    // (each keeps its step average beside what it reports).
+    let kind = if lines.iter().flatten().all(|c| c.point.iops_as(baseline).is_some()) {
+        baseline
+    } else {
+        ValueKind::StepAverage
+    };
+    let (iops, iops_styles, lat, lat_styles) = curve_series(lines, kind);
+    let first = lines.iter().flatten().next().expect("a line of some run").point;
+    let workload = first.workload.as_ref().map_or_else(|| first.label.clone(), |w| w.label());
+    // The phase and workload head the charts on the page: the titles stay
+    // short enough to fit above the plot.
+    let title_iops = format!("IOPS by queue depth ({})", kind.words());
+    let title_lat = "latency by queue depth".to_string();
+    let drawn: Vec<String> = PERCENTILES
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| has_percentile(lines, *k))
+        .map(|(_, p)| format!("{} {}", p.name, p.drawn))
+        .collect();
+    let note = format!(
+        "Each run's line in its colour; latency {}.{}",
+        drawn.join(", "),
+        lacking(lines, "such sweep in this phase")
+    );
+    CurveView {
+        title: workload,
+        note,
+        iops_svg: Chart {
+            title: &title_iops,
+            x_label: "queue depth (outstanding I/Os)",
+            y_label: &format!("IOPS ({})", kind_short(kind)),
+            log2_x: true,
+            series: iops,
+            band: None,
+            rules: Vec::new(),
+        }
+        .render_styled(&iops_styles),
+        latency_svg: Chart {
+            title: &title_lat,
+            x_label: "queue depth (outstanding I/Os)",
+            y_label: "latency (µs)",
+            log2_x: true,
+            series: lat,
+            band: None,
+            rules: Vec::new(),
+        }
+        .render_styled(&lat_styles),
+    }
+}
+
+/// Each run's lines of a curve, with their styles: its IOPS of `kind` (a
+/// line a run, in its colour) and its latency percentiles (a line a
+/// percentile it has, in its colour, dashed as [`PERCENTILES`]). A value
+/// at a QD that several of a run's steps measured is their median.
+fn curve_series(
+    lines: &[Vec<CurvePoint>],
+    kind: ValueKind,
+) -> (Vec<Series>, Vec<Style>, Vec<Series>, Vec<Style>) {
+    let mut iops = Vec::new();
+    let mut iops_styles = Vec::new();
+    let mut lat = Vec::new();
+    let mut lat_styles = Vec::new();
+    for (r, line) in lines.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+        let mut by_qd: BTreeMap<u32, Vec<&CurvePoint>> = BTreeMap::new();
+        for c in line {
+            by_qd.entry(c.qd).or_default().push(c);
+        }
+        let xy = |f: &dyn Fn(&CurvePoint) -> Option<f64>| -> Vec<(f64, f64)> {
+            by_qd
+                .iter()
+                .filter_map(|(qd, cs)| Some((*qd as f64, median(cs.iter().filter_map(|c| f(c)).collect())?)))
+                .collect()
+        };
+        iops.push(Series { name: letter(r), points: xy(&|c| c.point.iops_as(kind)) });
+        iops_styles.push(style(r));
+        for (k, pc) in PERCENTILES.iter().enumerate() {
+            let points = xy(&|c| c.latency[k]);
+            if !points.is_empty() {
+                lat.push(Series { name: format!("{} {}", letter(r), pc.name), points });
+                lat_styles.push(Style { color: color(r), dash: pc.dash });
+            }
+        }
+    }
+    (iops, iops_styles, lat, lat_styles)
 }
 
 fn distinct_qds(line: &[CurvePoint]) -> usize {
