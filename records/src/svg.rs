@@ -157,18 +157,37 @@ impl Chart<'_> {
         self.draw(styles, true)
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "not split yet: one chart drawn in one pass, axes, grid, series and legend"
-    )]
     fn draw(&self, styles: &[Style], fitted: bool) -> String {
+        let f = self.frame(fitted);
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img"><title>{}</title>"##,
+            escape(self.title)
+        );
+        let _ = write!(s, r##"<text x="{LEFT}" y="20" class="title">{}</text>"##, escape(self.title));
+        self.bands(&mut s, &f);
+        // Grid and y ticks.
+        y_grid(&mut s, LEFT, f.pw, (f.y0, f.ymax, f.ystep), |y| f.py(y));
+        self.x_ticks(&mut s, &f);
+        self.axes(&mut s, &f);
+        self.rules(&mut s, &f);
+        self.lines(&mut s, &f, styles);
+        s.push_str("</svg>");
+        s
+    }
+
+    /// Where the chart's values go: x from the points, the band and the
+    /// rules up at an x; y from zero (fitted: from a tick under the lowest
+    /// point or rule) to a tick over the highest.
+    fn frame(&self, fitted: bool) -> Frame {
         let all: Vec<(f64, f64)> = self
             .series
             .iter()
             .flat_map(|s| s.points.iter().copied())
             .filter(|(x, y)| x.is_finite() && y.is_finite())
             .collect();
-        let tx = |x: f64| if self.log2_x { x.max(1e-9).log2() } else { x };
+        let tx = |x: f64| tx(self.log2_x, x);
         let (mut x0, mut x1) =
             all.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(tx(p.0)), b.max(tx(p.0))));
         if let Some((a, b, _)) = &self.band {
@@ -208,18 +227,16 @@ impl Chart<'_> {
             (0.0, nice_step(ymax_data, 5.0))
         };
         let ymax = ((ymax_data / ystep).ceil() * ystep).max(y0 + ystep);
-        let pw = W - LEFT - RIGHT;
-        let ph = H - TOP - BOTTOM;
-        let px = |x: f64| LEFT + (tx(x) - x0) / (x1 - x0) * pw;
-        let py = |y: f64| TOP + ph - (y - y0) / (ymax - y0) * ph;
+        Frame { log2_x: self.log2_x, x0, x1, y0, ymax, ystep, pw: W - LEFT - RIGHT, ph: H - TOP - BOTTOM }
+    }
 
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img"><title>{}</title>"##,
-            escape(self.title)
-        );
-        let _ = write!(s, r##"<text x="{LEFT}" y="20" class="title">{}</text>"##, escape(self.title));
+    /// The shaded band of x and the shaded ranges of y, under the rest.
+    fn bands(&self, s: &mut String, f: &Frame) {
+        let pw = f.pw;
+        let ph = f.ph;
+        let px = |x: f64| f.px(x);
+        let py = |y: f64| f.py(y);
+        let y0 = f.y0;
         if let Some((a, b, label)) = &self.band {
             let (xa, xb) = (px(*a), px(*b));
             let _ = write!(
@@ -247,9 +264,15 @@ impl Chart<'_> {
                 );
             }
         }
-        // Grid and y ticks.
-        y_grid(&mut s, LEFT, pw, (y0, ymax, ystep), py);
-        // x ticks.
+    }
+
+    /// The x ticks: at the powers of two on a log2 axis, else at a nice
+    /// step.
+    fn x_ticks(&self, s: &mut String, f: &Frame) {
+        let ph = f.ph;
+        let px = |x: f64| f.px(x);
+        let tx = |x: f64| f.tx(x);
+        let (x0, x1) = (f.x0, f.x1);
         let ticks: Vec<f64> = if self.log2_x {
             (x0.floor() as i32..=x1.ceil() as i32)
                 .map(|e| 2f64.powi(e))
@@ -276,6 +299,12 @@ impl Chart<'_> {
                 tick_label(t)
             );
         }
+    }
+
+    /// The plot's frame and the axes' labels.
+    fn axes(&self, s: &mut String, f: &Frame) {
+        let pw = f.pw;
+        let ph = f.ph;
         let _ = write!(
             s,
             r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#555"/><text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">{}</text><text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle" class="axis">{}</text>"##,
@@ -285,6 +314,14 @@ impl Chart<'_> {
             TOP + ph / 2.0,
             escape(self.y_label)
         );
+    }
+
+    /// The dashed rules at a y (a limit) or an x (a value found), labelled.
+    fn rules(&self, s: &mut String, f: &Frame) {
+        let pw = f.pw;
+        let ph = f.ph;
+        let px = |x: f64| f.px(x);
+        let py = |y: f64| f.py(y);
         for r in &self.rules {
             match r {
                 Rule::AtY(y, label) if y.is_finite() => {
@@ -312,6 +349,15 @@ impl Chart<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// Each series' line (its points marked where there are few) and its
+    /// legend row, in its style where given.
+    fn lines(&self, s: &mut String, f: &Frame, styles: &[Style]) {
+        let pw = f.pw;
+        let ph = f.ph;
+        let px = |x: f64| f.px(x);
+        let py = |y: f64| f.py(y);
         for (i, series) in self.series.iter().enumerate() {
             let color = styles.get(i).map_or(COLORS[i % COLORS.len()], |st| st.color);
             let dash = styles
@@ -361,8 +407,41 @@ impl Chart<'_> {
                 escape(&series.name)
             );
         }
-        s.push_str("</svg>");
-        s
+    }
+}
+
+/// Where a chart's values go: x from `x0` to `x1` on the axis's own scale
+/// (log2 for queue depths), y from `y0` to `ymax` with a tick each
+/// `ystep`, in a plot `pw` x `ph` at (`LEFT`, `TOP`).
+struct Frame {
+    log2_x: bool,
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    ymax: f64,
+    ystep: f64,
+    pw: f64,
+    ph: f64,
+}
+
+/// `x` on the x axis's own scale.
+fn tx(log2_x: bool, x: f64) -> f64 {
+    if log2_x { x.max(1e-9).log2() } else { x }
+}
+
+impl Frame {
+    fn tx(&self, x: f64) -> f64 {
+        tx(self.log2_x, x)
+    }
+
+    /// Where `x` is across the chart.
+    fn px(&self, x: f64) -> f64 {
+        LEFT + (self.tx(x) - self.x0) / (self.x1 - self.x0) * self.pw
+    }
+
+    /// Where `y` is down the chart.
+    fn py(&self, y: f64) -> f64 {
+        TOP + self.ph - (y - self.y0) / (self.ymax - self.y0) * self.ph
     }
 }
 
