@@ -11,20 +11,47 @@ use crate::record::Status;
 use crate::units::human;
 
 /// `Platform`, `Device`, `Setup`, `Test parameters`: what the SNIA PTS
-/// report header shows, from the manifest.
-#[expect(
-    clippy::too_many_lines,
-    reason = "one row per field of the SNIA PTS report header, in the order the specification lists them"
-)]
+/// report header shows, from the manifest, each table a row a field in
+/// the order the specification lists them (a run on many hosts: `Hosts`
+/// after `Platform`, and `Device` only where it names a target).
 pub fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
-    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+    let mut sections = vec![("Platform".to_string(), platform(m))];
+    let hosts = super::hosts::header_rows(m);
+    // A run on many hosts names each host's target there, and may have
+    // no target here.
+    let device = device(m);
+    let devices = !device.is_empty() || hosts.is_empty();
+    if !hosts.is_empty() {
+        sections.push(("Hosts".into(), hosts));
+    }
+    if devices {
+        sections.push(("Device".into(), device));
+    }
+    sections.extend([("Setup".to_string(), setup(m)), ("Test parameters".into(), test_parameters(m))]);
+    sections
+}
+
+/// `unknown` for a field the host did not tell.
+fn or_unknown(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "unknown".into())
+}
+
+/// The machine methodic ran on: host, CPU, memory, kernel, OS, its power
+/// settings where recorded, and the host ceiling.
+fn platform(m: &Manifest) -> Vec<(String, String)> {
     let h = &m.host;
     let mut platform = vec![
-        ("host".to_string(), opt(&h.hostname)),
-        ("CPU".into(), format!("{} ({} CPUs online, {} allowed)", opt(&h.cpu_model), h.cpus, h.cpus_allowed)),
+        ("host".to_string(), or_unknown(&h.hostname)),
+        (
+            "CPU".into(),
+            format!("{} ({} CPUs online, {} allowed)", or_unknown(&h.cpu_model), h.cpus, h.cpus_allowed),
+        ),
         ("memory".into(), human(h.memory_bytes)),
-        ("kernel".into(), format!("Linux {} {}", opt(&h.kernel), h.kernel_build.as_deref().unwrap_or(""))),
-        ("OS".into(), opt(&h.os)),
+        (
+            "kernel".into(),
+            format!("Linux {} {}", or_unknown(&h.kernel), h.kernel_build.as_deref().unwrap_or("")),
+        ),
+        ("OS".into(), or_unknown(&h.os)),
         ("architecture".into(), h.arch.clone()),
     ];
     if let Some(v) = &h.virtualization {
@@ -37,6 +64,12 @@ pub fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
         platform.push(("C-states".into(), p.cstate_words()));
     }
     platform.extend(ceiling_rows(m));
+    platform
+}
+
+/// Each target: its path, capacity, block sizes and what its identity
+/// says (model, serial, firmware, ..., its file system).
+fn device(m: &Manifest) -> Vec<(String, String)> {
     let mut device = Vec::new();
     for (i, t) in m.targets.iter().enumerate() {
         let n = if m.targets.len() > 1 { format!(" {}", i + 1) } else { String::new() };
@@ -72,8 +105,13 @@ pub fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
             ));
         }
     }
+    device
+}
+
+/// How the run was made: methodology, hashes, tool, engine, status, seed.
+fn setup(m: &Manifest) -> Vec<(String, String)> {
     let e = &m.engine;
-    let setup = vec![
+    vec![
         (
             "methodology".to_string(),
             format!(
@@ -110,10 +148,15 @@ pub fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
         ),
         ("run".into(), format!("{}: started {}, {:.1}s", status_word(m.status), m.started, m.seconds)),
         ("seed".into(), m.seed.to_string()),
-    ];
+    ]
+}
+
+/// The plan's conventions and target: units, queue depth counting, value,
+/// span, workers and devices, I/O, data pattern, and the steps.
+fn test_parameters(m: &Manifest) -> Vec<(String, String)> {
     let c = &m.plan.conventions;
     let t = &m.plan.target;
-    let params = vec![
+    vec![
         (
             "units".to_string(),
             match c.units {
@@ -147,20 +190,7 @@ pub fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
                 m.steps.iter().filter(|s| s.seconds.is_some()).count()
             ),
         ),
-    ];
-    let mut sections = vec![("Platform".to_string(), platform)];
-    let hosts = super::hosts::header_rows(m);
-    // A run on many hosts names each host's target there, and may have
-    // no target here.
-    let devices = !device.is_empty() || hosts.is_empty();
-    if !hosts.is_empty() {
-        sections.push(("Hosts".into(), hosts));
-    }
-    if devices {
-        sections.push(("Device".into(), device));
-    }
-    sections.extend([("Setup".to_string(), setup), ("Test parameters".into(), params)]);
-    sections
+    ]
 }
 
 /// `the run failed`, for the line that says not everything is shown.
