@@ -26,56 +26,71 @@ fn diff(field: &str, j: usize, a: String, b: String, sentence: String) -> Differ
     }
 }
 
-/// Differences in what the two runs ran on and with.
-#[expect(
-    clippy::too_many_lines,
-    reason = "one comparison per manifest field two runs can differ in, in the order the manifest lists them"
-)]
+/// Differences in what the two runs ran on and with: how each was run,
+/// on what machine and targets (or hosts), with what engine and tool, the
+/// host ceilings both measured, and what their plans changed.
 pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     let (ma, mb) = (&a.manifest, &b.manifest);
+    let mut out = how_run(ma, mb, j);
+    // A run on many hosts ran its I/O there, not on the machine methodic
+    // ran on (`host`) nor on `targets`: its hosts are compared instead, and
+    // the checks of this machine and its targets are left out.
+    if ma.hosts.is_empty() && mb.hosts.is_empty() {
+        out.extend(machine_differences(ma, mb, j));
+        out.extend(target_differences(ma, mb, j));
+    }
+    out.extend(host_differences(ma, mb, j));
+    out.extend(engine_differences(ma, mb, j));
+    out.extend(ceiling_difference(ma, mb, j));
+    out.extend(plan_changes(ma, mb));
     let l = letter(j);
-    let mut out = Vec::new();
-    let mut plan_changes = Vec::new();
-    let mut check = |field: &str, va: String, vb: String, why: &str| {
+    for d in &mut out {
+        d.runs = format!("A vs {l}");
+    }
+    out
+}
+
+/// The differences of run `j` from A, a field at a time: each field whose
+/// values differ, with what that does to the numbers.
+struct Found {
+    j: usize,
+    out: Vec<Difference>,
+}
+
+impl Found {
+    fn new(j: usize) -> Found {
+        Found { j, out: Vec::new() }
+    }
+
+    fn check(&mut self, field: &str, va: String, vb: String, why: &str) {
         if va != vb {
-            out.push(diff(field, j, va, vb, why.to_string()));
+            self.out.push(diff(field, self.j, va, vb, why.to_string()));
         }
-    };
-    check(
+    }
+}
+
+/// How each run was run: a rehearsal or not, its status, its methodology
+/// and plan, and its conventions (units, value kind).
+fn how_run(ma: &Manifest, mb: &Manifest, j: usize) -> Vec<Difference> {
+    let mut found = Found::new(j);
+    found.check(
         "rehearsal",
         rehearsal_word(ma.rehearsal),
         rehearsal_word(mb.rehearsal),
         "a rehearsal scales sizes and times down on a scratch file: its numbers are not measurements and compare with nothing",
     );
-    check(
+    found.check(
         "run status",
         status_name(ma.status).to_string(),
         status_name(mb.status).to_string(),
         "a run that did not complete lacks its later steps, and its last step may have been cut short",
     );
-    check(
+    found.check(
         "methodology",
         format!("{} {}", ma.methodology.name, ma.methodology.version),
         format!("{} {}", mb.methodology.name, mb.methodology.version),
         "the runs followed different methodologies; the step differences below say where they part",
     );
-    // What the plans changed, as `methodic diff` says it (presentation
-    // aside: it moves no number).
-    if ma.methodology.plan_hash != mb.methodology.plan_hash {
-        for c in methodic_compiler::diff::diff(&ma.plan, &mb.plan).changes {
-            if c.class == methodic_compiler::diff::Class::PresentationOnly {
-                continue;
-            }
-            plan_changes.push(Difference {
-                field: format!("plan: {}", c.what),
-                runs: String::new(),
-                scope: format!("{}: {}", c.class.word(), c.affected),
-                a: c.old,
-                b: c.new,
-                sentence: c.reason,
-            });
-        }
-    }
     // Equal plans written in another spelling (results from before the
     // plan's enums took the language's words) hash apart: the plans decide.
     if ma.methodology.plan_hash != mb.methodology.plan_hash
@@ -83,7 +98,7 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
         && ma.methodology.name == mb.methodology.name
         && ma.methodology.version == mb.methodology.version
     {
-        check(
+        found.check(
             "plan",
             ma.methodology.plan_hash.clone(),
             mb.methodology.plan_hash.clone(),
@@ -97,13 +112,13 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
         Units::Decimal => "decimal (MB)".to_string(),
         Units::Binary => "binary (MiB)".to_string(),
     };
-    check(
+    found.check(
         "units",
         units(ca.units),
         units(cb.units),
         "MB/s (10^6) and MiB/s (2^20) differ by 4.9%: the rates compared above are all in A's units",
     );
-    check(
+    found.check(
         "value kind",
         ca.value.words().to_string(),
         cb.value.words().to_string(),
@@ -111,37 +126,33 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
          compare one kind on both sides where both runs have it, as their values line says; each run's own \
          report shows its convention's value",
     );
-    // A run on many hosts ran its I/O there, not on the machine methodic
-    // ran on (`host`) nor on `targets`: its hosts are compared instead, and
-    // the checks of this machine and its targets (through this `check`,
-    // which calls the one above) are left out.
-    let on_hosts = !ma.hosts.is_empty() || !mb.hosts.is_empty();
-    let ha = &ma.host;
-    let hb = &mb.host;
-    let mut check = |field: &str, va: String, vb: String, why: &str| {
-        if !on_hosts {
-            check(field, va, vb, why);
-        }
-    };
-    check(
+    found.out
+}
+
+/// The machine each run ran on: its CPU, memory, kernel and name, and its
+/// power settings where both runs recorded them.
+fn machine_differences(ma: &Manifest, mb: &Manifest, j: usize) -> Vec<Difference> {
+    let mut found = Found::new(j);
+    let (ha, hb) = (&ma.host, &mb.host);
+    found.check(
         "host CPU",
         format!("{} x{}", ha.cpu_model.clone().unwrap_or_default(), ha.cpus),
         format!("{} x{}", hb.cpu_model.clone().unwrap_or_default(), hb.cpus),
         "the host's CPU sets how many IOPS one core can submit and complete: at high IOPS it can be the limit",
     );
-    check(
+    found.check(
         "host memory",
         human(ha.memory_bytes),
         human(hb.memory_bytes),
         "with more RAM the page cache holds more: buffered tests and copies can read from memory instead of the drive",
     );
-    check(
+    found.check(
         "kernel",
         ha.kernel.clone().unwrap_or_default(),
         hb.kernel.clone().unwrap_or_default(),
         "kernels differ in their block layer, schedulers and io_uring: latency and IOPS at high QD move with them",
     );
-    check(
+    found.check(
         "host",
         ha.hostname.clone().unwrap_or_default(),
         hb.hostname.clone().unwrap_or_default(),
@@ -150,20 +161,20 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
     // Power settings: only where both runs recorded them (older results
     // did not), a machine that does not expose one saying so.
     if let (Some(pa), Some(pb)) = (&ha.power, &hb.power) {
-        check(
+        found.check(
             "CPU frequency governor",
             pa.governor_words(),
             pb.governor_words(),
             "powersave and schedutil lower the clock between I/Os: latency at low queue depth rises",
         );
-        check(
+        found.check(
             "turbo",
             pa.turbo_words(),
             pb.turbo_words(),
             "turbo raises the clock of a busy core: at low queue depth each I/O's host time shrinks, and the gain \
              shrinks as the chip warms",
         );
-        check(
+        found.check(
             "C-states",
             pa.cstate_words(),
             pb.cstate_words(),
@@ -171,7 +182,14 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
              trades power for latency",
         );
     }
-    check(
+    found.out
+}
+
+/// How many targets each run used, and each pair of targets in order: its
+/// kind, model, firmware, capacity, write cache, scheduler, file system.
+fn target_differences(ma: &Manifest, mb: &Manifest, j: usize) -> Vec<Difference> {
+    let mut found = Found::new(j);
+    found.check(
         "targets",
         ma.targets.len().to_string(),
         mb.targets.len().to_string(),
@@ -181,37 +199,37 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
         let (ia, ib) = (&ta.identity, &tb.identity);
         let s = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         let kind = |t: &TargetInfo| t.kind.words().to_string();
-        check(
+        found.check(
             "target kind",
             kind(ta),
             kind(tb),
             "a file goes through a file system, a block device does not: allocation and metadata work add to each I/O",
         );
-        check(
+        found.check(
             "device model",
             s(&ia.model),
             s(&ib.model),
             "different drive models: this is the comparison itself, not a flaw, if nothing else differs",
         );
-        check(
+        found.check(
             "firmware",
             s(&ia.firmware),
             s(&ib.firmware),
             "firmware changes garbage collection, caching and power states: the same model can measure differently",
         );
-        check(
+        found.check(
             "capacity",
             human(ta.capacity),
             human(tb.capacity),
             "larger drives of one family have more dies to spread I/O over and a larger cache: they are usually faster",
         );
-        check(
+        found.check(
             "write cache",
             s(&ia.write_cache),
             s(&ib.write_cache),
             "a write-back cache acknowledges writes before they are on flash: write latency drops",
         );
-        check(
+        found.check(
             "I/O scheduler",
             s(&ia.scheduler),
             s(&ib.scheduler),
@@ -220,48 +238,66 @@ pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Differenc
         let fs = |t: &TargetInfo| {
             t.identity.file_system.as_ref().map_or("-".into(), |f| format!("{} ({})", f.fs_type, f.options))
         };
-        check(
+        found.check(
             "file system",
             fs(ta),
             fs(tb),
             "file systems and their mount options change how I/O reaches the device (journaling, discard, atime)",
         );
     }
-    out.extend(host_differences(ma, mb, j));
-    let mut check = |field: &str, va: String, vb: String, why: &str| {
-        if va != vb {
-            out.push(diff(field, j, va, vb, why.to_string()));
-        }
-    };
+    found.out
+}
+
+/// What submitted the I/O: the engine, CPU pinning, latency recording and
+/// methodic's own build.
+fn engine_differences(ma: &Manifest, mb: &Manifest, j: usize) -> Vec<Difference> {
+    let mut found = Found::new(j);
     let (ea, eb) = (&ma.engine, &mb.engine);
-    check(
+    found.check(
         "engine",
         engine_word(ea),
         engine_word(eb),
         "the engine that submits I/O sets the host's overhead a request; at QD1 it is part of the latency",
     );
-    check(
+    found.check(
         "CPU pinning",
         if ea.pinned { "pinned" } else { "not pinned" }.to_string(),
         if eb.pinned { "pinned" } else { "not pinned" }.to_string(),
         "pinned workers keep their caches and avoid migrations: latency is steadier and often lower",
     );
-    check(
+    found.check(
         "latency recording",
         ea.latency_recorded.to_string(),
         eb.latency_recorded.to_string(),
         "recording latencies costs a clock read an I/O",
     );
-    check(
+    found.check(
         "tool",
         format!("{} {}", ma.tool.version, ma.tool.git_revision.clone().unwrap_or_default()),
         format!("{} {}", mb.tool.version, mb.tool.git_revision.clone().unwrap_or_default()),
         "different methodic builds; the engine's own speed may differ",
     );
-    out.extend(ceiling_difference(ma, mb, j));
-    out.extend(plan_changes);
-    for d in &mut out {
-        d.runs = format!("A vs {l}");
+    found.out
+}
+
+/// What the plans changed, as `methodic diff` says it (presentation aside:
+/// it moves no number), when their hashes differ.
+fn plan_changes(ma: &Manifest, mb: &Manifest) -> Vec<Difference> {
+    let mut out = Vec::new();
+    if ma.methodology.plan_hash != mb.methodology.plan_hash {
+        for c in methodic_compiler::diff::diff(&ma.plan, &mb.plan).changes {
+            if c.class == methodic_compiler::diff::Class::PresentationOnly {
+                continue;
+            }
+            out.push(Difference {
+                field: format!("plan: {}", c.what),
+                runs: String::new(),
+                scope: format!("{}: {}", c.class.word(), c.affected),
+                a: c.old,
+                b: c.new,
+                sentence: c.reason,
+            });
+        }
     }
     out
 }
