@@ -6,8 +6,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-/// Something two compared runs differ in that can explain a gap between
-/// their numbers.
+// No doc comment: the published schema (docs/schema/compare.schema.json)
+// takes a type's doc comment as its description, and has none for this.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Difference {
     /// `span`, `drive state`, `firmware`, ...
