@@ -222,24 +222,25 @@ pub fn points(run: &Loaded) -> Vec<Point> {
     let mut out = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
-        let at = StepAt { r, step, keys: IoKey::of_step(step), convention };
+        let rec = Record { r, step, keys: IoKey::of_step(step), convention };
         match &step.action {
-            Action::Together { jobs, .. } => out.extend(together_points(&at, jobs)),
+            Action::Together { jobs, .. } => out.extend(together_points(&rec, jobs)),
             Action::Measure { workload, qd, .. }
             | Action::Fill { workload, qd, .. }
             | Action::Precondition { workload, qd, .. } => {
-                out.extend(r.summary.as_ref().map(|s| one_io_point(&at, workload, qd, None, s)));
+                out.extend(r.summary.as_ref().map(|s| one_io_point(&rec, workload, qd, None, s)));
             }
             Action::Qos(q) => {
-                out.extend(r.summary.as_ref().map(|s| one_io_point(&at, &q.workload, &q.qd, Some(q), s)));
+                out.extend(r.summary.as_ref().map(|s| one_io_point(&rec, &q.workload, &q.qd, Some(q), s)));
             }
             Action::Rounds { cells, .. } => {
                 if let Some(results) = &r.cells {
-                    out.extend(rounds_points(&at, cells, results));
+                    out.extend(rounds_points(&rec, cells, results));
                 }
             }
-            Action::Copy { dataset } => out.extend(r.copy.as_ref().map(|c| copy_point(&at, dataset, c))),
-            // Steps that measure nothing.
+            Action::Copy { dataset } => out.extend(r.copy.as_ref().map(|c| copy_point(&rec, dataset, c))),
+            // No point: the step measures nothing, or (a probe) what it
+            // measures is drawn on its own (`view::report::charts`).
             Action::Erase { .. }
             | Action::DropCaches
             | Action::Idle { .. }
@@ -253,14 +254,14 @@ pub fn points(run: &Loaded) -> Vec<Point> {
 /// A step's record and what its points are made with: its plan step, what
 /// each of its parts did (`IoKey::of_step`: a job or cell each, else one)
 /// and the run's value convention.
-struct StepAt<'a> {
+struct Record<'a> {
     r: &'a StepResult,
     step: &'a Step,
     keys: Vec<IoKey>,
     convention: ValueKind,
 }
 
-impl StepAt<'_> {
+impl Record<'_> {
     /// A point of the step that did `io`, named `label`, with none of its
     /// numbers yet.
     fn base(
@@ -335,14 +336,14 @@ impl StepAt<'_> {
 
 /// A point a job of a `together` step, of the jobs its record has: named
 /// with the jobs beside it, its step average (a job keeps no peak).
-fn together_points(at: &StepAt, jobs: &[Job]) -> Vec<Point> {
-    let (r, keys) = (at.r, &at.keys);
+fn together_points(rec: &Record, jobs: &[Job]) -> Vec<Point> {
+    let (r, keys) = (rec.r, &rec.keys);
     let mut out = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
         let Some(jr) = r.jobs.iter().find(|j| j.name == job.name) else { continue };
         let with: Vec<String> = jobs.iter().filter(|j| j.name != job.name).map(|j| j.name.clone()).collect();
         let rate = jr.io.rate.as_ref().map_or(String::new(), |o| format!(" at {}", asked_words(o)));
-        let mut p = at.base(
+        let mut p = rec.base(
             "together",
             &keys[i],
             Some(&job.workload),
@@ -360,17 +361,17 @@ fn together_points(at: &StepAt, jobs: &[Job]) -> Vec<Point> {
         beside.sort();
         p.beside = beside;
         p.job = Some(JobPoint { name: job.name.clone(), device: jr.device.clone(), with });
-        p.spread = at.spread_of(Some(&job.name), None);
-        p.bursts = at.bursts_of(Some(&job.name));
+        p.spread = rec.spread_of(Some(&job.name), None);
+        p.bursts = rec.bursts_of(Some(&job.name));
         let s = &jr.summary;
         p.average_iops = Some(s.total.iops);
         p.average_mb_s = s.total.mb_s;
         p.average_mib_s = s.total.mib_s;
-        if at.convention == ValueKind::Peak {
+        if rec.convention == ValueKind::Peak {
             add_note(&mut p, "a job keeps no peak of its own: its step average".into());
         }
         open_loop(&mut p, jr.io.rate.as_ref());
-        headline(&mut p, at.convention);
+        headline(&mut p, rec.convention);
         latencies(&mut p, s);
         out.push(p);
     }
@@ -381,8 +382,8 @@ fn together_points(at: &StepAt, jobs: &[Job]) -> Vec<Point> {
 /// measure, fill, precondition, or a QoS search: its probe at the rate
 /// found), from its summary: its average, its peak, a precondition's
 /// steady-state window, an open-loop rate or the QoS search.
-fn one_io_point(at: &StepAt, workload: &Workload, qd: &Qd, qos: Option<&Qos>, s: &Summary) -> Point {
-    let (r, convention) = (at.r, at.convention);
+fn one_io_point(rec: &Record, workload: &Workload, qd: &Qd, qos: Option<&Qos>, s: &Summary) -> Point {
+    let (r, convention) = (rec.r, rec.convention);
     let mut label = format!("{} QD {}", workload.name, qd.total);
     let rate = r.io.as_ref().and_then(|io| io.rate.as_ref());
     if let Some(q) = qos {
@@ -390,10 +391,10 @@ fn one_io_point(at: &StepAt, workload: &Workload, qd: &Qd, qos: Option<&Qos>, s:
     } else if let Some(o) = rate {
         label.push_str(&format!(" at {}", asked_words(o)));
     }
-    let mut p = at.base(&r.kind, &at.keys[0], Some(workload), Some(qd), label);
-    p.spread = at.spread_of(None, None);
-    p.bursts = at.bursts_of(None);
-    p.hosts = at.hosts_of(None);
+    let mut p = rec.base(&r.kind, &rec.keys[0], Some(workload), Some(qd), label);
+    p.spread = rec.spread_of(None, None);
+    p.bursts = rec.bursts_of(None);
+    p.hosts = rec.hosts_of(None);
     p.average_iops = Some(s.total.iops);
     p.average_mb_s = s.total.mb_s;
     p.average_mib_s = s.total.mib_s;
@@ -406,7 +407,7 @@ fn one_io_point(at: &StepAt, workload: &Workload, qd: &Qd, qos: Option<&Qos>, s:
     // A precondition until steady: its last window, of the metric its rule
     // tracks.
     let until_steady =
-        matches!(at.step.action, Action::Precondition { stop: PreconditionStop::Steady { .. }, .. });
+        matches!(rec.step.action, Action::Precondition { stop: PreconditionStop::Steady { .. }, .. });
     if let Some(st) = r.steady.as_ref().filter(|_| until_steady) {
         steady_window(&mut p, st, convention);
     }
@@ -463,8 +464,8 @@ fn steady_window(p: &mut Point, st: &SteadyResult, convention: ValueKind) {
 /// A point a measurement of a rounds step, of the cells its record has:
 /// its window's average (the steady-state value too), its best round, and
 /// the window's latencies.
-fn rounds_points(at: &StepAt, cells: &[Cell], results: &[CellResult]) -> Vec<Point> {
-    let convention = at.convention;
+fn rounds_points(rec: &Record, cells: &[Cell], results: &[CellResult]) -> Vec<Point> {
+    let convention = rec.convention;
     let mut out = Vec::new();
     for c in results {
         let Some(i) =
@@ -479,15 +480,15 @@ fn rounds_points(at: &StepAt, cells: &[Cell], results: &[CellResult]) -> Vec<Poi
             continue;
         };
         let cell = &cells[i];
-        let mut p = at.base(
+        let mut p = rec.base(
             "rounds",
-            &at.keys[i],
+            &rec.keys[i],
             Some(&cell.workload),
             Some(&cell.qd),
             format!("{} QD {}", c.workload, c.qd),
         );
-        p.spread = at.spread_of(None, Some(i as u32 + 1));
-        p.hosts = at.hosts_of(Some(i as u32 + 1));
+        p.spread = rec.spread_of(None, Some(i as u32 + 1));
+        p.hosts = rec.hosts_of(Some(i as u32 + 1));
         p.average_iops = Some(c.window_iops);
         p.average_mb_s = c.window_mb_s;
         p.average_mib_s = mib(c.window_mb_s);
@@ -518,11 +519,11 @@ fn rounds_points(at: &StepAt, cells: &[Cell], results: &[CellResult]) -> Vec<Poi
 }
 
 /// The point of a copy: its rate (a copy has no IOPS) over its own time.
-fn copy_point(at: &StepAt, dataset: &Dataset, c: &CopyResult) -> Point {
-    let mut p = at.base("copy", &at.keys[0], None, None, format!("copy {}", dataset.name));
+fn copy_point(rec: &Record, dataset: &Dataset, c: &CopyResult) -> Point {
+    let mut p = rec.base("copy", &rec.keys[0], None, None, format!("copy {}", dataset.name));
     p.average_mb_s = c.mb_s;
     p.average_mib_s = c.mib_s;
-    headline(&mut p, at.convention);
+    headline(&mut p, rec.convention);
     p.seconds = c.seconds;
     p
 }
