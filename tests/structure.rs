@@ -21,14 +21,6 @@ const CRATES: &[(&str, &str)] = &[
     (".", "main.rs"),
 ];
 
-/// Crates that still have import circles, while they are taken apart:
-/// each line goes when its crate has none (the test says so), and no
-/// crate comes onto it.
-const CIRCLES_LEFT: &[&str] = &["grammar", "compiler", "records"];
-
-/// Crates that still have catch-all matches over step kinds, likewise.
-const CATCH_ALLS_LEFT: &[&str] = &["compiler", "records"];
-
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -496,15 +488,7 @@ fn no_crate_has_an_import_circle() {
     for (dir, root_file) in CRATES {
         let c = read_crate(dir, root_file);
         assert!(c.files.len() > 1, "{dir}: no source files found");
-        let parts = circles(&c);
-        let left = CIRCLES_LEFT.contains(dir);
-        if left && parts.is_empty() {
-            found.push(format!("{dir} has no import circle now: take it off CIRCLES_LEFT"));
-        }
-        if left {
-            continue;
-        }
-        for part in parts {
+        for part in circles(&c) {
             let mut lines = vec![format!("a circle of {} files in {dir}:", part.len())];
             for a in &part {
                 for (b, names) in c.arrows.get(a).into_iter().flatten() {
@@ -518,34 +502,6 @@ fn no_crate_has_an_import_circle() {
         }
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
-}
-
-/// Every import circle and catch-all match, the crates on the lists
-/// included: what `cargo test --test structure -- --ignored --nocapture`
-/// prints while taking them apart.
-#[test]
-#[ignore = "prints what is left on CIRCLES_LEFT and CATCH_ALLS_LEFT; run it by name"]
-fn print_what_is_left() {
-    for (dir, root_file) in CRATES {
-        for file in sources(&root().join(dir).join("src")) {
-            let code = without_test_items(&code_only(&std::fs::read_to_string(&file).unwrap()));
-            for line in catch_all_action_matches(&code) {
-                println!("a catch-all match over step kinds at {}:{line}", shown(&file));
-            }
-        }
-        let c = read_crate(dir, root_file);
-        for part in circles(&c) {
-            println!("a circle of {} files in {dir}:", part.len());
-            for a in &part {
-                for (b, names) in c.arrows.get(a).into_iter().flatten() {
-                    if part.contains(b) {
-                        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                        println!("  {} -> {}: {}", shown(a), shown(b), names.join(", "));
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// Each `match` in `code` whose arms name `Action::` variants and end in
@@ -641,17 +597,11 @@ fn arm_patterns(block: &str) -> Vec<String> {
 fn every_match_over_step_kinds_names_each_kind() {
     let mut found = Vec::new();
     for (dir, _) in CRATES {
-        let mut here = Vec::new();
         for file in sources(&root().join(dir).join("src")) {
             let code = without_test_items(&code_only(&std::fs::read_to_string(&file).unwrap()));
             for line in catch_all_action_matches(&code) {
-                here.push(format!("{}:{line}", shown(&file)));
+                found.push(format!("{}:{line}", shown(&file)));
             }
-        }
-        match (CATCH_ALLS_LEFT.contains(dir), here.is_empty()) {
-            (true, true) => found.push(format!("{dir} has no catch-all now: take it off CATCH_ALLS_LEFT")),
-            (false, false) => found.extend(here),
-            _ => {}
         }
     }
     assert!(
