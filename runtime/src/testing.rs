@@ -1,8 +1,9 @@
 //! What the runtime's unit tests share: giving up a test that cannot run
 //! here (io_uring missing, say). Under CI=true, as .ci/run sets it, the
 //! test fails instead, naming what is missing and how to get it, so that a
-//! machine without it shows; elsewhere it prints `skipping: ...` and the
-//! test returns.
+//! machine without it shows; elsewhere the test returns and says so where a
+//! person reads the run: a `SKIPPED` line written past the harness's
+//! capture (which keeps what a passing test prints, and counts it `ok`).
 #![cfg(test)]
 
 /// What giving up says: `Err` with the failure under CI, `Ok` with the
@@ -11,7 +12,8 @@ fn verdict(ci: bool, missing: &str, remedy: &str) -> Result<String, String> {
     if ci {
         Err(format!("CI=true and this test cannot run: {missing}; {remedy}"))
     } else {
-        Ok(format!("skipping: {missing}; {remedy}"))
+        let test = std::thread::current().name().unwrap_or("a test").to_string();
+        Ok(format!("SKIPPED {test} (counted as ok, checked nothing): {missing}; {remedy}"))
     }
 }
 
@@ -23,7 +25,12 @@ fn verdict(ci: bool, missing: &str, remedy: &str) -> Result<String, String> {
 pub(crate) fn skip_unless_ci(missing: &str, remedy: &str) {
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     match verdict(ci, missing, remedy) {
-        Ok(line) => eprintln!("{line}"),
+        // The process's stderr handle, not `eprintln!`: the harness keeps
+        // the latter to itself for a test that passes.
+        Ok(line) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
         Err(failure) => panic!("{failure}"),
     }
 }
@@ -55,7 +62,14 @@ mod tests {
             "CI=true and this test cannot run: mkfs.xfs is not installed; apt-get install xfsprogs"
         );
         let skipped = verdict(false, "mkfs.xfs is not installed", "apt-get install xfsprogs").unwrap();
-        assert_eq!(skipped, "skipping: mkfs.xfs is not installed; apt-get install xfsprogs");
+        let test = std::thread::current().name().unwrap().to_string();
+        assert_eq!(
+            skipped,
+            format!(
+                "SKIPPED {test} (counted as ok, checked nothing): mkfs.xfs is not installed; apt-get install xfsprogs"
+            )
+        );
+        assert!(test.ends_with("under_ci_a_test_that_cannot_run_fails_naming_what_is_missing"), "{test}");
     }
 
     /// The engine tests lean on io_uring: where CI runs, it must work.

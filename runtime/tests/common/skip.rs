@@ -1,9 +1,12 @@
 //! Giving up a test that cannot run here (not root, a tool or a kernel
 //! feature missing): under CI=true, as .ci/run sets it, the test fails,
 //! naming what is missing and how to get it, so that a broken install step
-//! shows as a failure instead of a pass that checked nothing; elsewhere it
-//! prints `skipping: ...` and the test returns. The runtime's device tests
-//! and the command-line tests (tests/common) share this file.
+//! shows as a failure instead of a pass that checked nothing; elsewhere the
+//! test returns, and says so where a person reads the run: a `SKIPPED` line
+//! written straight to the terminal (the test harness keeps what a passing
+//! test prints to itself, and would count the test only as `ok`). The
+//! runtime's device tests and the command-line tests (tests/common) share
+//! this file.
 
 // Each test binary uses a part of this.
 #![allow(dead_code)]
@@ -41,13 +44,21 @@ pub fn under_ci() -> bool {
 
 /// Gives up a test that cannot run because of `missing`; `remedy` says how
 /// to get it. Under CI=true this fails the test (the panic names both);
-/// elsewhere it says why the test is skipped, and the caller returns.
+/// elsewhere it says, past the harness's capture, which test is skipped and
+/// why, and the caller returns.
 #[track_caller]
 pub fn skip(missing: &str, remedy: &str) {
+    use std::io::Write;
     if under_ci() {
         panic!("CI=true and this test cannot run: {missing}; {remedy}");
     }
-    eprintln!("skipping: {missing}; {remedy}");
+    let test = std::thread::current().name().unwrap_or("a test").to_string();
+    // `eprintln!` goes to the harness's capture, shown only for a failure;
+    // the process's stderr handle is not captured.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "SKIPPED {test} (counted as ok, checked nothing): {missing}; {remedy}"
+    );
 }
 
 /// Whether the tests run as root; when not, [`skip`]s, saying that `needs`
