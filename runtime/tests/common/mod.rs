@@ -108,12 +108,21 @@ pub struct LoopSpec {
     pub marked: bool,
     /// The kernel scans it for partitions (losetup -P).
     pub partscan: bool,
+    /// The backing file is in RAM (/dev/shm), so that the device runs as
+    /// fast as memory whatever else the machine's disk is doing: for tests
+    /// whose device speed is set by a throttle alone.
+    pub in_ram: bool,
 }
 
 impl LoopSpec {
     /// A loop device over a scratch file methodic could have made.
     pub fn marked(size: u64) -> LoopSpec {
-        LoopSpec { size, marked: true, partscan: false }
+        LoopSpec { size, marked: true, partscan: false, in_ram: false }
+    }
+
+    /// A marked file in RAM (see [`LoopSpec::in_ram`]).
+    pub fn in_ram(size: u64) -> LoopSpec {
+        LoopSpec { in_ram: true, ..LoopSpec::marked(size) }
     }
 }
 
@@ -137,6 +146,10 @@ impl<'a> Loop<'a> {
     #[track_caller]
     pub fn with(_lock: &'a DeviceLock, spec: LoopSpec) -> Option<Loop<'a>> {
         let backing = unique("loop").with_extension("img");
+        let backing = match spec.in_ram {
+            true => Path::new("/dev/shm").join(backing.file_name().unwrap()),
+            false => backing,
+        };
         File::create(&backing).unwrap().set_len(spec.size).unwrap();
         if spec.marked && !mark(&backing) {
             let _ = fs::remove_file(&backing);
