@@ -108,7 +108,12 @@ fn compressible_data_compresses_to_its_share_within_2_points() {
         let s = Scratch::new(&format!("compressible{n}"), &vec![0; 8 << 20]);
         let data = s.run(&source("8MiB", &format!("compressible {n}%"), 0, true));
         let target = 1.0 - n as f64 / 100.0;
-        for (level, long) in [(3, false), (19, false), (3, true)] {
+        // Level 19 (seconds of CPU for 8MiB) at one share only: what a
+        // stronger compressor could find across chunks is the generator's,
+        // the same at every share; level 3 and its long window check each.
+        let levels: &[(i32, bool)] =
+            if n == 50 { &[(3, false), (19, false), (3, true)] } else { &[(3, false), (3, true)] };
+        for &(level, long) in levels {
             let r = zstd_ratio(&data, level, long);
             println!(
                 "data compressible {n}%: zstd -{level}{}: ratio {r:.4}",
