@@ -11,16 +11,49 @@ use crate::error::{Error, Result};
 use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoRun, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
+use crate::hlog::HistogramLog;
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: the QoS search's probes, their verdicts and the step's record"
-)]
 pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<()> {
-    let mut log = None;
-    let mut points: Vec<(QosPoint, IoRun)> = Vec::new();
-    let limit_us = q.under_ns as f64 / 1000.0;
-    let mut probe = |x: &mut Executor<'_>, rate: Option<f64>, k: u32| -> Result<QosPoint> {
+    let mut probes = Probes { q, limit_us: q.under_ns as f64 / 1000.0, log: None, points: Vec::new() };
+    // The closed-loop probe: the most the target does at this depth.
+    let closed = probes.probe(x, s, None, 1)?;
+    let max = closed.achieved_iops;
+    if max < 1.0 {
+        return Err(Error::unsupported(format!(
+            "the closed-loop probe of step {} completed {max:.1} I/Os a second: nothing to search below",
+            s.step.id
+        )));
+    }
+    let (met, failed) = search(x, s, &mut probes, max)?;
+    let result = QosResult {
+        percentile: q.percentile_name(),
+        limit_us: probes.limit_us,
+        closed_loop_iops: max,
+        found_iops: met,
+        failed_iops: failed,
+        points: Vec::new(),
+        verdict: verdict(q, met, failed, max, &closed),
+    };
+    probes.record(x, s, result);
+    Ok(())
+}
+
+/// The probes of a search as they run: each one's point and I/O run, and
+/// the step's latency log, made with the first.
+struct Probes<'q> {
+    q: &'q Qos,
+    /// The latency limit, in microseconds.
+    limit_us: f64,
+    log: Option<HistogramLog>,
+    points: Vec<(QosPoint, IoRun)>,
+}
+
+impl Probes<'_> {
+    /// Runs the step's `k`th probe, closed loop (`rate` `None`) or open
+    /// loop at `rate` IOPS, and keeps it; its point says whether it met
+    /// the limit.
+    fn probe(&mut self, x: &Executor<'_>, s: &StepRun<'_>, rate: Option<f64>, k: u32) -> Result<QosPoint> {
+        let q = self.q;
         let spec = IoSpec {
             workload: &q.workload,
             qd: q.qd,
@@ -37,10 +70,10 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
                 .map(|r| Rate { amount: RateAmount::Iops(r.round().max(1.0) as u64), arrivals: q.arrivals }),
         };
         let run = x.io(s.step, spec)?;
-        if log.is_none() {
-            log = x.latency_log(s.step, run.record_start)?;
+        if self.log.is_none() {
+            self.log = x.latency_log(s.step, run.record_start)?;
         }
-        if let Some(log) = log.as_mut() {
+        if let Some(log) = self.log.as_mut() {
             run.log_into(log, &format!("probe{k}."))?;
         }
         let summary = run.recorder.summary(run.seconds);
@@ -57,26 +90,46 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
             kept,
             percentile_us,
             latency_us: summary.total.latency_us.clone(),
-            met: kept && percentile_us.is_some_and(|p| p <= limit_us),
+            met: kept && percentile_us.is_some_and(|p| p <= self.limit_us),
         };
-        points.push((point.clone(), run));
+        self.points.push((point.clone(), run));
         Ok(point)
-    };
-    // The closed-loop probe: the most the target does at this depth.
-    let closed = probe(x, None, 1)?;
-    let max = closed.achieved_iops;
-    if max < 1.0 {
-        return Err(Error::unsupported(format!(
-            "the closed-loop probe of step {} completed {max:.1} I/Os a second: nothing to search below",
-            s.step.id
-        )));
     }
+
+    /// The step's record: the probe at the rate found as the step's
+    /// numbers (else the closed loop's), and every probe's point in `qos`.
+    fn record(mut self, x: &Executor<'_>, s: &mut StepRun<'_>, mut qos: QosResult) {
+        let found = qos.found_iops.map(|r| r.round().max(1.0));
+        let chosen = self.points.iter().rposition(|(p, _)| p.met && p.rate_iops == found).unwrap_or(0);
+        qos.points = self.points.iter().map(|(p, _)| p.clone()).collect();
+        let (_, run) = self.points.swap_remove(chosen);
+        run.keep_spread(&x.targets, Part::STEP, s.out);
+        s.out.summary = Some(run.recorder.summary(run.seconds));
+        s.out.io = Some(run.info);
+        if let Some(log) = self.log {
+            s.out.latency_log = Some(x.relative(log.path()));
+        }
+        s.out.qos = Some(qos);
+    }
+}
+
+/// The search below the closed loop's `max` IOPS: from half of it down by
+/// halves until a rate meets the limit, then bisection between the
+/// highest that met it and the lowest that did not, to the plan's
+/// precision (or until the run is stopped). The rate found, if any, and
+/// the lowest that failed.
+fn search(
+    x: &Executor<'_>,
+    s: &StepRun<'_>,
+    probes: &mut Probes<'_>,
+    max: f64,
+) -> Result<(Option<f64>, Option<f64>)> {
     // Bracketing: from half the maximum down by halves until one meets it.
     let (mut met, mut failed): (Option<f64>, Option<f64>) = (None, Some(max));
     let mut rate = max / 2.0;
     let mut k = 2;
     for _ in 0..=Qos::HALVINGS {
-        let p = probe(x, Some(rate), k)?;
+        let p = probes.probe(x, s, Some(rate), k)?;
         k += 1;
         if p.met {
             met = Some(rate);
@@ -87,18 +140,24 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
     }
     // Bisection between the highest that met it and the lowest that did not.
     if let (Some(mut lo), Some(mut hi)) = (met, failed) {
-        let precision = q.precision.as_f64() / 100.0;
+        let precision = probes.q.precision.as_f64() / 100.0;
         while (hi - lo) / hi > precision && !x.workers.stop.load(std::sync::atomic::Ordering::SeqCst) {
             let mid = (lo + hi) / 2.0;
-            let p = probe(x, Some(mid), k)?;
+            let p = probes.probe(x, s, Some(mid), k)?;
             k += 1;
             if p.met { lo = mid } else { hi = mid }
         }
         met = Some(lo);
         failed = Some(hi);
     }
+    Ok((met, failed))
+}
+
+/// The search's outcome in words: the rate found and its neighbours, or
+/// that no rate met the limit; `closed` is the closed-loop probe's point.
+fn verdict(q: &Qos, met: Option<f64>, failed: Option<f64>, max: f64, closed: &QosPoint) -> String {
     let name = q.percentile_name();
-    let verdict = match met {
+    match met {
         Some(found) => format!(
             "{name} under {} up to {found:.0} IOPS ({found:.0} met it, {:.0} did not; closed loop {max:.0} IOPS, {name} {})",
             q.limit_name(),
@@ -110,26 +169,5 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
             q.limit_name(),
             failed.unwrap_or(max)
         ),
-    };
-    // The step's numbers: the probe at the rate found, else the closed loop.
-    let found = met.map(|r| r.round().max(1.0));
-    let chosen = points.iter().rposition(|(p, _)| p.met && p.rate_iops == found).unwrap_or(0);
-    let all: Vec<QosPoint> = points.iter().map(|(p, _)| p.clone()).collect();
-    let (_, run) = points.swap_remove(chosen);
-    run.keep_spread(&x.targets, Part::STEP, s.out);
-    s.out.summary = Some(run.recorder.summary(run.seconds));
-    s.out.io = Some(run.info);
-    if let Some(log) = log {
-        s.out.latency_log = Some(x.relative(log.path()));
     }
-    s.out.qos = Some(QosResult {
-        percentile: name,
-        limit_us,
-        closed_loop_iops: max,
-        found_iops: met,
-        failed_iops: failed,
-        points: all,
-        verdict,
-    });
-    Ok(())
 }
