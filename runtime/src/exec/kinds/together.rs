@@ -4,7 +4,9 @@
 //! facts, series and latency log, under its own name), and the step's
 //! summary is every job's I/O merged into one distribution.
 
-use methodic_compiler::plan::{Duration, Job, MeasureStop, Target as Settings};
+use std::path::PathBuf;
+
+use methodic_compiler::plan::{Duration, Job, MeasureStop, Rate, Target as Settings};
 use methodic_results::record::JobResult;
 
 use crate::error::{Error, Result};
@@ -14,7 +16,6 @@ use crate::exec::step::{Executor, StepRun};
 use crate::stats::Recorder;
 
 /// Runs the jobs at once for the stop rule's time, after the ramp.
-#[expect(clippy::too_many_lines, reason = "not split yet: the jobs set up, run at once and recorded each")]
 pub(super) fn run(
     x: &mut Executor<'_>,
     s: &mut StepRun<'_>,
@@ -42,44 +43,85 @@ pub(super) fn run(
     for job in jobs {
         paths.push(x.results.series_path(&s.step.id, &format!("-{}", job.name))?);
     }
+    let runs = run_jobs(x, s, jobs, &rates, &paths, Timing { ramp, stop, series });
+    record(x, s, jobs, runs, &paths)?;
+    s.out.actions.push(format!(
+        "{} ran at once: {}",
+        methodic_compiler::plan::plural(jobs.len() as u64, "job", "jobs"),
+        jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join(", ")
+    ));
+    Ok(())
+}
+
+/// The times every job of the step keeps: its ramp, its stop rule and its
+/// series interval.
+#[derive(Clone, Copy)]
+struct Timing<'a> {
+    ramp: Duration,
+    stop: &'a MeasureStop,
+    series: Duration,
+}
+
+/// Starts every job at once, each on its own workers on scoped threads
+/// (its rate in `rates`, its series CSV in `paths`), and waits for all;
+/// each job's I/O run, or why it failed, in the jobs' order.
+fn run_jobs(
+    x: &Executor<'_>,
+    s: &StepRun<'_>,
+    jobs: &[Job],
+    rates: &[Option<Rate>],
+    paths: &[PathBuf],
+    timing: Timing<'_>,
+) -> Vec<Result<IoRun>> {
     let run = s.step.repeat.map_or(1, |r| r.run);
     let settings = s.settings;
-    let step_id = s.step.id.clone();
-    let runs: Vec<Result<IoRun>> = {
-        let (workers, targets) = (&x.workers, &x.targets);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = jobs
-                .iter()
-                .zip(&paths)
-                .zip(&rates)
-                .map(|((job, csv), rate)| {
-                    let d = job.device as usize;
-                    let own = Settings { workers: job.workers, devices: 1, ..settings };
-                    // Each job draws its own random stream: its name is in the id.
-                    let id = format!("{step_id}/{}", job.name);
-                    let spec = IoSpec {
-                        workload: &job.workload,
-                        qd: job.qd,
-                        settings: own,
-                        ramp: std_duration(ramp),
-                        record: stop.time.map(std_duration),
-                        passes: None,
-                        budget: None,
-                        series: Some((std_duration(series), Some(csv.clone()))),
-                        at: At::ONCE,
-                        rate: *rate,
-                        pauses: job.pauses,
-                        verify: None,
-                    };
-                    scope.spawn(move || workers.run(&targets[d..=d], &id, run, spec))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::unsupported("a job's workers panicked"))))
-                .collect()
-        })
-    };
+    let step_id = &s.step.id;
+    let (workers, targets) = (&x.workers, &x.targets);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
+            .iter()
+            .zip(paths)
+            .zip(rates)
+            .map(|((job, csv), rate)| {
+                let d = job.device as usize;
+                let own = Settings { workers: job.workers, devices: 1, ..settings };
+                // Each job draws its own random stream: its name is in the id.
+                let id = format!("{step_id}/{}", job.name);
+                let spec = IoSpec {
+                    workload: &job.workload,
+                    qd: job.qd,
+                    settings: own,
+                    ramp: std_duration(timing.ramp),
+                    record: timing.stop.time.map(std_duration),
+                    passes: None,
+                    budget: None,
+                    series: Some((std_duration(timing.series), Some(csv.clone()))),
+                    at: At::ONCE,
+                    rate: *rate,
+                    pauses: job.pauses,
+                    verify: None,
+                };
+                scope.spawn(move || workers.run(&targets[d..=d], &id, run, spec))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(Error::unsupported("a job's workers panicked"))))
+            .collect()
+    })
+}
+
+/// Each job's record (its summary, I/O facts, series, spread and its
+/// share of the step's latency log), and the step's summary: every job's
+/// I/O merged. A job that failed fails the step, once every job that ran
+/// is recorded.
+fn record(
+    x: &Executor<'_>,
+    s: &mut StepRun<'_>,
+    jobs: &[Job],
+    runs: Vec<Result<IoRun>>,
+    paths: &[PathBuf],
+) -> Result<()> {
     let mut total = Recorder::default();
     let mut seconds: f64 = 0.0;
     let mut log = match runs.iter().find_map(|r| r.as_ref().ok()) {
@@ -87,7 +129,7 @@ pub(super) fn run(
         None => None,
     };
     let mut first_error = None;
-    for ((job, r), csv) in jobs.iter().zip(runs).zip(&paths) {
+    for ((job, r), csv) in jobs.iter().zip(runs).zip(paths) {
         let r = match r {
             Ok(r) => r,
             Err(e) => {
@@ -119,10 +161,5 @@ pub(super) fn run(
         s.out.latency_log = Some(x.relative(log.path()));
     }
     s.out.summary = Some(total.summary(seconds));
-    s.out.actions.push(format!(
-        "{} ran at once: {}",
-        methodic_compiler::plan::plural(jobs.len() as u64, "job", "jobs"),
-        jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join(", ")
-    ));
     Ok(())
 }
