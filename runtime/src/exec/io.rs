@@ -14,6 +14,7 @@ pub(crate) mod spread;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration as StdDuration, Instant, SystemTime};
 
@@ -29,7 +30,7 @@ use crate::failure::IoFailed;
 use crate::hlog::HistogramLog;
 use crate::region::{Region, step_region, worker_regions};
 use crate::rng::{Stream, stream_seed};
-use crate::series::{self};
+use crate::series::{self, Message};
 use crate::stats::Recorder;
 use crate::target::Target;
 use crate::verify::{Findings, Stamping, Tracker};
@@ -170,11 +171,77 @@ impl Workers {
     /// run `run`, the spec's round and cell, and its own index. A series
     /// CSV named in an I/O failure is named as given, not relative to the
     /// results.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "not split yet: one I/O run from setting its workers up to reading their recorders back"
-    )]
     pub(crate) fn run(&self, targets: &[Target], id: &str, run: u32, spec: IoSpec<'_>) -> Result<IoRun> {
+        let l = self.lay_out(targets, id, &spec)?;
+        let trackers = trackers(&spec, &l);
+        let (tx, collector) = start_series(targets, &spec, &l)?;
+        let shared = Shared {
+            start: Arc::new(Barrier::new(l.threads)),
+            abort: Arc::new(AtomicBool::new(false)),
+            budget: spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target }),
+            series: tx,
+            trackers,
+        };
+        let (mono0, wall0) = (Instant::now(), SystemTime::now());
+        let seed0 = self.seed_of(id, run, spec.at, 0);
+        // The run's own sender goes with `shared`: the collector ends once
+        // every worker has sent its last interval.
+        let jobs = self.jobs(targets, id, run, &spec, &l, shared);
+        let outcomes = run_workers(jobs);
+        let rows = series_rows(collector, &spec)?;
+        let mut m = merge(outcomes, targets, id, &l, &spec)?;
+        let cut_short = self.stop.load(Ordering::SeqCst) || spec.budget.is_some() || !m.failures.is_empty();
+        let (seconds, workers) = m.lengths(spec.record, cut_short);
+        let errors = m.errors(targets);
+        let open_loop = spec
+            .rate
+            .zip(l.asked_iops)
+            .map(|(r, asked)| open_loop_result(r, asked, &m.open, m.recorder.ios(), seconds));
+        if let Some(v) = spec.verify.filter(|v| !v.writes) {
+            keep_findings(v, std::mem::take(&mut m.found), l.devices);
+        }
+        let run = IoRun {
+            recorder: m.recorder,
+            seconds,
+            interval_s: spec.series.as_ref().map_or(worker::UNSERIED_INTERVAL, |s| s.0).as_secs_f64(),
+            record_start: wall0 + m.from.map_or(StdDuration::ZERO, |f| f.saturating_duration_since(mono0)),
+            info: IoInfo {
+                engine: l.engine,
+                engine_reason: l.engine_reason.to_string(),
+                threads: l.threads as u32,
+                depth: l.depth,
+                mean_inflight: m.inflight,
+                registered_buffers: l.engine == EngineKind::IoUring && m.fixed,
+                forced_async: m.forced_async,
+                latency_recorded: self.latency,
+                bytes_written: m.written,
+                seed: seed0,
+                errors,
+                rate: open_loop,
+            },
+            rows,
+            workers,
+            bursts: m.bursts,
+            hosts: Vec::new(),
+            host_skew: None,
+        };
+        if run.info.errors.is_some() {
+            let series = spec.series.as_ref().and_then(|(_, p)| p.clone());
+            return Err(Error::IoFailed(Box::new(IoFailed {
+                step: id.to_string(),
+                summary: run.recorder.summary(run.seconds),
+                info: run.info,
+                series,
+            })));
+        }
+        Ok(run)
+    }
+
+    /// How a run of `spec` on `targets` is laid out: its engine, threads
+    /// and depth, the devices they spread over, the rate it asks for
+    /// (refused unless above 0), and each device's region with the
+    /// stripes of the threads on it. `id` names the step in errors.
+    fn lay_out(&self, targets: &[Target], id: &str, spec: &IoSpec<'_>) -> Result<Layout> {
         let device_count = (spec.settings.devices.max(1) as usize).min(targets.len());
         let (engine, engine_reason) = self.engine_for(targets, &spec.qd, device_count);
         // psync keeps one I/O in flight a thread: the queue depth is kept
@@ -183,24 +250,10 @@ impl Workers {
         let (threads, depth) = methodic_results::ceiling::threads_and_depth(engine, &spec.qd);
         let threads = threads as usize;
         let devices = device_count.min(threads);
-        // Open loop: the step's rate, shared evenly by all its threads.
-        let asked_iops = match spec.rate.map(|r| r.iops(spec.workload)) {
-            Some(None) => {
-                return Err(Error::unsupported(format!(
-                    "step {id}: its rate is a share of another step's IOPS, not yet read from that step's results"
-                )));
-            }
-            other => other.flatten(),
-        };
-        if let Some(r) = asked_iops.filter(|r| !(*r > 0.0 && r.is_finite())) {
-            return Err(Error::unsupported(format!(
-                "step {id} asks for a rate of {r} I/Os a second: an open-loop rate must be above 0"
-            )));
-        }
+        let asked_iops = asked_iops(id, spec)?;
         let largest = spec.workload.blocks.iter().map(|b| b.size).max().unwrap_or(Bytes(4096));
-        let direct = spec.settings.io == IoMode::Direct;
         // Each device's region, and the stripes of the threads on it.
-        let mut layout: Vec<(usize, Region, Region)> = Vec::with_capacity(threads);
+        let mut places: Vec<(usize, Region, Region)> = Vec::with_capacity(threads);
         for (d, t) in targets.iter().enumerate().take(devices) {
             let region = step_region(
                 spec.settings.span,
@@ -216,64 +269,52 @@ impl Workers {
             let stripe_align = spec.workload.align.0.max(largest.0).max(t.logical_block);
             let stripes = worker_regions(region, on_device.len() as u32, stripe_align);
             for (k, i) in on_device.into_iter().enumerate() {
-                layout.push((i, region, stripes[k]));
+                places.push((i, region, stripes[k]));
             }
         }
-        layout.sort_by_key(|l| l.0);
-        // Verify: a step that writes keeps a tracker a target, over its
-        // region, for all its I/O runs (a precondition's rounds).
-        let trackers: Vec<Option<Arc<Tracker>>> = match spec.verify.filter(|v| v.writes) {
-            Some(v) => {
-                let mut kept = v.trackers.lock().expect("the trackers are not poisoned");
-                let n = devices.max(kept.len());
-                kept.resize(n, None);
-                for &(i, region, _) in &layout {
-                    let d = i % devices;
-                    if kept[d].is_none() {
-                        kept[d] = Some(Arc::new(Tracker::new(region, v.stamping.interval)));
-                    }
-                }
-                kept.clone()
-            }
-            None => Vec::new(),
-        };
-        let (tx, collector) = match &spec.series {
-            Some((interval, path)) => {
-                let health = path.as_ref().map(|p| p.with_extension("health.csv"));
-                let thermometer = series::drive_thermometer(&targets[..devices], health.as_deref());
-                let (tx, h) =
-                    series::collector(path.as_deref(), threads, interval.as_secs_f64(), thermometer)
-                        .map_err(|e| Error::io("cannot start the series", e))?;
-                (Some(tx), Some(h))
-            }
-            None => (None, None),
-        };
-        let barrier = Arc::new(Barrier::new(threads));
-        let abort = Arc::new(AtomicBool::new(false));
-        let budget = spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target });
+        places.sort_by_key(|l| l.0);
+        Ok(Layout { engine, engine_reason, threads, depth, devices, asked_iops, places })
+    }
+
+    /// The seed of worker `worker`'s random stream in repeat run `run`
+    /// of the step `id`, at `at`.
+    fn seed_of(&self, id: &str, run: u32, at: At, worker: u32) -> u64 {
+        stream_seed(self.seed, &Stream { step: id, run, round: at.round, cell: at.cell, worker })
+    }
+
+    /// Each worker's job, as `l` lays them out; every job holds what
+    /// the workers share.
+    fn jobs(
+        &self,
+        targets: &[Target],
+        id: &str,
+        run: u32,
+        spec: &IoSpec<'_>,
+        l: &Layout,
+        shared: Shared,
+    ) -> Vec<Job> {
+        let direct = spec.settings.io == IoMode::Direct;
         // Pinned round robin over the CPUs the process may use (a taskset or
         // cgroup mask), not CPU 0..n.
         let cpus = crate::host::allowed_cpus();
-        let (mono0, wall0) = (Instant::now(), SystemTime::now());
-        let stream = |worker: u32| Stream { step: id, run, round: spec.at.round, cell: spec.at.cell, worker };
-        let seed0 = stream_seed(self.seed, &stream(0));
-        let jobs: Vec<Job> = layout
+        let (threads, devices) = (l.threads, l.devices);
+        l.places
             .iter()
             .map(|&(i, region, stripe)| Job {
                 fd: {
                     use std::os::unix::io::AsRawFd;
                     targets[i % devices].file(direct).as_raw_fd()
                 },
-                engine,
+                engine: l.engine,
                 // Block devices without nowait get every request punted to
                 // a kernel worker anyway; files write faster inline (tmpfs).
                 force_async: {
                     let t = &targets[i % devices];
                     t.kind == TargetKind::BlockDevice && !t.nowait
                 },
-                depth,
+                depth: l.depth,
                 pauses: spec.pauses,
-                rate: spec.rate.zip(asked_iops).map(|(r, total)| OpenRate {
+                rate: spec.rate.zip(l.asked_iops).map(|(r, total)| OpenRate {
                     iops: total / threads as f64,
                     arrivals: r.arrivals,
                     phase: i as f64 / threads as f64,
@@ -281,19 +322,19 @@ impl Workers {
                 workload: spec.workload.clone(),
                 area: region,
                 stripe,
-                seed: stream_seed(self.seed, &stream(i as u32)),
+                seed: self.seed_of(id, run, spec.at, i as u32),
                 data: spec.settings.data,
                 timing: Timing { ramp: spec.ramp, record: spec.record },
-                start: barrier.clone(),
+                start: shared.start.clone(),
                 quota: spec.passes.map(|p| Bytes(stripe.len * p as u64)),
-                budget: budget.clone(),
-                series: tx.as_ref().map(|tx| SeriesLink {
+                budget: shared.budget.clone(),
+                series: shared.series.as_ref().map(|tx| SeriesLink {
                     tx: tx.clone(),
                     worker: i,
                     interval: spec.series.as_ref().map_or(StdDuration::from_secs(1), |s| s.0),
                 }),
                 stop: self.stop.clone(),
-                abort: abort.clone(),
+                abort: shared.abort.clone(),
                 cpu: self.pin.then_some(cpus[i % cpus.len()]),
                 latency: self.latency,
                 engines: Arc::clone(&self.engines),
@@ -301,92 +342,224 @@ impl Workers {
                 verify: spec.verify.map(|v| WorkerVerify {
                     stamping: v.stamping,
                     worker: i as u32,
-                    tracker: trackers.get(i % devices).cloned().flatten(),
+                    tracker: shared.trackers.get(i % devices).cloned().flatten(),
                     check_reads: !v.writes,
                 }),
                 #[cfg(test)]
                 each_stamp: None,
             })
-            .collect();
-        drop(tx);
-        let outcomes: Vec<std::io::Result<worker::Outcome>> = std::thread::scope(|s| {
-            let handles: Vec<_> = jobs
-                .into_iter()
-                .enumerate()
-                .map(|(i, job)| {
-                    std::thread::Builder::new()
-                        .name(format!("methodic-worker-{i}"))
-                        .spawn_scoped(s, move || worker::run(job))
-                        .expect("a worker thread starts")
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(std::io::Error::other("a worker panicked"))))
-                .collect()
-        });
-        let rows = match collector {
-            Some(h) => {
-                h.join().map_err(|_| Error::unsupported("the series collector panicked"))?.map_err(|e| {
-                    let path =
-                        spec.series.as_ref().and_then(|(_, p)| p.as_deref()).unwrap_or(Path::new("series"));
-                    Error::io(format!("cannot write {}", path.display()), e)
-                })?
-            }
-            None => Vec::new(),
-        };
-        let mut recorder = Recorder::default();
-        let (mut inflight, mut written) = (0.0, 0u64);
-        let mut fixed = true;
-        let mut forced_async = false;
-        let mut from: Option<Instant> = None;
-        let mut last: Option<Instant> = None;
-        // Worker k drives target k % devices (see `layout`).
-        let (mut failed, mut completed) = (0u64, 0u64);
-        let mut failures: Vec<(usize, worker::IoFailure)> = Vec::new();
-        let mut open: Vec<OpenOutcome> = Vec::new();
-        let mut found: Vec<Findings> = vec![Findings::default(); devices];
-        let mut each: Vec<(spread::WorkerRun, f64)> = Vec::with_capacity(threads);
-        let mut bursts = spec.pauses.bursts.map(spread::BurstRun::new);
-        for (k, o) in outcomes.into_iter().enumerate() {
-            let on = k % devices;
-            let mut o =
-                o.map_err(|e| Error::io(format!("step {id} on {}", targets[on].path.display()), e))?;
-            if let Some(f) = o.verify.take() {
-                found[on].merge(f);
-            }
-            failed += o.errors;
-            completed += o.completed;
-            if let Some(f) = o.first_error {
-                failures.push((on, f));
-            }
-            recorder.merge(&o.recorder);
-            inflight += o.mean_inflight;
-            written += o.written_bytes;
-            open.extend(o.open);
-            fixed &= o.fixed_buffers || engine == EngineKind::Psync;
-            forced_async |= o.force_async;
-            from = Some(from.map_or(o.record_from, |f: Instant| f.min(o.record_from)));
-            last = match (last, o.last_recorded) {
-                (Some(a), Some(b)) => Some(a.max(b)),
-                (a, b) => a.or(b),
-            };
-            if let Some(b) = bursts.as_mut() {
-                b.add(&o.bursts, o.bursts_from_ramp);
-            }
-            let own =
-                o.last_recorded.map_or(0.0, |l| l.saturating_duration_since(o.record_from).as_secs_f64());
-            each.push((
-                spread::WorkerRun {
-                    target: on,
-                    recorder: o.recorder,
-                    intervals: o.interval_ios,
-                    seconds: 0.0,
-                },
-                own,
-            ));
+            .collect()
+    }
+}
+
+/// One I/O run laid out before its workers start: the engine and why,
+/// the threads and the depth each keeps, the devices they spread over,
+/// the rate asked, and each thread's place.
+struct Layout {
+    engine: EngineKind,
+    engine_reason: &'static str,
+    threads: usize,
+    depth: u32,
+    /// Thread `i` drives target `i % devices`.
+    devices: usize,
+    /// Open loop: the step's rate over all its threads, in I/Os a second.
+    asked_iops: Option<f64>,
+    /// Each thread's index, its device's region and its own stripe of
+    /// that region, in thread order.
+    places: Vec<(usize, Region, Region)>,
+}
+
+/// What every worker of one I/O run shares: the barrier they start at,
+/// the flag one that fails raises, the byte budget, the series channel,
+/// and (a step with `verify` that writes) each target's tracker.
+struct Shared {
+    start: Arc<Barrier>,
+    abort: Arc<AtomicBool>,
+    budget: Option<SharedBudget>,
+    series: Option<Sender<Message>>,
+    trackers: Vec<Option<Arc<Tracker>>>,
+}
+
+/// Open loop: the rate `spec` asks for over all its workers, in I/Os a
+/// second; refused when it is still a share of another step's IOPS, or
+/// not above 0. `None`: closed loop.
+fn asked_iops(id: &str, spec: &IoSpec<'_>) -> Result<Option<f64>> {
+    let asked_iops = match spec.rate.map(|r| r.iops(spec.workload)) {
+        Some(None) => {
+            return Err(Error::unsupported(format!(
+                "step {id}: its rate is a share of another step's IOPS, not yet read from that step's results"
+            )));
         }
-        let measured = match (from, last) {
+        other => other.flatten(),
+    };
+    if let Some(r) = asked_iops.filter(|r| !(*r > 0.0 && r.is_finite())) {
+        return Err(Error::unsupported(format!(
+            "step {id} asks for a rate of {r} I/Os a second: an open-loop rate must be above 0"
+        )));
+    }
+    Ok(asked_iops)
+}
+
+/// Verify: a step that writes keeps a tracker a target, over its region,
+/// for all its I/O runs (a precondition's rounds); those of the targets
+/// `l` lays workers on, made where the step has none yet. Empty for a
+/// step that does not write.
+fn trackers(spec: &IoSpec<'_>, l: &Layout) -> Vec<Option<Arc<Tracker>>> {
+    let Some(v) = spec.verify.filter(|v| v.writes) else {
+        return Vec::new();
+    };
+    let mut kept = v.trackers.lock().expect("the trackers are not poisoned");
+    let n = l.devices.max(kept.len());
+    kept.resize(n, None);
+    for &(i, region, _) in &l.places {
+        let d = i % l.devices;
+        if kept[d].is_none() {
+            kept[d] = Some(Arc::new(Tracker::new(region, v.stamping.interval)));
+        }
+    }
+    kept.clone()
+}
+
+/// The series collector of a run that keeps a series (with the drives'
+/// health beside its CSV), and the sender its workers report to.
+fn start_series(
+    targets: &[Target],
+    spec: &IoSpec<'_>,
+    l: &Layout,
+) -> Result<(Option<Sender<Message>>, Option<series::Collector>)> {
+    let Some((interval, path)) = &spec.series else {
+        return Ok((None, None));
+    };
+    let health = path.as_ref().map(|p| p.with_extension("health.csv"));
+    let thermometer = series::drive_thermometer(&targets[..l.devices], health.as_deref());
+    let (tx, h) = series::collector(path.as_deref(), l.threads, interval.as_secs_f64(), thermometer)
+        .map_err(|e| Error::io("cannot start the series", e))?;
+    Ok((Some(tx), Some(h)))
+}
+
+/// Runs each job on a thread of its own and waits for all of them; each
+/// worker's outcome, in job order (a worker that panicked as an error).
+fn run_workers(jobs: Vec<Job>) -> Vec<std::io::Result<worker::Outcome>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = jobs
+            .into_iter()
+            .enumerate()
+            .map(|(i, job)| {
+                std::thread::Builder::new()
+                    .name(format!("methodic-worker-{i}"))
+                    .spawn_scoped(s, move || worker::run(job))
+                    .expect("a worker thread starts")
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(std::io::Error::other("a worker panicked"))))
+            .collect()
+    })
+}
+
+/// The series rows the collector kept, once every worker has reported
+/// (none without a series).
+fn series_rows(collector: Option<series::Collector>, spec: &IoSpec<'_>) -> Result<Vec<Row>> {
+    let Some(h) = collector else {
+        return Ok(Vec::new());
+    };
+    h.join().map_err(|_| Error::unsupported("the series collector panicked"))?.map_err(|e| {
+        let path = spec.series.as_ref().and_then(|(_, p)| p.as_deref()).unwrap_or(Path::new("series"));
+        Error::io(format!("cannot write {}", path.display()), e)
+    })
+}
+
+/// What the workers of one run did, added up: their recorders merged,
+/// counts and flags over all of them, each target's findings, and each
+/// worker's own record with its own recorded time.
+struct Merged {
+    recorder: Recorder,
+    inflight: f64,
+    written: u64,
+    fixed: bool,
+    forced_async: bool,
+    /// The first worker's record start, and the last recorded completion.
+    from: Option<Instant>,
+    last: Option<Instant>,
+    failed: u64,
+    completed: u64,
+    /// Each failed worker's first failure, with its target.
+    failures: Vec<(usize, worker::IoFailure)>,
+    open: Vec<OpenOutcome>,
+    /// What the read checks found, a target's.
+    found: Vec<Findings>,
+    each: Vec<(spread::WorkerRun, f64)>,
+    bursts: Option<spread::BurstRun>,
+}
+
+/// The workers' outcomes, in worker order, added up as `l` laid them
+/// out; a worker that could not run fails the run, named by step `id`
+/// and its target.
+fn merge(
+    outcomes: Vec<std::io::Result<worker::Outcome>>,
+    targets: &[Target],
+    id: &str,
+    l: &Layout,
+    spec: &IoSpec<'_>,
+) -> Result<Merged> {
+    let mut m = Merged {
+        recorder: Recorder::default(),
+        inflight: 0.0,
+        written: 0,
+        fixed: true,
+        forced_async: false,
+        from: None,
+        last: None,
+        failed: 0,
+        completed: 0,
+        failures: Vec::new(),
+        open: Vec::new(),
+        found: vec![Findings::default(); l.devices],
+        each: Vec::with_capacity(l.threads),
+        bursts: spec.pauses.bursts.map(spread::BurstRun::new),
+    };
+    for (k, o) in outcomes.into_iter().enumerate() {
+        // Worker k drives target k % devices (see `Layout`).
+        let on = k % l.devices;
+        let mut o = o.map_err(|e| Error::io(format!("step {id} on {}", targets[on].path.display()), e))?;
+        if let Some(f) = o.verify.take() {
+            m.found[on].merge(f);
+        }
+        m.failed += o.errors;
+        m.completed += o.completed;
+        if let Some(f) = o.first_error {
+            m.failures.push((on, f));
+        }
+        m.recorder.merge(&o.recorder);
+        m.inflight += o.mean_inflight;
+        m.written += o.written_bytes;
+        m.open.extend(o.open);
+        m.fixed &= o.fixed_buffers || l.engine == EngineKind::Psync;
+        m.forced_async |= o.force_async;
+        m.from = Some(m.from.map_or(o.record_from, |f: Instant| f.min(o.record_from)));
+        m.last = match (m.last, o.last_recorded) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(b) = m.bursts.as_mut() {
+            b.add(&o.bursts, o.bursts_from_ramp);
+        }
+        let own = o.last_recorded.map_or(0.0, |t| t.saturating_duration_since(o.record_from).as_secs_f64());
+        m.each.push((
+            spread::WorkerRun { target: on, recorder: o.recorder, intervals: o.interval_ios, seconds: 0.0 },
+            own,
+        ));
+    }
+    Ok(m)
+}
+
+impl Merged {
+    /// The seconds the run lasted, and each worker's own record with the
+    /// seconds it lasted (`cut_short`: stopped before its `record` time
+    /// was up).
+    fn lengths(&mut self, record: Option<StdDuration>, cut_short: bool) -> (f64, Vec<spread::WorkerRun>) {
+        let measured = match (self.from, self.last) {
             (Some(f), Some(l)) => l.saturating_duration_since(f).as_secs_f64(),
             _ => 0.0,
         };
@@ -395,18 +568,17 @@ impl Workers {
         // A timed step stopped early by a signal, or by its byte budget
         // (`for T until written N`), lasted as long as it ran.
         // A step that failed lasted until its failure.
-        let cut_short = self.stop.load(Ordering::SeqCst) || spec.budget.is_some() || !failures.is_empty();
-        let seconds = match spec.record {
+        let seconds = match record {
             Some(r) if !cut_short => r.as_secs_f64(),
             Some(r) => measured.min(r.as_secs_f64()),
             None => measured,
         };
         // Each worker's own time: the step's when timed, else from its
         // record start to its last recorded completion.
-        let workers: Vec<spread::WorkerRun> = each
+        let workers = std::mem::take(&mut self.each)
             .into_iter()
             .map(|(w, own)| spread::WorkerRun {
-                seconds: match spec.record {
+                seconds: match record {
                     Some(_) if !cut_short => seconds,
                     Some(r) => own.min(r.as_secs_f64()),
                     None => own,
@@ -414,63 +586,38 @@ impl Workers {
                 ..w
             })
             .collect();
-        let errors = failures.first().map(|(on, f)| {
+        (seconds, workers)
+    }
+
+    /// The run's failed I/Os, if any: how many failed and completed, the
+    /// first failure, and the other targets where I/Os failed.
+    fn errors(&self, targets: &[Target]) -> Option<IoErrors> {
+        self.failures.first().map(|(on, f)| {
             let mut also_on: Vec<PathBuf> = Vec::new();
-            for (t, _) in &failures {
+            for (t, _) in &self.failures {
                 let p = &targets[*t].path;
                 if *t != *on && !also_on.contains(p) {
                     also_on.push(p.clone());
                 }
             }
-            IoErrors { failed, completed, first: f.record(&targets[*on].path), also_on }
-        });
-        let open_loop = spec
-            .rate
-            .zip(asked_iops)
-            .map(|(r, asked)| open_loop_result(r, asked, &open, recorder.ios(), seconds));
-        if let Some(v) = spec.verify.filter(|v| !v.writes) {
-            let mut kept = v.found.lock().expect("the findings are not poisoned");
-            let n = devices.max(kept.len());
-            kept.resize(n, Findings::default());
-            for (d, f) in found.into_iter().enumerate() {
-                kept[d].merge(f);
+            IoErrors {
+                failed: self.failed,
+                completed: self.completed,
+                first: f.record(&targets[*on].path),
+                also_on,
             }
-        }
-        let run = IoRun {
-            recorder,
-            seconds,
-            interval_s: spec.series.as_ref().map_or(worker::UNSERIED_INTERVAL, |s| s.0).as_secs_f64(),
-            record_start: wall0 + from.map_or(StdDuration::ZERO, |f| f.saturating_duration_since(mono0)),
-            info: IoInfo {
-                engine,
-                engine_reason: engine_reason.to_string(),
-                threads: threads as u32,
-                depth,
-                mean_inflight: inflight,
-                registered_buffers: engine == EngineKind::IoUring && fixed,
-                forced_async,
-                latency_recorded: self.latency,
-                bytes_written: written,
-                seed: seed0,
-                errors,
-                rate: open_loop,
-            },
-            rows,
-            workers,
-            bursts,
-            hosts: Vec::new(),
-            host_skew: None,
-        };
-        if run.info.errors.is_some() {
-            let series = spec.series.as_ref().and_then(|(_, p)| p.clone());
-            return Err(Error::IoFailed(Box::new(IoFailed {
-                step: id.to_string(),
-                summary: run.recorder.summary(run.seconds),
-                info: run.info,
-                series,
-            })));
-        }
-        Ok(run)
+        })
+    }
+}
+
+/// A step that only reads, with `verify`: what its checks found on each
+/// of `devices` targets, added to what its earlier I/O runs found.
+fn keep_findings(v: &StepVerify, found: Vec<Findings>, devices: usize) {
+    let mut kept = v.found.lock().expect("the findings are not poisoned");
+    let n = devices.max(kept.len());
+    kept.resize(n, Findings::default());
+    for (d, f) in found.into_iter().enumerate() {
+        kept[d].merge(f);
     }
 }
 
