@@ -222,22 +222,8 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
 /// --client` whose files stay in the results (`fio/STEP[-roundR-cellC]/`),
 /// and read back as an [`IoRun`]: all hosts' counts and merged latency
 /// histograms, each host's share, and the series from fio's logs.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: a step to fio's job file, the run on every host, and fio's output read back"
-)]
 fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
-    let kind = match x.opts.engine {
-        EngineChoice::Psync => EngineKind::Psync,
-        EngineChoice::IoUring => EngineKind::IoUring,
-        EngineChoice::Auto if spec.qd.per_worker == 1 => EngineKind::Psync,
-        EngineChoice::Auto => EngineKind::IoUring,
-    };
-    let reason = match (x.opts.engine, kind) {
-        (EngineChoice::Auto, EngineKind::Psync) => "fio on every host; one I/O in flight a worker: psync",
-        (EngineChoice::Auto, _) => "fio on every host; more than one I/O in flight a worker: io_uring",
-        _ => "fio on every host, as --engine says",
-    };
+    let (kind, reason) = engine_of(x.opts.engine, &spec);
     let (threads, depth) = methodic_results::ceiling::threads_and_depth(kind, &spec.qd);
     if spec.passes.is_some() && spec.workload.random > Percent::ZERO && threads > 1 {
         return Err(Error::unsupported(format!(
@@ -246,36 +232,8 @@ fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         ))
         .with_hint("fill sequentially, or with one worker (io_uring keeps its queue depth from one thread)"));
     }
-    // The step's rate and amount are the whole run's, as on one machine
-    // they are all its workers': each host takes its share.
-    let n = x.opts.hosts.len().max(1) as u64;
-    let rate = spec.rate.map(|r| methodic_compiler::plan::Rate {
-        amount: match r.amount {
-            RateAmount::Iops(i) => RateAmount::Iops(i.div_ceil(n)),
-            RateAmount::Bandwidth(b) => RateAmount::Bandwidth(Bytes(b.0.div_ceil(n))),
-            other => other,
-        },
-        ..r
-    });
-    let budget = spec.budget.map(|b| Bytes(b.0.div_ceil(n)));
     let engine = Engine { psync: kind == EngineKind::Psync, threads, depth, registered: false };
-    let ms = |d: StdDuration| Duration::from_millis(d.as_millis() as u64);
-    let mut one = step.clone();
-    one.verify = false;
-    one.target = Some(spec.settings);
-    one.action = match spec.passes {
-        Some(passes) => Action::Fill { workload: spec.workload.clone(), qd: spec.qd, passes },
-        None => Action::Measure {
-            workload: spec.workload.clone(),
-            qd: spec.qd,
-            ramp: ms(spec.ramp),
-            stop: MeasureStop { time: spec.record.map(ms), written: budget.map(Extent::Bytes) },
-            series: spec.series.as_ref().map_or(Duration::from_secs(1), |s| ms(s.0)),
-            rate,
-            pauses: spec.pauses,
-            at: None,
-        },
-    };
+    let one = host_step(step, &spec, x.opts.hosts.len());
     let interval_ms = spec.series.as_ref().map(|s| (s.0.as_millis() as u64).max(1));
     // Logs always: they say when each host began recording. Without a
     // series, at an interval a few of which fit in the record time.
@@ -289,31 +247,7 @@ fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         u128::from(at_ms) * 1_000_000,
         u128::from(margin + MAX_CLOCK_LAG_MS) * 1_000_000,
     );
-    let jobs = x
-        .opts
-        .hosts
-        .iter()
-        .enumerate()
-        .map(|(k, h)| {
-            let logs = HostLogs { prefix: hosts::log_prefix(k), interval_ms: log_ms };
-            // The run's seed, drawn apart for each step, repeat, round,
-            // cell and host, as a worker's stream is on one machine.
-            let run = step.repeat.map_or(1, |r| r.run);
-            let stream = crate::rng::Stream {
-                step: &step.id,
-                run,
-                round: spec.at.round,
-                cell: spec.at.cell,
-                worker: k as u32,
-            };
-            // fio reads randseed as a signed 64-bit number.
-            let seed = crate::rng::stream_seed(x.workers.seed, &stream) >> 1;
-            host_job(&one, engine, &h.target, Some(&logs), Some(&prerun), Some(seed))
-        })
-        .collect::<std::result::Result<Vec<_>, String>>()
-        .map_err(|why| {
-            Error::unsupported(format!("step {}: fio cannot run it on the hosts: {why}", step.id))
-        })?;
+    let jobs = host_jobs(x, step, &spec, &one, engine, log_ms, &prerun)?;
     let suffix = if spec.at.round == 1 && spec.at.cell == 1 {
         String::new()
     } else {
@@ -335,22 +269,7 @@ fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         write_series(csv, &run.rows)?;
     }
     let seconds = run.seconds;
-    // A host that began recording later than the set start (and its
-    // ramp) took "run" after it: the next runs get a wider margin.
-    let due = at_ms + spec.ramp.as_millis() as u64;
-    let late = run.starts.iter().flatten().map(|s| s.saturating_sub(due)).max().unwrap_or(0);
-    if late > LATE_MS {
-        START_MARGIN_MS.store((margin + late + LATE_MS).min(MAX_START_MARGIN_MS), Ordering::Relaxed);
-    }
-    let first = run.starts.iter().flatten().min().copied();
-    let host_skew = run
-        .starts
-        .iter()
-        .zip(&x.opts.hosts)
-        .filter_map(|(s, h)| Some(((*s)?, h)))
-        .max_by_key(|(s, _)| *s)
-        .filter(|_| x.opts.hosts.len() > 1)
-        .and_then(|(s, h)| Some(((s - first?) as f64 / 1000.0, h.client.clone(), margin)));
+    let host_skew = starts_seen(&x.opts.hosts, &run.starts, at_ms + spec.ramp.as_millis() as u64, margin);
     Ok(IoRun {
         host_skew,
         seconds,
@@ -380,6 +299,118 @@ fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         hosts: run.hosts,
         recorder: run.recorder,
     })
+}
+
+/// The engine the hosts' fio runs `spec` with, as `--engine` (`choice`)
+/// says, and why.
+fn engine_of(choice: EngineChoice, spec: &IoSpec<'_>) -> (EngineKind, &'static str) {
+    let kind = match choice {
+        EngineChoice::Psync => EngineKind::Psync,
+        EngineChoice::IoUring => EngineKind::IoUring,
+        EngineChoice::Auto if spec.qd.per_worker == 1 => EngineKind::Psync,
+        EngineChoice::Auto => EngineKind::IoUring,
+    };
+    let reason = match (choice, kind) {
+        (EngineChoice::Auto, EngineKind::Psync) => "fio on every host; one I/O in flight a worker: psync",
+        (EngineChoice::Auto, _) => "fio on every host; more than one I/O in flight a worker: io_uring",
+        _ => "fio on every host, as --engine says",
+    };
+    (kind, reason)
+}
+
+/// The step each of `hosts` hosts runs for this I/O run of `step`: a fill
+/// or a measurement with the queue depth, times and series `spec` has,
+/// without `verify`. The step's rate and amount are the whole run's, as
+/// on one machine they are all its workers': each host takes its share.
+fn host_step(step: &Step, spec: &IoSpec<'_>, hosts: usize) -> Step {
+    let n = hosts.max(1) as u64;
+    let rate = spec.rate.map(|r| methodic_compiler::plan::Rate {
+        amount: match r.amount {
+            RateAmount::Iops(i) => RateAmount::Iops(i.div_ceil(n)),
+            RateAmount::Bandwidth(b) => RateAmount::Bandwidth(Bytes(b.0.div_ceil(n))),
+            other => other,
+        },
+        ..r
+    });
+    let budget = spec.budget.map(|b| Bytes(b.0.div_ceil(n)));
+    let ms = |d: StdDuration| Duration::from_millis(d.as_millis() as u64);
+    let mut one = step.clone();
+    one.verify = false;
+    one.target = Some(spec.settings);
+    one.action = match spec.passes {
+        Some(passes) => Action::Fill { workload: spec.workload.clone(), qd: spec.qd, passes },
+        None => Action::Measure {
+            workload: spec.workload.clone(),
+            qd: spec.qd,
+            ramp: ms(spec.ramp),
+            stop: MeasureStop { time: spec.record.map(ms), written: budget.map(Extent::Bytes) },
+            series: spec.series.as_ref().map_or(Duration::from_secs(1), |s| ms(s.0)),
+            rate,
+            pauses: spec.pauses,
+            at: None,
+        },
+    };
+    one
+}
+
+/// The job file each host's fio runs: `one` with `engine`, its logs every
+/// `log_ms` milliseconds, `prerun` before it starts, and its own seed.
+fn host_jobs(
+    x: &Executor<'_>,
+    step: &Step,
+    spec: &IoSpec<'_>,
+    one: &Step,
+    engine: Engine,
+    log_ms: u64,
+    prerun: &str,
+) -> Result<Vec<String>> {
+    x.opts
+        .hosts
+        .iter()
+        .enumerate()
+        .map(|(k, h)| {
+            let logs = HostLogs { prefix: hosts::log_prefix(k), interval_ms: log_ms };
+            // The run's seed, drawn apart for each step, repeat, round,
+            // cell and host, as a worker's stream is on one machine.
+            let run = step.repeat.map_or(1, |r| r.run);
+            let stream = crate::rng::Stream {
+                step: &step.id,
+                run,
+                round: spec.at.round,
+                cell: spec.at.cell,
+                worker: k as u32,
+            };
+            // fio reads randseed as a signed 64-bit number.
+            let seed = crate::rng::stream_seed(x.workers.seed, &stream) >> 1;
+            host_job(one, engine, &h.target, Some(&logs), Some(prerun), Some(seed))
+        })
+        .collect::<std::result::Result<Vec<_>, String>>()
+        .map_err(|why| Error::unsupported(format!("step {}: fio cannot run it on the hosts: {why}", step.id)))
+}
+
+/// How far apart `hosts` began recording (their `starts`, Unix
+/// milliseconds), the host that began last, and the run's start
+/// `margin`; `None` with one host. A host that began recording later
+/// than `due` (the set start and the ramp) took "run" after it: the
+/// next runs get a wider margin.
+fn starts_seen(
+    hosts: &[HostSpec],
+    starts: &[Option<u64>],
+    due: u64,
+    margin: u64,
+) -> Option<(f64, String, u64)> {
+    let late = starts.iter().flatten().map(|s| s.saturating_sub(due)).max().unwrap_or(0);
+    if late > LATE_MS {
+        START_MARGIN_MS.store((margin + late + LATE_MS).min(MAX_START_MARGIN_MS), Ordering::Relaxed);
+    }
+    let first = starts.iter().flatten().min().copied();
+    starts
+        .iter()
+        .zip(hosts)
+        .filter_map(|(s, h)| Some(((*s)?, h)))
+        .max_by_key(|(s, _)| *s)
+        .filter(|_| hosts.len() > 1)
+        .and_then(|(s, h)| Some(((s - first?) as f64 / 1000.0, h.client.clone(), margin)))
 }
 
 /// The hosts' targets, by fio on each host.
