@@ -11,16 +11,17 @@
 use std::fs;
 use std::path::Path;
 
-use methodic_compiler::plan::{Action, Plan};
+use methodic_compiler::plan::{Action, Bytes, Plan};
 
 use crate::error::{Error, Result};
 use crate::exec::{self, EngineChoice, Observer, RunOptions, Session};
+use crate::hosts::HostSpec;
 use crate::target::Target;
 use crate::{rehearse, time};
 use methodic_results::dir::ResultsDir;
 use methodic_results::dir::STEPS_FILE;
 use methodic_results::host::TargetInfo;
-use methodic_results::manifest::{DriveTracker, ResumeNote, Tool};
+use methodic_results::manifest::{DriveTracker, Manifest, ResumeNote, Tool};
 use methodic_results::record::{RunReport, Status, StepResult};
 
 /// Goes on with the run in `dir`. `given` is the methodology or plan the
@@ -37,10 +38,9 @@ pub fn resume(
     exec::execute(session, observer)
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: each check that a results directory can be resumed, in the order a reader needs them"
-)]
+/// Each check that the run in `dir` can be resumed, in the order a reader
+/// needs them, then the run readied to go on: the records of steps that
+/// run again set aside, the manifest brought up to date and saved.
 fn prepare(
     dir: &Path,
     given: Option<&Plan>,
@@ -55,30 +55,7 @@ fn prepare(
         return Err(Error::results(dir, "holds a run that completed: there is nothing to resume")
             .with_hint("start a new run with `methodic run FILE`"));
     }
-    let plan_path = dir.join("plan.ron");
-    let text = fs::read_to_string(&plan_path)
-        .map_err(|e| Error::results(&plan_path, format!("cannot be read: {e}")))?;
-    if methodic_compiler::source_hash(&text) != m.methodology.plan_hash {
-        return Err(Error::results(
-            &plan_path,
-            "is not the plan the run started with (its hash is not the manifest's)",
-        )
-        .with_hint("put back the plan.ron the run wrote; a changed plan is a new run"));
-    }
-    let original = Plan::from_ron(&text)
-        .map_err(|d| Error::results(&plan_path, format!("cannot be read: {}", d.message)))?;
-    if let Some(g) = given {
-        if methodic_compiler::source_hash(&g.to_ron()) != m.methodology.plan_hash {
-            return Err(Error::unsupported(format!(
-                "the methodology given compiles to another plan than the one the run in {} started with",
-                dir.display()
-            ))
-            .with_hint(format!(
-                "`methodic diff {} FILE` says what changed; leave out FILE to go on with the run's own plan",
-                plan_path.display()
-            )));
-        }
-    }
+    let original = read_plan(dir, &m, given)?;
     // A run on many hosts: on the hosts' own targets.
     let on_hosts = !m.hosts.is_empty();
     let on_device = on_hosts || m.targets.iter().any(|t| !t.scratch);
@@ -103,21 +80,7 @@ fn prepare(
         Err(e) => return Err(Error::results(&steps_path, format!("cannot be read: {e}"))),
     };
     let (lines, torn) = records(&text);
-    let mut done = Vec::new();
-    for (n, line) in lines.iter().enumerate() {
-        let r: StepResult = serde_json::from_str(line).map_err(|e| {
-            Error::results(&steps_path, format!("line {} is not a step record: {e}", n + 1))
-                .with_hint("the file is damaged or was edited; the run cannot be resumed")
-        })?;
-        if plan.steps.get(r.index.wrapping_sub(1)).is_none_or(|s| s.id != r.id) {
-            return Err(Error::results(
-                &steps_path,
-                format!("line {} records step {} ({}), which is not the plan's", n + 1, r.index, r.id),
-            )
-            .with_hint("the file is damaged or was edited; the run cannot be resumed"));
-        }
-        done.push(r);
-    }
+    let done = step_records(&steps_path, &lines, &plan)?;
     let started = m
         .steps
         .get(done.iter().take_while(|r| r.error.is_none()).count())
@@ -127,21 +90,164 @@ fn prepare(
     // Every host answers before anything is moved or run again.
     let hosts = exec::remote::hosts_of(&m.hosts);
     if on_hosts {
-        let asked = RunOptions { hosts: hosts.clone(), fio: opts.fio.clone(), ..RunOptions::default() };
-        let now = exec::remote::probe(&asked, observer)?;
-        for (was, is) in m.hosts.iter().zip(now) {
-            if was.fio_version != is.fio_version {
-                observer.note(&format!(
-                    "{}: fio {} now, {} when the run started",
-                    was.host,
-                    is.fio_version.as_deref().unwrap_or("of unknown version"),
-                    was.fio_version.as_deref().unwrap_or("of unknown version")
-                ));
-            }
+        probe_hosts(&m, &hosts, opts, observer)?;
+    }
+    let (targets, removed) = reopen_targets(dir, &m, &plan, opts)?;
+    if let Some(why) = removed {
+        (first, reason) = (0, why);
+    }
+    let uring = crate::worker::io_uring_available();
+    if let (true, Err(why), false) = (m.engine.io_uring, &uring, on_hosts) {
+        return Err(Error::unsupported(format!("the run used io_uring, which is not available now: {why}"))
+            .with_hint("resume on the machine (and kernel) the run started on"));
+    }
+
+    // The records before `first` are whole, finished and in order (see
+    // restart_point): kept as they are.
+    let first_kept = first.min(done.len());
+    let kept: Vec<StepResult> = done[..first_kept].to_vec();
+    let aside = format!("superseded/{}", m.resumed.len() + 1);
+    move_aside(&results, dir, &done[first_kept..], &aside)?;
+    let superseded = supersede(&mut results, &lines, torn, first_kept, &aside)?;
+
+    let mut drive = DriveTracker::new(!on_hosts && m.targets.iter().all(|t| t.scratch));
+    for r in &kept {
+        drive.after(&plan.steps[r.index - 1], r);
+    }
+    let ram = ram_in_force(&plan, first);
+    // The records are the truth: a kill between a record and the manifest
+    // leaves the manifest one step behind.
+    for r in &kept {
+        m.step_finished(r.index - 1, r, false);
+    }
+    for i in first..plan.steps.len() {
+        m.reset_step(i);
+    }
+    let now = time::rfc3339(time::unix_now());
+    m.resumed.push(ResumeNote {
+        at: now.clone(),
+        tool: Tool::this(),
+        from_step: first + 1,
+        from_id: plan.steps.get(first).map_or_else(String::new, |s| s.id.clone()),
+        reason: reason.clone(),
+        superseded,
+    });
+    m.status = Status::Running;
+    m.error = None;
+    m.finished = None;
+    for (info, t) in m.targets.iter_mut().zip(&targets) {
+        info.path = t.path.clone();
+    }
+    m.save(dir, now)?;
+    observer.note(&format!("resuming {}: {reason}", dir.display()));
+
+    let run_opts = run_options(dir, &m, opts, &targets, hosts);
+    exec::remote::set_start_margin(&run_opts);
+    Ok(Session {
+        original,
+        plan,
+        opts: run_opts,
+        results,
+        engine: m.engine.clone(),
+        seconds_before: m.seconds,
+        manifest: m,
+        targets,
+        first,
+        earlier: kept,
+        drive,
+        measure_ceiling: false,
+        ram,
+    })
+}
+
+/// The plan the run in `dir` started with (its `plan.ron`, checked
+/// against the manifest's hash), and the plan the user named, if any,
+/// checked to be the same.
+fn read_plan(dir: &Path, m: &Manifest, given: Option<&Plan>) -> Result<Plan> {
+    let plan_path = dir.join("plan.ron");
+    let text = fs::read_to_string(&plan_path)
+        .map_err(|e| Error::results(&plan_path, format!("cannot be read: {e}")))?;
+    if methodic_compiler::source_hash(&text) != m.methodology.plan_hash {
+        return Err(Error::results(
+            &plan_path,
+            "is not the plan the run started with (its hash is not the manifest's)",
+        )
+        .with_hint("put back the plan.ron the run wrote; a changed plan is a new run"));
+    }
+    let original = Plan::from_ron(&text)
+        .map_err(|d| Error::results(&plan_path, format!("cannot be read: {}", d.message)))?;
+    if let Some(g) = given {
+        if methodic_compiler::source_hash(&g.to_ron()) != m.methodology.plan_hash {
+            return Err(Error::unsupported(format!(
+                "the methodology given compiles to another plan than the one the run in {} started with",
+                dir.display()
+            ))
+            .with_hint(format!(
+                "`methodic diff {} FILE` says what changed; leave out FILE to go on with the run's own plan",
+                plan_path.display()
+            )));
         }
     }
-    let open = exec::open_options(&plan, opts)?;
+    Ok(original)
+}
+
+/// The step records in `lines` (of `steps_path`), each checked to be one
+/// of `plan`'s steps.
+fn step_records(steps_path: &Path, lines: &[&str], plan: &Plan) -> Result<Vec<StepResult>> {
+    let mut done = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let r: StepResult = serde_json::from_str(line).map_err(|e| {
+            Error::results(steps_path, format!("line {} is not a step record: {e}", n + 1))
+                .with_hint("the file is damaged or was edited; the run cannot be resumed")
+        })?;
+        if plan.steps.get(r.index.wrapping_sub(1)).is_none_or(|s| s.id != r.id) {
+            return Err(Error::results(
+                steps_path,
+                format!("line {} records step {} ({}), which is not the plan's", n + 1, r.index, r.id),
+            )
+            .with_hint("the file is damaged or was edited; the run cannot be resumed"));
+        }
+        done.push(r);
+    }
+    Ok(done)
+}
+
+/// Asks every host of a run on many hosts (`hosts`) whether it can run
+/// again, and says where a host's fio changed since the run started.
+fn probe_hosts(
+    m: &Manifest,
+    hosts: &[HostSpec],
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    let asked = RunOptions { hosts: hosts.to_vec(), fio: opts.fio.clone(), ..RunOptions::default() };
+    let now = exec::remote::probe(&asked, observer)?;
+    for (was, is) in m.hosts.iter().zip(now) {
+        if was.fio_version != is.fio_version {
+            observer.note(&format!(
+                "{}: fio {} now, {} when the run started",
+                was.host,
+                is.fio_version.as_deref().unwrap_or("of unknown version"),
+                was.fio_version.as_deref().unwrap_or("of unknown version")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The run's targets opened again (where `--target` moved them, a
+/// scratch file made again where it was removed), each checked to be
+/// the one the run started on; and, when a scratch file was removed,
+/// why the run starts again from its first step.
+fn reopen_targets(
+    dir: &Path,
+    m: &Manifest,
+    plan: &Plan,
+    opts: &RunOptions,
+) -> Result<(Vec<Target>, Option<String>)> {
+    let open = exec::open_options(plan, opts)?;
     let mut targets = Vec::new();
+    let mut removed = None;
     for (i, was) in m.targets.iter().enumerate() {
         let path = match opts.targets.get(i) {
             Some(p) => p.clone(),
@@ -152,11 +258,10 @@ fn prepare(
         let mut open = open.clone();
         if was.scratch && !path.exists() {
             open.create_size = Some(was.capacity);
-            first = 0;
-            reason = format!(
+            removed = Some(format!(
                 "the scratch file {} was removed, and the drive state with it: the run starts again from step 1",
                 path.display()
-            );
+            ));
         }
         let mut t = Target::open_with_results(&path, &open, Some(dir))?;
         // The run's own scratch file stays the run's: removed when it
@@ -172,20 +277,14 @@ fn prepare(
         }
         targets.push(t);
     }
-    let uring = crate::worker::io_uring_available();
-    if let (true, Err(why), false) = (m.engine.io_uring, &uring, on_hosts) {
-        return Err(Error::unsupported(format!("the run used io_uring, which is not available now: {why}"))
-            .with_hint("resume on the machine (and kernel) the run started on"));
-    }
+    Ok((targets, removed))
+}
 
-    // The records before `first` are whole, finished and in order (see
-    // restart_point): kept as they are.
-    let first_kept = first.min(done.len());
-    let kept: Vec<StepResult> = done[..first_kept].to_vec();
-    // Steps run again write their series anew: the old series move aside,
-    // under superseded/N/, and the moved records point there.
-    let aside = format!("superseded/{}", m.resumed.len() + 1);
-    for r in &done[first_kept..] {
+/// Steps run again write their series anew: the old series and latency
+/// logs of the steps of `again` move aside, under `aside` in `dir`
+/// (`superseded/N/`).
+fn move_aside(results: &ResultsDir, dir: &Path, again: &[StepResult], aside: &str) -> Result<()> {
+    for r in again {
         for from in [
             results.series_path(&r.id, "")?,
             results.series_path(&r.id, ".rounds")?,
@@ -194,7 +293,7 @@ fn prepare(
         ] {
             if from.exists() {
                 let rel = from.strip_prefix(dir).unwrap_or(&from);
-                let to = dir.join(&aside).join(rel);
+                let to = dir.join(aside).join(rel);
                 if let Some(parent) = to.parent() {
                     fs::create_dir_all(parent)
                         .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
@@ -204,6 +303,20 @@ fn prepare(
             }
         }
     }
+    Ok(())
+}
+
+/// Keeps the first `first_kept` records of `steps.jsonl` (its `lines`)
+/// and moves the rest, and a `torn` last line, to the superseded
+/// records, those moved pointing at their series moved `aside`; how
+/// many moved.
+fn supersede(
+    results: &mut ResultsDir,
+    lines: &[&str],
+    torn: Option<&str>,
+    first_kept: usize,
+    aside: &str,
+) -> Result<usize> {
     let mut superseded: Vec<String> = lines[first_kept..]
         .iter()
         .map(|l| {
@@ -217,12 +330,13 @@ fn prepare(
     superseded.extend(torn.map(str::to_string));
     let superseded: Vec<&str> = superseded.iter().map(String::as_str).collect();
     results.supersede_steps(&lines[..first_kept], &superseded)?;
+    Ok(superseded.len())
+}
 
-    let mut drive = DriveTracker::new(!on_hosts && m.targets.iter().all(|t| t.scratch));
-    for r in &kept {
-        drive.after(&plan.steps[r.index - 1], r);
-    }
-    let ram = plan.steps[..first]
+/// The RAM limit in force when the run goes on at step `first`: the last
+/// `limit_ram` before it.
+fn ram_in_force(plan: &Plan, first: usize) -> Option<Bytes> {
+    plan.steps[..first]
         .iter()
         .rev()
         .find_map(|s| match s.action {
@@ -239,40 +353,26 @@ fn prepare(
             | Action::Copy { .. }
             | Action::Probe(_) => None,
         })
-        .flatten();
-    // The records are the truth: a kill between a record and the manifest
-    // leaves the manifest one step behind.
-    for r in &kept {
-        m.step_finished(r.index - 1, r, false);
-    }
-    for i in first..plan.steps.len() {
-        m.reset_step(i);
-    }
-    let now = time::rfc3339(time::unix_now());
-    m.resumed.push(ResumeNote {
-        at: now.clone(),
-        tool: Tool::this(),
-        from_step: first + 1,
-        from_id: plan.steps.get(first).map_or_else(String::new, |s| s.id.clone()),
-        reason: reason.clone(),
-        superseded: superseded.len(),
-    });
-    m.status = Status::Running;
-    m.error = None;
-    m.finished = None;
-    for (info, t) in m.targets.iter_mut().zip(&targets) {
-        info.path = t.path.clone();
-    }
-    m.save(dir, now)?;
-    observer.note(&format!("resuming {}: {reason}", dir.display()));
+        .flatten()
+}
 
+/// The options the resumed run runs with: the run's own (seed, engine,
+/// rehearsal, latency recording) from its manifest `m`, on `targets` and
+/// `hosts`, with the consent and choices `opts` gives again.
+fn run_options(
+    dir: &Path,
+    m: &Manifest,
+    opts: &RunOptions,
+    targets: &[Target],
+    hosts: Vec<HostSpec>,
+) -> RunOptions {
     let engine = match m.engine.choice.as_str() {
         // `iouring`: as manifests before 2026-12 spelled it.
         "io-uring" | "iouring" => EngineChoice::IoUring,
         "psync" => EngineChoice::Psync,
         _ => EngineChoice::Auto,
     };
-    let run_opts = RunOptions {
+    RunOptions {
         targets: targets.iter().map(|t| t.path.clone()).collect(),
         out: dir.to_path_buf(),
         rehearse: m.rehearsal,
@@ -290,23 +390,7 @@ fn prepare(
         hosts,
         fio: opts.fio.clone(),
         start_margin_ms: opts.start_margin_ms,
-    };
-    exec::remote::set_start_margin(&run_opts);
-    Ok(Session {
-        original,
-        plan,
-        opts: run_opts,
-        results,
-        engine: m.engine.clone(),
-        seconds_before: m.seconds,
-        manifest: m,
-        targets,
-        first,
-        earlier: kept,
-        drive,
-        measure_ceiling: false,
-        ram,
-    })
+    }
 }
 
 /// The whole lines of `steps.jsonl`, and a last line cut off by a crash.
