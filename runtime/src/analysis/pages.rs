@@ -41,19 +41,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 /// device in whole `unit`s. Offsets that are not multiples of `unit` are
 /// left out; the rest are `lcm(step, unit)` apart, and each write counts as
 /// `io` rounded up to whole units.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: offsets, their latencies and the page-size candidates weighed in one pass"
-)]
 pub fn estimate(offsets: &[u64], latency_us: &[f64], io: u64, step: u64, unit: u64) -> PageEstimate {
-    let none = |spikes: usize, threshold: f64, why: String| PageEstimate {
-        page_bytes: None,
-        first_boundary: None,
-        confidence: 0.0,
-        spikes,
-        threshold_us: threshold,
-        verdict: why,
-    };
     if step == 0 {
         return none(0, f64::NAN, "no periodic structure found: too few offsets probed".into());
     }
@@ -78,23 +66,8 @@ pub fn estimate(offsets: &[u64], latency_us: &[f64], io: u64, step: u64, unit: u
     if n < 8 {
         return none(0, f64::NAN, "no periodic structure found: too few offsets probed".into());
     }
-    let base = median(&latency_us[..n]);
-    let deviations: Vec<f64> = latency_us[..n].iter().map(|x| (x - base).abs()).collect();
-    let mad = median(&deviations) * 1.4826;
-    let threshold = base + (5.0 * mad).max(0.25 * base);
-    // Clusters: runs of slow offsets no further apart than a write's length.
-    let gap = io.max(step);
-    let mut clusters: Vec<(u64, u64)> = Vec::new();
-    for i in (0..n).filter(|&i| latency_us[i] > threshold) {
-        match clusters.last_mut() {
-            Some((_, last)) if offsets[i] - *last <= gap => *last = offsets[i],
-            _ => clusters.push((offsets[i], offsets[i])),
-        }
-    }
-    // A write at o straddles boundary b when o < b < o + io: a cluster
-    // [first, last] points at a boundary about io/2 past its middle.
-    let boundaries: Vec<f64> =
-        clusters.iter().map(|(a, b)| (*a + *b) as f64 / 2.0 + io as f64 / 2.0).collect();
+    let threshold = threshold(&latency_us);
+    let boundaries = boundaries(&offsets, &latency_us, threshold, io, step);
     let e = boundaries.len();
     if e < 3 {
         return none(
@@ -109,53 +82,8 @@ pub fn estimate(offsets: &[u64], latency_us: &[f64], io: u64, step: u64, unit: u
     }
     let lo = offsets[0] as f64 + io as f64 / 2.0;
     let hi = offsets[n - 1] as f64 + io as f64 / 2.0;
-    let range = hi - lo;
     let tol = (io.max(2 * step)) as f64;
-    let mut best = (0.0f64, 0u64, 0.0f64);
-    // A spacing within a few tolerances would catch everything.
-    let mut p = (2 * step).max(((3.0 * tol) as u64 / step + 1) * step);
-    while (p as f64) * 2.0 <= range {
-        let pf = p as f64;
-        // Each boundary's place within the spacing, three laps laid out so
-        // that a window around any of them needs no wrapping.
-        let mut laps: Vec<f64> = boundaries.iter().map(|b| (b - lo).rem_euclid(pf)).collect();
-        laps.sort_by(f64::total_cmp);
-        let ring: Vec<f64> = laps
-            .iter()
-            .map(|r| r - pf)
-            .chain(laps.iter().copied())
-            .chain(laps.iter().map(|r| r + pf))
-            .collect();
-        let (mut hits, mut phase) = (0, 0.0);
-        for &r in &laps {
-            let h = ring.partition_point(|x| *x <= r + tol) - ring.partition_point(|x| *x < r - tol);
-            if h > hits {
-                (hits, phase) = (h, r);
-            }
-        }
-        let precision = hits as f64 / e as f64;
-        // The comb's teeth inside the probed range, and how many have a
-        // boundary near them (the boundaries are in order).
-        let first = lo + phase;
-        let teeth = ((hi - first) / pf).floor() as usize + 1;
-        if teeth >= 3 {
-            let found = (0..teeth)
-                .filter(|k| {
-                    let t = first + *k as f64 * pf;
-                    let at = boundaries.partition_point(|b| *b < t - tol);
-                    boundaries.get(at).is_some_and(|b| *b <= t + tol)
-                })
-                .count();
-            let recall = found as f64 / teeth as f64;
-            let f1 =
-                if precision + recall > 0.0 { 2.0 * precision * recall / (precision + recall) } else { 0.0 };
-            if f1 > best.0 + 1e-9 {
-                best = (f1, p, first);
-            }
-        }
-        p += step;
-    }
-    let (score, page, first) = best;
+    let (score, page, first) = best_spacing(&boundaries, lo, hi, step, tol);
     if score < MIN_SCORE {
         return PageEstimate {
             confidence: score,
@@ -176,6 +104,106 @@ pub fn estimate(offsets: &[u64], latency_us: &[f64], io: u64, step: u64, unit: u
         threshold_us: threshold,
         verdict: format!("page size {} (confidence {:.2}, {e} boundaries seen)", kib(page), score),
     }
+}
+
+/// No page size: `spikes` slow spots above `threshold` microseconds, and
+/// why.
+fn none(spikes: usize, threshold: f64, why: String) -> PageEstimate {
+    PageEstimate {
+        page_bytes: None,
+        first_boundary: None,
+        confidence: 0.0,
+        spikes,
+        threshold_us: threshold,
+        verdict: why,
+    }
+}
+
+/// The latency above which a write is slow: five median absolute
+/// deviations above the median, and a quarter of the median at least.
+fn threshold(latency_us: &[f64]) -> f64 {
+    let base = median(latency_us);
+    let deviations: Vec<f64> = latency_us.iter().map(|x| (x - base).abs()).collect();
+    let mad = median(&deviations) * 1.4826;
+    base + (5.0 * mad).max(0.25 * base)
+}
+
+/// Where the page boundaries the slow writes crossed are, in bytes:
+/// clusters of writes slower than `threshold` (runs of them no further
+/// apart than a write's length), each pointing at one boundary.
+fn boundaries(offsets: &[u64], latency_us: &[f64], threshold: f64, io: u64, step: u64) -> Vec<f64> {
+    // Clusters: runs of slow offsets no further apart than a write's length.
+    let gap = io.max(step);
+    let mut clusters: Vec<(u64, u64)> = Vec::new();
+    for i in (0..offsets.len()).filter(|&i| latency_us[i] > threshold) {
+        match clusters.last_mut() {
+            Some((_, last)) if offsets[i] - *last <= gap => *last = offsets[i],
+            _ => clusters.push((offsets[i], offsets[i])),
+        }
+    }
+    // A write at o straddles boundary b when o < b < o + io: a cluster
+    // [first, last] points at a boundary about io/2 past its middle.
+    clusters.iter().map(|(a, b)| (*a + *b) as f64 / 2.0 + io as f64 / 2.0).collect()
+}
+
+/// The spacing that best explains where the `boundaries` sit in the
+/// probed range `lo..hi`: each multiple of `step` from three tolerances
+/// (`tol`) up to half the range, scored by its comb ([`comb`]). Its
+/// score, the spacing and its first tooth; a score of 0 when no comb had
+/// three teeth in the range.
+fn best_spacing(boundaries: &[f64], lo: f64, hi: f64, step: u64, tol: f64) -> (f64, u64, f64) {
+    let range = hi - lo;
+    let mut best = (0.0f64, 0u64, 0.0f64);
+    // A spacing within a few tolerances would catch everything.
+    let mut p = (2 * step).max(((3.0 * tol) as u64 / step + 1) * step);
+    while (p as f64) * 2.0 <= range {
+        if let Some((f1, first)) = comb(boundaries, lo, hi, p as f64, tol) {
+            if f1 > best.0 + 1e-9 {
+                best = (f1, p, first);
+            }
+        }
+        p += step;
+    }
+    best
+}
+
+/// The comb of spacing `pf` laid where it catches the most `boundaries`
+/// (within `tol` of a tooth): the F1 of its precision (the share of the
+/// boundaries it catches) and its recall (the share of its teeth in
+/// `lo..hi` with a boundary near them), and its first tooth. `None` when
+/// fewer than three teeth fit in the range.
+fn comb(boundaries: &[f64], lo: f64, hi: f64, pf: f64, tol: f64) -> Option<(f64, f64)> {
+    // Each boundary's place within the spacing, three laps laid out so
+    // that a window around any of them needs no wrapping.
+    let mut laps: Vec<f64> = boundaries.iter().map(|b| (b - lo).rem_euclid(pf)).collect();
+    laps.sort_by(f64::total_cmp);
+    let ring: Vec<f64> =
+        laps.iter().map(|r| r - pf).chain(laps.iter().copied()).chain(laps.iter().map(|r| r + pf)).collect();
+    let (mut hits, mut phase) = (0, 0.0);
+    for &r in &laps {
+        let h = ring.partition_point(|x| *x <= r + tol) - ring.partition_point(|x| *x < r - tol);
+        if h > hits {
+            (hits, phase) = (h, r);
+        }
+    }
+    let precision = hits as f64 / boundaries.len() as f64;
+    // The comb's teeth inside the probed range, and how many have a
+    // boundary near them (the boundaries are in order).
+    let first = lo + phase;
+    let teeth = ((hi - first) / pf).floor() as usize + 1;
+    if teeth < 3 {
+        return None;
+    }
+    let found = (0..teeth)
+        .filter(|k| {
+            let t = first + *k as f64 * pf;
+            let at = boundaries.partition_point(|b| *b < t - tol);
+            boundaries.get(at).is_some_and(|b| *b <= t + tol)
+        })
+        .count();
+    let recall = found as f64 / teeth as f64;
+    let f1 = if precision + recall > 0.0 { 2.0 * precision * recall / (precision + recall) } else { 0.0 };
+    Some((f1, first))
 }
 
 #[cfg(test)]
