@@ -449,10 +449,6 @@ pub fn start_at_command(at_ns: u128, most_ns: u128) -> String {
 /// --client` in `dir`, which keeps the job files, fio's output and the
 /// logs it brings back. `stop` set (a signal) stops fio on every host.
 /// A host that fio lost, or whose job failed, fails the run, named.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: starting fio's client, watching for a signal, and reading what each host sent"
-)]
 pub fn run_io(
     fio: &Path,
     hosts: &[HostSpec],
@@ -462,38 +458,11 @@ pub fn run_io(
 ) -> Result<HostsRun> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
-    let mut cmd = Command::new(fio);
-    // Its own process group: a Ctrl-C at the terminal reaches methodic,
-    // which stops fio once (see `wait`), not fio twice.
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    cmd.arg("--output-format=json+").arg(CLOCKSOURCE).current_dir(dir).stdin(Stdio::null());
-    for (k, (h, job)) in hosts.iter().zip(&jobs.jobs).enumerate() {
-        let name = format!("host-{}.fio", k + 1);
-        std::fs::write(dir.join(&name), job)
-            .map_err(|e| Error::io(format!("cannot write {}", dir.join(&name).display()), e))?;
-        cmd.arg(format!("--client={}", h.client)).arg(name);
-    }
-    let out_path = dir.join("output.json");
-    let out = std::fs::File::create(&out_path)
-        .map_err(|e| Error::io(format!("cannot write {}", out_path.display()), e))?;
-    let err_path = dir.join("stderr.txt");
-    let err = std::fs::File::create(&err_path)
-        .map_err(|e| Error::io(format!("cannot write {}", err_path.display()), e))?;
-    cmd.stdout(out).stderr(err);
-    // Should methodic die, fio's client is told to stop the hosts' jobs
-    // as a Ctrl-C would (it is in a process group of its own).
-    // SAFETY: the closure runs in the child between fork and exec and calls only prctl, which is
-    // async-signal-safe and allocates nothing.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
-            Ok(())
-        });
-    }
+    let mut cmd = client(fio, hosts, jobs, dir)?;
     let child = cmd.spawn().map_err(|e| Error::io(format!("cannot run {}", fio.display()), e))?;
     let (status, killed) = wait(child, stop)?;
-    let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
-    let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+    let stdout = std::fs::read_to_string(dir.join(OUTPUT_FILE)).unwrap_or_default();
+    let stderr = std::fs::read_to_string(dir.join(STDERR_FILE)).unwrap_or_default();
     if killed {
         let all: Vec<&str> = hosts.iter().map(|h| h.client.as_str()).collect();
         return Err(Error::Hosts {
@@ -515,8 +484,59 @@ pub fn run_io(
         .or_else(|| stdout.strip_prefix('{').map(|_| &stdout[..]));
     let parsed: Option<Value> =
         json.and_then(|j| serde_json::Deserializer::from_str(j).into_iter().next()?.ok());
-    let stats: Vec<&Value> = parsed
-        .as_ref()
+    let per_host = per_host(parsed.as_ref(), hosts);
+    check_hosts(hosts, &per_host, status, &said, dir)?;
+    let per_host: Vec<&Value> = per_host.into_iter().flatten().collect();
+    Ok(merge(hosts, &per_host, jobs.interval_ms, dir))
+}
+
+/// Where fio's client writes its output, in the run's folder.
+const OUTPUT_FILE: &str = "output.json";
+
+/// Where fio's client writes its standard error, in the run's folder.
+const STDERR_FILE: &str = "stderr.txt";
+
+/// `fio --client` for `jobs` on `hosts`, to run in `dir`: each host's
+/// job file written there, fio's output and standard error sent to files
+/// there, in a process group of its own, told to stop the hosts' jobs
+/// should methodic die.
+fn client(fio: &Path, hosts: &[HostSpec], jobs: &HostJobs, dir: &Path) -> Result<Command> {
+    let mut cmd = Command::new(fio);
+    // Its own process group: a Ctrl-C at the terminal reaches methodic,
+    // which stops fio once (see `wait`), not fio twice.
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    cmd.arg("--output-format=json+").arg(CLOCKSOURCE).current_dir(dir).stdin(Stdio::null());
+    for (k, (h, job)) in hosts.iter().zip(&jobs.jobs).enumerate() {
+        let name = format!("host-{}.fio", k + 1);
+        std::fs::write(dir.join(&name), job)
+            .map_err(|e| Error::io(format!("cannot write {}", dir.join(&name).display()), e))?;
+        cmd.arg(format!("--client={}", h.client)).arg(name);
+    }
+    let out_path = dir.join(OUTPUT_FILE);
+    let out = std::fs::File::create(&out_path)
+        .map_err(|e| Error::io(format!("cannot write {}", out_path.display()), e))?;
+    let err_path = dir.join(STDERR_FILE);
+    let err = std::fs::File::create(&err_path)
+        .map_err(|e| Error::io(format!("cannot write {}", err_path.display()), e))?;
+    cmd.stdout(out).stderr(err);
+    // Should methodic die, fio's client is told to stop the hosts' jobs
+    // as a Ctrl-C would (it is in a process group of its own).
+    // SAFETY: the closure runs in the child between fork and exec and calls only prctl, which is
+    // async-signal-safe and allocates nothing.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
+            Ok(())
+        });
+    }
+    Ok(cmd)
+}
+
+/// Each host's job in fio's JSON+ output (its `client_stats` but the
+/// "All clients" total), by the host's place in `hosts`, matched by the
+/// address and port fio names it by; `None` for a host with none.
+fn per_host<'v>(output: Option<&'v Value>, hosts: &[HostSpec]) -> Vec<Option<&'v Value>> {
+    let stats: Vec<&Value> = output
         .and_then(|v| v["client_stats"].as_array())
         .map(|a| a.iter().filter(|j| j["jobname"].as_str() != Some("All clients")).collect())
         .unwrap_or_default();
@@ -528,18 +548,31 @@ pub fn run_io(
             per_host[k] = Some(j);
         }
     }
+    per_host
+}
+
+/// Fails the run, in words, when a host sent no result, had I/O errors
+/// or did not run its job, or when fio's client ended with a failure
+/// (`status`); what fio `said` goes with it, and where its output is.
+fn check_hosts(
+    hosts: &[HostSpec],
+    per_host: &[Option<&Value>],
+    status: std::process::ExitStatus,
+    said: &[String],
+    dir: &Path,
+) -> Result<()> {
     let missing: Vec<&str> =
-        hosts.iter().zip(&per_host).filter(|(_, j)| j.is_none()).map(|(h, _)| h.client.as_str()).collect();
+        hosts.iter().zip(per_host).filter(|(_, j)| j.is_none()).map(|(h, _)| h.client.as_str()).collect();
     let failed: Vec<&str> = hosts
         .iter()
-        .zip(&per_host)
+        .zip(per_host)
         .filter(|(_, j)| j.is_some_and(|j| j["error"].as_i64().unwrap_or(0) != 0))
         .map(|(h, _)| h.client.as_str())
         .collect();
     // fio skips a job whose exec_prerun failed, and reports no error.
     let idle: Vec<&str> = hosts
         .iter()
-        .zip(&per_host)
+        .zip(per_host)
         .filter(|(_, j)| {
             j.is_some_and(|j| {
                 j["error"].as_i64().unwrap_or(0) == 0
@@ -548,35 +581,34 @@ pub fn run_io(
         })
         .map(|(h, _)| h.client.as_str())
         .collect();
-    if !missing.is_empty() || !failed.is_empty() || !idle.is_empty() || !status.success() {
-        let mut what = Vec::new();
-        if !missing.is_empty() {
-            what.push(format!("no result from {}", missing.join(", ")));
-        }
-        if !failed.is_empty() {
-            what.push(format!("I/O errors on {}", failed.join(", ")));
-        }
-        if !idle.is_empty() {
-            what.push(format!(
-                "the job did not run on {}: fio skips a job whose command before it (exec_prerun) failed; the \
-                 command's output is in JOB.prerun.txt in that fio server's working directory, which must be \
-                 writable",
-                idle.join(", ")
-            ));
-        }
-        if what.is_empty() {
-            what.push(format!("fio ended with {status}"));
-        }
-        if !said.is_empty() {
-            what.push(format!("fio said: {}", said.join("; ")));
-        }
-        return Err(Error::Hosts {
-            message: what.join("; "),
-            hint: Some(format!("fio's output and the jobs are in {}", dir.display())),
-        });
+    if missing.is_empty() && failed.is_empty() && idle.is_empty() && status.success() {
+        return Ok(());
     }
-    let per_host: Vec<&Value> = per_host.into_iter().flatten().collect();
-    Ok(merge(hosts, &per_host, jobs.interval_ms, dir))
+    let mut what = Vec::new();
+    if !missing.is_empty() {
+        what.push(format!("no result from {}", missing.join(", ")));
+    }
+    if !failed.is_empty() {
+        what.push(format!("I/O errors on {}", failed.join(", ")));
+    }
+    if !idle.is_empty() {
+        what.push(format!(
+            "the job did not run on {}: fio skips a job whose command before it (exec_prerun) failed; the \
+             command's output is in JOB.prerun.txt in that fio server's working directory, which must be \
+             writable",
+            idle.join(", ")
+        ));
+    }
+    if what.is_empty() {
+        what.push(format!("fio ended with {status}"));
+    }
+    if !said.is_empty() {
+        what.push(format!("fio said: {}", said.join("; ")));
+    }
+    Err(Error::Hosts {
+        message: what.join("; "),
+        hint: Some(format!("fio's output and the jobs are in {}", dir.display())),
+    })
 }
 
 /// Waits for fio's client; `stop` set sends it SIGINT (fio then stops the
