@@ -90,10 +90,6 @@ pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
 /// pauses between I/Os, a share of trims, more than one device a host,
 /// an amount written given as a share of the span, and the drives' write
 /// cache.
-#[expect(
-    clippy::too_many_lines,
-    reason = "one check per step kind and setting fio on many hosts cannot run, each refused in words"
-)]
 pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
     if plan.write_cache != WriteCache::AsIs {
         return Err(Error::unsupported(format!(
@@ -109,28 +105,8 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
         let refuse =
             |what: String, hint: &str| Err(Error::unsupported(format!("{name}: {what}")).with_hint(hint));
         if step.local {
-            // On the conductor: what needs no target of its own.
-            match step.action {
-                Action::DropCaches | Action::LimitRam { .. } => continue,
-                Action::Erase { .. }
-                | Action::Fill { .. }
-                | Action::Precondition { .. }
-                | Action::Measure { .. }
-                | Action::Together { .. }
-                | Action::Qos(_)
-                | Action::Rounds { .. }
-                | Action::Idle { .. }
-                | Action::Copy { .. }
-                | Action::Probe(_) => {
-                    return refuse(
-                        format!(
-                            "it is `local`, but {} needs a target, and a run on many hosts has none on this machine",
-                            step.action.kind()
-                        ),
-                        "run it on one machine, and leave it out of a methodology run on many hosts",
-                    );
-                }
-            }
+            check_local(step, &name)?;
+            continue;
         }
         match &step.action {
             // Each host's fio server runs these (`exec_prerun`).
@@ -214,6 +190,29 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A `local` step of a run on many hosts runs on the conductor (this
+/// machine), which has no target in such a run: only what needs none (a
+/// cache drop, a RAM limit) may be `local`. `name` names the step.
+fn check_local(step: &Step, name: &str) -> Result<()> {
+    match step.action {
+        Action::DropCaches | Action::LimitRam { .. } => Ok(()),
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Measure { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::Rounds { .. }
+        | Action::Idle { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => Err(Error::unsupported(format!(
+            "{name}: it is `local`, but {} needs a target, and a run on many hosts has none on this machine",
+            step.action.kind()
+        ))
+        .with_hint("run it on one machine, and leave it out of a methodology run on many hosts")),
+    }
 }
 
 /// One I/O run of `step` on every host at once: `spec` made the job each
