@@ -6,16 +6,20 @@
 
 pub mod analysis;
 pub mod ceiling;
+pub mod csv_file;
 pub mod device_io;
 pub mod dir;
 pub mod engine;
 pub mod error;
 pub mod export;
 pub mod health;
+pub mod hlog;
 pub mod host;
 pub mod manifest;
 pub mod numbers;
+pub mod probe;
 pub mod record;
+pub mod rounds;
 pub mod schema;
 pub mod series;
 pub mod svg;

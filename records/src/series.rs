@@ -8,7 +8,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::csv_file::{self, Line};
+use crate::error::Result;
 
 /// A row of the series, as written to CSV and kept for steady-state rounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -111,25 +112,29 @@ impl Row {
     }
 }
 
+/// A series CSV, a row a line: written by the runtime's collector (with
+/// [`HEADER`] and [`Row::csv_line`]) or by [`csv_file::Writer`].
+impl Line for Row {
+    const HEADER: &'static str = HEADER;
+    const OLDER_HEADERS: &'static [&'static str] = &[HEADER_BEFORE_TEMPERATURE];
+    const FILE: &'static str = "a methodic series";
+    const ROW: &'static str = "a series row";
+
+    fn csv_line(&self) -> String {
+        Row::csv_line(self)
+    }
+
+    fn parse(line: &str, before: Option<&Row>) -> Option<Row> {
+        Row::parse(line, before.map_or(0.0, |r| r.t))
+    }
+}
+
 /// Reads a series CSV: its rows in order. A file whose head is not
-/// [`HEADER`] (or the header before the temperature column) is refused; a
-/// line that does not parse (a row cut off by a crash) ends the rows.
+/// [`HEADER`] (or the header before the temperature column), or with a
+/// line that does not read (a row cut off by a crash among them), is
+/// refused, saying where.
 pub fn read(path: &Path) -> Result<Vec<Row>> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Error::results(path, format!("cannot be read: {e}")))?;
-    let mut lines = text.lines();
-    if !matches!(lines.next(), Some(HEADER | HEADER_BEFORE_TEMPERATURE)) {
-        return Err(Error::results(
-            path,
-            "is not a methodic series (its first line is not the series header)",
-        ));
-    }
-    let mut rows: Vec<Row> = Vec::new();
-    for line in lines {
-        let Some(row) = Row::parse(line, rows.last().map_or(0.0, |r| r.t)) else { break };
-        rows.push(row);
-    }
-    Ok(rows)
+    csv_file::read(path)
 }
 
 #[cfg(test)]
@@ -167,26 +172,54 @@ mod tests {
     }
 
     #[test]
-    fn a_series_file_reads_back_until_a_cut_line() {
+    fn a_series_file_reads_back_and_a_cut_line_is_refused() {
         let dir = std::env::temp_dir().join(format!("methodic-results-series-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("s.csv");
-        std::fs::write(
-            &p,
-            format!("{HEADER}\n1.000,100,100,0,1,1,10,20,40\n2.000,200,0,200,2,2,10,20,\n3.0,1"),
-        )
-        .unwrap();
-        let rows = read(&p).unwrap();
+        let rows = "1.000,100,100,0,1,1,10,20,40\n2.000,200,0,200,2,2,10,20,\n";
+        std::fs::write(&p, format!("{HEADER}\n{rows}")).unwrap();
+        let back = read(&p).unwrap();
         assert_eq!(
-            rows.iter().map(|r| (r.t, r.seconds, r.iops, r.temperature_c)).collect::<Vec<_>>(),
+            back.iter().map(|r| (r.t, r.seconds, r.iops, r.temperature_c)).collect::<Vec<_>>(),
             [(1.0, 1.0, 100.0, Some(40.0)), (2.0, 1.0, 200.0, None)]
         );
+        // Rows written through the writer read back as they were.
+        let mut w = csv_file::Writer::<Row>::create(&p).unwrap();
+        for r in &back {
+            w.row(r).unwrap();
+        }
+        drop(w);
+        assert_eq!(read(&p).unwrap(), back);
+        // A row cut off by a crash: the file says where it ends.
+        std::fs::write(&p, format!("{HEADER}\n{rows}3.0,1")).unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.ends_with("ends part way through line 4, `3.0,1`"), "{e}");
         // A series written before the temperature column reads back.
         std::fs::write(&p, format!("{HEADER_BEFORE_TEMPERATURE}\n1.000,100,100,0,1,1,10,20\n")).unwrap();
         let rows = read(&p).unwrap();
         assert_eq!(rows.iter().map(|r| (r.iops, r.temperature_c)).collect::<Vec<_>>(), [(100.0, None)]);
         std::fs::write(&p, "a,b\n1,2\n").unwrap();
-        assert!(read(&p).unwrap_err().to_string().contains("not a methodic series"));
+        assert!(read(&p).unwrap_err().to_string().contains("is not a methodic series"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// What methodic 0.1.0's runtime wrote, byte for byte: a fill's
+    /// series (one interval) and a precondition until steady's (a row a
+    /// round, one after another).
+    #[test]
+    fn series_the_runtime_wrote_still_read() {
+        let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/runtime-0.1.0");
+        let fill = read(&testdata.join("fill-rnd4k_write.csv")).unwrap();
+        assert_eq!(fill.len(), 1);
+        assert_eq!(
+            (fill[0].t, fill[0].iops, fill[0].p99_latency_us, fill[0].temperature_c),
+            (0.065, 63105.2, 627.2, None)
+        );
+        let rounds = read(&testdata.join("precondition-rnd4k_write-qd4.csv")).unwrap();
+        assert_eq!(
+            rounds.iter().map(|r| (r.t, r.iops)).collect::<Vec<_>>(),
+            [(0.833, 24517.4), (1.666, 979.6)]
+        );
+        assert!((rounds[1].seconds - 0.833).abs() < 1e-9);
     }
 }
