@@ -242,7 +242,7 @@ mod tests {
         let base = UNIX_EPOCH + Duration::from_secs(1_790_000_000);
         let reads = histogram((1..=10_000u64).map(|i| i * 100));
         let writes = histogram([7_000_000u64].into_iter());
-        let mut log = Writer::create(&path, "p/measure-x", base, "2026-09-21T12:53:20Z").unwrap();
+        let mut log = Writer::create(&path, "p/measure-x", base, "2026-09-21T14:13:20Z").unwrap();
         let (two, five) = (Duration::from_secs(2), Duration::from_secs(5));
         log.interval("read", &reads, two, five).unwrap();
         log.interval("write", &writes, two, five).unwrap();
@@ -261,7 +261,7 @@ mod tests {
                     ": latency of step p/measure-x, in nanoseconds; tags read, write and trim]"
                 ),
                 "#[Histogram log format version 1.3]",
-                "#[StartTime: 1790000000.000 (seconds since epoch), 2026-09-21T12:53:20Z]",
+                "#[StartTime: 1790000000.000 (seconds since epoch), 2026-09-21T14:13:20Z]",
                 "#[BaseTime: 1790000000.000 (seconds since epoch)]",
                 LEGEND,
             ]
@@ -284,7 +284,7 @@ mod tests {
         assert_eq!(sums.of("read"), Some(&reads));
         assert_eq!(sums.of("trim"), None);
         // Two intervals of a tag add up.
-        let mut log = Writer::create(&path, "p/measure-x", base, "2026-09-21T12:53:20Z").unwrap();
+        let mut log = Writer::create(&path, "p/measure-x", base, "2026-09-21T14:13:20Z").unwrap();
         log.interval("read", &reads, two, five).unwrap();
         log.interval("read", &writes, two + five, five).unwrap();
         log.flush().unwrap();

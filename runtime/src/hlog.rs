@@ -2,27 +2,24 @@
 //! recorders go in, one `.hlog` file beside the step's series comes out,
 //! with a line a recorded interval (the record window, or each round of a
 //! steady-state step) and op, tagged `read`, `write` or `trim` (`cell3.read`
-//! in a `rounds` step), values in nanoseconds, each histogram in the V2
-//! compressed encoding. HdrHistogram's own tools (`HistogramLogProcessor`,
-//! the Rust crate's `IntervalLogIterator`) read it.
+//! in a `rounds` step). The file's layout is `methodic_results::hlog`'s,
+//! whose `Writer` writes it and whose readers read it back; here a
+//! recorder's histograms become its intervals. HdrHistogram's own tools
+//! (`HistogramLogProcessor`, the Rust crate's `IntervalLogIterator`) read
+//! it.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hdrhistogram::serialization::V2DeflateSerializer;
-use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+use methodic_results::hlog::Writer;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::stats::Recorder;
 
 /// An open interval log. Each interval is flushed as it is written, so a
 /// crash keeps every finished one.
 pub struct HistogramLog {
-    path: PathBuf,
-    file: BufWriter<File>,
-    serializer: V2DeflateSerializer,
+    writer: Writer,
     /// Interval start times are seconds after this (the log's BaseTime).
     base: SystemTime,
 }
@@ -31,26 +28,9 @@ impl HistogramLog {
     /// Creates the log at `path` for step `step`, whose intervals are timed
     /// from `base`.
     pub fn create(path: &Path, step: &str, base: SystemTime) -> Result<HistogramLog> {
-        let file =
-            File::create(path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
-        let mut log = HistogramLog {
-            path: path.to_path_buf(),
-            file: BufWriter::new(file),
-            serializer: V2DeflateSerializer::new(),
-            base,
-        };
         let secs = base.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64();
-        let header = format!(
-            "#[methodic {}: latency of step {step}, in nanoseconds; tags read, write and trim]\n\
-             #[Histogram log format version 1.3]\n\
-             #[StartTime: {secs:.3} (seconds since epoch), {}]\n\
-             #[BaseTime: {secs:.3} (seconds since epoch)]\n\
-             \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
-            env!("CARGO_PKG_VERSION"),
-            crate::time::rfc3339(secs),
-        );
-        log.file.write_all(header.as_bytes()).and_then(|()| log.file.flush()).map_err(|e| log.error(e))?;
-        Ok(log)
+        let writer = Writer::create(path, step, base, &crate::time::rfc3339(secs))?;
+        Ok(HistogramLog { writer, base })
     }
 
     /// Writes `rec`'s reads, writes and trims (those it holds) as intervals that
@@ -65,30 +45,16 @@ impl HistogramLog {
     ) -> Result<()> {
         let start = from.duration_since(self.base).unwrap_or_default();
         for (name, stats) in [("read", &rec.read), ("write", &rec.write), ("trim", &rec.trim)] {
-            if stats.lat.is_empty() {
-                continue;
+            if !stats.lat.is_empty() {
+                self.writer.interval(&format!("{prefix}{name}"), &stats.lat, start, length)?;
             }
-            let tag = format!("{prefix}{name}");
-            let mut writer = IntervalLogWriterBuilder::new()
-                .begin_log_with(&mut self.file, &mut self.serializer)
-                .map_err(|e| Error::io(format!("cannot write {}", self.path.display()), e))?;
-            writer.write_histogram(&stats.lat, start, length, Tag::new(&tag)).map_err(|e| {
-                Error::io(
-                    format!("cannot write {}", self.path.display()),
-                    std::io::Error::other(e.to_string()),
-                )
-            })?;
         }
-        self.file.flush().map_err(|e| self.error(e))
+        Ok(self.writer.flush()?)
     }
 
     /// Where the log is.
     pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn error(&self, e: std::io::Error) -> Error {
-        Error::io(format!("cannot write {}", self.path.display()), e)
+        self.writer.path()
     }
 }
 
@@ -138,6 +104,20 @@ mod tests {
         assert_eq!((seen[2].3.len(), seen[2].3.max()), (1, rec.trim.lat.max()));
         assert_eq!((seen[3].0.as_deref(), seen[3].1), (Some("cell2.read"), Duration::from_secs(7)));
         assert_eq!(seen[5].0.as_deref(), Some("cell2.trim"));
+        // methodic's own reader, which the report reads it with, reads the
+        // same intervals.
+        let back = methodic_results::hlog::read(&path).unwrap();
+        assert_eq!(back.len(), 6);
+        for (ours, (tag, start, length, h)) in back.iter().zip(&seen) {
+            assert_eq!((Some(ours.tag.as_str()), ours.start, ours.length), (tag.as_deref(), *start, *length));
+            assert_eq!(&ours.histogram, h);
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("#[methodic "), "{text}");
+        assert!(
+            text.contains("#[StartTime: 1790000000.000 (seconds since epoch), 2026-09-21T14:13:20Z]\n"),
+            "{text}"
+        );
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -1,23 +1,25 @@
 //! The flash page-size probe: a probe's settings and a route to the
 //! target go in; every probed offset's write latency comes out, as the
-//! chosen statistic of its repeats, written as CSV (offset, latency), with
-//! the page size those latencies point at and a note saying what reached
-//! the device. Each write is followed by fdatasync, as "Microbenchmarking
-//! Flash Drives" synced each one. With O_DIRECT a write reaches the device
-//! as written, but only in whole logical blocks: the write is rounded up to
-//! one, and offsets between blocks are not probed. Through the page cache
-//! every write reaches the device as whole pages of the page cache, so
-//! steps below a page never reach it as such: the note says so, and the
-//! page-size estimate uses only offsets that are multiples of a page.
+//! chosen statistic of its repeats, written as CSV (a row an offset,
+//! `methodic_results::probe::Row`), with the page size those latencies
+//! point at and a note saying what reached the device. Each write is
+//! followed by fdatasync, as "Microbenchmarking Flash Drives" synced each
+//! one. With O_DIRECT a write reaches the device as written, but only in
+//! whole logical blocks: the write is rounded up to one, and offsets
+//! between blocks are not probed. Through the page cache every write
+//! reaches the device as whole pages of the page cache, so steps below a
+//! page never reach it as such: the note says so, and the page-size
+//! estimate uses only offsets that are multiples of a page.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use methodic_compiler::plan::{Aggregate, Probe};
+use methodic_compiler::plan::{Aggregate, Bytes, Probe};
+use methodic_results::csv_file::Writer;
+use methodic_results::probe;
 
 use crate::analysis::pages::kib;
 use crate::data::Buffers;
@@ -46,9 +48,9 @@ pub fn page_size() -> u64 {
     if n > 0 { n as u64 } else { 4096 }
 }
 
-/// Runs the probe from `start` on a target, and writes
-/// `offset_bytes,latency_us,min_us,max_us` rows to `csv`, one per offset
-/// probed (offsets from `start`).
+/// Runs the probe from `start` on a target, and writes a row an offset
+/// probed to `csv` (`methodic_results::probe::Row`: the offset from
+/// `start`, the statistic of its latencies, the fastest and the slowest).
 pub fn run(p: &Probe, route: &Route, start: u64, csv: &Path, stop: &AtomicBool) -> Result<ProbeResult> {
     let unit = route.unit.max(1);
     let planned = (0..p.offsets).map(|k| k * p.step.0);
@@ -77,13 +79,7 @@ pub fn run(p: &Probe, route: &Route, start: u64, csv: &Path, stop: &AtomicBool) 
             times.push(t.elapsed().as_nanos() as u64);
         }
     }
-    let mut out = BufWriter::new(
-        File::create(csv).map_err(|e| Error::io(format!("cannot create {}", csv.display()), e))?,
-    );
-    let write = |out: &mut BufWriter<File>, line: String| {
-        out.write_all(line.as_bytes()).map_err(|e| Error::io(format!("cannot write {}", csv.display()), e))
-    };
-    write(&mut out, "offset_bytes,latency_us,min_us,max_us\n".to_string())?;
+    let mut out = Writer::<probe::Row>::create(csv)?;
     let mut kept = Vec::with_capacity(offsets.len());
     let mut series: (Vec<u64>, Vec<f64>) =
         (Vec::with_capacity(offsets.len()), Vec::with_capacity(offsets.len()));
@@ -96,17 +92,13 @@ pub fn run(p: &Probe, route: &Route, start: u64, csv: &Path, stop: &AtomicBool) 
         kept.push(value);
         series.0.push(*o);
         series.1.push(value / 1000.0);
-        write(
-            &mut out,
-            format!(
-                "{o},{:.3},{:.3},{:.3}\n",
-                value / 1000.0,
-                times[0] as f64 / 1000.0,
-                times[times.len() - 1] as f64 / 1000.0
-            ),
-        )?;
+        out.row(&probe::Row {
+            offset: Bytes(*o),
+            latency_us: value / 1000.0,
+            min_us: times[0] as f64 / 1000.0,
+            max_us: times[times.len() - 1] as f64 / 1000.0,
+        })?;
     }
-    out.flush().map_err(|e| Error::io(format!("cannot write {}", csv.display()), e))?;
     kept.sort_by(f64::total_cmp);
     let pick =
         |q: f64| kept.get(((kept.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0) / 1000.0;
@@ -198,8 +190,6 @@ fn statistic(sorted: &[u64], a: Aggregate) -> f64 {
 mod tests {
     use std::os::unix::fs::OpenOptionsExt;
 
-    use methodic_compiler::plan::Bytes;
-
     use super::*;
 
     #[test]
@@ -246,6 +236,9 @@ mod tests {
         let csv = std::fs::read_to_string(dir.join("p.csv")).unwrap();
         assert_eq!(csv.lines().count(), 16);
         assert!(csv.lines().nth(2).unwrap().starts_with("256,"));
+        let rows = methodic_results::csv_file::read::<probe::Row>(&dir.join("p.csv")).unwrap();
+        assert_eq!(rows.len(), 15, "a row an offset, as the report reads them");
+        assert!(rows.iter().all(|r| r.min_us <= r.latency_us && r.latency_us <= r.max_us), "{rows:?}");
         assert!(r.min_us > 0.0 && r.min_us <= r.median_us && r.median_us <= r.max_us);
         assert!(r.pages.unwrap().verdict.starts_with("no estimate"));
         // With O_DIRECT in 512 B blocks: the offsets between blocks are

@@ -11,10 +11,12 @@ use methodic_results::record::SteadyResult;
 
 use super::rounds::{metric_of, steady_result};
 use crate::error::{Error, Result};
-use crate::exec::io::{At, CsvOut, IoSpec, spread, std_duration};
+use crate::exec::io::{At, IoSpec, spread, std_duration};
 use crate::exec::step::{Executor, StepRun};
 use crate::stats::Recorder;
 use crate::steady;
+use methodic_results::csv_file::Writer;
+use methodic_results::rounds::SteadyRound;
 use methodic_results::series::Row;
 
 /// `precondition W qd N for T`: the workload for a time, as a measure
@@ -67,11 +69,8 @@ pub(super) fn until_steady(
     let (step, settings) = (s.step, s.settings);
     let csv = x.results.series_path(&step.id, "")?;
     let rounds_csv = x.results.series_path(&step.id, ".rounds")?;
-    let mut series_out = CsvOut::create(&csv, methodic_results::series::HEADER)?;
-    let mut rounds_out = CsvOut::create(
-        &rounds_csv,
-        "round,value,window_average,range,range_limit,change,change_limit,steady",
-    )?;
+    let mut series_out = Writer::<Row>::create(&csv)?;
+    let mut rounds_out = Writer::<SteadyRound>::create(&rounds_csv)?;
     let mut values = Vec::new();
     let mut window = None;
     let mut all = Recorder::default();
@@ -119,7 +118,7 @@ pub(super) fn until_steady(
             }
             rows.extend(run.rows.iter().map(|r| Row { t: seconds + r.t, ..*r }));
             for row in &run.rows {
-                series_out.row(&Row { t: seconds + row.t, ..*row }.csv_line())?;
+                series_out.row(&Row { t: seconds + row.t, ..*row })?;
             }
             seconds += run.seconds;
             all.merge(&run.recorder);
@@ -128,13 +127,7 @@ pub(super) fn until_steady(
             info = Some(run.info);
             spread::absorb(&mut workers, run.workers, interval_s);
             window = steady::check(&values, rule);
-            match &window {
-                Some(w) => rounds_out.row(&format!(
-                    "{r},{value:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{}",
-                    w.average, w.range, w.range_limit, w.change, w.change_limit, w.steady
-                ))?,
-                None => rounds_out.row(&format!("{r},{value:.3},,,,,,false"))?,
-            }
+            rounds_out.row(&SteadyRound::new(r, value, window.as_ref()))?;
             if window.as_ref().is_some_and(|w| w.steady) || x.workers.stop.load(Ordering::Relaxed) {
                 break;
             }

@@ -7,11 +7,13 @@ use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use methodic_compiler::plan::{Cell, Metric, SteadyRule};
+use methodic_results::csv_file::Writer;
 use methodic_results::record::{CellResult, Spread, SteadyResult};
+use methodic_results::rounds::CellRound;
 
 use crate::error::{Error, Result};
 use crate::exec::io::spread::Part;
-use crate::exec::io::{At, CsvOut, IoSpec, std_duration};
+use crate::exec::io::{At, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 use crate::stats::Recorder;
 use crate::steady;
@@ -34,10 +36,7 @@ pub(super) fn run(
 ) -> Result<()> {
     let (step, settings) = (s.step, s.settings);
     let csv = x.results.series_path(&step.id, ".rounds")?;
-    let mut rounds_out = CsvOut::create(
-        &csv,
-        "round,cell,workload,qd,iops,mb_s,mean_latency_us,p99_latency_us,p99_99_latency_us,max_latency_us",
-    )?;
+    let mut rounds_out = Writer::<CellRound>::create(&csv)?;
     let mut per_cell: Vec<Vec<Summary>> = vec![Vec::new(); cells.len()];
     // Each cell's last `window` rounds of latencies, to merge into the
     // window's distribution at the end.
@@ -74,18 +73,7 @@ pub(super) fn run(
                     },
                 )?;
                 let s = run.recorder.summary(run.seconds);
-                rounds_out.row(&format!(
-                    "{r},{},{},{},{:.1},{:.3},{:.2},{:.2},{:.2},{:.2}",
-                    k + 1,
-                    cell.workload.name.replace(',', ";"),
-                    cell.qd.total,
-                    s.total.iops,
-                    s.total.mb_s,
-                    s.total.latency_us.mean,
-                    s.total.latency_us.p99,
-                    s.total.latency_us.p99_99,
-                    s.total.latency_us.max
-                ))?;
+                rounds_out.row(&CellRound::of(r, k as u32 + 1, &cell.workload.name, cell.qd.total, &s))?;
                 if let Some(log) = log.as_mut() {
                     run.log_into(log, &format!("cell{}.", k + 1))?;
                 }
