@@ -6,15 +6,17 @@
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
-use methodic_compiler::plan::{Cell, Metric, SteadyRule};
+use methodic_compiler::plan::{Cell, Metric, SteadyRule, Step, Target as Settings};
+use methodic_results::analysis::Window;
 use methodic_results::csv_file::Writer;
-use methodic_results::record::{CellResult, Spread, SteadyResult};
+use methodic_results::record::{CellResult, HostRates, IoInfo, Spread, SteadyResult};
 use methodic_results::rounds::CellRound;
 
 use crate::error::{Error, Result};
-use crate::exec::io::spread::Part;
+use crate::exec::io::spread::{self, Part};
 use crate::exec::io::{At, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
+use crate::hlog::HistogramLog;
 use crate::stats::Recorder;
 use crate::steady;
 use methodic_results::numbers::{Latency, Summary};
@@ -23,10 +25,6 @@ use methodic_results::numbers::{Latency, Summary};
 /// turn; the tracked cell's metric decides when the rounds are steady.
 /// A row a cell a round in `<step>.rounds.csv`; each cell's numbers over
 /// the last window, its latency merged over those rounds.
-#[expect(
-    clippy::too_many_lines,
-    reason = "not split yet: a PTS test's rounds, its cells and its steady-state verdict"
-)]
 pub(super) fn run(
     x: &mut Executor<'_>,
     s: &mut StepRun<'_>,
@@ -34,86 +32,158 @@ pub(super) fn run(
     track: usize,
     rule: &SteadyRule,
 ) -> Result<()> {
-    let (step, settings) = (s.step, s.settings);
-    let csv = x.results.series_path(&step.id, ".rounds")?;
-    let mut rounds_out = Writer::<CellRound>::create(&csv)?;
-    let mut per_cell: Vec<Vec<Summary>> = vec![Vec::new(); cells.len()];
-    // Each cell's last `window` rounds of latencies, to merge into the
-    // window's distribution at the end.
-    let mut tails: Vec<RecentRecorders> = vec![RecentRecorders::new(rule.window as usize); cells.len()];
-    let mut log = x.latency_log(step, SystemTime::now())?;
-    let mut values = Vec::new();
-    let mut window = None;
-    let mut info = None;
-    // Each cell's last round's spread over devices and workers.
-    let mut spreads: Vec<Option<Spread>> = vec![None; cells.len()];
-    // On many hosts: each cell's last round on each host.
-    let mut hosts: Vec<Vec<methodic_results::record::HostRates>> = vec![Vec::new(); cells.len()];
-    // On many hosts: the widest start of the hosts' record windows.
-    let mut skew: Option<(f64, String, u64)> = None;
+    let csv = x.results.series_path(&s.step.id, ".rounds")?;
+    let mut out = Rounds {
+        csv: Writer::create(&csv)?,
+        log: x.latency_log(s.step, SystemTime::now())?,
+        kept: Kept::new(cells.len(), rule.window as usize),
+    };
     // As for a precondition: an error keeps the rounds before it.
-    let mut gather = || -> Result<()> {
+    let outcome = out.until_steady(x, (s.step, s.settings), cells, track, rule);
+    let Rounds { log, mut kept, .. } = out;
+    if let Err(Error::IoFailed(f)) = &outcome {
+        kept.info = Some(f.info.clone());
+    }
+    if kept.per_cell.iter().all(Vec::is_empty) {
+        return outcome;
+    }
+    s.out.cells = Some(kept.cell_results(cells, rule.window as usize));
+    s.out.io = kept.info;
+    s.out.spread.extend(kept.spreads.into_iter().flatten());
+    let on = kept.hosts.first().map_or(0, Vec::len);
+    s.out.hosts.extend(kept.hosts.into_iter().flatten());
+    s.out.actions.extend(spread::skew_words(kept.skew.as_ref(), on));
+    s.out.series = Some(x.relative(&csv));
+    s.out.latency_log = log.as_ref().map(|l| x.relative(l.path()));
+    s.out.steady = Some(steady_result(rule, kept.values, kept.window));
+    outcome
+}
+
+/// Where a rounds step's rounds go as they run: their CSV, the latency
+/// log, and what the step's record is made of at the end.
+struct Rounds {
+    csv: Writer<CellRound>,
+    log: Option<HistogramLog>,
+    kept: Kept,
+}
+
+/// What a rounds step keeps of its rounds for its record.
+struct Kept {
+    /// Each cell's summary of each round it ran.
+    per_cell: Vec<Vec<Summary>>,
+    /// Each cell's last `window` rounds of latencies, to merge into the
+    /// window's distribution at the end.
+    tails: Vec<RecentRecorders>,
+    /// Each cell's last round's spread over devices and workers.
+    spreads: Vec<Option<Spread>>,
+    /// On many hosts: each cell's last round on each host.
+    hosts: Vec<Vec<HostRates>>,
+    /// On many hosts: the widest start of the hosts' record windows.
+    skew: Option<(f64, String, u64)>,
+    /// The tracked cell's metric each round, and the last window checked.
+    values: Vec<f64>,
+    window: Option<Window>,
+    /// The last run's I/O facts (a failed run's, when one failed).
+    info: Option<IoInfo>,
+}
+
+impl Rounds {
+    /// Round after round of every cell in turn, until the tracked cell is
+    /// steady, the rule's last round has run, or the run is stopped.
+    fn until_steady(
+        &mut self,
+        x: &Executor<'_>,
+        (step, settings): (&Step, Settings),
+        cells: &[Cell],
+        track: usize,
+        rule: &SteadyRule,
+    ) -> Result<()> {
+        let stopped = || x.workers.stop.load(Ordering::Relaxed);
         for r in 1..=rule.max_rounds {
             for (k, cell) in cells.iter().enumerate() {
-                let run = x.io(
-                    step,
-                    IoSpec {
-                        workload: &cell.workload,
-                        qd: cell.qd,
-                        settings,
-                        ramp: std_duration(cell.ramp),
-                        record: Some(std_duration(cell.record)),
-                        passes: None,
-                        budget: None,
-                        series: None,
-                        at: At { round: r, cell: k as u32 + 1 },
-                        rate: None,
-                        pauses: Default::default(),
-                        verify: None,
-                    },
-                )?;
-                let s = run.recorder.summary(run.seconds);
-                rounds_out.row(&CellRound::of(r, k as u32 + 1, &cell.workload.name, cell.qd.total, &s))?;
-                if let Some(log) = log.as_mut() {
-                    run.log_into(log, &format!("cell{}.", k + 1))?;
-                }
-                tails[k].push(&run.recorder);
-                let part = Part { job: None, cell: Some(k as u32 + 1), first: 0 };
-                spreads[k] = run.spread(&x.targets, part);
-                hosts[k] = run.host_rates(Some(k as u32 + 1));
-                crate::exec::io::spread::widest(&mut skew, run.host_skew.clone());
+                let summary = self.cell(x, (step, settings), cell, At { round: r, cell: k as u32 + 1 })?;
                 if k == track {
-                    values.push(metric_of(&s, rule.metric));
+                    self.kept.values.push(metric_of(&summary, rule.metric));
                 }
-                per_cell[k].push(s);
-                info = Some(run.info);
-                if x.workers.stop.load(Ordering::Relaxed) {
+                self.kept.per_cell[k].push(summary);
+                if stopped() {
                     break;
                 }
             }
-            window = steady::check(&values, rule);
-            if window.as_ref().is_some_and(|w| w.steady) || x.workers.stop.load(Ordering::Relaxed) {
+            self.kept.window = steady::check(&self.kept.values, rule);
+            if self.kept.window.as_ref().is_some_and(|w| w.steady) || stopped() {
                 break;
             }
         }
         Ok(())
-    };
-    let outcome = gather();
-    if let Err(Error::IoFailed(f)) = &outcome {
-        info = Some(f.info.clone());
     }
-    if per_cell.iter().all(Vec::is_empty) {
-        return outcome;
+
+    /// Runs `cell` once, as `at` (its round, and its place from 1): its
+    /// row of the rounds and its intervals of the latency log written, its
+    /// latencies, spread and hosts kept; its summary.
+    fn cell(
+        &mut self,
+        x: &Executor<'_>,
+        (step, settings): (&Step, Settings),
+        cell: &Cell,
+        at: At,
+    ) -> Result<Summary> {
+        let run = x.io(
+            step,
+            IoSpec {
+                workload: &cell.workload,
+                qd: cell.qd,
+                settings,
+                ramp: std_duration(cell.ramp),
+                record: Some(std_duration(cell.record)),
+                passes: None,
+                budget: None,
+                series: None,
+                at,
+                rate: None,
+                pauses: Default::default(),
+                verify: None,
+            },
+        )?;
+        let summary = run.recorder.summary(run.seconds);
+        self.csv.row(&CellRound::of(at.round, at.cell, &cell.workload.name, cell.qd.total, &summary))?;
+        if let Some(log) = self.log.as_mut() {
+            run.log_into(log, &format!("cell{}.", at.cell))?;
+        }
+        let (k, kept) = (at.cell as usize - 1, &mut self.kept);
+        kept.tails[k].push(&run.recorder);
+        kept.spreads[k] = run.spread(&x.targets, Part { job: None, cell: Some(at.cell), first: 0 });
+        kept.hosts[k] = run.host_rates(Some(at.cell));
+        spread::widest(&mut kept.skew, run.host_skew.clone());
+        kept.info = Some(run.info);
+        Ok(summary)
     }
-    let w = rule.window as usize;
-    s.out.cells = Some(
+}
+
+impl Kept {
+    fn new(cells: usize, window: usize) -> Kept {
+        Kept {
+            per_cell: vec![Vec::new(); cells],
+            tails: vec![RecentRecorders::new(window); cells],
+            spreads: vec![None; cells],
+            hosts: vec![Vec::new(); cells],
+            skew: None,
+            values: Vec::new(),
+            window: None,
+            info: None,
+        }
+    }
+
+    /// Each cell that ran: its numbers averaged over its last `window`
+    /// rounds, its latency over them merged, its peaks and its last round.
+    fn cell_results(&self, cells: &[Cell], window: usize) -> Vec<CellResult> {
         cells
             .iter()
-            .zip(&per_cell)
-            .zip(&tails)
+            .zip(&self.per_cell)
+            .zip(&self.tails)
             .filter(|((_, runs), _)| !runs.is_empty())
             .map(|((cell, runs), tail_latency)| {
-                let tail = &runs[runs.len().saturating_sub(w)..];
+                let tail = &runs[runs.len().saturating_sub(window)..];
                 let avg = |f: &dyn Fn(&Summary) -> f64| tail.iter().map(f).sum::<f64>() / tail.len() as f64;
                 CellResult {
                     workload: cell.workload.name.clone(),
@@ -129,17 +199,8 @@ pub(super) fn run(
                     last: runs[runs.len() - 1].clone(),
                 }
             })
-            .collect(),
-    );
-    s.out.io = info;
-    s.out.spread.extend(spreads.into_iter().flatten());
-    let on = hosts.first().map_or(0, Vec::len);
-    s.out.hosts.extend(hosts.into_iter().flatten());
-    s.out.actions.extend(crate::exec::io::spread::skew_words(skew.as_ref(), on));
-    s.out.series = Some(x.relative(&csv));
-    s.out.latency_log = log.as_ref().map(|l| x.relative(l.path()));
-    s.out.steady = Some(steady_result(rule, values, window));
-    outcome
+            .collect()
+    }
 }
 
 /// A cell's latency histograms of its last `keep` rounds, kept compressed
@@ -183,11 +244,7 @@ impl RecentRecorders {
 }
 
 /// What a steady-state loop reports: the tracked values and the last window.
-pub(super) fn steady_result(
-    rule: &SteadyRule,
-    values: Vec<f64>,
-    window: Option<methodic_results::analysis::Window>,
-) -> SteadyResult {
+pub(super) fn steady_result(rule: &SteadyRule, values: Vec<f64>, window: Option<Window>) -> SteadyResult {
     SteadyResult {
         metric: rule.metric,
         reached: window.as_ref().is_some_and(|w| w.steady),
