@@ -22,6 +22,7 @@ pub mod record;
 pub mod rounds;
 pub mod schema;
 pub mod series;
+pub mod step_files;
 pub mod svg;
 pub mod units;
 pub mod view;

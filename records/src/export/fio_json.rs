@@ -22,18 +22,14 @@
 
 use std::collections::BTreeMap;
 
-use base64::Engine as _;
-use hdrhistogram::Histogram;
-use hdrhistogram::serialization::Deserializer;
-use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use methodic_compiler::plan::{Action, Step};
 use serde_json::{Map, Value, json};
 
 use super::{ExportError, Exporter, Format};
 use crate::engine::EngineKind;
-use crate::manifest::Loaded;
 use crate::numbers::{Latency, Rates, Summary};
 use crate::record::{IoInfo, StepResult};
+use crate::step_files::StepFiles;
 use crate::view::report::Report;
 
 /// The `fio-json` exporter.
@@ -41,7 +37,7 @@ pub struct FioJson;
 
 impl Exporter<Report> for FioJson {
     fn export(&self, r: &Report) -> Result<String, ExportError> {
-        let doc = document(&r.run);
+        let doc = document(r);
         serde_json::to_string_pretty(&doc)
             .map(|mut s| {
                 s.push('\n');
@@ -67,18 +63,19 @@ const PERCENTILES: [(&str, Pick); 8] = [
 ];
 
 /// The whole document: fio's top level and a job a step (or cell).
-fn document(run: &Loaded) -> Value {
-    with_jobs(run, jobs(run).into_iter().map(|(_, j)| j).collect())
+fn document(report: &Report) -> Value {
+    with_jobs(report, jobs(report).into_iter().map(|(_, j)| j).collect())
 }
 
 /// Every job of the run, each with the workload it ran (the folder
 /// fio-plot finds it in).
-fn jobs(run: &Loaded) -> Vec<(String, Value)> {
+fn jobs(report: &Report) -> Vec<(String, Value)> {
+    let run = &report.run;
     let mut jobs = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
         let first = jobs.len();
-        jobs.extend(step_jobs(run, r, step, first));
+        jobs.extend(step_jobs(&report.files, r, step, first));
     }
     jobs
 }
@@ -90,9 +87,8 @@ fn jobs(run: &Loaded) -> Vec<(String, Value)> {
 /// repeated measurement) goes to a folder with `-2` after its name, and so
 /// on. Paths are relative, in order.
 pub fn fio_plot_files(report: &Report) -> Vec<(std::path::PathBuf, String)> {
-    let run = &report.run;
     let mut out: Vec<(std::path::PathBuf, String)> = Vec::new();
-    for (folder, job) in jobs(run) {
+    for (folder, job) in jobs(report) {
         let o = &job["job options"];
         let field = |k: &str| o[k].as_str().unwrap_or("0").to_string();
         let name = format!("{}-{}-{}.json", field("rw"), field("iodepth"), field("numjobs"));
@@ -105,19 +101,21 @@ pub fn fio_plot_files(report: &Report) -> Vec<(std::path::PathBuf, String)> {
             }
             n += 1;
         };
-        let mut text = serde_json::to_string_pretty(&with_jobs(run, vec![job])).unwrap_or_default();
+        let mut text = serde_json::to_string_pretty(&with_jobs(report, vec![job])).unwrap_or_default();
         text.push('\n');
         out.push((path, text));
     }
     out
 }
 
-/// fio's top level around `jobs`.
-fn with_jobs(run: &Loaded, jobs: Vec<Value>) -> Value {
+/// fio's top level around `jobs`; methodic's own object names the run
+/// and, when some of its files could not be read, those files and why.
+fn with_jobs(report: &Report, jobs: Vec<Value>) -> Value {
+    let run = &report.run;
     let m = &run.manifest;
     let end = m.finished.as_deref().unwrap_or(&m.updated);
     let timestamp = unix_seconds(end).unwrap_or(0);
-    json!({
+    let mut doc = json!({
         "fio version": format!("methodic-{}", m.tool.version),
         "timestamp": timestamp,
         "timestamp_ms": timestamp * 1000,
@@ -134,19 +132,23 @@ fn with_jobs(run: &Loaded, jobs: Vec<Value>) -> Value {
         },
         "jobs": jobs,
         "disk_util": [],
-    })
+    });
+    if !report.unreadable().is_empty() {
+        doc["methodic"]["unreadable"] = json!(report.unreadable());
+    }
+    doc
 }
 
 /// The jobs of one step: one with its summary, or one a cell of a rounds
 /// step (each cell's last round). Steps without I/O give none.
-fn step_jobs(run: &Loaded, r: &StepResult, step: &Step, first_group: usize) -> Vec<(String, Value)> {
+fn step_jobs(files: &StepFiles, r: &StepResult, step: &Step, first_group: usize) -> Vec<(String, Value)> {
     let engine = r.io.as_ref().map(engine_of);
     let options = methodic_fio::job_options(step, engine);
     let phase = methodic_fio::file_name(r.phase.as_deref().unwrap_or("steps"));
     let folder = |workload: &str| format!("{phase}-{}", methodic_fio::file_name(workload));
     let mut jobs = Vec::new();
     if let (Some(summary), Some(opts)) = (&r.summary, options.first()) {
-        let bins = bins(run, r, "");
+        let bins = bins(files, r, "");
         let workload = step.action.workloads().first().map_or(r.kind.clone(), |w| w.name.clone());
         let job = job(&r.id, first_group, opts, summary, r.io.as_ref(), r.seconds, bins);
         jobs.push((folder(&workload), job));
@@ -322,13 +324,15 @@ fn latency_buckets(bins: &BTreeMap<&'static str, BTreeMap<u64, u64>>) -> (Value,
 
 /// The step's latency histograms by direction, as json+ bins (latency in
 /// ns to I/Os): the intervals of the step's log tagged `read`, `write` or
-/// `trim` added up (each round of a steady-state step). A direction whose
-/// bins do not count the summary's I/Os is left out by the caller.
-fn bins(run: &Loaded, r: &StepResult, prefix: &str) -> BTreeMap<&'static str, BTreeMap<u64, u64>> {
+/// `trim` added up (each round of a steady-state step), as `files` read
+/// it. A direction whose bins do not count the summary's I/Os is left out
+/// by the caller; a log that could not be read gives none (the report
+/// names it).
+fn bins(files: &StepFiles, r: &StepResult, prefix: &str) -> BTreeMap<&'static str, BTreeMap<u64, u64>> {
     let mut out = BTreeMap::new();
-    let Some(log) = &r.latency_log else { return out };
-    let Ok(text) = std::fs::read(run.dir.join(log)) else { return out };
-    for (dir, h) in read_log(&text, prefix) {
+    let Ok(Some(latencies)) = files.latencies(r) else { return out };
+    for dir in ["read", "write", "trim"] {
+        let Some(h) = latencies.of(&format!("{prefix}{dir}")) else { continue };
         let mut b = BTreeMap::new();
         for v in h.iter_recorded() {
             *b.entry(h.highest_equivalent(v.value_iterated_to())).or_insert(0) += v.count_at_value();
@@ -336,33 +340,6 @@ fn bins(run: &Loaded, r: &StepResult, prefix: &str) -> BTreeMap<&'static str, BT
         out.insert(dir, b);
     }
     out
-}
-
-/// The histograms of an interval log, added up by tag (`prefix` + read,
-/// write or trim).
-fn read_log(text: &[u8], prefix: &str) -> Vec<(&'static str, Histogram<u64>)> {
-    let mut sums: Vec<(&'static str, Histogram<u64>)> = Vec::new();
-    let mut de = Deserializer::new();
-    for entry in IntervalLogIterator::new(text) {
-        let Ok(LogEntry::Interval(h)) = entry else { continue };
-        let Some(tag) = h.tag() else { continue };
-        let Some(dir) =
-            ["read", "write", "trim"].into_iter().find(|d| tag.as_str() == format!("{prefix}{d}"))
-        else {
-            continue;
-        };
-        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(h.encoded_histogram()) else {
-            continue;
-        };
-        let Ok(hist) = de.deserialize::<u64, _>(&mut bytes.as_slice()) else { continue };
-        match sums.iter_mut().find(|(d, _)| *d == dir) {
-            Some((_, sum)) => {
-                let _ = sum.add(&hist);
-            }
-            None => sums.push((dir, hist)),
-        }
-    }
-    sums
 }
 
 /// Seconds since the epoch of `2026-12-02T09:52:02Z`.

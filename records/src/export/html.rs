@@ -12,6 +12,9 @@
 //! together, then a row a host), rendered with
 //! minijinja from `templates/report.html`.
 //!
+//! Either page names, at its head, the files of the runs that could not
+//! be read, and each chart that one of them would have drawn says so.
+//!
 //! A comparison: the differences that can explain the gaps first, then a
 //! legend (a colour a run), each phase's charts with every run on the same
 //! axes (`crate::view::compare::charts`), a bar chart a paired step with
@@ -22,11 +25,10 @@ use methodic_compiler::plan::Units;
 use serde::Serialize;
 
 use super::{ExportError, Exporter, Format};
-use crate::manifest::Loaded;
 use crate::units::human;
 use crate::view::compare::charts::{and_words, page};
 use crate::view::compare::{Comparison, compact, letter};
-use crate::view::points::{Point, step_of};
+use crate::view::points::step_of;
 use crate::view::report::charts::{preparation, probes, sweeps};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{header, status_sentence, status_word, subtitle, title};
@@ -35,14 +37,14 @@ use crate::view::report::loads::loads;
 use crate::view::report::matrix::matrices;
 use crate::view::report::pts;
 use crate::view::report::spread::spreads;
-use crate::view::report::{Report, best_lines, grouped_columns, grouped_rows, value_line};
+use crate::view::report::{Report, best_lines, grouped_columns, grouped_rows, unreadable_line, value_line};
 
 /// The `html` exporter: one page.
 pub struct Html;
 
 impl Exporter<Report> for Html {
     fn export(&self, r: &Report) -> Result<String, ExportError> {
-        html(&r.run, &r.pts)
+        html(r)
     }
 }
 
@@ -70,7 +72,8 @@ struct ChecklistRow {
     data: String,
 }
 
-fn html(run: &Loaded, pts: &[Point]) -> Result<String, ExportError> {
+fn html(r: &Report) -> Result<String, ExportError> {
+    let (run, pts, files) = (&r.run, r.pts.as_slice(), &r.files);
     let m = &run.manifest;
     let mut env = minijinja::Environment::new();
     env.add_template("report.html", include_str!("../../templates/report.html"))
@@ -112,21 +115,23 @@ fn html(run: &Loaded, pts: &[Point]) -> Result<String, ExportError> {
         status => status_word(m.status),
         status_sentence => status_sentence(m.status),
         error => m.error,
+        unreadable_line => unreadable_line(files.unreadable().len(), "this run", "this report"),
+        unreadable => files.unreadable(),
         header => header(m).into_iter().map(|(name, rows)| minijinja::context! { name, rows }).collect::<Vec<_>>(),
         units_note,
         sweeps => sweeps(run, pts),
         matrices => matrices(run, pts),
         pts => [
-            minijinja::context! { heading => "Steady-state convergence", plots => pts::convergence(run) },
+            minijinja::context! { heading => "Steady-state convergence", plots => pts::convergence(run, files) },
             minijinja::context! { heading => "Steady-state measurement window", plots => pts::window(run) },
-            minijinja::context! { heading => "Write saturation", plots => pts::saturation(run) },
+            minijinja::context! { heading => "Write saturation", plots => pts::saturation(run, files) },
         ],
-        preparation => preparation(run),
-        findings => findings(run),
+        preparation => preparation(run, files),
+        findings => findings(run, files),
         loads => loads(run, true),
         spreads => spreads(run, true),
         hosts => host_tables(run),
-        probes => probes(run),
+        probes => probes(run, files),
         columns => grouped_columns(&m.plan.conventions),
         value_line => value_line(run, pts),
         bests => best_lines(run, pts),
@@ -223,6 +228,8 @@ fn compare_html(c: &Comparison) -> Result<String, ExportError> {
         subtitle => methodologies.join("; "),
         rehearsals => rehearsals,
         rehearsals_words => and_words(&rehearsals),
+        unreadable_line => unreadable_line(c.unreadable.len(), "these runs", "this comparison"),
+        unreadable => c.unreadable,
         differences,
         values_note => c.values_note,
         legend => page.legend,

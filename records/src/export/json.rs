@@ -1,7 +1,8 @@
 //! The `json` format: JSON for programs. Any serializable result,
 //! pretty-printed with a final newline; a report as `JsonReport`: the
 //! run's identity (and each host of a run on many hosts), conventions and
-//! every point with its checklist (and each host's share); a
+//! every point with its checklist (and each host's share), and the files
+//! of the run that could not be read; a
 //! plan's steps as JSON lines, an object a step.
 
 use std::path::Path;
@@ -14,6 +15,7 @@ use super::{ExportError, Exporter, Format};
 use crate::host::{Host, TargetInfo};
 use crate::manifest::{self, Loaded};
 use crate::record::Status;
+use crate::step_files::Unreadable;
 use crate::view::plan::PlanSteps;
 use crate::view::points::{Point, step_of, sweep_bests};
 use crate::view::report::{Report, value_line};
@@ -87,7 +89,7 @@ pub struct PlanStepLine<'a> {
 /// As JSON: `JsonReport`.
 impl Serialize for Report {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        json(&self.run, &self.pts).serialize(s)
+        json(&self.run, &self.pts, self.unreadable()).serialize(s)
     }
 }
 
@@ -123,6 +125,12 @@ struct JsonReport<'a> {
     points: Vec<JsonPoint<'a>>,
     /// Under `value peak`, each sweep's best step (by its id).
     sweep_bests: Vec<JsonBest<'a>>,
+    /// The files of the run that could not be read, in step order, each
+    /// with why: what they hold is missing from the report (and `methodic
+    /// report` exits 3 unless told `--allow-incomplete`). Left out when
+    /// every file was read.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    unreadable: &'a [Unreadable],
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -145,7 +153,7 @@ struct JsonPoint<'a> {
     checklist: Option<&'a manifest::Checklist>,
 }
 
-fn json<'a>(run: &'a Loaded, pts: &'a [Point]) -> JsonReport<'a> {
+fn json<'a>(run: &'a Loaded, pts: &'a [Point], unreadable: &'a [Unreadable]) -> JsonReport<'a> {
     let m = &run.manifest;
     JsonReport {
         dir: &run.dir,
@@ -179,5 +187,6 @@ fn json<'a>(run: &'a Loaded, pts: &'a [Point]) -> JsonReport<'a> {
         } else {
             Vec::new()
         },
+        unreadable,
     }
 }

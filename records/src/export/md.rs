@@ -1,5 +1,6 @@
 //! The `md` format: Markdown, to paste into a review or an issue. A report:
 //! its title, the header tables (a run on many hosts: each host), the
+//! files of the run that could not be read, the
 //! result table, each step's hosts (all together, then a row a host), the
 //! jobs of each
 //! `together` step, each open-loop rate, each QoS search's probes, every
@@ -8,28 +9,46 @@
 
 use super::{ExportError, Exporter};
 use crate::manifest::{Loaded, Manifest};
+use crate::step_files::Unreadable;
 use crate::view::points::Point;
 use crate::view::report::header::{header, subtitle, title};
 use crate::view::report::hosts::host_tables;
 use crate::view::report::loads::{Loads, loads};
 use crate::view::report::spread::{Spreads, spreads};
-use crate::view::report::{Report, best_lines, columns, rows, value_line};
+use crate::view::report::{Report, best_lines, columns, rows, unreadable_line, value_line};
 
 /// The `md` exporter: Markdown.
 pub struct Markdown;
 
 impl Exporter<Report> for Markdown {
     fn export(&self, r: &Report) -> Result<String, ExportError> {
-        Ok(markdown(&r.run, &r.pts))
+        Ok(markdown(&r.run, &r.pts, r.unreadable()))
     }
 }
 
-/// The report top to bottom: its title and header tables, the result
-/// table, each step's hosts, the loads, the devices and workers, the
-/// bursts, and each sweep's best step.
-fn markdown(run: &Loaded, pts: &[Point]) -> String {
+/// The report top to bottom: its title and header tables (and the files
+/// of the run that could not be read), the result table, each step's
+/// hosts, the loads, the devices and workers, the bursts, and each
+/// sweep's best step.
+fn markdown(run: &Loaded, pts: &[Point], unreadable: &[Unreadable]) -> String {
     let mut out = String::new();
     head(&mut out, &run.manifest);
+    if !unreadable.is_empty() {
+        out.push_str(&format!(
+            "**Incomplete**: {}:\n\n",
+            cell(&unreadable_line(unreadable.len(), "this run", "this report"))
+        ));
+        for u in unreadable {
+            out.push_str(&format!(
+                "- `{}` ({} of step {}): {}\n",
+                u.path.display(),
+                u.holds,
+                cell(&u.step),
+                cell(&u.error)
+            ));
+        }
+        out.push('\n');
+    }
     results(&mut out, run, pts);
     each_host(&mut out, run);
     load_sections(&mut out, &loads(run, false));

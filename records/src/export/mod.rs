@@ -56,4 +56,114 @@ mod tests {
             }
         });
     }
+
+    /// A page's text as a reader sees it: what the HTML escapes, back.
+    fn unescaped(html: &str) -> String {
+        html.replace("&#x2f;", "/").replace("&#x27;", "'").replace("&#x60;", "`").replace("&quot;", "\"")
+    }
+
+    /// A run whose files are damaged (a series cut off, a rounds row that
+    /// is no row, a latency log gone) names each, and what is wrong with
+    /// it, in every format that can say so; the charts they would draw say
+    /// why they are not there.
+    #[test]
+    fn a_report_names_every_file_it_could_not_read_in_every_format() {
+        use crate::step_files::tests::{damage, run};
+        use crate::view::report::Report;
+
+        let run = run("report-formats");
+        let whole = Report::new(run.clone());
+        assert!(whole.unreadable().is_empty());
+        damage(&run);
+        let report = Report::new(run.clone());
+        let said: Vec<String> = report.unreadable().iter().map(ToString::to_string).collect();
+        assert_eq!(said.len(), 3, "{said:?}");
+        let errors: Vec<&str> = report.unreadable().iter().map(|u| u.error.as_str()).collect();
+
+        let table = report.export(Format::Table).unwrap();
+        let head = "INCOMPLETE: 3 files of this run could not be read, and what they hold is missing from this \
+                    report:\n";
+        assert!(table.contains(head), "{table}");
+        for line in &said {
+            assert!(table.contains(&format!("\n  {line}\n")), "{line}: {table}");
+        }
+        let conventions = table.find("\nconventions: ").unwrap();
+        assert!(conventions < table.find(head).unwrap(), "said under the run's header: {table}");
+        assert!(
+            table.find(head).unwrap() < table.find("no step measured a rate").unwrap(),
+            "said before the numbers: {table}"
+        );
+
+        let md = report.export(Format::Md).unwrap();
+        assert!(md.contains("**Incomplete**: 3 files of this run could not be read"), "{md}");
+        assert!(md.contains("- `series/measure.hlog` (latency log of step p/r-qd4): is missing\n"), "{md}");
+
+        let json: serde_json::Value = serde_json::from_str(&report.export(Format::Json).unwrap()).unwrap();
+        let listed = json["unreadable"].as_array().unwrap();
+        assert_eq!(listed.len(), 3);
+        assert_eq!(
+            listed[2],
+            serde_json::json!({"path": "series/measure.hlog", "step": "p/r-qd4", "holds": "latency log", "error": "is missing"})
+        );
+        let whole_json: serde_json::Value =
+            serde_json::from_str(&whole.export(Format::Json).unwrap()).unwrap();
+        assert!(whole_json.get("unreadable").is_none(), "left out when every file was read");
+
+        let html = unescaped(&report.export(Format::Html).unwrap());
+        assert!(
+            html.contains(
+                "<div class=\"banner failed\" id=\"unreadable\"><strong>Incomplete:</strong> 3 files"
+            )
+        );
+        for (u, error) in report.unreadable().iter().zip(&errors) {
+            assert!(html.contains(&format!("<code>{}</code>", u.path.display())), "{}", u.path.display());
+            assert!(html.contains(error), "{error}");
+        }
+        assert!(
+            html.contains("No chart: series/fill.csv could not be read (ends part way through line 2"),
+            "the fill's plot"
+        );
+        // No steady state in the record to draw from instead: no chart, said.
+        assert!(
+            html.contains(
+                "<h3>p/rounds-w: steady-state convergence</h3>\n<p class=\"sub\">No chart: series/rounds.csv could \
+                 not be read (line 3 is not a row"
+            ),
+            "the convergence: {html}"
+        );
+
+        let fio: serde_json::Value = serde_json::from_str(&report.export(Format::FioJson).unwrap()).unwrap();
+        assert_eq!(fio["methodic"]["unreadable"], json["unreadable"]);
+        let whole_fio: serde_json::Value =
+            serde_json::from_str(&whole.export(Format::FioJson).unwrap()).unwrap();
+        assert!(whole_fio["methodic"].get("unreadable").is_none());
+
+        // Compared with itself whole: the damaged run's series, by its letter.
+        let other = crate::step_files::tests::run("report-formats-other");
+        let compared = crate::view::compare::comparison(&[run.clone(), other.clone()]);
+        let text = compared.export(Format::Table).unwrap();
+        assert!(
+            text.contains(
+                "INCOMPLETE: 1 file of these runs could not be read, and what it holds is missing from this \
+                 comparison:\n  A: series/fill.csv (series of step p/fill-w): ends part way through line 2"
+            ),
+            "{text}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&compared.export(Format::Json).unwrap()).unwrap();
+        assert_eq!(
+            (&json["unreadable"][0]["run"], &json["unreadable"][0]["path"]),
+            (&"A".into(), &"series/fill.csv".into())
+        );
+        let html = unescaped(&compared.export(Format::Html).unwrap());
+        assert!(
+            html.contains("<strong>Incomplete:</strong> 1 file of these runs could not be read"),
+            "{html}"
+        );
+        assert!(
+            html.contains("A's series, series/fill.csv could not be read (ends part way through line 2"),
+            "{html}"
+        );
+        std::fs::remove_dir_all(&run.dir).unwrap();
+        std::fs::remove_dir_all(&other.dir).unwrap();
+    }
 }

@@ -33,7 +33,7 @@ use crate::view::report::hosts::{HostTable, host_tables, host_words, ran_on};
 use crate::view::report::loads::{Loads, loads};
 use crate::view::report::matrix::{Matrix, matrices};
 use crate::view::report::spread::{Spreads, spreads};
-use crate::view::report::{Report, best_lines, columns, rows, value_line};
+use crate::view::report::{Report, best_lines, columns, rows, unreadable_line, value_line};
 use crate::view::run::{HostCeilings, Ran, failure_words, probe_words, trim_words};
 
 /// The `table` exporter: text for a terminal.
@@ -41,7 +41,7 @@ pub struct Table;
 
 impl Exporter<Report> for Table {
     fn export(&self, r: &Report) -> Result<String, ExportError> {
-        Ok(terminal(&r.run, &r.pts))
+        Ok(terminal(r))
     }
 }
 
@@ -51,7 +51,8 @@ impl Exporter<Comparison> for Table {
     }
 }
 
-fn terminal(run: &Loaded, pts: &[Point]) -> String {
+fn terminal(r: &Report) -> String {
+    let (run, pts) = (&r.run, r.pts.as_slice());
     let m = &run.manifest;
     let mut out = String::new();
     if m.rehearsal {
@@ -89,6 +90,16 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
             m.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
         ));
     }
+    let unreadable = r.unreadable();
+    if !unreadable.is_empty() {
+        out.push_str(&format!(
+            "INCOMPLETE: {}:\n",
+            unreadable_line(unreadable.len(), "this run", "this report")
+        ));
+        for u in unreadable {
+            out.push_str(&format!("  {u}\n"));
+        }
+    }
     if pts.is_empty() {
         out.push_str("no step measured a rate\n");
     } else {
@@ -102,7 +113,7 @@ fn terminal(run: &Loaded, pts: &[Point]) -> String {
     out.push_str(&hosts_text(&host_tables(run)));
     out.push_str(&loads_text(&loads(run, false)));
     out.push_str(&spreads_text(&spreads(run, false)));
-    for f in findings(run) {
+    for f in findings(run, &r.files) {
         out.push_str(&format!("{}: {}: {}\n", f.level, f.step, f.text));
     }
     out
@@ -233,6 +244,13 @@ fn text(c: &Comparison) -> String {
             if r.rehearsal { ", rehearsal" } else { "" },
             plural_kind(r.value_kind)
         ));
+    }
+    if !c.unreadable.is_empty() {
+        let n = c.unreadable.len();
+        out.push_str(&format!("INCOMPLETE: {}:\n", unreadable_line(n, "these runs", "this comparison")));
+        for u in &c.unreadable {
+            out.push_str(&format!("  {}: {}\n", u.run, u.file));
+        }
     }
     out.push('\n');
     pairs(&mut out, c);

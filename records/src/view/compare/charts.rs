@@ -20,9 +20,9 @@ use serde::Serialize;
 use super::{Comparison, letter, plural_kind, status_name};
 use crate::manifest::Loaded;
 use crate::record::StepResult;
+use crate::step_files::StepFiles;
 use crate::svg::{Bar, Bars, Chart, PALETTE, Series, Style, color};
 use crate::view::points::{Point, kind_short, points, rate_unit};
-use crate::view::report::findings::step_series;
 use crate::view::report::matrix::shade;
 
 /// One run in the page's legend.
@@ -136,7 +136,7 @@ pub fn page(c: &Comparison, runs: &[Loaded]) -> Page {
     for (name, view) in rounds(runs) {
         phase(&mut phases, &name).rounds.push(view);
     }
-    for (name, view) in series(runs) {
+    for (name, view) in series(runs, &c.files) {
         phase(&mut phases, &name).series.push(view);
     }
     phases.retain(|p| {
@@ -696,8 +696,9 @@ fn metric_words(metric: Metric, units: Units) -> String {
 
 /// Fills, preconditions and sustained writes: every run's series over
 /// time on one chart (a rate for fills and sustained writes, IOPS for
-/// preconditions), in the first run's units.
-fn series(runs: &[Loaded]) -> Vec<(String, PlotView)> {
+/// preconditions), in the first run's units; a run whose series could not
+/// be read (`files`, a run's each) is named under the chart with why.
+fn series(runs: &[Loaded], files: &[StepFiles]) -> Vec<(String, PlotView)> {
     let each = runs
         .iter()
         .map(|run| {
@@ -721,9 +722,26 @@ fn series(runs: &[Loaded]) -> Vec<(String, PlotView)> {
             let mut series = Vec::new();
             let mut styles = Vec::new();
             let mut notes = Vec::new();
+            // A run whose series could not be read is said under the
+            // chart, which is kept (without a line) even when no run's
+            // could be.
+            let mut unreadable = false;
             for (r, steps) in found.iter().enumerate() {
                 let Some(step) = steps.first() else { continue };
-                let rows = step_series(&runs[r], step);
+                let rows = match files.get(r).map(|f| f.series(step)) {
+                    Some(Ok(rows)) => rows,
+                    Some(Err(u)) => {
+                        notes.push(format!(
+                            "{}'s series, {} could not be read ({})",
+                            letter(r),
+                            u.path.display(),
+                            u.error
+                        ));
+                        unreadable = true;
+                        continue;
+                    }
+                    None => &[][..],
+                };
                 let points: Vec<(f64, f64)> =
                     rows.iter().filter_map(|row| Some((row.t, row.column(column)?))).collect();
                 if points.is_empty() {
@@ -731,26 +749,30 @@ fn series(runs: &[Loaded]) -> Vec<(String, PlotView)> {
                     continue;
                 }
                 if let Some(c) = &step.cliff {
-                    notes.push(format!("{}: {}", letter(r), c.finding(&rows, step.throttle_events())));
+                    notes.push(format!("{}: {}", letter(r), c.finding(rows, step.throttle_events())));
                 }
                 series.push(Series { name: letter(r), points });
                 styles.push(style(r));
             }
-            if series.is_empty() {
+            if series.is_empty() && !unreadable {
                 return None;
             }
             let describe = runs[r0].plan_step(first).map_or(String::new(), |s| s.describe());
             let title = format!("{}: {y_label} each interval", first.id);
-            let svg = Chart {
-                title: &title,
-                x_label: "time (s)",
-                y_label: &y_label,
-                log2_x: false,
-                series,
-                band: None,
-                rules: Vec::new(),
-            }
-            .render_styled(&styles);
+            let svg = if series.is_empty() {
+                String::new()
+            } else {
+                Chart {
+                    title: &title,
+                    x_label: "time (s)",
+                    y_label: &y_label,
+                    log2_x: false,
+                    series,
+                    band: None,
+                    rules: Vec::new(),
+                }
+                .render_styled(&styles)
+            };
             let mut note = format!("{describe}.");
             if !notes.is_empty() {
                 note.push_str(&format!(" {}.", notes.join("; ")));

@@ -39,6 +39,7 @@ pub use difference::Difference;
 pub(crate) use words::{compact, letter, plural_kind, status_name};
 
 use crate::manifest::{Loaded, ManifestStep};
+use crate::step_files::{StepFiles, Unreadable};
 use crate::view::points::{Point, asked_words, limit_words, points, rate_unit, step_of};
 
 /// Runs compared: their steps paired by what they did, each pair's values
@@ -60,9 +61,27 @@ pub struct Comparison {
     /// The devices of each paired step that some run spread over several
     /// devices, paired by identity, each run's numbers on each.
     pub devices: Vec<devices::DeviceRow>,
+    /// Files of the runs that the comparison reads (the series of fills,
+    /// preconditions and sustained writes, which the page charts) and
+    /// could not: whose, where, and what is wrong. What they hold is
+    /// missing from the comparison's charts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<RunFile>,
     /// The runs as read, for the HTML page's charts (`charts::page`).
     #[serde(skip)]
     pub(crate) loaded: Vec<Loaded>,
+    /// Each run's series, read for the page's charts.
+    #[serde(skip)]
+    pub(crate) files: Vec<StepFiles>,
+}
+
+/// A file of one of the compared runs that could not be read.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RunFile {
+    /// The run, by its letter: `B`.
+    pub run: String,
+    #[serde(flatten)]
+    pub file: Unreadable,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -187,6 +206,7 @@ pub struct Unpaired {
 
 pub fn comparison(runs: &[Loaded]) -> Comparison {
     let all: Vec<Vec<Point>> = runs.iter().map(points).collect();
+    let files: Vec<StepFiles> = runs.iter().map(StepFiles::series_only).collect();
     let (paired_points, missing) = pair::pair_up(&all);
     let units = runs[0].manifest.plan.conventions.units;
     let pairs: Vec<Pair> = paired_points
@@ -277,8 +297,20 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
         unpaired,
         differences,
         devices: device_rows,
+        unreadable: run_files(&files),
         loaded: runs.to_vec(),
+        files,
     }
+}
+
+/// The files each run's series (`files`, a run's each) could not be
+/// read from, with the run's letter.
+fn run_files(files: &[StepFiles]) -> Vec<RunFile> {
+    let mut out = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        out.extend(f.unreadable().iter().map(|u| RunFile { run: letter(i), file: u.clone() }));
+    }
+    out
 }
 
 /// The value kind a pair compares, and whether by rate (a copy, which has

@@ -5,15 +5,16 @@
 //! latency by offset. Steady-state rounds (of rounds steps and of
 //! preconditions until steady) are drawn in `super::pts`, matrices (read
 //! share x queue depth among them) in `super::matrix`. The charts are
-//! inline SVG (`crate::svg`).
+//! inline SVG (`crate::svg`). A chart whose file could not be read is
+//! not drawn: its note names the file and says what is wrong with it.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use methodic_compiler::plan::{Action, Units};
 use serde::Serialize;
 
 use crate::manifest::Loaded;
+use crate::step_files::{StepFiles, Unreadable};
 use crate::svg::{Chart, Series};
 use crate::view::points::{Point, kind_short, rate_unit, step_of};
 
@@ -38,6 +39,20 @@ impl PlotView {
     pub(crate) fn new(title: String, note: String, svgs: Vec<String>) -> PlotView {
         PlotView { title, note, svgs }
     }
+
+    /// A plot that is not drawn because its file could not be read: its
+    /// note, then which file and what is wrong with it.
+    pub(crate) fn unreadable(title: String, note: &str, file: &Unreadable) -> PlotView {
+        let no_chart = format!("No chart: {}", unreadable_words(file));
+        let note = if note.is_empty() { no_chart } else { format!("{note} {no_chart}") };
+        PlotView { title, note, svgs: Vec::new() }
+    }
+}
+
+/// `series/fill.csv could not be read (line 4 is not a series row: ...)`:
+/// a file that could not be read, in a sentence of a chart's note.
+pub(crate) fn unreadable_words(file: &Unreadable) -> String {
+    format!("{} could not be read ({}).", file.path.display(), file.error)
 }
 
 /// The lines of one phase's charts: (sweep, line) to its points.
@@ -138,16 +153,23 @@ pub fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
 }
 
 /// Each page probe's latency by offset, with its estimate.
-pub fn probes(run: &Loaded) -> Vec<PlotView> {
+pub fn probes(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
     run.steps
         .iter()
         .filter_map(|r| {
             let p = r.probe.as_ref()?;
-            let path = run.dir.join(r.series.as_ref()?);
-            let pts: Vec<(f64, f64)> = read_columns(&path, "offset_bytes", "latency_us")
-                .into_iter()
-                .map(|(x, y)| (x / 1024.0, y))
-                .collect();
+            r.series.as_ref()?;
+            let verdict = p.pages.as_ref().map_or("no estimate".into(), |e| e.verdict.clone());
+            let note = format!(
+                "{} offsets, {} of {} repeats each, made durable with {}. {verdict}.",
+                p.offsets, "the statistic", p.repeats, p.durable
+            );
+            let rows = match files.probe(r) {
+                Ok(rows) => rows,
+                Err(u) => return Some(PlotView::unreadable(r.id.clone(), &note, u)),
+            };
+            let pts: Vec<(f64, f64)> =
+                rows.iter().map(|row| (row.offset.0 as f64 / 1024.0, row.latency_us)).collect();
             let title = format!("{}: write latency by offset", r.id);
             let svg = Chart {
                 title: &title,
@@ -159,34 +181,7 @@ pub fn probes(run: &Loaded) -> Vec<PlotView> {
                 rules: Vec::new(),
             }
             .render();
-            let verdict = p.pages.as_ref().map_or("no estimate".into(), |e| e.verdict.clone());
-            Some(PlotView {
-                title: r.id.clone(),
-                note: format!(
-                    "{} offsets, {} of {} repeats each, made durable with {}. {verdict}.",
-                    p.offsets, "the statistic", p.repeats, p.durable
-                ),
-                svgs: vec![svg],
-            })
-        })
-        .collect()
-}
-
-/// Two columns of a CSV with a header (a probe's offsets and latencies):
-/// `x` and `column`.
-fn read_columns(path: &Path, x: &str, column: &str) -> Vec<(f64, f64)> {
-    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
-    let mut lines = text.lines();
-    let Some(head) = lines.next() else { return Vec::new() };
-    let cols: Vec<&str> = head.split(',').collect();
-    let (Some(t), Some(c)) = (cols.iter().position(|c| *c == x), cols.iter().position(|c| *c == column))
-    else {
-        return Vec::new();
-    };
-    lines
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            Some((f.get(t)?.parse().ok()?, f.get(c)?.parse().ok()?))
+            Some(PlotView { title: r.id.clone(), note, svgs: vec![svg] })
         })
         .collect()
 }
@@ -194,8 +189,9 @@ fn read_columns(path: &Path, x: &str, column: &str) -> Vec<(f64, f64)> {
 /// Each fill and precondition step: its per-second series and, for a
 /// precondition until steady, the tracked value by round with the window
 /// shaded. Rounds steps are drawn by `super::pts` (their convergence and
-/// measurement window), not here.
-pub fn preparation(run: &Loaded) -> Vec<PlotView> {
+/// measurement window), not here. A series that could not be read gives
+/// a plot with no chart, whose note says why.
+pub fn preparation(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
     let units = run.manifest.plan.conventions.units;
     let mut out = Vec::new();
     for r in &run.steps {
@@ -205,7 +201,13 @@ pub fn preparation(run: &Loaded) -> Vec<PlotView> {
             continue;
         }
         let mut svgs = Vec::new();
-        let rows = super::findings::step_series(run, r);
+        let rows = match files.series(r) {
+            Ok(rows) => rows,
+            Err(u) => {
+                out.push(PlotView::unreadable(r.id.clone(), &format!("{}.", step.describe()), u));
+                continue;
+            }
+        };
         let (column, y_label) = if sustained || matches!(step.action, Action::Fill { .. }) {
             (if units == Units::Binary { "mib_s" } else { "mb_s" }, rate_unit(units).to_string())
         } else {
@@ -259,7 +261,7 @@ pub fn preparation(run: &Loaded) -> Vec<PlotView> {
         }
         let mut note = step.describe();
         if let Some(c) = &r.cliff {
-            note.push_str(&format!(". {}.", c.finding(&rows, r.throttle_events())));
+            note.push_str(&format!(". {}.", c.finding(rows, r.throttle_events())));
         }
         // Its rounds are drawn by `super::pts::window`, with the rule's limits.
         if let Some(st) = &r.steady {
@@ -274,18 +276,4 @@ pub fn preparation(run: &Loaded) -> Vec<PlotView> {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn series_columns_are_found_by_name() {
-        let p = std::env::temp_dir().join(format!("methodic-report-series-{}.csv", std::process::id()));
-        std::fs::write(&p, "t_s,iops,mb_s\n1.0,100,0.4\n2.0,200,0.8\n").unwrap();
-        assert_eq!(read_columns(&p, "t_s", "iops"), vec![(1.0, 100.0), (2.0, 200.0)]);
-        assert_eq!(read_columns(&p, "t_s", "nope"), vec![]);
-        std::fs::remove_file(&p).unwrap();
-    }
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::analysis::{Evidence, PageCache, run_list};
 use crate::manifest::Loaded;
+use crate::step_files::StepFiles;
 
 #[derive(Serialize)]
 pub struct Finding {
@@ -21,8 +22,9 @@ pub struct Finding {
 
 /// What the numbers say beyond their averages: repeats whose first run
 /// stands apart (and the statistics of every repeat), cache cliffs of
-/// sustained writes, and page sizes from probes.
-pub fn findings(run: &Loaded) -> Vec<Finding> {
+/// sustained writes (with the temperature of the step's series, from
+/// `files`), and page sizes from probes.
+pub fn findings(run: &Loaded, files: &StepFiles) -> Vec<Finding> {
     let mut out = Vec::new();
     // Repeats are summarized from each run's step average, whatever value
     // the table reports.
@@ -62,12 +64,14 @@ pub fn findings(run: &Loaded) -> Vec<Finding> {
         }
         if let Some(c) = &r.cliff {
             // What the drop came with: the series' temperature, and the
-            // drive's thermal-throttle events over the step (NVMe).
-            let rows = step_series(run, r);
+            // drive's thermal-throttle events over the step (NVMe). A
+            // series that cannot be read is named where the files that
+            // could not be read are listed: the cliff is said without it.
+            let rows = files.series(r).unwrap_or_default();
             out.push(Finding {
                 level: "note",
                 step: r.id.clone(),
-                text: c.finding(&rows, r.throttle_events()),
+                text: c.finding(rows, r.throttle_events()),
             });
         }
         if let Some(h) = &r.host_bound {
@@ -82,11 +86,6 @@ pub fn findings(run: &Loaded) -> Vec<Finding> {
     }
     out.sort_by_key(|f| f.level != "warning");
     out
-}
-
-/// A step's series rows, none when it has no series or it cannot be read.
-pub(crate) fn step_series(run: &Loaded, r: &crate::record::StepResult) -> Vec<crate::series::Row> {
-    r.series.as_ref().and_then(|s| crate::series::read(&run.dir.join(s)).ok()).unwrap_or_default()
 }
 
 /// What decided the page-cache question of a repeat, and the answer:

@@ -1,7 +1,9 @@
 //! The report of one results directory: the run read and its points in,
 //! out the view every format of `methodic report` draws from: the result
 //! table's columns and rows (each number with the job that made it), what
-//! the value columns hold, each sweep's best step. The header (platform,
+//! the value columns hold, each sweep's best step, and the files of the
+//! run that could not be read (`StepFiles`: every format names them, and
+//! the charts they would have drawn say so). The header (platform,
 //! device, setup) is in [`header`], what the numbers say beyond their
 //! averages in [`findings`], the HTML page's charts in [`charts`], the jobs
 //! run at once, open-loop rates and QoS searches in [`loads`], each
@@ -21,21 +23,25 @@ pub mod spread;
 use methodic_compiler::plan::{Conventions, ValueKind};
 
 use crate::manifest::{self, Loaded};
+use crate::step_files::{StepFiles, Unreadable};
 use crate::units::{human, num};
 use crate::view::points::{Point, interval_words, kind_short, points, rate_unit, step_of, sweep_bests};
 
-/// What `methodic report` shows: a results directory read, and its
-/// numbers.
+/// What `methodic report` shows: a results directory read, its numbers,
+/// and the files its steps name, read back.
 pub struct Report {
     pub(crate) run: Loaded,
     pub(crate) pts: Vec<Point>,
+    pub(crate) files: StepFiles,
 }
 
 impl Report {
-    /// A run read back, and its points.
+    /// A run read back, its points, and every file its step records
+    /// name (series, rounds, probes, latency logs), read.
     pub fn new(run: Loaded) -> Report {
         let pts = points(&run);
-        Report { run, pts }
+        let files = StepFiles::every(&run);
+        Report { run, pts, files }
     }
 
     /// The run the report shows.
@@ -47,6 +53,23 @@ impl Report {
     pub fn points(&self) -> &[Point] {
         &self.pts
     }
+
+    /// The files of the run that could not be read, in step order: what
+    /// they hold is missing from the report, which every format says.
+    pub fn unreadable(&self) -> &[Unreadable] {
+        self.files.unreadable()
+    }
+}
+
+/// The sentence that heads a list of `n` files that could not be read, in
+/// every format: `2 files of this run could not be read, and what they
+/// hold is missing from this report` (`of` this run, `from` this report).
+pub(crate) fn unreadable_line(n: usize, of: &str, from: &str) -> String {
+    format!(
+        "{} of {of} could not be read, and what {} is missing from {from}",
+        if n == 1 { "1 file".to_string() } else { format!("{n} files") },
+        if n == 1 { "it holds" } else { "they hold" }
+    )
 }
 
 /// The columns of every result table: IOPS and RATE are the reported

@@ -6,18 +6,19 @@
 //! average, its least-squares line, the data-excursion and slope limits
 //! drawn from the rule, and the PTS numbers in the note); and each
 //! measurement that stops on data written (write saturation): IOPS against
-//! time and against data written in multiples of the capacity.
-
-use std::path::Path;
+//! time and against data written in multiples of the capacity. The rounds
+//! and series are the run's files as `StepFiles` read them; one that could
+//! not be read is named in the note of the chart it would have drawn.
 
 use methodic_compiler::plan::{
     Action, Cell, Metric, Percent, PreconditionStop, Qd, SteadyRule, Units, Workload,
 };
 
-use super::charts::PlotView;
+use super::charts::{PlotView, unreadable_words};
 use crate::manifest::Loaded;
 use crate::record::SteadyResult;
 use crate::series::Row;
+use crate::step_files::{StepFiles, Unreadable};
 use crate::svg::{Chart, Rule, Series, Style, color};
 use crate::units::{human, thousands};
 use crate::view::points::rate_unit;
@@ -54,55 +55,6 @@ impl Shown {
     fn words(&self, v: f64) -> String {
         format!("{} {}", thousands(Some(v), self.decimals), self.unit)
     }
-}
-
-/// One row of a rounds step's `.rounds.csv`: a cell's numbers in a round.
-struct RoundRow {
-    round: u32,
-    /// From 1, in the plan's order of the step's cells.
-    cell: u32,
-    iops: f64,
-    mb_s: f64,
-    mean_latency_us: f64,
-}
-
-impl RoundRow {
-    /// The metric as the runtime records it (bandwidth in MB/s).
-    fn value(&self, metric: Metric) -> f64 {
-        match metric {
-            Metric::Iops => self.iops,
-            Metric::Bandwidth => self.mb_s,
-            Metric::Latency => self.mean_latency_us,
-        }
-    }
-}
-
-/// The rows of a rounds CSV (`round,cell,workload,qd,iops,mb_s,...`), its
-/// columns found by name; none when it cannot be read. The runtime writes
-/// a workload's commas as `;`, so a row splits on commas.
-fn read_rounds(path: &Path) -> Vec<RoundRow> {
-    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
-    let mut lines = text.lines();
-    let Some(head) = lines.next() else { return Vec::new() };
-    let cols: Vec<&str> = head.split(',').collect();
-    let at = |name: &str| cols.iter().position(|c| *c == name);
-    let (Some(round), Some(cell), Some(iops), Some(mb_s), Some(mean)) =
-        (at("round"), at("cell"), at("iops"), at("mb_s"), at("mean_latency_us"))
-    else {
-        return Vec::new();
-    };
-    lines
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            Some(RoundRow {
-                round: f.get(round)?.parse().ok()?,
-                cell: f.get(cell)?.parse().ok()?,
-                iops: f.get(iops)?.parse().ok()?,
-                mb_s: f.get(mb_s)?.parse().ok()?,
-                mean_latency_us: f.get(mean)?.parse().ok()?,
-            })
-        })
-        .collect()
 }
 
 /// Whether two cells do the same I/O but for their block sizes (and the
@@ -183,9 +135,10 @@ fn reached_words(st: &SteadyResult, rule: &SteadyRule) -> String {
 /// The PTS steady-state convergence plot of each rounds step: the
 /// tracked metric each round of every cell whose workload is the tracked
 /// cell's but for its block size, a line a block size, the window shaded.
-/// The values are the rounds' record (`series`); when it cannot be read,
-/// the tracked cell alone, from the step's record.
-pub fn convergence(run: &Loaded) -> Vec<PlotView> {
+/// The values are the rounds' record (`series`, read in `files`); when
+/// the step kept none or it cannot be read (which the note says), the
+/// tracked cell alone, from the step's record.
+pub fn convergence(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
     let units = run.manifest.plan.conventions.units;
     run.steps
         .iter()
@@ -194,7 +147,10 @@ pub fn convergence(run: &Loaded) -> Vec<PlotView> {
             let Action::Rounds { cells, track, rule } = &step.action else { return None };
             let tracked = cells.get(*track as usize)?;
             let shown = Shown::of(rule.metric, units);
-            let rows = r.series.as_ref().map(|s| read_rounds(&run.dir.join(s))).unwrap_or_default();
+            let (rows, unreadable) = match files.rounds(r) {
+                Ok(rows) => (rows, None),
+                Err(u) => (&[][..], Some(u)),
+            };
             let mix: Vec<(usize, &Cell)> =
                 cells.iter().enumerate().filter(|(_, c)| same_but_blocks(c, tracked)).collect();
             let mut series: Vec<Series> = mix
@@ -211,7 +167,12 @@ pub fn convergence(run: &Loaded) -> Vec<PlotView> {
                 .collect();
             let from_record = series.is_empty();
             if from_record {
-                let st = r.steady.as_ref()?;
+                let Some(st) = r.steady.as_ref() else {
+                    // Nothing to draw from the record either: a rounds
+                    // record that could not be read still says so.
+                    let title = format!("{}: steady-state convergence", r.id);
+                    return unreadable.map(|u| PlotView::unreadable(title, "", u));
+                };
                 series.push(Series {
                     name: blocks_word(&tracked.workload),
                     points: st.values.iter().enumerate().map(|(i, v)| ((i + 1) as f64, v * shown.scale)).collect(),
@@ -246,21 +207,10 @@ pub fn convergence(run: &Loaded) -> Vec<PlotView> {
                 )
             };
             if from_record {
-                note.push_str(
-                    " The rounds' record could not be read: the tracked block size alone, from the step record.",
-                );
+                note.push_str(&from_record_words(unreadable));
             }
             if let Some(st) = &r.steady {
-                note.push(' ');
-                note.push_str(&reached_words(st, rule));
-                if let Some(w) = &st.window {
-                    note.push_str(&format!(
-                        " {} rounds {}-{}, shaded.",
-                        if w.steady { "The window is" } else { "The last window checked is" },
-                        w.first,
-                        w.last
-                    ));
-                }
+                note.push_str(&steady_words(st, rule));
             }
             // The chart's title without `steady-state`, to fit its width.
             let chart_title = title.replacen(": steady-state convergence", ": convergence", 1);
@@ -277,6 +227,35 @@ pub fn convergence(run: &Loaded) -> Vec<PlotView> {
             Some(PlotView::new(title, note, vec![svg]))
         })
         .collect()
+}
+
+/// Why a convergence is drawn from the step's record: its rounds'
+/// record could not be read (which, and what is wrong with it).
+fn from_record_words(unreadable: Option<&Unreadable>) -> String {
+    match unreadable {
+        Some(u) => format!(
+            " The rounds' record, {} The tracked block size alone, from the step record.",
+            unreadable_words(u)
+        ),
+        // No record names one (the runtime always writes it): the words
+        // the page has always had.
+        None => " The rounds' record could not be read: the tracked block size alone, from the step record."
+            .to_string(),
+    }
+}
+
+/// ` Steady state reached at round 9. The window is rounds 5-9, shaded.`
+fn steady_words(st: &SteadyResult, rule: &SteadyRule) -> String {
+    let mut words = format!(" {}", reached_words(st, rule));
+    if let Some(w) = &st.window {
+        words.push_str(&format!(
+            " {} rounds {}-{}, shaded.",
+            if w.steady { "The window is" } else { "The last window checked is" },
+            w.first,
+            w.last
+        ));
+    }
+    words
 }
 
 fn capitalized(s: &str) -> String {
@@ -549,18 +528,22 @@ fn written_points(rows: &[Row], capacity: u64) -> Vec<(f64, f64)> {
 /// written: IOPS each series interval against time (in minutes when the
 /// series is longer than 10 minutes) and against the data written, in
 /// multiples of the capacity of the step's span (the manifest's
-/// checklist); without a capacity, against time alone.
-pub fn saturation(run: &Loaded) -> Vec<PlotView> {
+/// checklist); without a capacity, against time alone. A series that
+/// could not be read gives a plot with no chart, whose note says why.
+pub fn saturation(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
     run.steps
         .iter()
         .filter_map(|r| {
             let step = run.plan_step(r)?;
             let Action::Measure { stop, series: interval, .. } = &step.action else { return None };
             stop.written?;
-            let rows = super::findings::step_series(run, r);
+            let title = format!("{}: write saturation", r.id);
+            let rows = match files.series(r) {
+                Ok(rows) => rows,
+                Err(u) => return Some(PlotView::unreadable(title, &format!("{}.", step.describe()), u)),
+            };
             let end = rows.last()?.t;
             let (per, x_label) = if end > 600.0 { (60.0, "time (min)") } else { (1.0, "time (s)") };
-            let title = format!("{}: write saturation", r.id);
             let by_time = format!("{}: IOPS against time", r.id);
             let iops = |points| vec![Series { name: "IOPS".into(), points }];
             let mut svgs = vec![
@@ -588,7 +571,7 @@ pub fn saturation(run: &Loaded) -> Vec<PlotView> {
                             x_label: &x_label,
                             y_label: "IOPS",
                             log2_x: false,
-                            series: iops(written_points(&rows, span.capacity)),
+                            series: iops(written_points(rows, span.capacity)),
                             band: None,
                             rules: Vec::new(),
                         }
@@ -696,7 +679,7 @@ mod tests {
     #[test]
     fn convergence_draws_one_line_a_block_size_of_the_tracked_mix() {
         let run = run("convergence", true);
-        let plots = convergence(&run);
+        let plots = convergence(&run, &StepFiles::every(&run));
         assert_eq!(plots.len(), 1);
         let p = &plots[0];
         assert_eq!(
@@ -720,10 +703,37 @@ mod tests {
     #[test]
     fn convergence_without_the_rounds_record_draws_the_tracked_cell_from_the_step() {
         let run = run("convergence-record", false);
-        let p = &convergence(&run)[0];
+        let p = &convergence(&run, &StepFiles::every(&run))[0];
         assert_eq!(p.svgs[0].matches("<path ").count(), 1);
         assert!(p.svgs[0].contains("<title>4KiB: 200 at 2</title>"), "{}", p.svgs[0]);
-        assert!(p.note.contains("could not be read"), "{}", p.note);
+        assert!(
+            p.note.contains("The rounds' record could not be read: the tracked block size alone"),
+            "{}",
+            p.note
+        );
+        std::fs::remove_dir_all(&run.dir).unwrap();
+    }
+
+    /// A rounds record that cannot be read: the tracked cell from the
+    /// step's record, and the note names the file and what is wrong.
+    #[test]
+    fn convergence_says_which_rounds_record_could_not_be_read() {
+        let run = run("convergence-damaged", true);
+        let path = run.dir.join("series/rounds.csv");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen("\n1,2,w2,", "\n1,2,w2,x", 1)).unwrap();
+        let files = StepFiles::every(&run);
+        assert_eq!(files.unreadable().len(), 1);
+        let p = &convergence(&run, &files)[0];
+        assert_eq!(p.svgs[0].matches("<path ").count(), 1, "the tracked cell alone");
+        assert!(
+            p.note.contains(
+                "The rounds' record, series/rounds.csv could not be read (line 3 is not a row of a cell in a \
+                 round: `1,2,w2,x4,2001.0,1.0,50.0,90.0,99.0,120.0`). The tracked block size alone"
+            ),
+            "{}",
+            p.note
+        );
         std::fs::remove_dir_all(&run.dir).unwrap();
     }
 
@@ -812,12 +822,13 @@ mod tests {
         }
         std::fs::write(run.dir.join("series/wsat.csv"), text).unwrap();
         run.steps[i].series = Some("series/wsat.csv".into());
-        let rows = super::super::findings::step_series(&run, &run.steps[i]);
+        let files = StepFiles::every(&run);
+        let rows = files.series(&run.steps[i]).unwrap();
         let written: f64 = rows.iter().map(|r| r.mb_s * 1e6 * r.seconds).sum();
-        let points = written_points(&rows, capacity);
+        let points = written_points(rows, capacity);
         assert_eq!(points.len(), 4);
         assert!((points[3].0 - written / capacity as f64).abs() < 1e-12 && (points[3].0 - 2.0).abs() < 1e-9);
-        let plots = saturation(&run);
+        let plots = saturation(&run, &files);
         assert_eq!(plots.len(), 1, "only the measurement that stops on data written");
         let p = &plots[0];
         assert_eq!(p.svgs.len(), 2);
@@ -826,6 +837,11 @@ mod tests {
         assert!(p.svgs[1].contains(&x_label), "{}", p.svgs[1]);
         assert!(p.svgs[1].contains("<title>IOPS: 600 at 2</title>"), "{}", p.svgs[1]);
         assert!(p.note.contains("2.00 x the capacity"), "{}", p.note);
+        // Its series gone: no chart, and the note says why.
+        std::fs::remove_file(run.dir.join("series/wsat.csv")).unwrap();
+        let p = &saturation(&run, &StepFiles::every(&run))[0];
+        assert!(p.svgs.is_empty());
+        assert!(p.note.ends_with("No chart: series/wsat.csv could not be read (is missing)."), "{}", p.note);
         std::fs::remove_dir_all(&run.dir).unwrap();
     }
 }
