@@ -81,6 +81,12 @@ enum Command {
     Calibrate(crate::run::CalibrateArgs),
     /// Show a results directory: each number with the job that made it, as a
     /// table (or Markdown, CSV, JSON), or one HTML page with charts.
+    ///
+    /// Exits 0 when the report is written whole, 1 when the results
+    /// directory cannot be read, 3 when the report is written but some file
+    /// of the run (a series, rounds, probe or latency log) could not be
+    /// read: the report names each such file and what is wrong with it, and
+    /// so does standard error (--allow-incomplete exits 0 all the same).
     Report(crate::report::ReportArgs),
     /// What changed between two methodologies or plans, and whether old
     /// results stay comparable.
@@ -91,6 +97,12 @@ enum Command {
     Diff(crate::diff::DiffArgs),
     /// Compare results directories: steps paired by workload and queue depth,
     /// ratios, and every manifest difference that can explain a gap.
+    ///
+    /// Exits 0 when the comparison is written whole, 1 when a results
+    /// directory cannot be read, 3 when the comparison is written but a
+    /// series its charts need could not be read: the comparison names each
+    /// such file, and so does standard error (--allow-incomplete exits 0
+    /// all the same).
     Compare(crate::compare::CompareArgs),
     /// Run one measured step with methodic and with fio on the same
     /// target, alternately, and compare their medians.

@@ -6,6 +6,7 @@
 use std::fs;
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
+use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use methodic_compiler::plan::{Bytes, Plan};
@@ -116,6 +117,60 @@ pub(crate) fn load_plan(path: &Path, capacity: Option<Bytes>) -> Result<Option<(
             Ok(None)
         }
     }
+}
+
+/// The exit code of `report` and `compare` when they wrote their result
+/// but some file of a run that it needs could not be read: what the file
+/// holds is missing from the result, which names it. `--allow-incomplete`
+/// exits 0 instead.
+pub(crate) const INCOMPLETE: u8 = 3;
+
+/// `--allow-incomplete`: how `report` and `compare` end when some file of
+/// a run could not be read.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Incomplete {
+    /// Exit 0 even when some file of a run (a series, rounds, probe or
+    /// latency log) could not be read. Either way the output names each
+    /// such file and what is wrong with it, and so does standard error;
+    /// without this flag the exit code is then 3.
+    #[arg(long)]
+    allow_incomplete: bool,
+}
+
+impl Incomplete {
+    /// Says on standard error that `what` (`the report`) is incomplete,
+    /// with `why` (`3 files of DIR could not be read, ...`) and a line a
+    /// file; the exit code: success when nothing is missing or it is
+    /// allowed, else [`INCOMPLETE`].
+    pub(crate) fn end(&self, what: &str, why: &str, files: &[String]) -> ExitCode {
+        if files.is_empty() {
+            return ExitCode::SUCCESS;
+        }
+        let level = if self.allow_incomplete { "warning" } else { "error" };
+        let mut text = format!("{level}: {what} is incomplete: {why}:\n");
+        for f in files {
+            text.push_str(&format!("  {f}\n"));
+        }
+        if !self.allow_incomplete {
+            text.push_str(&format!(
+                "{what} was written all the same, naming {}; the exit code is {INCOMPLETE} (with \
+                 --allow-incomplete, 0)\n",
+                if files.len() == 1 { "it" } else { "them" }
+            ));
+        }
+        eprint!("{text}");
+        if self.allow_incomplete { ExitCode::SUCCESS } else { ExitCode::from(INCOMPLETE) }
+    }
+}
+
+/// `3 files of DIR could not be read, and what they hold is missing from
+/// it`.
+pub(crate) fn unreadable_words(n: usize, of: &str) -> String {
+    format!(
+        "{} of {of} could not be read, and what {} is missing from it",
+        count(n, "file"),
+        if n == 1 { "it holds" } else { "they hold" }
+    )
 }
 
 /// Reads a results directory, with the error (which names the file) and

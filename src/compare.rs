@@ -4,7 +4,9 @@
 //! counterpart and every manifest difference that can explain a gap, as a
 //! table, JSON, or one self-contained HTML page with every run's curves on
 //! the same axes (`--format html -o FILE`, or `--html FILE` beside another
-//! format). Reads the directories only.
+//! format). Reads the directories only. A series the page charts that
+//! cannot be read is named in the comparison and on standard error, and
+//! the exit code is then 3 unless `--allow-incomplete`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,7 +16,7 @@ use methodic_results::export::Format;
 use methodic_results::manifest::Loaded;
 use methodic_results::view::compare::{Comparison, comparison};
 
-use crate::common::load_results;
+use crate::common::{Incomplete, load_results, unreadable_words};
 use crate::format::Output;
 
 #[derive(Debug, clap::Args)]
@@ -30,6 +32,8 @@ pub struct CompareArgs {
     /// as --format html -o FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    #[command(flatten)]
+    incomplete: Incomplete,
 }
 
 pub fn compare(args: CompareArgs) -> Result<ExitCode> {
@@ -39,5 +43,15 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         crate::format::write(&compared, Format::Html, path)?;
     }
     args.output.write(&compared)?;
-    Ok(ExitCode::SUCCESS)
+    // Each file with its run's letter and directory: `B (/results/b):
+    // series/...`.
+    let dir =
+        |letter: &str| compared.runs.iter().find(|r| r.name == letter).map(|r| r.dir.display().to_string());
+    let files: Vec<String> = compared
+        .unreadable
+        .iter()
+        .map(|u| format!("{} ({}): {}", u.run, dir(&u.run).unwrap_or_default(), u.file))
+        .collect();
+    let why = unreadable_words(files.len(), "the runs");
+    Ok(args.incomplete.end("the comparison", &why, &files))
 }

@@ -1,6 +1,7 @@
 //! The `methodic` command: arguments in, a command run, diagnostics on
 //! stderr, results on stdout or in files, and an exit code (0 success,
-//! 1 a problem in the input or the run, 2 a usage error).
+//! 1 a problem in the input or the run, 2 a usage error; `diff`,
+//! `report` and `compare` give 3 a meaning of their own, in their help).
 
 mod cli;
 mod common;

@@ -1,7 +1,10 @@
 //! `methodic report DIR`: a results directory in, its report out
 //! (`methodic_results::view::report`): a terminal table (or Markdown, CSV,
 //! JSON), or with `--format html` one self-contained page with charts,
-//! written where `-o` says. Reads the directory only.
+//! written where `-o` says. Reads the directory only. A file of the run
+//! that cannot be read (a series, rounds, probe or latency log) is named
+//! in the report and on standard error, and the exit code is
+//! 3 ([`crate::common::INCOMPLETE`]) unless `--allow-incomplete`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,7 +13,7 @@ use anyhow::{Context, Result};
 use methodic_results::export::Format;
 use methodic_results::view::report::Report;
 
-use crate::common::{count, load_results, write_output};
+use crate::common::{Incomplete, count, load_results, unreadable_words, write_output};
 use crate::format::Output;
 
 #[derive(Debug, clap::Args)]
@@ -29,6 +32,8 @@ pub struct ReportArgs {
     /// RW-IODEPTH-NUMJOBS.json (as --format fio-json writes them).
     #[arg(long, value_name = "DIR")]
     fio_plot: Option<PathBuf>,
+    #[command(flatten)]
+    incomplete: Incomplete,
 }
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
@@ -41,7 +46,9 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
         fio_plot(&report, dir)?;
     }
     args.output.write(&report)?;
-    Ok(ExitCode::SUCCESS)
+    let files: Vec<String> = report.unreadable().iter().map(ToString::to_string).collect();
+    let why = unreadable_words(files.len(), &args.dir.display().to_string());
+    Ok(args.incomplete.end("the report", &why, &files))
 }
 
 /// Writes the fio-plot tree of `report` into `dir`, and says what it wrote

@@ -4,9 +4,10 @@
 //! names (span, drive state), the values `value peak` reports (the peaks of
 //! steps.jsonl, each sweep's best step, like paired with like across
 //! conventions), and bad results directories refused with an error that
-//! names the file, leaving the directory as it was; and, in
-//! `report/install.rs`, methodic as `cargo install` and the .deb install
-//! it, with its man pages and completions.
+//! names the file, leaving the directory as it was; in
+//! `report/unreadable.rs`, damaged files of a run named in every output
+//! and the exit code; and, in `report/install.rs`, methodic as `cargo
+//! install` and the .deb install it, with its man pages and completions.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,8 @@ mod common;
 mod install;
 #[path = "report/pts.rs"]
 mod pts;
+#[path = "report/unreadable.rs"]
+mod unreadable;
 use common::{methodic, text};
 
 /// A small methodology: `prepare` goes before a QD1/QD4 sweep of 4KiB

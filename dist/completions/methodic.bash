@@ -191,7 +191,7 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__compare)
-            opts="-o -h --format --json --output --html --help"
+            opts="-o -h --format --json --output --html --allow-incomplete --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -671,7 +671,7 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__report)
-            opts="-o -h --format --json --output --html --fio-plot --help"
+            opts="-o -h --format --json --output --html --fio-plot --allow-incomplete --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -101,6 +101,7 @@ complete -c methodic -n "__fish_methodic_using_subcommand report" -s o -l output
 complete -c methodic -n "__fish_methodic_using_subcommand report" -l html -d 'The older way to write the HTML page (--format html -o FILE), kept for the pages that show it: the page goes to FILE, and --format to standard output' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand report" -l fio-plot -d 'Also write the run as fio-plot reads results: into DIR, a folder a phase and workload, in it a fio JSON file a step named RW-IODEPTH-NUMJOBS.json (as --format fio-json writes them)' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand report" -l json -d 'The older spelling of --format json'
+complete -c methodic -n "__fish_methodic_using_subcommand report" -l allow-incomplete -d 'Exit 0 even when some file of a run (a series, rounds, probe or latency log) could not be read. Either way the output names each such file and what is wrong with it, and so does standard error; without this flag the exit code is then 3'
 complete -c methodic -n "__fish_methodic_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c methodic -n "__fish_methodic_using_subcommand diff" -l format -d 'The output format' -r -f -a "table\t'text for a terminal: tables and sentences'
 json\t'JSON, for programs'"
@@ -113,6 +114,7 @@ html\t'one self-contained HTML page (no network)'"
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -s o -l output -d 'Write the output to FILE (atomically) [default: standard output]' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -l html -d 'Also write the comparison as one HTML page (charts, no script, no network) to FILE, while --format goes where -o says: the same page as --format html -o FILE' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -l json -d 'The older spelling of --format json'
+complete -c methodic -n "__fish_methodic_using_subcommand compare" -l allow-incomplete -d 'Exit 0 even when some file of a run (a series, rounds, probe or latency log) could not be read. Either way the output names each such file and what is wrong with it, and so does standard error; without this flag the exit code is then 3'
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c methodic -n "__fish_methodic_using_subcommand crosscheck" -l step -d 'The measured step: its id (as `methodic plan` shows it) or number' -r
 complete -c methodic -n "__fish_methodic_using_subcommand crosscheck" -l target -d 'The file or block device both run on' -r -F
