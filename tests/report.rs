@@ -481,6 +481,9 @@ fn under_value_peak_report_shows_the_peaks_beside_the_averages_and_each_sweeps_b
     for f in ["manifest.json", "plan.ron"] {
         std::fs::copy(peak.join(f), old.join(f)).unwrap();
     }
+    // The series and latency logs the records name, which the report reads.
+    let cp = std::process::Command::new("cp").arg("-a").arg(peak.join("series")).arg(&old).status();
+    assert!(cp.is_ok_and(|s| s.success()), "cp -a series");
     let stripped: Vec<String> = steps
         .iter()
         .map(|s| {
