@@ -720,27 +720,3 @@ impl IoRun {
         self.hosts.iter().map(|h| methodic_results::record::HostRates { cell, ..h.clone() }).collect()
     }
 }
-
-/// A CSV file written a row at a time and flushed, so that a crash keeps
-/// every finished row.
-pub(crate) struct CsvOut {
-    path: PathBuf,
-    file: std::io::BufWriter<std::fs::File>,
-}
-
-impl CsvOut {
-    pub(crate) fn create(path: &Path, header: &str) -> Result<CsvOut> {
-        let f = std::fs::File::create(path)
-            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
-        let mut out = CsvOut { path: path.to_path_buf(), file: std::io::BufWriter::new(f) };
-        out.row(header)?;
-        Ok(out)
-    }
-
-    pub(crate) fn row(&mut self, line: &str) -> Result<()> {
-        use std::io::Write;
-        writeln!(self.file, "{line}")
-            .and_then(|()| self.file.flush())
-            .map_err(|e| Error::io(format!("cannot write {}", self.path.display()), e))
-    }
-}

@@ -501,13 +501,11 @@ fn with_resume_hint(x: &Executor<'_>, step: &Step, e: Error) -> Error {
 
 /// The series CSV of an I/O run on many hosts.
 fn write_series(path: &Path, rows: &[methodic_results::series::Row]) -> Result<()> {
-    let mut text = String::from(methodic_results::series::HEADER);
-    text.push('\n');
+    let mut out = methodic_results::csv_file::Writer::create(path)?;
     for r in rows {
-        text.push_str(&r.csv_line());
-        text.push('\n');
+        out.row(r)?;
     }
-    std::fs::write(path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+    Ok(())
 }
 
 /// The hosts of a run on many hosts that is resumed, from its manifest.
