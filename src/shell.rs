@@ -2,7 +2,7 @@
 //! read, generated from the command line's own clap definitions
 //! (`crate::cli` hands them over), so that they never drift from what `methodic` takes.
 //! dist/ holds the files the .deb installs, as these commands write them
-//! (tests/report/install.rs checks that they are current).
+//! (tests/e2e/report/install.rs checks that they are current).
 
 use std::io::Write;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! attributes for what is written (not what is read back: no aliases of
 //! older spellings), each with its `$id` under `docs/schema/`, a title, and
 //! the type's doc comment as its description. The test in
-//! `tests/results/schema.rs` keeps `docs/schema/` equal to these, and
+//! `tests/e2e/results/schema.rs` keeps `docs/schema/` equal to these, and
 //! validates the documents of a real rehearsal against them.
 
 use methodic_compiler::diff::PlanDiff;

@@ -1,4 +1,4 @@
-# Run inside the drive lab guest by tests/vmlab.rs: methodic on each
+# Run inside the drive lab guest by tests/e2e/drive_lab.rs: methodic on each
 # emulated drive, and what the drive's own tools say of it, into the job
 # folder for the test to compare. $1: the methodic binary; $2: a folder
 # holding the project's specs/.
@@ -22,7 +22,7 @@ dev_of() { if [ "$1" = nvme0n1 ]; then echo "$NVME"; else echo "/dev/$1"; fi; }
 # drives at once, from the start, while the checks below run on the others.
 # One spec of each shape of first phase (its erase and the kinds of the
 # steps after it, in order; specs in name order): the others run the same
-# steps with other workloads. tests/vmlab.rs picks the same ones.
+# steps with other workloads. tests/e2e/drive_lab.rs picks the same ones.
 names=()
 declare -A shapes=()
 for spec in "$PROJECT"/specs/*.method; do
@@ -52,9 +52,9 @@ cat > small.method <<'M'
 methodology "vmlab" version "1"
 target { span 64MiB }
 workload w { random; block 4KiB; read 0% }
-workload r { random; block 4KiB; read 100% }
+workload rw { random; block 4KiB; read 50% }
 phase "prepare" { erase discard fill { sequential; block 1MiB; read 0% } qd 4 }
-phase "measure" { measure r qd 4 for 500ms measure w qd 4 for 500ms }
+phase "measure" { measure rw qd 4 until written 4MiB measure w qd 4 for 500ms }
 M
 # The three drives at once: each has its own controller and driver.
 small=()

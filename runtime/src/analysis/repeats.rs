@@ -331,7 +331,7 @@ mod tests {
         assert_eq!(summarize(&timed(&[1.0, 3.0, 2.0]), "IOPS", Aggregate::Min, &CACHED).value, 1.0);
     }
 
-    /// The runs this machine gave (tests/cache.rs, issue 13): the cached
+    /// The runs this machine gave (tests/e2e/cache.rs, issue 13): the cached
     /// runs vary too much among themselves for run 1 to stand apart by
     /// timing; the counts say what happened.
     #[test]

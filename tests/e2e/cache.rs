@@ -20,8 +20,7 @@ use methodic_results::analysis::{Evidence, RepeatSummary};
 use methodic_results::device_io::{Counter, DeviceIo};
 use methodic_results::manifest;
 
-mod common;
-use common::{methodic, run_source};
+use crate::common::{self, methodic, run_source};
 
 /// One test at a time, across test binaries and worktrees too: a
 /// drop_caches in one would empty the cache another is counting on. The

@@ -1,4 +1,4 @@
-//! Runs on many hosts, on loopback only (a module of tests/run.rs: its
+//! Runs on many hosts, on loopback only (a module of tests/e2e/run.rs: its
 //! tests wait on fio's starts as run.rs's rehearsals wait on their
 //! timers, so one binary overlaps them): each test starts its own `fio
 //! --server` processes on its own 127.0.0.x addresses (each in its own

@@ -5,13 +5,8 @@
 //! (`results/load_views.rs`), the SNIA PTS operating points
 //! (`results/pts.rs`), no Debug text in what a person reads
 //! (`results/no_debug_text.rs`) and the JSON Schemas of what methodic
-//! writes, checked against a run's documents (`results/schema.rs`). One
-//! test binary: each of them mostly waits on a rehearsal's timers, so
-//! together, four at a time, they share the machine's cores rather than
-//! take turns at them.
-
-mod browser;
-mod common;
+//! writes, checked against a run's documents (`results/schema.rs`). A
+//! module of the e2e binary (`main.rs` says why one binary).
 
 #[path = "results/compare_pairs.rs"]
 mod compare_pairs;

@@ -68,7 +68,7 @@ fn the_schemas_in_docs_are_the_ones_the_types_make() {
     assert!(
         stale.is_empty(),
         "docs/schema/ is not what the types make:\n  {}\nafter a change to the types, write the schemas anew \
-         with `{UPDATE}=1 cargo test --test results schema` and review `git diff docs/schema`",
+         with `{UPDATE}=1 cargo test --test e2e schema` and review `git diff docs/schema`",
         stale.join("\n  ")
     );
 }

@@ -13,15 +13,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-mod browser;
-mod common;
 #[path = "report/install.rs"]
 mod install;
 #[path = "report/pts.rs"]
 mod pts;
 #[path = "report/unreadable.rs"]
 mod unreadable;
-use common::{methodic, text};
+use crate::browser;
+use crate::common::{self, methodic, text};
 
 /// A small methodology: `prepare` goes before a QD1/QD4 sweep of 4KiB
 /// random reads and writes, over `span`.

@@ -1,16 +1,15 @@
 //! `methodic run` end to end on scratch files: every spec of the library
 //! compiles to a rehearsal plan that validates, the fewest specs that use
 //! every feature any spec uses rehearse to completion, results directories
-//! hold what they promise,
-//! and --format json prints nothing but JSON.
+//! hold what they promise, and --format json prints nothing but JSON;
+//! and on many hosts through fio's servers (`run/hosts.rs`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use methodic_compiler::plan::{Action, Percent, Plan};
 
-mod common;
-use common::{methodic, root, text};
+use crate::common::{self, methodic, root, text};
 
 #[path = "run/hosts.rs"]
 mod hosts;

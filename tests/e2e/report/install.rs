@@ -7,7 +7,7 @@
 //! .ci/run builds both before the tests (`cargo install --path . --root
 //! target/ci-install`, then `cargo deb --no-build` over the same release
 //! build); outside CI, a test whose build is missing skips, saying how to
-//! make it. A module of tests/report.rs: installing the .deb (dpkg and
+//! make it. A module of tests/e2e/report.rs: installing the .deb (dpkg and
 //! man-db's index, seconds of CPU) overlaps the report tests' rehearsals.
 
 use std::path::{Path, PathBuf};
