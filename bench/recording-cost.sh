@@ -23,6 +23,13 @@ cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
 cargo build --release --quiet
 BIN=$PWD/target/release/methodic
+# The loop's counts turn on and off at these functions: one the compiler
+# inlined away would count nothing, or everything, without a word.
+symbols=$(nm -C "$BIN")
+for f in worker::run series::Interval::new stats::LatencyTally::drain_into stats::Recorder::merge; do
+  grep -q " methodic_runtime::$f\$" <<<"$symbols" \
+    || { echo "methodic_runtime::$f is not a symbol of $BIN (inlined?): the loop's counts would be wrong" >&2; exit 1; }
+done
 WORK=$(mktemp -d /dev/shm/methodic-cost.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
