@@ -57,7 +57,9 @@ fn cap(step: &mut Step) {
         | Action::Rounds { rule, .. } => {
             rule.max_rounds = rule.max_rounds.min(rule.window);
         }
-        Action::Measure { stop, .. } => {
+        // A plan may stop a together step by what its jobs wrote, as a
+        // measurement: both are capped alike.
+        Action::Measure { stop, .. } | Action::Together { stop, .. } => {
             stop.written = stop.written.map(|w| match w {
                 Extent::Bytes(b) => Extent::Bytes(Bytes(b.0.min(2 * CAPACITY))),
                 Extent::Percent(p) => Extent::Percent(p.min(Percent::whole(200))),
@@ -76,7 +78,6 @@ fn cap(step: &mut Step) {
         Action::Erase { .. }
         | Action::Fill { .. }
         | Action::Precondition { .. }
-        | Action::Together { .. }
         | Action::Qos(_)
         | Action::DropCaches
         | Action::Idle { .. }
@@ -215,6 +216,30 @@ mod tests {
             let half_on = (b.on.as_millis() * 2).abs_diff(b.every.as_millis()) <= 1;
             assert!(b.every.as_millis() < 10_000 && half_on, "{b:?}");
         }
+    }
+
+    #[test]
+    fn a_rehearsal_caps_what_a_together_step_writes_as_a_measurements() {
+        // The language gives a together step a time only; a plan written
+        // by hand (or by another tool) may stop it by bytes written.
+        let src = "methodology \"w\" version \"1\"\nworkload w { random; block 4KiB; read 0% }\n\
+                   measure w qd 4 until written 4TB\n\
+                   together for 1h { job a w qd 4 }\n";
+        let mut plan = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
+        if let Action::Together { stop, .. } = &mut plan.steps[1].action {
+            stop.written = Some(Extent::Bytes(Bytes(4 << 40)));
+        }
+        let plan = rehearse(&plan, false);
+        let written: Vec<Option<Extent>> = plan
+            .steps
+            .iter()
+            .map(|s| match &s.action {
+                Action::Measure { stop, .. } | Action::Together { stop, .. } => stop.written,
+                _ => None,
+            })
+            .collect();
+        let capped = Some(Extent::Bytes(Bytes(2 * CAPACITY)));
+        assert_eq!(written, [capped, capped], "both stop after twice the scratch file");
     }
 
     #[test]
