@@ -8,6 +8,12 @@
 //! here.
 
 mod common;
+#[path = "import/diskspd.rs"]
+mod diskspd;
+#[path = "import/iometer.rs"]
+mod iometer;
+#[path = "import/vdbench.rs"]
+mod vdbench;
 
 use std::path::PathBuf;
 
