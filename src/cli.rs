@@ -112,8 +112,8 @@ enum Command {
     /// Export a methodology or plan as fio jobs: a section a step, with
     /// the closest fio options and a comment where fio differs.
     Export(crate::export::ExportArgs),
-    /// Turn a simple fio job file into a methodology, refusing clearly
-    /// what it cannot translate.
+    /// Turn another tool's job file (fio, Iometer, vdbench, DiskSpd) into
+    /// a methodology, refusing clearly what it cannot translate.
     ///
     /// Exits 0 when every job imported, 1 with every problem otherwise.
     Import {
@@ -157,9 +157,15 @@ enum Command {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum ImportFormat {
+pub enum ImportFormat {
     /// An fio job file.
     Fio,
+    /// An Iometer configuration file (.icf), Iometer 1998.10.08 to 1.1.0.
+    Iometer,
+    /// A vdbench parameter file (block workloads: sd, wd, rd, hd).
+    Vdbench,
+    /// A DiskSpd XML profile, or a file holding a DiskSpd command line.
+    Diskspd,
 }
 
 pub fn run() -> Result<ExitCode> {
@@ -188,7 +194,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Diff(args) => crate::diff::run(args),
         Command::Export(args) => crate::export::export(args),
         Command::Crosscheck(args) => crate::crosscheck::crosscheck(args),
-        Command::Import { format: ImportFormat::Fio, args } => crate::import::run(args),
+        Command::Import { format, args } => crate::import::run(format, args),
         Command::Completions { shell } => crate::shell::completions(Cli::command(), shell),
         Command::Man { out } => crate::shell::man(Cli::command(), out.as_deref()),
     }

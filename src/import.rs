@@ -1,20 +1,23 @@
-//! `methodic import fio JOBFILE`: reads the job file (or standard input),
-//! imports it with `methodic_fio::fio_to_method`, and writes the
-//! methodology (standard output or `-o FILE`); or prints every problem on
-//! stderr, writes nothing and exits 1. The job file model, the option
-//! table and the translation live in the methodic-fio crate (fio/).
+//! `methodic import FORMAT JOBFILE`: reads the job file (or standard
+//! input), imports it (fio with `methodic_fio::fio_to_method`, Iometer,
+//! vdbench and DiskSpd with the methodic-import crate), and writes the
+//! methodology (standard output or `-o FILE`) and any file it needs
+//! beside it; or prints every problem on stderr, writes nothing and exits
+//! 1. The tools' formats and their translations live in those crates.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use methodic_fio::fio_to_method;
+use methodic_import::{Imported, Input};
 
+use crate::cli::ImportFormat;
 use crate::common::{count, display_name, read_input, write_output};
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
-    /// The fio job file (`-` reads standard input).
+    /// The job file (`-` reads standard input).
     pub job: PathBuf,
     /// Where to write the methodology (`-`, the default, is standard output).
     /// Nothing is written when the job file cannot be imported.
@@ -23,39 +26,63 @@ pub struct ImportArgs {
     /// The methodology's name [default: the job file's name without its extension].
     #[arg(long)]
     pub name: Option<String>,
+    /// A value for a variable of a vdbench parameter file (`$lun`), as
+    /// vdbench takes `lun=/dev/sdb` on its command line; repeat for more.
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
+}
+
+/// `lun=/dev/sdb` to its name and value.
+fn parse_var(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().trim_start_matches('$').to_string(), value.to_string()))
+        }
+        _ => Err(format!("`{s}` is not NAME=VALUE (such as lun=/dev/sdb)")),
+    }
+}
+
+/// What an import made, whatever the tool.
+struct Made {
+    text: String,
+    what: String,
+    dropped: usize,
+    /// What a dropped thing is called in the tool: fio's options,
+    /// the others' settings.
+    dropped_word: &'static str,
+    beside: Vec<(String, String)>,
+    warnings: Vec<String>,
+}
+
+/// An error of either crate: its words and its hint.
+struct Said {
+    text: String,
+    hint: Option<String>,
 }
 
 /// Reads the job file, imports it, writes the methodology; exits 1 with
 /// every problem on stderr, and nothing written, when it cannot.
-pub fn run(args: ImportArgs) -> Result<ExitCode> {
+pub fn run(format: ImportFormat, args: ImportArgs) -> Result<ExitCode> {
+    if !args.vars.is_empty() && !matches!(format, ImportFormat::Vdbench) {
+        bail!("--var gives the variables of a vdbench parameter file; this is not one");
+    }
     let text = read_input(&args.job)?;
     let file = display_name(&args.job);
     let name = match &args.name {
         Some(name) => name.clone(),
-        None => default_name(&args.job),
+        None => default_name(&args.job, format),
     };
     if name.trim().is_empty() {
         bail!("--name needs a name that is not blank");
     }
-    match fio_to_method(&text, &file, &name) {
-        Ok(imported) => {
-            write_output(&args.output, &imported.text)?;
-            let mut summary = format!("imported {} from {file}", count(imported.jobs, "job"));
-            if args.output != Path::new("-") {
-                summary = format!("wrote {}: {summary}", args.output.display());
-            }
-            if imported.dropped > 0 {
-                summary.push_str(&format!(
-                    "; {} not carried over (see the comments)",
-                    count(imported.dropped, "option")
-                ));
-            }
-            eprintln!("{summary}");
+    match import(format, &args, &text, &file, &name) {
+        Ok(made) => {
+            write_made(&args, &made, &file)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(errors) => {
             for e in &errors {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", e.text);
                 if let Some(hint) = &e.hint {
                     eprintln!("  hint: {hint}");
                 }
@@ -66,10 +93,105 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     }
 }
 
-/// The job file's name without its extension; `fio-import` for stdin.
-fn default_name(path: &Path) -> String {
-    if path == Path::new("-") {
-        return "fio-import".to_string();
+/// The job file through its tool's importer.
+fn import(
+    format: ImportFormat,
+    args: &ImportArgs,
+    text: &str,
+    file: &str,
+    name: &str,
+) -> Result<Made, Vec<Said>> {
+    let folder = match args.job.parent() {
+        Some(p) if args.job != Path::new("-") => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let include = move |written: &str| -> Result<String, String> {
+        let path = folder.join(written);
+        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let input = Input { text, file, name, vars: &args.vars, include: &include };
+    let said = |errors: Vec<methodic_import::ImportError>| -> Vec<Said> {
+        errors.into_iter().map(|e| Said { text: e.to_string(), hint: e.hint.clone() }).collect()
+    };
+    let made = |i: Imported| Made {
+        text: i.text,
+        what: i.what,
+        dropped: i.dropped,
+        dropped_word: "setting",
+        beside: i.beside,
+        warnings: i.warnings,
+    };
+    match format {
+        ImportFormat::Fio => match fio_to_method(text, file, name) {
+            Ok(i) => Ok(Made {
+                text: i.text,
+                what: count(i.jobs, "job"),
+                dropped: i.dropped,
+                dropped_word: "option",
+                beside: Vec::new(),
+                warnings: Vec::new(),
+            }),
+            Err(errors) => {
+                Err(errors.into_iter().map(|e| Said { text: e.to_string(), hint: e.hint.clone() }).collect())
+            }
+        },
+        ImportFormat::Iometer => methodic_import::iometer::to_method(&input).map(made).map_err(said),
+        ImportFormat::Vdbench => methodic_import::vdbench::to_method(&input).map(made).map_err(said),
+        ImportFormat::Diskspd => methodic_import::diskspd::to_method(&input).map(made).map_err(said),
     }
-    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "fio-import".to_string())
+}
+
+/// The methodology, the files beside it, and a line saying what was done.
+fn write_made(args: &ImportArgs, made: &Made, file: &str) -> Result<()> {
+    let beside_dir = match args.output.parent() {
+        Some(p) if args.output != Path::new("-") => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // The files beside first: a methodology whose hosts file is missing
+    // would name a file that is not there.
+    let mut wrote = Vec::new();
+    for (name, text) in &made.beside {
+        let path = beside_dir.join(name);
+        if args.output == Path::new("-") && path.exists() {
+            bail!(
+                "{} exists: give -o FILE to write the methodology and {name} into another folder",
+                path.display()
+            );
+        }
+        std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        wrote.push(path.display().to_string());
+    }
+    write_output(&args.output, &made.text)?;
+    for w in &made.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut summary = format!("imported {} from {file}", made.what);
+    if args.output != Path::new("-") {
+        summary = format!("wrote {}: {summary}", args.output.display());
+    }
+    if made.dropped > 0 {
+        summary.push_str(&format!(
+            "; {} not carried over (see the comments)",
+            count(made.dropped, made.dropped_word)
+        ));
+    }
+    for w in &wrote {
+        summary.push_str(&format!("; wrote {w} beside it"));
+    }
+    eprintln!("{summary}");
+    Ok(())
+}
+
+/// The job file's name without its extension; `<tool>-import` for stdin.
+fn default_name(path: &Path, format: ImportFormat) -> String {
+    let fallback = match format {
+        ImportFormat::Fio => "fio-import",
+        ImportFormat::Iometer => "iometer-import",
+        ImportFormat::Vdbench => "vdbench-import",
+        ImportFormat::Diskspd => "diskspd-import",
+    };
+    if path == Path::new("-") {
+        return fallback.to_string();
+    }
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| fallback.to_string())
 }

@@ -1,4 +1,6 @@
-//! `methodic import fio`: the job files in tests/fio/ import to
+//! `methodic import fio`: the job files in tests/fio/ (written for
+//! methodic, in the shapes fio users write: comments after values,
+//! reporting options, verify, hot zones, splits per direction) import to
 //! methodologies that compile to the plans their options say (jobs fio
 //! starts together as a together step on their devices, with their
 //! rates), through the command line (a file, standard input, `-o`,
@@ -8,12 +10,19 @@
 //! here.
 
 mod common;
+#[path = "import/diskspd.rs"]
+mod diskspd;
+#[path = "import/iometer.rs"]
+mod iometer;
+#[path = "import/vdbench.rs"]
+mod vdbench;
 
 use std::path::PathBuf;
 
 use common::{fio_parses, methodic, methodic_stdin, root, text};
 use methodic_compiler::plan::{
-    Action, Arrivals, Bytes, Duration, Extent, IoMode, Percent, Plan, QdCounting, Rate, RateAmount,
+    Access, Action, Arrivals, Band, Bytes, Duration, Extent, IoMode, MeasureStop, Percent, Plan, QdCounting,
+    Rate, RateAmount,
 };
 
 /// `methodic import fio tests/fio/NAME`: the methodology on stdout.
@@ -183,7 +192,7 @@ fn refused_options_are_each_named_and_nothing_is_written() {
         let err = text(&o.stderr);
         for (line, option, why) in [
             (7, "runtime=30sec", "30 microseconds"),
-            (8, "verify=crc32c", "does not check the data it reads back"),
+            (8, "thinktime=250", "waits for every I/O in flight to complete"),
             (13, "bs=4KiB", "4000 bytes"),
             (15, "exitall", "unknown option"),
         ] {
@@ -252,7 +261,7 @@ fn groups_and_rates_fio_means_otherwise_are_refused_and_nothing_is_written() {
             "runtime=30",
             "fio starts [scan] together with [reads] (line 17), but [reads] runs for 1min (runtime=60) and [scan] for 30s (runtime=30)",
         ),
-        (32, "latency_target=2ms", "(QoS) is planned"),
+        (32, "latency_target=2ms", "a search by queue depth is not in methodic"),
     ] {
         let at = format!("tests/fio/err_together.fio:{line}");
         assert!(
@@ -352,4 +361,92 @@ fn a_together_step_with_rates_round_trips() {
 #[test]
 fn a_striped_job_round_trips_its_stripes() {
     round_trip("striped_fill");
+}
+
+// ------------------------------------------------- job files as people write them
+
+/// The one step's workload, queue depth and stop of a measurement.
+fn measure_of(s: &methodic_compiler::plan::Step) -> (&methodic_compiler::plan::Workload, u32, &MeasureStop) {
+    let Action::Measure { workload, qd, stop, .. } = &s.action else { panic!("not a measurement") };
+    (workload, qd.total, stop)
+}
+
+#[test]
+fn comments_after_values_and_reporting_options_as_fio_reads_them() {
+    let method = import("inline_comments.fio");
+    let p = plan(&method);
+    let m = measures(&p);
+    assert_eq!(m.len(), 1);
+    let (w, qd, stop) = measure_of(m[0]);
+    assert_eq!((w.blocks[0].size, w.read, qd), (Bytes(4096), Percent::HUNDRED, 256), "{method}");
+    assert_eq!(stop.time, Some(Duration::from_secs(60)), "`runtime=60 ; seconds` is 60 seconds");
+    for option in [
+        "group_reporting (line 9)",
+        "gtod_reduce=0 (line 10)",
+        "random_generator=tausworthe64 (line 11)",
+        "clat_percentiles=1 (line 12)",
+        "percentile_list=50:99:99.9:99.99 (line 13)",
+        "write_lat_log=randread (line 14)",
+        "log_avg_msec=1000 (line 15)",
+        "disable_bw=1 (line 16)",
+    ] {
+        assert!(method.contains(&format!("{option}: not carried over")), "{option}:\n{method}");
+    }
+}
+
+#[test]
+fn verify_imports_as_methodics_verify_and_rehearses() {
+    let method = import("verify_fill.fio");
+    let p = plan(&method);
+    let m = measures(&p);
+    assert_eq!(m.len(), 2, "{method}");
+    let (w, qd, stop) = measure_of(m[0]);
+    assert_eq!((w.read, w.random, qd), (Percent::ZERO, Percent::ZERO, 16));
+    assert_eq!(stop.written, Some(Extent::Bytes(Bytes(8 << 30))), "written once: {method}");
+    let (w, _, stop) = measure_of(m[1]);
+    assert_eq!((w.read, stop.time), (Percent::HUNDRED, Some(Duration::from_secs(60))));
+    assert!(m.iter().all(|s| s.verify), "both steps check their data: {method}");
+    assert!(method.contains("verify_fatal=1 (line 7): not carried over"), "{method}");
+    // The writes are stamped and read back, the reads checked against the
+    // stamps: a rehearsal that finds a mismatch fails.
+    let out = common::run_source("import-verify-rehearsal", &method, &["--rehearse", "--no-ceiling"]);
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn hot_zones_and_splits_per_direction() {
+    let method = import("hot_zones.fio");
+    let p = plan(&method);
+    let m = measures(&p);
+    assert_eq!(m.len(), 2, "{method}");
+    let (reads, _, _) = measure_of(m[0]);
+    let sizes = |w: &methodic_compiler::plan::Workload| -> Vec<(u64, Percent)> {
+        w.blocks.iter().map(|b| (b.size.0, b.share)).collect()
+    };
+    // `64k/` takes what 60 and 30 leave; the reads' list, not the writes'.
+    assert_eq!(
+        sizes(reads),
+        [(4096, Percent::whole(60)), (16384, Percent::whole(30)), (65536, Percent::whole(10))]
+    );
+    let band = |io, span| Band { io: Percent::whole(io), span: Percent::whole(span) };
+    assert_eq!(reads.access, Access::Bands(vec![band(60, 10), band(30, 20), band(10, 70)]), "{method}");
+    let (writes, _, _) = measure_of(m[1]);
+    assert_eq!(sizes(writes), [(131072, Percent::HUNDRED)]);
+}
+
+#[test]
+fn shapes_methodic_cannot_run_as_fio_does_are_refused_saying_why() {
+    let o = methodic(&["import", "fio", "tests/fio/err_real_world.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    for (line, section, why) in [
+        (10, "[seq-read]", "a stop after bytes read is not in methodic yet"),
+        (19, "[oltp]", "a split per direction is not in methodic"),
+        (28, "[paced]", "holds new I/Os until P after the Nth started"),
+        (38, "[qd-for-1ms]", "methodic's `qos` step finds the highest rate under a latency percentile"),
+    ] {
+        let at = format!("tests/fio/err_real_world.fio:{line}, {section}");
+        assert!(err.contains(&at) && err.contains(why), "{section} at line {line}: {why}\n{err}");
+    }
+    assert!(err.contains("4 problems; nothing written"), "{err}");
 }

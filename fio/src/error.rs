@@ -3,7 +3,7 @@
 //! that becomes one once the job file's name is known.
 
 /// Something in the job file that keeps it from being imported, shown as
-/// `` cannot translate `verify=crc32c`: methodic does not check ... (in job.fio:7, [randread]) ``.
+/// `` cannot translate `thinktime=250`: fio waits for every I/O in flight ... (in job.fio:7, [randread]) ``.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}{}: {detail} (in {file}{}{})", .kind.word(), option_said(.option), line_said(.line), section_said(.section))]
 pub struct ImportError {

@@ -5,8 +5,9 @@
 //! job alone is a phase with one measurement. Files are devices in the
 //! order the job file first names them, when a group runs on more than
 //! one. Checks that a group can be one `together` step: one time and one
-//! ramp for all its jobs, none that ends by size, and one target setting
-//! (span, direct or buffered I/O, data written, cache dropped).
+//! ramp for all its jobs, none that ends by size or checks its data
+//! (`verify`), and one target setting (span, direct or buffered I/O, data
+//! written, cache dropped).
 
 use std::collections::HashSet;
 
@@ -159,6 +160,7 @@ fn against(job: &Job, entry: Option<&Entry>, detail: String, hint: String) -> Pr
 fn check_group(group: &[(&Job, Step)], device: u32, several: bool) -> Vec<Problem> {
     let check = Check { group, device, several };
     let mut problems = check.ends_by_size();
+    problems.extend(check.verify());
     for (job, step) in &group[1..] {
         problems.extend(check.time_and_ramp(job, step));
         problems.extend(check.settings(job, step));
@@ -195,8 +197,9 @@ impl Check<'_> {
                 job.section
             )
         } else {
-            let first = self.first();
-            format!("fio starts [{}] together with [{}] (line {})", job.section, first.section, first.line)
+            // The first job is told against the one after it, not itself.
+            let other = if std::ptr::eq(job, self.first()) { self.group[1].0 } else { self.first() };
+            format!("fio starts [{}] together with [{}] (line {})", job.section, other.section, other.line)
         }
     }
 
@@ -225,6 +228,29 @@ impl Check<'_> {
                     ),
                 ));
             }
+        }
+        problems
+    }
+
+    /// Jobs that check their data: methodic's `verify` is an option of
+    /// a measurement, not of a together step's job.
+    fn verify(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for (job, step) in self.group.iter().filter(|(_, s)| s.verify) {
+            problems.push(against(
+                job,
+                job.get("verify"),
+                format!(
+                    "{}, and [{}] checks its data (verify); methodic's `verify` is an option of fill, \
+                     precondition, measure and sweep, not of a together step's jobs",
+                    self.with(job, step),
+                    job.section
+                ),
+                format!(
+                    "drop verify, or run [{}] on its own (stonewall on it and on the job after it) on the first file",
+                    job.section
+                ),
+            ));
         }
         problems
     }

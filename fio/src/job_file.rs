@@ -1,5 +1,6 @@
 //! Job file text in, `[section]`s of `key=value` entries out, read as fio
-//! reads an ini file; then jobs, each with the `[global]` options before
+//! reads an ini file (comments cut wherever they start, as fio cuts them);
+//! then jobs, each with the `[global]` options before
 //! it, and whether each waits for the ones before it (`stonewall`).
 //! Checks the ini syntax.
 
@@ -45,17 +46,18 @@ impl Section {
     }
 }
 
-/// Job file text to its sections, as fio reads an ini file: blanks around
-/// a line dropped, lines whose first character is `;` or `#` are
-/// comments, `[name]` opens a section, every other line is `key=value`
-/// or a bare `key`.
+/// Job file text to its sections, as fio reads an ini file: each line cut
+/// at its first `;` and then at its first `#` (the rest is a comment, also
+/// after a value), blanks around it dropped; an empty line is skipped,
+/// `[name]` opens a section, every other line is `key=value` or a bare
+/// `key`.
 pub(crate) fn parse_job_file(text: &str) -> (Vec<Section>, Vec<Problem>) {
     let mut sections: Vec<Section> = Vec::new();
     let mut problems = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
-        let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.starts_with(';') || trimmed.starts_with('#') {
+        let trimmed = without_comment(raw).trim();
+        if trimmed.is_empty() {
             continue;
         }
         if let Some(rest) = trimmed.strip_prefix('[') {
@@ -128,6 +130,15 @@ pub(crate) fn parse_job_file(text: &str) -> (Vec<Section>, Vec<Problem>) {
     (sections, problems)
 }
 
+/// A line without its comment, as fio's `strip_blank_end()` cuts it
+/// (parse.c:428 at fio@f5344384; since fio 1.15.2): at the first `;`, then
+/// at the first `#`, wherever they stand, so `runtime=10s # ten` is
+/// `runtime=10s` and a `#` in a filename ends it too.
+fn without_comment(raw: &str) -> &str {
+    let raw = raw.split(';').next().unwrap_or_default();
+    raw.split('#').next().unwrap_or_default()
+}
+
 /// A job with the options it runs with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Job {
@@ -192,5 +203,22 @@ impl Problem {
             detail: detail.into(),
             hint: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_cut_wherever_they_start_as_fio_cuts_them() {
+        let (sections, problems) = parse_job_file(
+            "[j] ; the job\nruntime=10s # ten seconds\nnumjobs=4\t; four\nsize=100k;#x\n  ;all comment\n#[k]\nbs=4k#\n",
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(sections.len(), 1, "a `#` at the start makes the line a comment");
+        let written: Vec<String> = sections[0].entries.iter().map(Entry::written).collect();
+        assert_eq!(written, ["runtime=10s", "numjobs=4", "size=100k", "bs=4k"]);
+        assert_eq!(without_comment("a#b;c"), "a", "`;` first, then `#`");
     }
 }

@@ -23,8 +23,8 @@
 //! - A space after `=` stays in fio's value: fio then refuses ` randread`
 //!   and ignores units (` 4k` is 4 bytes, ` 500ms` 500 seconds). Such
 //!   values are refused unless they are plain numbers; spaces before `=`
-//!   are fine. fio has no comments after a value (it reads `10s # x` as
-//!   10us), so a `#` or `;` inside a value is refused.
+//!   are fine. A `;` or `#` and what follows are a comment, cut before
+//!   the value is read (`job_file`), as fio cuts them.
 //! - Whole numbers (`iodepth`, `numjobs`, shares): digits only; fio would
 //!   read `1k` as 1024 and `70.5` as 70. Booleans (`direct`): `0` or `1`,
 //!   as fio needs. Flags (`time_based`, `stonewall`): bare, or a number
@@ -82,13 +82,6 @@ pub(crate) fn substituted(raw: &str) -> Result<(), Refusal> {
         return Err(refusal(
             "fio computes `(...)` expressions when it runs; methodic import needs the value written out",
         ));
-    }
-    if raw.contains('#') || raw.contains(';') {
-        return Err(refusal(
-            "fio has no comments after a value: it reads what follows as part of it (`runtime=10s # x` \
-             runs 10 microseconds)",
-        )
-        .hint("put the comment on a line of its own"));
     }
     Ok(())
 }
@@ -321,18 +314,47 @@ pub(crate) fn fio_flag(raw: Option<&str>) -> Result<bool, Refusal> {
     }
 }
 
-/// `bssplit=4k/10:64k/50:...`: sizes with their shares of I/Os, smallest
-/// first. Sizes without a share (or with `/0`) split what the others leave,
-/// as fio splits it.
-pub(crate) fn fio_bssplit(raw: &str, kb: KbBase) -> Result<Vec<(Bytes, Percent)>, Refusal> {
+/// One direction's block split as fio issues it: the sizes with their
+/// shares of I/Os, smallest first, and the sizes fio rounds down, each
+/// with the size it issues instead (as written, as issued).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Split {
+    pub(crate) blocks: Vec<(Bytes, Percent)>,
+    pub(crate) rounded: Vec<(Bytes, Bytes)>,
+}
+
+/// A value given for reads, writes and trims apart (`bssplit=R,W,T`), cut
+/// as fio's `str_split_parse()` cuts it (options.c:209 at fio@f5344384):
+/// without a comma one value for all three; `R,W` gives trims the writes'
+/// value; an empty one leaves that direction to its default (for
+/// `bssplit`, to `bs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PerDirection<'a> {
+    pub(crate) read: &'a str,
+    pub(crate) write: &'a str,
+    pub(crate) trim: &'a str,
+}
+
+/// `raw` cut into its directions' values.
+pub(crate) fn per_direction(raw: &str) -> Result<PerDirection<'_>, Refusal> {
+    match *raw.split(',').collect::<Vec<_>>().as_slice() {
+        [all] => Ok(PerDirection { read: all, write: all, trim: all }),
+        [read, write] => Ok(PerDirection { read, write, trim: write }),
+        [read, write, trim] => Ok(PerDirection { read, write, trim }),
+        _ => Err(refusal("fio takes at most three lists here: for reads, writes and trims")),
+    }
+}
+
+/// One direction's `bssplit` (`4k/10:64k/50:...`): sizes with their shares
+/// of I/Os, smallest first, as fio's `split_parse_ddir()` and
+/// `bssplit_ddir()` read them (options.c:77, :136). A share left out,
+/// empty (`1k/`) or 0 means "missing": the missing ones split what the
+/// others leave. Each size is then rounded down to a multiple of the
+/// smallest, as fio's `get_next_buflen()` (io_u.c:615) issues it unless
+/// `bs_unaligned` (which is refused): `4k/50:6k/50` issues only 4KiB.
+pub(crate) fn fio_bssplit(raw: &str, kb: KbBase) -> Result<Split, Refusal> {
     substituted(raw)?;
     let s = raw.trim();
-    if s.contains(',') {
-        return Err(refusal(
-            "a split for reads, another for writes (`,`): methodic uses one split for all I/O",
-        )
-        .hint("give one split, such as bssplit=4k/50:64k/50"));
-    }
     if s.contains(char::is_whitespace) {
         return Err(refusal(
             "a space inside the split: fio then ignores the unit of the size after it (` 64k` is 64 bytes)",
@@ -347,31 +369,7 @@ pub(crate) fn fio_bssplit(raw: &str, kb: KbBase) -> Result<Vec<(Bytes, Percent)>
     }
     let mut entries: Vec<(Bytes, Option<u64>)> = Vec::new();
     for part in &parts[..last] {
-        let (size, share) = match part.split_once('/') {
-            Some((size, share)) => (size, Some(share)),
-            None => (*part, None),
-        };
-        let size = fio_bytes(size, kb)?;
-        if size.0 == 0 {
-            return Err(refusal("a block size of 0 moves no data"));
-        }
-        let share = match share {
-            None => None,
-            Some(share) => {
-                if share.is_empty() || !share.chars().all(|c| c.is_ascii_digit()) {
-                    return Err(refusal(format!(
-                        "the share `{share}` of {size} is not a whole percentage: fio keeps the digits before \
-                         anything else (`33.5` is 33)"
-                    )));
-                }
-                match share.parse::<u64>() {
-                    Ok(0) => None,
-                    Ok(p) if p <= 100 => Some(p),
-                    _ => return Err(refusal(format!("a share of {share}% for {size} is over 100%"))),
-                }
-            }
-        };
-        entries.push((size, share));
+        entries.push(split_entry(part, kb)?);
     }
     if entries.is_empty() {
         return Err(refusal("an empty split"));
@@ -412,7 +410,56 @@ pub(crate) fn fio_bssplit(raw: &str, kb: KbBase) -> Result<Vec<(Bytes, Percent)>
         .hint("make the shares add up to 100"));
     }
     out.sort_by_key(|(s, _)| *s);
-    Ok(out.into_iter().map(|(s, p)| (s, Percent::whole(p as u32))).collect())
+    Ok(rounded_down(out))
+}
+
+/// One `SIZE[/SHARE]` of a split: the share `None` when fio counts it
+/// missing (left out, empty or 0).
+fn split_entry(part: &str, kb: KbBase) -> Result<(Bytes, Option<u64>), Refusal> {
+    let (size, share) = match part.split_once('/') {
+        Some((size, share)) => (size, Some(share)),
+        None => (part, None),
+    };
+    let size = fio_bytes(size, kb)?;
+    if size.0 == 0 {
+        return Err(refusal("a block size of 0 moves no data"));
+    }
+    let share = match share {
+        None | Some("") => None,
+        Some(share) => {
+            if !share.chars().all(|c| c.is_ascii_digit()) {
+                return Err(refusal(format!(
+                    "the share `{share}` of {size} is not a whole percentage: fio keeps the digits before \
+                     anything else (`33.5` is 33)"
+                )));
+            }
+            match share.parse::<u64>() {
+                Ok(0) => None,
+                Ok(p) if p <= 100 => Some(p),
+                _ => return Err(refusal(format!("a share of {share}% for {size} is over 100%"))),
+            }
+        }
+    };
+    Ok((size, share))
+}
+
+/// The sizes of a split (smallest first) rounded down to multiples of the
+/// smallest, as fio issues them; sizes that meet add their shares.
+fn rounded_down(sorted: Vec<(Bytes, u64)>) -> Split {
+    let smallest = sorted[0].0;
+    let mut blocks: Vec<(Bytes, u64)> = Vec::new();
+    let mut rounded = Vec::new();
+    for (size, share) in sorted {
+        let issued = Bytes(size.0 - size.0 % smallest.0);
+        if issued != size {
+            rounded.push((size, issued));
+        }
+        match blocks.iter_mut().find(|(s, _)| *s == issued) {
+            Some((_, p)) => *p += share,
+            None => blocks.push((issued, share)),
+        }
+    }
+    Split { blocks: blocks.into_iter().map(|(s, p)| (s, Percent::whole(p as u32))).collect(), rounded }
 }
 
 #[cfg(test)]
@@ -471,7 +518,7 @@ mod tests {
 
     #[test]
     fn fio_splits() {
-        let s = |raw| fio_bssplit(raw, KbBase::Compat1024);
+        let s = |raw| fio_bssplit(raw, KbBase::Compat1024).map(|s| s.blocks);
         let four = |p| (Bytes(4096), Percent::whole(p));
         assert_eq!(s("4k/100"), Ok(vec![four(100)]));
         assert_eq!(s("4k"), Ok(vec![four(100)]));
@@ -485,8 +532,32 @@ mod tests {
             "sizes given twice add up; a trailing `:` ends it"
         );
         assert!(s("4k/0:8k/100").is_err(), "4k gets nothing");
-        assert!(s("4k/50,8k/100").is_err());
+        assert_eq!(
+            s("4k/50:1k/:32k/"),
+            Ok(vec![(Bytes(1024), Percent::whole(25)), four(50), (Bytes(32768), Percent::whole(25))]),
+            "an empty share is missing: the HOWTO's own example"
+        );
         assert!(s("4k/50: 8k/50").is_err());
         assert!(s("4k/60:8k/50").is_err());
+    }
+
+    #[test]
+    fn splits_round_each_size_down_to_a_multiple_of_the_smallest_as_fio_issues_them() {
+        let split = fio_bssplit("4k/50:6k/30:16k/20", KbBase::Compat1024).unwrap();
+        assert_eq!(split.blocks, [(Bytes(4096), Percent::whole(80)), (Bytes(16384), Percent::whole(20))]);
+        assert_eq!(split.rounded, [(Bytes(6144), Bytes(4096))]);
+        let split = fio_bssplit("3k/50:8k/50", KbBase::Compat1024).unwrap();
+        assert_eq!(split.blocks, [(Bytes(3072), Percent::whole(50)), (Bytes(6144), Percent::whole(50))]);
+        assert!(fio_bssplit("4k/10:64k/90", KbBase::Compat1024).unwrap().rounded.is_empty());
+    }
+
+    #[test]
+    fn values_per_direction_as_fio_cuts_them() {
+        let d = |raw| per_direction(raw).map(|d| (d.read, d.write, d.trim));
+        assert_eq!(d("4k"), Ok(("4k", "4k", "4k")));
+        assert_eq!(d("4k,8k"), Ok(("4k", "8k", "8k")), "trims take the writes' value");
+        assert_eq!(d("4k,8k,"), Ok(("4k", "8k", "")));
+        assert_eq!(d(",8k"), Ok(("", "8k", "8k")));
+        assert!(d("1,2,3,4").is_err());
     }
 }

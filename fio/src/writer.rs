@@ -412,7 +412,8 @@ fn series(record: Option<Duration>) -> String {
     record.filter(|t| *t < Duration::from_secs(1)).map_or(String::new(), |t| format!(" series {t}"))
 }
 
-/// `  measure w qd 4 for 1min ramp 5s`: one job alone.
+/// `  measure w qd 4 for 1min ramp 5s`: one job alone (`verify` last,
+/// when it checks its data).
 fn measure(s: &Step, workload: &str) -> String {
     let mut step = format!("  measure {workload} qd {}{}", s.qd, rate(s.rate));
     let record = match s.stop {
@@ -432,6 +433,9 @@ fn measure(s: &Step, workload: &str) -> String {
         step.push_str(&format!(" ramp {}", s.ramp));
     }
     step.push_str(&series(record));
+    if s.verify {
+        step.push_str(" verify");
+    }
     step.push('\n');
     step
 }

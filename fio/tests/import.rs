@@ -279,8 +279,15 @@ fn io_size_is_what_a_write_job_writes() {
     let (_, _, _, stop, target) = measures(&p)[0];
     assert_eq!(stop.written, Some(Extent::Bytes(Bytes(10 << 30))));
     assert_eq!(target.span, Extent::Bytes(Bytes(1 << 30)));
-    let e = errors("[j]\nrw=randwrite\nio_size=10g\ntime_based\nruntime=5\n");
-    assert!(has(&e, 3, "io_size=10g", "whatever io_size says"), "{e:?}");
+    // fio runs a time-based job for its runtime, whatever loops and
+    // io_size say (keep_running(), backend.c:1805).
+    let out = import("[j]\nrw=randwrite\nio_size=10g\nloops=3\ntime_based\nruntime=5\n");
+    for said in
+        ["io_size=10g (line 3): ignored, as fio ignores it with time_based", "loops=3 (line 4): ignored"]
+    {
+        assert!(out.contains(said), "{said}:\n{out}");
+    }
+    assert!(out.contains("measure j qd 1 for 5s"), "{out}");
 }
 
 #[test]
@@ -349,16 +356,16 @@ fn has(errors: &[ImportError], line: usize, option: &str, words: &str) -> bool {
 #[test]
 fn every_problem_is_named_with_its_line_and_option() {
     let e = errors(
-        "[global]\nverify=crc32c\ntime_based\nruntime=30sec\n\n[a]\nrw=randread\nbs=4KiB\niodepht=32\n\
+        "[global]\nverify_backlog=64\ntime_based\nruntime=30sec\n\n[a]\nrw=randread\nbs=4KiB\niodepht=32\n\
          thinktime=10\n\n[b]\nrw=randwrite\n",
     );
     let all = e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n");
-    assert!(has(&e, 2, "verify=crc32c", "does not check the data"), "{all}");
+    assert!(has(&e, 2, "verify_backlog=64", "among the writes"), "{all}");
     assert!(has(&e, 4, "runtime=30sec", "30 microseconds"), "{all}");
     assert!(has(&e, 8, "bs=4KiB", "4000 bytes"), "{all}");
     assert!(has(&e, 9, "iodepht=32", "unknown option `iodepht=32`: it is not an fio option"), "{all}");
     assert_eq!(e.iter().find(|e| e.line == 9).unwrap().hint.as_deref(), Some("did you mean `iodepth`?"));
-    assert!(has(&e, 10, "thinktime=10", "no pause"), "{all}");
+    assert!(has(&e, 10, "thinktime=10", "waits for every I/O in flight to complete"), "{all}");
     assert!(
         !e.iter().any(|e| e.kind == ImportErrorKind::Concurrent),
         "[b] runs together with [a], but [a] is refused: no group to check: {all}"
@@ -397,7 +404,6 @@ fn values_fio_reads_otherwise_are_refused() {
         ("runtime=5min", "5 microseconds"),
         ("ramp_time= 500ms", "500 seconds"),
         ("runtime=1500us", "whole number of milliseconds"),
-        ("runtime=10s # ten", "no comments after a value"),
         ("size=${SIZE}", "substitutes"),
         ("direct", "0 or 1"),
         ("size=150%", "between 0% and 100%"),
@@ -788,12 +794,19 @@ fn rates_fio_means_otherwise_are_refused_as_users_read_them() {
         ("rw=randread\nrate_iops=10\nratemin=5m", "ratemin=5m", "falls short of a minimum"),
         ("rw=randread\nrate_iops=10\nrate_iops_min=5", "rate_iops_min=5", "falls short of a minimum"),
         ("rw=randread\nrate_iops=10\nrate_cycle=500", "rate_cycle=500", "no period to judge it over"),
-        ("rw=randread\nrate_iops=10\nrate_ignore_thinktime=1", "rate_ignore_thinktime=1", "no think time"),
+        (
+            "rw=randread\nrate_iops=10\nthinktime=100\nrate_ignore_thinktime=1",
+            "thinktime=100",
+            "so its pauses are shorter than fio's by the I/Os' latency (in job.fio:6, [j]) (hint: remove it to \
+             import the job; in the methodology, `think P every N`",
+        ),
         ("rw=randread\nrate_foo=1", "rate_foo=1", "this rate option has no equivalent"),
-        ("rw=randread\nlatency_target=2ms", "latency_target=2ms", "(QoS) is planned"),
-        ("rw=randread\nlatency_window=5s", "latency_window=5s", "(QoS) is planned"),
-        ("rw=randread\nlatency_percentile=99.9", "latency_percentile=99.9", "(QoS) is planned"),
-        ("rw=randread\nlatency_run=1", "latency_run=1", "(QoS) is planned"),
+        (
+            "rw=randread\nlatency_target=2ms\nlatency_window=5s\nlatency_percentile=99.9",
+            "latency_target=2ms",
+            "methodic's `qos` step finds the highest rate under a latency percentile at a fixed queue depth: a \
+             search by queue depth is not in methodic",
+        ),
         ("rw=randread\nmax_latency=10ms", "max_latency=10ms", "does not end a job on a slow I/O"),
     ] {
         let text = job(options);
@@ -1118,4 +1131,192 @@ fn clones_without_a_centre_have_hot_blocks_of_their_own_and_the_import_says_so()
     );
     let one = words(&job("zipf:1.2").replace("numjobs=4", "numjobs=1"));
     assert!(!one.contains("clones starts its hash"), "{one}");
+}
+
+// ------------------------------------------------- job files as people write them
+
+/// The text of every problem with its hint, for a test's message.
+fn all(e: &[ImportError]) -> String {
+    e.iter()
+        .map(|e| format!("{e} (hint: {})", e.hint.as_deref().unwrap_or("")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn comments_after_values_are_cut_as_fio_cuts_them() {
+    let p = plan(
+        "[randread] ; 4k reads\nrw=randread   # random\nbs=4k;block\nruntime=10s # ten seconds\ntime_based\n\
+         size=100m ; 100MiB\n",
+    );
+    let (w, _, _, stop, target) = measures(&p)[0];
+    assert_eq!((w.blocks[0].size, w.random), (Bytes(4096), Percent::HUNDRED));
+    assert_eq!(stop.time, Some(Duration::from_secs(10)));
+    assert_eq!(target.span, Extent::Bytes(Bytes(100 << 20)));
+}
+
+#[test]
+fn options_that_change_nothing_reported_are_comments() {
+    let options = "gtod_reduce=1\nrandom_generator=tausworthe64\ngroup_reporting\nstats=1\ndisable_bw=1\n\
+                   unified_rw_reporting=both\nclocksource=clock_gettime\nclat_percentiles=1\n\
+                   percentile_list=99:99.9:99.99\nlat_percentiles=1\nwrite_bw_log=bw\nwrite_lat_log=lat\n\
+                   log_avg_msec=1000\nper_job_logs=0\ndirectory=/mnt/test\n";
+    let text = format!("[global]\n{options}[j]\nrw=randread\ntime_based\nruntime=10\n");
+    let i = fio_to_method(&text, "job.fio", "job").unwrap_or_else(|e| panic!("{}", all(&e)));
+    assert_eq!(i.dropped, options.lines().count(), "{}", i.text);
+    for (n, line) in options.lines().enumerate() {
+        assert!(
+            i.text.contains(&format!("{line} (line {}): not carried over", n + 2)),
+            "{line}:\n{}",
+            i.text
+        );
+    }
+}
+
+#[test]
+fn verify_is_methodics_verify_where_fio_checks_the_same() {
+    let text = "[global]\nioengine=io_uring\ndirect=1\nverify=crc32c\n\
+                [seqfill]\nrw=write\nbs=128k\niodepth=8\nsize=1g\n\
+                [readback]\nstonewall\nrw=randread\niodepth=16\ntime_based\nruntime=10\n";
+    let out = import(text);
+    assert!(out.contains("measure seqfill qd 8 until written 1GiB verify"), "{out}");
+    assert!(out.contains("measure readback qd 16 for 10s verify"), "{out}");
+    assert!(out.contains("counts those reads in the job's read numbers"), "{out}");
+    assert!(out.contains("written by a methodic step with `verify`"), "{out}");
+    let p = plan(text);
+    assert_eq!(p.steps.iter().map(|s| s.verify).collect::<Vec<_>>(), [true, true]);
+    // verify=0 and verify=null check nothing.
+    for off in ["verify=0", "verify=null"] {
+        let p = plan(&format!("[j]\nrw=write\nsize=1g\n{off}\n"));
+        assert!(!p.steps[0].verify, "{off}");
+    }
+}
+
+#[test]
+fn verify_is_refused_where_fio_checks_otherwise() {
+    for (options, option, words) in [
+        (
+            "rw=randwrite\ntime_based\nruntime=10\nverify=md5",
+            "verify=md5",
+            "with time_based, fio stops writing",
+        ),
+        ("rw=write\nsize=1g\nloops=2\nverify=md5", "verify=md5", "after each of its 2 passes"),
+        ("rw=write\nsize=1g\nio_size=4g\nverify=md5", "verify=md5", "writes blocks more than once"),
+        ("rw=write\nsize=1g\nverify=md5\ndo_verify=0", "do_verify=0", "without reading them back"),
+        ("rw=write\nsize=1g\nverify=pattern", "verify=pattern", "the bytes of verify_pattern"),
+        ("rw=randtrim\ntime_based\nruntime=10\nverify=md5", "verify=md5", "leaves trimmed blocks out"),
+        ("rw=write\nsize=1g\nverify=crc33", "verify=crc33", "fio does not know verify=crc33"),
+        ("rw=write\nsize=1g\nverify=md5\nverify_backlog=16", "verify_backlog=16", "among the writes"),
+        ("rw=write\nsize=1g\nverify=md5\nverify_pattern=0xff", "verify_pattern=0xff", "a pattern of its own"),
+    ] {
+        let text = format!("[j]\n{options}\n");
+        let e = errors(&text);
+        let line = text.lines().position(|l| l == option).unwrap() + 1;
+        assert!(has(&e, line, option, words), "{option}: {}", all(&e));
+    }
+    // A together step's jobs have no verify.
+    let e = errors("[global]\ntime_based\nruntime=10\nrw=randread\n[a]\nverify=md5\n[b]\nrw=randread\n");
+    assert!(all(&e).contains("[a] checks its data (verify)"), "{}", all(&e));
+    assert!(
+        !all(&e).contains("together with [a] (line"),
+        "the first job is told against the next: {}",
+        all(&e)
+    );
+}
+
+#[test]
+fn pauses_and_latency_targets_are_refused_saying_what_methodic_has_instead() {
+    let e = errors(
+        "[j]\nrw=randread\ntime_based\nruntime=10\nthinktime=50\nthinktime_blocks=8\nlatency_target=1ms\n",
+    );
+    let text = all(&e);
+    assert!(has(&e, 5, "thinktime=50", "holds new I/Os until P after the Nth started"), "{text}");
+    assert!(has(&e, 7, "latency_target=1ms", "a search by queue depth is not in methodic"), "{text}");
+    assert!(text.contains("write a `qos` step"), "{text}");
+    assert_eq!(e.len(), 2, "the companions add nothing to their option's refusal: {text}");
+    // Without the option they serve, fio ignores them.
+    let out = import(
+        "[j]\nrw=randread\ntime_based\nruntime=10\nthinktime=0\nthinktime_blocks=8\nrate_ignore_thinktime=1\n\
+         latency_window=5s\nlatency_percentile=99.9\n",
+    );
+    for said in [
+        "thinktime_blocks=8 (line 6): ignored, as fio ignores it without thinktime",
+        "rate_ignore_thinktime=1 (line 7): ignored, as fio ignores it without thinktime",
+        "latency_window=5s (line 8): ignored, as fio ignores it without latency_target",
+        "latency_percentile=99.9 (line 9): ignored",
+    ] {
+        assert!(out.contains(said), "{said}:\n{out}");
+    }
+}
+
+#[test]
+fn jobs_that_read_or_trim_until_their_size_are_refused_saying_what_methodic_stops_by() {
+    for (rw, stop) in [
+        ("randread", "a stop after bytes read is not in methodic yet"),
+        ("randrw", "a stop after bytes read and written is not in methodic yet"),
+        ("randtrim", "a stop after bytes trimmed is not in methodic yet"),
+    ] {
+        let e = errors(&format!("[j]\nrw={rw}\nsize=1g\n"));
+        let text = all(&e);
+        assert!(text.contains(stop), "{rw}: {text}");
+        assert!(text.contains("methodic stops a step by time or by bytes written"), "{rw}: {text}");
+    }
+    let e = errors("[j]\nrw=randtrim\nsize=1g\n");
+    assert!(all(&e).contains("has trimmed `size` bytes"), "a trim job is not said to read: {}", all(&e));
+}
+
+#[test]
+fn block_splits_as_fio_issues_them() {
+    let blocks = |p: &Plan| -> Vec<Vec<(u64, Percent)>> {
+        measures(p).iter().map(|(w, ..)| w.blocks.iter().map(|b| (b.size.0, b.share)).collect()).collect()
+    };
+    let pc = Percent::whole;
+    // The HOWTO's own example: empty shares split the rest.
+    let p = plan("[j]\nrw=randread\nbssplit=4k/50:1k/:32k/\ntime_based\nruntime=5\n");
+    assert_eq!(blocks(&p), [vec![(1024, pc(25)), (4096, pc(50)), (32768, pc(25))]]);
+    // fio issues 6k as 4k: a multiple of the smallest size.
+    let text = "[j]\nrw=randwrite\nbssplit=4k/50:6k/30:64k/20\ntime_based\nruntime=5\n";
+    assert_eq!(blocks(&plan(text)), [vec![(4096, pc(80)), (65536, pc(20))]]);
+    assert!(import(text).contains("issues 6KiB as 4KiB"), "{}", import(text));
+    // One list per direction: the job's own.
+    let text = "[global]\nbssplit=4k/50:8k/50,16k/100\ntime_based\nruntime=5\n\
+                [r]\nrw=randread\n[w]\nstonewall\nrw=randwrite\n[t]\nstonewall\nrw=randtrim\n";
+    assert_eq!(
+        blocks(&plan(text)),
+        [vec![(4096, pc(50)), (8192, pc(50))], vec![(16384, pc(100))], vec![(16384, pc(100))]],
+        "trims take the writes' list"
+    );
+    assert!(import(text).contains("fio uses the split for reads, `4k/50:8k/50`"), "{}", import(text));
+    // An empty list leaves the direction to bs.
+    let p = plan("[j]\nrw=randread\nbs=64k\nbssplit=,16k/100\ntime_based\nruntime=5\n");
+    assert_eq!(blocks(&p), [vec![(65536, pc(100))]]);
+    // A job that reads and writes needs one split for both.
+    let e = errors("[j]\nrw=randrw\nbssplit=4k/50:8k/50,16k/100\ntime_based\nruntime=5\n");
+    assert!(
+        has(&e, 3, "bssplit=4k/50:8k/50,16k/100", "a split per direction is not in methodic"),
+        "{}",
+        all(&e)
+    );
+    let p = plan("[j]\nrw=randrw\nbssplit=4k/50:8k/50,4k/50:8k/50\ntime_based\nruntime=5\n");
+    assert_eq!(blocks(&p), [vec![(4096, pc(50)), (8192, pc(50))]]);
+}
+
+#[test]
+fn zones_with_an_empty_last_share_and_a_lone_zone() {
+    let p = plan("[j]\nrw=randread\nrandom_distribution=zoned:50/5:30/15:20/\ntime_based\nruntime=5\n");
+    assert_eq!(
+        accesses(&p),
+        [(Percent::HUNDRED, Access::Bands(vec![band(50, 5), band(30, 15), band(20, 80)]))]
+    );
+    let e = errors("[j]\nrw=randread\nrandom_distribution=zoned:100\ntime_based\nruntime=5\n");
+    assert!(has(&e, 3, "random_distribution=zoned:100", "to one block"), "{}", all(&e));
+}
+
+#[test]
+fn a_lead_job_is_told_against_the_job_it_starts_with() {
+    let e = errors("[a]\nrw=write\nsize=1g\n[b]\nrw=write\nsize=1g\n");
+    let text = all(&e);
+    assert!(text.contains("fio starts [a] together with [b] (line 4)"), "{text}");
+    assert!(text.contains("fio starts [b] together with [a] (line 1)"), "{text}");
+    assert!(!text.contains("[a] together with [a]"), "{text}");
 }

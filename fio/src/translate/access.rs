@@ -8,7 +8,7 @@ use super::reader::{Got, JobReader, Reported, need};
 use super::step::{Data, Filename};
 use crate::error::ImportErrorKind;
 use crate::job_file::Entry;
-use crate::values::{KbBase, Refusal, fio_bssplit, fio_bytes, fio_int, refusal};
+use crate::values::{KbBase, Refusal, Split, fio_bssplit, fio_bytes, fio_int, per_direction, refusal};
 
 /// The access pattern `rw` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,10 +146,13 @@ pub(crate) fn random_share(r: &mut JobReader<'_>, rw: Option<Rw>) -> Got<Percent
     }
 }
 
-pub(crate) fn blocks(r: &mut JobReader<'_>, kb: KbBase) -> Got<Vec<(Bytes, Percent)>> {
+/// The job's block sizes: `bssplit` (the list of the directions the job
+/// does) over `bs`, as in fio; `rw` is the job's access (`None` when it
+/// could not be read, a problem already told).
+pub(crate) fn blocks(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<Vec<(Bytes, Percent)>> {
     let bs = r.read("bs", |v| single(need(v)?).and_then(|v| fio_bytes(v, kb)));
-    let split = r.read("bssplit", |v| fio_bssplit(need(v)?, kb))?;
-    let bs = bs?;
+    let split = split_of(r, kb, rw);
+    let (bs, split) = (bs?, split?);
     if let Some(b) = bs.filter(|b| b.0 == 0) {
         let e = r.get("bs").expect("read above");
         return Err(r.problem(
@@ -169,6 +172,86 @@ pub(crate) fn blocks(r: &mut JobReader<'_>, kb: KbBase) -> Got<Vec<(Bytes, Perce
         (None, Some(b)) => Ok(vec![(b, Percent::HUNDRED)]),
         (None, None) => Ok(vec![(Bytes(4096), Percent::HUNDRED)]),
     }
+}
+
+/// `bssplit` for the directions the job does: fio keeps a split for
+/// reads, one for writes and one for trims (`R,W,T`; one for all without
+/// a comma). A job that does one direction takes its list, exactly; a job
+/// that reads and writes needs one split for both, as a methodic workload
+/// has one. `None`: no split (or an empty list), so `bs` counts.
+fn split_of(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<Option<Vec<(Bytes, Percent)>>> {
+    let Some(e) = r.get("bssplit") else { return Ok(None) };
+    let raw = match need(e.value.as_deref()).and_then(per_direction) {
+        Ok(d) => d,
+        Err(why) => return Err(r.problem(ImportErrorKind::BadValue, e, why)),
+    };
+    let parse = |list: &str| -> Result<Option<Split>, Refusal> {
+        if list.trim().is_empty() { Ok(None) } else { fio_bssplit(list, kb).map(Some) }
+    };
+    let lists = [raw.read, raw.write, raw.trim].map(parse);
+    let [read, write, trim] = match lists {
+        [Ok(a), Ok(b), Ok(c)] => [a, b, c],
+        lists => {
+            for why in lists.into_iter().filter_map(Result::err) {
+                r.problem(ImportErrorKind::BadValue, e, why);
+            }
+            return Err(Reported);
+        }
+    };
+    let Some(rw) = rw else { return Err(Reported) };
+    let apart = e.value.as_deref().is_some_and(|v| v.contains(','));
+    let (split, list, direction) = match rw {
+        Rw::Read | Rw::RandRead => (read, raw.read, "reads"),
+        Rw::Write | Rw::RandWrite => (write, raw.write, "writes"),
+        Rw::Trim | Rw::RandTrim => (trim, raw.trim, "trims"),
+        Rw::Mixed | Rw::RandMixed => {
+            if read != write {
+                return Err(r.problem(
+                    ImportErrorKind::Untranslatable,
+                    e,
+                    refusal(format!(
+                        "fio draws the block sizes of the job's reads from `{}` and of its writes from `{}`; a \
+                         methodic workload has one block split for all its I/O: a split per direction is not in \
+                         methodic",
+                        said_list(raw.read),
+                        said_list(raw.write)
+                    ))
+                    .hint("give reads and writes one split, or make one job that reads and one that writes"),
+                ));
+            }
+            (read, raw.read, "reads and writes")
+        }
+    };
+    if apart {
+        r.note(
+            e,
+            false,
+            false,
+            format!("fio uses the split for {direction}, `{}`, on this job", said_list(list)),
+        );
+    }
+    let Some(split) = split else { return Ok(None) };
+    if !split.rounded.is_empty() {
+        let smallest = split.blocks[0].0;
+        let each: Vec<String> = split.rounded.iter().map(|(from, to)| format!("{from} as {to}")).collect();
+        r.note(
+            e,
+            false,
+            false,
+            format!(
+                "fio rounds each size down to a multiple of the smallest, {smallest} (without bs_unaligned), and \
+                 issues {}: the split here is what fio issues",
+                each.join(", ")
+            ),
+        );
+    }
+    Ok(Some(split.blocks))
+}
+
+/// A direction's list as a note or refusal shows it; an empty one is
+/// `bs`'s.
+fn said_list(list: &str) -> String {
+    if list.trim().is_empty() { "bs (its list is empty)".to_string() } else { list.trim().to_string() }
 }
 
 pub(crate) fn io_mode(r: &mut JobReader<'_>) -> Got<bool> {
@@ -229,8 +312,15 @@ pub(crate) fn filename(r: &mut JobReader<'_>, e: &Entry) -> Option<Filename> {
         r.problem(
             ImportErrorKind::Untranslatable,
             e,
-            refusal("fio spreads the job over several files (`:`); methodic works on one target")
-                .hint("give one file or device"),
+            refusal(
+                "fio spreads the job's I/O over several files (`:`); methodic spreads a step's workers over \
+                 devices (`target { devices N }`) and puts a together job on one (`device N`), but each worker \
+                 works on one device, not over several files",
+            )
+            .hint(
+                "give the job one file or device; jobs fio starts together (no stonewall) on files of their own \
+                 become a together step with a device each",
+            ),
         );
         return None;
     }

@@ -280,7 +280,7 @@ pub(crate) fn normal_differs(sigma: Percent) -> String {
 }
 
 /// `zoned:IO/SPAN:IO/SPAN...` as hot bands: whole percents; a zone
-/// without a span share (or with `/0`) gets an equal part of what the
+/// without a span share (`IO`, `IO/` or `IO/0`) gets an equal part of what the
 /// others leave, as fio splits it; a span the zones leave is a last band
 /// with no I/O, as fio leaves it untouched.
 fn zoned(r: &mut JobReader<'_>, e: &Entry, text: &str) -> Got<Access> {
@@ -342,8 +342,9 @@ fn parse_zones(text: &str) -> Result<Vec<(u32, u32)>, Refusal> {
             None => (*entry, None),
         };
         let io = whole(io, "share of I/O")?;
-        // fio reads a span share of 0 as none given.
-        let span = span.map(|s| whole(s, "share of the span")).transpose()?.filter(|s| *s > 0);
+        // fio reads a span share that is empty (`20/`) or 0 as none given.
+        let span = span.filter(|s| !s.is_empty()).map(|s| whole(s, "share of the span")).transpose()?;
+        let span = span.filter(|s| *s > 0);
         zones.push((io, span));
     }
     let io: u32 = zones.iter().map(|z| z.0).sum();
@@ -358,8 +359,16 @@ fn parse_zones(text: &str) -> Result<Vec<(u32, u32)>, Refusal> {
     }
     let missing = zones.iter().filter(|z| z.1.is_none()).count() as u32;
     // fio gives each zone without a span share the same whole percent of
-    // what is left (all of it to a lone zone).
+    // what is left; a lone zone without one first counts as given all of
+    // it and so gets none (`zone_split_ddir()`, options.c:1195).
     let each = (100 - given).checked_div(missing).unwrap_or(0);
+    if zones.len() == 1 && missing == 1 {
+        return Err(refusal(
+            "a lone zone without a share of the span takes 100% of the I/O and none of the span: fio counts it as \
+             given the whole span, then gives it what is left, 0%, and sends it all to one block",
+        )
+        .hint("random_distribution=random spreads the random I/O over the whole region"));
+    }
     let mut out = Vec::new();
     for (n, (io, span)) in zones.into_iter().enumerate() {
         let span = span.unwrap_or(each);
@@ -391,6 +400,20 @@ mod tests {
         assert_eq!(parse_zones("50/10:25:25/0"), Ok(vec![(50, 10), (25, 45), (25, 45)]), "/0 is none given");
         assert_eq!(parse_zones("50/10:50/40:"), Ok(vec![(50, 10), (50, 40)]), "a trailing `:` ends it");
         assert_eq!(parse_zones("100/10:0/90"), Ok(vec![(100, 10), (0, 90)]));
+        assert_eq!(
+            parse_zones("50/5:30/15:20/"),
+            Ok(vec![(50, 5), (30, 15), (20, 80)]),
+            "an empty span share is none given"
+        );
+        assert_eq!(parse_zones("50/10:25/:25"), Ok(vec![(50, 10), (25, 45), (25, 45)]));
+        for lone in ["100", "100/", "100/0"] {
+            let e = parse_zones(lone).unwrap_err();
+            assert!(
+                e.detail.contains("lone zone") && e.detail.contains("to one block"),
+                "{lone}: {}",
+                e.detail
+            );
+        }
         assert!(parse_zones("50/10::50/90").is_err());
         assert!(parse_zones("60/10:30/20").is_err(), "90% of the I/O");
         assert!(parse_zones("50/60:50/60").is_err(), "120% of the span");

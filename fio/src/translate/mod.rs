@@ -5,10 +5,12 @@
 
 mod access;
 mod distribution;
+mod load;
 mod rate;
 mod reader;
 mod region;
 mod step;
+mod verify;
 
 use std::collections::HashSet;
 
@@ -17,10 +19,12 @@ use methodic_compiler::plan::{Bytes, Duration, Percent};
 use self::access::{Rw, access, blocks, data, engine, filename, io_mode, random_share, read_share, single};
 use self::distribution::distribution;
 pub(crate) use self::distribution::{normal_differs, pareto_differs, zipf_differs};
+use self::load::{latency, pauses};
 use self::rate::{job_rate, rate_options};
 use self::reader::{Got, JobReader, Reported, need};
 use self::region::{Layout, layout, region, stop};
 pub(crate) use self::step::{Data, FioSpan, Note, Step, Stop};
+use self::verify::{Verify, verify_fits, verify_option};
 use crate::error::{ImportErrorKind, Problem};
 use crate::job_file::Job;
 use crate::options::{Handling, canonical, lookup};
@@ -50,7 +54,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     let rw = access(r);
     let read = read_share(r, rw.as_ref().ok().copied());
     let random = random_share(r, rw.as_ref().ok().copied());
-    let blocks = if kb_ok { blocks(r, kb) } else { Err(Reported) };
+    let blocks = if kb_ok { blocks(r, kb, rw.as_ref().ok().copied()) } else { Err(Reported) };
     let align =
         if kb_ok { r.read("ba", |v| single(need(v)?).and_then(|v| fio_bytes(v, kb))) } else { Err(Reported) };
     let qd = r.int("iodepth", 1, 65_536).map(|d| d.unwrap_or(1));
@@ -81,11 +85,15 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         (Ok(qd), Ok(direct)) => engine(r, *qd, *direct),
         _ => Ok(()),
     };
+    let verify = verify_option(r);
+    let paused = pauses(r);
+    let latency = latency(r);
 
     let (rw, read, random, blocks, align, qd, workers, direct, invalidate, region, data) =
         (rw?, read?, random?, blocks?, align?, qd?, workers?, direct?, invalidate?, region?, data?);
     let (time_based, runtime, ramp, loops) = (time_based?, runtime?, ramp?, loops?);
     let ((), _, increment, io_size, rates) = (engine?, stonewall?, increment?, io_size?, rates?);
+    let (verify, (), ()) = (verify?, paused?, latency?);
     let access = distribution?;
     let rate = job_rate(r, rates, read, workers)?;
     // methodic's stripes are whole multiples of the alignment and of the
@@ -110,6 +118,12 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     }
 
     let stop = stop(r, rw, time_based, runtime, ramp, loops, io_size, workers, layout)?;
+    let verify = match verify {
+        Verify::Off => false,
+        Verify::On(e, back) => {
+            verify_fits(r, (e, back), rw, (time_based, stop), loops, io_size, layout.size)?
+        }
+    };
 
     // fio keeps no random map for a non-uniform distribution.
     let random_map = random > Percent::ZERO && access.is_uniform() && !r.flag("norandommap").unwrap_or(false);
@@ -140,6 +154,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         filename: file,
         binary: kb == KbBase::Compat1024,
         random_map,
+        verify,
     })
 }
 
@@ -211,6 +226,17 @@ fn sector_sizes(
     if bad.is_empty() { Ok(()) } else { Err(Reported) }
 }
 
+/// Options read by the import that have a comment or note of their own
+/// (or none, at fio's default), and so are not listed above the step:
+/// names, the file and engine, `verify` and the options of pauses and
+/// latency targets, which fio ignores without the option they serve.
+fn said_apart(name: &str) -> bool {
+    ["name", "description", "filename", "ioengine", "verify", "do_verify", "rate_ignore_thinktime"]
+        .contains(&name)
+        || name.starts_with("thinktime")
+        || name.starts_with("latency_")
+}
+
 /// The translated options that count for the job (the last of each), as
 /// written: those the comment above its step lists.
 fn translated_options(job: &Job) -> Vec<String> {
@@ -222,7 +248,7 @@ fn translated_options(job: &Job) -> Vec<String> {
         .filter(|e| seen.insert(canonical(&e.key)))
         .filter(|e| {
             matches!(lookup(&e.key).map(|o| o.handling), Some(Handling::Translated))
-                && !["name", "description", "filename", "ioengine"].contains(&canonical(&e.key))
+                && !said_apart(canonical(&e.key))
         })
         .map(|e| e.written())
         .collect();

@@ -1,6 +1,8 @@
 //! Where a job works and when it stops: `size`, `offset` and
 //! `offset_increment` to a span, an offset and stripes; `time_based`,
-//! `runtime`, `loops` and `io_size` to a time or an amount written.
+//! `runtime`, `loops` and `io_size` to a time or an amount written (a job
+//! that reads or trims and stops by size is refused: methodic has no stop
+//! after bytes read).
 
 use methodic_compiler::plan::{Bytes, Duration, Percent};
 
@@ -197,26 +199,36 @@ pub(crate) fn stop(
                     .hint("give runtime=, such as runtime=60"),
             ));
         };
+        // fio's keep_running() (backend.c:1805) runs a time-based job on
+        // before it looks at loops, and do_io() passes on at `size`.
         for (name, what) in [("loops", loops > 1), ("io_size", io_size.is_some())] {
             if what {
                 let e = r.get(name).expect("given");
-                return Err(r.problem(
-                    ImportErrorKind::Conflict,
+                r.note(
                     e,
-                    refusal(format!(
-                        "with time_based, fio repeats the job until the runtime ends, whatever {name} says"
-                    ))
-                    .hint(format!("drop {name}, or time_based")),
-                ));
+                    false,
+                    true,
+                    "ignored, as fio ignores it with time_based: the job runs for the runtime",
+                );
             }
         }
         return Ok(Stop::Time(t));
     }
-    if !matches!(rw, Rw::Write | Rw::RandWrite) {
-        let why = "without time_based, fio stops a job that reads once it has moved `size` bytes (the whole \
-                   region), even before the runtime ends; methodic stops a step after a time, or after bytes \
-                   written, not read";
-        let hint = "add time_based (and a runtime): fio then runs for the whole runtime, as methodic does";
+    let moved = match rw {
+        Rw::Write | Rw::RandWrite => None,
+        Rw::Read | Rw::RandRead => Some(("read", "bytes read")),
+        Rw::Mixed | Rw::RandMixed => Some(("read and written in all", "bytes read and written")),
+        Rw::Trim | Rw::RandTrim => Some(("trimmed", "bytes trimmed")),
+    };
+    if let Some((done, stop)) = moved {
+        let why = format!(
+            "without time_based, fio stops the job once each clone has {done} `size` bytes (or io_size, times \
+             loops), or at the runtime if that comes first"
+        );
+        let hint = format!(
+            "methodic stops a step by time or by bytes written; a stop after {stop} is not in methodic yet: \
+             add time_based (and a runtime) to run the job for a time, as methodic can"
+        );
         // At the runtime fio would cut short, or at the job.
         let job = r.job;
         let problem = match r.get("runtime") {

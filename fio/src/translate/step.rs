@@ -41,6 +41,10 @@ pub(crate) struct Step {
     pub(crate) binary: bool,
     /// fio tracks which blocks random I/O has touched (no `norandommap`).
     pub(crate) random_map: bool,
+    /// The step checks its data (fio's `verify` with a checksum): a
+    /// writing step reads back what it wrote, a reading one checks its
+    /// reads.
+    pub(crate) verify: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

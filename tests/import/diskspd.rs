@@ -1,0 +1,1 @@
+//! `methodic import diskspd` from the command line (being written).

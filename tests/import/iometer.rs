@@ -1,0 +1,1 @@
+//! `methodic import iometer` from the command line (being written).

@@ -1,0 +1,1 @@
+//! `methodic import vdbench` from the command line (being written).
