@@ -9,7 +9,7 @@
 
 use super::entries::{Entry, Param};
 use super::storage::{Io, Sd, Seek, Wd, bad, io_mode, numbers, seekpct, select, wd};
-use super::values::{Tok, tokens, whole};
+use super::values::{MAX_RATE, Tok, tokens, whole};
 use crate::ImportErrorKind;
 use crate::problem::Problem;
 
@@ -304,16 +304,22 @@ fn rates(e: &Entry, problems: &mut Vec<Problem>) -> Option<Rates> {
         }
         return Some(Rates::Curve(points));
     }
-    let toks = match tokens(p.key, &p.item.value) {
+    // vdbench takes `max` in a list only under iorate= written in full.
+    let key = if p.item.key == "iorate" { "iorate" } else { "io" };
+    let toks = match tokens(key, &p.item.value) {
         Ok(t) => t,
         Err(why) => {
-            problems.push(bad(p, e, ImportErrorKind::BadValue, why));
+            problems
+                .push(bad(p, e, ImportErrorKind::BadValue, why).hint(
+                    "vdbench takes max in a list only under iorate= written in full: iorate=(200,max)",
+                ));
             return None;
         }
     };
     let mut each = Vec::new();
     for t in toks {
         match t {
+            Tok::Num(n) if n == MAX_RATE => each.push(None),
             Tok::Num(n) if n > 0.0 => each.push(Some(n)),
             Tok::Text(w) if w.eq_ignore_ascii_case("max") => each.push(None),
             Tok::Percent(_) => {

@@ -29,6 +29,9 @@ impl Tok {
     }
 }
 
+/// `iorate=max` as vdbench holds it (`RD_entry.MAX_RATE`).
+pub(crate) const MAX_RATE: f64 = 9_999_988.0;
+
 /// Whether `key` is a time keyword, where `m` means minutes
 /// (`Vdb_scan.java:620-630`).
 fn is_time(key: &str) -> bool {
@@ -55,6 +58,10 @@ fn plain(s: &str) -> Option<f64> {
 
 /// One token of `key`'s value to a number, a share or a word.
 pub(crate) fn token(key: &str, s: &str) -> Tok {
+    // Vdb_scan.java:595-596: only under the keyword written in full.
+    if key == "iorate" && s == "max" {
+        return Tok::Num(MAX_RATE);
+    }
     if let Some(n) = plain(s) {
         return Tok::Num(n);
     }
@@ -256,6 +263,12 @@ mod tests {
         let names: Vec<Tok> = tokens("sd", "(sd1-sd3,sd9)").unwrap();
         assert_eq!(names, ["sd1", "sd2", "sd3", "sd9"].map(|s| Tok::Text(s.into())));
         assert_eq!(tokens("hd", "(a-b)").unwrap(), [Tok::Text("a-b".into())]);
+    }
+
+    #[test]
+    fn max_in_a_rate_list_only_under_iorate_in_full() {
+        assert_eq!(nums("iorate", "(200,max)"), [200.0, MAX_RATE]);
+        assert!(tokens("io", "(200,max)").unwrap_err().contains("mix of words and numbers"));
     }
 
     #[test]
