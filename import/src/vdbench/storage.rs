@@ -50,6 +50,9 @@ pub(crate) enum Seek {
     Eof,
 }
 
+/// Transfer sizes and their shares of I/Os, in percent.
+pub(crate) type Sizes = Vec<(u64, f64)>;
+
 /// A workload definition.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Wd {
@@ -57,8 +60,7 @@ pub(crate) struct Wd {
     pub(crate) line: usize,
     /// Indexes into the SDs.
     pub(crate) sds: Vec<usize>,
-    /// Sizes and their shares of I/Os.
-    pub(crate) sizes: Vec<(u64, f64)>,
+    pub(crate) sizes: Sizes,
     /// `xfersize=(min,max,align)`: the alignment it asks for.
     pub(crate) xfer_align: Option<u64>,
     pub(crate) read: f64,
@@ -306,7 +308,7 @@ pub(crate) fn select(p: &Param, e: &Entry, names: &[&str], problems: &mut Vec<Pr
 }
 
 /// `xfersize=`: one size, `(min,max,align)`, or `(size,share,...)` pairs.
-fn xfersize(p: &Param, e: &Entry, problems: &mut Vec<Problem>) -> Option<(Vec<(u64, f64)>, Option<u64>)> {
+fn xfersize(p: &Param, e: &Entry, problems: &mut Vec<Problem>) -> Option<(Sizes, Option<u64>)> {
     let n = numbers(p, e, problems)?;
     let size = |v: f64, problems: &mut Vec<Problem>| {
         let b = whole(v).filter(|b| *b > 0);
@@ -325,7 +327,7 @@ fn xfersize(p: &Param, e: &Entry, problems: &mut Vec<Problem>) -> Option<(Vec<(u
         3 => {
             let (min, max, align) = (size(n[0], problems)?, size(n[1], problems)?, size(n[2], problems)?);
             let count = if max > min { (max - min) / align + 1 } else { 0 };
-            if count < 2 || count > 64 {
+            if !(2..=64).contains(&count) {
                 problems.push(bad(
                     p,
                     e,
