@@ -176,6 +176,7 @@ mod tests {
     fn wds_on_one_sd_merge_only_when_that_is_exact() {
         let m = method(&format!("{SD}wd=a,sd=sd1,skew=60\nwd=b,sd=sd1,rdpct=0\nrd=r1,wd=(a,b),iorate=500"));
         assert!(m.contains("workload a_b { random; block 4KiB; read 60% }"), "{m}");
+        assert!(flat(&m).contains("wd=a, wd=b share sd=sd1"), "{m}");
         refused(
             &format!("{SD}wd=a,sd=sd1,skew=60\nwd=b,sd=sd1,xf=8k\nrd=r1,wd=(a,b),iorate=500"),
             "share an sd",

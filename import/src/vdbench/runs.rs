@@ -28,6 +28,8 @@ pub(crate) struct Job {
     pub(crate) range: Option<(f64, f64)>,
     /// Set by [`super::area`].
     pub(crate) offset: u64,
+    /// The WDs it runs: more than one when WDs sharing its SD were merged.
+    pub(crate) wds: Vec<String>,
 }
 
 /// A for-loop of a run, with its values.
@@ -228,6 +230,7 @@ fn run(e: &Entry, wds: &[Wd], sds: &[Sd], problems: &mut Vec<Problem>) -> Option
     let wds = wds.as_slice();
     let shares = skews(e, wds, rates.as_ref(), problems);
     let jobs = jobs(e, wds, &shares, rates.as_ref(), arrivals, problems);
+    let notes = merged_notes(&jobs, sds);
     let io = run_io(e, wds, &jobs, sds, problems);
     let maxdata = match (e.get("maxdata"), e.get("maxdatawritten")) {
         (Some(p), _) | (None, Some(p)) => {
@@ -269,8 +272,23 @@ fn run(e: &Entry, wds: &[Wd], sds: &[Sd], problems: &mut Vec<Problem>) -> Option
         maxdata,
         pause,
         span: String::new(),
-        notes: Vec::new(),
+        notes,
     })
+}
+
+/// What the methodology says of WDs merged into one workload.
+fn merged_notes(jobs: &[Job], sds: &[Sd]) -> Vec<String> {
+    jobs.iter()
+        .filter(|j| j.wds.len() > 1)
+        .map(|j| {
+            format!(
+                "wd={} share sd={}: vdbench runs them through one queue of its threads, each at a Poisson rate by its skew; that is one Poisson stream of random I/Os, each a read with a chance of {}% (their rdpct= weighted by skew), which is this one workload",
+                j.wds.join(", wd="),
+                sds[j.sd].name,
+                (j.read * 100.0).round() / 100.0
+            )
+        })
+        .collect()
 }
 
 /// `iorate=` and `curve=`.
@@ -557,6 +575,7 @@ fn jobs(
                 align: w.xfer_align,
                 range: w.range,
                 offset: 0,
+                wds: vec![w.name.clone()],
             };
             match out.iter().position(|j| j.sd == sd) {
                 None => {
@@ -621,6 +640,7 @@ fn merge(
     into.read = (into.read * into.share + job.read * job.share) / total;
     into.share = total;
     into.name = format!("{}_{}", into.name, wds[wd].name);
+    into.wds.push(wds[wd].name.clone());
 }
 
 /// The run's io mode: RD beats WD beats SD flags; one mode for the run.
