@@ -61,7 +61,12 @@ fn the_smallest_file_is_one_measurement_at_its_threads() {
 
 #[test]
 fn defaults_abbreviations_and_two_sds_make_together_steps() {
-    let p = plan(&import("02-defaults.vdb", &[]));
+    let method = import("02-defaults.vdb", &[]);
+    assert!(
+        method.contains("workload oltp {") && method.contains("workload scan {"),
+        "named after the wds:\n{method}"
+    );
+    let p = plan(&method);
     assert_eq!(p.steps.len(), 2);
     let Action::Together { jobs, ramp, stop, series } = &p.steps[0].action else {
         panic!("{:?}", p.steps[0].action)

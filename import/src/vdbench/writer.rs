@@ -542,7 +542,7 @@ impl Writer<'_, '_> {
         if let Some((name, _)) = self.defined.iter().find(|(_, b)| *b == body) {
             return name.clone();
         }
-        let name = ident(&j.name, &mut self.taken);
+        let name = ident(&j.wds.join("_"), &mut self.taken);
         self.defined.push((name.clone(), body));
         name
     }
