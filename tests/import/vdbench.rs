@@ -203,6 +203,9 @@ fn an_imported_file_with_an_include_rehearses() {
     let Action::Measure { stop, workload: w, .. } = &p.steps[0].action else { panic!("{method}") };
     assert_eq!((stop.written, w.read), (Some(Extent::Bytes(Bytes(64 << 20))), Percent::ZERO));
     assert_eq!(p.steps[0].target.unwrap().io, IoMode::Buffered);
+    // One pass whatever the warmup: no ramp to write before it.
+    let Action::Measure { ramp, .. } = &p.steps[0].action else { unreachable!() };
+    assert_eq!(*ramp, Duration::ZERO);
     assert!(method.contains("for rdp in [100%, 50%]"), "{method}");
     let results = run_source("import-vdbench-rehearse", &method, &["--rehearse", "--no-ceiling"]);
     assert!(results.join("manifest.json").exists());

@@ -305,8 +305,16 @@ impl Writer<'_, '_> {
     /// or the curve.
     fn steps(&mut self, r: &Run) -> String {
         let single = r.jobs.len() == 1 && self.device(&r.jobs[0]) == 1;
-        let timing = format!("for {}s ramp {}s series {}s", r.record, r.ramp, r.series);
+        let mut timing = format!("for {}s ramp {}s series {}s", r.record, r.ramp, r.series);
         let mut out = String::new();
+        if single && r.jobs[0].seek == Seek::Eof && r.maxdata.is_none() {
+            // One pass, warmup included: a ramp would write more than the area.
+            timing = format!("for {}s series {}s", r.record + r.ramp, r.series);
+            out.push_str(&comment(
+                "seekpct=eof: one pass over the area, its warmup included, so no ramp here; vdbench leaves the warmup out of its totals",
+                100,
+            ));
+        }
         match &r.rates {
             Rates::Curve(points) => {
                 if !single {
