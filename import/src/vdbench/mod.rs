@@ -267,6 +267,42 @@ mod tests {
     }
 
     #[test]
+    fn names_methodic_would_take_for_one_are_kept_apart() {
+        let m = method(&format!(
+            "{SD}wd=w-1,sd=sd1\nwd=W_1,sd=sd1,xf=8k\nrd=R1,wd=w-1,iorate=max\nrd=r1,wd=W_1,iorate=max"
+        ));
+        assert!(m.contains("phase \"rd R1\"") && m.contains("phase \"rd r1 2\""), "{m}");
+        assert!(m.contains("workload w_1 {") && m.contains("workload w_1_2 {"), "{m}");
+    }
+
+    /// Every prefix of the example files (a file cut anywhere) imports or
+    /// is refused, never a panic nor a methodology that does not compile.
+    #[test]
+    fn cut_example_files_never_panic_nor_make_what_does_not_compile() {
+        let files = [
+            include_str!("../../../tests/vdbench/01-simple.vdb"),
+            include_str!("../../../tests/vdbench/02-defaults.vdb"),
+            include_str!("../../../tests/vdbench/03-loops-curve.vdb"),
+            include_str!("../../../tests/vdbench/05-file-include.vdb"),
+        ];
+        for text in files {
+            let start = text.find("\nsd=").unwrap_or(0);
+            let mut cut = start;
+            while cut < text.len() {
+                if let Err(e) = import(&text[..cut]) {
+                    assert!(
+                        !e.iter().any(|e| e.starts_with("bug in methodic import")),
+                        "{}:\n{}",
+                        &text[..cut],
+                        e.join("\n")
+                    );
+                }
+                cut += 5;
+            }
+        }
+    }
+
+    #[test]
     fn the_fuzz_body_takes_any_bytes() {
         for data in [
             &b""[..],

@@ -110,6 +110,7 @@ pub(crate) fn write(doc: &Doc<'_>, problems: &mut Vec<Problem>) -> String {
         taken: VARS.iter().map(|v| v.to_string()).collect(),
         defined: Vec::new(),
         phases: String::new(),
+        phase_keys: HashSet::new(),
         problems,
     };
     for (i, r) in doc.runs.iter().enumerate() {
@@ -176,6 +177,8 @@ struct Writer<'a, 'p> {
     /// Named workloads: name and body.
     defined: Vec<(String, String)>,
     phases: String,
+    /// The phases' names in letters and digits, to keep them apart.
+    phase_keys: HashSet<String>,
     problems: &'p mut Vec<Problem>,
 }
 
@@ -187,7 +190,7 @@ impl Writer<'_, '_> {
 
     /// The phase of run `r`.
     fn phase(&mut self, r: &Run, last: bool) {
-        let mut out = format!("phase {} {{\n", quote(&format!("rd {}", r.name)));
+        let mut out = format!("phase {} {{\n", quote(&self.phase_name(&r.name)));
         for n in r.notes.iter().chain(&self.approximations(r)) {
             out.push_str(&comment(n, 100));
         }
@@ -214,6 +217,20 @@ impl Writer<'_, '_> {
         }
         out.push_str("}\n\n");
         self.phases.push_str(&out);
+    }
+
+    /// `rd NAME`, made unique in its letters and digits (methodic's step
+    /// ids come from them; vdbench's names differ in case or punctuation).
+    fn phase_name(&mut self, name: &str) -> String {
+        let key = |s: &str| s.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase();
+        let base = format!("rd {name}");
+        let mut unique = base.clone();
+        let mut n = 2;
+        while !self.phase_keys.insert(key(&unique)) {
+            unique = format!("{base} {n}");
+            n += 1;
+        }
+        unique
     }
 
     /// Where methodic runs the run close to, not exactly as, vdbench.
