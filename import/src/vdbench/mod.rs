@@ -264,6 +264,10 @@ mod tests {
         );
         refused(&format!("{SD}wd=w1,sd=sd1\nrd=r1,wd=w1,iorate=max,distribution=uniform"), "twice the mean");
         refused(SD, "no rd=");
+        refused(
+            &format!("{SD}wd=w1,sd=sd1\nrd=r1,wd=w1,iorate=max,forthreads=(1,70000)"),
+            "whole numbers above 0",
+        );
     }
 
     #[test]

@@ -459,7 +459,12 @@ fn loops(e: &Entry, problems: &mut Vec<Problem>) -> Vec<Loop> {
         let whole_all = |n: &[f64], problems: &mut Vec<Problem>| -> Vec<u64> {
             let w: Vec<u64> = n.iter().filter_map(|v| whole(*v).filter(|v| *v > 0)).collect();
             if w.len() != n.len() {
-                problems.push(bad(p, e, ImportErrorKind::BadValue, "whole numbers above 0 were expected"));
+                problems.push(bad(
+                    p,
+                    e,
+                    ImportErrorKind::BadValue,
+                    "whole numbers above 0 were expected (threads at most 65536, methodic's deepest queue)",
+                ));
             }
             w
         };
@@ -467,7 +472,10 @@ fn loops(e: &Entry, problems: &mut Vec<Problem>) -> Vec<Loop> {
             "forxfersize" => Loop::Xfer(whole_all(&n, problems)),
             // RD_entry.java:591-595: 0 threads run as 1.
             "forthreads" => {
-                Loop::Threads(whole_all(&n.iter().map(|t| t.max(1.0)).collect::<Vec<_>>(), problems))
+                // Above methodic's deepest queue: not a value whole_all keeps.
+                let t: Vec<f64> =
+                    n.iter().map(|t| if *t > 65_536.0 { f64::NAN } else { t.max(1.0) }).collect();
+                Loop::Threads(whole_all(&t, problems))
             }
             _ => {
                 if n.iter().any(|r| !(0.0..=100.0).contains(r)) {
