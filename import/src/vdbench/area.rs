@@ -1,0 +1,182 @@
+//! The runs in, each job's I/O area out: the span of the run's devices and
+//! each workload's offset, from the SD's `size=`, the WD's or SD's
+//! `range=` and `offset=`, as vdbench's `WG_entry.calculateContext`
+//! computes them (`Hust-Wen/vdbench@e801261:src/Vdb/WG_entry.java:397-684`,
+//! research note §3.1): a start or end of at most 100 is a share of the
+//! size, above that bytes; both ends rounded down to a multiple of the
+//! largest transfer size used on the SD anywhere in the file; on a lun
+//! under `/dev` a start of 0 moves to that size (vdbench never uses block
+//! zero there); `offset=` added to the start.
+
+use super::runs::{Loop, Run};
+use super::storage::Sd;
+use super::values::{share, size};
+use crate::ImportErrorKind;
+use crate::problem::Problem;
+
+/// The largest transfer size each SD sees in any run (0 for an SD no run
+/// uses).
+pub(crate) fn largest(runs: &[Run], sds: &[Sd]) -> Vec<u64> {
+    let mut out = vec![0; sds.len()];
+    for r in runs {
+        let looped = r
+            .loops
+            .iter()
+            .filter_map(|l| if let Loop::Xfer(v) = l { v.iter().max().copied() } else { None })
+            .max();
+        for j in &r.jobs {
+            let own = j.sizes.iter().map(|s| s.0).max().unwrap_or(0);
+            out[j.sd] = out[j.sd].max(own).max(looped.unwrap_or(0));
+        }
+    }
+    out
+}
+
+/// Each run's span and each job's offset, or the problems.
+pub(crate) fn areas(runs: &mut [Run], sds: &[Sd], problems: &mut Vec<Problem>) {
+    let x = largest(runs, sds);
+    for r in runs.iter_mut() {
+        let mut spans: Vec<String> = Vec::new();
+        for j in r.jobs.iter_mut() {
+            let sd = &sds[j.sd];
+            let range = j.range.or(sd.range).unwrap_or((0.0, 100.0));
+            let problem = |detail: String| {
+                Problem::new(ImportErrorKind::Untranslatable, r.line, detail)
+                    .place(format!("rd={}, sd={}", r.name, sd.name))
+            };
+            match area(sd, range, x[j.sd]) {
+                Ok((span, offset, note)) => {
+                    j.offset = offset;
+                    if !spans.contains(&span) {
+                        spans.push(span);
+                    }
+                    if let Some(n) = note {
+                        if !r.notes.contains(&n) {
+                            r.notes.push(n);
+                        }
+                    }
+                }
+                Err(why) => problems.push(problem(why)),
+            }
+        }
+        if spans.len() > 1 {
+            problems.push(
+                Problem::new(
+                    ImportErrorKind::Conflict,
+                    r.line,
+                    format!("the run's sds have areas ending at {}: methodic has one span for every device of a step", spans.join(" and ")),
+                )
+                .place(format!("rd={}", r.name))
+                .hint("give the sds of one rd the same size= and range="),
+            );
+        }
+        r.span = spans.into_iter().next().unwrap_or_else(|| "100%".to_string());
+    }
+}
+
+/// One SD's area under `range` with the largest transfer size `x`: the
+/// span, the offset and a note.
+fn area(sd: &Sd, (lo, hi): (f64, f64), x: u64) -> Result<(String, u64, Option<String>), String> {
+    let x = x.max(1);
+    let down = |b: f64| (b as u64) / x * x;
+    let mut note = None;
+    let (mut start, span, end) = match sd.size {
+        Some(s) => {
+            let start = if lo <= 100.0 { s as f64 * lo / 100.0 } else { lo };
+            let end = if hi <= 100.0 { s as f64 * hi / 100.0 } else { hi };
+            if end > s as f64 {
+                return Err(format!("the area ends at {} bytes, past size={}", end, s));
+            }
+            (down(start), size(down(end)), Some(down(end)))
+        }
+        None => {
+            let start = if lo <= 100.0 {
+                if lo > 0.0 {
+                    return Err(format!(
+                        "range= starts at {lo}% of an sd whose size the file does not give: methodic needs the offset in bytes"
+                    ));
+                }
+                0
+            } else {
+                down(lo)
+            };
+            if hi <= 100.0 {
+                let span = share(hi).ok_or_else(|| format!("{hi}% has more than two decimals"))?;
+                note = (hi < 100.0).then(|| format!(
+                    "vdbench ends the area of sd={} at a multiple of {} (its largest transfer size); methodic's span {span} ends where the share of the target ends",
+                    sd.name,
+                    size(x)
+                ));
+                (start, span, None)
+            } else {
+                (start, size(down(hi)), Some(down(hi)))
+            }
+        }
+    };
+    if sd.raw_device() && start == 0 {
+        start = x;
+        note = Some(format!(
+            "vdbench never uses block zero of a lun under /dev: I/O on sd={} starts {} in (its largest transfer size in the file)",
+            sd.name,
+            size(x)
+        ));
+    }
+    start = start.saturating_add(sd.offset);
+    if let Some(end) = end {
+        if end < start.saturating_add(x.saturating_mul(2)) {
+            return Err(format!(
+                "the area from {start} to {end} bytes holds fewer than two of the largest transfer size {x} (vdbench stops on it)"
+            ));
+        }
+    }
+    Ok((span, start, note))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sd(lun: &str, size: Option<u64>, offset: u64) -> Sd {
+        Sd {
+            name: "sd1".into(),
+            line: 1,
+            lun: lun.into(),
+            size,
+            threads: 8,
+            range: None,
+            offset,
+            align: None,
+            openflags: None,
+        }
+    }
+
+    #[test]
+    fn a_file_uses_its_whole_size_from_block_zero() {
+        assert_eq!(area(&sd("/tmp/f", None, 0), (0.0, 100.0), 4096).unwrap(), ("100%".into(), 0, None));
+        assert_eq!(
+            area(&sd("/tmp/f", Some(1 << 30), 0), (0.0, 100.0), 4096).unwrap(),
+            ("1GiB".into(), 0, None)
+        );
+    }
+
+    #[test]
+    fn a_dev_lun_starts_after_its_largest_transfer_size() {
+        let (span, offset, note) = area(&sd("/dev/sdb", Some(100 << 30), 0), (0.0, 100.0), 65536).unwrap();
+        assert_eq!((span.as_str(), offset), ("100GiB", 65536));
+        assert!(note.unwrap().contains("never uses block zero"));
+    }
+
+    #[test]
+    fn ranges_are_shares_up_to_100_and_bytes_above_rounded_down() {
+        // 10% to 50% of 1000000 bytes, rounded down to 4096.
+        let (span, offset, _) = area(&sd("/tmp/f", Some(1_000_000), 512), (10.0, 50.0), 4096).unwrap();
+        assert_eq!((span.as_str(), offset), ("488KiB", 98304 + 512));
+        let (span, offset, _) = area(&sd("/tmp/f", None, 0), (1048576.0, 2097152.0), 4096).unwrap();
+        assert_eq!((span.as_str(), offset), ("2MiB", 1048576));
+        assert!(
+            area(&sd("/tmp/f", None, 0), (10.0, 50.0), 4096)
+                .unwrap_err()
+                .contains("size the file does not give")
+        );
+    }
+}
