@@ -124,7 +124,7 @@ pub(super) fn icf_text(r: &IcfRun) -> String {
     .iter()
     .enumerate()
     {
-        l.extend([format!("'Bar chart {} statistic", i + 1), tab(*bar)]);
+        l.extend([format!("'Bar chart {} statistic", i + 1), tab(bar)]);
     }
     l.push("'END results display".to_string());
     l.push(header("ACCESS SPECIFICATIONS"));

@@ -80,30 +80,11 @@ fn translate(icf: &Icf, input: &Input<'_>) -> Result<Made, Vec<Problem>> {
     let with_workers = icf.managers.as_ref().is_some_and(|m| !m.is_empty());
     let assigned = assigned(icf);
     let mut notes = Vec::new();
-    let mut warnings = Vec::new();
-    let mut dropped = 0;
     let mut problems = Vec::new();
-    let mut taken: HashSet<String> = HashSet::from([QD_VAR.to_string()]);
-    let mut workloads: Vec<Workload> = Vec::new();
-    let mut failed = HashSet::new();
-    for spec in &specs {
-        let strict = with_workers && assigned.contains(&spec.name.to_ascii_lowercase());
-        match spec_to_workload(spec, ident(&spec.name, &mut taken)) {
-            Ok(w) => workloads.push(w),
-            Err(p) if strict => {
-                failed.insert(spec.name.to_ascii_lowercase());
-                problems.extend(p)
-            }
-            Err(p) => {
-                let why = p.iter().map(|p| p.detail.clone()).collect::<Vec<_>>().join("; ");
-                let text =
-                    format!("Access specification \"{}\" (line {}) is left out: {why}", spec.name, spec.line);
-                warnings.push(text.clone());
-                notes.push(text);
-                dropped += 1;
-            }
-        }
-    }
+    let (mut workloads, failed) =
+        specs_to_workloads(&specs, with_workers, &assigned, &mut problems, &mut notes);
+    let mut dropped = notes.len();
+    let mut warnings = notes.clone();
     if specs.is_empty() {
         problems.push(
             Problem::new(ImportErrorKind::Empty, 0, "the file has no access specification")
@@ -133,15 +114,7 @@ fn translate(icf: &Icf, input: &Input<'_>) -> Result<Made, Vec<Problem>> {
     };
     dropped += setup_notes(icf, run.is_some(), &mut notes, &mut warnings);
     let offset = run.as_ref().map_or(0, |r| r.offset);
-    let bodies: Vec<String> = workloads
-        .iter()
-        .map(|w| if offset > 0 { format!("{}; offset {}", w.body, Bytes(offset)) } else { w.body.clone() })
-        .collect();
-    for (w, m) in workloads.iter_mut().zip(mixes::matches(&bodies)) {
-        if let Some(m) = m {
-            w.notes.push(m.note());
-        }
-    }
+    note_mixes(&mut workloads, offset);
     let written: Vec<&Workload> = match &run {
         Some(r) => {
             for w in workloads.iter().filter(|w| !r.used.contains(&w.name.to_ascii_lowercase())) {
@@ -196,6 +169,53 @@ fn translate(icf: &Icf, input: &Input<'_>) -> Result<Made, Vec<Problem>> {
         dropped,
         warnings,
     })
+}
+
+/// The specifications as workloads; those assigned to a worker (when
+/// the file has workers) must be, the others are left out with a note.
+/// Also the names of those refused.
+fn specs_to_workloads(
+    specs: &[model::Spec],
+    with_workers: bool,
+    assigned: &HashSet<String>,
+    problems: &mut Vec<Problem>,
+    notes: &mut Vec<String>,
+) -> (Vec<Workload>, HashSet<String>) {
+    let mut taken: HashSet<String> = HashSet::from([QD_VAR.to_string()]);
+    let mut workloads: Vec<Workload> = Vec::new();
+    let mut failed = HashSet::new();
+    for spec in specs {
+        let strict = with_workers && assigned.contains(&spec.name.to_ascii_lowercase());
+        match spec_to_workload(spec, ident(&spec.name, &mut taken)) {
+            Ok(w) => workloads.push(w),
+            Err(p) if strict => {
+                failed.insert(spec.name.to_ascii_lowercase());
+                problems.extend(p)
+            }
+            Err(p) => {
+                let why = p.iter().map(|p| p.detail.clone()).collect::<Vec<_>>().join("; ");
+                notes.push(format!(
+                    "Access specification \"{}\" (line {}) is left out: {why}",
+                    spec.name, spec.line
+                ));
+            }
+        }
+    }
+    (workloads, failed)
+}
+
+/// A note on each workload that does a standard mix's I/O (with the
+/// workloads' offset, `offset` bytes), or all of it but the alignment.
+fn note_mixes(workloads: &mut [Workload], offset: u64) {
+    let bodies: Vec<String> = workloads
+        .iter()
+        .map(|w| if offset > 0 { format!("{}; offset {}", w.body, Bytes(offset)) } else { w.body.clone() })
+        .collect();
+    for (w, m) in workloads.iter_mut().zip(mixes::matches(&bodies)) {
+        if let Some(m) = m {
+            w.notes.push(m.note());
+        }
+    }
 }
 
 /// The notes on what the test setup and results display say that no step

@@ -203,80 +203,14 @@ fn actives<'a>(
         if manager.address.is_empty() { String::new() } else { format!(" ({})", manager.address) }
     ));
     for w in &manager.workers {
-        if !w.is_disk() {
-            problems.push(
-                worker_problem(
-                    ImportErrorKind::Untranslatable,
-                    w,
-                    w.kind.line,
-                    format!(
-                        "a network worker ({}): it sends requests and replies to another worker over the \
-                         network; methodic measures storage",
-                        w.kind.value
-                    ),
-                )
-                .option(format!("'Worker type {}", w.kind.value))
-                .hint("remove the network workers; methodic runs disk workers"),
-            );
-            continue;
-        }
-        if let Some(At { value: true, line }) = w.connection_rate {
-            problems.push(
-                worker_problem(
-                    ImportErrorKind::Untranslatable,
-                    w,
-                    line,
-                    "test connection rate: Iometer closes and opens the target again every so many I/Os and \
-                     times it; methodic keeps its targets open",
-                )
-                .hint("set test connection rate to DISABLED"),
-            );
-        }
-        if w.targets.len() > 1 {
-            problems.push(
-                worker_problem(
-                    ImportErrorKind::Untranslatable,
-                    w,
-                    w.targets[1].line,
-                    format!(
-                        "{} targets on one worker: Iometer's worker spreads its I/Os over them; a methodic \
-                         worker works on one device",
-                        w.targets.len()
-                    ),
-                )
-                .hint("give each worker one target, and a worker to each disk"),
-            );
+        if !usable(w, problems) {
             continue;
         }
         let Some(target) = w.targets.first() else {
             run.notes.push(format!("Worker \"{}\" has no target: Iometer does not run it.", w.name));
             continue;
         };
-        let mut specs = Vec::new();
-        for s in &w.specs {
-            if s.value.eq_ignore_ascii_case("Idle") {
-                specs.push(None);
-                continue;
-            }
-            match workloads.iter().position(|wl| wl.name.eq_ignore_ascii_case(&s.value)) {
-                Some(i) => specs.push(Some(i)),
-                None if failed.contains(&s.value.to_ascii_lowercase()) => specs.push(None),
-                None => problems.push(
-                    worker_problem(
-                        ImportErrorKind::BadValue,
-                        w,
-                        s.line,
-                        format!(
-                            "no access specification is named \"{}\" in the file: Iometer skips it",
-                            s.value
-                        ),
-                    )
-                    .hint(
-                        "add the specification to the file's ACCESS SPECIFICATIONS, or remove the assignment",
-                    ),
-                ),
-            }
-        }
+        let specs = assigned_specs(w, workloads, failed, problems);
         if specs.iter().all(Option::is_none) {
             run.notes
                 .push(format!("Worker \"{}\" has no access specification: Iometer leaves it idle.", w.name));
@@ -312,6 +246,88 @@ fn actives<'a>(
         out.push(Active { worker: w, specs, qd, device });
     }
     (out, devices, run)
+}
+
+/// Whether a worker can be a methodic worker: a disk worker, without
+/// test connection rate, with at most one target; the problems if not.
+fn usable(w: &Worker, problems: &mut Vec<Problem>) -> bool {
+    if !w.is_disk() {
+        problems.push(
+            worker_problem(
+                ImportErrorKind::Untranslatable,
+                w,
+                w.kind.line,
+                format!(
+                    "a network worker ({}): it sends requests and replies to another worker over the \
+                     network; methodic measures storage",
+                    w.kind.value
+                ),
+            )
+            .option(format!("'Worker type {}", w.kind.value))
+            .hint("remove the network workers; methodic runs disk workers"),
+        );
+        return false;
+    }
+    if let Some(At { value: true, line }) = w.connection_rate {
+        problems.push(
+            worker_problem(
+                ImportErrorKind::Untranslatable,
+                w,
+                line,
+                "test connection rate: Iometer closes and opens the target again every so many I/Os and \
+                 times it; methodic keeps its targets open",
+            )
+            .hint("set test connection rate to DISABLED"),
+        );
+    }
+    if w.targets.len() > 1 {
+        problems.push(
+            worker_problem(
+                ImportErrorKind::Untranslatable,
+                w,
+                w.targets[1].line,
+                format!(
+                    "{} targets on one worker: Iometer's worker spreads its I/Os over them; a methodic \
+                     worker works on one device",
+                    w.targets.len()
+                ),
+            )
+            .hint("give each worker one target, and a worker to each disk"),
+        );
+        return false;
+    }
+    true
+}
+
+/// A worker's assigned specifications, by index into `workloads` (`None`
+/// for Idle, or for a specification refused already).
+fn assigned_specs(
+    w: &Worker,
+    workloads: &[Workload],
+    failed: &HashSet<String>,
+    problems: &mut Vec<Problem>,
+) -> Vec<Option<usize>> {
+    let mut specs = Vec::new();
+    for s in &w.specs {
+        if s.value.eq_ignore_ascii_case("Idle") {
+            specs.push(None);
+            continue;
+        }
+        match workloads.iter().position(|wl| wl.name.eq_ignore_ascii_case(&s.value)) {
+            Some(i) => specs.push(Some(i)),
+            None if failed.contains(&s.value.to_ascii_lowercase()) => specs.push(None),
+            None => problems.push(
+                worker_problem(
+                    ImportErrorKind::BadValue,
+                    w,
+                    s.line,
+                    format!("no access specification is named \"{}\" in the file: Iometer skips it", s.value),
+                )
+                .hint("add the specification to the file's ACCESS SPECIFICATIONS, or remove the assignment"),
+            ),
+        }
+    }
+    specs
 }
 
 /// The test's lengths and the shape of its workers, which every step shares.
@@ -560,7 +576,19 @@ fn target(actives: &[Active<'_>], run: &mut Run, workloads: &[Workload]) -> Resu
         }
     }
     run.offset = start_bytes;
-    let data = match pattern {
+    let data = data_word(pattern, writes, first, run)?;
+    Ok(format!("span {span}; workers {}; io direct; data {data}", actives.len()))
+}
+
+/// The data a worker's data pattern is here, with a note on how Iometer
+/// writes it when the steps write.
+fn data_word(
+    pattern: Option<u64>,
+    writes: bool,
+    first: &Worker,
+    run: &mut Run,
+) -> Result<&'static str, Vec<Problem>> {
+    Ok(match pattern {
         Some(2) => "random",
         Some(1) => {
             if writes {
@@ -604,8 +632,7 @@ fn target(actives: &[Active<'_>], run: &mut Run, workloads: &[Workload]) -> Resu
                 ),
             )]);
         }
-    };
-    Ok(format!("span {span}; workers {}; io direct; data {data}", actives.len()))
+    })
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ fn same(
     hint: &str,
 ) -> Option<Problem> {
     let first = used[0];
-    let other = used.iter().find(|a| value(**a) != value(first))?;
+    let other = used.iter().find(|a| value(a) != value(first))?;
     Some(
         problem(
             ImportErrorKind::Conflict,
@@ -114,69 +114,66 @@ fn same(
     )
 }
 
-/// The specification as a workload named `ident`, or why not.
-pub(super) fn spec_to_workload(spec: &Spec, ident: String) -> Result<Workload, Vec<Problem>> {
-    let used: Vec<&AccessLine> = spec.lines.iter().filter(|a| a.share > 0).collect();
+/// What Iometer can hold or methodic cannot do in one line: a reply,
+/// values beyond Iometer's 32 bits, a size `io direct` cannot issue.
+fn line_problems(spec: &Spec, a: &AccessLine) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let mut notes = Vec::new();
-    let mut dropped = 0;
-    for a in spec.lines.iter().filter(|a| a.share == 0) {
-        notes.push(format!("line {}: 0% of the I/Os, which Iometer never runs: left out", a.line));
+    if a.reply != 0 {
+        problems.push(
+            problem(
+                ImportErrorKind::Untranslatable,
+                spec,
+                a.line,
+                format!(
+                    "reply {}: Iometer follows each I/O of this line by a reply of {} bytes the other way \
+                     (a request and reply, meant for network workers); a methodic workload has no such pairs",
+                    a.reply, a.reply
+                ),
+            )
+            .option(written(a))
+            .hint("set reply to 0 (the eighth field)"),
+        );
     }
-    for a in &used {
-        if a.reply != 0 {
-            problems.push(
-                problem(
-                    ImportErrorKind::Untranslatable,
-                    spec,
-                    a.line,
-                    format!(
-                        "reply {}: Iometer follows each I/O of this line by a reply of {} bytes the other way \
-                         (a request and reply, meant for network workers); a methodic workload has no such pairs",
-                        a.reply, a.reply
-                    ),
-                )
-                .option(written(a))
-                .hint("set reply to 0 (the eighth field)"),
-            );
-        }
-        if a.delay > INT_MAX || a.burst > INT_MAX || a.align > u32::MAX as u64 {
-            problems.push(
-                problem(
-                    ImportErrorKind::BadValue,
-                    spec,
-                    a.line,
-                    "a delay or burst above 2147483647 or an align above 4294967295: Iometer holds them in 32 bits"
-                        .to_string(),
-                )
-                .option(written(a)),
-            );
-        }
-        if a.size == 0 || a.size % SECTOR != 0 || a.size > u32::MAX as u64 {
-            problems.push(
-                problem(
-                    ImportErrorKind::BadValue,
-                    spec,
-                    a.line,
-                    format!(
-                        "a transfer size of {} bytes: Iometer does unbuffered I/O, which methodic does as `io \
-                         direct`, in multiples of 512 bytes",
-                        a.size
-                    ),
-                )
-                .option(written(a)),
-            );
-        }
+    if a.delay > INT_MAX || a.burst > INT_MAX || a.align > u32::MAX as u64 {
+        problems.push(
+            problem(
+                ImportErrorKind::BadValue,
+                spec,
+                a.line,
+                "a delay or burst above 2147483647 or an align above 4294967295: Iometer holds them in 32 bits"
+                    .to_string(),
+            )
+            .option(written(a)),
+        );
     }
-    if used.is_empty() {
-        return Err(problems);
+    if a.size == 0 || a.size % SECTOR != 0 || a.size > u32::MAX as u64 {
+        problems.push(
+            problem(
+                ImportErrorKind::BadValue,
+                spec,
+                a.line,
+                format!(
+                    "a transfer size of {} bytes: Iometer does unbuffered I/O, which methodic does as `io \
+                     direct`, in multiples of 512 bytes",
+                    a.size
+                ),
+            )
+            .option(written(a)),
+        );
     }
+    problems
+}
+
+/// The first line of `used` that differs from the first in what one
+/// workload holds once: read and random shares, pause, alignment.
+fn disagreements(spec: &Spec, used: &[&AccessLine]) -> Vec<Problem> {
+    let mut problems = Vec::new();
     let hint = "split it into specifications that each have one value there";
-    problems.extend(same(spec, &used, "% reads", |a| (a.reads, 0), hint));
-    problems.extend(same(spec, &used, "% random", |a| (a.random, 0), hint));
+    problems.extend(same(spec, used, "% reads", |a| (a.reads, 0), hint));
+    problems.extend(same(spec, used, "% random", |a| (a.random, 0), hint));
     problems.extend(same(
         spec,
-        &used,
+        used,
         "delay and burst",
         |a| (a.delay, if a.delay > 0 { a.burst.max(1) } else { 0 }),
         hint,
@@ -188,12 +185,14 @@ pub(super) fn spec_to_workload(spec: &Spec, ident: String) -> Result<Workload, V
     } else {
         "set one align on every line"
     };
-    problems.extend(same(spec, &used, "align", |a| (a.align, 0), align_hint));
-    if !problems.is_empty() {
-        return Err(problems);
-    }
+    problems.extend(same(spec, used, "align", |a| (a.align, 0), align_hint));
+    problems
+}
+
+/// The alignment the lines get (align 0 is the sector, 512 bytes here),
+/// or why methodic cannot give it.
+fn alignment(spec: &Spec, used: &[&AccessLine]) -> Result<u64, Vec<Problem>> {
     let first = used[0];
-    let smallest = used.iter().map(|a| a.size).min().unwrap_or(SECTOR);
     let align = if first.align == 0 { SECTOR } else { first.align };
     if align % SECTOR != 0 {
         return Err(vec![
@@ -222,6 +221,29 @@ pub(super) fn spec_to_workload(spec: &Spec, ident: String) -> Result<Workload, V
             .hint("make the sizes multiples of the alignment, or the specification 100% random")]);
         }
     }
+    Ok(align)
+}
+
+/// The specification as a workload named `ident`, or why not.
+pub(super) fn spec_to_workload(spec: &Spec, ident: String) -> Result<Workload, Vec<Problem>> {
+    let used: Vec<&AccessLine> = spec.lines.iter().filter(|a| a.share > 0).collect();
+    let mut problems = Vec::new();
+    let mut notes = Vec::new();
+    let mut dropped = 0;
+    for a in spec.lines.iter().filter(|a| a.share == 0) {
+        notes.push(format!("line {}: 0% of the I/Os, which Iometer never runs: left out", a.line));
+    }
+    problems.extend(used.iter().flat_map(|a| line_problems(spec, a)));
+    if used.is_empty() {
+        return Err(problems);
+    }
+    problems.extend(disagreements(spec, &used));
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let first = used[0];
+    let align = alignment(spec, &used)?;
+    let smallest = used.iter().map(|a| a.size).min().unwrap_or(SECTOR);
     if first.align == 0 {
         notes.push(
             "align 0: Iometer aligns to the target's sector size; 512 bytes here (on a drive of 4KiB sectors, \
