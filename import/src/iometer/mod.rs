@@ -267,3 +267,49 @@ pub fn fuzz(data: &[u8]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The .icf files of the workspace's tests, as written.
+    const FILES: [&str; 7] = [
+        include_str!("../../../tests/iometer/full-1.1.0.icf"),
+        include_str!("../../../tests/iometer/access-specs-1.1.0.icf"),
+        include_str!("../../../tests/iometer/old-2004.07.30.icf"),
+        include_str!("../../../tests/iometer/cycle-workers-2006.07.27.icf"),
+        include_str!("../../../tests/iometer/paced-writes-1.1.0.icf"),
+        include_str!("../../../tests/iometer/err_refused.icf"),
+        include_str!("../../../tests/iometer/err_truncated.icf"),
+    ];
+
+    /// Every file cut after each of its lines, and with each line left
+    /// out: imported or refused at lines it has, never a panic or a
+    /// methodology that does not compile (what the fuzz target checks).
+    #[test]
+    fn cut_and_edited_files_are_imported_or_refused() {
+        for file in FILES {
+            let lines: Vec<&str> = file.split_inclusive('\n').collect();
+            for n in 0..=lines.len() {
+                fuzz(lines[..n].concat().as_bytes());
+                if n < lines.len() {
+                    let mut without = lines.clone();
+                    without.remove(n);
+                    fuzz(without.concat().as_bytes());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_specs_only_file_is_workloads_and_names_what_it_leaves_out() {
+        let text = FILES[1].replace("\t8192,100,80,80,0,1,0,0", "\t8192,100,80,80,0,1,0,4096");
+        let input =
+            Input { text: &text, file: "s.icf", name: "s", vars: &[], include: &|_| Err("no".into()) };
+        let i = to_method(&input).unwrap();
+        assert_eq!(i.what, "2 access specifications");
+        assert!(i.text.contains("\"Workstation\" (line 19) is left out: reply 4096"), "{}", i.text);
+        assert_eq!(i.warnings.len(), 1);
+        assert!(!i.text.contains("measure"));
+    }
+}
