@@ -180,12 +180,13 @@ impl Command<'_> {
         }
         let digits: String = value.chars().take_while(char::is_ascii_digit).collect();
         let read = if digits.is_empty() { "0".to_string() } else { digits };
+        let switch = &word[..word.len() - value.len()];
         let p = self.problem(
             ImportErrorKind::BadValue,
             word,
-            format!("{what} is a whole number here; DiskSpd reads `{value}` as {read}"),
+            format!("DiskSpd reads `{value}` as {read} ({what}): methodic takes the number alone, so that it is what was meant"),
         );
-        p.hint = Some(format!("write the number alone ({what}), as DiskSpd reads it"));
+        p.hint = Some(format!("write {switch}{read} if DiskSpd's reading is what you meant"));
         None
     }
 
@@ -357,6 +358,13 @@ fn switch(c: &mut Command, w: &str, body: &str) {
                 }
             }
         }
+        _ => other(c, w, letter, value, at),
+    }
+}
+
+/// The switches that become a comment or are refused outright.
+fn other(c: &mut Command, w: &str, letter: char, value: &str, at: At) {
+    match letter {
         'L' => c.note(w, translate::LATENCY),
         'z' => c.note(w, translate::SEED),
         'n' => c.note(w, translate::AFFINITY_OFF),

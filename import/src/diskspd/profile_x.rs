@@ -27,53 +27,7 @@ pub(crate) fn read(
         Problem::new(kind, line, detail).option(word.to_string()).place(place.clone())
     };
     let file = &words[x][2..];
-    let mut paths = Vec::new();
-    let mut overrides: Vec<(char, Set<u64>)> = Vec::new();
-    let mut notes = Vec::new();
-    let skip = usize::from(words.first().is_some_and(|w| is_program(w)));
-    for (i, w) in words.iter().enumerate().skip(skip) {
-        let Some(body) = w.strip_prefix(['-', '/']) else {
-            paths.push(w.clone());
-            continue;
-        };
-        if !paths.is_empty() {
-            problems.push(problem(
-                ImportErrorKind::Syntax,
-                w,
-                "DiskSpd takes switches before the targets only".into(),
-            ));
-            continue;
-        }
-        let letter = body.chars().next().unwrap_or(' ');
-        let value = body.get(1..).unwrap_or("");
-        match letter {
-            'X' if i == x => {}
-            'X' => problems.push(problem(
-                ImportErrorKind::Syntax,
-                w,
-                "DiskSpd refuses a second XML profile".into(),
-            )),
-            'd' | 'W' | 'C' => match value.parse::<u64>() {
-                Ok(n) if value.bytes().all(|b| b.is_ascii_digit()) && n <= i32::MAX as u64 => {
-                    overrides.push((letter, Set::new(n, At::new(line, w.clone()))));
-                }
-                _ => problems.push(problem(
-                    ImportErrorKind::BadValue,
-                    w,
-                    format!("seconds are a whole number here; DiskSpd reads `{value}` with atoi"),
-                )),
-            },
-            'R' | 'v' | 'z' | ':' => notes.push(Note::new(
-                At::new(line, w.clone()),
-                "DiskSpd's output, seed or experiment flags: change nothing methodic measures",
-            )),
-            _ => problems.push(
-                problem(ImportErrorKind::Conflict, w, format!("DiskSpd refuses -{letter} with -X")).hint(
-                    "with -X only -W, -d, -C, -R, -v, -z and -: may be given; the rest is the profile's",
-                ),
-            ),
-        }
-    }
+    let (paths, overrides, notes) = switches(words, x, line, &place, problems);
     let text = match include(file) {
         Ok(t) => t,
         Err(e) => {
@@ -150,4 +104,62 @@ pub(crate) fn read(
     profile.notes.append(&mut read.notes);
     profile.notes.extend(notes);
     profile.spans.append(&mut read.spans);
+}
+
+/// The paths after a `-X` line's switches, the times it sets for every
+/// time span, and its switches kept as comments.
+type Switches = (Vec<String>, Vec<(char, Set<u64>)>, Vec<Note>);
+
+fn switches(words: &[String], x: usize, line: usize, place: &str, problems: &mut Vec<Problem>) -> Switches {
+    let problem = |kind, word: &str, detail: String| {
+        Problem::new(kind, line, detail).option(word.to_string()).place(place.to_string())
+    };
+    let mut paths = Vec::new();
+    let mut overrides: Vec<(char, Set<u64>)> = Vec::new();
+    let mut notes = Vec::new();
+    let skip = usize::from(words.first().is_some_and(|w| is_program(w)));
+    for (i, w) in words.iter().enumerate().skip(skip) {
+        let Some(body) = w.strip_prefix(['-', '/']) else {
+            paths.push(w.clone());
+            continue;
+        };
+        if !paths.is_empty() {
+            problems.push(problem(
+                ImportErrorKind::Syntax,
+                w,
+                "DiskSpd takes switches before the targets only".into(),
+            ));
+            continue;
+        }
+        let letter = body.chars().next().unwrap_or(' ');
+        let value = body.get(1..).unwrap_or("");
+        match letter {
+            'X' if i == x => {}
+            'X' => problems.push(problem(
+                ImportErrorKind::Syntax,
+                w,
+                "DiskSpd refuses a second XML profile".into(),
+            )),
+            'd' | 'W' | 'C' => match value.parse::<u64>() {
+                Ok(n) if value.bytes().all(|b| b.is_ascii_digit()) && n <= i32::MAX as u64 => {
+                    overrides.push((letter, Set::new(n, At::new(line, w.clone()))));
+                }
+                _ => problems.push(problem(
+                    ImportErrorKind::BadValue,
+                    w,
+                    format!("seconds are a whole number here; DiskSpd reads `{value}` with atoi"),
+                )),
+            },
+            'R' | 'v' | 'z' | ':' => notes.push(Note::new(
+                At::new(line, w.clone()),
+                "DiskSpd's output, seed or experiment flags: change nothing methodic measures",
+            )),
+            _ => problems.push(
+                problem(ImportErrorKind::Conflict, w, format!("DiskSpd refuses -{letter} with -X")).hint(
+                    "with -X only -W, -d, -C, -R, -v, -z and -: may be given; the rest is the profile's",
+                ),
+            ),
+        }
+    }
+    (paths, overrides, notes)
 }

@@ -101,23 +101,29 @@ pub(crate) fn profile_to_method(p: &Profile) -> Result<Method, Vec<Problem>> {
 /// `-Sh` on targets that write is the run's `write_cache off`: every job
 /// that writes must have it, or none.
 fn write_through(m: &mut Method, problems: &mut Vec<Problem>) {
-    let writers: Vec<&Job> = m.phases.iter().flat_map(|p| &p.jobs).filter(|j| j.writes).collect();
-    let with: Vec<&&Job> = writers.iter().filter(|j| j.write_through.is_some()).collect();
+    let writers: Vec<(&str, &Job)> = m
+        .phases
+        .iter()
+        .flat_map(|p| p.jobs.iter().map(|j| (p.title.as_str(), j)))
+        .filter(|(_, j)| j.writes)
+        .collect();
+    let with: Vec<&(&str, &Job)> = writers.iter().filter(|(_, j)| j.write_through.is_some()).collect();
     if with.is_empty() {
         return;
     }
-    if let Some(without) = writers.iter().find(|j| j.write_through.is_none()) {
-        let w = with[0].write_through.clone().expect("filtered");
+    if let Some((phase, without)) = writers.iter().find(|(_, j)| j.write_through.is_none()) {
+        let w = with[0].1.write_through.clone().expect("filtered");
         problems.push(
             Problem::new(
                 ImportErrorKind::Conflict,
                 w.line,
                 format!(
-                    "write-through (no hardware write caching) is the run's `write_cache off` in methodic, set once for the whole run, but {} writes without it",
+                    "write-through (no hardware write caching) is the run's `write_cache off` in methodic, set once for the whole run, but {phase}, {} writes without it",
                     without.about
                 ),
             )
             .option(w.said)
+            .place(format!("{}, {}", with[0].0, with[0].1.about))
             .hint("give write-through (-Sh or -Sw with -Su) to every target that writes, or to none"),
         );
         return;
@@ -385,26 +391,9 @@ fn target(
         Some(a) if a.one_stream => (1, threads * qd),
         _ => (threads, qd),
     };
-    if direct {
-        for (what, v) in [
-            ("block size", block),
-            ("alignment", access.as_ref().map_or(block, |a| a.align)),
-            ("base offset", base),
-        ] {
-            if v % 512 != 0 {
-                let at = t.no_os_cache.clone().expect("direct");
-                refuse(
-                    problems,
-                    ImportErrorKind::BadValue,
-                    &at,
-                    &place,
-                    format!(
-                        "without the OS cache I/O goes straight to the device in whole 512-byte sectors, and the {what} of {v} bytes is not one (DiskSpd's I/O would fail)"
-                    ),
-                    "use sizes that are multiples of 512 bytes, or the OS cache (no -S)",
-                );
-            }
-        }
+    if let Some(at) = &t.no_os_cache {
+        let align = access.as_ref().map_or(block, |a| a.align);
+        sectors(at, [("block size", block), ("alignment", align), ("base offset", base)], &place, problems);
     }
     let data = data(s, t, write, block, &place, &mut notes, &mut said, &mut m.warnings, problems);
     let rate = rate(s, t, block, threads, &place, &mut said, &mut m.warnings, problems);
@@ -419,18 +408,7 @@ fn target(
     );
     let write_through = t.write_through.clone();
     if let Some(w) = &write_through {
-        if write == 0 {
-            notes.push(Note::new(w.clone(), "write-through changes nothing for a target that only reads"));
-        } else if !direct {
-            refuse(
-                problems,
-                ImportErrorKind::Untranslatable,
-                w,
-                &place,
-                "write-through with the OS cache on (buffered, each write through to the drive) has no equivalent: methodic's buffered I/O is plain buffered I/O",
-                "add -Su (-Sh is both), or remove the write-through",
-            );
-        }
+        through(w, write, direct, &place, &mut notes, problems);
     }
     let device = device(m, &t.path);
     if problems.len() > before {
@@ -461,6 +439,47 @@ fn target(
         write_through,
     };
     Some((job, Shared { span, direct, data }))
+}
+
+/// Without the OS cache, sizes and offsets in whole 512-byte sectors.
+fn sectors(at: &At, values: [(&str, u64); 3], place: &str, problems: &mut Vec<Problem>) {
+    for (what, v) in values {
+        if v % 512 != 0 {
+            refuse(
+                problems,
+                ImportErrorKind::BadValue,
+                at,
+                place,
+                format!(
+                    "without the OS cache I/O goes straight to the device in whole 512-byte sectors, and the {what} of {v} bytes is not one (DiskSpd's I/O would fail)"
+                ),
+                "use sizes that are multiples of 512 bytes, or the OS cache (no -S)",
+            );
+        }
+    }
+}
+
+/// Write-through: nothing for reads, refused with the OS cache on.
+fn through(
+    w: &At,
+    write: u64,
+    direct: bool,
+    place: &str,
+    notes: &mut Vec<Note>,
+    problems: &mut Vec<Problem>,
+) {
+    if write == 0 {
+        notes.push(Note::new(w.clone(), "write-through changes nothing for a target that only reads"));
+    } else if !direct {
+        refuse(
+            problems,
+            ImportErrorKind::Untranslatable,
+            w,
+            place,
+            "write-through with the OS cache on (buffered, each write through to the drive) has no equivalent: methodic's buffered I/O is plain buffered I/O",
+            "add -Su (-Sh is both), or remove the write-through",
+        );
+    }
 }
 
 /// The span and the base offset: `-B`, `-f`, `-c`.
@@ -544,50 +563,7 @@ fn access(
     let interlocked = t.interlocked.as_ref().filter(|i| i.value);
     let stride_t = t.thread_stride.as_ref().filter(|s| s.value > 0);
     if t.random.is_some() || t.random_ratio.is_some() {
-        let at = t.random.as_ref().map_or_else(|| &t.random_ratio.as_ref().expect("one").at, |r| &r.at);
-        for (set, what) in [
-            (t.stride.as_ref().map(|s| &s.at), "sequential I/O (-s, <StrideSize>)"),
-            (interlocked.map(|i| &i.at), "an interlocked sequential stream (-si)"),
-            (stride_t.map(|s| &s.at), "a thread stride (-T)"),
-        ] {
-            if let Some(other) = set {
-                refuse(
-                    problems,
-                    ImportErrorKind::Conflict,
-                    other,
-                    place,
-                    format!("DiskSpd refuses {what} with random I/O ({})", at.said),
-                    "give one access pattern",
-                );
-            }
-        }
-        let align = match or(&t.random, 0) {
-            0 => block,
-            a => a,
-        };
-        let ratio = or(&t.random_ratio, 100);
-        let mut text = if ratio == 100 { "random".to_string() } else { format!("random {ratio}%") };
-        if ratio < 100 {
-            if align != block {
-                refuse(
-                    problems,
-                    ImportErrorKind::Untranslatable,
-                    at,
-                    place,
-                    format!(
-                        "DiskSpd's sequential runs after a random I/O step by the alignment ({}), not the block size ({}): they overlap or leave gaps, which methodic's streams do not",
-                        bytes(align),
-                        bytes(block)
-                    ),
-                    "align random I/O to the block size (-r with no value)",
-                );
-            }
-            said.push("DiskSpd's sequential I/Os (-rs) run on from each random I/O and keep its read or write; methodic's continue each worker's own stream and draw read or write for each I/O: the same shares, another locality.".into());
-        }
-        if let Some(d) = &t.distribution {
-            text.push_str(&bands(d, place, problems)?);
-        }
-        return Some(Access { text, align, one_stream: false });
+        return random(t, block, interlocked, stride_t, place, said, problems);
     }
     if let Some(d) = &t.distribution {
         refuse(
@@ -668,6 +644,62 @@ fn access(
         return None;
     }
     Some(Access { text: "sequential".into(), align: block, one_stream: false })
+}
+
+/// `-r`, `-rs` and `-rd` (random, mixed, distributed).
+fn random(
+    t: &Target,
+    block: u64,
+    interlocked: Option<&Set<bool>>,
+    stride_t: Option<&Set<u64>>,
+    place: &str,
+    said: &mut Vec<String>,
+    problems: &mut Vec<Problem>,
+) -> Option<Access> {
+    let at = t.random.as_ref().map_or_else(|| &t.random_ratio.as_ref().expect("one").at, |r| &r.at);
+    for (set, what) in [
+        (t.stride.as_ref().map(|s| &s.at), "sequential I/O (-s, <StrideSize>)"),
+        (interlocked.map(|i| &i.at), "an interlocked sequential stream (-si)"),
+        (stride_t.map(|s| &s.at), "a thread stride (-T)"),
+    ] {
+        if let Some(other) = set {
+            refuse(
+                problems,
+                ImportErrorKind::Conflict,
+                other,
+                place,
+                format!("DiskSpd refuses {what} with random I/O ({})", at.said),
+                "give one access pattern",
+            );
+        }
+    }
+    let align = match or(&t.random, 0) {
+        0 => block,
+        a => a,
+    };
+    let ratio = or(&t.random_ratio, 100);
+    let mut text = if ratio == 100 { "random".to_string() } else { format!("random {ratio}%") };
+    if ratio < 100 {
+        if align != block {
+            refuse(
+                problems,
+                ImportErrorKind::Untranslatable,
+                at,
+                place,
+                format!(
+                    "DiskSpd's sequential runs after a random I/O step by the alignment ({}), not the block size ({}): they overlap or leave gaps, which methodic's streams do not",
+                    bytes(align),
+                    bytes(block)
+                ),
+                "align random I/O to the block size (-r with no value)",
+            );
+        }
+        said.push("DiskSpd's sequential I/Os (-rs) run on from each random I/O and keep its read or write; methodic's continue each worker's own stream and draw read or write for each I/O: the same shares, another locality.".into());
+    }
+    if let Some(d) = &t.distribution {
+        text.push_str(&bands(d, place, problems)?);
+    }
+    Some(Access { text, align, one_stream: false })
 }
 
 /// `-rdpct` as bands, with the tail DiskSpd adds; `-rdabs` refused.
