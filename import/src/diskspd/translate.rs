@@ -385,7 +385,7 @@ fn target(
     let direct = t.no_os_cache.is_some();
     let mut notes = t.notes.clone();
     let mut said = Vec::new();
-    let (span, base) = region(t, &place, &mut notes, problems);
+    let (span, base) = region(t, &place, &mut notes, &mut said, problems);
     let access = access(t, block, threads, &place, &mut said, problems);
     let (workers, qd) = match &access {
         Some(a) if a.one_stream => (1, threads * qd),
@@ -483,7 +483,13 @@ fn through(
 }
 
 /// The span and the base offset: `-B`, `-f`, `-c`.
-fn region(t: &Target, place: &str, notes: &mut Vec<Note>, problems: &mut Vec<Problem>) -> (String, u64) {
+fn region(
+    t: &Target,
+    place: &str,
+    notes: &mut Vec<Note>,
+    said: &mut Vec<String>,
+    problems: &mut Vec<Problem>,
+) -> (String, u64) {
     let base = or(&t.base, 0);
     let max = or(&t.max_size, 0);
     let drive = is_drive(&t.path);
@@ -505,7 +511,7 @@ fn region(t: &Target, place: &str, notes: &mut Vec<Note>, problems: &mut Vec<Pro
                 "give the file's size",
             );
         } else {
-            notes.push(Note::new(f.at.clone(), "DiskSpd (re)creates the file this size before the time span: here it is the span, the size of the scratch file (or of the part of --target used); methodic does not write it first"));
+            said.push(format!("{} (line {}): DiskSpd (re)creates the file this size before the time span; here it is the span, the size of the scratch file (or of the part of --target used), which methodic does not write first.", f.at.said, f.at.line));
         }
     }
     if let Some(m) = t.max_size.as_ref().filter(|m| m.value > 0 && m.value <= base) {
@@ -803,7 +809,7 @@ fn data(
                     "give a buffer at least one block large",
                 );
             }
-            notes.push(Note::new(p.at.clone(), format!("DiskSpd cuts each write from one {} buffer of random bytes (blocks repeat when it is small); methodic writes fresh random bytes in every write (data random)", bytes(n))));
+            said.push(format!("{} (line {}): DiskSpd cuts each write from one {} buffer of random bytes (blocks repeat when it is small); methodic writes fresh random bytes in every write (data random).", p.at.said, p.at.line, bytes(n)));
             Some("random")
         }
         _ if zr.is_some() => Some("random"),

@@ -79,7 +79,7 @@ pub(crate) fn method_to_text(m: &Method, file: &str, name: &str, command_line: b
     out.push_str(&devices(&m.devices));
     if !m.notes.is_empty() {
         out.push_str(&format!("# From the {what}:\n"));
-        for n in &m.notes {
+        for n in by_line(&m.notes) {
             out.push_str(&comment(&note(n), WIDTH));
         }
     }

@@ -364,7 +364,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         let mut profile = Profile::default();
         let mut notes = Vec::new();
         for b in ["Verbose", "VerboseStats"] {
-            if self.boolean(&kids, b).is_some() {
+            if self.boolean(&kids, b).is_some_and(|b| b.value) {
                 self.note(
                     &mut notes,
                     &kids,
@@ -374,7 +374,7 @@ impl<'a, 'input> Reader<'a, 'input> {
             }
         }
         for n in ["Progress", "ExperimentFlags"] {
-            if self.int(&kids, n).is_some() {
+            if self.int(&kids, n).is_some_and(|v| v.value > 0) {
                 let why = match n {
                     "Progress" => "DiskSpd's progress dots; changes nothing measured",
                     _ => {
@@ -443,16 +443,16 @@ impl<'a, 'input> Reader<'a, 'input> {
         s.bucket = self.int(&kids, "IoBucketDuration");
         s.completion_routines = self.boolean(&kids, "CompletionRoutines");
         let mut notes = Vec::new();
-        if self.int(&kids, "RandSeed").is_some() {
+        if self.int(&kids, "RandSeed").is_some_and(|v| v.value > 0) {
             self.note(&mut notes, &kids, "RandSeed", super::translate::SEED);
         }
-        if self.boolean(&kids, "MeasureLatency").is_some() {
+        if self.boolean(&kids, "MeasureLatency").is_some_and(|b| b.value) {
             self.note(&mut notes, &kids, "MeasureLatency", super::translate::LATENCY);
         }
-        if self.boolean(&kids, "DisableAffinity").is_some() {
+        if self.boolean(&kids, "DisableAffinity").is_some_and(|b| b.value) {
             self.note(&mut notes, &kids, "DisableAffinity", super::translate::AFFINITY_OFF);
         }
-        if self.boolean(&kids, "GroupAffinity").is_some() {
+        if self.boolean(&kids, "GroupAffinity").is_some_and(|b| b.value) {
             self.note(&mut notes, &kids, "GroupAffinity", "DiskSpd never reads it");
         }
         if let Some(a) = kids.get("Affinity") {
@@ -617,18 +617,18 @@ impl<'a, 'input> Reader<'a, 'input> {
             ("TemporaryFile", super::translate::HINTS),
             ("UseLargePages", super::translate::LARGE_PAGES),
         ] {
-            if self.boolean(kids, name).is_some() {
+            if self.boolean(kids, name).is_some_and(|b| b.value) {
                 self.note(&mut notes, kids, name, why);
             }
         }
         if let Some(p) = self.int(kids, "IOPriority") {
             if !(1..=3).contains(&p.value) {
                 self.refuse(p.at, span, "DiskSpd's I/O priority is 1 (very low), 2 (low) or 3 (normal); other values read outside its table", "give 3, or remove it");
-            } else {
+            } else if p.value != 3 {
                 notes.push(Note::new(p.at, super::translate::PRIORITY));
             }
         }
-        if let Some(w) = self.int(kids, "Weight") {
+        if let Some(w) = self.int(kids, "Weight").filter(|w| w.value != 1) {
             notes.push(Note::new(
                 w.at,
                 "a target's share of a pool thread's I/Os with a time span's RequestCount (-F -O) only",
