@@ -207,17 +207,16 @@ fn time_span(
                 if merged.data.is_none() {
                     merged.data = sh.data;
                 }
-                let differs = first.span != sh.span
-                    || first.direct != sh.direct
-                    || (first.data.is_some() && sh.data.is_some() && first.data != sh.data);
-                if differs {
+                let differences = differences(first, &sh);
+                if !differences.is_empty() {
                     problems.push(
                         Problem::new(
                             ImportErrorKind::Conflict,
                             t.at.line,
                             format!(
-                                "the targets of a time span run together, and a together step's jobs share one span, I/O mode (OS cache) and written data, but {about} and {} differ in them",
-                                job.about
+                                "the targets of a time span run together, and a together step's jobs share one span, I/O mode and written data, but {about} and {} differ: {}",
+                                job.about,
+                                differences.join(", ")
                             ),
                         )
                         .option(t.at.said.clone())
@@ -235,6 +234,24 @@ fn time_span(
     }
     cooldown(s, last, &mut phase, problems);
     (problems.len() == before && !phase.jobs.is_empty()).then_some(phase)
+}
+
+/// How two jobs' target settings differ: `span 100% and 5GiB`.
+fn differences(a: &Shared, b: &Shared) -> Vec<String> {
+    let io = |s: &Shared| if s.direct { "direct" } else { "buffered" };
+    let mut out = Vec::new();
+    if a.span != b.span {
+        out.push(format!("span {} and {}", a.span, b.span));
+    }
+    if a.direct != b.direct {
+        out.push(format!("io {} and {}", io(a), io(b)));
+    }
+    if let (Some(x), Some(y)) = (a.data, b.data) {
+        if x != y {
+            out.push(format!("data {x} and {y}"));
+        }
+    }
+    out
 }
 
 /// `-D[ms]`: a series of that interval.
