@@ -180,7 +180,8 @@ impl Command<'_> {
         }
         let digits: String = value.chars().take_while(char::is_ascii_digit).collect();
         let read = if digits.is_empty() { "0".to_string() } else { digits };
-        let switch = &word[..word.len() - value.len()];
+        // The switch as written before the value (`-rs`), or its first two characters.
+        let switch = word.strip_suffix(value).or_else(|| word.get(..2)).unwrap_or(word);
         let p = self.problem(
             ImportErrorKind::BadValue,
             word,

@@ -288,6 +288,9 @@ fn fuzzed_input_never_panics() {
         "\u{feff}<Profile/>",
         "diskspd -rdpct100/100:0/0 -r #1",
         "diskspd -o2147483647 -t2147483647 #1",
+        "diskspd -g\u{e9}0i #1",
+        "diskspd -\u{e9} #1",
+        "diskspd -Xp.xml #1",
     ] {
         super::fuzz(text.as_bytes());
     }
