@@ -402,7 +402,23 @@ fn target(
     let direct = t.no_os_cache.is_some();
     let mut notes = t.notes.clone();
     let mut said = Vec::new();
-    let (span, base) = region(t, &place, &mut notes, &mut said, problems);
+    let (span_bytes, base) = region(t, &place, &mut notes, &mut said, problems);
+    if let Some(s) = span_bytes.filter(|s| base < *s && block > 0 && s - base < block) {
+        refuse(
+            problems,
+            ImportErrorKind::BadValue,
+            &t.at,
+            &place,
+            format!(
+                "a region of {} from offset {} cannot hold a block of {}",
+                bytes(s),
+                bytes(base),
+                bytes(block)
+            ),
+            "give a larger region (-c, -f, -B base:length) or a smaller block",
+        );
+    }
+    let span = span_bytes.map_or("100%".to_string(), bytes);
     let access = access(t, block, threads, &place, &mut said, problems);
     let (workers, qd) = match &access {
         Some(a) if a.one_stream => (1, threads * qd),
@@ -506,7 +522,7 @@ fn region(
     notes: &mut Vec<Note>,
     said: &mut Vec<String>,
     problems: &mut Vec<Problem>,
-) -> (String, u64) {
+) -> (Option<u64>, u64) {
     let base = or(&t.base, 0);
     let max = or(&t.max_size, 0);
     let drive = is_drive(&t.path);
@@ -558,7 +574,7 @@ fn region(
             "give a base offset inside the file",
         );
     }
-    (span.map_or("100%".to_string(), bytes), base)
+    (span, base)
 }
 
 /// `#N` (a physical drive) or `X:` (a volume).
