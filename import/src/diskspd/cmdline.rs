@@ -150,21 +150,25 @@ struct Command<'p> {
 }
 
 impl Command<'_> {
+    /// The switch as written, on this command's line.
     fn at(&self, word: &str) -> At {
         At::new(self.line, word)
     }
 
+    /// A problem with a switch, kept; returned to add a hint.
     fn problem(&mut self, kind: ImportErrorKind, word: &str, detail: impl Into<String>) -> &mut Problem {
         let p = Problem::new(kind, self.line, detail).option(word).place(self.place.clone());
         self.problems.push(p);
         self.problems.last_mut().expect("just pushed")
     }
 
+    /// A switch methodic cannot translate, with why and what to do.
     fn refuse(&mut self, word: &str, why: &str, hint: &str) {
         let p = self.problem(ImportErrorKind::Untranslatable, word, why);
         p.hint = Some(hint.to_string());
     }
 
+    /// A switch kept as a comment, with why it changes nothing measured.
     fn note(&mut self, word: &str, why: &str) {
         self.span.notes.push(Note::new(self.at(word), why));
     }

@@ -14,6 +14,7 @@ pub(crate) struct At {
 }
 
 impl At {
+    /// A setting written on `line` as `said`.
     pub(crate) fn new(line: usize, said: impl Into<String>) -> At {
         At { line, said: said.into() }
     }
@@ -27,6 +28,7 @@ pub(crate) struct Set<T> {
 }
 
 impl<T: Copy> Set<T> {
+    /// A value and where it was written.
     pub(crate) fn new(value: T, at: At) -> Set<T> {
         Set { value, at }
     }
@@ -41,6 +43,7 @@ pub(crate) struct Note {
 }
 
 impl Note {
+    /// A setting kept as a comment, and why.
     pub(crate) fn new(at: At, why: impl Into<String>) -> Note {
         Note { at, why: why.into() }
     }
@@ -86,6 +89,7 @@ pub(crate) struct TimeSpan {
 }
 
 impl TimeSpan {
+    /// A time span with every setting at DiskSpd's default and no target yet.
     pub(crate) fn new(at: At, title: impl Into<String>) -> TimeSpan {
         TimeSpan {
             at,
@@ -176,6 +180,7 @@ pub(crate) struct Target {
 }
 
 impl Target {
+    /// A target on `path` with every setting at DiskSpd's default.
     pub(crate) fn new(at: At, path: impl Into<String>) -> Target {
         Target {
             at,

@@ -110,6 +110,7 @@ pub(crate) fn read(
 /// time span, and its switches kept as comments.
 type Switches = (Vec<String>, Vec<(char, Set<u64>)>, Vec<Note>);
 
+/// The switches of a `-X` line: the ones `-X` allows, the paths after them.
 fn switches(words: &[String], x: usize, line: usize, place: &str, problems: &mut Vec<Problem>) -> Switches {
     let problem = |kind, word: &str, detail: String| {
         Problem::new(kind, line, detail).option(word.to_string()).place(place.to_string())

@@ -12,20 +12,34 @@ use super::model::{At, Distribution, Note, Pattern, Profile, Set, Target, TimeSp
 use crate::ImportErrorKind;
 use crate::problem::Problem;
 
+// Why each setting that changes nothing measured is kept as a comment only,
+// shared by the two readers.
+
+/// `-z`, `<RandSeed>`.
 pub(crate) const SEED: &str =
     "DiskSpd's random seed; methodic draws from its own generator (`methodic run --seed N` repeats a run)";
+/// `-L`, `<MeasureLatency>`.
 pub(crate) const LATENCY: &str = "methodic records every I/O's latency anyway";
+/// `-n`, `<DisableAffinity>`.
 pub(crate) const AFFINITY_OFF: &str = "where DiskSpd places its threads; methodic places its workers itself";
+/// `-a`, `<Affinity>`: refused with this reason.
 pub(crate) const AFFINITY: &str =
     "methodic places its workers itself, on the CPUs it may use: it has no affinity setting";
+/// `-x`, `<CompletionRoutines>`.
 pub(crate) const COMPLETION: &str =
     "how DiskSpd waits for I/O on Windows (completion routines); methodic does its own I/O";
+/// `-f[rst]`, `<SequentialScan>` and the other open hints.
 pub(crate) const HINTS: &str = "Windows file-open hints for the cache; change nothing methodic does";
+/// `-l`, `<UseLargePages>`.
 pub(crate) const LARGE_PAGES: &str = "DiskSpd's buffer memory; changes nothing methodic measures";
+/// `-I`, `<IOPriority>`.
 pub(crate) const PRIORITY: &str = "a Windows I/O priority hint; methodic issues I/O at the normal priority";
+/// `-Sr`, `<DisableLocalCache>`: refused with this reason.
 pub(crate) const LOCAL_CACHE: &str =
     "DiskSpd turns off the SMB client's cache of a remote file; methodic has no such setting";
+/// `-Sm`, `-N`, `<MemoryMappedIo>`: refused with this reason.
 pub(crate) const MAPPED: &str = "memory-mapped I/O: methodic reads and writes with system calls only";
+/// `-p`, `<ParallelAsyncIO>`: refused with this reason.
 pub(crate) const PARALLEL: &str =
     "each I/O in flight walks its own sequential stream from one start: methodic has no such pattern";
 
@@ -142,6 +156,7 @@ fn device(m: &mut Method, path: &str) -> usize {
     }
 }
 
+/// One time span to a phase (`None` when it has a problem, each pushed to `problems`).
 fn time_span(
     s: &TimeSpan,
     title: String,
@@ -305,6 +320,7 @@ fn cooldown(s: &TimeSpan, last: bool, phase: &mut Phase, problems: &mut Vec<Prob
     }
 }
 
+/// A refusal of the setting written at `at`, with why and what to do.
 fn refuse(
     problems: &mut Vec<Problem>,
     kind: ImportErrorKind,
@@ -591,6 +607,7 @@ struct Access {
     one_stream: bool,
 }
 
+/// The access pattern: random (`random`), or sequential with DiskSpd's threads as methodic can run them.
 fn access(
     t: &Target,
     block: u64,

@@ -129,6 +129,7 @@ fn devices(paths: &[String]) -> String {
     out
 }
 
+/// One phase: its notes, a comment a target, its target block and its step.
 fn phase(p: &Phase) -> String {
     let mut out = format!("\nphase {} {{\n", quote(&p.title));
     let at = if p.at.line > 0 { format!(", line {}", p.at.line) } else { String::new() };
@@ -197,6 +198,7 @@ fn load(j: &Job) -> String {
     out
 }
 
+/// The comment above a phase's step for one target: where it came from and its notes.
 fn job_comment(j: &Job) -> String {
     let mut out =
         comment_in("  ", &format!("{}: workload {}, device {}", j.about, j.workload_name, j.device));

@@ -142,6 +142,7 @@ pub(crate) fn read(text: &str) -> Result<Profile, Vec<Problem>> {
 }
 
 impl<'a, 'input> Reader<'a, 'input> {
+    /// The line an element starts on, from 1.
     fn line(&self, n: Node) -> usize {
         self.doc.text_pos_at(n.range().start).row as usize
     }
@@ -155,10 +156,12 @@ impl<'a, 'input> Reader<'a, 'input> {
         }
     }
 
+    /// Where an element was written, and how.
     fn at(&self, n: Node) -> At {
         At::new(self.line(n), self.said(n))
     }
 
+    /// A problem with an element, kept.
     fn problem(&mut self, kind: ImportErrorKind, n: Node, detail: impl Into<String>) {
         let p = Problem::new(kind, self.line(n), detail).option(self.said(n));
         self.problems.push(p);
@@ -216,6 +219,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         out
     }
 
+    /// Refuses the attributes of `n` other than `allowed`, as the schema does.
     fn no_attributes(&mut self, n: Node, allowed: &[&str]) {
         for a in n.attributes() {
             if a.namespace().is_none() && !allowed.contains(&a.name()) {
@@ -273,12 +277,14 @@ impl<'a, 'input> Reader<'a, 'input> {
         Some(v)
     }
 
+    /// The `xs:unsignedInt` child `name`, if given and valid.
     fn int(&mut self, kids: &HashMap<&str, Node<'a, 'input>>, name: &str) -> Option<Set<u64>> {
         let n = *kids.get(name)?;
         let v = self.number(n, INT_MAX)?;
         Some(Set::new(v, self.at(n)))
     }
 
+    /// The `xs:unsignedLong` child `name`, if given and valid.
     fn long(&mut self, kids: &HashMap<&str, Node<'a, 'input>>, name: &str) -> Option<Set<u64>> {
         let n = *kids.get(name)?;
         let v = self.number(n, LONG_MAX)?;
@@ -353,12 +359,14 @@ impl<'a, 'input> Reader<'a, 'input> {
         Some(t)
     }
 
+    /// The child `name`, if given, as a comment saying `why`.
     fn note(&mut self, notes: &mut Vec<Note>, kids: &HashMap<&str, Node>, name: &str, why: &str) {
         if let Some(n) = kids.get(name) {
             notes.push(Note::new(self.at(*n), why));
         }
     }
 
+    /// `<Profile>`: its settings kept as comments, and its time spans.
     fn profile(&mut self, root: Node<'a, 'input>) -> Profile {
         let kids = self.children(root, PROFILE, &["TimeSpans"]);
         let mut profile = Profile::default();
@@ -427,6 +435,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         profile
     }
 
+    /// One `<TimeSpan>` and its targets.
     fn time_span(&mut self, n: Node<'a, 'input>, number: usize) -> TimeSpan {
         let kids = self.children(n, TIME_SPAN, &["Targets"]);
         let mut s = TimeSpan::new(
@@ -487,6 +496,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         s
     }
 
+    /// One `<Target>`; `None` without a path.
     fn target(&mut self, n: Node<'a, 'input>, span: &str) -> Option<Target> {
         let kids = self.children(n, TARGET, &["Path"]);
         let path = kids.get("Path").and_then(|p| self.simple(*p))?;
@@ -600,6 +610,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         }
     }
 
+    /// A refusal of the element written at `at`, with why and what to do.
     fn refuse(&mut self, at: At, place: &str, why: &str, hint: &str) {
         let p = Problem::new(ImportErrorKind::Untranslatable, at.line, why)
             .option(at.said)
@@ -637,6 +648,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         t.notes.extend(notes);
     }
 
+    /// `<Distribution>`: the `<Percent>` ranges, or `<Absolute>` (refused later).
     fn distribution(&mut self, n: Node<'a, 'input>) -> Option<Set<Distribution>> {
         let kids = self.children(n, &["Percent", "Absolute"], &[]);
         let at = self.at(n);
@@ -683,6 +695,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         Some(Set { value: Distribution::Percent(ranges), at: At::new(at.line, said) })
     }
 
+    /// `<WriteBufferContent>`: what writes carry.
     fn pattern(&mut self, n: Node<'a, 'input>, span: &str) -> Option<Set<Pattern>> {
         let kids = self.children(n, &["Pattern", "RandomDataSource"], &["Pattern"]);
         let p = kids.get("Pattern").copied()?;
