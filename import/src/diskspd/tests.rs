@@ -376,3 +376,9 @@ fn mutated_files_are_imported_or_refused_never_a_bug() {
         }
     }
 }
+
+#[test]
+fn each_warning_is_said_once() {
+    let i = import("diskspd -b4K -r -w30 -g100 -Su #1 #2\ndiskspd -b4K -r -w30 -g100 -Su #1\n").unwrap();
+    assert_eq!(i.warnings.len(), 2, "the default pattern and the rate: {:?}", i.warnings);
+}

@@ -108,7 +108,8 @@ pub(crate) fn profile_to_method(p: &Profile) -> Result<Method, Vec<Problem>> {
         m.phases.extend(phase);
     }
     write_through(&mut m, &mut problems);
-    m.warnings.dedup();
+    let mut seen = std::collections::HashSet::new();
+    m.warnings.retain(|w| seen.insert(w.clone()));
     if problems.is_empty() { Ok(m) } else { Err(problems) }
 }
 
