@@ -158,6 +158,10 @@ fn write_made(args: &ImportArgs, made: &Made, file: &str) -> Result<()> {
                 path.display()
             );
         }
+        let mut text = text.clone();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
         std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         wrote.push(path.display().to_string());
     }
