@@ -7,17 +7,17 @@
 //! running its parser; each module cites the files and lines it follows.
 //!
 //! Stages, one module each:
-//! - [`reader`]: text to `keyword=value` items (comments, the first blank,
+//! - `reader`: text to `keyword=value` items (comments, the first blank,
 //!   continuation, quotes, `$name`, `include=`, `eof`);
-//! - [`keywords`]: vdbench's abbreviation chains, a section each;
-//! - [`entries`]: items to general parameters and `hd`/`sd`/`wd`/`rd`
+//! - `keywords`: vdbench's abbreviation chains, a section each;
+//! - `entries`: items to general parameters and `hd`/`sd`/`wd`/`rd`
 //!   entries, `default` entries copied into the later ones;
-//! - [`values`]: numbers with k/m/g/t and time suffixes, lists, ranges;
-//! - [`storage`]: SDs (devices) and WDs (workloads);
-//! - [`runs`]: RDs to runs: jobs, for-loops, rates, timing;
-//! - [`area`]: each run's span and each job's offset;
-//! - [`settings`]: general parameters (data pattern) and the hosts file;
-//! - [`writer`]: the methodology text, then `finish` formats and compiles it.
+//! - `values`: numbers with k/m/g/t and time suffixes, lists, ranges;
+//! - `storage`: SDs (devices) and WDs (workloads);
+//! - `runs`: RDs to runs: jobs, for-loops, rates, timing;
+//! - `area`: each run's span and each job's offset;
+//! - `settings`: general parameters (data pattern) and the hosts file;
+//! - `writer`: the methodology text, then `finish` formats and compiles it.
 
 mod area;
 mod entries;
