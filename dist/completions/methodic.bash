@@ -337,7 +337,7 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__export)
-            opts="-o -h --out --help fio"
+            opts="-o -h --out --iometer-target --help fio iometer"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -348,6 +348,10 @@ _methodic() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --iometer-target)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -597,7 +601,7 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__import)
-            opts="-o -h --output --name --help fio"
+            opts="-o -h --output --name --var --help fio iometer vdbench diskspd"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -612,6 +616,10 @@ _methodic() {
                     return 0
                     ;;
                 --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
