@@ -119,7 +119,7 @@ enum Command {
     Import {
         /// The format to import from.
         #[arg(value_enum)]
-        format: ImportFormat,
+        format: crate::import::ImportFormat,
         #[command(flatten)]
         args: crate::import::ImportArgs,
     },
@@ -154,18 +154,6 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ImportFormat {
-    /// An fio job file.
-    Fio,
-    /// An Iometer configuration file (.icf), Iometer 1998.10.08 to 1.1.0.
-    Iometer,
-    /// A vdbench parameter file (block workloads: sd, wd, rd, hd).
-    Vdbench,
-    /// A DiskSpd XML profile, or a file holding a DiskSpd command line.
-    Diskspd,
 }
 
 pub fn run() -> Result<ExitCode> {

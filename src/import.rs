@@ -12,8 +12,20 @@ use anyhow::{Result, bail};
 use methodic_fio::fio_to_method;
 use methodic_import::{Imported, Input};
 
-use crate::cli::ImportFormat;
 use crate::common::{count, display_name, read_input, write_output};
+
+/// The tools whose job files `methodic import` reads.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ImportFormat {
+    /// An fio job file.
+    Fio,
+    /// An Iometer configuration file (.icf), Iometer 1998.10.08 to 1.1.0.
+    Iometer,
+    /// A vdbench parameter file (block workloads: sd, wd, rd, hd).
+    Vdbench,
+    /// A DiskSpd XML profile, or a file of DiskSpd command lines.
+    Diskspd,
+}
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
