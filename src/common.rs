@@ -50,7 +50,10 @@ pub(crate) fn report(diags: &Diagnostics, name: &str, src: &str) {
 
 /// Writes `text` to `path`, or to stdout for `-`. A file is written
 /// beside its destination and renamed over it, so that a failure leaves
-/// no half-written file.
+/// no half-written file. Something that is there and is not a regular
+/// file (`/dev/null`, a pipe, `/dev/stdout`) is written into, never
+/// replaced: a rename over `/dev/null` as root would leave a regular
+/// file there for every program after.
 pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();
@@ -58,6 +61,16 @@ pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
             // A reader that stopped early (`| head`) is not an error.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
             result => result.context("cannot write to standard output"),
+        };
+    }
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        return match f.write_all(text.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            result => result.with_context(|| format!("cannot write {}", path.display())),
         };
     }
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

@@ -155,8 +155,13 @@ fn import(
 
 /// The methodology, the files beside it, and a line saying what was done.
 fn write_made(args: &ImportArgs, made: &Made, file: &str) -> Result<()> {
+    // Beside the methodology's file; in the working folder when it goes
+    // to standard output or into something that is not a file (`-o
+    // /dev/null` must not write into /dev).
+    let to_file =
+        args.output != Path::new("-") && !std::fs::metadata(&args.output).is_ok_and(|m| !m.is_file());
     let beside_dir = match args.output.parent() {
-        Some(p) if args.output != Path::new("-") => p.to_path_buf(),
+        Some(p) if to_file => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
     // The files beside first: a methodology whose hosts file is missing

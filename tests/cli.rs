@@ -365,3 +365,29 @@ fn run_refuses_bad_inputs_clearly_and_leaves_nothing() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `-o` naming something that is not a regular file (a pipe here, as
+/// `/dev/null` would be) is written into and left what it was: the
+/// write-then-rename that keeps a file whole would, as root, have put a
+/// regular file in place of /dev/null.
+#[test]
+fn output_into_a_pipe_writes_into_it_and_leaves_it_a_pipe() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = temp_dir("cli-fifo");
+    let fifo = dir.join("out");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", fifo.display());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(&fifo).unwrap())
+    };
+    let o = methodic(&["compile", "specs/quick.method", "-o", fifo.to_str().unwrap()]);
+    // Checked before waiting on the reader: had the pipe been replaced,
+    // the reader would wait on it for ever.
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+    let written = reader.join().unwrap();
+    assert!(written.contains("quick"), "the plan went into the pipe: {written}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
