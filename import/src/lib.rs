@@ -15,6 +15,7 @@ pub mod diskspd;
 mod finish;
 pub mod iometer;
 mod problem;
+mod text;
 pub mod vdbench;
 
 pub use finish::Imported;

@@ -7,29 +7,10 @@
 use super::model::Note;
 use super::translate::{Job, Method, Phase, is_drive};
 use crate::finish::comment;
+use crate::text::{one_line, quote};
 
 /// Comment lines are wrapped at this width.
 const WIDTH: usize = 100;
-
-/// A string literal of the language.
-fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Text for a one-line comment.
-fn one_line(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
-}
 
 /// `- <BlockSize>4096</BlockSize> (line 12): why`.
 fn note(n: &Note) -> String {

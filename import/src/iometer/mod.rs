@@ -39,10 +39,11 @@ pub use export::{Exported, IcfFile, plan_to_icf};
 
 use crate::finish::{count, finish};
 use crate::problem::{Problem, into_errors};
+use crate::text::ident;
 use crate::{ImportError, ImportErrorKind, Imported, Input};
 use model::Icf;
 use steps::{QD_VAR, Run, managers_to_run};
-use workloads::{Workload, ident, spec_to_workload};
+use workloads::{Workload, spec_to_workload};
 use writer::{Method, method_text};
 
 /// An .icf file to a methodology: its workloads and, when it has a manager
@@ -186,7 +187,7 @@ fn specs_to_workloads(
     let mut failed = HashSet::new();
     for spec in specs {
         let strict = with_workers && assigned.contains(&spec.name.to_ascii_lowercase());
-        match spec_to_workload(spec, ident(&spec.name, &mut taken)) {
+        match spec_to_workload(spec, ident(&spec.name, "spec", &mut taken)) {
             Ok(w) => workloads.push(w),
             Err(p) if strict => {
                 failed.insert(spec.name.to_ascii_lowercase());

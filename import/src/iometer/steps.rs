@@ -17,9 +17,10 @@ use methodic_compiler::plan::{Bytes, Duration};
 
 use super::model::{At, Cycling, Manager, Setup, TestType, Worker};
 use super::setup::{cycle, worker_counts};
-use super::workloads::{SECTOR, Workload, ident};
+use super::workloads::{SECTOR, Workload};
 use crate::ImportErrorKind;
 use crate::problem::Problem;
+use crate::text::ident;
 
 /// The loop variable of a queue depth sweep written as a `for` loop; kept
 /// from the workloads' names.
@@ -487,7 +488,7 @@ fn step(shape: &Shape<'_>, parts: &[(&Active<'_>, Part)], qd: Option<&str>) -> S
         let device = if shape.several_devices { format!(" device {}", p.device + 1) } else { String::new() };
         out.push_str(&format!(
             "  job {} {} qd {} workers {n}{}{device}\n",
-            ident(&worker.name, &mut taken),
+            ident(&worker.name, "spec", &mut taken),
             w.ident,
             depth(p),
             think(w)

@@ -10,10 +10,9 @@
 //! the other way, `IOGrunt.cpp:985-996`) is refused. In: a [`Spec`]; out:
 //! a [`Workload`], its properties as the language writes them.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use methodic_compiler::plan::{Bytes, Duration};
-use methodic_grammar::is_reserved;
 
 use super::model::{AccessLine, Spec};
 use crate::ImportErrorKind;
@@ -45,36 +44,6 @@ pub(super) struct Workload {
     pub(super) align: u64,
     /// Whether some of its I/Os write.
     pub(super) writes: bool,
-}
-
-/// A name methodic can use: lower-case letters, digits and `_`, starting
-/// with a letter, not a keyword, not taken (`taken` keeps the names given).
-pub(super) fn ident(name: &str, taken: &mut HashSet<String>) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    let mut out = out.trim_matches('_').to_string();
-    if out.is_empty() {
-        out = "spec".to_string();
-    }
-    if out.starts_with(|c: char| c.is_ascii_digit()) {
-        out = format!("spec_{out}");
-    }
-    if is_reserved(&out) {
-        out.push_str("_spec");
-    }
-    let mut unique = out.clone();
-    let mut n = 2;
-    while !taken.insert(unique.clone()) {
-        unique = format!("{out}_{n}");
-        n += 1;
-    }
-    unique
 }
 
 /// A problem of one specification.
@@ -395,15 +364,5 @@ mod tests {
         )
         .unwrap_err();
         assert!(e[0].hint.as_deref().unwrap().contains("request size"));
-    }
-
-    #[test]
-    fn names_fit_the_language() {
-        let mut taken = HashSet::new();
-        assert_eq!(ident("Database", &mut taken), "database");
-        assert_eq!(ident("4 KiB random 70% read", &mut taken), "spec_4_kib_random_70_read");
-        assert_eq!(ident("DATABASE", &mut taken), "database_2");
-        assert_eq!(ident("read", &mut taken), "read_spec");
-        assert_eq!(ident("%%", &mut taken), "spec");
     }
 }

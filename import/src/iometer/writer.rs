@@ -8,6 +8,7 @@
 use super::steps::Run;
 use super::workloads::Workload;
 use crate::finish::comment;
+use crate::text::{one_line, quote};
 
 /// Comments are wrapped to this width, as `import fio` wraps them.
 const WIDTH: usize = 100;
@@ -24,26 +25,6 @@ pub(super) struct Method<'a> {
     pub(super) offset: u64,
     /// `None` for a file of access specifications only.
     pub(super) run: Option<&'a Run>,
-}
-
-/// A string as the language writes it, in double quotes.
-pub(super) fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Text that can stand in a comment line.
-fn one_line(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
 /// The methodology's source (formatted afterwards).

@@ -12,8 +12,6 @@
 
 use std::collections::HashSet;
 
-use methodic_grammar::is_reserved;
-
 use super::runs::{Job, Loop, Rates, Run};
 use super::settings::{General, Hosts};
 use super::storage::{Io, Sd, Seek};
@@ -21,6 +19,7 @@ use super::values::{share, size};
 use crate::ImportErrorKind;
 use crate::finish::comment;
 use crate::problem::Problem;
+use crate::text::{ident, quote};
 
 /// The loop variables, kept out of the workloads' names.
 const VARS: [&str; 6] = ["bs", "th", "rdp", "seek", "r", "p"];
@@ -34,42 +33,6 @@ pub(crate) struct Doc<'a> {
     pub(crate) general: &'a General,
     pub(crate) hosts: Option<&'a Hosts>,
     pub(crate) hosts_file: &'a str,
-}
-
-/// A name methodic can use: letters, digits and `_`, not a keyword, not
-/// taken.
-fn ident(name: &str, taken: &mut HashSet<String>) -> String {
-    let mut out: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
-    out = out.trim_matches('_').to_string();
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out = format!("w_{out}");
-    }
-    if is_reserved(&out) {
-        out.push_str("_w");
-    }
-    let mut unique = out.clone();
-    let mut n = 2;
-    while !taken.insert(unique.clone()) {
-        unique = format!("{out}_{n}");
-        n += 1;
-    }
-    unique
-}
-
-/// A string in double quotes.
-fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The devices: every SD a run uses, numbered in the file's order.
@@ -339,7 +302,7 @@ impl Writer<'_, '_> {
                     return out;
                 }
                 let mut names = self.taken.clone();
-                let peak = ident(&format!("{}_max", r.name), &mut names);
+                let peak = ident(&format!("{}_max", r.name), "w", &mut names);
                 self.taken.insert(peak.clone());
                 let (w, qd, written) = self.measure_parts(r);
                 out.push_str(&format!("measure {w} qd {qd}{written} {timing} as {peak}\n"));
@@ -397,7 +360,7 @@ impl Writer<'_, '_> {
             };
             out.push_str(&format!(
                 "job {} {w} qd {qd} workers 1{rate} device {}\n",
-                ident(&j.name, &mut names),
+                ident(&j.name, "w", &mut names),
                 self.device(j)
             ));
         }
@@ -567,7 +530,7 @@ impl Writer<'_, '_> {
         if let Some((name, _)) = self.defined.iter().find(|(_, b)| *b == body) {
             return name.clone();
         }
-        let name = ident(&j.wds.join("_"), &mut self.taken);
+        let name = ident(&j.wds.join("_"), "w", &mut self.taken);
         self.defined.push((name.clone(), body));
         name
     }
