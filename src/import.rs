@@ -179,7 +179,7 @@ fn write_made(args: &ImportArgs, made: &Made, file: &str) -> Result<()> {
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        write_output(&path, &text)?;
         wrote.push(path.display().to_string());
     }
     write_output(&args.output, &made.text)?;
