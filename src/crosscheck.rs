@@ -91,10 +91,12 @@ pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {
         bail!("{} cannot be run: install fio (apt-get install fio) or give --fio PATH", args.fio.display());
     };
     if let Action::Measure { stop, .. } = &plan.steps[index].action {
-        if let Some(methodic_compiler::plan::Extent::Percent(p)) = stop.written {
+        if let Some((methodic_compiler::plan::Extent::Percent(p), reads_count)) = stop.amount() {
+            let (done, until) =
+                if reads_count { ("read or written", "transferred") } else { ("written", "written") };
             bail!(
-                "{} stops when {p} of the span is written; fio's io_size takes bytes: give the amount in bytes \
-                 (`until written 4GiB`) to cross-check it",
+                "{} stops when {p} of the span is {done}; fio's io_size takes bytes: give the amount in bytes \
+                 (`until {until} 4GiB`) to cross-check it",
                 plan.steps[index].id
             );
         }

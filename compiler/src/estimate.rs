@@ -31,10 +31,13 @@ pub fn step(action: &Action, target: Option<&Target>) -> StepEstimate {
             }
         }
         Action::Measure { workload, ramp, stop, .. } => {
-            measure(&mut e, span, *ramp, stop, writes_data(workload))
+            measure(&mut e, span, *ramp, stop, workload.write_share())
         }
         Action::Together { jobs, ramp, stop, .. } => {
-            measure(&mut e, span, *ramp, stop, jobs.iter().any(|j| writes_data(&j.workload)))
+            // A together step stops by time, or by bytes written in a
+            // hand-written plan: any writing job counts whole.
+            let writes = jobs.iter().any(|j| writes_data(&j.workload));
+            measure(&mut e, span, *ramp, stop, if writes { Percent::HUNDRED } else { Percent::ZERO })
         }
         Action::Qos(q) => {
             let each = q.ramp.saturating_add(q.probe);
@@ -83,22 +86,25 @@ fn rounds_range(round: Duration, rule: &SteadyRule) -> TimeRange {
 }
 
 /// A measurement's time and writes (a `together` step's too): ramp and
-/// record; `until written`, bound by the device.
-fn measure(e: &mut StepEstimate, span: Extent, ramp: Duration, stop: &MeasureStop, writes: bool) {
+/// record; `until written` or `until transferred`, bound by the device.
+/// `writes` is the share of its I/O that writes data.
+fn measure(e: &mut StepEstimate, span: Extent, ramp: Duration, stop: &MeasureStop, writes: Percent) {
     e.time = match stop.time {
         Some(t) => TimeRange::exactly(ramp.saturating_add(t)),
         None => TimeRange::exactly(ramp),
     };
-    if let Some(target) = stop.written {
-        // Until written: the time depends on the device; with a time
-        // limit too, the step may stop any time after its ramp.
+    if let Some((target, reads_count)) = stop.amount() {
+        // Until an amount: the time depends on the device; with a time
+        // limit too, the step may stop any time after its ramp. Of an
+        // amount transferred, the workload's write share is written.
         e.device_bound = true;
         e.time.min = ramp;
+        let share = if reads_count { writes } else { Percent::HUNDRED };
         e.written = match target {
-            Extent::Percent(p) => written_of(span, p),
-            Extent::Bytes(b) => Written { bytes: b, ..Written::default() },
+            Extent::Percent(p) => written_of(span, p.times_percent(share)),
+            Extent::Bytes(b) => Written { bytes: Bytes(share.of(b.0)), ..Written::default() },
         };
-    } else if writes {
+    } else if writes > Percent::ZERO {
         e.written.timed = e.time;
     }
 }
@@ -176,7 +182,7 @@ mod tests {
             workload: wl(100),
             qd: qd(),
             ramp: Duration::from_secs(30),
-            stop: MeasureStop { time: Some(Duration::from_secs(300)), written: None },
+            stop: MeasureStop::timed(Duration::from_secs(300)),
             series: Duration::from_secs(1),
             rate: None,
             pauses: Pauses::default(),
@@ -197,7 +203,7 @@ mod tests {
                 workload,
                 qd: qd(),
                 ramp: Duration::from_secs(0),
-                stop: MeasureStop { time: Some(Duration::from_secs(60)), written: None },
+                stop: MeasureStop::timed(Duration::from_secs(60)),
                 series: Duration::from_secs(1),
                 rate: None,
                 pauses: Pauses::default(),

@@ -246,7 +246,10 @@ impl Validator {
     /// amount written, or both. `what` names the step: `a measurement`.
     fn measure_stop(&mut self, step: &Step, stop: &MeasureStop, series: Duration, what: &str) {
         self.series(step, series, stop.time);
-        match (stop.time, stop.written) {
+        if stop.written.is_some() && stop.transferred.is_some() {
+            self.fail(step, format!("{what} stops both after bytes written and after bytes transferred"));
+        }
+        match (stop.time, stop.amount()) {
             (None, None) => self.fail(step, format!("{what} with no stop rule")),
             (Some(t), _) => self.nonzero(step, t, "record time"),
             _ => {}

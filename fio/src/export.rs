@@ -303,7 +303,7 @@ fn qos_section(x: &StepOut, q: &Qos) -> Section {
             q.limit_name()
         ),
     );
-    timed(&mut s, q.ramp, &MeasureStop { time: Some(q.probe), written: None }, &q.workload, &q.qd, x.engine);
+    timed(&mut s, q.ramp, &MeasureStop::timed(q.probe), &q.workload, &q.qd, x.engine);
     s
 }
 
@@ -459,8 +459,8 @@ fn rounds_sections(x: &StepOut, cells: &[Cell], rule: &SteadyRule) -> Vec<Sectio
     out
 }
 
-/// A measurement's ramp, record time and `until written` budget, as fio
-/// options.
+/// A measurement's ramp, record time and `until written` or `until
+/// transferred` budget, as fio options.
 fn timed(
     s: &mut Section,
     ramp: Duration,
@@ -472,11 +472,11 @@ fn timed(
     if !ramp.is_zero() {
         s.options.push(("ramp_time", Some(format!("{}ms", ramp.as_millis()))));
     }
-    // Until written: io_size (a clone's share of it) ends the job,
+    // Until an amount: io_size (a clone's share of it) ends the job,
     // and a time limit is a cap, not a length (no time_based).
     if let Some(t) = stop.time {
         s.options.push(("runtime", Some(format!("{}ms", t.as_millis()))));
-        if stop.written.is_none() {
+        if stop.amount().is_none() {
             s.options.push(("time_based", None));
         }
     }
@@ -499,6 +499,14 @@ fn timed(
         Some(Extent::Percent(p)) => {
             s.notes.push(format!("until {p} of the span is written: fio's io_size takes bytes, set it"))
         }
+        None => {}
+    }
+    // Until transferred is fio's io_size itself: reads, writes and trims.
+    match stop.transferred {
+        Some(Extent::Bytes(b)) => s.options.push(("io_size", Some((b.0 / clones).to_string()))),
+        Some(Extent::Percent(p)) => s
+            .notes
+            .push(format!("until {p} of the span is read or written: fio's io_size takes bytes, set it")),
         None => {}
     }
 }
@@ -1014,6 +1022,10 @@ mod tests {
         // 100MiB written at 50% writes is 200MiB of I/O, 100MiB a clone.
         assert!(has(&j, &format!("io_size={}", 100u64 << 20)), "{j}");
         assert!(has(&j, "runtime=60000ms") && !has(&j, "time_based"), "a time cap, not a length: {j}");
+        // Until transferred is io_size itself, reads and writes.
+        let j = job("methodology \"t\" version \"1\"\ntarget { span 1GiB; workers 2 }\n\
+                     measure { sequential; block 1MiB; read 100% } qd 2 until transferred 1GiB\n");
+        assert!(has(&j, &format!("io_size={}", 512u64 << 20)) && !has(&j, "time_based"), "{j}");
     }
 
     #[test]

@@ -570,6 +570,8 @@ pub enum StepOptKind {
     /// `until steady { ... }`; `None` when written without a body.
     Steady(Option<Vec<SteadySetting>>),
     Written(Expr),
+    /// `until transferred 100GB`: bytes read and written together.
+    Transferred(Expr),
     /// `rate 50000 iops`, `rate 200MB/s poisson`.
     Rate {
         amount: Expr,

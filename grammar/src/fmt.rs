@@ -446,6 +446,7 @@ impl Printer<'_> {
             StepOptKind::Series(e) => format!("series {}", self.expr(e)),
             StepOptKind::For(e) => format!("for {}", self.expr(e)),
             StepOptKind::Written(e) => format!("until written {}", self.expr(e)),
+            StepOptKind::Transferred(e) => format!("until transferred {}", self.expr(e)),
             StepOptKind::Steady(None) => "until steady".to_string(),
             StepOptKind::Steady(Some(rule)) => {
                 format!("until steady {}", inline_body(&self.steady_props(rule)))

@@ -750,13 +750,14 @@ fn average_words(action: &Action, kind: ValueKind) -> String {
     // steady-state window of its own.
     let (base, no_peak, no_window) = match action {
         Action::Measure { stop, ramp, .. } => {
-            let what = match (stop.time, stop.written) {
+            let done = |reads_count: bool| if reads_count { "read or written" } else { "written" };
+            let what = match (stop.time, stop.amount()) {
                 (Some(t), None) => format!("the average over the {} record time", t.human()),
-                (None, Some(w)) => {
-                    format!("the average from the first to the last completion until {w} was written")
+                (None, Some((w, r))) => {
+                    format!("the average from the first to the last completion until {w} was {}", done(r))
                 }
-                (Some(t), Some(w)) => {
-                    format!("the average over the record time ({} or until {w} was written)", t.human())
+                (Some(t), Some((w, r))) => {
+                    format!("the average over the record time ({} or until {w} was {})", t.human(), done(r))
                 }
                 (None, None) => "the average over the step".into(),
             };

@@ -60,10 +60,12 @@ fn cap(step: &mut Step) {
         // A plan may stop a together step by what its jobs wrote, as a
         // measurement: both are capped alike.
         Action::Measure { stop, .. } | Action::Together { stop, .. } => {
-            stop.written = stop.written.map(|w| match w {
+            let capped = |w: Extent| match w {
                 Extent::Bytes(b) => Extent::Bytes(Bytes(b.0.min(2 * CAPACITY))),
                 Extent::Percent(p) => Extent::Percent(p.min(Percent::whole(200))),
-            });
+            };
+            stop.written = stop.written.map(capped);
+            stop.transferred = stop.transferred.map(capped);
         }
         Action::Copy { dataset } => {
             let max = dataset.size_max.min(Bytes(1 << 20));

@@ -55,11 +55,22 @@ struct Clock {
 }
 
 /// A shared byte budget: workers stop issuing once together they have
-/// written `target` bytes (`until written`; reads do not count).
+/// issued `target` bytes of what it counts.
 #[derive(Debug, Clone)]
 pub struct SharedBudget {
     pub issued: Arc<AtomicU64>,
     pub target: Bytes,
+    pub counts: Counts,
+}
+
+/// What a byte budget counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counts {
+    /// Bytes written (`until written`): the reads of a mix go on while
+    /// writes are left to make.
+    Writes,
+    /// Every byte read, written or trimmed (`until transferred`).
+    Everything,
 }
 
 /// Where a worker sends its intervals.
@@ -409,9 +420,7 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
                     io.len = io.len.min(u32::try_from(q.0 - issued_bytes).unwrap_or(u32::MAX)).max(1);
                 }
                 if let Some(b) = &job.budget {
-                    // The budget counts writes: `until written`. Reads of a
-                    // mix go on while writes are left to make.
-                    let spent = if io.op == Op::Write {
+                    let spent = if io.op == Op::Write || b.counts == Counts::Everything {
                         b.issued.fetch_add(io.len as u64, Ordering::Relaxed)
                     } else {
                         b.issued.load(Ordering::Relaxed)
@@ -905,7 +914,11 @@ mod tests {
         let (path, f) = scratch("budget");
         let mut j = job(f.as_raw_fd(), EngineKind::Psync, 1, 50, Duration::from_secs(60));
         j.timing.record = None;
-        let budget = SharedBudget { issued: Arc::new(AtomicU64::new(0)), target: Bytes(1 << 20) };
+        let budget = SharedBudget {
+            issued: Arc::new(AtomicU64::new(0)),
+            target: Bytes(1 << 20),
+            counts: Counts::Writes,
+        };
         j.budget = Some(budget.clone());
         let out = run(j).unwrap();
         // One worker, one I/O at a time: it stops with the write that
@@ -916,6 +929,28 @@ mod tests {
             out.recorder.read.bytes > 0 && out.issued_bytes == out.written_bytes + out.recorder.read.bytes
         );
         assert!(budget.issued.load(Ordering::Relaxed) >= 1 << 20);
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn an_until_transferred_budget_counts_reads_and_writes() {
+        let (path, f) = scratch("transferred");
+        let mut j = job(f.as_raw_fd(), EngineKind::Psync, 1, 50, Duration::from_secs(60));
+        j.timing.record = None;
+        let budget = SharedBudget {
+            issued: Arc::new(AtomicU64::new(0)),
+            target: Bytes(1 << 20),
+            counts: Counts::Everything,
+        };
+        j.budget = Some(budget.clone());
+        let out = run(j).unwrap();
+        // One worker, one I/O at a time, blocks that divide 1MiB: it stops
+        // with the I/O that reaches the budget, read or write.
+        assert_eq!(out.issued_bytes, 1 << 20);
+        assert_eq!(out.recorder.read.bytes + out.recorder.write.bytes, 1 << 20);
+        assert!(out.recorder.read.bytes > 0 && out.recorder.write.bytes > 0);
+        // The I/O that found the budget spent added its bytes, and did not start.
+        assert_eq!(budget.issued.load(Ordering::Relaxed), (1 << 20) + 4096);
         std::fs::remove_file(path).unwrap();
     }
 

@@ -7,7 +7,8 @@
 use super::matching::content_key;
 use super::result::Class;
 use crate::plan::{
-    Action, IoMode, OnError, Plan, PreconditionStop, QdCounting, Step, Target, Units, ValueKind, Workload,
+    Action, IoMode, MeasureStop, OnError, Plan, PreconditionStop, QdCounting, Step, Target, Units, ValueKind,
+    Workload,
 };
 
 /// A raw change before grouping.
@@ -45,6 +46,7 @@ pub(super) const DRIVE: &[&str] = &[
     "data pattern",
     "devices",
     "until written",
+    "until transferred",
     "record time",
     "idle time",
     "steady-state rule",
@@ -481,14 +483,24 @@ fn measure_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Raw>) {
             here.clone(),
         ));
     }
-    if sa.time != sb.time && (sa.written.is_some() || sb.written.is_some()) {
+    stop_changes(sa, sb, wa.writes() || wb.writes(), &here, out);
+    series_changes(*ea, *eb, &here, out);
+}
+
+/// The differences of two measurements' stops: the time, and the amount
+/// written or transferred. `writes`: either measurement's workload writes.
+fn stop_changes(sa: &MeasureStop, sb: &MeasureStop, writes: bool, here: &[usize], out: &mut Vec<Raw>) {
+    use Class::*;
+    let here = here.to_vec();
+    let dur = |d: crate::plan::Duration| d.human();
+    if sa.time != sb.time && (sa.amount().is_some() || sb.amount().is_some()) {
         let show = |t: Option<crate::plan::Duration>| t.map_or("none".into(), dur);
         out.push(raw(
             BreaksComparability,
             "record time",
             show(sa.time),
             show(sb.time),
-            "a time limit on a step that writes until an amount changes how much it writes",
+            "a time limit on a step that runs until an amount changes how much it does",
             here.clone(),
         ));
     } else if sa.time != sb.time {
@@ -499,7 +511,22 @@ fn measure_changes(x: &Action, y: &Action, here: &[usize], out: &mut Vec<Raw>) {
         let show = |w: Option<crate::plan::Extent>| w.map_or("none".into(), |w| w.to_string());
         out.push(raw(BreaksComparability, "until written", show(sa.written), show(sb.written), "the step writes another amount: a sustained write measures more or less of what follows the drive's cache", here.clone()));
     }
-    series_changes(*ea, *eb, &here, out);
+    if sa.transferred != sb.transferred {
+        let show = |w: Option<crate::plan::Extent>| w.map_or("none".into(), |w| w.to_string());
+        let (old, new) = (show(sa.transferred), show(sb.transferred));
+        if writes {
+            out.push(raw(BreaksComparability, "until transferred", old, new, "the step reads and writes another amount: what it writes measures more or less of what follows the drive's cache", here.clone()));
+        } else {
+            out.push(raw(
+                ShiftsPrecision,
+                "until transferred",
+                old,
+                new,
+                "the same reads recorded over more or fewer bytes: the average is more or less certain",
+                here.clone(),
+            ));
+        }
+    }
 }
 
 /// The differences of two preconditions.

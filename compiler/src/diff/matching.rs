@@ -184,11 +184,12 @@ pub(super) fn dependencies(plan: &Plan) -> Vec<Vec<usize>> {
 
 /// Whether later results depend on this step having run as it did: it
 /// sets the drive's state (erase, fill, a writing precondition or rounds),
-/// writes an amount (until written), or lets the drive recover (idle).
+/// writes an amount (until written or transferred), or lets the drive
+/// recover (idle).
 pub(super) fn affects_state(s: &Step) -> bool {
     s.establishes_state
         || matches!(s.action, Action::Idle { .. })
-        || matches!(&s.action, Action::Measure { stop, workload, .. } if stop.written.is_some() && workload.writes())
+        || matches!(&s.action, Action::Measure { stop, workload, .. } if stop.amount().is_some() && workload.writes())
 }
 
 /// New-plan indices of matched steps that are out of order: those not in a

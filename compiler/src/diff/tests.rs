@@ -213,6 +213,19 @@ fn idle_and_sustained_writes_count_as_drive_state() {
         &plan("measure s qd 32 for 1min until written 400%\n"),
     );
     assert_eq!(classes(&capped), [(Class::BreaksComparability, "record time")]);
+    let reads = diff(
+        &plan("measure r qd 1 until transferred 1GB\n"),
+        &plan("measure r qd 1 until transferred 2GB\n"),
+    );
+    assert_eq!(classes(&reads), [(Class::ShiftsPrecision, "until transferred")]);
+    let writes = diff(
+        &plan("measure s qd 1 until transferred 1GB\n"),
+        &plan("measure s qd 1 until transferred 2GB\n"),
+    );
+    assert_eq!(classes(&writes), [(Class::BreaksComparability, "until transferred")]);
+    let other =
+        diff(&plan("measure s qd 1 until written 1GB\n"), &plan("measure s qd 1 until transferred 1GB\n"));
+    assert_eq!(other.exit_code(), 2, "{:?}", classes(&other));
 }
 
 #[test]

@@ -139,7 +139,7 @@ impl Lowerer<'_, '_> {
         let (Some(time), Some(ramp), Some(series), true) = (time, ramp, series, ok) else {
             return;
         };
-        let stop = MeasureStop { time: Some(time), written: None };
+        let stop = MeasureStop::timed(time);
         self.emit(scope, Action::Together { jobs: lowered, ramp, stop, series }, span, None);
     }
 

@@ -145,6 +145,7 @@ struct Opts<'o> {
     series: Option<&'o Expr>,
     for_: Option<&'o Expr>,
     written: Option<&'o Expr>,
+    transferred: Option<&'o Expr>,
     steady: Option<(Option<&'o Vec<SteadySetting>>, Span)>,
     /// `rate AMOUNT UNIT [ARRIVALS]`.
     rate: Option<RateOpt<'o>>,

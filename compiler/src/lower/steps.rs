@@ -229,7 +229,7 @@ impl Lowerer<'_, '_> {
         self.sweeps += 1;
         let sweep = self.sweeps;
         for (workload, qd) in points {
-            let stop = MeasureStop { time: Some(record), written: None };
+            let stop = MeasureStop::timed(record);
             self.emit(
                 scope,
                 Action::Measure {
@@ -372,16 +372,31 @@ impl Lowerer<'_, '_> {
             (None, None) => Some(None),
         };
         let written = match o.written {
-            Some(e) => self.written(e, scope).map(Some),
+            Some(e) => self.amount(e, scope, "written").map(Some),
             None => Some(None),
         };
-        if o.for_.is_none() && o.written.is_none() && times.is_none() {
+        let transferred = match o.transferred {
+            Some(e) => self.amount(e, scope, "transferred").map(Some),
+            None => Some(None),
+        };
+        if o.for_.is_none() && o.written.is_none() && o.transferred.is_none() && times.is_none() {
             self.missing(
                 span,
                 "measure",
-                "`for` a time or `until written` a size",
+                "`for` a time, or `until written` or `until transferred` an amount",
                 "measure w qd 32 for 60s",
             );
+            return;
+        }
+        if let (Some(w), Some(t)) = (o.written, o.transferred) {
+            let d = Diagnostic::new(
+                Code::ConflictingOption,
+                t.span,
+                "`until transferred` counts the bytes written too: the step would stop twice by amount",
+            )
+            .with_secondary(w.span, "`until written` given here")
+            .with_hint("keep one: `until written` counts writes, `until transferred` reads and writes");
+            self.error(d);
             return;
         }
         let ramp = self.ramp(o.ramp, scope);
@@ -393,11 +408,12 @@ impl Lowerer<'_, '_> {
             Some(qd),
             Some(time),
             Some(written),
+            Some(transferred),
             Some(ramp),
             Some(series),
             Some(rate),
             Some(pauses),
-        ) = (wl, qd, time, written, ramp, series, rate, pauses)
+        ) = (wl, qd, time, written, transferred, ramp, series, rate, pauses)
         else {
             return;
         };
@@ -405,7 +421,7 @@ impl Lowerer<'_, '_> {
         {
             return;
         }
-        let stop = MeasureStop { time, written };
+        let stop = MeasureStop { time, written, transferred };
         let before = self.steps.len();
         let at = point.map(|(p, _)| p);
         self.emit(
@@ -555,16 +571,19 @@ impl Lowerer<'_, '_> {
         Some(period.saturating_mul(count as u64))
     }
 
-    pub(super) fn written(&mut self, e: &Expr, scope: &Scope) -> Option<Extent> {
-        let (x, span) = self.expect::<Extent>(e, &scope.vars, "`until written`")?;
+    /// The amount of `until written` or `until transferred` (`word`): bytes
+    /// or a share of the span, never nothing.
+    pub(super) fn amount(&mut self, e: &Expr, scope: &Scope, word: &str) -> Option<Extent> {
+        let (x, span) = self.expect::<Extent>(e, &scope.vars, &format!("`until {word}`"))?;
         let zero = match x {
             Extent::Percent(p) => p == Percent::ZERO,
             Extent::Bytes(b) => b.0 == 0,
         };
         if zero {
-            let d = Diagnostic::new(Code::ZeroSize, span, "`until written` nothing stops at once").with_hint(
-                "give the amount to write, such as `until written 300GB` or `until written 400%` of the span",
-            );
+            let d = Diagnostic::new(Code::ZeroSize, span, format!("`until {word}` nothing stops at once"))
+                .with_hint(format!(
+                    "give the amount, such as `until {word} 300GB` or `until {word} 400%` of the span"
+                ));
             self.error(d);
             return None;
         }
@@ -797,13 +816,13 @@ impl Lowerer<'_, '_> {
         }
         let own = self.own_workers(o.workers, scope)?;
         let scope = &own;
-        if o.written.is_some() || o.series.is_some() {
+        if o.written.is_some() || o.transferred.is_some() || o.series.is_some() {
             let d = Diagnostic::new(
                 Code::Misplaced,
                 span,
                 "a measurement in rounds runs for a fixed time and records one value a round",
             )
-            .with_hint("use `for` a time, without `until written` or `series`");
+            .with_hint("use `for` a time, without `until written`, `until transferred` or `series`");
             self.error(d);
             return None;
         }

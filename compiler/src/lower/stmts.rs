@@ -307,6 +307,7 @@ impl Lowerer<'_, '_> {
                 StepOptKind::Series(e) => set(&mut out.series, e, "series"),
                 StepOptKind::For(e) => set(&mut out.for_, e, "for"),
                 StepOptKind::Written(e) => set(&mut out.written, e, "until written"),
+                StepOptKind::Transferred(e) => set(&mut out.transferred, e, "until transferred"),
                 StepOptKind::Steady(rule) => {
                     out.steady = Some((rule.as_ref(), opt.span));
                     "until steady"

@@ -307,6 +307,34 @@ fn until_written_counts_in_the_estimate() {
 }
 
 #[test]
+fn until_transferred_counts_reads_and_estimates_the_write_share() {
+    let p = plan(
+        "target { span 50% }\nworkload r { sequential; block 1MiB; read 100% }\nworkload m { random; block 4KiB; read 75% }\nmeasure r qd 4 until transferred 10GB\nmeasure m qd 4 for 1min until transferred 200%",
+    );
+    let Action::Measure { stop, .. } = &p.steps[0].action else { panic!("not a measurement") };
+    assert_eq!(stop.amount(), Some((Extent::Bytes(Bytes(10_000_000_000)), true)));
+    assert_eq!(p.steps[0].estimate.written, Written::default());
+    assert!(p.steps[0].estimate.device_bound);
+    // A quarter of 200% of a 50% span is written.
+    assert_eq!(p.steps[1].estimate.written.capacity, Percent::whole(25));
+    assert!(
+        p.steps[1].describe().contains("until 200% of the span is read or written"),
+        "{}",
+        p.steps[1].describe()
+    );
+    assert_eq!(
+        codes("workload r { sequential; block 1MiB; read 100% }\nmeasure r qd 4 until transferred 0GB"),
+        [Code::ZeroSize]
+    );
+    assert_eq!(
+        codes(
+            "workload w { sequential; block 1MiB; read 0% }\nmeasure w qd 4 until written 1GB until transferred 2GB"
+        ),
+        [Code::ConflictingOption]
+    );
+}
+
+#[test]
 fn probes_count_their_offsets() {
     let p = plan(
         "target { io buffered }\nprobe pages { io 512B; step 256B; range 4MiB; repeats 20; statistic median }",

@@ -80,7 +80,7 @@ pub struct StepEstimate {
     /// gives a range from `window` rounds to `max_rounds` rounds.
     pub time: TimeRange,
     /// The step also takes time that depends on the device's speed (erase,
-    /// fill, until written, copy, probe).
+    /// fill, until written or transferred, copy, probe).
     pub device_bound: bool,
     pub written: Written,
 }

@@ -243,7 +243,7 @@ impl Step {
                     parts.push(pauses.describe());
                 }
                 parts.extend(timing_words(*ramp, stop));
-                let joined = if stop.time.is_some() && stop.written.is_some() {
+                let joined = if stop.time.is_some() && stop.amount().is_some() {
                     format!("{}, whichever comes first", parts.join(", "))
                 } else {
                     parts.join(", ")
@@ -348,9 +348,11 @@ fn timing_words(ramp: Duration, stop: &MeasureStop) -> Vec<String> {
     if let Some(t) = stop.time {
         parts.push(format!("{} record", t.human()));
     }
-    match stop.written {
-        Some(Extent::Percent(p)) => parts.push(format!("until {p} of the span is written")),
-        Some(Extent::Bytes(b)) => parts.push(format!("until {b} is written")),
+    match stop.amount() {
+        Some((Extent::Percent(p), false)) => parts.push(format!("until {p} of the span is written")),
+        Some((Extent::Bytes(b), false)) => parts.push(format!("until {b} is written")),
+        Some((Extent::Percent(p), true)) => parts.push(format!("until {p} of the span is read or written")),
+        Some((Extent::Bytes(b), true)) => parts.push(format!("until {b} is read or written")),
         None => {}
     }
     parts
@@ -454,14 +456,36 @@ impl Default for SteadyRule {
     }
 }
 
-/// When a measurement stops recording: after `time`, after `written`, or
-/// whichever comes first when both are set.
+/// When a measurement stops recording: after `time`, after `written` or
+/// `transferred` (never both), or whichever comes first when a time and an
+/// amount are set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MeasureStop {
     pub time: Option<Duration>,
     /// Bytes written, or a share of the span.
     pub written: Option<Extent>,
+    /// Bytes read and written together (`until transferred`), or a share
+    /// of the span. Plans from before it have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transferred: Option<Extent>,
+}
+
+impl MeasureStop {
+    /// A stop after a time only.
+    pub fn timed(time: Duration) -> MeasureStop {
+        MeasureStop { time: Some(time), written: None, transferred: None }
+    }
+
+    /// The amount the step stops after, and whether reads count toward
+    /// it: `until written` counts writes, `until transferred` every byte.
+    pub fn amount(&self) -> Option<(Extent, bool)> {
+        match (self.written, self.transferred) {
+            (Some(w), _) => Some((w, false)),
+            (None, Some(t)) => Some((t, true)),
+            (None, None) => None,
+        }
+    }
 }
 
 /// One measurement in a round.

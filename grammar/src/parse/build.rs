@@ -490,6 +490,7 @@ impl Builder {
                     Rule::opt_series => StepOptKind::Series(v),
                     Rule::opt_for => StepOptKind::For(v),
                     Rule::opt_written => StepOptKind::Written(v),
+                    Rule::opt_transferred => StepOptKind::Transferred(v),
                     Rule::opt_workers => StepOptKind::Workers(v),
                     Rule::opt_device => StepOptKind::Device(v),
                     Rule::opt_as => match v.kind {

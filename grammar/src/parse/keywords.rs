@@ -140,6 +140,7 @@ keywords! {
     k_ramp             "ramp"             Continues           [StepOption],
     k_record           "record"           Continues           [StepOption],
     k_written          "written"          Continues           [],
+    k_transferred      "transferred"      Continues           [],
     k_series           "series"           Continues           [StepOption],
     k_drop_caches      "drop_caches"      Item                [Step],
     k_idle             "idle"             Item                [Step],

@@ -104,6 +104,7 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::opt_for => w("`for`", StepOption),
         Rule::opt_steady => w("`until steady`", StepOption),
         Rule::opt_written => w("`until written`", StepOption),
+        Rule::opt_transferred => w("`until transferred`", StepOption),
         Rule::opt_rate => w("`rate`", StepOption),
         Rule::opt_as => w("`as`", StepOption),
         Rule::qos => w("`qos`", Step),
@@ -386,7 +387,7 @@ fn word_hint(d: Diagnostic, text: &str, found: &Found<'_>, positives: &[Rule]) -
     let (word, pos) = (found.word, found.pos);
     if word == "steady" && positives.contains(&Rule::k_written) {
         return d.with_hint(
-            "a measurement stops after a time or an amount written; to run until steady, use \
+            "a measurement stops after a time or an amount written or transferred; to run until steady, use \
              `precondition W qd N until steady`, or `rounds { ... } until steady`",
         );
     }

@@ -431,7 +431,7 @@ impl Exporter<PlanSteps> for Table {
         if e.device_bound_steps > 0 {
             let n = e.device_bound_steps;
             out.push_str(&format!(
-                "\n{} on the device's speed (erase, fill, until written, copy, probe) \
+                "\n{} on the device's speed (erase, fill, until written or transferred, copy, probe) \
                  and {} to the time above.\n",
                 if n == 1 { "1 step depends".to_string() } else { format!("{n} steps depend") },
                 if n == 1 { "adds" } else { "add" },

@@ -35,7 +35,7 @@ use crate::stats::Recorder;
 use crate::target::Target;
 use crate::verify::{Findings, Stamping, Tracker};
 use crate::worker::pace::{OpenOutcome, OpenRate};
-use crate::worker::{self, Job, SeriesLink, SharedBudget, Timing, WorkerVerify};
+use crate::worker::{self, Counts, Job, SeriesLink, SharedBudget, Timing, WorkerVerify};
 use methodic_results::engine::EngineKind;
 use methodic_results::series::Row;
 
@@ -68,8 +68,9 @@ pub(crate) struct IoSpec<'w> {
     pub(crate) record: Option<StdDuration>,
     /// Fill: this many passes over each worker's stripe.
     pub(crate) passes: Option<u32>,
-    /// Until written: this many bytes over all workers.
-    pub(crate) budget: Option<Bytes>,
+    /// Until written or transferred: this many bytes over all workers, of
+    /// what the budget counts.
+    pub(crate) budget: Option<(Bytes, Counts)>,
     /// The series interval, and the CSV to write (or only rows to keep).
     pub(crate) series: Option<(StdDuration, Option<PathBuf>)>,
     /// Which round and cell of the step this is: each draws its own
@@ -178,7 +179,11 @@ impl Workers {
         let shared = Shared {
             start: Arc::new(Barrier::new(l.threads)),
             abort: Arc::new(AtomicBool::new(false)),
-            budget: spec.budget.map(|target| SharedBudget { issued: Arc::new(AtomicU64::new(0)), target }),
+            budget: spec.budget.map(|(target, counts)| SharedBudget {
+                issued: Arc::new(AtomicU64::new(0)),
+                target,
+                counts,
+            }),
             series: tx,
             trackers,
         };

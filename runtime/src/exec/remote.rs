@@ -25,6 +25,7 @@ use super::options::{EngineChoice, Observer, RunOptions};
 use super::step::{Executor, Site, StepRun};
 use crate::error::{Error, Result};
 use crate::hosts::{self, HostJobs, HostSpec};
+use crate::worker::Counts;
 use methodic_results::engine::EngineKind;
 
 /// How long after the jobs are sent every host starts them, in
@@ -88,18 +89,10 @@ pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
 /// (this machine has none in such a run), concurrent jobs and QoS
 /// searches, `verify`,
 /// pauses between I/Os, a share of trims, more than one device a host,
-/// an amount written given as a share of the span, and the drives' write
-/// cache.
+/// an amount written or transferred given as a share of the span, and the
+/// drives' write cache.
 pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
-    if plan.write_cache != WriteCache::AsIs {
-        return Err(Error::unsupported(format!(
-            "the methodology sets the drives' write cache ({}), which fio cannot do on the hosts",
-            plan.write_cache.keyword()
-        ))
-        .with_hint(
-            "set it on each host before the run (nvme set-feature -f 6, hdparm -W), and leave it out",
-        ));
-    }
+    check_write_cache(plan)?;
     for (i, step) in plan.steps.iter().enumerate() {
         let name = format!("step {} ({})", i + 1, step.id);
         let refuse =
@@ -148,12 +141,15 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
                     "measure at the rates you want with `rate`",
                 );
             }
-            Action::Measure { stop: MeasureStop { written: Some(Extent::Percent(p)), .. }, .. } => {
+            Action::Measure {
+                stop:
+                    MeasureStop { written: Some(Extent::Percent(p)), .. }
+                    | MeasureStop { transferred: Some(Extent::Percent(p)), .. },
+                ..
+            } => {
                 return refuse(
-                    format!(
-                        "it stops when {p} of the span is written, and the hosts' spans are fio's to size"
-                    ),
-                    "give the amount in bytes (`until written 4GiB`)",
+                    format!("it stops after {p} of the span, and the hosts' spans are fio's to size"),
+                    "give the amount in bytes (`until written 4GiB`, `until transferred 4GiB`)",
                 );
             }
             Action::Measure { pauses, .. } if !pauses.is_none() => {
@@ -190,6 +186,19 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A methodology that sets the drives' write cache does not run on many
+/// hosts: fio cannot set it.
+fn check_write_cache(plan: &Plan) -> Result<()> {
+    if plan.write_cache == WriteCache::AsIs {
+        return Ok(());
+    }
+    Err(Error::unsupported(format!(
+        "the methodology sets the drives' write cache ({}), which fio cannot do on the hosts",
+        plan.write_cache.keyword()
+    ))
+    .with_hint("set it on each host before the run (nvme set-feature -f 6, hdparm -W), and leave it out"))
 }
 
 /// A `local` step of a run on many hosts runs on the conductor (this
@@ -331,7 +340,7 @@ fn host_step(step: &Step, spec: &IoSpec<'_>, hosts: usize) -> Step {
         },
         ..r
     });
-    let budget = spec.budget.map(|b| Bytes(b.0.div_ceil(n)));
+    let budget = spec.budget.map(|(b, counts)| (Bytes(b.0.div_ceil(n)), counts));
     let ms = |d: StdDuration| Duration::from_millis(d.as_millis() as u64);
     let mut one = step.clone();
     one.verify = false;
@@ -342,7 +351,11 @@ fn host_step(step: &Step, spec: &IoSpec<'_>, hosts: usize) -> Step {
             workload: spec.workload.clone(),
             qd: spec.qd,
             ramp: ms(spec.ramp),
-            stop: MeasureStop { time: spec.record.map(ms), written: budget.map(Extent::Bytes) },
+            stop: MeasureStop {
+                time: spec.record.map(ms),
+                written: budget.filter(|b| b.1 == Counts::Writes).map(|b| Extent::Bytes(b.0)),
+                transferred: budget.filter(|b| b.1 == Counts::Everything).map(|b| Extent::Bytes(b.0)),
+            },
             series: spec.series.as_ref().map_or(Duration::from_secs(1), |s| ms(s.0)),
             rate,
             pauses: spec.pauses,

@@ -1,5 +1,5 @@
 //! Measure steps: a workload at a queue depth after a ramp, for a time or
-//! until an amount is written; its summary, series and latency log come
+//! until an amount is written or transferred; its summary, series and latency log come
 //! out, and for `until written` the write cliff found in its series; with
 //! `verify`, what its writes read back as, or what its reads held.
 
@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
+use crate::worker::Counts;
 
 /// Runs `measure workload qd qd` with its ramp, stop and series interval,
 /// open loop at its rate when it has one (a share of an earlier step's
@@ -24,7 +25,9 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
     };
     let rate = x.resolve_rate(s.step, *rate, &mut s.out.actions)?;
     let csv = x.results.series_path(&s.step.id, "")?;
-    let budget = stop.written.map(|w| x.bytes_of(w, s.settings));
+    let budget = stop.amount().map(|(amount, reads_count)| {
+        (x.bytes_of(amount, s.settings), if reads_count { Counts::Everything } else { Counts::Writes })
+    });
     let verify = x.step_verify(s.step, workload);
     let run = x.io(
         s.step,
