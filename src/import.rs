@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use methodic_fio::fio_to_method;
+use methodic_fio::{fio_to_method_with, text_uses};
 use methodic_import::{Imported, Input};
 
 use crate::common::{count, display_name, read_input, write_output};
@@ -39,7 +39,9 @@ pub struct ImportArgs {
     #[arg(long)]
     pub name: Option<String>,
     /// A value for a variable of a vdbench parameter file (`$lun`), as
-    /// vdbench takes `lun=/dev/sdb` on its command line; repeat for more.
+    /// vdbench takes `lun=/dev/sdb` on its command line, or of an fio job
+    /// file (`${FIO_BS}`), as fio takes it from its environment; repeat
+    /// for more.
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
     pub vars: Vec<(String, String)>,
 }
@@ -75,8 +77,8 @@ struct Said {
 /// Reads the job file, imports it, writes the methodology; exits 1 with
 /// every problem on stderr, and nothing written, when it cannot.
 pub fn run(format: ImportFormat, args: ImportArgs) -> Result<ExitCode> {
-    if !args.vars.is_empty() && !matches!(format, ImportFormat::Vdbench) {
-        bail!("--var gives the variables of a vdbench parameter file; this is not one");
+    if !args.vars.is_empty() && !matches!(format, ImportFormat::Vdbench | ImportFormat::Fio) {
+        bail!("--var gives the variables of a vdbench parameter file or an fio job file; this is neither");
     }
     let text = read_input(&args.job)?;
     let file = display_name(&args.job);
@@ -134,14 +136,19 @@ fn import(
         warnings: i.warnings,
     };
     match format {
-        ImportFormat::Fio => match fio_to_method(text, file, name) {
+        ImportFormat::Fio => match fio_to_method_with(text, file, name, &args.vars) {
             Ok(i) => Ok(Made {
                 text: i.text,
                 what: count(i.jobs, "job"),
                 dropped: i.dropped,
                 dropped_word: "option",
                 beside: Vec::new(),
-                warnings: Vec::new(),
+                warnings: args
+                    .vars
+                    .iter()
+                    .filter(|(n, _)| !text_uses(text, n))
+                    .map(|(n, _)| format!("--var {n}: the job file has no ${{{n}}}"))
+                    .collect(),
             }),
             Err(errors) => {
                 Err(errors.into_iter().map(|e| Said { text: e.to_string(), hint: e.hint.clone() }).collect())

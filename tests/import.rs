@@ -279,6 +279,44 @@ fn groups_and_rates_fio_means_otherwise_are_refused_and_nothing_is_written() {
 }
 
 #[test]
+fn jobs_that_read_until_their_size_stop_after_bytes_transferred() {
+    let method = import("size_bound_reads.fio");
+    let p = plan(&method);
+    let stops: Vec<_> = measures(&p)
+        .iter()
+        .map(|s| match &s.action {
+            Action::Measure { stop, .. } => (stop.amount(), stop.time),
+            _ => unreachable!("measures are measurements"),
+        })
+        .collect();
+    assert_eq!(
+        stops,
+        [
+            (Some((Extent::Bytes(Bytes(256 << 20)), true)), None),
+            (Some((Extent::Bytes(Bytes(25600 << 10)), true)), Some(Duration::from_secs(120))),
+        ],
+        "{method}"
+    );
+}
+
+#[test]
+fn fio_variables_are_given_with_var() {
+    let job = b"[j]\nrw=randread\nbs=${BS}\nsize=${SIZE}\n";
+    let o =
+        methodic_stdin(&["import", "fio", "-", "--var", "BS=16k", "--var", "SIZE=1g", "--var", "QD=4"], job);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let method = text(&o.stdout);
+    assert!(method.contains("# fio variables given with --var: BS=16k, SIZE=1g."), "{method}");
+    assert!(method.contains("block 16KiB") && method.contains("until transferred 1GiB"), "{method}");
+    assert!(text(&o.stderr).contains("warning: --var QD: the job file has no ${QD}"), "{}", text(&o.stderr));
+    // A variable not given is refused, saying how to give it.
+    let o = methodic_stdin(&["import", "fio", "-", "--var", "BS=16k"], job);
+    let err = text(&o.stderr);
+    assert!(!o.status.success() && o.stdout.is_empty(), "{err}");
+    assert!(err.contains("size=${SIZE}") && err.contains("--var NAME=VALUE"), "{err}");
+}
+
+#[test]
 fn a_missing_job_file_is_an_error() {
     let o = methodic(&["import", "fio", "tests/fio/no-such.fio"]);
     assert_eq!(o.status.code(), Some(1));
@@ -440,7 +478,7 @@ fn shapes_methodic_cannot_run_as_fio_does_are_refused_saying_why() {
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
     for (line, section, why) in [
-        (10, "[seq-read]", "a stop after bytes read is not in methodic yet"),
+        (13, "[seq-read]", "fio counts the ramp's I/O towards `size`"),
         (19, "[oltp]", "a split per direction is not in methodic"),
         (28, "[paced]", "holds new I/Os until P after the Nth started"),
         (38, "[qd-for-1ms]", "methodic's `qos` step finds the highest rate under a latency percentile"),

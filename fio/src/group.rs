@@ -208,16 +208,17 @@ impl Check<'_> {
         format!("or add stonewall to [{}] to run it after [{}]", job.section, self.first().section)
     }
 
-    /// Jobs that end once they have written their size.
+    /// Jobs that end once they have written (or read) their size.
     fn ends_by_size(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
         for (job, step) in self.group {
-            if let Stop::Written { .. } = step.stop {
+            if let Stop::Written { .. } | Stop::Transferred { .. } = step.stop {
+                let done = if let Stop::Written { .. } = step.stop { "written" } else { "moved" };
                 problems.push(against(
                     job,
                     None,
                     format!(
-                        "{}, and [{}] ends once it has written its size (it has no time_based); methodic's jobs at \
+                        "{}, and [{}] ends once it has {done} its size (it has no time_based); methodic's jobs at \
                          once run for a time",
                         self.with(job, step),
                         job.section

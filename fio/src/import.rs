@@ -36,6 +36,21 @@ pub struct Imported {
 /// methodology's header comment and in errors, `name` is the
 /// methodology's name. Every problem is returned, not only the first.
 pub fn fio_to_method(text: &str, file: &str, name: &str) -> Result<Imported, Vec<ImportError>> {
+    fio_to_method_with(text, file, name, &[])
+}
+
+/// [`fio_to_method`] with values for the file's `${NAME}` variables,
+/// which fio takes from its environment (`methodic import fio --var
+/// NAME=VALUE`). The methodology's header says which were given.
+pub fn fio_to_method_with(
+    text: &str,
+    file: &str,
+    name: &str,
+    vars: &[(String, String)],
+) -> Result<Imported, Vec<ImportError>> {
+    let original = text;
+    let expanded = expand_vars(text, vars);
+    let text = expanded.as_str();
     let (sections, mut errors) = parse_job_file(text);
     let jobs = sections_to_jobs(&sections);
     if jobs.is_empty() {
@@ -58,7 +73,14 @@ pub fn fio_to_method(text: &str, file: &str, name: &str) -> Result<Imported, Vec
     if !errors.is_empty() {
         return Err(errors.into_iter().map(|p| p.into_error(file)).collect());
     }
-    let source = phases_to_method(&phases, &devices, file, name, &sections);
+    let mut source = phases_to_method(&phases, &devices, file, name, &sections);
+    let used: Vec<String> =
+        vars.iter().filter(|(n, _)| text_uses(original, n)).map(|(n, v)| format!("{n}={v}")).collect();
+    if !used.is_empty() {
+        // After the header's first line, which names the job file.
+        let at = source.find('\n').map_or(0, |i| i + 1);
+        source.insert_str(at, &format!("# fio variables given with --var: {}.\n", used.join(", ")));
+    }
     let internal = |detail: String| vec![Problem::new(ImportErrorKind::Internal, 0, detail).into_error(file)];
     let text = methodic_grammar::format(&source)
         .map_err(|d| internal(format!("the methodology made does not parse: {d}")))?;
@@ -74,4 +96,34 @@ pub fn fio_to_method(text: &str, file: &str, name: &str) -> Result<Imported, Vec
         .collect::<HashSet<_>>()
         .len();
     Ok(Imported { text, jobs: steps.len(), dropped })
+}
+
+/// The job file with each `${NAME}` of `vars` replaced by its value, as
+/// fio replaces it from its environment on every option line
+/// (`fio_option_dup_subs()`, options.c:6007 at axboe/fio@f5344384). A
+/// variable not given stays, for the value's check to refuse; section
+/// headers and comments are left alone.
+pub(crate) fn expand_vars(text: &str, vars: &[(String, String)]) -> String {
+    if vars.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let head = line.trim_start();
+        if head.starts_with('[') || head.starts_with(';') || head.starts_with('#') {
+            out.push_str(line);
+            continue;
+        }
+        let mut line = line.to_string();
+        for (name, value) in vars {
+            line = line.replace(&format!("${{{name}}}"), value);
+        }
+        out.push_str(&line);
+    }
+    out
+}
+
+/// Whether the job file names `${name}`.
+pub fn text_uses(text: &str, name: &str) -> bool {
+    text.contains(&format!("${{{name}}}"))
 }

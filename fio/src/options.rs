@@ -17,7 +17,7 @@
 //! | `size` | `target { span }` | bytes or a share, per clone; absent or 0: `100%` |
 //! | `offset` (`fileoffset`) | workload `offset`, span grown by it | bytes; a share refused; with `size` as a share, refused (methodic's offset lies inside the span) |
 //! | `offset_increment` | the span holds one stripe a clone | sequential jobs only, equal to `size` (methodic's stripes are adjacent and of one size); ignored with one job |
-//! | `runtime` (`timeout`), `time_based` | `measure ... for T` | without `time_based`, fio stops a job once it has moved `size`: write-only jobs become `until written` (with `for T` when a runtime is given, whichever comes first); jobs that read or trim are refused (methodic stops by time or bytes written; a stop after bytes read is not in methodic yet). `time_based` without a runtime refused |
+//! | `runtime` (`timeout`), `time_based` | `measure ... for T` | without `time_based`, fio stops a job once it has moved `size`: write-only jobs become `until written`, jobs that read or trim `until transferred` (fio's `io_size` counts their reads too), with `for T` when a runtime is given, whichever comes first; a `ramp_time` on such a job is refused (fio counts the ramp towards `size`). `time_based` without a runtime refused |
 //! | `ramp_time` | `ramp T` | refused on a job that stops by size (fio counts the ramp's I/O towards it) |
 //! | `loops`, `io_size` (`io_limit`) | `until written` | on write-only jobs that stop by size: each clone writes `io_size` (or `size`) `loops` times; with `time_based` noted as ignored, as fio ignores them |
 //! | `direct`, `buffered` | `target { io direct }` / `io buffered` | fio's default is buffered; block sizes, alignment and offset of direct jobs must be whole 512B sectors |
@@ -108,7 +108,7 @@ const ZONES: &str = "methodic works on one contiguous span (`span` and `offset`)
 const FLUSH: &str = "methodic sends no flush (fsync) during a step";
 const SYNC_OPEN: &str = "methodic does not open the target with O_SYNC or O_DSYNC";
 const IO_COUNT: &str =
-    "methodic stops a step after a time, or after bytes written; not after a count of I/Os";
+    "methodic stops a step after a time, or after bytes written or transferred; not after a count of I/Os";
 const FILES: &str = "fio spreads one job's I/O over several files; methodic spreads a step's workers over \
                      devices (`target { devices N }`) and puts a together job on one (`device N`), but each \
                      worker works on one device, not over several files";
@@ -343,8 +343,8 @@ mod tests {
         ("does not trim", "trim"),
         ("no open-loop rate", "rate"),
         ("no steady state", "steady"),
-        ("a stop after {stop} is not in methodic", "moved"),
-        ("a stop after bytes read is not in methodic", "moved"),
+        ("a stop after {stop} is not in methodic", "transferred"),
+        ("a stop after bytes read is not in methodic", "transferred"),
         ("a search by queue depth is not in methodic", "depth"),
         ("a split per direction is not in methodic", "write_blocks"),
     ];
@@ -377,7 +377,7 @@ mod tests {
     #[test]
     fn no_text_says_methodic_lacks_a_feature_its_language_has() {
         let text = messages();
-        assert!(text.contains("a stop after {stop} is not in methodic yet"), "the texts are scanned");
+        assert!(text.contains("methodic does not end a job on a slow I/O"), "the texts are scanned");
         for (claim, keyword) in CLAIMS {
             assert!(
                 !(methodic_grammar::is_reserved(keyword) && text.contains(claim)),

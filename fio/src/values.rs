@@ -75,8 +75,10 @@ pub(crate) enum FioSize {
 pub(crate) fn substituted(raw: &str) -> Result<(), Refusal> {
     if raw.contains('$') {
         return Err(refusal(
-            "fio substitutes `$` variables when it runs; methodic import needs the value written out",
-        ));
+            "fio substitutes `$` variables when it runs (`${NAME}` from its environment, `$ncpus`, \
+             `$pagesize`, `$mb_memory` from the machine); methodic import needs the value",
+        )
+        .hint("give a `${NAME}` its value with `methodic import fio FILE --var NAME=VALUE`, or write the value out"));
     }
     if raw.trim_start().starts_with('(') {
         return Err(refusal(

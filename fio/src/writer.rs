@@ -421,8 +421,9 @@ fn measure(s: &Step, workload: &str) -> String {
             step.push_str(&format!(" for {t}"));
             Some(t)
         }
-        Stop::Written { written, time } => {
-            step.push_str(&format!(" until written {}", extent(written)));
+        Stop::Written { written: amount, time } | Stop::Transferred { transferred: amount, time } => {
+            let word = if let Stop::Written { .. } = s.stop { "written" } else { "transferred" };
+            step.push_str(&format!(" until {word} {}", extent(amount)));
             if let Some(t) = time {
                 step.push_str(&format!(" for {t}"));
             }
@@ -474,7 +475,9 @@ fn together(phase: &Phase, workloads: &[&String]) -> String {
     let s = &phase.steps[0];
     let record = match s.stop {
         Stop::Time(t) => t,
-        Stop::Written { .. } => unreachable!("a job that ends by size is refused in a together step"),
+        Stop::Written { .. } | Stop::Transferred { .. } => {
+            unreachable!("a job that ends by size is refused in a together step")
+        }
     };
     let mut out = format!("  together for {record}");
     if !s.ramp.is_zero() {

@@ -180,7 +180,7 @@ fn refused_files_name_every_problem_and_write_nothing() {
         (2, "dedupratio=2", "unique data only"),
         (3, "openflags=o_sync", "no synchronous writes"),
         (4, "hotband=(10,20)", "29-point cache curve"),
-        (6, "maxdata=10g", "counts bytes read and written"),
+        (6, "maxdataread=10g", "not after bytes read alone"),
         (7, "elapsd=60", "no keyword `elapsd=`"),
     ] {
         let at = format!("tests/vdbench/err-refused.vdb:{line}");

@@ -7,9 +7,9 @@
 use methodic_compiler::plan::{Bytes, Duration, Percent};
 
 use super::access::Rw;
-use super::reader::{Got, JobReader, Reported, need};
+use super::reader::{Got, JobReader, need};
 use super::step::{FioSpan, Stop};
-use crate::error::{ImportErrorKind, Problem};
+use crate::error::ImportErrorKind;
 use crate::values::{FioSize, KbBase, fio_size, refusal};
 
 /// `size` (per clone, `None` for the whole target) and `offset`.
@@ -214,41 +214,20 @@ pub(crate) fn stop(
         }
         return Ok(Stop::Time(t));
     }
-    let moved = match rw {
-        Rw::Write | Rw::RandWrite => None,
-        Rw::Read | Rw::RandRead => Some(("read", "bytes read")),
-        Rw::Mixed | Rw::RandMixed => Some(("read and written in all", "bytes read and written")),
-        Rw::Trim | Rw::RandTrim => Some(("trimmed", "bytes trimmed")),
-    };
-    if let Some((done, stop)) = moved {
-        let why = format!(
-            "without time_based, fio stops the job once each clone has {done} `size` bytes (or io_size, times \
-             loops), or at the runtime if that comes first"
-        );
-        let hint = format!(
-            "methodic stops a step by time or by bytes written; a stop after {stop} is not in methodic yet: \
-             add time_based (and a runtime) to run the job for a time, as methodic can"
-        );
-        // At the runtime fio would cut short, or at the job.
-        let job = r.job;
-        let problem = match r.get("runtime") {
-            Some(e) => Problem::at(ImportErrorKind::Untranslatable, e, why),
-            None => Problem {
-                section: Some(job.section.clone()),
-                ..Problem::new(ImportErrorKind::Untranslatable, job.line, why)
-            },
-        };
-        r.problems.push(problem.hint(hint));
-        return Err(Reported);
-    }
+    // fio's io_size (or size, times loops) bounds the bytes a job moves:
+    // reads and writes of a mixed job, the reads of a job that reads, the
+    // trims of one that trims (io_bytes_exceeded(), backend.c:822 at
+    // axboe/fio@f5344384), as methodic's `until transferred` counts; a
+    // job that only writes moves what it writes: `until written`.
+    let reads = !matches!(rw, Rw::Write | Rw::RandWrite);
     if !ramp.is_zero() {
         let e = r.get("ramp_time").expect("a ramp was given");
         return Err(r.problem(
             ImportErrorKind::Conflict,
             e,
             refusal(
-                "without time_based, fio counts the ramp's writes towards `size`; methodic starts counting \
-                 what it writes after the ramp",
+                "without time_based, fio counts the ramp's I/O towards `size`; methodic starts counting \
+                 what a step moves after the ramp",
             )
             .hint("add time_based with a runtime, or drop ramp_time"),
         ));
@@ -262,8 +241,9 @@ pub(crate) fn stop(
                 ImportErrorKind::Conflict,
                 e,
                 refusal(
-                    "without time_based, fio writes from the offset to the end of the target; methodic counts \
-                     what it writes in bytes or in shares of a span that starts at the start of the target",
+                    "without time_based, fio moves the bytes from the offset to the end of the target; methodic \
+                     counts what a step moves in bytes or in shares of a span that starts at the start of the \
+                     target",
                 )
                 .hint("give size in bytes, or add time_based with a runtime"),
             ));
@@ -271,5 +251,8 @@ pub(crate) fn stop(
         // Each clone writes its share of the span: all of it, or its stripe.
         (None, _) => FioSpan::Percent(Percent::HUNDRED.times(if layout.striped { loops } else { times })),
     };
+    if reads {
+        return Ok(Stop::Transferred { transferred: written, time: runtime });
+    }
     Ok(Stop::Written { written, time: runtime })
 }

@@ -66,6 +66,9 @@ pub(crate) enum Stop {
     Time(Duration),
     /// Until this much is written, or after the runtime if one is given.
     Written { written: FioSpan, time: Option<Duration> },
+    /// Until this much is read, written or trimmed (a job that reads),
+    /// or after the runtime if one is given.
+    Transferred { transferred: FioSpan, time: Option<Duration> },
 }
 
 /// The file or device fio runs a job on (`filename=`).

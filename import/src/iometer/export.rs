@@ -253,9 +253,12 @@ fn slot(step: &Step, warnings: &mut Vec<String>) -> Result<Slot, String> {
 
 /// The record time of a measurement that stops after a time.
 fn timed(stop: &methodic_compiler::plan::MeasureStop) -> Result<Duration, String> {
-    match (stop.time, stop.written) {
+    match (stop.time, stop.amount()) {
         (Some(t), None) => Ok(t),
-        _ => Err("it stops after bytes written: an Iometer run stops after a time".into()),
+        (_, Some((_, false))) => {
+            Err("it stops after bytes written: an Iometer run stops after a time".into())
+        }
+        _ => Err("it stops after bytes read and written: an Iometer run stops after a time".into()),
     }
 }
 

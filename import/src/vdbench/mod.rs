@@ -206,20 +206,21 @@ mod tests {
     }
 
     #[test]
-    fn eof_and_maxdata_end_a_step_by_bytes_written() {
+    fn eof_and_maxdata_end_a_step_by_bytes_moved() {
         let m = method(&format!("{SD}wd=w1,sd=sd1,rdpct=0,seekpct=eof,xf=1m\nrd=r1,wd=w1,iorate=max"));
         assert!(m.contains("until written 1GiB"), "{m}");
         let m = method(&format!("{SD}wd=w1,sd=sd1,rdpct=0\nrd=r1,wd=w1,iorate=max,maxdata=50"));
         assert!(m.contains("until written 512MiB"), "{m}");
         let m = method("sd=sd1,lun=/tmp/f\nwd=w1,sd=sd1,rdpct=50\nrd=r1,wd=w1,iorate=max,maxdatawritten=20");
         assert!(m.contains("until written 20%"), "{m}");
+        // maxdata= counts reads too, as until transferred does.
+        let m = method(&format!("{SD}wd=w1,sd=sd1,rdpct=50\nrd=r1,wd=w1,iorate=max,maxdata=1g"));
+        assert!(m.contains("until transferred 1GiB"), "{m}");
+        let m = method(&format!("{SD}wd=w1,sd=sd1,rdpct=100,xf=1m,seekpct=eof\nrd=r1,wd=w1,iorate=max"));
+        assert!(m.contains("until transferred 1GiB"), "one pass of reads: {m}");
         refused(
-            &format!("{SD}wd=w1,sd=sd1,rdpct=50\nrd=r1,wd=w1,iorate=max,maxdata=1g"),
-            "counts bytes read and written",
-        );
-        refused(
-            &format!("{SD}wd=w1,sd=sd1,seekpct=eof\nrd=r1,wd=w1,iorate=max"),
-            "eof on a workload that reads",
+            &format!("{SD}wd=w1,sd=sd1,rdpct=100\nrd=r1,wd=w1,iorate=max,maxdataread=1g"),
+            "not after bytes read alone",
         );
     }
 

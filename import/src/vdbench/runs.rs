@@ -100,8 +100,8 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("mount", "mount commands are not something methodic runs", "mount by hand before the run"),
     (
         "maxdataread",
-        "methodic ends a step after bytes written (until written), not bytes read",
-        "leave it out; the run's elapsed= ends it",
+        "methodic ends a step after bytes written (until written) or bytes read and written together (until transferred), not after bytes read alone",
+        "of a workload that only reads, maxdata= says the same (it becomes until transferred); else leave it out: the run's elapsed= ends it",
     ),
 ];
 
@@ -238,17 +238,6 @@ fn run(e: &Entry, wds: &[Wd], sds: &[Sd], problems: &mut Vec<Problem>) -> Option
         }
         _ => None,
     };
-    if let Some((_, p)) = maxdata.as_ref().filter(|(_, p)| p.key == "maxdata") {
-        let reads = jobs.iter().any(|j| j.read > 0.0) || loops.iter().any(|l| matches!(l, Loop::Read(_)));
-        if reads {
-            problems.push(
-                Problem::new(ImportErrorKind::Untranslatable, p.item.line, "maxdata= counts bytes read and written; methodic ends a step after bytes written only (until written)")
-                    .option(p.item.said())
-                    .place(format!("rd={}", e.name))
-                    .hint("use maxdatawritten= for what the workload writes, or leave it out: elapsed= ends the run"),
-            );
-        }
-    }
     let pause = e
         .get("pause")
         .and_then(|p| numbers(p, e, problems))

@@ -399,15 +399,16 @@ impl Writer<'_, '_> {
         (w, qd, written)
     }
 
-    /// ` until written X` for `seekpct=eof` or `maxdata=`, or nothing.
+    /// ` until written X` or ` until transferred X` for `seekpct=eof` or
+    /// `maxdata=`, or nothing. vdbench's `maxdata=` counts bytes read and
+    /// written (`CollectSlaveStats.checkMaxData`), as `until transferred`
+    /// does; of a workload that only writes, that is `until written`.
     fn written(&mut self, r: &Run, j: &Job) -> String {
         let writes_only = j.read == 0.0 && !r.loops.iter().any(|l| matches!(l, Loop::Read(_)));
+        let until = if writes_only { "until written" } else { "until transferred" };
         let sd_size = self.doc.sds[j.sd].size;
         if let Some((n, p)) = &r.maxdata {
-            if p.key == "maxdata" && !writes_only {
-                self.problems.push(Problem::new(ImportErrorKind::Untranslatable, p.item.line, "maxdata= counts bytes read and written; methodic ends a step after bytes written only (until written)").option(p.item.said()).place(format!("rd={}", r.name)).hint("use maxdatawritten= for what the workload writes, or leave it out: elapsed= ends the run"));
-                return String::new();
-            }
+            let until = if p.key == "maxdatawritten" { "until written" } else { until };
             if *n < 1.0 {
                 self.problem(
                     r,
@@ -427,7 +428,7 @@ impl Writer<'_, '_> {
                 Some(size(*n as u64))
             };
             return match amount {
-                Some(a) => format!(" until written {a}"),
+                Some(a) => format!(" {until} {a}"),
                 None => {
                     self.problem(
                         r,
@@ -445,13 +446,10 @@ impl Writer<'_, '_> {
         if j.seek != Seek::Eof {
             return String::new();
         }
-        if !writes_only {
-            self.problem(r, ImportErrorKind::Untranslatable, "seekpct=eof on a workload that reads: one pass to the end of the area; methodic ends a step after bytes written, never after bytes read".into(), "give the wd rdpct=0, or seekpct=seq for a time");
-            return String::new();
-        }
+        // One pass: every I/O, read or write, moves on through the area.
         match parse_size(&r.span) {
-            Some(end) if end > j.offset => format!(" until written {}", size(end - j.offset)),
-            None if r.span == "100%" && j.offset == 0 => " until written 100%".to_string(),
+            Some(end) if end > j.offset => format!(" {until} {}", size(end - j.offset)),
+            None if r.span == "100%" && j.offset == 0 => format!(" {until} 100%"),
             _ => {
                 self.problem(
                     r,
