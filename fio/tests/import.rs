@@ -1270,6 +1270,13 @@ fn jobs_that_read_or_trim_until_their_size_stop_after_bytes_transferred() {
 }
 
 #[test]
+fn fios_sequence_distribution_is_refused_as_fio_means_it() {
+    let e = errors("[j]\nrw=randread\nrandom_distribution=sequence:2,0,1\ntime_based\nruntime=5\n");
+    assert!(all(&e).contains("visits the blocks it lists in that order"), "{}", all(&e));
+    assert!(!all(&e).contains("fio does not know"), "{}", all(&e));
+}
+
+#[test]
 fn block_splits_as_fio_issues_them() {
     let blocks = |p: &Plan| -> Vec<Vec<(u64, Percent)>> {
         measures(p).iter().map(|(w, ..)| w.blocks.iter().map(|b| (b.size.0, b.share)).collect()).collect()

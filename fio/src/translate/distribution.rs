@@ -50,6 +50,16 @@ pub(crate) fn distribution(
             refusal("zoned_abs gives its zones in bytes; methodic's hot bands are shares of the span")
                 .hint("give the zones as shares of the span: random_distribution=zoned:IO/SPAN:..."),
         )),
+        // parse_sequence_distribution(), options.c:1343 at axboe/fio@f5344384.
+        "sequence" => Err(r.problem(
+            ImportErrorKind::Untranslatable,
+            e,
+            refusal(
+                "fio's sequence distribution visits the blocks it lists in that order, again and again; methodic \
+                 draws each random offset from a distribution, in no stated order",
+            )
+            .hint("use rw=read or rw=write for blocks in order, or another random_distribution"),
+        )),
         other => Err(r.problem(
             ImportErrorKind::BadValue,
             e,
