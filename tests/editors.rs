@@ -345,7 +345,7 @@ fn expected(rule: Rule) -> Option<(&'static [&'static str], bool)> {
         | Rule::access_pareto
         | Rule::access_normal
         | Rule::access_bands => (VALUE, true),
-        Rule::access_around | Rule::bursts_times => (&["keyword.other."], true),
+        Rule::access_around | Rule::bursts_times | Rule::think_drained => (&["keyword.other."], true),
         Rule::rate_unit => (&["keyword.other.unit."], true),
         _ => return None,
     })
@@ -469,6 +469,7 @@ fn every_spec_is_scoped_as_the_parser_reads_it() {
         "arrivals",
         "access_around",
         "bursts_times",
+        "think_drained",
         "point_pick",
         "erase_option",
     ] {

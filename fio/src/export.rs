@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 
 use methodic_compiler::plan::{
     Access, Action, Arrivals, Cell, DataPattern, Duration, EraseMethod, Extent, IoMode, Job, MeasureStop,
-    Metric, Percent, Plan, Point, PreconditionStop, Qd, Qos, Rate, RateAmount, SteadyRule, Step,
+    Metric, Pauses, Percent, Plan, Point, PreconditionStop, Qd, Qos, Rate, RateAmount, SteadyRule, Step,
     Target as Settings, Workload, plural,
 };
 
@@ -225,8 +225,10 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
         Action::Fill { workload, qd, passes } => vec![fill_section(&x, workload, qd, *passes)],
         Action::Qos(q) => vec![qos_section(&x, q)],
         Action::Together { jobs, ramp, stop, .. } => together_sections(&x, jobs, *ramp, stop),
-        Action::Measure { workload, qd, ramp, stop, rate, at, .. } => {
-            vec![measure_section(&x, workload, qd, *ramp, stop, rate.as_ref(), at.as_ref())]
+        Action::Measure { workload, qd, ramp, stop, rate, at, pauses, .. } => {
+            let mut s = measure_section(&x, workload, qd, *ramp, stop, rate.as_ref(), at.as_ref());
+            pause_options(&mut s, pauses);
+            vec![s]
         }
         Action::Precondition { workload, qd, stop, .. } => vec![precondition_section(&x, workload, qd, stop)],
         Action::Rounds { cells, rule, .. } => rounds_sections(&x, cells, rule),
@@ -348,9 +350,57 @@ fn together_sections(x: &StepOut, jobs: &[Job], ramp: Duration, stop: &MeasureSt
             rate_options(&mut s, r, &job.workload, &job.qd, x.engine);
         }
         timed(&mut s, ramp, stop, &job.workload, &job.qd, x.engine);
+        pause_options(&mut s, &job.pauses);
         out.push(s);
     }
     out
+}
+
+/// Think time and bursts as fio's thinktime. fio, after
+/// `thinktime_blocks` I/Os issued (`thinktime_blocks_type=issue`), waits
+/// for every I/O in flight and then sleeps (`handle_thinktime()`,
+/// backend.c:914 at axboe/fio@f5344384): methodic's `think ... drained`
+/// exactly; a think that is not drained with a note. Bursts are
+/// `thinktime_iotime` (I/O for that long, then the pause), with a note.
+fn pause_options(s: &mut Section, pauses: &Pauses) {
+    if let Some(t) = pauses.think {
+        let us = t.pause_ns.div_ceil(1000);
+        s.options.push(("thinktime", Some(us.to_string())));
+        s.options.push(("thinktime_blocks", Some(t.every.to_string())));
+        s.options.push(("thinktime_blocks_type", Some("issue".into())));
+        if t.pause_ns % 1000 != 0 {
+            s.notes.push(format!(
+                "think {}: fio's thinktime counts whole microseconds, so {us}us",
+                methodic_compiler::plan::fine_name(t.pause_ns)
+            ));
+        }
+        if !t.drained {
+            s.notes.push(format!(
+                "{}: fio waits for the I/Os in flight to complete before it pauses, methodic's think (without \
+                 `drained`) does not, so fio's pauses here are longer by the I/Os' latency",
+                pauses.describe()
+            ));
+        }
+    }
+    if let Some(b) = pauses.bursts {
+        if pauses.think.is_some() {
+            s.notes.push(format!(
+                "bursts of {} every {}: fio has one thinktime, taken by the think time; the bursts are left out",
+                b.on.human(),
+                b.every.human()
+            ));
+            return;
+        }
+        let off = b.every.as_millis().saturating_sub(b.on.as_millis());
+        s.options.push(("thinktime", Some((off * 1000).to_string())));
+        s.options.push(("thinktime_iotime", Some(format!("{}ms", b.on.as_millis()))));
+        s.notes.push(format!(
+            "bursts of {} every {}: fio runs I/O for thinktime_iotime, waits for the I/Os in flight, then pauses \
+             for thinktime, so its periods are longer by that wait; methodic's bursts keep to a fixed grid of periods",
+            b.on.human(),
+            b.every.human()
+        ));
+    }
 }
 
 /// A measurement: its rate and its time.
@@ -1026,6 +1076,24 @@ mod tests {
         let j = job("methodology \"t\" version \"1\"\ntarget { span 1GiB; workers 2 }\n\
                      measure { sequential; block 1MiB; read 100% } qd 2 until transferred 1GiB\n");
         assert!(has(&j, &format!("io_size={}", 512u64 << 20)) && !has(&j, "time_based"), "{j}");
+    }
+
+    #[test]
+    fn think_time_is_fios_thinktime_and_says_where_fio_differs() {
+        let j = job("methodology \"t\" version \"1\"\nworkload r { random; block 4KiB; read 100% }\n\
+                     measure r qd 8 for 1s think 2ms every 4 drained\n");
+        for o in ["thinktime=2000", "thinktime_blocks=4", "thinktime_blocks_type=issue"] {
+            assert!(has(&j, o), "{o}: {j}");
+        }
+        assert!(!j.contains("fio waits for the I/Os in flight"), "drained is fio's way: {j}");
+        let j = job("methodology \"t\" version \"1\"\nworkload r { random; block 4KiB; read 100% }\n\
+                     measure r qd 8 for 1s think 1500ns\n");
+        assert!(has(&j, "thinktime=2") && has(&j, "thinktime_blocks=1"), "{j}");
+        assert!(j.contains("fio waits for the I/Os in flight to complete before it pauses"), "{j}");
+        assert!(j.contains("so 2us"), "{j}");
+        let j = job("methodology \"t\" version \"1\"\nworkload r { random; block 4KiB; read 100% }\n\
+                     measure r qd 8 bursts 2s every 10s times 3\n");
+        assert!(has(&j, "thinktime=8000000") && has(&j, "thinktime_iotime=2000ms"), "{j}");
     }
 
     #[test]

@@ -584,11 +584,13 @@ pub enum StepOptKind {
     Device(Expr),
     /// `as NAME`: names a measurement for a later `rate P% of NAME`.
     As(Spanned<String>),
-    /// `think 100us [every 16]`: the pause in nanoseconds, and after how
-    /// many I/Os (1 when not given).
+    /// `think 100us [every 16] [drained]`: the pause in nanoseconds, after
+    /// how many I/Os (1 when not given), and whether it waits for the I/Os
+    /// in flight to complete first.
     Think {
         pause: Spanned<u64>,
         every: Option<Expr>,
+        drained: bool,
     },
     /// `bursts 2s every 10s [times 360]`.
     Bursts {

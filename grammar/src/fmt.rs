@@ -466,9 +466,15 @@ impl Printer<'_> {
             StepOptKind::Workers(e) => format!("workers {}", self.expr(e)),
             StepOptKind::Device(e) => format!("device {}", self.expr(e)),
             StepOptKind::As(name) => format!("as {}", name.node),
-            StepOptKind::Think { pause, every: None } => format!("think {}", self.text(pause.span)),
-            StepOptKind::Think { pause, every: Some(e) } => {
-                format!("think {} every {}", self.text(pause.span), self.expr(e))
+            StepOptKind::Think { pause, every, drained } => {
+                let mut text = format!("think {}", self.text(pause.span));
+                if let Some(e) = every {
+                    text.push_str(&format!(" every {}", self.expr(e)));
+                }
+                if *drained {
+                    text.push_str(" drained");
+                }
+                text
             }
             StepOptKind::Bursts { on, every, times } => {
                 let mut text = format!("bursts {} every {}", self.expr(on), self.expr(every));

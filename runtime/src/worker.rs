@@ -399,6 +399,10 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
         // Open loop: the I/Os due by now start, oldest first, while a
         // slot is free; the others wait (a backlog), their latency running.
         let due_by = if OPEN { mono_ns() } else { 0 };
+        if OPEN && inflight == 0 {
+            // A drained think's pause starts once the last I/O is back.
+            gate.drained(due_by);
+        }
         if issuing {
             while let Some(slot) = free.pop() {
                 if OPEN
@@ -686,11 +690,13 @@ struct Gate {
     hold: u64,
     /// I/Os started since the last think.
     started: u32,
+    /// A drained think is waiting for the I/Os in flight to complete.
+    draining: bool,
 }
 
 impl Gate {
     fn new(pauses: Pauses, start_ns: u64) -> Gate {
-        Gate { pauses, start_ns, hold: 0, started: 0 }
+        Gate { pauses, start_ns, hold: 0, started: 0, draining: false }
     }
 
     /// When I/Os may start again, seen at `now`: `now` or before when they
@@ -723,15 +729,30 @@ impl Gate {
         now.checked_sub(self.start_ns).map(|into| u32::try_from(into / period).unwrap_or(u32::MAX))
     }
 
-    /// An I/O started at `now`: after every `every`, the think time.
+    /// An I/O started at `now`: after every `every`, the think time; a
+    /// drained one holds every I/O until those in flight are back.
     #[inline]
     fn started(&mut self, now: u64) {
         if let Some(t) = self.pauses.think {
             self.started += 1;
             if self.started >= t.every {
                 self.started = 0;
-                self.hold = now.saturating_add(t.pause_ns);
+                if t.drained {
+                    self.draining = true;
+                    self.hold = u64::MAX;
+                } else {
+                    self.hold = now.saturating_add(t.pause_ns);
+                }
             }
+        }
+    }
+
+    /// Nothing is in flight at `now`: a drained think's pause starts.
+    #[inline]
+    fn drained(&mut self, now: u64) {
+        if self.draining {
+            self.draining = false;
+            self.hold = now.saturating_add(self.pauses.think.map_or(0, |t| t.pause_ns));
         }
     }
 }
@@ -952,6 +973,97 @@ mod tests {
         // The I/O that found the budget spent added its bytes, and did not start.
         assert_eq!(budget.issued.load(Ordering::Relaxed), (1 << 20) + 4096);
         std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_drained_think_holds_every_io_until_those_in_flight_are_back() {
+        use methodic_compiler::plan::Think;
+        let think = Think { pause_ns: 5_000, every: 2, drained: true };
+        let mut gate = Gate::new(Pauses { think: Some(think), bursts: None }, 0);
+        gate.started(100);
+        assert_eq!(gate.closed_until(100), 0, "one I/O of two: no pause yet");
+        gate.started(200);
+        assert_eq!(gate.closed_until(300), u64::MAX, "closed while the two are in flight");
+        gate.drained(900);
+        assert_eq!(gate.closed_until(900), 5_900, "the pause runs from the last completion");
+        gate.drained(2_000);
+        assert_eq!(gate.closed_until(2_000), 5_900, "once");
+        // Not drained: the pause runs from the second start.
+        let mut gate = Gate::new(Pauses { think: Some(Think { drained: false, ..think }), bursts: None }, 0);
+        gate.started(100);
+        gate.started(200);
+        assert_eq!(gate.closed_until(300), 5_200);
+    }
+
+    /// An engine that completes one I/O a call, the oldest, so that I/Os
+    /// stay in flight as long as the worker lets them; it notes the most it
+    /// ever held.
+    #[derive(Debug, Default)]
+    struct Lagging {
+        held: std::sync::Mutex<std::collections::VecDeque<Request>>,
+        most: AtomicU64,
+    }
+
+    impl Lagging {
+        fn step(&self, reqs: &[Request], done: &mut Vec<Completion>) {
+            let mut held = self.held.lock().unwrap();
+            held.extend(reqs.iter().copied());
+            self.most.fetch_max(held.len() as u64, Ordering::Relaxed);
+            if let Some(r) = held.pop_front() {
+                done.push(Completion { slot: r.slot, result: r.io.len as i32 });
+            }
+        }
+    }
+
+    impl crate::engine::Engine for Arc<Lagging> {
+        fn kind(&self) -> EngineKind {
+            EngineKind::IoUring
+        }
+
+        fn run(&mut self, reqs: &[Request], _wait: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+            self.step(reqs, done);
+            Ok(())
+        }
+
+        fn run_until(
+            &mut self,
+            reqs: &[Request],
+            _deadline: u64,
+            done: &mut Vec<Completion>,
+        ) -> io::Result<()> {
+            self.step(reqs, done);
+            Ok(())
+        }
+    }
+
+    impl crate::engine::EngineFactory for Arc<Lagging> {
+        fn make(&self, _setup: &crate::engine::Setup<'_>) -> io::Result<Box<dyn crate::engine::Engine>> {
+            Ok(Box::new(Arc::clone(self)))
+        }
+    }
+
+    #[test]
+    fn a_drained_think_keeps_no_more_in_flight_than_it_starts_between_pauses() {
+        let most_held = |drained: bool| {
+            let (path, f) = scratch(&format!("drained-{drained}"));
+            let mut j = job(f.as_raw_fd(), EngineKind::IoUring, 8, 100, Duration::from_secs(3600));
+            // No pause at all: what holds I/Os back is the draining alone.
+            let think = methodic_compiler::plan::Think { pause_ns: 0, every: 2, drained };
+            j.pauses = Pauses { think: Some(think), bursts: None };
+            j.timing.record = None;
+            j.quota = Some(Bytes(400 * 4096));
+            let lagging = Arc::new(Lagging::default());
+            j.engines = Arc::new(Arc::clone(&lagging));
+            let out = run(j).unwrap();
+            std::fs::remove_file(path).unwrap();
+            assert_eq!(out.issued_bytes, 400 * 4096);
+            lagging.most.load(Ordering::Relaxed)
+        };
+        // Two start, both come back, then the next two: never more than
+        // two in flight, whatever the queue depth. Without draining, the
+        // queue fills as the engine gives back one I/O at a time.
+        assert_eq!(most_held(true), 2);
+        assert!(most_held(false) > 2);
     }
 
     #[test]

@@ -68,7 +68,7 @@ impl Lowerer<'_, '_> {
     /// A step's `think` and `bursts` options; `None` after an error.
     pub(super) fn pauses(&mut self, o: &Opts<'_>, scope: &Scope) -> Option<Pauses> {
         let mut pauses = Pauses::default();
-        if let Some((pause, every)) = o.think {
+        if let Some((pause, every, drained)) = o.think {
             let every = match every {
                 None => 1,
                 Some(e) => match self.expect_u32(e, &scope.vars, "`think ... every`")? {
@@ -82,7 +82,7 @@ impl Lowerer<'_, '_> {
                     (n, _) => n,
                 },
             };
-            pauses.think = Some(Think { pause_ns: pause.node, every });
+            pauses.think = Some(Think { pause_ns: pause.node, every, drained });
         }
         if let Some((on, every, _)) = o.bursts {
             let (on_d, on_span) = self.expect_nonzero_duration(on, &scope.vars, "`bursts`")?;

@@ -154,7 +154,7 @@ struct Opts<'o> {
     /// `as NAME`.
     as_: Option<&'o Spanned<String>>,
     /// `think PAUSE [every N]`.
-    think: Option<(&'o Spanned<u64>, Option<&'o Expr>)>,
+    think: Option<(&'o Spanned<u64>, Option<&'o Expr>, bool)>,
     /// `bursts ON every PERIOD [times N]`.
     bursts: Option<(&'o Expr, &'o Expr, Option<&'o Expr>)>,
     /// `verify`, where it was written.

@@ -323,8 +323,8 @@ impl Lowerer<'_, '_> {
                     out.as_ = Some(name);
                     "as"
                 }
-                StepOptKind::Think { pause, every } => {
-                    out.think = Some((pause, every.as_ref()));
+                StepOptKind::Think { pause, every, drained } => {
+                    out.think = Some((pause, every.as_ref(), *drained));
                     "think"
                 }
                 StepOptKind::Bursts { on, every, times } => {

@@ -335,6 +335,33 @@ fn until_transferred_counts_reads_and_estimates_the_write_share() {
 }
 
 #[test]
+fn a_drained_think_is_said_and_kept_apart_from_one_that_is_not() {
+    let p = plan(
+        "workload r { random; block 4KiB; read 100% }\nmeasure r qd 8 for 1s think 2ms every 4 drained\nmeasure r qd 8 for 1s think 2ms every 4",
+    );
+    let thinks: Vec<Option<Think>> = p
+        .steps
+        .iter()
+        .map(|s| match &s.action {
+            Action::Measure { pauses, .. } => pauses.think,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        thinks,
+        [
+            Some(Think { pause_ns: 2_000_000, every: 4, drained: true }),
+            Some(Think { pause_ns: 2_000_000, every: 4, drained: false })
+        ]
+    );
+    assert!(
+        p.steps[0].describe().contains("think 2ms every 4 I/Os once those in flight complete"),
+        "{}",
+        p.steps[0].describe()
+    );
+}
+
+#[test]
 fn probes_count_their_offsets() {
     let p = plan(
         "target { io buffered }\nprobe pages { io 512B; step 256B; range 4MiB; repeats 20; statistic median }",

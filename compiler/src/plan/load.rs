@@ -106,9 +106,10 @@ impl Pauses {
         let mut parts = Vec::new();
         if let Some(t) = self.think {
             parts.push(format!(
-                "think {} every {}",
+                "think {} every {}{}",
                 fine_name(t.pause_ns),
-                plural(t.every as u64, "I/O", "I/Os")
+                plural(t.every as u64, "I/O", "I/Os"),
+                if t.drained { " once those in flight complete" } else { "" }
             ));
         }
         if let Some(b) = self.bursts {
@@ -118,12 +119,18 @@ impl Pauses {
     }
 }
 
-/// A pause of `pause_ns` after every `every` I/Os a worker starts.
+/// A pause of `pause_ns` after every `every` I/Os a worker starts, drained
+/// or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Think {
     pub pause_ns: u64,
     pub every: u32,
+    /// The pause starts once every I/O in flight has completed, and no I/O
+    /// starts before (fio's thinktime, which quiesces first). Plans from
+    /// before it have none.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub drained: bool,
 }
 
 /// I/Os start during the first `on` of every `every`; none start in the rest.
@@ -208,4 +215,9 @@ pub struct Job {
     /// Which of the run's targets the job's workers use, from 0 (`device
     /// 1` in the language is the first `--target`).
     pub device: u32,
+}
+
+/// For serde: a flag written only when set.
+fn is_false(b: &bool) -> bool {
+    !*b
 }

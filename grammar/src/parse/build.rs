@@ -431,11 +431,15 @@ impl Builder {
             },
             Rule::opt_think => {
                 let pause = self.fine_duration(&c.expect("pause")?)?;
-                let every = match c.next() {
-                    Some(e) => Some(self.expr(e)?),
-                    None => None,
-                };
-                StepOptKind::Think { pause, every }
+                let (mut every, mut drained) = (None, false);
+                while let Some(next) = c.next() {
+                    if next.as_rule() == Rule::think_drained {
+                        drained = true;
+                    } else {
+                        every = Some(self.expr(next)?);
+                    }
+                }
+                StepOptKind::Think { pause, every, drained }
             }
             Rule::opt_bursts => {
                 let on = self.expr(c.expect("burst")?)?;

@@ -114,6 +114,7 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::opt_think => w("`think`", StepOption),
         Rule::opt_bursts => w("`bursts`", StepOption),
         Rule::bursts_times => w("`times`", Other),
+        Rule::think_drained => w("`drained`", Other),
         Rule::opt_verify => w("`verify`", StepOption),
         Rule::opt_local => w("`local`", StepOption),
         // Left out of syntax errors' lists (`pest_error`); named for completeness.

@@ -154,7 +154,7 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
             }
             Action::Measure { pauses, .. } if !pauses.is_none() => {
                 return refuse(
-                    format!("its pauses ({}) are not fio's thinktime", pauses.describe()),
+                    format!("its pauses ({}) do not run on many hosts yet", pauses.describe()),
                     "leave the pauses out of a methodology run on many hosts",
                 );
             }
