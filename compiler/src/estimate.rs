@@ -246,4 +246,31 @@ mod tests {
         assert_eq!(e.device_bound_steps, 1);
         assert_eq!(e.written_bytes, Some(Bytes(4_000_000_001_000)));
     }
+
+    /// A search by queue depth takes from one probe (depth 1 failed) to
+    /// the most its ceiling allows, each its ramp and probe time.
+    #[test]
+    fn a_qos_search_by_queue_depth_spans_its_fewest_to_most_probes() {
+        let q = Qos {
+            workload: wl(100),
+            qd: Qd { total: 128, per_worker: 128, workers: 1, counted: QdCounting::PerWorker },
+            percentile_ppm: 999_000,
+            under_ns: 1_000_000,
+            ramp: Duration::from_secs(2),
+            probe: Duration::from_secs(10),
+            precision: Percent::whole(5),
+            arrivals: Arrivals::Uniform,
+            by: QosAxis::Qd,
+        };
+        let (fewest, most) = depth_probes(128);
+        let e = step(&Action::Qos(q), Some(&Target::default()));
+        assert_eq!(
+            e.time,
+            TimeRange {
+                min: Duration::from_secs(12 * fewest as u64),
+                max: Duration::from_secs(12 * most as u64)
+            }
+        );
+        assert_eq!(e.written, Written::default(), "reads write nothing");
+    }
 }

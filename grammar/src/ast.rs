@@ -338,6 +338,34 @@ impl Arrivals {
     }
 }
 
+/// What a latency QoS search steps: the open-loop rate at a fixed queue
+/// depth (`by rate`, the default), or the queue depth itself, closed loop,
+/// up to the step's `qd` (`by qd`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum QosAxis {
+    #[default]
+    Rate,
+    Qd,
+}
+
+impl QosAxis {
+    /// As the language spells it after `by`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            QosAxis::Rate => "rate",
+            QosAxis::Qd => "qd",
+        }
+    }
+
+    /// Whether this is the default, the search by rate.
+    pub fn is_rate(&self) -> bool {
+        *self == QosAxis::Rate
+    }
+}
+
 /// How repeated values are summarised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 // The language's spelling; the alias reads plans and results written before.
@@ -649,6 +677,8 @@ pub enum QosSettingKind {
     /// that does not are this close.
     Precision(Expr),
     Arrivals(Spanned<Arrivals>),
+    /// `by qd` or `by rate`: what the search steps.
+    By(Spanned<QosAxis>),
 }
 
 /// `job NAME WORKLOAD OPTIONS` in a `together` step.

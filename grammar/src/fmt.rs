@@ -651,6 +651,7 @@ impl Printer<'_> {
                     QosSettingKind::Ramp(e) => format!("ramp {}", self.expr(e)),
                     QosSettingKind::Precision(e) => format!("precision {}", self.expr(e)),
                     QosSettingKind::Arrivals(a) => a.node.keyword().to_string(),
+                    QosSettingKind::By(a) => format!("by {}", a.node.keyword()),
                 };
                 (text, s.span)
             })
@@ -819,6 +820,18 @@ mod tests {
         let src = "rounds { measure w qd 1 for 1min } until steady { window 5; track w }\n";
         let out = fmt(src);
         assert_eq!(out, "rounds {\n  measure w qd 1 for 1min\n} until steady { window 5; track w }\n");
+        assert_eq!(fmt(&out), out);
+    }
+
+    #[test]
+    fn a_search_by_queue_depth_keeps_its_setting() {
+        let src = "qos w qd 128 {p99.9 under 1ms;probe 10s;ramp 2s;by   qd}\nqos w qd 8 { p99 under 2ms; probe 1s; by rate }\n";
+        let out = fmt(src);
+        assert_eq!(
+            out,
+            "qos w qd 128 { p99.9 under 1ms; probe 10s; ramp 2s; by qd }\n\
+             qos w qd 8 { p99 under 2ms; probe 1s; by rate }\n"
+        );
         assert_eq!(fmt(&out), out);
     }
 }

@@ -7,8 +7,8 @@
 use super::matching::content_key;
 use super::result::Class;
 use crate::plan::{
-    Action, IoMode, MeasureStop, OnError, Plan, PreconditionStop, QdCounting, Step, Target, Units, ValueKind,
-    Workload,
+    Action, IoMode, MeasureStop, OnError, Plan, PreconditionStop, QdCounting, QosAxis, Step, Target, Units,
+    ValueKind, Workload,
 };
 
 /// A raw change before grouping.
@@ -336,8 +336,16 @@ fn action_changes(a: &Step, b: &Step, here: &[usize], out: &mut Vec<Raw>) {
 /// same one answered more or less finely.
 fn qos_changes(x: &crate::plan::Qos, y: &crate::plan::Qos, here: &[usize], out: &mut Vec<Raw>) {
     use Class::*;
-    let show = |q: &crate::plan::Qos| {
-        format!(
+    let show = |q: &crate::plan::Qos| match q.by {
+        QosAxis::Qd => format!(
+            "{} under {}, by queue depth up to {} per worker, {} probes (ramp {})",
+            q.percentile_name(),
+            q.limit_name(),
+            q.qd.per_worker,
+            q.probe.human(),
+            q.ramp.human()
+        ),
+        QosAxis::Rate => format!(
             "{} under {}, {} probes (ramp {}), within {}, {} arrivals",
             q.percentile_name(),
             q.limit_name(),
@@ -345,20 +353,25 @@ fn qos_changes(x: &crate::plan::Qos, y: &crate::plan::Qos, here: &[usize], out: 
             q.ramp.human(),
             q.precision,
             q.arrivals.words()
+        ),
+    };
+    let (class, why) = if x.by != y.by {
+        (
+            BreaksComparability,
+            "a search by rate and a search by queue depth answer different questions: the highest \
+             open-loop rate at one depth, or the deepest closed-loop depth",
+        )
+    } else if (x.percentile_ppm, x.under_ns, x.arrivals) != (y.percentile_ppm, y.under_ns, y.arrivals) {
+        (
+            BreaksComparability,
+            "another latency limit or arrival process: the rate found answers another question",
+        )
+    } else {
+        (
+            ShiftsPrecision,
+            "the same question, answered with longer or shorter probes or a finer or coarser search",
         )
     };
-    let (class, why) =
-        if (x.percentile_ppm, x.under_ns, x.arrivals) != (y.percentile_ppm, y.under_ns, y.arrivals) {
-            (
-                BreaksComparability,
-                "another latency limit or arrival process: the rate found answers another question",
-            )
-        } else {
-            (
-                ShiftsPrecision,
-                "the same question, answered with longer or shorter probes or a finer or coarser search",
-            )
-        };
     out.push(raw(class, "latency QoS search", show(x), show(y), why, here.to_vec()))
 }
 

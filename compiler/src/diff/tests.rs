@@ -335,3 +335,15 @@ fn a_step_made_local_is_listed_and_keeps_results_comparable() {
     assert_eq!((d.changes[0].old.as_str(), d.changes[0].new.as_str()), ("local", "not local"));
     assert_eq!(d.exit_code(), 1);
 }
+
+#[test]
+fn a_qos_search_by_queue_depth_instead_of_rate_breaks_comparability() {
+    let rate = plan("qos r qd 32 { p99 under 1ms; probe 10s }");
+    let depth = plan("qos r qd 32 { p99 under 1ms; probe 10s; by qd }");
+    let d = diff(&rate, &depth);
+    assert_eq!(classes(&d), [(Class::BreaksComparability, "latency QoS search")]);
+    assert!(d.changes[0].reason.contains("answer different questions"), "{}", d.changes[0].reason);
+    assert!(d.changes[0].new.contains("by queue depth up to 32 per worker"), "{}", d.changes[0].new);
+    let longer = plan("qos r qd 32 { p99 under 1ms; probe 20s; by qd }");
+    assert_eq!(classes(&diff(&depth, &longer)), [(Class::ShiftsPrecision, "latency QoS search")]);
+}

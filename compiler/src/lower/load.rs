@@ -193,7 +193,7 @@ impl Lowerer<'_, '_> {
 }
 
 impl Lowerer<'_, '_> {
-    /// `qos W qd N { pNN under LATENCY; probe D; [ramp D]; [precision P%]; [uniform|poisson] }`.
+    /// `qos W qd N { pNN under LATENCY; probe D; [ramp D]; [precision P%]; [uniform|poisson]; [by qd|rate] }`.
     pub(super) fn qos(
         &mut self,
         span: Span,
@@ -211,6 +211,7 @@ impl Lowerer<'_, '_> {
         let mut limit = None;
         let (mut probe, mut ramp, mut precision) = (None, Some(Duration::ZERO), Some(Percent::whole(5)));
         let mut arrivals = Arrivals::Uniform;
+        let mut by = QosAxis::Rate;
         let mut at: HashMap<&'static str, Span> = HashMap::new();
         let mut ok = true;
         for s in settings {
@@ -251,8 +252,15 @@ impl Lowerer<'_, '_> {
                     arrivals = a.node;
                     "arrivals"
                 }
+                QosSettingKind::By(a) => {
+                    by = a.node;
+                    "by"
+                }
             };
             ok &= self.given_once(&mut at, name, s.span);
+        }
+        if by == QosAxis::Qd {
+            ok &= self.rate_settings_refused(&at);
         }
         if limit.is_none() {
             self.missing(span, "qos", "a latency limit", "qos w qd 32 { p99.99 under 1ms; probe 30s }");
@@ -274,8 +282,40 @@ impl Lowerer<'_, '_> {
         else {
             return;
         };
-        let q =
-            Qos { workload: wl.w.clone(), qd, percentile_ppm, under_ns, ramp, probe, precision, arrivals };
+        let q = Qos {
+            workload: wl.w.clone(),
+            qd,
+            percentile_ppm,
+            under_ns,
+            ramp,
+            probe,
+            precision,
+            arrivals,
+            by,
+        };
         self.emit(scope, Action::Qos(q), span, None);
+    }
+
+    /// A search by queue depth runs closed loop and ends when its bracket
+    /// is two adjacent depths: `precision` and the arrivals of open-loop
+    /// probes (given at `at`) have nothing to act on. False after an error.
+    fn rate_settings_refused(&mut self, at: &HashMap<&'static str, Span>) -> bool {
+        let mut ok = true;
+        for (name, what) in [
+            ("precision", "`precision` narrows a search by rate"),
+            ("arrivals", "`uniform` and `poisson` space the I/Os of a search by rate"),
+        ] {
+            if let Some(&span) = at.get(name) {
+                let d = Diagnostic::new(
+                    Code::ConflictingOption,
+                    span,
+                    format!("{what}; a search `by qd` runs closed loop and stops at adjacent depths"),
+                )
+                .with_hint("leave it out with `by qd`, or search by rate without `by qd`");
+                self.error(d);
+                ok = false;
+            }
+        }
+        ok
     }
 }

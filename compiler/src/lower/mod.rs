@@ -398,11 +398,12 @@ fn step_id(phase: Option<&str>, action: &Action, repeat: Option<&RepeatRun>) -> 
             format!("{}-qd{}-rate-{amount}", slug(&workload.name), qd.total)
         }
         Action::Qos(q) => format!(
-            "qos-{}-qd{}-{}-under-{}",
+            "qos-{}-qd{}-{}-under-{}{}",
             slug(&q.workload.name),
             q.qd.total,
             slug(&q.percentile_name()),
-            slug(&q.limit_name())
+            slug(&q.limit_name()),
+            if q.by == QosAxis::Qd { "-by-qd" } else { "" }
         ),
         Action::Together { jobs, .. } => {
             let names: Vec<String> = jobs.iter().map(|j| slug(&j.name)).collect();

@@ -825,3 +825,29 @@ fn local_on_a_step_that_runs_on_every_host_is_refused() {
     got.sort();
     assert_eq!(got, [Code::QdRange, Code::NotLocal]);
 }
+
+#[test]
+fn a_qos_search_by_queue_depth_takes_the_ceiling_and_refuses_rate_settings() {
+    let w = "workload r { random; block 4KiB; read 100% }\n";
+    let p = plan(&format!("{w}qos r qd 128 {{ p99.9 under 1ms; probe 10s; ramp 2s; by qd }}"));
+    let Action::Qos(q) = &p.steps[0].action else { panic!("not a qos step") };
+    assert_eq!((q.by, q.qd.per_worker, q.percentile_ppm, q.under_ns), (QosAxis::Qd, 128, 999_000, 1_000_000));
+    assert_eq!(p.steps[0].id, "qos-r-qd128-p99.9-under-1ms-by-qd");
+    assert_eq!(q.probes(), depth_probes(128));
+    let by_rate = plan(&format!("{w}qos r qd 8 {{ p99 under 1ms; probe 1s; by rate }}"));
+    let Action::Qos(q) = &by_rate.steps[0].action else { panic!("not a qos step") };
+    assert_eq!(q.by, QosAxis::Rate);
+    for setting in ["precision 2%", "poisson", "uniform"] {
+        let src = format!("{H}{w}qos r qd 8 {{ p99 under 1ms; probe 1s; {setting}; by qd }}");
+        let diags = crate::check(&src);
+        assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), [Code::ConflictingOption], "{setting}");
+        let d = &diags.0[0];
+        let at = d.span.expect("a place");
+        assert_eq!(&src[at.start..at.end], setting);
+        assert!(d.hint.as_deref().is_some_and(|h| h.contains("leave it out with `by qd`")), "{:?}", d.hint);
+    }
+    assert_eq!(
+        codes(&format!("{w}qos r qd 8 {{ p99 under 1ms; probe 1s; by qd; by rate }}")),
+        [Code::DuplicateSetting]
+    );
+}

@@ -9,7 +9,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use methodic_grammar::ast::Arrivals;
+pub use methodic_grammar::ast::{Arrivals, QosAxis};
 
 use super::words::{fine_name, plural};
 use super::workload::Workload;
@@ -141,14 +141,22 @@ pub struct Bursts {
     pub every: Duration,
 }
 
-/// A latency QoS search: the highest open-loop rate at which a latency
-/// percentile of `workload` at `qd` stays under a limit. The search is
-/// stated: a closed-loop probe first (the most the target does at this
-/// depth, `M`); then open-loop probes at `M/2`, halving until one meets
-/// the limit (at most [`Qos::HALVINGS`] times); then bisection between the
-/// highest rate that met it and the lowest that did not, until they are
-/// within `precision` of the latter. A probe meets the limit when the rate
-/// was kept and its percentile is under the limit.
+/// A latency QoS search. By rate (the default): the highest open-loop
+/// rate at which a latency percentile of `workload` at `qd` stays under a
+/// limit. The search is stated: a closed-loop probe first (the most the
+/// target does at this depth, `M`); then open-loop probes at `M/2`,
+/// halving until one meets the limit (at most [`Qos::HALVINGS`] times);
+/// then bisection between the highest rate that met it and the lowest
+/// that did not, until they are within `precision` of the latter. A probe
+/// meets the limit when the rate was kept and its percentile is under the
+/// limit.
+///
+/// By queue depth (`by qd`): the deepest queue depth per worker, up to
+/// `qd`'s, at which the percentile stays under the limit, closed loop.
+/// Probes start at depth 1 and double while they meet the limit (capped
+/// at the ceiling), then bisect between the deepest depth that met it and
+/// the shallowest that did not, until the two are adjacent; `precision`
+/// and `arrivals` do not apply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Qos {
@@ -163,6 +171,10 @@ pub struct Qos {
     pub probe: Duration,
     pub precision: Percent,
     pub arrivals: Arrivals,
+    /// What the search steps; plans from before it was a choice searched
+    /// by rate.
+    #[serde(default, skip_serializing_if = "QosAxis::is_rate")]
+    pub by: QosAxis,
 }
 
 impl Qos {
@@ -177,9 +189,12 @@ impl Qos {
     }
 
     /// The fewest and the most probes the search takes, the closed-loop
-    /// one included.
+    /// one included (by rate).
     pub fn probes(&self) -> (u32, u32) {
-        (2 + self.bisections(), 2 + Self::HALVINGS + self.bisections())
+        match self.by {
+            QosAxis::Rate => (2 + self.bisections(), 2 + Self::HALVINGS + self.bisections()),
+            QosAxis::Qd => depth_probes(self.qd.per_worker),
+        }
     }
 
     /// `p99.99`.
@@ -191,6 +206,78 @@ impl Qos {
     /// `500us`, `1ms`, `1.5ms`.
     pub fn limit_name(&self) -> String {
         fine_name(self.under_ns)
+    }
+}
+
+/// The fewest and the most probes of a search by queue depth up to
+/// `ceiling`: one when depth 1 fails; at most, the doublings up to a
+/// failure and the bisection of the bracket it leaves, `ceil(log2)` of
+/// the bracket's width, at the failure that makes the most of them (or
+/// every doubling up to the ceiling, when it met the limit).
+pub fn depth_probes(ceiling: u32) -> (u32, u32) {
+    let ceiling = ceiling.max(1);
+    let bisections = |width: u32| width.next_power_of_two().trailing_zeros();
+    let (mut most, mut probed, mut depth) = (1, 1, 1u32);
+    while depth < ceiling {
+        let next = depth.saturating_mul(2).min(ceiling);
+        probed += 1;
+        // A failure here leaves the bracket depth..next to bisect.
+        most = most.max(probed + bisections(next - depth));
+        depth = next;
+    }
+    (1, most.max(probed))
+}
+
+/// The search by queue depth, as a rule over the probes' outcomes (the
+/// runtime runs the probes; [`depth_probes`] counts them): depth 1 first;
+/// while a depth meets the limit, double it (capped at the ceiling); after
+/// the first failure, bisect between the deepest depth that met the limit
+/// and the shallowest that did not, until they are adjacent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DepthSearch {
+    ceiling: u32,
+    /// The deepest depth that met the limit so far.
+    met: Option<u32>,
+    /// The shallowest depth that did not.
+    failed: Option<u32>,
+}
+
+impl DepthSearch {
+    /// A search up to `ceiling` (at least 1).
+    pub fn new(ceiling: u32) -> Self {
+        DepthSearch { ceiling: ceiling.max(1), met: None, failed: None }
+    }
+
+    /// The next depth to probe; `None` once the search is over: depth 1
+    /// failed, the ceiling met the limit, or the bracket is adjacent.
+    pub fn next(&self) -> Option<u32> {
+        match (self.met, self.failed) {
+            (None, None) => Some(1),
+            (None, Some(_)) => None,
+            (Some(m), None) if m >= self.ceiling => None,
+            (Some(m), None) => Some(m.saturating_mul(2).min(self.ceiling)),
+            (Some(m), Some(f)) if f - m <= 1 => None,
+            (Some(m), Some(f)) => Some(m + (f - m) / 2),
+        }
+    }
+
+    /// Records whether the probe at `depth` met the limit.
+    pub fn record(&mut self, depth: u32, met: bool) {
+        if met {
+            self.met = Some(self.met.map_or(depth, |m| m.max(depth)));
+        } else {
+            self.failed = Some(self.failed.map_or(depth, |f| f.min(depth)));
+        }
+    }
+
+    /// The deepest depth that met the limit; `None` when depth 1 did not.
+    pub fn met(&self) -> Option<u32> {
+        self.met
+    }
+
+    /// The shallowest depth that did not meet it; `None` when the ceiling did.
+    pub fn failed(&self) -> Option<u32> {
+        self.failed
     }
 }
 
@@ -220,4 +307,56 @@ pub struct Job {
 /// For serde: a flag written only when set.
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the search against a target whose depths up to `limit` meet
+    /// the limit: the depth found and the probes taken.
+    fn search(ceiling: u32, limit: u32) -> (Option<u32>, u32) {
+        let mut s = DepthSearch::new(ceiling);
+        let mut probes = 0;
+        while let Some(d) = s.next() {
+            assert!((1..=ceiling).contains(&d), "depth {d} outside 1..={ceiling}");
+            probes += 1;
+            s.record(d, d <= limit);
+        }
+        (s.met(), probes)
+    }
+
+    /// For every ceiling and every depth where the target stops meeting
+    /// the limit, the search finds that depth, in as many probes as
+    /// `depth_probes` allows, and the most it allows is reached.
+    #[test]
+    fn the_depth_search_finds_the_deepest_depth_within_its_estimate() {
+        for ceiling in 1..=300 {
+            let (fewest, most) = depth_probes(ceiling);
+            let mut seen_most = 0;
+            for limit in 0..=ceiling {
+                let (found, probes) = search(ceiling, limit);
+                assert_eq!(found, (limit > 0).then_some(limit), "ceiling {ceiling}, limit {limit}");
+                assert!(
+                    (fewest..=most).contains(&probes),
+                    "ceiling {ceiling}, limit {limit}: {probes} probes"
+                );
+                seen_most = seen_most.max(probes);
+            }
+            assert_eq!(seen_most, most, "ceiling {ceiling}");
+            assert_eq!(search(ceiling, 0).1, fewest);
+        }
+    }
+
+    #[test]
+    fn the_depth_search_doubles_then_bisects() {
+        let mut s = DepthSearch::new(128);
+        let mut probed = Vec::new();
+        while let Some(d) = s.next() {
+            probed.push(d);
+            s.record(d, d <= 55);
+        }
+        assert_eq!(probed, [1, 2, 4, 8, 16, 32, 64, 48, 56, 52, 54, 55]);
+        assert_eq!((s.met(), s.failed()), (Some(55), Some(56)));
+    }
 }

@@ -36,7 +36,9 @@ pub use self::cost::{Estimate, StepEstimate, TimeRange, Written};
 pub use self::dataset::Dataset;
 pub(crate) use self::dataset::size_draws;
 pub use self::io_key::IoKey;
-pub use self::load::{Arrivals, Bursts, Job, Pauses, Qd, Qos, Rate, RateAmount, Think};
+pub use self::load::{
+    Arrivals, Bursts, DepthSearch, Job, Pauses, Qd, Qos, QosAxis, Rate, RateAmount, Think, depth_probes,
+};
 pub use self::step::{
     Action, Cell, MeasureStop, Pick, Point, PreconditionStop, Probe, RepeatRun, SteadyRule, Step,
 };

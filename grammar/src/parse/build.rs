@@ -337,6 +337,7 @@ impl Builder {
                 Rule::q_ramp => QosSettingKind::Ramp(self.expr(v)?),
                 Rule::q_precision => QosSettingKind::Precision(self.expr(v)?),
                 Rule::q_arrivals => QosSettingKind::Arrivals(self.arrivals(&v)),
+                Rule::q_by => QosSettingKind::By(self.qos_axis(&v)),
                 _ => return Err(self.unexpected(&p, "qos")),
             };
             settings.push(QosSetting { kind, span: pspan });
@@ -511,6 +512,12 @@ impl Builder {
     /// `uniform` or `poisson` (the grammar's `arrivals` allows no other).
     fn arrivals(&self, pair: &Pair<'_, Rule>) -> Spanned<Arrivals> {
         let kind = if pair.as_str() == "poisson" { Arrivals::Poisson } else { Arrivals::Uniform };
+        Spanned::new(kind, self.span(pair))
+    }
+
+    /// `qd` or `rate` (the grammar's `qos_axis` allows no other).
+    fn qos_axis(&self, pair: &Pair<'_, Rule>) -> Spanned<QosAxis> {
+        let kind = if pair.as_str() == "qd" { QosAxis::Qd } else { QosAxis::Rate };
         Spanned::new(kind, self.span(pair))
     }
 

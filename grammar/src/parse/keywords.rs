@@ -182,6 +182,7 @@ keywords! {
     k_qos              "qos"              Other               [Step],
     k_under            "under"            Other               [],
     k_precision        "precision"        Other               [],
+    k_by               "by"               Other               [],
     k_think            "think"            Other               [StepOption],
     k_every            "every"            Other               [],
     k_bursts           "bursts"           Other               [StepOption],

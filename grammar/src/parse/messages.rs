@@ -125,6 +125,8 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::q_ramp => w("`ramp`", Other),
         Rule::q_precision => w("`precision`", Other),
         Rule::q_arrivals => w("`uniform` or `poisson`", Other),
+        Rule::q_by => w("`by`", Other),
+        Rule::qos_axis => w("`qd` or `rate`", Other),
         Rule::rate_share => w("a share of a named measurement such as `25% of peak_read`", Other),
         Rule::opt_workers => w("`workers`", StepOption),
         Rule::opt_device => w("`device`", StepOption),
