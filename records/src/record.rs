@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use methodic_compiler::plan::{Arrivals, Metric, Step};
+use methodic_compiler::plan::{Arrivals, Metric, QosAxis, Step};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -180,29 +180,77 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// What a latency QoS search found: the highest rate at which the
-/// percentile stayed under the limit, and every probe it made, in order.
+/// What a latency QoS search found: the highest rate (by rate) or the
+/// deepest queue depth (by queue depth) at which the percentile stayed
+/// under the limit, and every probe it made, in order.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct QosResult {
     /// `p99.99`.
     pub percentile: String,
     pub limit_us: f64,
-    /// The closed-loop probe: the most the target did at this queue depth.
+    /// What the search stepped; results from before it was a choice
+    /// searched by rate.
+    #[serde(default, skip_serializing_if = "QosAxis::is_rate")]
+    pub by: QosAxis,
+    /// By rate, the closed-loop probe: the most the target did at this
+    /// queue depth. By queue depth, where every probe is closed loop: the
+    /// most any probe did.
     pub closed_loop_iops: f64,
-    /// The highest rate that met the limit; `None` when none did.
+    /// By rate, the highest rate that met the limit; `None` when none did,
+    /// and by queue depth (the step's summary is the probe at the depth
+    /// found).
     pub found_iops: Option<f64>,
-    /// The lowest rate that did not, above it (the search's bracket).
+    /// By rate, the lowest rate that did not, above it (the search's
+    /// bracket); `None` by queue depth.
     pub failed_iops: Option<f64>,
+    /// By queue depth: the deepest depth per worker that met the limit;
+    /// `None` by rate, or when depth 1 did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_qd: Option<u32>,
+    /// By queue depth: the shallowest depth per worker that did not, above
+    /// it; `None` by rate, or when the ceiling met the limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_qd: Option<u32>,
     pub points: Vec<QosPoint>,
     /// In words: `p99.99 under 1ms up to 41250 IOPS (41250 met it, 42500 did not; closed loop 61000 IOPS)`.
     pub verdict: String,
 }
 
+impl QosResult {
+    /// The probe whose numbers are the step's: the last that met the limit
+    /// at the rate found (the runtime asks whole I/Os a second) or at the
+    /// depth found.
+    pub fn found_probe(&self) -> Option<&QosPoint> {
+        match self.by {
+            QosAxis::Qd => {
+                let found = self.found_qd?;
+                self.points.iter().rev().find(|p| p.met && p.qd == Some(found))
+            }
+            QosAxis::Rate => {
+                let found = self.found_iops?.round().max(1.0);
+                self.points.iter().rev().find(|p| p.met && p.rate_iops == Some(found))
+            }
+        }
+    }
+
+    /// Whether the search found nothing that met the limit.
+    pub fn found_nothing(&self) -> bool {
+        match self.by {
+            QosAxis::Qd => self.found_qd.is_none(),
+            QosAxis::Rate => self.found_iops.is_none(),
+        }
+    }
+}
+
 /// One probe of a QoS search.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct QosPoint {
-    /// The rate asked; `None` for the closed-loop probe.
+    /// The rate asked; `None` for a closed-loop probe.
     pub rate_iops: Option<f64>,
+    /// In a search by queue depth, the depth per worker the probe ran at;
+    /// `None` in a search by rate (every probe at the step's depth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qd: Option<u32>,
     /// I/Os a second completed over the probe's record time.
     pub achieved_iops: f64,
     /// The rate was kept (open loop; `io.rate.kept`): 99% of the I/Os due

@@ -11,7 +11,7 @@
 //! types live in methodic-results; this module fills in what only the
 //! runtime knows (the opened targets, the span each step covers).
 
-use methodic_compiler::plan::{Action, Bytes, Plan, Step, Target as Settings, Workload};
+use methodic_compiler::plan::{Action, Bytes, Plan, QosAxis, Step, Target as Settings, Workload};
 use methodic_results::host::TargetInfo;
 use methodic_results::manifest::*;
 use methodic_results::record::Status;
@@ -154,6 +154,12 @@ fn checklist(
 fn load_of(action: &Action) -> Option<String> {
     match action {
         Action::Measure { rate, pauses, .. } => load_words(rate.as_ref(), pauses),
+        Action::Qos(q) if q.by == QosAxis::Qd => Some(format!(
+            "closed loop at the depths a search probes, for the deepest up to QD {} per worker with {} under {}",
+            q.qd.per_worker,
+            q.percentile_name(),
+            q.limit_name()
+        )),
         Action::Qos(q) => Some(format!(
             "open loop at the rates a search probes ({} arrivals), for the highest with {} under {}",
             q.arrivals.words(),

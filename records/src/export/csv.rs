@@ -56,7 +56,7 @@ pub fn line(fields: &[impl AsRef<str>]) -> String {
 }
 
 /// The report's columns: a point's, then those of its parts' rows.
-const HEADER: [&str; 55] = [
+const HEADER: [&str; 56] = [
     "step",
     "id",
     "phase",
@@ -98,6 +98,7 @@ const HEADER: [&str; 55] = [
     "qos_percentile",
     "qos_limit_us",
     "qos_found_iops",
+    "qos_found_qd",
     "qos_probes",
     "trim_iops",
     "trim_mean_latency_us",
@@ -179,6 +180,7 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
             p.qos.as_ref().map_or(String::new(), |q| q.percentile.clone()),
             f(p.qos.as_ref().map(|q| q.limit_us)),
             f(p.qos.as_ref().and_then(|q| q.found_iops)),
+            p.qos.as_ref().and_then(|q| q.found_qd).map_or(String::new(), |d| d.to_string()),
             p.qos.as_ref().map_or(String::new(), |q| q.points.len().to_string()),
             f(p.trim.as_ref().map(|t| t.iops)),
             f(p.trim.as_ref().map(|t| t.mean_latency_us)),

@@ -9,8 +9,8 @@
 //! step average and the peak kept beside it.
 
 use methodic_compiler::plan::{
-    Action, Cell, Dataset, IoKey, Job, Metric, PreconditionStop, Qd, Qos, RepeatRun, Step, Units, ValueKind,
-    Workload, fine_name,
+    Action, Cell, Dataset, IoKey, Job, Metric, PreconditionStop, Qd, Qos, QosAxis, RepeatRun, Step, Units,
+    ValueKind, Workload, fine_name,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -386,7 +386,16 @@ fn one_io_point(rec: &Record, workload: &Workload, qd: &Qd, qos: Option<&Qos>, s
     let (r, convention) = (rec.r, rec.convention);
     let mut label = format!("{} QD {}", workload.name, qd.total);
     let rate = r.io.as_ref().and_then(|io| io.rate.as_ref());
-    if let Some(q) = qos {
+    if let Some(q) = qos.filter(|q| q.by == QosAxis::Qd) {
+        // The plan's depth is the search's ceiling.
+        label = format!(
+            "{} QD up to {}: {} under {}, by queue depth",
+            workload.name,
+            qd.total,
+            q.percentile_name(),
+            q.limit_name()
+        );
+    } else if let Some(q) = qos {
         label.push_str(&format!(": {} under {}", q.percentile_name(), q.limit_name()));
     } else if let Some(o) = rate {
         label.push_str(&format!(" at {}", asked_words(o)));
@@ -418,11 +427,15 @@ fn one_io_point(rec: &Record, workload: &Workload, qd: &Qd, qos: Option<&Qos>, s
         );
     }
     if let Some(q) = &r.qos {
-        if q.found_iops.is_none() {
+        if q.found_nothing() {
+            let (what, probe) = match q.by {
+                QosAxis::Qd => ("no queue depth", "depth-1 probe's"),
+                QosAxis::Rate => ("no rate", "closed-loop probe's"),
+            };
             add_note(
                 &mut p,
                 format!(
-                    "no rate kept {} under {}: the numbers are the closed-loop probe's",
+                    "{what} kept {} under {}: the numbers are the {probe}",
                     q.percentile,
                     limit_words(q.limit_us)
                 ),

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration as StdDuration, SystemTime};
 
 use methodic_compiler::plan::{
-    Action, Bytes, Duration, EraseMethod, Extent, MeasureStop, Percent, Plan, RateAmount, Step, WriteCache,
-    plural,
+    Action, Bytes, Duration, EraseMethod, Extent, MeasureStop, Percent, Plan, QosAxis, RateAmount, Step,
+    WriteCache, plural,
 };
 use methodic_fio::{Engine, HostLogs, file_name, host_job};
 use methodic_results::manifest::{EngineNote, HostNote};
@@ -131,6 +131,16 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
                 return refuse(
                     "concurrent jobs do not run on many hosts yet".into(),
                     "run each job as a measurement of its own",
+                );
+            }
+            Action::Qos(q) if q.by == QosAxis::Qd => {
+                return refuse(
+                    "a latency QoS search by queue depth does not run on many hosts: methodic judges each \
+                     depth from all hosts' latencies together, while fio's latency_target searches on each \
+                     host, and in each clone, on its own"
+                        .into(),
+                    "measure at the depths you want with `sweep`, or run fio's own search on each host \
+                     from `methodic export fio`",
                 );
             }
             Action::Qos(_) => {

@@ -172,6 +172,64 @@ fn report_shows_a_qos_search_its_verdict_and_every_probe() {
     assert_eq!(csv.lines().filter(|l| l.contains(",p99.99,1000.000,")).count(), 2, "{csv}");
 }
 
+/// A search by queue depth at both ends the rehearsal can decide: a limit
+/// of 1ns no I/O meets (depth 1 fails: one probe, nothing found, the
+/// numbers are depth 1's) and one of 10s every I/O meets (1, 2, 4 per
+/// worker: the ceiling met it). The bisection between is the plan's rule,
+/// tested beside it.
+#[test]
+fn report_shows_a_qos_search_by_queue_depth_and_the_depth_found() {
+    let dir = rehearse(
+        "qos-depth",
+        "methodology \"depth\" version \"1.0\"\n\
+         conventions { queue_depth per_worker }\n\
+         target { span 16MiB; workers 2 }\n\
+         workload r { random; block 4KiB; read 100% }\n\
+         qos r qd 4 { p99 under 1ns; probe 1s; by qd }\n\
+         qos r qd 4 { p99 under 10s; probe 1s; by qd }\n",
+    );
+    let records = steps(&dir);
+    let (none, all) = (&records[0]["qos"], &records[1]["qos"]);
+    let depths = |q: &serde_json::Value| -> Vec<u64> {
+        q["points"].as_array().unwrap().iter().map(|p| p["qd"].as_u64().unwrap()).collect()
+    };
+    assert_eq!(
+        (depths(none), &none["found_qd"], &none["by"]),
+        (vec![1], &serde_json::Value::Null, &"qd".into())
+    );
+    assert!(none["verdict"].as_str().unwrap().contains("even at QD 1: no depth met the limit"), "{none}");
+    assert_eq!(
+        (depths(all), &all["found_qd"], &all["failed_qd"]),
+        (vec![1, 2, 4], &4.into(), &serde_json::Value::Null)
+    );
+    assert!(all["verdict"].as_str().unwrap().contains("up to the ceiling, QD 4 per worker"), "{all}");
+    let io = &records[1]["io"];
+    assert_eq!((&io["threads"], &io["depth"]), (&2.into(), &4.into()), "the probe at QD 4 per worker: {io}");
+    let t = report(&dir, "table");
+    assert_eq!(t.matches("│ QD per worker ").count(), 2, "{t}");
+    assert_eq!(t.matches(" (found) ").count(), 1, "{t}");
+    let v: serde_json::Value = serde_json::from_str(&report(&dir, "json")).unwrap();
+    let labels: Vec<&str> =
+        v["points"].as_array().unwrap().iter().map(|p| p["label"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        ["r QD up to 8: p99 under 1ns, by queue depth", "r QD up to 8: p99 under 10s, by queue depth"]
+    );
+    assert!(
+        v["points"][0]["value_note"].as_str().unwrap().contains("the depth-1 probe's"),
+        "{}",
+        v["points"][0]
+    );
+    let csv = report(&dir, "csv");
+    let header = split_csv(csv.lines().next().unwrap());
+    let column = header.iter().position(|h| h == "qos_found_qd").expect("a qos_found_qd column");
+    let part = header.iter().position(|h| h == "part").unwrap();
+    // A row a step; its workers' rows (`part`) say nothing of the search.
+    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(split_csv).filter(|r| r[part].is_empty()).collect();
+    let found: Vec<&str> = rows.iter().map(|r| r[column].as_str()).collect();
+    assert_eq!(found, ["", "4"], "{csv}");
+}
+
 #[test]
 fn report_says_each_open_loop_rate_asked_and_kept_and_flags_a_missed_one() {
     let (_, _, dir) = specs();

@@ -432,9 +432,15 @@ fn label(p: &Point) -> String {
     match (&p.workload, &p.qd) {
         (Some(w), Some(qd)) => {
             let kind = if p.kind == "measure" { String::new() } else { format!("{} ", p.kind) };
-            let mut out = format!("{kind}{} QD {}", w.label(), qd.total);
+            // A search by queue depth: the plan's depth is its ceiling.
+            let by_qd = p.qos.as_ref().filter(|q| q.by == methodic_compiler::plan::QosAxis::Qd);
+            let up_to = if by_qd.is_some() { "up to " } else { "" };
+            let mut out = format!("{kind}{} QD {up_to}{}", w.label(), qd.total);
             if let Some(q) = &p.qos {
                 out.push_str(&format!(": {} under {}", q.percentile, limit_words(q.limit_us)));
+                if by_qd.is_some() {
+                    out.push_str(", by queue depth");
+                }
             } else if let Some(o) = &p.open_loop {
                 out.push_str(&format!(" at {}", asked_words(o)));
             }

@@ -5,7 +5,7 @@
 //! probe, and for the HTML page a chart of latency percentiles against
 //! the IOPS achieved, the limit and the rate found marked).
 
-use methodic_compiler::plan::Action;
+use methodic_compiler::plan::{Action, QosAxis};
 use serde::Serialize;
 
 use crate::manifest::Loaded;
@@ -164,18 +164,17 @@ fn percentile(l: &Latency, name: &str) -> Option<f64> {
     })
 }
 
-/// The probe whose numbers are the step's: the last that met the limit at
-/// the rate found (the runtime asks whole I/Os a second).
+/// The probe whose numbers are the step's (see [`QosResult::found_probe`]).
 fn found_probe(q: &QosResult) -> Option<&QosPoint> {
-    let found = q.found_iops?.round().max(1.0);
-    q.points.iter().rev().find(|p| p.met && p.rate_iops == Some(found))
+    q.found_probe()
 }
 
 fn qos(r: &StepResult, q: &QosResult, charts: bool) -> QosView {
     let name = &q.percentile;
+    let asked = if q.by == QosAxis::Qd { "QD per worker" } else { "rate asked (IOPS)" };
     let columns: Vec<String> = [
         "probe",
-        "rate asked (IOPS)",
+        asked,
         "achieved IOPS",
         "rate kept",
         &format!("{name} us"),
@@ -196,7 +195,11 @@ fn qos(r: &StepResult, q: &QosResult, charts: bool) -> QosView {
             let is_found = found.is_some_and(|f| std::ptr::eq(f, p));
             vec![
                 format!("{}{}", i + 1, if is_found { " (found)" } else { "" }),
-                p.rate_iops.map_or("closed loop".into(), |r| format!("{r:.0}")),
+                match (p.qd, p.rate_iops) {
+                    (Some(qd), _) => qd.to_string(),
+                    (None, Some(r)) => format!("{r:.0}"),
+                    (None, None) => "closed loop".into(),
+                },
                 num(Some(p.achieved_iops), 0),
                 if p.rate_iops.is_none() {
                     "-".into()
@@ -245,7 +248,11 @@ fn qos_chart(id: &str, q: &QosResult, found: Option<&QosPoint>) -> String {
     let mut rules =
         vec![Rule::AtY(q.limit_us, format!("limit: {} under {}", q.percentile, limit_words(q.limit_us)))];
     if let Some(f) = found {
-        rules.push(Rule::AtX(f.achieved_iops, format!("found: {:.0} IOPS", q.found_iops.unwrap_or(0.0))));
+        let what = match f.qd {
+            Some(qd) => format!("found: QD {qd} per worker, {:.0} IOPS", f.achieved_iops),
+            None => format!("found: {:.0} IOPS", q.found_iops.unwrap_or(0.0)),
+        };
+        rules.push(Rule::AtX(f.achieved_iops, what));
     }
     let title = format!("{id}: latency by IOPS achieved, each probe");
     Chart {
@@ -275,6 +282,7 @@ mod tests {
         };
         QosPoint {
             rate_iops: rate,
+            qd: None,
             achieved_iops: achieved,
             kept: true,
             percentile_us: Some(p9999),
@@ -287,9 +295,12 @@ mod tests {
         QosResult {
             percentile: "p99.99".into(),
             limit_us: 1000.0,
+            by: QosAxis::Rate,
             closed_loop_iops: 4000.0,
             found_iops: Some(1500.4),
             failed_iops: Some(2000.0),
+            found_qd: None,
+            failed_qd: None,
             points: vec![
                 probe(None, 4000.0, 3000.0, false),
                 probe(Some(2000.0), 2000.0, 1500.0, false),
@@ -320,5 +331,38 @@ mod tests {
         assert!(svg.contains(">limit: p99.99 under 1ms<") && svg.contains(">found: 1500 IOPS<"), "{svg}");
         // Each line has a point a probe.
         assert_eq!(svg.matches("<circle ").count(), 16);
+    }
+
+    /// A search by queue depth: probes at depths 1, 2, 4 (not met), 3; the
+    /// probe found is the one at depth 3, and the rows give each depth.
+    fn by_depth() -> QosResult {
+        let at = |qd: u32, achieved: f64, p9999: f64, met: bool| QosPoint {
+            qd: Some(qd),
+            ..probe(None, achieved, p9999, met)
+        };
+        QosResult {
+            by: QosAxis::Qd,
+            closed_loop_iops: 4000.0,
+            found_iops: None,
+            failed_iops: None,
+            found_qd: Some(3),
+            failed_qd: Some(4),
+            points: vec![
+                at(1, 1000.0, 300.0, true),
+                at(2, 2000.0, 600.0, true),
+                at(4, 4000.0, 1500.0, false),
+                at(3, 3000.0, 900.0, true),
+            ],
+            ..search()
+        }
+    }
+
+    #[test]
+    fn a_search_by_queue_depth_shows_each_probes_depth_and_the_depth_found() {
+        let q = by_depth();
+        assert_eq!(found_probe(&q).and_then(|p| p.qd), Some(3));
+        assert!(found_probe(&QosResult { found_qd: None, ..by_depth() }).is_none());
+        let svg = qos_chart("qos", &q, found_probe(&q));
+        assert!(svg.contains(">found: QD 3 per worker, 3000 IOPS<"), "{svg}");
     }
 }

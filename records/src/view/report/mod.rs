@@ -20,7 +20,7 @@ pub mod matrix;
 pub mod pts;
 pub mod spread;
 
-use methodic_compiler::plan::{Conventions, ValueKind};
+use methodic_compiler::plan::{Conventions, QosAxis, ValueKind};
 
 use crate::manifest::{self, Loaded};
 use crate::step_files::{StepFiles, Unreadable};
@@ -334,8 +334,12 @@ fn value_average(p: &Point, steady: Option<&crate::record::SteadyResult>) -> Str
         "rounds" => "last-window average, not steady".into(),
         "copy" => "copy average".into(),
         "together" => "job average".into(),
-        "qos" if p.qos.as_ref().is_some_and(|q| q.found_iops.is_none()) => "closed-loop probe average".into(),
-        "qos" => "average of the probe at the rate found".into(),
+        "qos" => match p.qos.as_ref() {
+            Some(q) if q.by == QosAxis::Qd && q.found_nothing() => "depth-1 probe average".into(),
+            Some(q) if q.by == QosAxis::Qd => "average of the probe at the depth found".into(),
+            Some(q) if q.found_nothing() => "closed-loop probe average".into(),
+            _ => "average of the probe at the rate found".into(),
+        },
         other => other.to_string(),
     }
 }

@@ -1,10 +1,13 @@
-//! Latency QoS searches: the highest open-loop rate at which a latency
-//! percentile stays under a limit, by the search the plan states
-//! ([`Qos`]): a closed-loop probe for the most the target does, open-loop
-//! probes from half of it down by halves until one meets the limit, then
-//! bisection to the plan's precision. Every probe is recorded.
+//! Latency QoS searches, by the search the plan states ([`Qos`]). By
+//! rate: the highest open-loop rate at which a latency percentile stays
+//! under a limit: a closed-loop probe for the most the target does,
+//! open-loop probes from half of it down by halves until one meets the
+//! limit, then bisection to the plan's precision. By queue depth: the
+//! deepest closed-loop depth per worker, up to the step's, at which it
+//! stays under the limit ([`DepthSearch`]: from depth 1, doubling, then
+//! bisecting to adjacent depths). Every probe is recorded.
 
-use methodic_compiler::plan::{Qos, Rate, RateAmount};
+use methodic_compiler::plan::{DepthSearch, Qd, Qos, QosAxis, Rate, RateAmount};
 use methodic_results::record::{QosPoint, QosResult};
 
 use crate::error::{Error, Result};
@@ -15,8 +18,11 @@ use crate::hlog::HistogramLog;
 
 pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<()> {
     let mut probes = Probes { q, limit_us: q.under_ns as f64 / 1000.0, log: None, points: Vec::new() };
+    if q.by == QosAxis::Qd {
+        return by_depth(x, s, probes);
+    }
     // The closed-loop probe: the most the target does at this depth.
-    let closed = probes.probe(x, s, None, 1)?;
+    let closed = probes.probe(x, s, Load::Closed, 1)?;
     let max = closed.achieved_iops;
     if max < 1.0 {
         return Err(Error::unsupported(format!(
@@ -29,13 +35,26 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
         percentile: q.percentile_name(),
         limit_us: probes.limit_us,
         closed_loop_iops: max,
+        by: QosAxis::Rate,
         found_iops: met,
         failed_iops: failed,
+        found_qd: None,
+        failed_qd: None,
         points: Vec::new(),
         verdict: verdict(q, met, failed, max, &closed),
     };
     probes.record(x, s, result);
     Ok(())
+}
+
+/// What a probe runs: closed loop at the step's depth, open loop at a
+/// rate (I/Os a second) at the step's depth, or closed loop at a depth
+/// per worker over the step's workers.
+#[derive(Clone, Copy)]
+enum Load {
+    Closed,
+    Rate(f64),
+    Depth(u32),
 }
 
 /// The probes of a search as they run: each one's point and I/O run, and
@@ -49,14 +68,19 @@ struct Probes<'q> {
 }
 
 impl Probes<'_> {
-    /// Runs the step's `k`th probe, closed loop (`rate` `None`) or open
-    /// loop at `rate` IOPS, and keeps it; its point says whether it met
-    /// the limit.
-    fn probe(&mut self, x: &Executor<'_>, s: &StepRun<'_>, rate: Option<f64>, k: u32) -> Result<QosPoint> {
+    /// Runs the step's `k`th probe under `load` and keeps it; its point
+    /// says whether it met the limit.
+    fn probe(&mut self, x: &Executor<'_>, s: &StepRun<'_>, load: Load, k: u32) -> Result<QosPoint> {
         let q = self.q;
+        let (rate, depth) = match load {
+            Load::Closed => (None, None),
+            Load::Rate(r) => (Some(r), None),
+            Load::Depth(d) => (None, Some(d)),
+        };
+        let qd = depth.map_or(q.qd, |d| Qd { total: d.saturating_mul(q.qd.workers), per_worker: d, ..q.qd });
         let spec = IoSpec {
             workload: &q.workload,
-            qd: q.qd,
+            qd,
             settings: s.settings,
             ramp: std_duration(q.ramp),
             record: Some(std_duration(q.probe)),
@@ -86,6 +110,7 @@ impl Probes<'_> {
         let percentile_us = run.recorder.percentile_ns(q.percentile_ppm).map(|ns| ns as f64 / 1000.0);
         let point = QosPoint {
             rate_iops: rate.map(|r| r.round().max(1.0)),
+            qd: depth,
             achieved_iops: achieved,
             kept,
             percentile_us,
@@ -96,12 +121,14 @@ impl Probes<'_> {
         Ok(point)
     }
 
-    /// The step's record: the probe at the rate found as the step's
-    /// numbers (else the closed loop's), and every probe's point in `qos`.
+    /// The step's record: the probe at the rate or depth found as the
+    /// step's numbers (else the first probe's: the closed loop's, or depth
+    /// 1's), and every probe's point in `qos`.
     fn record(mut self, x: &Executor<'_>, s: &mut StepRun<'_>, mut qos: QosResult) {
-        let found = qos.found_iops.map(|r| r.round().max(1.0));
-        let chosen = self.points.iter().rposition(|(p, _)| p.met && p.rate_iops == found).unwrap_or(0);
         qos.points = self.points.iter().map(|(p, _)| p.clone()).collect();
+        let found = qos.found_probe().map(|f| (f.rate_iops, f.qd));
+        let chosen =
+            self.points.iter().rposition(|(p, _)| p.met && Some((p.rate_iops, p.qd)) == found).unwrap_or(0);
         let (_, run) = self.points.swap_remove(chosen);
         run.keep_spread(&x.targets, Part::STEP, s.out);
         s.out.summary = Some(run.recorder.summary(run.seconds));
@@ -129,7 +156,7 @@ fn search(
     let mut rate = max / 2.0;
     let mut k = 2;
     for _ in 0..=Qos::HALVINGS {
-        let p = probes.probe(x, s, Some(rate), k)?;
+        let p = probes.probe(x, s, Load::Rate(rate), k)?;
         k += 1;
         if p.met {
             met = Some(rate);
@@ -143,7 +170,7 @@ fn search(
         let precision = probes.q.precision.as_f64() / 100.0;
         while (hi - lo) / hi > precision && !x.workers.stop.load(std::sync::atomic::Ordering::SeqCst) {
             let mid = (lo + hi) / 2.0;
-            let p = probes.probe(x, s, Some(mid), k)?;
+            let p = probes.probe(x, s, Load::Rate(mid), k)?;
             k += 1;
             if p.met { lo = mid } else { hi = mid }
         }
@@ -169,5 +196,71 @@ fn verdict(q: &Qos, met: Option<f64>, failed: Option<f64>, max: f64, closed: &Qo
             q.limit_name(),
             failed.unwrap_or(max)
         ),
+    }
+}
+
+/// The search by queue depth: closed-loop probes at the depths
+/// [`DepthSearch`] asks for, until it is over or the run is stopped; the
+/// step's numbers are the probe at the depth found.
+fn by_depth(x: &mut Executor<'_>, s: &mut StepRun<'_>, mut probes: Probes<'_>) -> Result<()> {
+    let q = probes.q;
+    let mut search = DepthSearch::new(q.qd.per_worker);
+    let mut k = 1;
+    while let Some(depth) = search.next() {
+        if k > 1 && x.workers.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        let p = probes.probe(x, s, Load::Depth(depth), k)?;
+        search.record(depth, p.met);
+        k += 1;
+    }
+    let points: Vec<&QosPoint> = probes.points.iter().map(|(p, _)| p).collect();
+    let result = QosResult {
+        percentile: q.percentile_name(),
+        limit_us: probes.limit_us,
+        by: QosAxis::Qd,
+        closed_loop_iops: points.iter().map(|p| p.achieved_iops).fold(0.0, f64::max),
+        found_iops: None,
+        failed_iops: None,
+        found_qd: search.met(),
+        failed_qd: search.failed(),
+        points: Vec::new(),
+        verdict: depth_verdict(q, &search, &points),
+    };
+    probes.record(x, s, result);
+    Ok(())
+}
+
+/// A search by queue depth's outcome in words: the depth found and its
+/// neighbour, that the ceiling met the limit (the target may meet it
+/// deeper), or that depth 1 did not; with the IOPS and percentile of the
+/// probe it names.
+fn depth_verdict(q: &Qos, search: &DepthSearch, points: &[&QosPoint]) -> String {
+    let name = q.percentile_name();
+    let limit = q.limit_name();
+    let at = |depth: u32| {
+        points.iter().rev().find(|p| p.qd == Some(depth)).map_or(String::new(), |p| {
+            let pct = p.percentile_us.map_or("not measured".to_string(), |v| format!("{v:.1} us"));
+            format!("{:.0} IOPS at QD {depth}, {name} {pct}", p.achieved_iops)
+        })
+    };
+    match (search.met(), search.failed()) {
+        (Some(found), Some(failed)) => format!(
+            "{name} under {limit} up to QD {found} per worker ({found} met it, {failed} did not; {})",
+            at(found)
+        ),
+        (Some(found), None) if found >= q.qd.per_worker => format!(
+            "{name} under {limit} at every depth up to the ceiling, QD {found} per worker (the target may \
+             meet it deeper; {})",
+            at(found)
+        ),
+        // The run was stopped before the search was over.
+        (Some(found), None) => {
+            format!(
+                "{name} under {limit} up to QD {found} per worker, at least (search stopped; {})",
+                at(found)
+            )
+        }
+        (None, _) => format!("{name} stayed over {limit} even at QD 1: no depth met the limit ({})", at(1)),
     }
 }
