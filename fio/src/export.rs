@@ -20,7 +20,8 @@ use std::fmt::Write as _;
 
 use methodic_compiler::plan::{
     Access, Action, Arrivals, Cell, DataPattern, Duration, EraseMethod, Extent, IoMode, Job, MeasureStop,
-    Metric, Pauses, Percent, Plan, Point, PreconditionStop, Qd, Qos, Rate, RateAmount, SteadyRule, Step,
+    Metric, Pauses, Percent, Plan, Point, PreconditionStop, Qd, Qos, QosAxis, Rate, RateAmount, SteadyRule,
+    Step,
     Target as Settings, Workload, plural,
 };
 
@@ -291,8 +292,12 @@ fn fill_section(x: &StepOut, workload: &Workload, qd: &Qd, passes: u32) -> Secti
     s
 }
 
-/// A QoS search: the closed-loop probe that starts it.
+/// A QoS search: by rate, the closed-loop probe that starts it; by queue
+/// depth, fio's own search ([`depth_search_section`]).
 fn qos_section(x: &StepOut, q: &Qos) -> Section {
+    if q.by == QosAxis::Qd {
+        return depth_search_section(x, q);
+    }
     let label = &x.label;
     let mut s = x.io("", &q.workload, &q.qd);
     s.notes.insert(
@@ -306,6 +311,55 @@ fn qos_section(x: &StepOut, q: &Qos) -> Section {
         ),
     );
     timed(&mut s, q.ramp, &MeasureStop::timed(q.probe), &q.workload, &q.qd, x.engine);
+    s
+}
+
+/// A QoS search by queue depth as fio's `latency_target`: `iodepth` is the
+/// ceiling (per clone, as methodic's depth is per worker),
+/// `latency_window` each probe, `latency_percentile` the share of I/Os
+/// within the target; the note says how fio's search differs (research
+/// traced from fio@f5344384's io_u.c:1594-1745: one stream, no ramp a
+/// depth, a drain after a failure, a final window).
+fn depth_search_section(x: &StepOut, q: &Qos) -> Section {
+    let label = &x.label;
+    let mut s = x.io("", &q.workload, &q.qd);
+    s.notes.insert(
+        0,
+        format!(
+            "{label}: latency QoS search for the deepest queue depth, up to {} per worker, with {} under {}, \
+             as fio's latency_target. fio's search differs: it changes the depth within one stream (the ramp \
+             is once, before the search, not before each depth), drains the I/Os in flight only after a depth \
+             fails, judges each clone's I/Os on their own, and ends the job after a final window at the depth \
+             found; its result is latency_depth in fio's output, not methodic's probes",
+            q.qd.per_worker,
+            q.percentile_name(),
+            q.limit_name()
+        ),
+    );
+    if q.under_ns % 1000 != 0 {
+        s.notes
+            .push(format!("fio's latency_target is in whole microseconds: {} is rounded up", q.limit_name()));
+    }
+    // fio judges the target on its total latency, which [global]'s
+    // disable_lat=1 turns off: no I/O would fail (io_u.c:2093-2099).
+    s.notes.push("disable_lat=0: fio judges latency_target on the latency disable_lat=1 turns off".into());
+    s.options.push(("disable_lat", Some("0".into())));
+    s.options.push(("latency_target", Some(format!("{}us", q.under_ns.div_ceil(1000)))));
+    s.options.push(("latency_window", Some(format!("{}ms", q.probe.as_millis()))));
+    s.options.push(("latency_percentile", Some(q.percentile_name().trim_start_matches('p').to_string())));
+    if !q.ramp.is_zero() {
+        s.options.push(("ramp_time", Some(format!("{}ms", q.ramp.as_millis()))));
+    }
+    // fio ends the job itself once its search converges; when the ceiling
+    // fails, its search never does, so the time of methodic's most probes
+    // and fio's final window caps it.
+    let (_, most) = q.probes();
+    let cap = q.probe.as_millis().saturating_mul(most as u64 + 1).saturating_add(q.ramp.as_millis());
+    s.notes.push(format!(
+        "runtime caps fio's search at the time of methodic's most probes ({most}) and a final window"
+    ));
+    s.options.push(("runtime", Some(format!("{cap}ms"))));
+    s.options.push(("time_based", None));
     s
 }
 
@@ -988,6 +1042,7 @@ fn write_section(out: &mut String, s: &Section) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use methodic_compiler::plan::depth_probes;
 
     fn job(src: &str) -> String {
         let plan =
@@ -1041,6 +1096,46 @@ mod tests {
         assert_eq!(job.matches("\n[").count(), 2, "[global] and one section:\n{job}");
         let why = host_job(&plan.steps[0], engine, "/dev/sdb", None, None, None).unwrap_err();
         assert!(why.contains("fio cannot erase a drive"), "{why}");
+    }
+
+    /// A search by queue depth is fio's latency_target at iodepth = the
+    /// ceiling per clone, the probe as the window, and a note on how
+    /// fio's search differs; a search by rate stays a closed-loop probe.
+    #[test]
+    fn a_qos_search_by_queue_depth_exports_as_fios_latency_target() {
+        let src = |by: &str| {
+            format!(
+                "methodology \"q\" version \"1\"\nconventions {{ queue_depth per_worker }}\n\
+                 target {{ workers 2 }}\nworkload r {{ random; block 4KiB; read 100% }}\n\
+                 qos r qd 128 {{ p99.9 under 500ms; probe 5s; ramp 2s{by} }}\n"
+            )
+        };
+        let j = job(&src("; by qd"));
+        let (_, most) = depth_probes(128);
+        for line in [
+            "iodepth=128",
+            "numjobs=2",
+            "latency_target=500000us",
+            "latency_window=5000ms",
+            "latency_percentile=99.9",
+            "disable_lat=0",
+            "ramp_time=2000ms",
+            &format!("runtime={}ms", 2000 + 5000 * (most as u64 + 1)),
+            "time_based",
+        ] {
+            assert!(has(&j, line), "{line} missing:\n{j}");
+        }
+        assert!(
+            j.contains(
+                "as fio's latency_target. fio's search differs: it changes the depth within one stream"
+            ),
+            "{j}"
+        );
+        let by_rate = job(&src(""));
+        assert!(
+            !by_rate.contains("latency_target=") && by_rate.contains("the closed-loop probe"),
+            "{by_rate}"
+        );
     }
 
     #[test]

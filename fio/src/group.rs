@@ -161,6 +161,7 @@ fn check_group(group: &[(&Job, Step)], device: u32, several: bool) -> Vec<Proble
     let check = Check { group, device, several };
     let mut problems = check.ends_by_size();
     problems.extend(check.verify());
+    problems.extend(check.latency());
     for (job, step) in &group[1..] {
         problems.extend(check.time_and_ramp(job, step));
         problems.extend(check.settings(job, step));
@@ -249,6 +250,29 @@ impl Check<'_> {
                 ),
                 format!(
                     "drop verify, or run [{}] on its own (stonewall on it and on the job after it) on the first file",
+                    job.section
+                ),
+            ));
+        }
+        problems
+    }
+
+    /// Jobs with a latency target: each is a `qos` step, which runs
+    /// alone, not as a together step's job.
+    fn latency(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for (job, step) in self.group.iter().filter(|(_, s)| s.latency.is_some()) {
+            problems.push(against(
+                job,
+                job.get("latency_target"),
+                format!(
+                    "{}, and [{}] searches its queue depth (latency_target); methodic's search by queue depth \
+                     is a `qos` step, which runs alone",
+                    self.with(job, step),
+                    job.section
+                ),
+                format!(
+                    "run [{}] on its own (stonewall on it and on the job after it) on the first file",
                     job.section
                 ),
             ));

@@ -36,7 +36,7 @@
 //! | `verify_interval`, `verify_pattern*`, `verify_backlog*`, `verify_only`, `verify_state_load`, `verify_write_sequence`, `verify_header_seed`, other `verify_*`, `trim_percentage`, `trim_backlog` | refused | what methodic's stamp checks is fixed (fio's defaults are fine) |
 //! | `rate_min` (`ratemin`), `rate_iops_min`, `rate_cycle` (`ratecycle`), other `rate_*` | refused | methodic does not end a step whose rate falls short (`0`, or fio's default, is fine) |
 //! | `thinktime`, `thinktime_*`, `rate_ignore_thinktime` | refused (`thinktime`) | fio drains the queue and then pauses; methodic's `think P every N` holds new I/Os for P from the Nth started, with the rest in flight: shorter pauses by the I/Os' latency. Without `thinktime` (or at 0) the others are noted as ignored, as fio ignores them |
-//! | `latency_target`, `latency_window`, `latency_percentile`, `latency_run` | refused (`latency_target`) | fio searches the queue depth that keeps the target; methodic's `qos` finds the highest rate under a latency percentile at a fixed depth: a search by queue depth is not in methodic. Without a target the others are noted as ignored |
+//! | `latency_target`, `latency_window`, `latency_percentile`, `latency_run` | `qos W qd IODEPTH { pP under T; probe WINDOW; by qd }` | fio searches the queue depth that keeps the target, as methodic's search by queue depth does, with a note on how they differ. Refused: no `latency_window` (or 0, fio's default: it judges at every pass), `latency_percentile=100` (fio's default: methodic's percentiles stop below p100) or 0, `latency_run=1` (fio keeps adjusting), and `disable_lat=1`, `gtod_reduce=1` or `stats=0` with a target (fio then measures no latency: no I/O fails). Without a target the others are noted as ignored |
 //! | `max_latency` | refused | methodic does not end a job on a slow I/O (`0` is fine) |
 //! | `zonemode`, `zone*` | refused | one contiguous span, no zones (`zonemode=none` is fine) |
 //! | `fsync`, `fdatasync`, `end_fsync`, `fsync_on_close`, `write_barrier`, `sync` | refused | no flushes, no O_SYNC (`0` is fine) |
@@ -345,7 +345,7 @@ mod tests {
         ("no steady state", "steady"),
         ("a stop after {stop} is not in methodic", "transferred"),
         ("a stop after bytes read is not in methodic", "transferred"),
-        ("a search by queue depth is not in methodic", "depth"),
+        ("a search by queue depth is not in methodic", "by"),
         ("a split per direction is not in methodic", "write_blocks"),
     ];
 

@@ -201,29 +201,49 @@ pub(crate) fn fio_bytes(raw: &str, kb: KbBase) -> Result<Bytes, Refusal> {
 
 /// A time (`runtime`, `ramp_time`): seconds without a unit.
 pub(crate) fn fio_time(raw: &str) -> Result<Duration, Refusal> {
+    let us = time_micros(raw, 1_000_000, "60 (seconds), 500ms, 5m or 1h")?;
+    if us % 1000 != 0 {
+        return Err(refusal(format!(
+            "`{}` is not a whole number of milliseconds, and methodic times steps to the millisecond",
+            raw.trim()
+        )));
+    }
+    Ok(Duration::from_millis(us / 1000))
+}
+
+/// A time fio reads in microseconds without a unit (`latency_target`,
+/// `latency_window`), in microseconds.
+pub(crate) fn fio_micros(raw: &str) -> Result<u64, Refusal> {
+    time_micros(raw, 1, "500 (microseconds), 2ms or 1s")
+}
+
+/// A time in microseconds: a whole number and fio's unit, `default_us`
+/// microseconds a unit without one; `example` shows such times in a hint.
+fn time_micros(raw: &str, default_us: u64, example: &str) -> Result<u64, Refusal> {
     substituted(raw)?;
     let spaced = raw.starts_with(char::is_whitespace);
     let s = raw.trim_start();
     let (number, unit) = split_number(s);
+    let default = if default_us == 1 { "microseconds" } else { "seconds" };
     if number.is_empty() {
-        return Err(refusal(format!("`{s}` is not a time"))
-            .hint("write a time such as 60 (seconds), 500ms, 5m or 1h"));
+        return Err(refusal(format!("`{s}` is not a time")).hint(format!("write a time such as {example}")));
     }
     let n: u64 = number.parse().map_err(|_| refusal(format!("`{s}` is too long")))?;
     if unit.starts_with('.') {
-        return Err(refusal(format!("fio reads `{s}` as {n} seconds: it stops at the `.`"))
+        return Err(refusal(format!("fio reads `{s}` as {n} {default}: it stops at the `.`"))
             .hint("write it in a smaller unit, such as 1500ms"));
     }
     if !unit.is_empty() && spaced {
         return Err(refusal(format!(
-            "fio keeps the space after `=` in the value and then ignores the unit: it reads `{raw}` as {n} seconds"
+            "fio keeps the space after `=` in the value and then ignores the unit: it reads `{raw}` as {n} {default}"
         ))
         .hint(format!("write the value right after `=`: `={s}`")));
     }
     let micros: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" => default_us,
         "us" | "usec" => 1,
         "ms" | "msec" => 1_000,
-        "" | "s" => 1_000_000,
+        "s" => 1_000_000,
         "m" => 60_000_000,
         "h" => 3_600_000_000,
         "d" => 86_400_000_000,
@@ -235,13 +255,7 @@ pub(crate) fn fio_time(raw: &str) -> Result<Duration, Refusal> {
             .hint("write seconds as `s` (or no unit), minutes as `m`, hours as `h`"));
         }
     };
-    let us = n.checked_mul(micros).ok_or_else(|| refusal(format!("`{s}` is too long")))?;
-    if us % 1000 != 0 {
-        return Err(refusal(format!(
-            "`{s}` is not a whole number of milliseconds, and methodic times steps to the millisecond"
-        )));
-    }
-    Ok(Duration::from_millis(us / 1000))
+    n.checked_mul(micros).ok_or_else(|| refusal(format!("`{s}` is too long")))
 }
 
 /// A whole number, digits only.
@@ -502,6 +516,11 @@ mod tests {
         assert_eq!(fio_time(" 30"), Ok(Duration::from_secs(30)));
         assert!(fio_time("30sec").is_err());
         assert!(fio_time("1.5").is_err());
+        // latency_target and latency_window: microseconds without a unit.
+        assert_eq!(fio_micros("500000"), Ok(500_000));
+        assert_eq!(fio_micros("2ms"), Ok(2_000));
+        assert_eq!(fio_micros("5s"), Ok(5_000_000));
+        assert!(fio_micros("1.5ms").is_err());
     }
 
     #[test]

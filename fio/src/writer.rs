@@ -12,7 +12,7 @@ use methodic_grammar::is_reserved;
 
 use crate::group::{Device, Phase};
 use crate::job_file::Section;
-use crate::translate::{Data, FioSpan, Note, Step, Stop};
+use crate::translate::{Data, FioSpan, LatencyTarget, Note, Step, Stop};
 
 /// `1 job`, `2 jobs`.
 fn count(n: usize, what: &str) -> String {
@@ -321,6 +321,8 @@ fn phase_block(phase: &Phase, workloads: &[&String], phase_names: &mut HashSet<S
     }
     if phase.together {
         out.push_str(&together(phase, workloads));
+    } else if let Some(l) = s.latency {
+        out.push_str(&qos(s, l, workloads[0]));
     } else {
         out.push_str(&measure(s, workloads[0]));
     }
@@ -439,6 +441,32 @@ fn measure(s: &Step, workload: &str) -> String {
     }
     step.push('\n');
     step
+}
+
+/// `  qos w qd 128 { p99.9 under 500ms; probe 5s; by qd }`: fio's latency
+/// target, a search by queue depth up to the job's iodepth (per worker, as
+/// the import counts it), with the job's ramp before each probe.
+fn qos(s: &Step, l: LatencyTarget, workload: &str) -> String {
+    let percentile = format!("{:.4}", l.percentile_ppm as f64 / 10_000.0);
+    let percentile = percentile.trim_end_matches('0').trim_end_matches('.');
+    let mut settings =
+        vec![format!("p{percentile} under {}", exact_time(l.under_ns)), format!("probe {}", l.window)];
+    if !s.ramp.is_zero() {
+        settings.push(format!("ramp {}", s.ramp));
+    }
+    settings.push("by qd".to_string());
+    format!("  qos {workload} qd {} {{ {} }}\n", s.qd, settings.join("; "))
+}
+
+/// A time in nanoseconds in the largest unit that holds it whole
+/// (`500ms`, `1500us`), so that fio's target is kept to the microsecond.
+fn exact_time(ns: u64) -> String {
+    match ns {
+        n if n % 1_000_000_000 == 0 => format!("{}s", n / 1_000_000_000),
+        n if n % 1_000_000 == 0 => format!("{}ms", n / 1_000_000),
+        n if n % 1_000 == 0 => format!("{}us", n / 1_000),
+        n => format!("{n}ns"),
+    }
 }
 
 /// The names of a together step's jobs: their sections, made names, without

@@ -800,10 +800,9 @@ fn rates_fio_means_otherwise_are_refused_as_users_read_them() {
         ),
         ("rw=randread\nrate_foo=1", "rate_foo=1", "this rate option has no equivalent"),
         (
-            "rw=randread\nlatency_target=2ms\nlatency_window=5s\nlatency_percentile=99.9",
+            "rw=randread\nlatency_target=2ms\nlatency_window=5s",
             "latency_target=2ms",
-            "methodic's `qos` step finds the highest rate under a latency percentile at a fixed queue depth: a \
-             search by queue depth is not in methodic",
+            "methodic's percentiles stop below p100 (in job.fio:5, [j]) (hint: give latency_percentile below 100",
         ),
         ("rw=randread\nmax_latency=10ms", "max_latency=10ms", "does not end a job on a slow I/O"),
     ] {
@@ -1223,15 +1222,17 @@ fn verify_is_refused_where_fio_checks_otherwise() {
 }
 
 #[test]
-fn pauses_and_latency_targets_are_refused_saying_what_methodic_has_instead() {
+fn pauses_and_latency_targets_fio_defaults_are_refused_saying_what_methodic_has_instead() {
     let e = errors(
         "[j]\nrw=randread\ntime_based\nruntime=10\nthinktime=50\nthinktime_blocks=8\nlatency_target=1ms\n",
     );
     let text = all(&e);
     assert!(has(&e, 5, "thinktime=50", "holds new I/Os until P after the Nth started"), "{text}");
-    assert!(has(&e, 7, "latency_target=1ms", "a search by queue depth is not in methodic"), "{text}");
-    assert!(text.contains("write a `qos` step"), "{text}");
-    assert_eq!(e.len(), 2, "the companions add nothing to their option's refusal: {text}");
+    // fio's default window (0) and percentile (100) are no probe methodic states.
+    assert!(has(&e, 7, "latency_target=1ms", "judges each depth over a probe of a stated length"), "{text}");
+    assert!(has(&e, 7, "latency_target=1ms", "methodic's percentiles stop below p100"), "{text}");
+    assert!(text.contains("give latency_window, such as latency_window=5s"), "{text}");
+    assert_eq!(e.len(), 3, "the companions add nothing to their option's refusal: {text}");
     // Without the option they serve, fio ignores them.
     let out = import(
         "[j]\nrw=randread\ntime_based\nruntime=10\nthinktime=0\nthinktime_blocks=8\nrate_ignore_thinktime=1\n\
@@ -1330,4 +1331,95 @@ fn a_lead_job_is_told_against_the_job_it_starts_with() {
     assert!(text.contains("fio starts [a] together with [b] (line 4)"), "{text}");
     assert!(text.contains("fio starts [b] together with [a] (line 1)"), "{text}");
     assert!(!text.contains("[a] together with [a]"), "{text}");
+}
+
+/// A job in the layout of fio's examples/latency-profile.fio: options in
+/// [global] (a 4KiB random read at iodepth 128 with a latency target, a
+/// window and a percentile), the device in a section of its own, and no
+/// runtime: fio ends the job when its search is over.
+const LATENCY_PROFILE: &str = "\
+; Find the deepest queue depth, up to 128, at which 99.9% of 4KiB random
+; reads complete within 500ms, judged over 5s at each depth.
+[global]
+bs=4k
+rw=randread
+direct=1
+ioengine=libaio
+iodepth=128
+; the latency every I/O is judged against (microseconds)
+latency_target=500000
+; how long each depth is tried (microseconds)
+latency_window=5000000
+; the share of I/Os that must be within the target
+latency_percentile=99.9
+
+[nvme]
+filename=/dev/nvme0n1
+";
+
+#[test]
+fn a_latency_target_becomes_a_qos_search_by_queue_depth() {
+    let method = import(LATENCY_PROFILE);
+    let p = plan(LATENCY_PROFILE);
+    let Action::Qos(q) = &p.steps[0].action else { panic!("not a qos step:\n{method}") };
+    assert_eq!(q.by, methodic_compiler::plan::QosAxis::Qd);
+    assert_eq!((q.qd.per_worker, q.qd.workers), (128, 1));
+    assert_eq!((q.percentile_ppm, q.under_ns, q.probe), (999_000, 500_000_000, Duration::from_secs(5)));
+    assert!(method.contains("qos nvme qd 128 { p99.9 under 500ms; probe 5s; by qd }"), "{method}");
+    let words = method.lines().map(|l| l.trim_start_matches([' ', '#'])).collect::<Vec<_>>().join(" ");
+    assert!(words.contains("but changes the depth within one stream: it ramps once"), "{method}");
+    // The search exported again is fio's latency target at the same depth.
+    let again = plan_to_fio(&p, None);
+    for line in ["iodepth=128", "latency_target=500000us", "latency_window=5000ms", "latency_percentile=99.9"]
+    {
+        assert!(again.lines().any(|l| l == line), "{line}:\n{again}");
+    }
+    let back = plan(&again);
+    let Action::Qos(q2) = &back.steps[0].action else { panic!("not a qos step:\n{again}") };
+    assert_eq!(
+        (q2.by, q2.qd, q2.percentile_ppm, q2.under_ns, q2.probe),
+        (q.by, q.qd, q.percentile_ppm, q.under_ns, q.probe)
+    );
+}
+
+#[test]
+fn a_latency_target_methodic_cannot_state_is_refused_with_a_hint() {
+    let job = |options: &str| {
+        format!(
+            "[j]\nrw=randread\nioengine=libaio\ndirect=1\niodepth=32\nlatency_target=2ms\nlatency_window=5s\nlatency_percentile=99\n{options}\n"
+        )
+    };
+    for (options, option, words) in [
+        ("latency_window=0", "latency_window=0", "hint: give latency_window, such as latency_window=5s"),
+        ("latency_window=1500us", "latency_window=1500us", "not a whole number of milliseconds"),
+        ("latency_percentile=100", "latency_percentile=100", "hint: give latency_percentile below 100"),
+        ("latency_percentile=0", "latency_percentile=0", "every depth meets the target"),
+        ("latency_run=1", "latency_run=1", "keeps adjusting the depth until the job ends"),
+        (
+            "gtod_reduce=1",
+            "gtod_reduce=1",
+            "no I/O fails latency_target and its search only doubles to iodepth",
+        ),
+        ("disable_lat=1", "disable_lat=1", "hint: remove disable_lat to import the latency target"),
+        ("stats=0", "stats=0", "fio measures no completion latency"),
+        ("verify=crc32c", "verify=crc32c", "the job is a `qos` step"),
+    ] {
+        let text = job(options);
+        let line = text.lines().position(|l| l == option).unwrap() + 1;
+        let e = errors(&text);
+        assert!(
+            e.iter().any(|e| e.line == line
+                && e.option.as_deref() == Some(option)
+                && format!("{e} (hint: {})", e.hint.as_deref().unwrap_or("")).contains(words)),
+            "{option}: {}",
+            all(&e)
+        );
+    }
+    // fio's latency_run=0 and stats=1 are its defaults, and fine.
+    let p = plan(&job("latency_run=0\nstats=1"));
+    assert!(matches!(p.steps[0].action, Action::Qos(_)));
+    // A search runs alone, not as a together step's job.
+    let e =
+        errors(&format!("{}\n[k]\nrw=randwrite\ntime_based\nruntime=10\n", job("time_based\nruntime=10")));
+    assert!(all(&e).contains("searches its queue depth (latency_target)"), "{}", all(&e));
 }

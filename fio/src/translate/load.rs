@@ -1,11 +1,14 @@
 //! A job's pauses and latency target: `thinktime` (with the
-//! `thinktime_*` options and `rate_ignore_thinktime`, which serve it) and
-//! `latency_target` (with `latency_window`, `latency_percentile` and
-//! `latency_run`). Out, nothing: each is refused where it changes what fio
-//! runs, saying what methodic has instead, and its companions are noted as
-//! ignored where fio ignores them, without the option they serve.
+//! `thinktime_*` options and `rate_ignore_thinktime`, which serve it),
+//! refused where it changes what fio runs, saying what methodic has
+//! instead; and `latency_target` (with `latency_window`,
+//! `latency_percentile` and `latency_run`), out as a [`LatencyTarget`]: the
+//! job becomes a `qos ... by qd` step, with a note on how fio's search
+//! differs, and what methodic cannot say is refused. The companions of
+//! each are noted as ignored where fio ignores them, without the option
+//! they serve.
 //!
-//! Why neither translates (fio@f5344384, github:axboe/fio):
+//! Why (fio@f5344384, github:axboe/fio):
 //!
 //! - `handle_thinktime()` (backend.c:914), once `thinktime_blocks` I/Os
 //!   have been issued or completed, waits for every I/O in flight
@@ -18,19 +21,33 @@
 //!   PERIOD` keeps a fixed grid.
 //! - `lat_target_*()` (io_u.c:1594-1745) search the queue depth: from 1,
 //!   doubling, then bisecting, judging each depth over `latency_window` by
-//!   the share of I/Os under the target, and end the job at the depth
-//!   found. methodic's `qos` step (LANGUAGE.md, "Latency QoS search")
-//!   searches the open-loop rate at a fixed depth instead.
+//!   the share of I/Os under the target, and end the job after a final
+//!   window at the depth found. methodic's `qos ... by qd` (LANGUAGE.md,
+//!   "Latency QoS search") doubles and bisects the same way, but probes
+//!   each depth afresh after its ramp, where fio changes the depth within
+//!   one stream (draining the I/Os in flight only after a failure,
+//!   `io_u_quiesce()`), ramps once, and searches in each clone on its own.
+//!   fio's default window, 0, judges at every pass of its loop
+//!   (`lat_target_check()`, io_u.c:1719), and its default percentile, 100,
+//!   fails a depth at the first slow I/O (`lat_target_failed()`,
+//!   io_u.c:1629): neither is a probe methodic can state, so both are
+//!   refused; so is `latency_run=1`, which keeps adjusting until the job
+//!   ends, and a target with `disable_lat` or `gtod_reduce`, under which
+//!   fio measures no latency and no I/O fails (io_u.c:2093-2099).
 //!
 //! fio ignores the companions without the option: `handle_thinktime()`
 //! runs only with `thinktime` set (backend.c:1379), and without
 //! `latency_target` the depth is `iodepth` (`lat_target_init()`,
 //! io_u.c:1638).
 
-use super::reader::{Got, JobReader, Reported};
+use methodic_compiler::plan::Duration;
+
+use super::reader::{Got, JobReader, Reported, need};
+use super::step::LatencyTarget;
 use crate::error::{ImportErrorKind, Problem};
 use crate::job_file::Entry;
 use crate::options::canonical;
+use crate::values::{fio_decimal, fio_flag, fio_micros, refusal};
 
 /// fio's thinktime, and why methodic's `think` is not it.
 const THINK: &str = "fio waits for every I/O in flight to complete and then pauses for thinktime (after every \
@@ -40,12 +57,15 @@ const THINK: &str = "fio waits for every I/O in flight to complete and then paus
 const THINK_HINT: &str = "remove it to import the job; in the methodology, `think P every N` (or `bursts ON every \
                           PERIOD` for thinktime_iotime) adds methodic's own pauses, if they suit the test";
 
-/// fio's latency target, and what methodic's `qos` does instead.
-const QOS: &str = "fio searches for the queue depth at which latency_percentile of the I/Os complete within the \
-                   target, trying each depth for latency_window; methodic's `qos` step finds the highest rate \
-                   under a latency percentile at a fixed queue depth: a search by queue depth is not in methodic";
-const QOS_HINT: &str = "remove latency_target (fio then runs at iodepth, as the import does), or write a `qos` \
-                        step in the methodology for the highest rate under a latency limit";
+/// How methodic's search by queue depth differs from fio's, said above the
+/// step an imported latency target makes.
+const QOS_DIFFERS: &str = "fio's latency_target searches the queue depth as `qos ... by qd` does (from 1, doubling, \
+                           then bisecting, up to iodepth), but changes the depth within one stream: it ramps once, \
+                           drains the I/Os in flight only after a depth fails, ends the job after a final window at \
+                           the depth found (or runs out its runtime), and each numjobs clone searches on its own. \
+                           methodic probes each depth afresh after `ramp`, judges all workers' I/Os together, and \
+                           stops when the deepest depth that met the limit and the shallowest that did not are \
+                           adjacent; the runtime and size of the job do not apply";
 
 /// Whether a value turns its option off: a number whose digits are all 0
 /// (`0`, `0us`).
@@ -96,14 +116,100 @@ pub(crate) fn pauses(r: &mut JobReader<'_>) -> Got<()> {
     )
 }
 
-/// `latency_target` and the options that serve it.
-pub(crate) fn latency(r: &mut JobReader<'_>) -> Got<()> {
-    refused_with_companions(
-        r,
-        "latency_target",
-        |k| k.starts_with("latency_") && k != "latency_target",
-        (QOS, QOS_HINT),
-    )
+/// `latency_target` and the options that serve it: the search it asks
+/// for, `None` without a target (the companions noted as ignored), or
+/// every reason methodic cannot state it.
+pub(crate) fn latency(r: &mut JobReader<'_>) -> Got<Option<LatencyTarget>> {
+    let target = r.read("latency_target", |v| fio_micros(need(v)?))?;
+    let Some(target_us) = target.filter(|t| *t > 0) else {
+        for e in companions(r, |k| k.starts_with("latency_") && k != "latency_target") {
+            r.note(e, true, true, "ignored, as fio ignores it without latency_target");
+        }
+        return Ok(None);
+    };
+    let main = r.get("latency_target").expect("a target was read");
+    let window = window(r, main);
+    let percentile = percentile(r, main);
+    let run = match r.bool("latency_run") {
+        Ok(Some(true)) => {
+            let e = r.get("latency_run").expect("read above");
+            let why = refusal(
+                "with latency_run=1 fio keeps adjusting the depth until the job ends; methodic's search by \
+                 queue depth ends at the depth found",
+            )
+            .hint("write latency_run=0 (fio's default) or remove it, to import the search");
+            Err(r.problem(ImportErrorKind::Untranslatable, e, why))
+        }
+        other => other.map(|_| ()),
+    };
+    let unmeasured = unmeasured(r);
+    let (window, percentile, (), ()) = (window?, percentile?, run?, unmeasured?);
+    r.note(main, false, false, QOS_DIFFERS);
+    Ok(Some(LatencyTarget { percentile_ppm: percentile, under_ns: target_us.saturating_mul(1000), window }))
+}
+
+/// `latency_window`: each depth's probe, in whole milliseconds; fio's
+/// default, 0, judges at every pass of its loop and is refused.
+fn window(r: &mut JobReader<'_>, main: &Entry) -> Got<Duration> {
+    let us = r.read("latency_window", |v| fio_micros(need(v)?))?.unwrap_or(0);
+    let e = r.get("latency_window").unwrap_or(main);
+    if us == 0 {
+        let why = refusal(
+            "without latency_window (or at 0, fio's default) fio judges the depth at every pass of its loop, \
+             over whatever I/Os completed since; methodic judges each depth over a probe of a stated length",
+        )
+        .hint("give latency_window, such as latency_window=5s: the length of each depth's probe");
+        return Err(r.problem(ImportErrorKind::Untranslatable, e, why));
+    }
+    if us % 1000 != 0 {
+        let why = refusal(format!(
+            "a window of {us} microseconds is not a whole number of milliseconds, and methodic times probes to \
+             the millisecond"
+        ))
+        .hint("round latency_window to whole milliseconds, such as 5000ms");
+        return Err(r.problem(ImportErrorKind::BadValue, e, why));
+    }
+    Ok(Duration::from_millis(us / 1000))
+}
+
+/// `latency_percentile` (fio's default 100) in parts per million: above
+/// 0 and below 100, as methodic's percentiles are.
+fn percentile(r: &mut JobReader<'_>, main: &Entry) -> Got<u32> {
+    let ppm = r.read("latency_percentile", |v| fio_decimal(need(v)?.trim(), 4))?.unwrap_or(1_000_000);
+    let e = r.get("latency_percentile").unwrap_or(main);
+    let why = match ppm {
+        0 => refusal("at latency_percentile=0 every depth meets the target: there is nothing to search")
+            .hint("give the share of I/Os that must complete within the target, such as latency_percentile=99.9"),
+        1_000_000 => refusal(
+            "at latency_percentile=100 (fio's default) fio fails a depth at its first I/O over the target; \
+             methodic's percentiles stop below p100",
+        )
+        .hint("give latency_percentile below 100, such as latency_percentile=99.99"),
+        p if p > 1_000_000 => refusal(format!("fio takes a latency_percentile from 0 to 100, not {}", p / 10_000))
+            .hint("give latency_percentile below 100, such as latency_percentile=99.99"),
+        p => return Ok(p as u32),
+    };
+    Err(r.problem(ImportErrorKind::Untranslatable, e, why))
+}
+
+/// `disable_lat=1`, `gtod_reduce=1` or `stats=0` with a latency target:
+/// fio measures no latency then, so no I/O ever fails the target.
+fn unmeasured(r: &mut JobReader<'_>) -> Got<()> {
+    let mut refused = false;
+    for (name, off) in [("disable_lat", true), ("gtod_reduce", true), ("stats", false)] {
+        let Some(e) = r.get(name) else { continue };
+        if fio_flag(e.value.as_deref()).is_ok_and(|v| v == off) {
+            let why = refusal(format!(
+                "with {name}={} fio measures no completion latency, so no I/O fails latency_target and its \
+                 search only doubles to iodepth",
+                u8::from(off)
+            ))
+            .hint(format!("remove {name} to import the latency target"));
+            r.problem(ImportErrorKind::Untranslatable, e, why);
+            refused = true;
+        }
+    }
+    if refused { Err(Reported) } else { Ok(()) }
 }
 
 #[cfg(test)]

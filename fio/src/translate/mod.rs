@@ -23,7 +23,7 @@ use self::load::{latency, pauses};
 use self::rate::{job_rate, rate_options};
 use self::reader::{Got, JobReader, Reported, need};
 use self::region::{Layout, layout, region, stop};
-pub(crate) use self::step::{Data, FioSpan, Note, Step, Stop};
+pub(crate) use self::step::{Data, FioSpan, LatencyTarget, Note, Step, Stop};
 use self::verify::{Verify, verify_fits, verify_option};
 use crate::error::{ImportErrorKind, Problem};
 use crate::job_file::Job;
@@ -93,7 +93,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         (rw?, read?, random?, blocks?, align?, qd?, workers?, direct?, invalidate?, region?, data?);
     let (time_based, runtime, ramp, loops) = (time_based?, runtime?, ramp?, loops?);
     let ((), _, increment, io_size, rates) = (engine?, stonewall?, increment?, io_size?, rates?);
-    let (verify, (), ()) = (verify?, paused?, latency?);
+    let (verify, (), latency) = (verify?, paused?, latency?);
     let access = distribution?;
     let rate = job_rate(r, rates, read, workers)?;
     // methodic's stripes are whole multiples of the alignment and of the
@@ -117,13 +117,27 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         ));
     }
 
-    let stop = stop(r, rw, time_based, runtime, ramp, loops, io_size, workers, layout)?;
+    // A latency target makes the job a search, which ends when it does:
+    // the job's runtime and size are not its stop (the note says so).
+    let stop = match latency {
+        Some(l) => Stop::Time(l.window),
+        None => stop(r, rw, time_based, runtime, ramp, loops, io_size, workers, layout)?,
+    };
     let verify = match verify {
         Verify::Off => false,
         Verify::On(e, back) => {
             verify_fits(r, (e, back), rw, (time_based, stop), loops, io_size, layout.size)?
         }
     };
+    if verify && latency.is_some() {
+        let e = r.get("verify").expect("verify was read");
+        return Err(r.problem(
+            ImportErrorKind::Conflict,
+            e,
+            refusal("with latency_target the job is a `qos` step, and methodic's `verify` is an option of fill, precondition, measure and sweep")
+                .hint("drop verify, or latency_target, to import the job"),
+        ));
+    }
 
     // fio keeps no random map for a non-uniform distribution.
     let random_map = random > Percent::ZERO && access.is_uniform() && !r.flag("norandommap").unwrap_or(false);
@@ -155,6 +169,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         binary: kb == KbBase::Compat1024,
         random_map,
         verify,
+        latency,
     })
 }
 

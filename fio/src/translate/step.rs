@@ -45,6 +45,20 @@ pub(crate) struct Step {
     /// writing step reads back what it wrote, a reading one checks its
     /// reads.
     pub(crate) verify: bool,
+    /// fio's `latency_target`: the step is a search by queue depth up to
+    /// `qd` (a `qos ... by qd` step) rather than a measurement.
+    pub(crate) latency: Option<LatencyTarget>,
+}
+
+/// fio's latency target as a `qos ... by qd` step's settings: the share of
+/// I/Os (`latency_percentile`, parts per million) that must complete
+/// within `under_ns` (`latency_target`), judged over `window` at each
+/// depth (`latency_window`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LatencyTarget {
+    pub(crate) percentile_ppm: u32,
+    pub(crate) under_ns: u64,
+    pub(crate) window: Duration,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
