@@ -261,7 +261,8 @@ fn groups_and_rates_fio_means_otherwise_are_refused_and_nothing_is_written() {
             "runtime=30",
             "fio starts [scan] together with [reads] (line 17), but [reads] runs for 1min (runtime=60) and [scan] for 30s (runtime=30)",
         ),
-        (32, "latency_target=2ms", "a search by queue depth is not in methodic"),
+        (32, "latency_target=2ms", "methodic judges each depth over a probe of a stated length"),
+        (32, "latency_target=2ms", "methodic's percentiles stop below p100"),
     ] {
         let at = format!("tests/fio/err_together.fio:{line}");
         assert!(
@@ -274,7 +275,7 @@ fn groups_and_rates_fio_means_otherwise_are_refused_and_nothing_is_written() {
         "{err}"
     );
     assert!(err.contains("hint: give the jobs fio starts together one runtime"), "{err}");
-    assert!(err.contains("3 problems; nothing written"), "{err}");
+    assert!(err.contains("4 problems; nothing written"), "{err}");
     assert!(o.stdout.is_empty());
 }
 
@@ -481,7 +482,7 @@ fn shapes_methodic_cannot_run_as_fio_does_are_refused_saying_why() {
         (13, "[seq-read]", "fio counts the ramp's I/O towards `size`"),
         (19, "[oltp]", "a split per direction is not in methodic"),
         (28, "[paced]", "holds new I/Os until P after the Nth started"),
-        (38, "[qd-for-1ms]", "methodic's `qos` step finds the highest rate under a latency percentile"),
+        (38, "[qd-for-1ms]", "methodic's percentiles stop below p100"),
     ] {
         let at = format!("tests/fio/err_real_world.fio:{line}, {section}");
         assert!(err.contains(&at) && err.contains(why), "{section} at line {line}: {why}\n{err}");
