@@ -304,7 +304,8 @@ fn qos_section(x: &StepOut, q: &Qos) -> Section {
         0,
         format!(
             "{label}: latency QoS search for the highest rate with {} under {}. fio's latency_target \
-             searches queue depth, not rate: this section is the closed-loop probe that starts the \
+             searches queue depth, not rate (a `qos ... by qd` step exports as it): this section is the \
+             closed-loop probe that starts the \
              search; run it again with rate_iops at the rates methodic probed",
             q.percentile_name(),
             q.limit_name()

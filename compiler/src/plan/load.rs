@@ -197,6 +197,30 @@ impl Qos {
         }
     }
 
+    /// What the step does, in words: `qos rnd4k_read (4KiB random, 100%
+    /// read): the highest rate with p99.99 under 1ms (1min probes, within
+    /// 2%)`, or the deepest queue depth by queue depth.
+    pub fn describe(&self) -> String {
+        match self.by {
+            QosAxis::Qd => format!(
+                "qos {}: the deepest queue depth up to {} per worker with {} under {} ({} probes)",
+                self.workload.label(),
+                self.qd.per_worker,
+                self.percentile_name(),
+                self.limit_name(),
+                self.probe.human()
+            ),
+            QosAxis::Rate => format!(
+                "qos {}: the highest rate with {} under {} ({} probes, within {})",
+                self.workload.label(),
+                self.percentile_name(),
+                self.limit_name(),
+                self.probe.human(),
+                self.precision
+            ),
+        }
+    }
+
     /// `p99.99`.
     pub fn percentile_name(&self) -> String {
         let p = format!("{:.4}", self.percentile_ppm as f64 / 10_000.0);

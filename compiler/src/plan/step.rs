@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cost::StepEstimate;
 use super::dataset::Dataset;
-use super::load::{Job, Pauses, Qd, Qos, QosAxis, Rate};
+use super::load::{Job, Pauses, Qd, Qos, Rate};
 use super::target::{Extent, Target};
 use super::words::{aggregate_word, fine_name, plural};
 use super::workload::Workload;
@@ -268,22 +268,7 @@ impl Step {
                     rule.max_rounds
                 )
             }
-            Action::Qos(q) if q.by == QosAxis::Qd => format!(
-                "qos {}: the deepest queue depth up to {} per worker with {} under {} ({} probes)",
-                q.workload.label(),
-                q.qd.per_worker,
-                q.percentile_name(),
-                q.limit_name(),
-                q.probe.human()
-            ),
-            Action::Qos(q) => format!(
-                "qos {}: the highest rate with {} under {} ({} probes, within {})",
-                q.workload.label(),
-                q.percentile_name(),
-                q.limit_name(),
-                q.probe.human(),
-                q.precision
-            ),
+            Action::Qos(q) => q.describe(),
             Action::DropCaches => "drop caches".to_string(),
             Action::Idle { time } => format!("idle {}", time.human()),
             Action::LimitRam { limit: Some(b) } => format!("limit RAM to {b}"),

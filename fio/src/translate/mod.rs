@@ -106,38 +106,19 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     if direct {
         sector_sizes(r, &blocks, align, offset)?;
     }
-    // A region that holds a block.
-    if let Some(FioSize::Bytes(size)) = layout.size.filter(|s| matches!(s, FioSize::Bytes(b) if *b < largest))
-    {
-        let e = r.get("size").expect("a size in bytes was given");
-        return Err(r.problem(
-            ImportErrorKind::BadValue,
-            e,
-            refusal(format!("a region of {}B holds no {largest} block", size.0)),
-        ));
-    }
+    holds_a_block(r, layout.size, largest)?;
 
-    // A latency target makes the job a search, which ends when it does:
-    // the job's runtime and size are not its stop (the note says so).
-    let stop = match latency {
-        Some(l) => Stop::Time(l.window),
-        None => stop(r, rw, time_based, runtime, ramp, loops, io_size, workers, layout)?,
-    };
+    // A search ends when it does: the job's runtime and size are not its stop.
+    let stop = latency
+        .map(|l| Ok(Stop::Time(l.window)))
+        .unwrap_or_else(|| stop(r, rw, time_based, runtime, ramp, loops, io_size, workers, layout))?;
     let verify = match verify {
         Verify::Off => false,
         Verify::On(e, back) => {
             verify_fits(r, (e, back), rw, (time_based, stop), loops, io_size, layout.size)?
         }
     };
-    if verify && latency.is_some() {
-        let e = r.get("verify").expect("verify was read");
-        return Err(r.problem(
-            ImportErrorKind::Conflict,
-            e,
-            refusal("with latency_target the job is a `qos` step, and methodic's `verify` is an option of fill, precondition, measure and sweep")
-                .hint("drop verify, or latency_target, to import the job"),
-        ));
-    }
+    unverified_search(r, verify, latency)?;
 
     // fio keeps no random map for a non-uniform distribution.
     let random_map = random > Percent::ZERO && access.is_uniform() && !r.flag("norandommap").unwrap_or(false);
@@ -171,6 +152,37 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         verify,
         latency,
     })
+}
+
+/// A region (`size` in bytes) that holds the largest block.
+fn holds_a_block(r: &mut JobReader<'_>, size: Option<FioSize>, largest: Bytes) -> Got<()> {
+    let Some(FioSize::Bytes(size)) = size.filter(|s| matches!(s, FioSize::Bytes(b) if *b < largest)) else {
+        return Ok(());
+    };
+    let e = r.get("size").expect("a size in bytes was given");
+    Err(r.problem(
+        ImportErrorKind::BadValue,
+        e,
+        refusal(format!("a region of {}B holds no {largest} block", size.0)),
+    ))
+}
+
+/// A job with a latency target is a `qos` step, which does not check its
+/// data: `verify` with it is refused.
+fn unverified_search(r: &mut JobReader<'_>, verify: bool, latency: Option<LatencyTarget>) -> Got<()> {
+    if !(verify && latency.is_some()) {
+        return Ok(());
+    }
+    let e = r.get("verify").expect("verify was read");
+    Err(r.problem(
+        ImportErrorKind::Conflict,
+        e,
+        refusal(
+            "with latency_target the job is a `qos` step, and methodic's `verify` is an option of fill, \
+             precondition, measure and sweep",
+        )
+        .hint("drop verify, or latency_target, to import the job"),
+    ))
 }
 
 /// `kb_base`: how fio reads the job's sizes.

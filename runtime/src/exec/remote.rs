@@ -133,23 +133,9 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
                     "run each job as a measurement of its own",
                 );
             }
-            Action::Qos(q) if q.by == QosAxis::Qd => {
-                return refuse(
-                    "a latency QoS search by queue depth does not run on many hosts: methodic judges each \
-                     depth from all hosts' latencies together, while fio's latency_target searches on each \
-                     host, and in each clone, on its own"
-                        .into(),
-                    "measure at the depths you want with `sweep`, or run fio's own search on each host \
-                     from `methodic export fio`",
-                );
-            }
-            Action::Qos(_) => {
-                return refuse(
-                    "a latency QoS search does not run on many hosts: it needs each open-loop probe's kept \
-                     rate, which fio does not report"
-                        .into(),
-                    "measure at the rates you want with `rate`",
-                );
+            Action::Qos(q) => {
+                let (what, hint) = qos_refused(q.by);
+                return refuse(what.into(), hint);
             }
             Action::Measure {
                 stop:
@@ -209,6 +195,24 @@ fn check_write_cache(plan: &Plan) -> Result<()> {
         plan.write_cache.keyword()
     ))
     .with_hint("set it on each host before the run (nvme set-feature -f 6, hdparm -W), and leave it out"))
+}
+
+/// Why a latency QoS search does not run on many hosts, and the hint.
+fn qos_refused(by: QosAxis) -> (&'static str, &'static str) {
+    match by {
+        QosAxis::Qd => (
+            "a latency QoS search by queue depth does not run on many hosts: methodic judges each depth \
+             from all hosts' latencies together, while fio's latency_target searches on each host, and in \
+             each clone, on its own",
+            "measure at the depths you want with `sweep`, or run fio's own search on each host from \
+             `methodic export fio`",
+        ),
+        QosAxis::Rate => (
+            "a latency QoS search does not run on many hosts: it needs each open-loop probe's kept rate, \
+             which fio does not report",
+            "measure at the rates you want with `rate`",
+        ),
+    }
 }
 
 /// A `local` step of a run on many hosts runs on the conductor (this
@@ -534,4 +538,30 @@ fn write_series(path: &Path, rows: &[methodic_results::series::Row]) -> Result<(
 /// The hosts of a run on many hosts that is resumed, from its manifest.
 pub(crate) fn hosts_of(notes: &[HostNote]) -> Vec<HostSpec> {
     notes.iter().map(|n| HostSpec { client: n.host.clone(), target: n.target.clone() }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both searches are refused on many hosts, each with its own reason.
+    #[test]
+    fn a_qos_search_by_rate_or_by_queue_depth_is_refused_on_many_hosts() {
+        let refused = |by: &str| {
+            let src = format!(
+                "methodology \"h\" version \"1\"\nworkload r {{ random; block 4KiB; read 100% }}\n\
+                 qos r qd 8 {{ p99 under 1ms; probe 1s{by} }}\n"
+            );
+            let plan = methodic_compiler::compile(&src, &Default::default()).expect("compiles").plan;
+            match check_plan(&plan) {
+                Err(Error::Unsupported { message, hint }) => (message, hint.unwrap_or_default()),
+                other => panic!("not refused: {}", other.is_ok()),
+            }
+        };
+        let (why, hint) = refused("; by qd");
+        assert!(why.contains("judges each depth from all hosts' latencies together"), "{why}");
+        assert!(hint.contains("`methodic export fio`"), "{hint}");
+        let (why, _) = refused("");
+        assert!(why.contains("open-loop probe's kept rate"), "{why}");
+    }
 }

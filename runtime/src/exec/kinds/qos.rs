@@ -264,3 +264,73 @@ fn depth_verdict(q: &Qos, search: &DepthSearch, points: &[&QosPoint]) -> String 
         (None, _) => format!("{name} stayed over {limit} even at QD 1: no depth met the limit ({})", at(1)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use methodic_compiler::plan::{Arrivals, BlockShare, Bytes, Duration, Percent, QdCounting, Workload};
+    use methodic_results::numbers::Latency;
+
+    use super::*;
+
+    fn qos(ceiling: u32) -> Qos {
+        Qos {
+            workload: Workload {
+                name: "r".into(),
+                blocks: vec![BlockShare { size: Bytes(4096), share: Percent::HUNDRED }],
+                read: Percent::HUNDRED,
+                random: Percent::HUNDRED,
+                align: Bytes(4096),
+                offset: Bytes(0),
+                access: Default::default(),
+                trim: Percent::ZERO,
+            },
+            qd: Qd { total: ceiling, per_worker: ceiling, workers: 1, counted: QdCounting::PerWorker },
+            percentile_ppm: 999_000,
+            under_ns: 2_000_000,
+            ramp: Duration::ZERO,
+            probe: Duration::from_secs(1),
+            precision: Percent::whole(5),
+            arrivals: Arrivals::Uniform,
+            by: QosAxis::Qd,
+        }
+    }
+
+    /// A search up to `ceiling` against a target whose depths up to
+    /// `limit` meet the limit: the search and its probes' points.
+    fn ran(ceiling: u32, limit: u32) -> (DepthSearch, Vec<QosPoint>) {
+        let mut search = DepthSearch::new(ceiling);
+        let mut points = Vec::new();
+        while let Some(d) = search.next() {
+            search.record(d, d <= limit);
+            points.push(QosPoint {
+                rate_iops: None,
+                qd: Some(d),
+                achieved_iops: 1000.0 * d as f64,
+                kept: true,
+                percentile_us: Some(if d <= limit { 1500.0 } else { 2500.0 }),
+                latency_us: Latency::default(),
+                met: d <= limit,
+            });
+        }
+        (search, points)
+    }
+
+    #[test]
+    fn the_depth_verdict_names_the_depth_found_the_ceiling_or_that_none_met_it() {
+        let verdict = |ceiling: u32, limit: u32| {
+            let (search, points) = ran(ceiling, limit);
+            depth_verdict(&qos(ceiling), &search, &points.iter().collect::<Vec<_>>())
+        };
+        assert_eq!(
+            verdict(16, 11),
+            "p99.9 under 2ms up to QD 11 per worker (11 met it, 12 did not; 11000 IOPS at QD 11, p99.9 1500.0 us)"
+        );
+        assert!(
+            verdict(16, 16).contains("at every depth up to the ceiling, QD 16 per worker (the target may")
+        );
+        assert_eq!(
+            verdict(16, 0),
+            "p99.9 stayed over 2ms even at QD 1: no depth met the limit (1000 IOPS at QD 1, p99.9 2500.0 us)"
+        );
+    }
+}
