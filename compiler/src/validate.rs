@@ -183,6 +183,16 @@ impl Validator {
                 if q.precision == Percent::ZERO || q.precision >= Percent::whole(50) {
                     self.fail(step, format!("a precision of {} cannot narrow the search", q.precision));
                 }
+                // The compiler refuses both with `by qd` (M0517); a plan
+                // edited by hand may not.
+                if q.by == QosAxis::Qd
+                    && (q.precision != Percent::whole(5) || q.arrivals != Arrivals::Uniform)
+                {
+                    self.fail(
+                        step,
+                        "a search by queue depth with a precision or arrivals of a search by rate",
+                    );
+                }
             }
             Action::Rounds { cells, track, rule } => {
                 if cells.is_empty() {

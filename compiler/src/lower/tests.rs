@@ -850,4 +850,11 @@ fn a_qos_search_by_queue_depth_takes_the_ceiling_and_refuses_rate_settings() {
         codes(&format!("{w}qos r qd 8 {{ p99 under 1ms; probe 1s; by qd; by rate }}")),
         [Code::DuplicateSetting]
     );
+    // A plan edited by hand to give a search by queue depth arrivals is refused.
+    let mut edited = p.clone();
+    if let Action::Qos(q) = &mut edited.steps[0].action {
+        q.arrivals = Arrivals::Poisson;
+    }
+    assert!(crate::validate(&p).is_empty());
+    assert_eq!(crate::validate(&edited).iter().map(|d| d.code).collect::<Vec<_>>(), [Code::PlanInvalid]);
 }
