@@ -65,7 +65,8 @@ const QOS_DIFFERS: &str = "fio's latency_target searches the queue depth as `qos
                            the depth found (or runs out its runtime), and each numjobs clone searches on its own. \
                            methodic probes each depth afresh after `ramp`, judges all workers' I/Os together, and \
                            stops when the deepest depth that met the limit and the shallowest that did not are \
-                           adjacent; the runtime and size of the job do not apply";
+                           adjacent; the job's runtime, and its size as a stop, do not apply (its size is \
+                           still the region)";
 
 /// Whether a value turns its option off: a number whose digits are all 0
 /// (`0`, `0us`).
