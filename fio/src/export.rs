@@ -21,8 +21,7 @@ use std::fmt::Write as _;
 use methodic_compiler::plan::{
     Access, Action, Arrivals, Cell, DataPattern, Duration, EraseMethod, Extent, IoMode, Job, MeasureStop,
     Metric, Pauses, Percent, Plan, Point, PreconditionStop, Qd, Qos, QosAxis, Rate, RateAmount, SteadyRule,
-    Step,
-    Target as Settings, Workload, plural,
+    Step, Target as Settings, Workload, plural,
 };
 
 use crate::translate::{normal_differs, pareto_differs, zipf_differs};
