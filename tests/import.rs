@@ -192,7 +192,7 @@ fn refused_options_are_each_named_and_nothing_is_written() {
         let err = text(&o.stderr);
         for (line, option, why) in [
             (7, "runtime=30sec", "30 microseconds"),
-            (8, "thinktime=250", "waits for every I/O in flight to complete"),
+            (8, "thinktime=250", "which is the same only at iodepth=1, not at iodepth=32"),
             (13, "bs=4KiB", "4000 bytes"),
             (15, "exitall", "unknown option"),
         ] {
@@ -481,7 +481,7 @@ fn shapes_methodic_cannot_run_as_fio_does_are_refused_saying_why() {
     for (line, section, why) in [
         (13, "[seq-read]", "fio counts the ramp's I/O towards `size`"),
         (19, "[oltp]", "a split per direction is not in methodic"),
-        (28, "[paced]", "holds new I/Os until P after the Nth started"),
+        (28, "[paced]", "which is the same only at iodepth=1, not at iodepth=8"),
         (38, "[qd-for-1ms]", "methodic's percentiles stop below p100"),
     ] {
         let at = format!("tests/fio/err_real_world.fio:{line}, {section}");

@@ -391,6 +391,11 @@ fn job_comment(s: &Step) -> String {
     out
 }
 
+/// ` think 2000us every 4 drained` for fio's thinktime, or nothing.
+fn think(s: &Step) -> String {
+    s.think.map_or(String::new(), |t| format!(" think {}us every {} drained", t.pause_us, t.every))
+}
+
 /// ` rate 1000 iops poisson` (uniform arrivals, fio's linear, are the
 /// default), or nothing for a closed loop.
 fn rate(r: Option<Rate>) -> String {
@@ -417,7 +422,7 @@ fn series(record: Option<Duration>) -> String {
 /// `  measure w qd 4 for 1min ramp 5s`: one job alone (`verify` last,
 /// when it checks its data).
 fn measure(s: &Step, workload: &str) -> String {
-    let mut step = format!("  measure {workload} qd {}{}", s.qd, rate(s.rate));
+    let mut step = format!("  measure {workload} qd {}{}{}", s.qd, rate(s.rate), think(s));
     let record = match s.stop {
         Stop::Time(t) => {
             step.push_str(&format!(" for {t}"));
@@ -518,7 +523,13 @@ fn together(phase: &Phase, workloads: &[&String]) -> String {
     for (((s, w), device), name) in
         phase.steps.iter().zip(workloads).zip(&phase.devices).zip(job_names(&sections))
     {
-        out.push_str(&format!("    job {name} {w} qd {} workers {}{}", s.qd, s.workers, rate(s.rate)));
+        out.push_str(&format!(
+            "    job {name} {w} qd {} workers {}{}{}",
+            s.qd,
+            s.workers,
+            rate(s.rate),
+            think(s)
+        ));
         if several {
             out.push_str(&format!(" device {device}"));
         }

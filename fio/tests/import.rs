@@ -357,7 +357,7 @@ fn has(errors: &[ImportError], line: usize, option: &str, words: &str) -> bool {
 fn every_problem_is_named_with_its_line_and_option() {
     let e = errors(
         "[global]\nverify_backlog=64\ntime_based\nruntime=30sec\n\n[a]\nrw=randread\nbs=4KiB\niodepht=32\n\
-         thinktime=10\n\n[b]\nrw=randwrite\n",
+         thinktime=10\nrate_ignore_thinktime=1\n\n[b]\nrw=randwrite\n",
     );
     let all = e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n");
     assert!(has(&e, 2, "verify_backlog=64", "among the writes"), "{all}");
@@ -365,7 +365,7 @@ fn every_problem_is_named_with_its_line_and_option() {
     assert!(has(&e, 8, "bs=4KiB", "4000 bytes"), "{all}");
     assert!(has(&e, 9, "iodepht=32", "unknown option `iodepht=32`: it is not an fio option"), "{all}");
     assert_eq!(e.iter().find(|e| e.line == 9).unwrap().hint.as_deref(), Some("did you mean `iodepth`?"));
-    assert!(has(&e, 10, "thinktime=10", "waits for every I/O in flight to complete"), "{all}");
+    assert!(has(&e, 11, "rate_ignore_thinktime=1", "fio's rate makes up for the pauses"), "{all}");
     assert!(
         !e.iter().any(|e| e.kind == ImportErrorKind::Concurrent),
         "[b] runs together with [a], but [a] is refused: no group to check: {all}"
@@ -794,9 +794,9 @@ fn rates_fio_means_otherwise_are_refused_as_users_read_them() {
         ("rw=randread\nrate_iops=10\nrate_cycle=500", "rate_cycle=500", "no period to judge it over"),
         (
             "rw=randread\nrate_iops=10\nthinktime=100\nrate_ignore_thinktime=1",
-            "thinktime=100",
-            "so its pauses are shorter than fio's by the I/Os' latency (in job.fio:6, [j]) (hint: remove it to \
-             import the job; in the methodology, `think P every N`",
+            "rate_ignore_thinktime=1",
+            "methodic's I/Os that fall due during a pause start when it ends, as fio's default does (in \
+             job.fio:7, [j]) (hint: remove it (or write rate_ignore_thinktime=0)",
         ),
         ("rw=randread\nrate_foo=1", "rate_foo=1", "this rate option has no equivalent"),
         (
@@ -1224,13 +1224,15 @@ fn verify_is_refused_where_fio_checks_otherwise() {
 #[test]
 fn pauses_and_latency_targets_fio_defaults_are_refused_saying_what_methodic_has_instead() {
     let e = errors(
-        "[j]\nrw=randread\ntime_based\nruntime=10\nthinktime=50\nthinktime_blocks=8\nlatency_target=1ms\n",
+        "[j]\nrw=randread\niodepth=4\nioengine=io_uring\ntime_based\nruntime=10\nthinktime=50\nthinktime_blocks=8\nlatency_target=1ms\n",
     );
     let text = all(&e);
-    assert!(has(&e, 5, "thinktime=50", "holds new I/Os until P after the Nth started"), "{text}");
+    // fio counts the blocks in completions by default: the same as
+    // methodic's drained think only at iodepth=1.
+    assert!(has(&e, 7, "thinktime=50", "which is the same only at iodepth=1, not at iodepth=4"), "{text}");
     // fio's default window (0) and percentile (100) are no probe methodic states.
-    assert!(has(&e, 7, "latency_target=1ms", "judges each depth over a probe of a stated length"), "{text}");
-    assert!(has(&e, 7, "latency_target=1ms", "methodic's percentiles stop below p100"), "{text}");
+    assert!(has(&e, 9, "latency_target=1ms", "judges each depth over a probe of a stated length"), "{text}");
+    assert!(has(&e, 9, "latency_target=1ms", "methodic's percentiles stop below p100"), "{text}");
     assert!(text.contains("give latency_window, such as latency_window=5s"), "{text}");
     assert_eq!(e.len(), 3, "the companions add nothing to their option's refusal: {text}");
     // Without the option they serve, fio ignores them.
@@ -1275,6 +1277,24 @@ fn fios_sequence_distribution_is_refused_as_fio_means_it() {
     let e = errors("[j]\nrw=randread\nrandom_distribution=sequence:2,0,1\ntime_based\nruntime=5\n");
     assert!(all(&e).contains("visits the blocks it lists in that order"), "{}", all(&e));
     assert!(!all(&e).contains("fio does not know"), "{}", all(&e));
+}
+
+#[test]
+fn thinktime_is_a_drained_think_counted_as_fio_counts_it() {
+    // fio waits for the I/Os in flight before each pause: `drained`.
+    let text = import("[j]\nrw=randread\ntime_based\nruntime=10\nthinktime=2ms\nthinktime_blocks=4\n");
+    assert!(text.contains("think 2000us every 4 drained"), "{text}");
+    let text = import(
+        "[j]\nrw=randread\nioengine=io_uring\niodepth=8\ntime_based\nruntime=10\nthinktime=500\n\
+         thinktime_blocks_type=issue\nthinktime_spin=100\n",
+    );
+    assert!(text.contains("think 500us every 1 drained"), "{text}");
+    assert!(text.contains("fio spins this part of the pause on the CPU"), "{text}");
+    let e = errors("[j]\nrw=randread\ntime_based\nruntime=10\nthinktime=500\nthinktime_iotime=1s\n");
+    assert!(has(&e, 6, "thinktime_iotime=1s", "keeps a fixed grid of periods"), "{}", all(&e));
+    // Without thinktime its companions change nothing.
+    let text = import("[j]\nrw=randread\ntime_based\nruntime=10\nthinktime_blocks=4\n");
+    assert!(text.contains("ignored, as fio ignores it without thinktime"), "{text}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! A job's pauses and latency target: `thinktime` (with the
-//! `thinktime_*` options and `rate_ignore_thinktime`, which serve it),
-//! refused where it changes what fio runs, saying what methodic has
-//! instead; and `latency_target` (with `latency_window`,
+//! `thinktime_*` options and `rate_ignore_thinktime`, which serve it), out
+//! as a [`ThinkTime`]: `think P every N drained`, and what methodic cannot
+//! say refused; and `latency_target` (with `latency_window`,
 //! `latency_percentile` and `latency_run`), out as a [`LatencyTarget`]: the
 //! job becomes a `qos ... by qd` step, with a note on how fio's search
 //! differs, and what methodic cannot say is refused. The companions of
@@ -12,13 +12,17 @@
 //!
 //! - `handle_thinktime()` (backend.c:914), once `thinktime_blocks` I/Os
 //!   have been issued or completed, waits for every I/O in flight
-//!   (`io_u_quiesce()`) and only then sleeps `thinktime`. methodic's
-//!   `think P every N` holds new I/Os until P after the Nth one started,
-//!   while those in flight go on (`Gate::started`, runtime/src/worker.rs),
-//!   so its pauses are shorter than fio's by the I/Os' latency, at any
-//!   depth. `thinktime_iotime` runs I/O for a time and then drains and
-//!   sleeps, a period that drifts by the drain, where `bursts ON every
-//!   PERIOD` keeps a fixed grid.
+//!   (`io_u_quiesce()`) and only then sleeps `thinktime`: methodic's
+//!   `think P every N drained`, which counts the I/Os it starts, as fio's
+//!   `thinktime_blocks_type=issue` does. fio's default type, `complete`,
+//!   counts completions (`init_thinktime()`, backend.c:904): the same at
+//!   iodepth 1, where each I/O completes before the next starts, and
+//!   refused deeper. `thinktime_spin` spins part of the pause on the CPU
+//!   (a comment: methodic sleeps it). `thinktime_iotime` runs I/O for a
+//!   time and then drains and sleeps, a period that drifts by the drain,
+//!   where `bursts ON every PERIOD` keeps a fixed grid: refused.
+//!   `rate_ignore_thinktime=1` lets a rate make up for the pauses, which
+//!   methodic's rates do not.
 //! - `lat_target_*()` (io_u.c:1594-1745) search the queue depth: from 1,
 //!   doubling, then bisecting, judging each depth over `latency_window` by
 //!   the share of I/Os under the target, and end the job after a final
@@ -49,13 +53,14 @@ use crate::job_file::Entry;
 use crate::options::canonical;
 use crate::values::{fio_decimal, fio_flag, fio_micros, refusal};
 
-/// fio's thinktime, and why methodic's `think` is not it.
-const THINK: &str = "fio waits for every I/O in flight to complete and then pauses for thinktime (after every \
-                     thinktime_blocks I/Os); methodic's `think P every N` holds new I/Os until P after the Nth \
-                     started while the I/Os in flight go on, so its pauses are shorter than fio's by the I/Os' \
-                     latency";
-const THINK_HINT: &str = "remove it to import the job; in the methodology, `think P every N` (or `bursts ON every \
-                          PERIOD` for thinktime_iotime) adds methodic's own pauses, if they suit the test";
+/// fio's thinktime as methodic's `think P every N drained`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ThinkTime {
+    /// The pause, in microseconds.
+    pub(crate) pause_us: u64,
+    /// After this many I/Os started.
+    pub(crate) every: u64,
+}
 
 /// How methodic's search by queue depth differs from fio's, said above the
 /// step an imported latency target makes.
@@ -85,36 +90,73 @@ fn companions<'j>(r: &JobReader<'j>, serve: impl Fn(&str) -> bool) -> Vec<&'j En
     out
 }
 
-/// `main` refused when on; its companions noted as ignored when it is
-/// off (when it is on, its refusal says enough).
-fn refused_with_companions(
-    r: &mut JobReader<'_>,
-    main: &str,
-    serve: impl Fn(&str) -> bool,
-    (why, hint): (&str, &str),
-) -> Got<()> {
-    match r.get(main) {
-        Some(e) if !is_off(e.value.as_deref()) => {
-            r.problems.push(Problem::at(ImportErrorKind::Untranslatable, e, why).hint(hint));
-            Err(Reported)
+/// `thinktime` and the options that serve it at queue depth `qd`: the
+/// pause, `None` without one (the companions noted as ignored), or every
+/// reason methodic cannot state it.
+pub(crate) fn pauses(r: &mut JobReader<'_>, qd: Option<u64>) -> Got<Option<ThinkTime>> {
+    let serve = |k: &str| k.starts_with("thinktime_") || k == "rate_ignore_thinktime";
+    let pause = r.read("thinktime", |v| fio_micros(need(v)?))?;
+    let Some(pause_us) = pause.filter(|p| *p > 0) else {
+        for e in companions(r, serve) {
+            r.note(e, true, true, "ignored, as fio ignores it without thinktime");
         }
-        _ => {
-            for e in companions(r, serve) {
-                r.note(e, true, true, format!("ignored, as fio ignores it without {main}"));
-            }
-            Ok(())
-        }
+        return Ok(None);
+    };
+    let main = r.get("thinktime").expect("a think time was read");
+    let every = r.int("thinktime_blocks", 1, u64::from(u32::MAX)).map(|n| n.unwrap_or(1));
+    let by_issue = match r.word("thinktime_blocks_type") {
+        Ok(None) => Ok(false),
+        Ok(Some((e, v))) => match v.trim().to_ascii_lowercase().as_str() {
+            "issue" => Ok(true),
+            "complete" => Ok(false),
+            other => Err(r.problem(
+                ImportErrorKind::BadValue,
+                e,
+                refusal(format!("fio's thinktime_blocks_type is complete or issue, not {other}")),
+            )),
+        },
+        Err(e) => Err(e),
+    };
+    let mut refused = Vec::new();
+    if let Some(e) = r.get("thinktime_iotime").filter(|e| !is_off(e.value.as_deref())) {
+        refused.push(Problem::at(
+            ImportErrorKind::Untranslatable,
+            e,
+            "fio runs I/O for thinktime_iotime, waits for the I/Os in flight, then pauses, so each period is \
+             longer by that wait; methodic's `bursts ON every PERIOD` keeps a fixed grid of periods",
+        ).hint("remove it to pause by thinktime_blocks, or write `bursts ON every PERIOD` in the methodology"));
     }
-}
-
-/// `thinktime` and the options that serve it.
-pub(crate) fn pauses(r: &mut JobReader<'_>) -> Got<()> {
-    refused_with_companions(
-        r,
-        "thinktime",
-        |k| k.starts_with("thinktime_") || k == "rate_ignore_thinktime",
-        (THINK, THINK_HINT),
-    )
+    if let Ok(Some(true)) = r.bool("rate_ignore_thinktime") {
+        let e = r.get("rate_ignore_thinktime").expect("read above");
+        refused.push(Problem::at(
+            ImportErrorKind::Untranslatable,
+            e,
+            "with rate_ignore_thinktime=1 fio's rate makes up for the pauses; methodic's I/Os that fall due \
+             during a pause start when it ends, as fio's default does",
+        ).hint("remove it (or write rate_ignore_thinktime=0) to import the job"));
+    }
+    let (every, by_issue) = (every?, by_issue?);
+    if !by_issue && qd.is_some_and(|q| q > 1) {
+        refused.push(Problem::at(
+            ImportErrorKind::Untranslatable,
+            main,
+            format!(
+                "fio counts thinktime_blocks in completed I/Os (thinktime_blocks_type=complete, its default); \
+                 methodic's `think ... drained` counts the I/Os it starts, which is the same only at iodepth=1, \
+                 not at iodepth={}",
+                qd.unwrap_or(1)
+            ),
+        ).hint("add thinktime_blocks_type=issue, which methodic's `think ... drained` is, or give iodepth=1"));
+    }
+    if !refused.is_empty() {
+        r.problems.extend(refused);
+        return Err(Reported);
+    }
+    r.note(main, false, false, "as `think ... drained`: fio waits for the I/Os in flight before each pause, as methodic does with `drained`");
+    if let Some(e) = r.get("thinktime_spin").filter(|e| !is_off(e.value.as_deref())) {
+        r.note(e, true, false, "fio spins this part of the pause on the CPU and sleeps the rest; methodic sleeps the whole pause");
+    }
+    Ok(Some(ThinkTime { pause_us, every }))
 }
 
 /// `latency_target` and the options that serve it: the search it asks

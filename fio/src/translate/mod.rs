@@ -19,7 +19,7 @@ use methodic_compiler::plan::{Bytes, Duration, Percent};
 use self::access::{Rw, access, blocks, data, engine, filename, io_mode, random_share, read_share, single};
 use self::distribution::distribution;
 pub(crate) use self::distribution::{normal_differs, pareto_differs, zipf_differs};
-use self::load::{latency, pauses};
+use self::load::{ThinkTime, latency, pauses};
 use self::rate::{job_rate, rate_options};
 use self::reader::{Got, JobReader, Reported, need};
 use self::region::{Layout, layout, region, stop};
@@ -86,14 +86,14 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         _ => Ok(()),
     };
     let verify = verify_option(r);
-    let paused = pauses(r);
+    let paused = pauses(r, qd.as_ref().ok().copied());
     let latency = latency(r);
 
     let (rw, read, random, blocks, align, qd, workers, direct, invalidate, region, data) =
         (rw?, read?, random?, blocks?, align?, qd?, workers?, direct?, invalidate?, region?, data?);
     let (time_based, runtime, ramp, loops) = (time_based?, runtime?, ramp?, loops?);
     let ((), _, increment, io_size, rates) = (engine?, stonewall?, increment?, io_size?, rates?);
-    let (verify, (), latency) = (verify?, paused?, latency?);
+    let (verify, think, latency) = (verify?, paused?, latency?);
     let access = distribution?;
     let rate = job_rate(r, rates, read, workers)?;
     // methodic's stripes are whole multiples of the alignment and of the
@@ -119,6 +119,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         }
     };
     unverified_search(r, verify, latency)?;
+    unpaused_search(r, think, latency)?;
 
     // fio keeps no random map for a non-uniform distribution.
     let random_map = random > Percent::ZERO && access.is_uniform() && !r.flag("norandommap").unwrap_or(false);
@@ -151,6 +152,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         random_map,
         verify,
         latency,
+        think,
     })
 }
 
@@ -182,6 +184,25 @@ fn unverified_search(r: &mut JobReader<'_>, verify: bool, latency: Option<Latenc
              precondition, measure and sweep",
         )
         .hint("drop verify, or latency_target, to import the job"),
+    ))
+}
+
+/// A job with a latency target and a think time: the target makes it a
+/// `qos` step, which has no pauses.
+fn unpaused_search(
+    r: &mut JobReader<'_>,
+    think: Option<ThinkTime>,
+    latency: Option<LatencyTarget>,
+) -> Got<()> {
+    if think.is_none() || latency.is_none() {
+        return Ok(());
+    }
+    let e = r.get("thinktime").expect("a think time was read");
+    Err(r.problem(
+        ImportErrorKind::Conflict,
+        e,
+        refusal("with latency_target the job is a `qos` step, and methodic's searches have no pauses")
+            .hint("drop thinktime, or latency_target, to import the job"),
     ))
 }
 

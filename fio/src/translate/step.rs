@@ -48,6 +48,8 @@ pub(crate) struct Step {
     /// fio's `latency_target`: the step is a search by queue depth up to
     /// `qd` (a `qos ... by qd` step) rather than a measurement.
     pub(crate) latency: Option<LatencyTarget>,
+    /// fio's `thinktime`: `think P every N drained`.
+    pub(crate) think: Option<super::load::ThinkTime>,
 }
 
 /// fio's latency target as a `qos ... by qd` step's settings: the share of
