@@ -34,6 +34,28 @@ pub(crate) fn read_input(path: &Path) -> Result<String> {
     String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8 text", path.display()))
 }
 
+/// The compiler's options for the methodology at `path` whose text is
+/// `src`: `capacity`, and the text of each file its `use "FILE"` lines
+/// name, read from `path`'s folder (the working folder for standard
+/// input), or why it could not be.
+pub(crate) fn options_for(path: &Path, src: &str, capacity: Option<Bytes>) -> Options {
+    let folder = match path.parent() {
+        Some(p) if path != Path::new("-") => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let used = methodic_compiler::file_uses(src)
+        .into_iter()
+        .map(|written| {
+            let full = folder.join(&written);
+            let text = fs::read(&full).map_err(|e| format!("{}: {e}", full.display())).and_then(|b| {
+                String::from_utf8(b).map_err(|_| format!("{} is not UTF-8 text", full.display()))
+            });
+            (written, text)
+        })
+        .collect();
+    Options { capacity, used }
+}
+
 pub(crate) fn display_name(path: &Path) -> String {
     if path == Path::new("-") { "<stdin>".to_string() } else { path.display().to_string() }
 }
@@ -119,7 +141,7 @@ pub(crate) fn load_plan(path: &Path, capacity: Option<Bytes>) -> Result<Option<(
             }
         };
     }
-    match methodic_compiler::compile(&text, &Options { capacity }) {
+    match methodic_compiler::compile(&text, &options_for(path, &text, capacity)) {
         Ok(c) => {
             report(&c.warnings, &name, &text);
             Ok(Some((c.plan, Some(text))))

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use clap::ValueEnum;
-use methodic_compiler::Options;
 use methodic_compiler::plan::{Bytes, Format as Serialization};
 use methodic_results::view::plan::PlanSteps;
 
@@ -55,7 +54,7 @@ pub(crate) fn check(files: &[PathBuf], deny_warnings: bool, format: MessageForma
                 continue;
             }
         };
-        let diags = methodic_compiler::check(&src);
+        let diags = methodic_compiler::check_with(&src, &crate::common::options_for(path, &src, None));
         match format {
             MessageFormat::Human => report(&diags, &name, &src),
             MessageFormat::Json => write_output(Path::new("-"), &json::diagnostics(&diags, &name, &src))?,
@@ -258,7 +257,7 @@ pub(crate) fn compile(
 ) -> Result<ExitCode> {
     let src = read_input(path)?;
     let name = display_name(path);
-    match methodic_compiler::compile(&src, &Options { capacity }) {
+    match methodic_compiler::compile(&src, &crate::common::options_for(path, &src, capacity)) {
         Ok(compiled) => {
             report(&compiled.warnings, &name, &src);
             let format = match format {

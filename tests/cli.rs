@@ -391,3 +391,33 @@ fn output_into_a_pipe_writes_into_it_and_leaves_it_a_pipe() {
     assert!(written.contains("quick"), "the plan went into the pipe: {written}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_file_of_workloads_is_used_from_the_folder_of_the_file_that_uses_it() {
+    let dir = temp_dir("use-file");
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    std::fs::write(
+        dir.join("lib/specs.method"),
+        "methodology \"specs\" version \"1\"\nworkload spec_db { random; block 8KiB; read 67% }\n",
+    )
+    .unwrap();
+    let main = dir.join("main.method");
+    std::fs::write(
+        &main,
+        "methodology \"m\" version \"1\"\nuse \"lib/specs.method\"\nmeasure spec_db qd 4 for 1s\n",
+    )
+    .unwrap();
+    // From another working folder: the path is the using file's.
+    let o = methodic(&["check", main.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = methodic(&["compile", main.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let ron = text(&o.stdout);
+    assert!(ron.contains("used_files: [") && ron.contains("path: \"lib/specs.method\""), "{ron}");
+    std::fs::remove_file(dir.join("lib/specs.method")).unwrap();
+    let o = methodic(&["check", main.to_str().unwrap()]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot read `lib/specs.method`") && err.contains("M0203"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

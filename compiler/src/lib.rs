@@ -2,29 +2,36 @@
 
 pub mod diff;
 pub mod estimate;
+mod hash;
 mod lower;
 pub mod plan;
 mod resolve;
 mod rules;
 mod stdlib;
+mod used;
 mod validate;
 
 use methodic_grammar::ast::Methodology;
 pub use methodic_grammar::{Code, Diagnostic, Diagnostics, Severity};
-use sha2::{Digest, Sha256};
 
+pub use crate::hash::source_hash;
 use crate::plan::{Bytes, Header, PLAN_SCHEMA, Plan};
 pub use crate::stdlib::MIXES_SOURCE;
+pub use crate::used::file_uses;
 pub use crate::validate::validate;
 
 /// The compiler's name and version, as plans record it.
 pub const COMPILER: &str = concat!("methodic-compiler ", env!("CARGO_PKG_VERSION"));
 
-/// Choices that are not in the methodology.
+/// Choices that are not in the methodology, and the files it uses.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// The target's capacity, to give the bytes written in the estimate.
     pub capacity: Option<Bytes>,
+    /// The text of each file a `use "FILE"` names ([`file_uses`]), by the
+    /// path as written, or why it could not be read. The compiler reads
+    /// no files itself.
+    pub used: std::collections::BTreeMap<String, Result<String, String>>,
 }
 
 /// A plan and the warnings met while making it.
@@ -43,7 +50,9 @@ pub fn compile(src: &str, options: &Options) -> Result<Compiled, Diagnostics> {
 /// add up the estimate. `src` is the source the AST came from, for its hash.
 pub fn ast_to_plan(ast: &Methodology, src: &str, options: &Options) -> Result<Compiled, Diagnostics> {
     let mut diags = Vec::new();
-    let defs = resolve::resolve(ast, &mut diags);
+    let used =
+        used::load(ast, &options.used, |a, t| ast_to_plan(a, t, &Options::default()).map(|_| ()), &mut diags);
+    let defs = resolve::resolve(ast, &used, &mut diags);
     let lowered = lower::lower(ast, &defs, &mut diags);
     let mut diags = Diagnostics(diags).sorted();
     if let Some(capacity) = options.capacity {
@@ -64,6 +73,7 @@ pub fn ast_to_plan(ast: &Methodology, src: &str, options: &Options) -> Result<Co
             non_destructive: defs.non_destructive.is_some(),
             on_error: defs.on_error.map(|o| o.node).unwrap_or_default(),
             uses: defs.uses,
+            used_files: used.iter().map(used::Loaded::record).collect(),
         },
         conventions: defs.conventions,
         target: lowered.target,
@@ -108,7 +118,12 @@ pub fn fits_capacity(steps: &[plan::Step], capacity: Bytes) -> Diagnostics {
 
 /// Every diagnostic of a methodology, errors and warnings, in source order.
 pub fn check(src: &str) -> Diagnostics {
-    match compile(src, &Options::default()) {
+    check_with(src, &Options::default())
+}
+
+/// [`check`] with the files the methodology uses, and a capacity.
+pub fn check_with(src: &str, options: &Options) -> Diagnostics {
+    match compile(src, options) {
         Ok(c) => c.warnings,
         Err(d) => d,
     }
@@ -124,11 +139,4 @@ pub fn load_plan(text: &str) -> Result<Plan, Diagnostics> {
         return Err(problems);
     }
     Ok(plan)
-}
-
-/// `sha256:` and the hex digest of the source.
-pub fn source_hash(src: &str) -> String {
-    let digest = Sha256::digest(src.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
 }

@@ -11,6 +11,7 @@ use methodic_grammar::{Code, Diagnostic, did_you_mean};
 
 use crate::plan::Conventions;
 use crate::stdlib;
+use crate::used::Loaded;
 
 /// What a name stands for.
 #[derive(Debug, Clone, Copy)]
@@ -61,7 +62,7 @@ const MODULES: [&str; 1] = ["std.mixes"];
 
 /// The top-level items to their definitions, one arm a kind of item;
 /// then the header checked present and the standard mixes brought in.
-pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> Defs<'a> {
+pub(crate) fn resolve<'a>(ast: &'a Methodology, used: &'a [Loaded], diags: &mut Vec<Diagnostic>) -> Defs<'a> {
     let mut defs = Defs {
         name: String::new(),
         version: String::new(),
@@ -115,6 +116,8 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
                 read_conventions(&mut defs.conventions, conventions, &mut convention_spans, diags)
             }
             ItemKind::Use(path) => use_module(&mut defs, path, item.span, diags),
+            // Read and checked before (`used::load`), brought in below.
+            ItemKind::UseFile(_) => {}
             ItemKind::Workload { name, body } => define(
                 &mut defs.names,
                 &name.node,
@@ -157,7 +160,42 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, diags: &mut Vec<Diagnostic>) -> 
     if defs.uses.iter().any(|u| u == "std.mixes") {
         bring_in_std_mixes(&mut defs, diags);
     }
+    for file in used {
+        bring_in_file(&mut defs, file, diags);
+    }
     defs
+}
+
+/// The workloads of a file `use "FILE"` names, each unless the
+/// methodology already has that name. Like the standard mixes, their
+/// spans are not in this file: problems with them point at the `use`.
+fn bring_in_file<'a>(defs: &mut Defs<'a>, file: &'a Loaded, diags: &mut Vec<Diagnostic>) {
+    for item in &file.ast.items {
+        if let ItemKind::Workload { name, body } = &item.kind {
+            match defs.names.get(&name.node) {
+                Some(existing) => diags.push(
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        existing.name_span(),
+                        format!("`{}` is also a workload of `{}`", name.node, file.path),
+                    )
+                    .with_secondary(file.span, "its workloads come in here")
+                    .with_hint(match existing {
+                        Def::Workload { from_std: true, .. } => {
+                            format!("rename `{}` in one of the files it comes from", name.node)
+                        }
+                        _ => format!("rename your {} (`my_{}`)", existing.kind(), name.node),
+                    }),
+                ),
+                None => {
+                    defs.names.insert(
+                        name.node.clone(),
+                        Def::Workload { body, name_span: file.span, from_std: true },
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// The standard mixes, once `use std.mixes` brings them in: each a

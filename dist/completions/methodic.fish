@@ -132,7 +132,7 @@ complete -c methodic -n "__fish_methodic_using_subcommand export" -l iometer-tar
 complete -c methodic -n "__fish_methodic_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c methodic -n "__fish_methodic_using_subcommand import" -s o -l output -d 'Where to write the methodology (`-`, the default, is standard output). Nothing is written when the job file cannot be imported' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand import" -l name -d 'The methodology\'s name [default: the job file\'s name without its extension]' -r
-complete -c methodic -n "__fish_methodic_using_subcommand import" -l var -d 'A value for a variable of a vdbench parameter file (`$lun`), as vdbench takes `lun=/dev/sdb` on its command line; repeat for more' -r
+complete -c methodic -n "__fish_methodic_using_subcommand import" -l var -d 'A value for a variable of a vdbench parameter file (`$lun`), as vdbench takes `lun=/dev/sdb` on its command line, or of an fio job file (`${FIO_BS}`), as fio takes it from its environment; repeat for more' -r
 complete -c methodic -n "__fish_methodic_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c methodic -n "__fish_methodic_using_subcommand fmt" -l check -d 'Change nothing; exit 1 and list the files that are not formatted'
 complete -c methodic -n "__fish_methodic_using_subcommand fmt" -s h -l help -d 'Print help'

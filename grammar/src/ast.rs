@@ -68,6 +68,9 @@ pub enum ItemKind {
     Conventions(Vec<Convention>),
     /// `use std.mixes`
     Use(Spanned<String>),
+    /// `use "mixes.method"`: the path as written (escapes undone), from
+    /// the folder of the file that uses it.
+    UseFile(Spanned<String>),
     /// `workload NAME { ... }`
     Workload { name: Spanned<String>, body: WorkloadBody },
     /// `dataset NAME { ... }`

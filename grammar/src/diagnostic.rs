@@ -40,7 +40,8 @@ pub enum Code {
     UnknownName,
     /// M0202: a name defined twice.
     DuplicateName,
-    /// M0203: a `use` of a module that does not exist.
+    /// M0203: a `use` of a module that does not exist, or of a file that
+    /// cannot be read or does not compile.
     UnknownModule,
     /// M0204: no `methodology "name" version "x.y"` header.
     MissingHeader,

@@ -202,6 +202,10 @@ impl Printer<'_> {
                 let line = format!("use {}", path.node);
                 self.line(&line, item.span);
             }
+            ItemKind::UseFile(path) => {
+                let line = format!("use {}", self.text(path.span));
+                self.line(&line, item.span);
+            }
             ItemKind::Workload { name, body } => {
                 let head = format!("workload {} ", name.node);
                 let props = self.workload_props(body);

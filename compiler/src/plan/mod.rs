@@ -98,6 +98,20 @@ pub struct Header {
     pub on_error: OnError,
     /// Modules brought in with `use`.
     pub uses: Vec<String>,
+    /// Files of workloads brought in with `use "FILE"`, each with the hash
+    /// of its text; their workloads are in the steps in full. Plans from
+    /// before have none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub used_files: Vec<UsedFile>,
+}
+
+/// A file `use "FILE"` brought workloads in from: its path as written and
+/// `sha256:` with the hex digest of its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UsedFile {
+    pub path: String,
+    pub source_hash: String,
 }
 
 /// How the methodology reports: its units, how it counts queue depth, and

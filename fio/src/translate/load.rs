@@ -47,20 +47,11 @@
 use methodic_compiler::plan::Duration;
 
 use super::reader::{Got, JobReader, Reported, need};
-use super::step::LatencyTarget;
+use super::step::{LatencyTarget, ThinkTime};
 use crate::error::{ImportErrorKind, Problem};
 use crate::job_file::Entry;
 use crate::options::canonical;
 use crate::values::{fio_decimal, fio_flag, fio_micros, refusal};
-
-/// fio's thinktime as methodic's `think P every N drained`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ThinkTime {
-    /// The pause, in microseconds.
-    pub(crate) pause_us: u64,
-    /// After this many I/Os started.
-    pub(crate) every: u64,
-}
 
 /// How methodic's search by queue depth differs from fio's, said above the
 /// step an imported latency target makes.

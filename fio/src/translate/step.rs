@@ -49,7 +49,16 @@ pub(crate) struct Step {
     /// `qd` (a `qos ... by qd` step) rather than a measurement.
     pub(crate) latency: Option<LatencyTarget>,
     /// fio's `thinktime`: `think P every N drained`.
-    pub(crate) think: Option<super::load::ThinkTime>,
+    pub(crate) think: Option<ThinkTime>,
+}
+
+/// fio's thinktime as methodic's `think P every N drained`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ThinkTime {
+    /// The pause, in microseconds.
+    pub(crate) pause_us: u64,
+    /// After this many I/Os started.
+    pub(crate) every: u64,
 }
 
 /// fio's latency target as a `qos ... by qd` step's settings: the share of

@@ -149,7 +149,11 @@ impl Builder {
             }
             Rule::use_decl => {
                 let path = c.expect("module")?;
-                ItemKind::Use(Spanned::new(path.as_str().to_string(), self.span(&path)))
+                if path.as_rule() == Rule::string {
+                    ItemKind::UseFile(self.string(path))
+                } else {
+                    ItemKind::Use(Spanned::new(path.as_str().to_string(), self.span(&path)))
+                }
             }
             Rule::workload_def => {
                 let name = self.ident(c.expect("name")?);

@@ -37,8 +37,8 @@ pub(super) fn method_text(m: &Method<'_>) -> String {
     out.push_str(&comment(&format!("Iometer file version {}.", one_line(m.version)), WIDTH));
     match m.run {
         None => out.push_str(&comment(
-            "A file of access specifications only: a methodology of workloads, without steps. methodic has no \
-             `use` of a file of your own yet: copy the workloads a methodology needs into it.",
+            "A file of access specifications only: a methodology of workloads, without steps. Another \
+             methodology brings them in with `use \"THIS_FILE.method\"` (a path from its own folder).",
             WIDTH,
         )),
         Some(run) => out.push_str(&devices(run)),
