@@ -129,16 +129,35 @@ fn language_doc_lists_exactly_the_keywords() {
     }
 }
 
+/// What each `$ cat FILE` of a document's shell sessions prints, by FILE:
+/// the files a methodology there may `use`.
+fn cat_files(text: &str) -> std::collections::BTreeMap<String, Result<String, String>> {
+    let mut files = std::collections::BTreeMap::new();
+    for block in blocks(text) {
+        for (i, line) in block.lines.iter().enumerate() {
+            if let Some(name) = line.strip_prefix("$ cat ") {
+                let end = (i + 1..block.lines.len())
+                    .find(|&j| block.lines[j].starts_with("$ "))
+                    .unwrap_or(block.lines.len());
+                let body: String = block.lines[i + 1..end].iter().map(|l| format!("{l}\n")).collect();
+                files.insert(name.trim().to_string(), Ok(body));
+            }
+        }
+    }
+    files
+}
+
 #[test]
 fn examples_in_the_docs_compile() {
     let mut n = 0;
     let mut seen = BTreeSet::new();
     for doc in documents() {
         let text = read(&doc);
+        let options = Options { used: cat_files(&text), ..Options::default() };
         for block in blocks(&text) {
             for (line, src) in methodologies(&block) {
                 let place = format!("{doc}:{line}");
-                if let Err(d) = compile(&src, &Options::default()) {
+                if let Err(d) = compile(&src, &options) {
                     panic!(
                         "the methodology at {place} does not compile:\n{}\n{src}",
                         d.render(&place, &src, false)

@@ -479,7 +479,7 @@ fn shapes_methodic_cannot_run_as_fio_does_are_refused_saying_why() {
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
     for (line, section, why) in [
-        (13, "[seq-read]", "fio counts the ramp's I/O towards `size`"),
+        (11, "[seq-read]", "modifier (skip ahead between sequential I/Os"),
         (19, "[oltp]", "a split per direction is not in methodic"),
         (28, "[paced]", "which is the same only at iodepth=1, not at iodepth=8"),
         (38, "[qd-for-1ms]", "methodic's percentiles stop below p100"),

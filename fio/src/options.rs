@@ -17,8 +17,8 @@
 //! | `size` | `target { span }` | bytes or a share, per clone; absent or 0: `100%` |
 //! | `offset` (`fileoffset`) | workload `offset`, span grown by it | bytes; a share refused; with `size` as a share, refused (methodic's offset lies inside the span) |
 //! | `offset_increment` | the span holds one stripe a clone | sequential jobs only, equal to `size` (methodic's stripes are adjacent and of one size); ignored with one job |
-//! | `runtime` (`timeout`), `time_based` | `measure ... for T` | without `time_based`, fio stops a job once it has moved `size`: write-only jobs become `until written`, jobs that read or trim `until transferred` (fio's `io_size` counts their reads too), with `for T` when a runtime is given, whichever comes first; a `ramp_time` on such a job is refused (fio counts the ramp towards `size`). `time_based` without a runtime refused |
-//! | `ramp_time` | `ramp T` | refused on a job that stops by size (fio counts the ramp's I/O towards it) |
+//! | `runtime` (`timeout`), `time_based` | `measure ... for T` | without `time_based`, fio stops a job once it has moved `size`: write-only jobs become `until written`, jobs that read or trim `until transferred` (fio's `io_size` counts their reads too), with `for T` when a runtime is given, whichever comes first; a `ramp_time` is the step's ramp (fio and methodic both count its I/O towards the amount). `time_based` without a runtime refused |
+//! | `ramp_time` | `ramp T` | on a job that stops by size too: fio and methodic both count the ramp's I/O towards the amount |
 //! | `loops`, `io_size` (`io_limit`) | `until written` | on write-only jobs that stop by size: each clone writes `io_size` (or `size`) `loops` times; with `time_based` noted as ignored, as fio ignores them |
 //! | `direct`, `buffered` | `target { io direct }` / `io buffered` | fio's default is buffered; block sizes, alignment and offset of direct jobs must be whole 512B sectors |
 //! | `invalidate` | `drop_caches` before a buffered step | fio's default 1: the file's cached pages are dropped when the job starts |

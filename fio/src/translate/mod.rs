@@ -111,7 +111,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     // A search ends when it does: the job's runtime and size are not its stop.
     let stop = latency
         .map(|l| Ok(Stop::Time(l.window)))
-        .unwrap_or_else(|| stop(r, rw, time_based, runtime, ramp, loops, io_size, workers, layout))?;
+        .unwrap_or_else(|| stop(r, rw, time_based, runtime, loops, io_size, workers, layout))?;
     let verify = match verify {
         Verify::Off => false,
         Verify::On(e, back) => {

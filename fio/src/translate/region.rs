@@ -182,7 +182,6 @@ pub(crate) fn stop(
     rw: Rw,
     time_based: bool,
     runtime: Option<Duration>,
-    ramp: Duration,
     loops: u64,
     io_size: Option<Bytes>,
     workers: u64,
@@ -219,19 +218,11 @@ pub(crate) fn stop(
     // trims of one that trims (io_bytes_exceeded(), backend.c:822 at
     // axboe/fio@f5344384), as methodic's `until transferred` counts; a
     // job that only writes moves what it writes: `until written`.
+    // A ramp counts towards the amount in both: fio's do_io() counts the
+    // bytes it issues from the job's start, ramp included (backend.c:1229;
+    // the reset at the ramp's end, reset_io_counters(), leaves
+    // io_issue_bytes alone), as methodic's byte budget does.
     let reads = !matches!(rw, Rw::Write | Rw::RandWrite);
-    if !ramp.is_zero() {
-        let e = r.get("ramp_time").expect("a ramp was given");
-        return Err(r.problem(
-            ImportErrorKind::Conflict,
-            e,
-            refusal(
-                "without time_based, fio counts the ramp's I/O towards `size`; methodic starts counting \
-                 what a step moves after the ramp",
-            )
-            .hint("add time_based with a runtime, or drop ramp_time"),
-        ));
-    }
     let times = loops.saturating_mul(workers);
     let written = match (io_size, layout.size) {
         (Some(b), _) | (None, Some(FioSize::Bytes(b))) => FioSpan::Bytes(Bytes(b.0.saturating_mul(times))),

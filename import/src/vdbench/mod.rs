@@ -206,6 +206,27 @@ mod tests {
     }
 
     #[test]
+    fn count_makes_an_sds_clones_after_the_others_as_vdbench_does() {
+        let m = method(
+            "sd=disk,lun=/tmp/f%03d,size=1g,count=(0,2)\nsd=last,lun=/tmp/last,size=1g\n\
+             wd=w1,sd=(disk0,disk1,last),rdpct=100\nrd=r1,wd=w1,iorate=max,elapsed=10",
+        );
+        // The clones come after `last`, as vdbench appends them.
+        assert!(m.contains("--target /tmp/last --target /tmp/f000 --target /tmp/f001"), "{m}");
+        let m =
+            method("sd=d,lun=/tmp/x*y,size=1g,count=(3,1)\nwd=w1,sd=d3\nrd=r1,wd=w1,iorate=max,elapsed=10");
+        assert!(m.contains("--target /tmp/x3y"), "{m}");
+        let m = method("sd=d,lun=/tmp/n,size=1g,count=(1,1)\nwd=w1,sd=d1\nrd=r1,wd=w1,iorate=max,elapsed=10");
+        assert!(m.contains("--target /tmp/n1"), "{m}");
+        refused(
+            "sd=d,lun=/tmp/f%s,size=1g,count=(0,2)\nwd=w1,sd=d*\nrd=r1,wd=w1,iorate=max,elapsed=10",
+            "is not %d, %Nd or %0Nd",
+        );
+        refused("sd=d,lun=/tmp/f,count=(0,0)\nwd=w1,sd=d*\nrd=r1,wd=w1,iorate=max", "count= takes (start,n)");
+        assert_eq!(super::storage::mask("/dev/sd%2d", 7).as_deref(), Some("/dev/sd 7"));
+    }
+
+    #[test]
     fn eof_and_maxdata_end_a_step_by_bytes_moved() {
         let m = method(&format!("{SD}wd=w1,sd=sd1,rdpct=0,seekpct=eof,xf=1m\nrd=r1,wd=w1,iorate=max"));
         assert!(m.contains("until written 1GiB"), "{m}");

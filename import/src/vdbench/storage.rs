@@ -160,7 +160,6 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "methodic's `verify` on a step stamps and checks the data it writes; add it by hand",
     ),
     ("dedup", "methodic writes unique data only and cannot make duplicate blocks", "leave it out"),
-    ("count", "this importer does not expand count= into SDs", "write each sd= out"),
     (
         "streams",
         "methodic has no independent sequential streams within one area",
@@ -219,9 +218,11 @@ fn refuse_listed(e: &Entry, problems: &mut Vec<Problem>) {
     }
 }
 
-/// The SD entries.
+/// The SD entries; an sd with `count=(start,n)` becomes its n clones,
+/// after every other sd, as vdbench adds them.
 pub(crate) fn sds(entries: &[Entry], problems: &mut Vec<Problem>) -> Vec<Sd> {
     let mut out = Vec::new();
+    let mut clones = Vec::new();
     for e in entries {
         refuse_listed(e, problems);
         let luns: Vec<&Param> = e.params.iter().filter(|p| p.key == "lun").collect();
@@ -270,8 +271,74 @@ pub(crate) fn sds(entries: &[Entry], problems: &mut Vec<Problem>) -> Vec<Sd> {
             align,
             openflags: e.get("openflags").cloned(),
         });
+        if let Some(p) = e.get("count") {
+            let sd = out.pop().expect("pushed above");
+            clones.extend(counted(&sd, p, e, problems));
+        }
+    }
+    out.extend(clones);
+    out
+}
+
+/// `count=(start,n)`: the sd's n clones, named its name and `start + k`,
+/// each lun made from the sd's as vdbench makes it: a `%` mask formats
+/// the number (`/f%03d`: `/f000`), else the first `*` becomes it, else it
+/// is appended (`SD_entry.handleFileCount` and `createCountingName`).
+fn counted(sd: &Sd, p: &Param, e: &Entry, problems: &mut Vec<Problem>) -> Vec<Sd> {
+    let pair = numbers(p, e, problems).and_then(|n| match n.as_slice() {
+        [start, n] => Some((whole(*start)?, whole(*n).filter(|n| (1..=256).contains(n))?)),
+        _ => None,
+    });
+    let Some((start, n)) = pair else {
+        problems.push(bad(
+            p,
+            e,
+            ImportErrorKind::BadValue,
+            "count= takes (start,n): a whole start and n from 1 to 256",
+        ));
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for k in start..start + n {
+        let lun = if sd.lun.contains('%') {
+            match mask(&sd.lun, k) {
+                Some(l) => l,
+                None => {
+                    problems.push(
+                        bad(
+                            p,
+                            e,
+                            ImportErrorKind::Untranslatable,
+                            format!("the lun mask `{}` is not %d, %Nd or %0Nd", sd.lun),
+                        )
+                        .hint("write each sd= out"),
+                    );
+                    return Vec::new();
+                }
+            }
+        } else if sd.lun.contains('*') {
+            sd.lun.replacen('*', &k.to_string(), 1)
+        } else {
+            format!("{}{k}", sd.lun)
+        };
+        out.push(Sd { name: format!("{}{k}", sd.name), lun, ..sd.clone() });
     }
     out
+}
+
+/// A lun with one Java `%d`, `%Nd` or `%0Nd` in it, formatted with `k`;
+/// `None` for any other mask.
+pub(crate) fn mask(lun: &str, k: u64) -> Option<String> {
+    let at = lun.find('%')?;
+    let rest = &lun[at + 1..];
+    let end = rest.find('d')?;
+    let spec = &rest[..end];
+    if !spec.chars().all(|c| c.is_ascii_digit()) || rest[end + 1..].contains('%') {
+        return None;
+    }
+    let width: usize = if spec.is_empty() { 0 } else { spec.parse().ok()? };
+    let number = if spec.starts_with('0') { format!("{k:0width$}") } else { format!("{k:width$}") };
+    Some(format!("{}{number}{}", &lun[..at], &rest[end + 1..]))
 }
 
 /// Names matched by a list of names, ranges and trailing-`*` wildcards,

@@ -213,6 +213,9 @@ impl Writer<'_, '_> {
         if rated {
             out.push("rates: vdbench times an I/O from when a thread issues it, methodic from when it was due, so under overload methodic's latencies are larger (and include the wait)".to_string());
         }
+        if r.maxdata.is_some() && r.ramp > 0 {
+            out.push("maxdata=: vdbench counts the bytes after its warmup (CollectSlaveStats.checkMaxData), methodic's `until` counts the ramp's I/O too, so the step moves the warmup's bytes less after its ramp".to_string());
+        }
         out
     }
 
