@@ -302,6 +302,74 @@ mod tests {
         }
     }
 
+    /// `full-1.1.0.icf` with a second target on Worker 1.
+    fn two_targets_on_worker_1(test_type: Option<&str>) -> String {
+        let one = "'Target\r\n\t1: \"ATA EXAMPLE-SSD 1.0\"\r\n'Target type\r\n\tDISK\r\n'End target\r\n";
+        let two = format!(
+            "{one}'Target\r\n\t3: \"ATA OTHER-SSD 2.0\"\r\n'Target type\r\n\tDISK\r\n'End target\r\n"
+        );
+        assert!(FILES[0].contains(one), "the test file's layout changed");
+        let mut text = FILES[0].replacen(one, &two, 1);
+        if let Some(t) = test_type {
+            text = text.replacen("\tCYCLE_OUTSTANDING_IOS\r\n", &format!("\t{t}\r\n"), 1);
+        }
+        text
+    }
+
+    fn import(text: &str) -> Result<Imported, Vec<ImportError>> {
+        to_method(&Input { text, file: "t.icf", name: "t", vars: &[], include: &|_| Err("no".into()) })
+    }
+
+    /// The jobs of each together step of a methodology.
+    fn jobs_of(method: &str) -> Vec<usize> {
+        let plan = methodic_compiler::compile(method, &Default::default()).unwrap().plan;
+        plan.steps
+            .iter()
+            .filter_map(|s| match &s.action {
+                methodic_compiler::plan::Action::Together { jobs, .. } => Some(jobs.len()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_worker_of_several_targets_is_a_worker_on_each() {
+        let i = import(&two_targets_on_worker_1(None)).unwrap();
+        assert!(i.text.contains("Worker \"Worker 1\" has 2 targets"), "{}", i.text);
+        // Three devices, in the order the file names them; Worker 1's
+        // specification runs on the first and the third.
+        let plan = methodic_compiler::compile(&i.text, &Default::default()).unwrap().plan;
+        let devices: Vec<Vec<u32>> = plan
+            .steps
+            .iter()
+            .filter_map(|s| match &s.action {
+                methodic_compiler::plan::Action::Together { jobs, .. } => {
+                    Some(jobs.iter().map(|j| j.device).collect())
+                }
+                _ => None,
+            })
+            .collect();
+        assert!(devices.iter().all(|d| d == &[0, 1, 2]), "{devices:?}\n{}", i.text);
+        assert!(i.text.contains("--target DISK1 --target DISK2 --target DISK3"), "{}", i.text);
+        // Worker cycling counts Iometer's workers, not their targets.
+        let i = import(&two_targets_on_worker_1(Some("CYCLE_WORKERS"))).unwrap();
+        assert!(i.text.contains("CYCLE_WORKERS: the first 1, then 2 of them"), "{}", i.text);
+        assert_eq!(
+            jobs_of(&i.text),
+            [2, 3],
+            "Worker 1 on its two targets, then Worker 2 as well: {}",
+            i.text
+        );
+        // Cycling targets: every worker on its first target, then on two.
+        let i = import(&two_targets_on_worker_1(Some("CYCLE_TARGETS"))).unwrap();
+        assert!(
+            i.text.contains("CYCLE_TARGETS: each worker on its first 1, then 2 of its targets"),
+            "{}",
+            i.text
+        );
+        assert_eq!(jobs_of(&i.text), [2, 3], "{}", i.text);
+    }
+
     #[test]
     fn a_specs_only_file_is_workloads_and_names_what_it_leaves_out() {
         let text = FILES[1].replace("\t8192,100,80,80,0,1,0,0", "\t8192,100,80,80,0,1,0,4096");

@@ -59,6 +59,8 @@ struct Active<'a> {
     specs: Vec<Option<usize>>,
     qd: u64,
     device: usize,
+    /// Which of the worker's targets, from 0.
+    target: usize,
 }
 
 /// One worker's part of a run: which workload, at which depth, where.
@@ -207,10 +209,10 @@ fn actives<'a>(
         if !usable(w, problems) {
             continue;
         }
-        let Some(target) = w.targets.first() else {
+        if w.targets.is_empty() {
             run.notes.push(format!("Worker \"{}\" has no target: Iometer does not run it.", w.name));
             continue;
-        };
+        }
         let specs = assigned_specs(w, workloads, failed, problems);
         if specs.iter().all(Option::is_none) {
             run.notes
@@ -227,15 +229,15 @@ fn actives<'a>(
                 format!("{qd} outstanding I/Os: methodic keeps 1 to 65536 in flight"),
             ));
         }
-        let key = disk_key(&target.value);
-        let device = match keys.iter().position(|k| *k == key) {
-            Some(d) => d,
-            None => {
-                keys.push(key);
-                devices.push(target.value.clone());
-                devices.len() - 1
-            }
-        };
+        if w.targets.len() > 1 {
+            run.notes.push(format!(
+                "Worker \"{}\" has {} targets: Iometer's worker takes turns over them with {qd} outstanding \
+                 I/Os on each; here each target has a worker of its own at that depth, so a faster target is \
+                 not held to a slower one's pace, and a think time pauses each target's worker on its own.",
+                w.name,
+                w.targets.len()
+            ));
+        }
         if let Some(seed) = &w.fixed_seed {
             run.notes.push(format!(
                 "Worker \"{}\" uses the fixed seed {} (line {}): not carried over; `methodic run --seed N` \
@@ -244,13 +246,24 @@ fn actives<'a>(
             ));
             run.dropped += 1;
         }
-        out.push(Active { worker: w, specs, qd, device });
+        for (index, target) in w.targets.iter().enumerate() {
+            let key = disk_key(&target.value);
+            let device = match keys.iter().position(|k| *k == key) {
+                Some(d) => d,
+                None => {
+                    keys.push(key);
+                    devices.push(target.value.clone());
+                    devices.len() - 1
+                }
+            };
+            out.push(Active { worker: w, specs: specs.clone(), qd, device, target: index });
+        }
     }
     (out, devices, run)
 }
 
-/// Whether a worker can be a methodic worker: a disk worker, without
-/// test connection rate, with at most one target; the problems if not.
+/// Whether a worker can be methodic workers: a disk worker, without test
+/// connection rate; the problems if not.
 fn usable(w: &Worker, problems: &mut Vec<Problem>) -> bool {
     if !w.is_disk() {
         problems.push(
@@ -280,22 +293,6 @@ fn usable(w: &Worker, problems: &mut Vec<Problem>) -> bool {
             )
             .hint("set test connection rate to DISABLED"),
         );
-    }
-    if w.targets.len() > 1 {
-        problems.push(
-            worker_problem(
-                ImportErrorKind::Untranslatable,
-                w,
-                w.targets[1].line,
-                format!(
-                    "{} targets on one worker: Iometer's worker spreads its I/Os over them; a methodic \
-                     worker works on one device",
-                    w.targets.len()
-                ),
-            )
-            .hint("give each worker one target, and a worker to each disk"),
-        );
-        return false;
     }
     true
 }
@@ -364,11 +361,15 @@ fn steps(
                 Some((a, Part { workload: w, qd: a.qd, device: a.device }))
             })
             .collect();
-        let what = parts
-            .iter()
-            .map(|(a, p)| format!("\"{}\" runs \"{}\"", a.worker.name, shape.workloads[p.workload].name))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let mut said: Vec<String> = Vec::new();
+        for (a, p) in &parts {
+            // A worker of several targets runs its specification on each: said once.
+            let s = format!("\"{}\" runs \"{}\"", a.worker.name, shape.workloads[p.workload].name);
+            if !said.contains(&s) {
+                said.push(s);
+            }
+        }
+        let what = said.join(", ");
         if parts.is_empty() {
             out.push(StepText {
                 comment: format!(
@@ -381,15 +382,8 @@ fn steps(
         }
         let comment = format!("Specification {} of each worker: {what}.", index + 1);
         match test_type.value {
-            TestType::Normal | TestType::CycleTargets => {
-                let mut comment = comment;
-                if test_type.value == TestType::CycleTargets {
-                    comment.push_str(
-                        " CYCLE_TARGETS adds targets to each worker; with one target a worker, one run.",
-                    );
-                }
-                out.push(StepText { comment, text: step(shape, &parts, None) });
-            }
+            TestType::Normal => out.push(StepText { comment, text: step(shape, &parts, None) }),
+            TestType::CycleTargets => out.push(cycle_targets(shape, &parts, setup, comment)),
             TestType::CycleOutstandingIos => {
                 let c = setup.queue_cycling.as_ref().map_or(default_cycling, |c| c.value);
                 let list = cycle(c.start, c.end.unwrap_or(32), c.step, c.exponential)
@@ -411,34 +405,80 @@ fn steps(
                 );
                 out.push(StepText { comment, text: sweep(shape, &parts, &list) });
             }
-            TestType::CycleWorkers => {
-                let c = setup
-                    .worker_cycling
-                    .as_ref()
-                    .map_or(Cycling { start: 1, end: None, step: 1, exponential: false }, |c| c.value);
-                let counts = worker_counts(c, parts.len() as u64);
-                let comment = format!(
-                    "{comment} CYCLE_WORKERS: the first {} of them.",
-                    counts.iter().map(u64::to_string).collect::<Vec<_>>().join(", then ")
-                );
-                let text = counts
-                    .iter()
-                    .map(|n| step(shape, &parts[..*n as usize], None))
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                out.push(StepText { comment, text });
-            }
+            TestType::CycleWorkers => out.push(cycle_workers(shape, &parts, setup, comment)),
             other => {
                 return Err(type_problem(format!(
-                    "{}: Iometer spreads a growing number of targets over the workers; a methodic worker works on \
-                     one device, and a methodology names no targets",
+                    "{}: Iometer hands a growing number of targets down its workers run by run (GalileoView.cpp, \
+                     lines 1721-1999); this importer does not translate that order",
                     other.word()
                 ))
-                .hint("use NORMAL, CYCLE_OUTSTANDING_IOS or CYCLE_WORKERS, with one target a worker"));
+                .hint("use NORMAL, CYCLE_TARGETS, CYCLE_OUTSTANDING_IOS or CYCLE_WORKERS"));
             }
         }
     }
     Ok(out)
+}
+
+/// CYCLE_TARGETS: every worker on its first t targets, t by the disk
+/// cycling rule, while the count grows (GalileoView.cpp, lines 1617-1659).
+fn cycle_targets(
+    shape: &Shape<'_>,
+    parts: &[(&Active<'_>, Part)],
+    setup: &Setup,
+    comment: String,
+) -> StepText {
+    let c = setup
+        .disk_cycling
+        .as_ref()
+        .map_or(Cycling { start: 1, end: None, step: 1, exponential: false }, |c| c.value);
+    let most = parts.iter().map(|(a, _)| a.target as u64 + 1).max().unwrap_or(1);
+    let counts = worker_counts(c, most);
+    let comment = format!(
+        "{comment} CYCLE_TARGETS: each worker on its first {} of its targets.",
+        counts.iter().map(u64::to_string).collect::<Vec<_>>().join(", then ")
+    );
+    let text = counts
+        .iter()
+        .map(|t| {
+            let on: Vec<(&Active<'_>, Part)> =
+                parts.iter().filter(|(a, _)| (a.target as u64) < *t).copied().collect();
+            step(shape, &on, None)
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    StepText { comment, text }
+}
+
+/// CYCLE_WORKERS: the first n workers, n by the worker cycling rule, while
+/// the count grows (GalileoView.cpp, lines 1667-1715). Iometer counts
+/// workers: a worker of several targets is several parts.
+fn cycle_workers(
+    shape: &Shape<'_>,
+    parts: &[(&Active<'_>, Part)],
+    setup: &Setup,
+    comment: String,
+) -> StepText {
+    let c = setup
+        .worker_cycling
+        .as_ref()
+        .map_or(Cycling { start: 1, end: None, step: 1, exponential: false }, |c| c.value);
+    let mut order: Vec<&Worker> = Vec::new();
+    for (a, _) in parts {
+        if !order.iter().any(|w| std::ptr::eq(*w, a.worker)) {
+            order.push(a.worker);
+        }
+    }
+    let counts = worker_counts(c, order.len() as u64);
+    let comment = format!(
+        "{comment} CYCLE_WORKERS: the first {} of them.",
+        counts.iter().map(u64::to_string).collect::<Vec<_>>().join(", then ")
+    );
+    let first = |n: u64| -> Vec<(&Active<'_>, Part)> {
+        let workers = &order[..n as usize];
+        parts.iter().filter(|(a, _)| workers.iter().any(|w| std::ptr::eq(*w, a.worker))).copied().collect()
+    };
+    let text = counts.iter().map(|n| step(shape, &first(*n), None)).collect::<Vec<_>>().join("\n");
+    StepText { comment, text }
 }
 
 /// The parts grouped into jobs: the same workload, depth and device, in
