@@ -145,6 +145,7 @@ mod tests {
             offset: Bytes(0),
             access: Default::default(),
             trim: Percent::ZERO,
+            write_blocks: None,
         }
     }
 

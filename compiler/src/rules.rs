@@ -33,6 +33,8 @@ impl Problem {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Field {
     Blocks,
+    /// `write_block` or `write_blocks`.
+    WriteBlocks,
     /// The n-th block size, in the order written (in a plan: smallest first).
     Block(usize),
     Read,
@@ -126,10 +128,58 @@ pub(crate) fn workload(w: &Workload) -> Vec<Problem> {
             .hint("reads and trims are shares of the I/Os; writes are what they leave"),
         );
     }
+    if let Some(writes) = &w.write_blocks {
+        out.extend(write_split(writes));
+        if !w.writes() {
+            out.push(
+                Problem::new(
+                    Code::ConflictingProperty,
+                    Field::WriteBlocks,
+                    "the workload only reads: it issues none of the writes `write_blocks` sizes",
+                )
+                .hint("leave `write_blocks` out, or give the workload writes (`read 70%`)"),
+            );
+        }
+    }
     out.extend(access(w));
     // A zero block size already explains a zero default alignment.
     if w.align.0 == 0 && !w.blocks.iter().any(|b| b.size.0 == 0) {
         out.push(Problem::new(Code::ZeroSize, Field::Align, "an alignment of 0B places no I/O"));
+    }
+    out
+}
+
+/// Rules of the writes' own split: sizes above 0, each once, shares that
+/// add up to 100%.
+fn write_split(writes: &[BlockShare]) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if writes.is_empty() {
+        out.push(Problem::new(Code::EmptyList, Field::WriteBlocks, "`write_blocks` lists no block size"));
+    }
+    let mut sum: u64 = 0;
+    for (i, b) in writes.iter().enumerate() {
+        sum += b.share.hundredths() as u64;
+        if b.size.0 == 0 {
+            out.push(Problem::new(Code::ZeroSize, Field::WriteBlocks, "a block size of 0B moves no data"));
+        }
+        if writes[..i].iter().any(|o| o.size == b.size) {
+            out.push(Problem::new(
+                Code::DuplicateBlock,
+                Field::WriteBlocks,
+                format!("write block size {} is listed twice", b.size),
+            ));
+        }
+    }
+    if !writes.is_empty() && sum != 10_000 {
+        let total = Percent::from_hundredths(sum.min(u32::MAX as u64) as u32);
+        out.push(
+            Problem::new(
+                Code::SplitSum,
+                Field::WriteBlocks,
+                format!("write block-size shares add up to {total}, not 100%"),
+            )
+            .hint("the shares are of the writes issued; make them add up to exactly 100%"),
+        );
     }
     out
 }
@@ -218,8 +268,18 @@ pub(crate) fn direct_io(w: &Workload) -> Vec<Problem> {
             );
         }
     }
+    for b in w.write_blocks.iter().flatten().filter(|b| b.size.0 % SECTOR != 0) {
+        out.push(
+            Problem::new(
+                Code::Unaligned,
+                Field::WriteBlocks,
+                format!("write block size {}B cannot be issued with io direct", b.size.0),
+            )
+            .hint(hint),
+        );
+    }
     // An alignment equal to an unaligned block size (its default) is the same problem.
-    if w.align.0 % SECTOR != 0 && !w.blocks.iter().any(|b| b.size == w.align) {
+    if w.align.0 % SECTOR != 0 && !w.all_blocks().any(|b| b.size == w.align) {
         out.push(
             Problem::new(
                 Code::Unaligned,
@@ -288,7 +348,7 @@ pub(crate) fn fits_span(w: &Workload, span: Extent) -> Option<Problem> {
     let Extent::Bytes(span) = span else {
         return None;
     };
-    let largest = w.blocks.iter().map(|b| b.size.0).max().unwrap_or(0);
+    let largest = w.all_blocks().map(|b| b.size.0).max().unwrap_or(0);
     if span.0 > 0 && w.offset.0.saturating_add(largest) > span.0 {
         return Some(Problem::new(
             Code::SpanRange,
@@ -547,6 +607,7 @@ mod tests {
             offset: Bytes(0),
             access: Default::default(),
             trim: Percent::ZERO,
+            write_blocks: None,
         };
         let codes: Vec<Code> = workload(&w).into_iter().map(|p| p.code).collect();
         assert_eq!(codes, vec![Code::SplitSum, Code::ShareRange]);

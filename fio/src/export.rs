@@ -728,22 +728,41 @@ fn pattern_options(s: &mut Section, w: &Workload) {
     }
 }
 
-/// The block size, or the sizes and their shares, and the alignment when
-/// it is not the smallest block.
+/// The block size, or the sizes and their shares (for reads, then writes
+/// and trims, when the writes have their own: fio's `bssplit=R,W,T`), and
+/// the alignment when it is not the smallest block.
 fn block_options(s: &mut Section, w: &Workload) {
-    if let [one] = w.blocks.as_slice() {
-        s.options.push(("bs", Some(one.size.0.to_string())));
-    } else {
-        let exact: Vec<u32> = w.blocks.iter().map(|b| b.share.hundredths()).collect();
-        let shares = whole_percents(&exact);
-        if exact.iter().any(|h| h % 100 != 0) {
-            s.notes.push("block shares rounded to whole percents, as fio takes them".into());
+    let Some(writes) = &w.write_blocks else {
+        match w.blocks.as_slice() {
+            [one] => s.options.push(("bs", Some(one.size.0.to_string()))),
+            _ => {
+                let split = fio_split(s, &w.blocks);
+                s.options.push(("bssplit", Some(split)));
+            }
         }
-        let split: Vec<String> =
-            w.blocks.iter().zip(&shares).map(|(b, s)| format!("{}/{s}", b.size.0)).collect();
-        s.options.push(("bssplit", Some(split.join(":"))));
+        return block_align(s, w);
+    };
+    let (reads, writes) = (fio_split(s, &w.blocks), fio_split(s, writes));
+    s.options.push(("bssplit", Some(format!("{reads},{writes},{writes}"))));
+    block_align(s, w);
+}
+
+/// `4096/70:65536/30`: a split as fio's bssplit takes it, whole percents.
+fn fio_split(s: &mut Section, split: &[methodic_compiler::plan::BlockShare]) -> String {
+    let exact: Vec<u32> = split.iter().map(|b| b.share.hundredths()).collect();
+    let shares = whole_percents(&exact);
+    if exact.iter().any(|h| h % 100 != 0) {
+        let note = "block shares rounded to whole percents, as fio takes them".to_string();
+        if !s.notes.contains(&note) {
+            s.notes.push(note);
+        }
     }
-    let smallest = w.blocks.iter().map(|b| b.size.0).min().unwrap_or(4096);
+    split.iter().zip(&shares).map(|(b, s)| format!("{}/{s}", b.size.0)).collect::<Vec<_>>().join(":")
+}
+
+/// `blockalign` when the alignment is not the smallest block.
+fn block_align(s: &mut Section, w: &Workload) {
+    let smallest = w.smallest_block().0;
     if w.align.0 != 0 && w.align.0 != smallest {
         s.options.push(("blockalign", Some(w.align.0.to_string())));
     }
@@ -761,7 +780,7 @@ fn span_options(s: &mut Section, w: &Workload, span: Extent, workers: u32) {
             let span = b.0.saturating_sub(start);
             // Whole blocks a stripe, as methodic's stripes are, so that
             // direct I/O in the later stripes stays aligned.
-            let largest = w.blocks.iter().map(|b| b.size.0).max().unwrap_or(4096);
+            let largest = w.largest_block().0;
             let unit = w.align.0.max(largest).max(4096);
             let size = if striped { span / workers as u64 / unit * unit } else { span };
             s.options.push(("size", Some(size.to_string())));

@@ -342,16 +342,18 @@ fn workload(s: &Step) -> String {
     if !s.access.is_uniform() {
         access.push_str(&format!(" {}", s.access));
     }
-    let blocks = match s.blocks.as_slice() {
-        [(b, _)] => format!("block {b}"),
-        many => {
-            format!(
-                "blocks {{ {} }}",
-                many.iter().map(|(b, p)| format!("{b}: {p}")).collect::<Vec<_>>().join(", ")
-            )
-        }
+    let sizes = |word: &str, split: &[(methodic_compiler::plan::Bytes, Percent)]| match split {
+        [(b, _)] => format!("{word} {b}"),
+        many => format!(
+            "{word}s {{ {} }}",
+            many.iter().map(|(b, p)| format!("{b}: {p}")).collect::<Vec<_>>().join(", ")
+        ),
     };
+    let blocks = sizes("block", &s.blocks);
     let mut props = vec![access, blocks, format!("read {}", s.read)];
+    if let Some(w) = &s.write_blocks {
+        props.push(sizes("write_block", w));
+    }
     if s.trim > Percent::ZERO {
         props.push(format!("trim {}", s.trim));
     }

@@ -1322,13 +1322,17 @@ fn block_splits_as_fio_issues_them() {
     // An empty list leaves the direction to bs.
     let p = plan("[j]\nrw=randread\nbs=64k\nbssplit=,16k/100\ntime_based\nruntime=5\n");
     assert_eq!(blocks(&p), [vec![(65536, pc(100))]]);
-    // A job that reads and writes needs one split for both.
-    let e = errors("[j]\nrw=randrw\nbssplit=4k/50:8k/50,16k/100\ntime_based\nruntime=5\n");
-    assert!(
-        has(&e, 3, "bssplit=4k/50:8k/50,16k/100", "a split per direction is not in methodic"),
-        "{}",
-        all(&e)
-    );
+    // A job that reads and writes with a split for each: `write_blocks`.
+    let p = plan("[j]\nrw=randrw\nbssplit=4k/50:8k/50,16k/100\ntime_based\nruntime=5\n");
+    assert_eq!(blocks(&p), [vec![(4096, pc(50)), (8192, pc(50))]]);
+    let writes: Vec<Option<Vec<(u64, Percent)>>> = measures(&p)
+        .iter()
+        .map(|(w, ..)| w.write_blocks.as_ref().map(|b| b.iter().map(|b| (b.size.0, b.share)).collect()))
+        .collect();
+    assert_eq!(writes, [Some(vec![(16384, pc(100))])]);
+    // An empty list for the writes is bs's.
+    let p = plan("[j]\nrw=randrw\nbs=64k\nbssplit=4k/100,\ntime_based\nruntime=5\n");
+    assert_eq!(measures(&p)[0].0.write_blocks.as_ref().map(|b| b[0].size.0), Some(65536));
     let p = plan("[j]\nrw=randrw\nbssplit=4k/50:8k/50,4k/50:8k/50\ntime_based\nruntime=5\n");
     assert_eq!(blocks(&p), [vec![(4096, pc(50)), (8192, pc(50))]]);
 }

@@ -422,6 +422,10 @@ pub enum WorkloadPropKind {
     Block(Expr),
     /// `blocks { 512B: 10%, 4KiB: 90% }`
     Blocks(Vec<SplitEntry>),
+    /// `write_block 16KiB`: the writes' (and trims') own size.
+    WriteBlock(Expr),
+    /// `write_blocks { 4KiB: 50%, 64KiB: 50% }`: the writes' own split.
+    WriteBlocks(Vec<SplitEntry>),
     /// `read 67%`
     Read(Expr),
     /// `align 4KiB`

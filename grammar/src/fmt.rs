@@ -588,13 +588,19 @@ impl Printer<'_> {
                     WorkloadPropKind::Trim(e) => format!("trim {}", self.expr(e)),
                     WorkloadPropKind::Sequential => "sequential".to_string(),
                     WorkloadPropKind::Block(e) => format!("block {}", self.expr(e)),
-                    WorkloadPropKind::Blocks(entries) => {
+                    WorkloadPropKind::Blocks(entries) | WorkloadPropKind::WriteBlocks(entries) => {
                         let parts: Vec<String> = entries
                             .iter()
                             .map(|e| format!("{}: {}", self.expr(&e.size), self.expr(&e.share)))
                             .collect();
-                        format!("blocks {{ {} }}", parts.join(", "))
+                        let word = if matches!(p.kind, WorkloadPropKind::WriteBlocks(_)) {
+                            "write_blocks"
+                        } else {
+                            "blocks"
+                        };
+                        format!("{word} {{ {} }}", parts.join(", "))
                     }
+                    WorkloadPropKind::WriteBlock(e) => format!("write_block {}", self.expr(e)),
                     WorkloadPropKind::Read(e) => format!("read {}", self.expr(e)),
                     WorkloadPropKind::Align(e) => format!("align {}", self.expr(e)),
                     WorkloadPropKind::Offset(e) => format!("offset {}", self.expr(e)),

@@ -713,6 +713,7 @@ mod tests {
                 offset: Bytes(0),
                 access: access.clone(),
                 trim: Percent::ZERO,
+                write_blocks: None,
             };
             let mut g = Generator::new(&w, area, area, 12);
             let mut last_fit = false;
@@ -747,6 +748,7 @@ mod tests {
                     offset: Bytes(0),
                     access,
                     trim: Percent::ZERO,
+                    write_blocks: None,
                 };
                 let mut g = Generator::new(&w, area, area, 13);
                 assert!((0..200).all(|_| {

@@ -209,7 +209,7 @@ fn jobs_of(action: &Action) -> Vec<JobFacts> {
 
 fn span_facts(settings: Settings, workload: Option<&Workload>, targets: &[Target]) -> Option<SpanFacts> {
     let (offset, largest) = match workload {
-        Some(w) => (w.offset, w.blocks.iter().map(|b| b.size).max().unwrap_or(Bytes(4096))),
+        Some(w) => (w.offset, w.largest_block()),
         None => (Bytes(0), Bytes(1)),
     };
     let (mut bytes, mut capacity) = (0u64, 0u64);

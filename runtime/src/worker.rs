@@ -846,6 +846,7 @@ mod tests {
                 offset: Bytes(0),
                 access: Default::default(),
                 trim: Percent::ZERO,
+                write_blocks: None,
             },
             area: Region { start: 0, len: 16 << 20 },
             stripe: Region { start: 0, len: 16 << 20 },

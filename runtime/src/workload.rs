@@ -33,6 +33,11 @@ pub struct Generator {
     rng: Rng,
     /// Block sizes with their cumulative shares in hundredths of a percent.
     blocks: Vec<(u32, u32)>,
+    /// The writes' and trims' own sizes, likewise (`write_blocks`); empty
+    /// when they take `blocks`.
+    write_blocks: Vec<(u32, u32)>,
+    /// A size is drawn for each I/O: either list has more than one.
+    draw_size: bool,
     read: u32,
     /// The read share plus the trim share: a draw below `read` reads,
     /// below this trims, else writes. 0 for a workload that only writes.
@@ -55,18 +60,22 @@ pub struct Generator {
 
 impl Generator {
     pub fn new(w: &Workload, area: Region, stripe: Region, seed: u64) -> Generator {
-        let mut cum = 0;
-        let blocks = w
-            .blocks
-            .iter()
-            .map(|b| {
-                cum += b.share.hundredths();
-                (b.size.0 as u32, cum)
-            })
-            .collect();
+        let cumulative = |split: &[methodic_compiler::plan::BlockShare]| -> Vec<(u32, u32)> {
+            let mut cum = 0;
+            split
+                .iter()
+                .map(|b| {
+                    cum += b.share.hundredths();
+                    (b.size.0 as u32, cum)
+                })
+                .collect()
+        };
+        let blocks = cumulative(&w.blocks);
+        let write_blocks = w.write_blocks.as_deref().map_or(Vec::new(), cumulative);
+        let draw_size = blocks.len() > 1 || write_blocks.len() > 1;
         // Every worker of the step has the same area, and so the same
         // drawer: one set of hot blocks for the step.
-        let smallest = w.blocks.iter().map(|b| b.size.0).min().unwrap_or(4096);
+        let smallest = w.smallest_block().0;
         let access = if w.random.is_zero() {
             None
         } else {
@@ -76,6 +85,8 @@ impl Generator {
         Generator {
             rng: Rng::new(seed),
             blocks,
+            write_blocks,
+            draw_size,
             read: w.read.hundredths(),
             trim_to: (w.read.hundredths() + w.trim.hundredths()).min(10_000),
             random: w.random.hundredths(),
@@ -90,7 +101,7 @@ impl Generator {
 
     /// The largest block size, to size buffers.
     pub fn largest_block(&self) -> u32 {
-        self.blocks.iter().map(|b| b.0).max().unwrap_or(4096)
+        self.blocks.iter().chain(&self.write_blocks).map(|b| b.0).max().unwrap_or(4096)
     }
 
     // Always: the worker's loop is made twice (closed and open loop), and
@@ -98,12 +109,9 @@ impl Generator {
     // loop's, which cost it instructions an I/O.
     #[inline(always)]
     pub fn next_io(&mut self) -> Io {
-        let len = if self.blocks.len() == 1 {
-            self.blocks[0].0
-        } else {
-            let pick = self.rng.below(10_000) as u32;
-            self.blocks.iter().find(|b| pick < b.1).unwrap_or(&self.blocks[self.blocks.len() - 1]).0
-        };
+        // The size's draw comes first, as before the writes could have
+        // sizes of their own: a plan without them draws the same stream.
+        let pick = if self.draw_size { self.rng.below(10_000) as u32 } else { 0 };
         // Only reads, or only writes (nothing to read or trim): no draw.
         let op = if self.read == 10_000 {
             Op::Read
@@ -118,6 +126,12 @@ impl Generator {
             } else {
                 Op::Write
             }
+        };
+        let sizes =
+            if op == Op::Read || self.write_blocks.is_empty() { &self.blocks } else { &self.write_blocks };
+        let len = match sizes.as_slice() {
+            [one] => one.0,
+            _ => sizes.iter().find(|b| pick < b.1).unwrap_or(&sizes[sizes.len() - 1]).0,
         };
         let random =
             self.random == 10_000 || (self.random > 0 && (self.rng.below(10_000) as u32) < self.random);
@@ -163,7 +177,32 @@ mod tests {
             offset: Bytes(0),
             access: Default::default(),
             trim: Percent::ZERO,
+            write_blocks: None,
         }
+    }
+
+    #[test]
+    fn writes_of_their_own_sizes_and_the_same_stream_without_them() {
+        let area = Region { start: 0, len: 64 << 20 };
+        let mut w = workload(&[(4096, 50), (8192, 50)], 70, 100, 4096);
+        let plain: Vec<Io> = {
+            let mut g = Generator::new(&w, area, area, 5);
+            (0..1000).map(|_| g.next_io()).collect()
+        };
+        w.write_blocks = Some(vec![BlockShare { size: Bytes(65536), share: Percent::HUNDRED }]);
+        let mut g = Generator::new(&w, area, area, 5);
+        assert_eq!(g.largest_block(), 65536);
+        let split: Vec<Io> = (0..1000).map(|_| g.next_io()).collect();
+        for (a, b) in plain.iter().zip(&split) {
+            // The same draws: the same direction, and a read the same size.
+            assert_eq!(a.op, b.op);
+            match b.op {
+                Op::Read => assert_eq!(a.len, b.len),
+                _ => assert_eq!(b.len, 65536),
+            }
+            assert!(b.offset + b.len as u64 <= area.end());
+        }
+        assert!(split.iter().any(|i| i.op == Op::Write) && split.iter().any(|i| i.op == Op::Read));
     }
 
     #[test]

@@ -233,7 +233,7 @@ fn an_exported_plan_imports_to_the_same_io() {
     let source = "methodology \"trip\" version \"1.0\"\n\
         conventions { queue_depth per_worker }\n\
         target { workers 2; data random }\n\
-        workload mix { random; blocks { 4KiB: 70%, 64KiB: 30% }; read 70%; align 4KiB }\n\
+        workload mix { random; blocks { 4KiB: 70%, 64KiB: 30% }; write_block 16KiB; read 70%; align 4KiB }\n\
         workload seq { sequential; block 128KiB; read 100% }\n\
         erase discard\n\
         sweep mix qd 1..32 step x2 ramp 5s record 30s\n\

@@ -75,6 +75,8 @@ struct Wl {
 struct WlSpans {
     whole: Span,
     blocks: Span,
+    /// `write_block` or `write_blocks`, or the whole body without one.
+    write_blocks: Span,
     /// One span per entry of `Workload::blocks` (sorted by size).
     block: Vec<Span>,
     read: Span,
@@ -104,6 +106,7 @@ impl WlSpans {
             Field::Offset => self.offset,
             Field::Access => self.access,
             Field::Trim => self.trim,
+            Field::WriteBlocks => self.write_blocks,
             _ => self.whole,
         }
     }

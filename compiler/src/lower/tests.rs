@@ -362,6 +362,48 @@ fn a_drained_think_is_said_and_kept_apart_from_one_that_is_not() {
 }
 
 #[test]
+fn writes_of_their_own_sizes_are_kept_apart_and_checked() {
+    let p = plan(
+        "workload m { random; blocks { 4KiB: 50%, 8KiB: 50% }; write_blocks { 64KiB: 25%, 16KiB: 75% }; read 70% }\nmeasure m qd 4 for 1s",
+    );
+    let Action::Measure { workload, .. } = &p.steps[0].action else { panic!("not a measurement") };
+    let writes: Vec<u64> = workload.write_blocks.as_ref().unwrap().iter().map(|b| b.size.0).collect();
+    assert_eq!(writes, [16384, 65536], "smallest first");
+    assert_eq!((workload.largest_block(), workload.align), (Bytes(65536), Bytes(4096)));
+    assert!(
+        workload.describe().starts_with("4KiB..8KiB split reads, 16KiB..64KiB split writes random"),
+        "{}",
+        workload.describe()
+    );
+    // The writes' sizes set the default alignment when they are smaller.
+    let p = plan("workload m { random; block 8KiB; write_block 4KiB; read 50% }\nmeasure m qd 1 for 1s");
+    let Action::Measure { workload, .. } = &p.steps[0].action else { panic!("not a measurement") };
+    assert_eq!(workload.align, Bytes(4096));
+    assert_eq!(
+        codes("workload r { random; block 4KiB; write_block 8KiB; read 100% }\nmeasure r qd 1 for 1s"),
+        [Code::ConflictingProperty]
+    );
+    assert_eq!(
+        codes(
+            "workload r { random; block 4KiB; write_blocks { 8KiB: 60% }; read 50% }\nmeasure r qd 1 for 1s"
+        ),
+        [Code::SplitSum]
+    );
+    assert_eq!(
+        codes(
+            "workload r { random; block 4KiB; write_block 8KiB; write_block 4KiB; read 50% }\nmeasure r qd 1 for 1s"
+        ),
+        [Code::DuplicateSetting]
+    );
+    assert_eq!(
+        codes(
+            "target { io direct }\nworkload r { random; block 4KiB; write_block 1000B; read 50% }\nmeasure r qd 1 for 1s"
+        ),
+        [Code::Unaligned]
+    );
+}
+
+#[test]
 fn probes_count_their_offsets() {
     let p = plan(
         "target { io buffered }\nprobe pages { io 512B; step 256B; range 4MiB; repeats 20; statistic median }",

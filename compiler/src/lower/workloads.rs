@@ -18,6 +18,8 @@ struct Props {
     offset: Option<(Bytes, Span)>,
     access: Option<(Access, Span)>,
     trim: Option<(Percent, Span)>,
+    /// `write_block` or `write_blocks`: the writes' own sizes.
+    write_blocks: Option<(Vec<BlockAt>, Span)>,
     /// (word, what it sets, span) of each property given: `random` and
     /// `sequential` both set the access pattern, `block` and `blocks` both
     /// the block size.
@@ -78,7 +80,7 @@ impl Lowerer<'_, '_> {
         vars: &[(String, Val)],
         from_std: bool,
     ) -> Option<Wl> {
-        let Props { random, blocks, read, align, offset, access: access_at, trim, seen, ok } =
+        let Props { random, blocks, read, align, offset, access: access_at, trim, write_blocks, seen, ok } =
             self.workload_props(body, vars);
         let mut missing = Vec::new();
         if random.is_none() && !seen.iter().any(|(_, k, _)| *k == "access") {
@@ -106,7 +108,19 @@ impl Lowerer<'_, '_> {
             return None;
         };
         split.sort_by_key(|(b, _, _)| *b);
-        let smallest = split.first().map_or(Bytes(0), |(b, _, _)| *b);
+        let writes = write_blocks.as_ref().map(|(w, _)| {
+            let mut w: Vec<BlockShare> =
+                w.iter().map(|(size, share, _)| BlockShare { size: *size, share: *share }).collect();
+            w.sort_by_key(|b| b.size);
+            w
+        });
+        // The default alignment is the smallest block of either direction.
+        let smallest = split
+            .iter()
+            .map(|(b, _, _)| *b)
+            .chain(writes.iter().flatten().map(|b| b.size))
+            .min()
+            .unwrap_or(Bytes(0));
         let mut w = Workload {
             name: String::new(),
             blocks: split.iter().map(|(size, share, _)| BlockShare { size: *size, share: *share }).collect(),
@@ -116,11 +130,13 @@ impl Lowerer<'_, '_> {
             offset: offset.map_or(Bytes(0), |(o, _)| o),
             access: access_at.as_ref().map_or(Access::Uniform, |(a, _)| a.clone()),
             trim: trim.map_or(Percent::ZERO, |(t, _)| t),
+            write_blocks: writes,
         };
         w.name = name.map_or_else(|| w.describe(), str::to_string);
         let spans = WlSpans {
             whole: body.span,
             blocks: blocks_span,
+            write_blocks: write_blocks.as_ref().map_or(body.span, |(_, s)| *s),
             block: split.iter().map(|(_, _, s)| *s).collect(),
             read: read_span,
             random: random_span,
@@ -153,6 +169,7 @@ impl Lowerer<'_, '_> {
             offset: None,
             access: None,
             trim: None,
+            write_blocks: None,
             seen: Vec::new(),
             ok: true,
         };
@@ -162,6 +179,8 @@ impl Lowerer<'_, '_> {
                 WorkloadPropKind::Sequential => ("sequential", "access"),
                 WorkloadPropKind::Block(_) => ("block", "block"),
                 WorkloadPropKind::Blocks(_) => ("blocks", "block"),
+                WorkloadPropKind::WriteBlock(_) => ("write_block", "write_block"),
+                WorkloadPropKind::WriteBlocks(_) => ("write_blocks", "write_block"),
                 WorkloadPropKind::Read(_) => ("read", "read"),
                 WorkloadPropKind::Align(_) => ("align", "align"),
                 WorkloadPropKind::Offset(_) => ("offset", "offset"),
@@ -172,7 +191,11 @@ impl Lowerer<'_, '_> {
                     Diagnostic::new(Code::DuplicateSetting, p.span, format!("`{word}` is given twice"))
                         .with_hint("keep one of them")
                 } else {
-                    let what = if key == "access" { "the access pattern" } else { "the block size" };
+                    let what = match key {
+                        "access" => "the access pattern",
+                        "write_block" => "the writes' block size",
+                        _ => "the block size",
+                    };
                     Diagnostic::new(
                         Code::ConflictingProperty,
                         p.span,
@@ -210,23 +233,17 @@ impl Lowerer<'_, '_> {
                     Some((b, s)) => out.blocks = Some((vec![(b, Percent::HUNDRED, s)], p.span)),
                     None => out.ok = false,
                 },
+                WorkloadPropKind::WriteBlock(e) => match self.expect::<Bytes>(e, vars, "`write_block`") {
+                    Some((b, s)) => out.write_blocks = Some((vec![(b, Percent::HUNDRED, s)], p.span)),
+                    None => out.ok = false,
+                },
                 WorkloadPropKind::Blocks(entries) => {
-                    let mut split = Vec::new();
-                    for entry in entries {
-                        let size = self.expect::<Bytes>(&entry.size, vars, "a block size");
-                        let share = self.expect::<Percent>(&entry.share, vars, "a block share");
-                        match (size, share) {
-                            (Some((b, _)), Some((s, _))) => split.push((b, s, entry.span)),
-                            _ => out.ok = false,
-                        }
-                    }
-                    if entries.is_empty() {
-                        let d = Diagnostic::new(Code::EmptyList, p.span, "`blocks` lists no block size")
-                            .with_hint("list sizes with their shares: `blocks { 4KiB: 70%, 64KiB: 30% }`");
-                        self.error(d);
-                        out.ok = false;
-                    }
+                    let split = self.split(entries, "blocks", p.span, vars, &mut out.ok);
                     out.blocks = Some((split, p.span));
+                }
+                WorkloadPropKind::WriteBlocks(entries) => {
+                    let split = self.split(entries, "write_blocks", p.span, vars, &mut out.ok);
+                    out.write_blocks = Some((split, p.span));
                 }
                 WorkloadPropKind::Read(e) => match self.expect::<Percent>(e, vars, "`read`") {
                     Some((v, _)) => out.read = Some((v, p.span)),
@@ -243,6 +260,34 @@ impl Lowerer<'_, '_> {
             }
         }
         out
+    }
+
+    /// The entries of `blocks { ... }` or `write_blocks { ... }` (`word`),
+    /// each read; `ok` cleared when one or the list is wrong.
+    fn split(
+        &mut self,
+        entries: &[SplitEntry],
+        word: &str,
+        span: Span,
+        vars: &[(String, Val)],
+        ok: &mut bool,
+    ) -> Vec<BlockAt> {
+        let mut split = Vec::new();
+        for entry in entries {
+            let size = self.expect::<Bytes>(&entry.size, vars, "a block size");
+            let share = self.expect::<Percent>(&entry.share, vars, "a block share");
+            match (size, share) {
+                (Some((b, _)), Some((s, _))) => split.push((b, s, entry.span)),
+                _ => *ok = false,
+            }
+        }
+        if entries.is_empty() {
+            let d = Diagnostic::new(Code::EmptyList, span, format!("`{word}` lists no block size"))
+                .with_hint(format!("list sizes with their shares: `{word} {{ 4KiB: 70%, 64KiB: 30% }}`"));
+            self.error(d);
+            *ok = false;
+        }
+        split
     }
 
     /// `zipf 1.2`, `pareto 0.9`, `normal 5% around 50%`, `bands 50% in 5%, ...`

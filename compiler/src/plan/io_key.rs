@@ -81,6 +81,7 @@ impl IoKey {
                     offset: io.offset,
                     access: io.access.clone(),
                     trim: io.trim,
+                    write_blocks: io.write_blocks.clone(),
                 };
                 let mut out = w.describe();
                 if io.blocks.len() > 1 {

@@ -34,9 +34,32 @@ pub struct Workload {
     /// the rest after `read` and `trim` write. Left out when none.
     #[serde(default, skip_serializing_if = "Percent::is_zero")]
     pub trim: Percent,
+    /// Block sizes of the writes and trims with their shares, smallest
+    /// first, when they differ from the reads' (`write_blocks`, fio's
+    /// `bssplit=R,W`); `None`: `blocks` for every I/O. Plans from before
+    /// have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_blocks: Option<Vec<BlockShare>>,
 }
 
 impl Workload {
+    /// Every block size the workload issues: the reads', then the writes'
+    /// own ones.
+    pub fn all_blocks(&self) -> impl Iterator<Item = &BlockShare> {
+        self.blocks.iter().chain(self.write_blocks.iter().flatten())
+    }
+
+    /// The largest block it issues (4KiB for none), to size buffers and
+    /// stripes.
+    pub fn largest_block(&self) -> Bytes {
+        self.all_blocks().map(|b| b.size).max().unwrap_or(Bytes(4096))
+    }
+
+    /// The smallest block it issues (4KiB for none).
+    pub fn smallest_block(&self) -> Bytes {
+        self.all_blocks().map(|b| b.size).min().unwrap_or(Bytes(4096))
+    }
+
     /// Whether the workload changes its target: it writes or trims.
     pub fn writes(&self) -> bool {
         self.read < Percent::HUNDRED
@@ -57,6 +80,7 @@ impl Workload {
             offset: self.offset,
             access: self.access.clone(),
             trim: self.trim,
+            write_blocks: self.write_blocks.clone(),
         }
     }
 
@@ -89,12 +113,18 @@ impl Workload {
         out
     }
 
-    /// `4KiB random, 0% read` or `512B..64KiB split random, 80% read`.
+    /// `4KiB random, 0% read`, `512B..64KiB split random, 80% read` or,
+    /// with the writes' own sizes, `64KiB reads, 1MiB writes sequential,
+    /// 60% read`.
     pub fn describe(&self) -> String {
-        let blocks = match self.blocks.as_slice() {
+        let sizes = |blocks: &[BlockShare]| match blocks {
             [one] => one.size.to_string(),
             [first, .., last] => format!("{}..{} split", first.size, last.size),
             [] => "no blocks".to_string(),
+        };
+        let blocks = match &self.write_blocks {
+            None => sizes(&self.blocks),
+            Some(w) => format!("{} reads, {} writes", sizes(&self.blocks), sizes(w)),
         };
         let mut out = format!("{blocks} {}", self.pattern());
         out.push_str(&format!(", {} read", self.read));
@@ -201,6 +231,7 @@ pub struct WorkloadIo {
     pub offset: Bytes,
     pub access: Access,
     pub trim: Percent,
+    pub write_blocks: Option<Vec<BlockShare>>,
 }
 
 impl WorkloadIo {
@@ -221,6 +252,10 @@ impl WorkloadIo {
         }
         if self.trim > Percent::ZERO {
             out.push_str(&format!(" trim {}", self.trim));
+        }
+        if let Some(w) = &self.write_blocks {
+            let writes: Vec<String> = w.iter().map(|b| format!("{}:{}", b.size, b.share)).collect();
+            out.push_str(&format!(" writes {}", writes.join("+")));
         }
         out
     }

@@ -149,7 +149,7 @@ pub(crate) fn random_share(r: &mut JobReader<'_>, rw: Option<Rw>) -> Got<Percent
 /// The job's block sizes: `bssplit` (the list of the directions the job
 /// does) over `bs`, as in fio; `rw` is the job's access (`None` when it
 /// could not be read, a problem already told).
-pub(crate) fn blocks(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<Vec<(Bytes, Percent)>> {
+pub(crate) fn blocks(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<(Sizes, Option<Sizes>)> {
     let bs = r.read("bs", |v| single(need(v)?).and_then(|v| fio_bytes(v, kb)));
     let split = split_of(r, kb, rw);
     let (bs, split) = (bs?, split?);
@@ -161,26 +161,34 @@ pub(crate) fn blocks(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<V
             refusal(format!("a block size of {b} moves no data")),
         ));
     }
-    match (split, bs) {
-        (Some(split), bs) => {
-            if bs.is_some() {
-                let e = r.get("bs").expect("read above");
-                r.note(e, false, true, "ignored: bssplit sets the block sizes, as in fio");
-            }
-            Ok(split)
-        }
-        (None, Some(b)) => Ok(vec![(b, Percent::HUNDRED)]),
-        (None, None) => Ok(vec![(Bytes(4096), Percent::HUNDRED)]),
+    let plain = vec![(bs.unwrap_or(Bytes(4096)), Percent::HUNDRED)];
+    let (split, writes) = split;
+    // bs counts for a direction whose list is empty.
+    let bs_used = split.is_none() || writes.as_ref().is_some_and(Option::is_none);
+    if let (Some(_), false) = (bs, bs_used) {
+        let e = r.get("bs").expect("read above");
+        r.note(e, false, true, "ignored: bssplit sets the block sizes, as in fio");
     }
+    let writes = writes.map(|w| w.unwrap_or_else(|| plain.clone()));
+    Ok((split.unwrap_or(plain), writes))
 }
+
+/// Block sizes with their shares of I/Os.
+pub(crate) type Sizes = Vec<(Bytes, Percent)>;
 
 /// `bssplit` for the directions the job does: fio keeps a split for
 /// reads, one for writes and one for trims (`R,W,T`; one for all without
 /// a comma). A job that does one direction takes its list, exactly; a job
-/// that reads and writes needs one split for both, as a methodic workload
-/// has one. `None`: no split (or an empty list), so `bs` counts.
-fn split_of(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<Option<Vec<(Bytes, Percent)>>> {
-    let Some(e) = r.get("bssplit") else { return Ok(None) };
+/// that reads and writes with two lists takes the reads' as `blocks` and
+/// the writes' as `write_blocks` (the second: `Some`, holding `None` for
+/// an empty list, which is `bs`'s). `None`: no split (or an empty list),
+/// so `bs` counts.
+fn split_of(
+    r: &mut JobReader<'_>,
+    kb: KbBase,
+    rw: Option<Rw>,
+) -> Got<(Option<Sizes>, Option<Option<Sizes>>)> {
+    let Some(e) = r.get("bssplit") else { return Ok((None, None)) };
     let raw = match need(e.value.as_deref()).and_then(per_direction) {
         Ok(d) => d,
         Err(why) => return Err(r.problem(ImportErrorKind::BadValue, e, why)),
@@ -206,18 +214,20 @@ fn split_of(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<Option<Vec
         Rw::Trim | Rw::RandTrim => (trim, raw.trim, "trims"),
         Rw::Mixed | Rw::RandMixed => {
             if read != write {
-                return Err(r.problem(
-                    ImportErrorKind::Untranslatable,
+                r.note(
                     e,
-                    refusal(format!(
-                        "fio draws the block sizes of the job's reads from `{}` and of its writes from `{}`; a \
-                         methodic workload has one block split for all its I/O: a split per direction is not in \
-                         methodic",
+                    false,
+                    false,
+                    format!(
+                        "fio draws the sizes of the job's reads from `{}` and of its writes from `{}`: `blocks` and \
+                         `write_blocks`",
                         said_list(raw.read),
                         said_list(raw.write)
-                    ))
-                    .hint("give reads and writes one split, or make one job that reads and one that writes"),
-                ));
+                    ),
+                );
+                let reads = read.map(|s| rounded(r, e, s));
+                let writes = write.map(|s| rounded(r, e, s));
+                return Ok((reads, Some(writes)));
             }
             (read, raw.read, "reads and writes")
         }
@@ -230,7 +240,11 @@ fn split_of(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<Option<Vec
             format!("fio uses the split for {direction}, `{}`, on this job", said_list(list)),
         );
     }
-    let Some(split) = split else { return Ok(None) };
+    Ok((split.map(|s| rounded(r, e, s)), None))
+}
+
+/// A split's sizes as fio issues them, with a note when fio rounds one.
+fn rounded(r: &mut JobReader<'_>, e: &Entry, split: Split) -> Sizes {
     if !split.rounded.is_empty() {
         let smallest = split.blocks[0].0;
         let each: Vec<String> = split.rounded.iter().map(|(from, to)| format!("{from} as {to}")).collect();
@@ -245,7 +259,7 @@ fn split_of(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<Option<Vec
             ),
         );
     }
-    Ok(Some(split.blocks))
+    split.blocks
 }
 
 /// A direction's list as a note or refusal shows it; an empty one is

@@ -95,16 +95,17 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
     let ((), _, increment, io_size, rates) = (engine?, stonewall?, increment?, io_size?, rates?);
     let (verify, think, latency) = (verify?, paused?, latency?);
     let access = distribution?;
+    let (blocks, write_blocks) = blocks;
     let rate = job_rate(r, rates, read, workers)?;
     // methodic's stripes are whole multiples of the alignment and of the
-    // largest block.
-    let smallest = blocks.iter().map(|(b, _)| *b).min().unwrap_or(Bytes(4096));
-    let largest = blocks.iter().map(|(b, _)| *b).max().unwrap_or(Bytes(4096));
+    // largest block, of either direction.
+    let all: Vec<(Bytes, Percent)> = blocks.iter().chain(write_blocks.iter().flatten()).copied().collect();
+    let (smallest, largest) = extremes(&all);
     let layout = layout(r, region, increment, workers, random, align.unwrap_or(smallest).max(largest))?;
     let Layout { span, offset, .. } = layout;
     in_flight(r, qd, workers)?;
     if direct {
-        sector_sizes(r, &blocks, align, offset)?;
+        sector_sizes(r, &all, align, offset)?;
     }
     holds_a_block(r, layout.size, largest)?;
 
@@ -136,6 +137,7 @@ pub(crate) fn translate(r: &mut JobReader<'_>) -> Got<Step> {
         read,
         trim: if matches!(rw, Rw::Trim | Rw::RandTrim) { Percent::HUNDRED } else { Percent::ZERO },
         blocks,
+        write_blocks,
         align,
         offset,
         span,
@@ -237,6 +239,12 @@ fn in_flight(r: &mut JobReader<'_>, qd: u64, workers: u64) -> Got<()> {
         ));
     }
     Ok(())
+}
+
+/// The smallest and the largest of the sizes (4KiB for none).
+fn extremes(sizes: &[(Bytes, Percent)]) -> (Bytes, Bytes) {
+    let each = || sizes.iter().map(|(b, _)| *b);
+    (each().min().unwrap_or(Bytes(4096)), each().max().unwrap_or(Bytes(4096)))
 }
 
 /// Sizes direct I/O can issue: blocks, alignment and offset in whole

@@ -23,6 +23,9 @@ pub(crate) struct Step {
     /// All of it for `rw=trim` and `randtrim`, else none.
     pub(crate) trim: Percent,
     pub(crate) blocks: Vec<(Bytes, Percent)>,
+    /// The writes' own sizes (fio's `bssplit=R,W` on a job that reads and
+    /// writes), as `write_blocks`.
+    pub(crate) write_blocks: Option<Vec<(Bytes, Percent)>>,
     pub(crate) align: Option<Bytes>,
     pub(crate) offset: Bytes,
     pub(crate) span: FioSpan,

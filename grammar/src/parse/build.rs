@@ -653,7 +653,9 @@ impl Builder {
                 Rule::w_trim => WorkloadPropKind::Trim(self.expr(pc.expect("share")?)?),
                 Rule::w_sequential => WorkloadPropKind::Sequential,
                 Rule::w_block => WorkloadPropKind::Block(self.expr(pc.expect("size")?)?),
-                Rule::w_blocks => {
+                Rule::w_write_block => WorkloadPropKind::WriteBlock(self.expr(pc.expect("size")?)?),
+                Rule::w_blocks | Rule::w_write_blocks => {
+                    let writes = rule == Rule::w_write_blocks;
                     let mut entries = Vec::new();
                     while let Some(e) = pc.next() {
                         let espan = self.span(&e);
@@ -662,7 +664,11 @@ impl Builder {
                         let share = self.expr(ec.expect("share")?)?;
                         entries.push(SplitEntry { size, share, span: espan });
                     }
-                    WorkloadPropKind::Blocks(entries)
+                    if writes {
+                        WorkloadPropKind::WriteBlocks(entries)
+                    } else {
+                        WorkloadPropKind::Blocks(entries)
+                    }
                 }
                 Rule::w_read => WorkloadPropKind::Read(self.expr(pc.expect("share")?)?),
                 Rule::w_align => WorkloadPropKind::Align(self.expr(pc.expect("size")?)?),

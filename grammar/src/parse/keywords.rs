@@ -151,6 +151,8 @@ keywords! {
     k_sequential       "sequential"       Other               [WorkloadProperty],
     k_block            "block"            Other               [WorkloadProperty],
     k_blocks           "blocks"           Other               [WorkloadProperty],
+    k_write_block      "write_block"      Other               [WorkloadProperty],
+    k_write_blocks     "write_blocks"     Other               [WorkloadProperty],
     k_align            "align"            Other               [WorkloadProperty],
     k_offset           "offset"           Other               [WorkloadProperty],
     k_files            "files"            Other               [DatasetSetting],

@@ -50,6 +50,8 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::w_sequential => w("`sequential`", WorkloadProperty),
         Rule::w_block => w("`block`", WorkloadProperty),
         Rule::w_blocks => w("`blocks`", WorkloadProperty),
+        Rule::w_write_block => w("`write_block`", WorkloadProperty),
+        Rule::w_write_blocks => w("`write_blocks`", WorkloadProperty),
         Rule::split_entry => w("a block-size share such as `4KiB: 60%`", Other),
         Rule::w_read => w("`read`", WorkloadProperty),
         Rule::w_align => w("`align`", WorkloadProperty),

@@ -326,10 +326,23 @@ fn spec(w: &Workload, pauses: &Pauses, id: &str, warnings: &mut Vec<String>) -> 
     let (Some(read), Some(random)) = (whole(w.read), whole(w.random)) else {
         return Err("a read or random share of a hundredth: Iometer takes whole percent".into());
     };
+    // With the writes' own sizes, each line reads or writes only: the
+    // reads' lines at their share of the read share, 100% reads, then the
+    // writes' at theirs of the rest, 0% reads (an Iometer line has its own
+    // read share).
+    let sides: Vec<(&[methodic_compiler::plan::BlockShare], Percent, u64)> = match &w.write_blocks {
+        None => vec![(&w.blocks, Percent::HUNDRED, read)],
+        Some(writes) => vec![
+            (&w.blocks, w.read, 100),
+            (writes, Percent::from_hundredths(10_000 - w.read.hundredths()), 0),
+        ],
+    };
     let mut lines = Vec::new();
-    for b in &w.blocks {
-        let Some(share) = whole(b.share) else {
-            return Err(format!("a block share of {}: Iometer takes whole percent", b.share));
+    for (b, part, read) in
+        sides.iter().flat_map(|(split, part, read)| split.iter().map(move |b| (b, *part, *read)))
+    {
+        let Some(share) = whole(b.share.times_percent(part)) else {
+            return Err(format!("a block share of {} of {}: Iometer takes whole percent", b.share, part));
         };
         if b.size.0 > MAX_SIZE || b.size.0 % SECTOR != 0 {
             return Err(format!(

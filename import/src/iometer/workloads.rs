@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use methodic_compiler::plan::{Bytes, Duration};
+use methodic_compiler::plan::{Bytes, Duration, Percent};
 
 use super::model::{AccessLine, Spec};
 use crate::ImportErrorKind;
@@ -133,12 +133,82 @@ fn line_problems(spec: &Spec, a: &AccessLine) -> Vec<Problem> {
     problems
 }
 
+/// Whether the lines that run differ in `% reads` and each only reads or
+/// only writes: the reads' sizes then make `blocks`, the writes' their own.
+fn by_direction(used: &[&AccessLine]) -> bool {
+    used.iter().any(|a| a.reads == 100)
+        && used.iter().any(|a| a.reads == 0)
+        && used.iter().all(|a| a.reads % 100 == 0)
+}
+
+/// `block S` or `blocks { S: P%, ... }` (a `prefix` before each word) of
+/// lines' sizes, each size's lines added; their shares made shares of
+/// `total`, in hundredths of a percent. `None` when one is not whole
+/// hundredths.
+fn split_text(prefix: &str, lines: &[&AccessLine], total: u64) -> Option<String> {
+    let mut blocks: BTreeMap<u64, u64> = BTreeMap::new();
+    for a in lines {
+        *blocks.entry(a.size).or_default() += a.share;
+    }
+    let mut parts = Vec::new();
+    for (size, share) in &blocks {
+        if (share * 10_000) % total != 0 {
+            return None;
+        }
+        parts.push((Bytes(*size), Percent::from_hundredths((share * 10_000 / total) as u32)));
+    }
+    Some(match parts.as_slice() {
+        [(size, _)] => format!("{prefix}block {size}"),
+        many => format!(
+            "{prefix}blocks {{ {} }}",
+            many.iter().map(|(s, p)| format!("{s}: {p}")).collect::<Vec<_>>().join(", ")
+        ),
+    })
+}
+
+/// `blocks ...; write_blocks ...` and the read share of lines that each
+/// only read or only write ([`by_direction`]), with a note; a problem when
+/// a side's shares are not whole hundredths of a percent of it.
+fn direction_blocks(
+    spec: &Spec,
+    used: &[&AccessLine],
+    notes: &mut Vec<String>,
+) -> Result<(String, u64), Vec<Problem>> {
+    let reads: Vec<&AccessLine> = used.iter().copied().filter(|a| a.reads == 100).collect();
+    let writes: Vec<&AccessLine> = used.iter().copied().filter(|a| a.reads == 0).collect();
+    let read_total: u64 = reads.iter().map(|a| a.share).sum();
+    let write_total: u64 = writes.iter().map(|a| a.share).sum();
+    match (split_text("", &reads, read_total), split_text("write_", &writes, write_total)) {
+        (Some(r), Some(w)) => {
+            notes.push(
+                "its lines each only read or only write: the reads' sizes are `blocks`, the writes' \
+                 `write_blocks`, and the read share what the reading lines add up to"
+                    .to_string(),
+            );
+            Ok((format!("{r}; {w}"), read_total))
+        }
+        _ => Err(vec![problem(
+            ImportErrorKind::Conflict,
+            spec,
+            spec.line,
+            "its reading (or writing) lines' shares are not whole hundredths of a percent of the reads (or \
+             writes): methodic's shares are"
+                .to_string(),
+        )
+        .hint("make the reading lines' shares, and the writing lines', divide evenly")]),
+    }
+}
+
 /// The first line of `used` that differs from the first in what one
 /// workload holds once: read and random shares, pause, alignment.
 fn disagreements(spec: &Spec, used: &[&AccessLine]) -> Vec<Problem> {
     let mut problems = Vec::new();
     let hint = "split it into specifications that each have one value there";
-    problems.extend(same(spec, used, "% reads", |a| (a.reads, 0), hint));
+    // Lines that each only read or only write are reads' and writes' own
+    // sizes (`write_blocks`).
+    if !by_direction(used) {
+        problems.extend(same(spec, used, "% reads", |a| (a.reads, 0), hint));
+    }
     problems.extend(same(spec, used, "% random", |a| (a.random, 0), hint));
     problems.extend(same(
         spec,
@@ -239,14 +309,19 @@ pub(super) fn spec_to_workload(spec: &Spec, ident: String) -> Result<Workload, V
             format!("random {r}%")
         }
     };
-    let block = match blocks.iter().collect::<Vec<_>>().as_slice() {
-        [(size, _)] => format!("block {}", Bytes(**size)),
-        many => format!(
-            "blocks {{ {} }}",
-            many.iter().map(|(s, p)| format!("{}: {p}%", Bytes(**s))).collect::<Vec<_>>().join(", ")
-        ),
+    let (block, reads) = if by_direction(&used) {
+        direction_blocks(spec, &used, &mut notes)?
+    } else {
+        let block = match blocks.iter().collect::<Vec<_>>().as_slice() {
+            [(size, _)] => format!("block {}", Bytes(**size)),
+            many => format!(
+                "blocks {{ {} }}",
+                many.iter().map(|(s, p)| format!("{}: {p}%", Bytes(**s))).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        (block, first.reads)
     };
-    let mut body = format!("{access}; {block}; read {}%", first.reads);
+    let mut body = format!("{access}; {block}; read {reads}%");
     if align != smallest {
         body.push_str(&format!("; align {}", Bytes(align)));
     }
@@ -280,7 +355,7 @@ pub(super) fn spec_to_workload(spec: &Spec, ident: String) -> Result<Workload, V
         dropped,
         think,
         align,
-        writes: first.reads < 100,
+        writes: reads < 100,
     })
 }
 
@@ -313,6 +388,26 @@ mod tests {
 
     fn body(lines: &[[u64; 8]]) -> String {
         spec_to_workload(&spec(lines), "w".into()).unwrap().body
+    }
+
+    #[test]
+    fn lines_that_each_only_read_or_only_write_are_each_directions_sizes() {
+        assert_eq!(
+            body(&[
+                [4096, 35, 100, 100, 0, 1, 4096, 0],
+                [8192, 35, 100, 100, 0, 1, 4096, 0],
+                [16384, 30, 0, 100, 0, 1, 4096, 0]
+            ]),
+            "random; blocks { 4KiB: 50%, 8KiB: 50% }; write_block 16KiB; read 70%"
+        );
+        // Shares that are not whole hundredths of the reads' are refused.
+        let lines = [
+            [4096, 10, 100, 100, 0, 1, 4096, 0],
+            [8192, 20, 100, 100, 0, 1, 4096, 0],
+            [16384, 70, 0, 100, 0, 1, 4096, 0],
+        ];
+        let e = spec_to_workload(&spec(&lines), "w".into()).unwrap_err();
+        assert!(e.iter().any(|p| p.detail.contains("not whole hundredths")), "{e:?}");
     }
 
     #[test]

@@ -172,6 +172,7 @@ fn ceiling_workload(shape: &Shape) -> Workload {
         offset: Bytes(0),
         access: Default::default(),
         trim: Percent::ZERO,
+        write_blocks: None,
     }
 }
 

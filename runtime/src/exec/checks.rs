@@ -82,7 +82,7 @@ pub(super) fn check_alignment(plan: &Plan, targets: &[Target]) -> Result<()> {
         for t in targets.iter().take(settings.devices.max(1) as usize).filter(|t| t.has_direct()) {
             let align = t.direct_align().max(1);
             for w in step.action.workloads() {
-                let sizes = w.blocks.iter().map(|b| b.size).chain([w.align, w.offset]);
+                let sizes = w.all_blocks().map(|b| b.size).chain([w.align, w.offset]);
                 if let Some(bad) = sizes.filter(|b| b.0 != 0).find(|b| b.0 % align != 0) {
                     return Err(Error::target(
                         &t.path,

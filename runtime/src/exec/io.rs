@@ -256,7 +256,7 @@ impl Workers {
         let threads = threads as usize;
         let devices = device_count.min(threads);
         let asked_iops = asked_iops(id, spec)?;
-        let largest = spec.workload.blocks.iter().map(|b| b.size).max().unwrap_or(Bytes(4096));
+        let largest = spec.workload.largest_block();
         // Each device's region, and the stripes of the threads on it.
         let mut places: Vec<(usize, Region, Region)> = Vec::with_capacity(threads);
         for (d, t) in targets.iter().enumerate().take(devices) {

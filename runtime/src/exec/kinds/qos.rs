@@ -283,6 +283,7 @@ mod tests {
                 offset: Bytes(0),
                 access: Default::default(),
                 trim: Percent::ZERO,
+                write_blocks: None,
             },
             qd: Qd { total: ceiling, per_worker: ceiling, workers: 1, counted: QdCounting::PerWorker },
             percentile_ppm: 999_000,
