@@ -480,7 +480,7 @@ fn shapes_methodic_cannot_run_as_fio_does_are_refused_saying_why() {
     let err = text(&o.stderr);
     for (line, section, why) in [
         (11, "[seq-read]", "modifier (skip ahead between sequential I/Os"),
-        (19, "[oltp]", "a split per direction is not in methodic"),
+        (19, "[oltp]", "not a range"),
         (28, "[paced]", "which is the same only at iodepth=1, not at iodepth=8"),
         (38, "[qd-for-1ms]", "methodic's percentiles stop below p100"),
     ] {
