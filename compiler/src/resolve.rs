@@ -170,60 +170,64 @@ pub(crate) fn resolve<'a>(ast: &'a Methodology, used: &'a [Loaded], diags: &mut 
 /// methodology already has that name. Like the standard mixes, their
 /// spans are not in this file: problems with them point at the `use`.
 fn bring_in_file<'a>(defs: &mut Defs<'a>, file: &'a Loaded, diags: &mut Vec<Diagnostic>) {
-    for item in &file.ast.items {
-        if let ItemKind::Workload { name, body } = &item.kind {
-            match defs.names.get(&name.node) {
-                Some(existing) => diags.push(
-                    Diagnostic::new(
-                        Code::DuplicateName,
-                        existing.name_span(),
-                        format!("`{}` is also a workload of `{}`", name.node, file.path),
-                    )
-                    .with_secondary(file.span, "its workloads come in here")
-                    .with_hint(match existing {
-                        Def::Workload { from_std: true, .. } => {
-                            format!("rename `{}` in one of the files it comes from", name.node)
-                        }
-                        _ => format!("rename your {} (`my_{}`)", existing.kind(), name.node),
-                    }),
-                ),
-                None => {
-                    defs.names.insert(
-                        name.node.clone(),
-                        Def::Workload { body, name_span: file.span, from_std: true },
-                    );
-                }
-            }
-        }
-    }
+    let from = Brought {
+        items: &file.ast.items,
+        at: file.span,
+        point_at_use: true,
+        clash: format!("also a workload of `{}`", file.path),
+        label: "its workloads come in here",
+    };
+    bring_in(defs, from, diags);
 }
 
 /// The standard mixes, once `use std.mixes` brings them in: each a
 /// workload, unless the methodology already has a definition of its name.
 fn bring_in_std_mixes<'a>(defs: &mut Defs<'a>, diags: &mut Vec<Diagnostic>) {
-    let use_span = defs.use_spans["std.mixes"];
-    for item in &stdlib::mixes().items {
-        if let ItemKind::Workload { name, body } = &item.kind {
-            match defs.names.get(&name.node) {
-                Some(existing) => diags.push(
-                    Diagnostic::new(
-                        Code::DuplicateName,
-                        existing.name_span(),
-                        format!("`{}` is already a standard mix from `use std.mixes`", name.node),
-                    )
-                    .with_secondary(use_span, "the standard mixes come in here")
-                    .with_hint(format!(
-                        "rename your {} (`my_{}`)",
-                        existing.kind(),
-                        name.node
-                    )),
-                ),
-                None => {
-                    defs.names.insert(
-                        name.node.clone(),
-                        Def::Workload { body, name_span: name.span, from_std: true },
-                    );
-                }
+    let from = Brought {
+        items: &stdlib::mixes().items,
+        at: defs.use_spans["std.mixes"],
+        point_at_use: false,
+        clash: "already a standard mix from `use std.mixes`".to_string(),
+        label: "the standard mixes come in here",
+    };
+    bring_in(defs, from, diags);
+}
+
+/// Workloads another file brings in, and how to say a clash of names.
+struct Brought<'a> {
+    items: &'a [methodic_grammar::ast::Item],
+    /// The `use`.
+    at: Span,
+    /// A workload's name span is the `use` (its own is in another file).
+    point_at_use: bool,
+    /// `` `NAME` is ...``: what the name already is there.
+    clash: String,
+    label: &'static str,
+}
+
+/// Each workload of `from`, unless the methodology already has its name
+/// (then a duplicate name, with a hint to rename one).
+fn bring_in<'a>(defs: &mut Defs<'a>, from: Brought<'a>, diags: &mut Vec<Diagnostic>) {
+    for item in from.items {
+        let ItemKind::Workload { name, body } = &item.kind else { continue };
+        match defs.names.get(&name.node) {
+            Some(existing) => diags.push(
+                Diagnostic::new(
+                    Code::DuplicateName,
+                    existing.name_span(),
+                    format!("`{}` is {}", name.node, from.clash),
+                )
+                .with_secondary(from.at, from.label)
+                .with_hint(match existing {
+                    Def::Workload { from_std: true, .. } => {
+                        format!("rename `{}` in one of the files it comes from", name.node)
+                    }
+                    _ => format!("rename your {} (`my_{}`)", existing.kind(), name.node),
+                }),
+            ),
+            None => {
+                let name_span = if from.point_at_use { from.at } else { name.span };
+                defs.names.insert(name.node.clone(), Def::Workload { body, name_span, from_std: true });
             }
         }
     }

@@ -22,6 +22,9 @@ use crate::ImportErrorKind;
 use crate::problem::Problem;
 use crate::text::ident;
 
+/// Worker and disk cycling when the file gives none: one more each run.
+const ONE_AT_A_TIME: Cycling = Cycling { start: 1, end: None, step: 1, exponential: false };
+
 /// The loop variable of a queue depth sweep written as a `for` loop; kept
 /// from the workloads' names.
 pub(super) const QD_VAR: &str = "iometer_qd";
@@ -427,10 +430,7 @@ fn cycle_targets(
     setup: &Setup,
     comment: String,
 ) -> StepText {
-    let c = setup
-        .disk_cycling
-        .as_ref()
-        .map_or(Cycling { start: 1, end: None, step: 1, exponential: false }, |c| c.value);
+    let c = setup.disk_cycling.as_ref().map_or(ONE_AT_A_TIME, |c| c.value);
     let most = parts.iter().map(|(a, _)| a.target as u64 + 1).max().unwrap_or(1);
     let counts = worker_counts(c, most);
     let comment = format!(
@@ -458,10 +458,7 @@ fn cycle_workers(
     setup: &Setup,
     comment: String,
 ) -> StepText {
-    let c = setup
-        .worker_cycling
-        .as_ref()
-        .map_or(Cycling { start: 1, end: None, step: 1, exponential: false }, |c| c.value);
+    let c = setup.worker_cycling.as_ref().map_or(ONE_AT_A_TIME, |c| c.value);
     let mut order: Vec<&Worker> = Vec::new();
     for (a, _) in parts {
         if !order.iter().any(|w| std::ptr::eq(*w, a.worker)) {
