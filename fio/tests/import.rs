@@ -395,7 +395,7 @@ fn values_fio_reads_otherwise_are_refused() {
         ("bs=1.5k", "as 1 byte:"),
         ("bs= 4k", "as 4 bytes"),
         ("bs=4kilo", "not a size unit"),
-        ("bs=4k,8k", "another for writes"),
+        ("percentage_random=50,20", "another for writes"),
         ("rw= randread", "does not know ` randread`"),
         ("rw=randread:8", "modifier"),
         ("rw=trimwrite", "trims each block and then writes it"),
@@ -1330,6 +1330,14 @@ fn block_splits_as_fio_issues_them() {
         .map(|(w, ..)| w.write_blocks.as_ref().map(|b| b.iter().map(|b| (b.size.0, b.share)).collect()))
         .collect();
     assert_eq!(writes, [Some(vec![(16384, pc(100))])]);
+    // bs=R,W,T as fio reads it: each direction's own size.
+    let p = plan("[j]\nrw=randrw\nbs=8k,32k\ntime_based\nruntime=5\n");
+    assert_eq!(blocks(&p), [vec![(8192, pc(100))]]);
+    assert_eq!(measures(&p)[0].0.write_blocks.as_ref().map(|b| b[0].size.0), Some(32768));
+    let p = plan("[j]\nrw=randwrite\nbs=8k,32k\ntime_based\nruntime=5\n");
+    assert_eq!((blocks(&p), measures(&p)[0].0.write_blocks.is_none()), (vec![vec![(32768, pc(100))]], true));
+    let p = plan("[j]\nrw=randread\nbs=,8k\ntime_based\nruntime=5\n");
+    assert_eq!(blocks(&p), [vec![(4096, pc(100))]], "an empty value is fio's default");
     // An empty list for the writes is bs's.
     let p = plan("[j]\nrw=randrw\nbs=64k\nbssplit=4k/100,\ntime_based\nruntime=5\n");
     assert_eq!(measures(&p)[0].0.write_blocks.as_ref().map(|b| b[0].size.0), Some(65536));

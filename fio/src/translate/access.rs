@@ -150,9 +150,25 @@ pub(crate) fn random_share(r: &mut JobReader<'_>, rw: Option<Rw>) -> Got<Percent
 /// does) over `bs`, as in fio; `rw` is the job's access (`None` when it
 /// could not be read, a problem already told).
 pub(crate) fn blocks(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<(Sizes, Option<Sizes>)> {
-    let bs = r.read("bs", |v| single(need(v)?).and_then(|v| fio_bytes(v, kb)));
+    let bs = r.read("bs", |v| {
+        // `bs=R,W,T` as fio reads it: a size each direction, an empty one
+        // fio's default (HOWTO.rst, blocksize).
+        let d = per_direction(need(v)?)?;
+        let size = |s: &str| if s.trim().is_empty() { Ok(Bytes(4096)) } else { fio_bytes(s, kb) };
+        Ok((size(d.read)?, size(d.write)?, size(d.trim)?))
+    });
     let split = split_of(r, kb, rw);
     let (bs, split) = (bs?, split?);
+    let Some(rw) = rw else { return Err(Reported) };
+    // The job's own direction's size; a job that reads and writes, the
+    // reads' (the writes' own when it differs, as write_block).
+    let (bs, bs_writes) = match (bs, rw) {
+        (None, _) => (None, None),
+        (Some((_, w, _)), Rw::Write | Rw::RandWrite) => (Some(w), None),
+        (Some((_, _, t)), Rw::Trim | Rw::RandTrim) => (Some(t), None),
+        (Some((r, _, _)), Rw::Read | Rw::RandRead) => (Some(r), None),
+        (Some((r, w, _)), Rw::Mixed | Rw::RandMixed) => (Some(r), (w != r).then_some(w)),
+    };
     if let Some(b) = bs.filter(|b| b.0 == 0) {
         let e = r.get("bs").expect("read above");
         return Err(r.problem(
@@ -169,7 +185,14 @@ pub(crate) fn blocks(r: &mut JobReader<'_>, kb: KbBase, rw: Option<Rw>) -> Got<(
         let e = r.get("bs").expect("read above");
         r.note(e, false, true, "ignored: bssplit sets the block sizes, as in fio");
     }
-    let writes = writes.map(|w| w.unwrap_or_else(|| plain.clone()));
+    let bs_writes = || vec![(bs_writes.unwrap_or(bs.unwrap_or(Bytes(4096))), Percent::HUNDRED)];
+    let writes = match writes {
+        Some(w) => Some(w.unwrap_or_else(bs_writes)),
+        // No per-direction bssplit: bs's own per-direction sizes count
+        // where bssplit does not set them.
+        None if split.is_none() && bs_writes().first() != plain.first() => Some(bs_writes()),
+        None => None,
+    };
     Ok((split.unwrap_or(plain), writes))
 }
 
