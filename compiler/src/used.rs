@@ -109,8 +109,11 @@ fn one(
         Some(Err(why)) => return Err((format!("cannot read `{path}`: {why}"), hint_path())),
         None => return Err((format!("`{path}` was not read"), hint_path())),
     };
+    // The line a problem of the used file is on, from 1.
     let at = |d: &Diagnostic| match d.span {
-        Some(s) => format!("line {}: {}", text[..s.start.min(text.len())].lines().count().max(1), d.message),
+        Some(s) => {
+            format!("line {}: {}", text.get(..s.start).unwrap_or(text).matches('\n').count() + 1, d.message)
+        }
         None => d.message.clone(),
     };
     let check = format!("run `methodic check {path}` to see every problem");
@@ -219,6 +222,12 @@ mod tests {
         assert!(
             broken.iter().any(|(_, m)| m.starts_with("`specs.method` does not compile: line 2:")),
             "{broken:?}"
+        );
+        // A problem at the start of a line is on that line.
+        let at_start = said(&options(&[("specs.method", Ok("methodology \"s\" version \"1\"\nbogus\n"))]));
+        assert!(
+            at_start.iter().any(|(_, m)| m.starts_with("`specs.method` does not parse: line 2:")),
+            "{at_start:?}"
         );
         let with_let = said(&options(&[(
             "specs.method",
