@@ -38,7 +38,7 @@ impl Loaded {
 }
 
 /// The paths a methodology's `use "FILE"` lines name, in order, for the
-/// caller to read into [`Options::used`]; none when it does not parse
+/// caller to read into [`Options::used`](crate::Options::used); none when it does not parse
 /// (the compile then says why).
 pub fn file_uses(src: &str) -> Vec<String> {
     match methodic_grammar::parse(src) {
