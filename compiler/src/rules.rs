@@ -74,34 +74,10 @@ pub(crate) fn workload(w: &Workload) -> Vec<Problem> {
     if w.blocks.is_empty() {
         out.push(Problem::new(Code::MissingProperty, Field::Blocks, "the workload has no block size"));
     }
-    let mut sum: u64 = 0;
-    for (i, b) in w.blocks.iter().enumerate() {
-        sum += b.share.hundredths() as u64;
-        if b.size.0 == 0 {
-            out.push(Problem::new(Code::ZeroSize, Field::Block(i), "a block size of 0B moves no data"));
-        }
-        if w.blocks[..i].iter().any(|o| o.size == b.size) {
-            out.push(
-                Problem::new(
-                    Code::DuplicateBlock,
-                    Field::Block(i),
-                    format!("block size {} is listed twice", b.size),
-                )
-                .hint("give each block size once, with its whole share"),
-            );
-        }
-    }
-    if !w.blocks.is_empty() && sum != 10_000 {
-        let total = Percent::from_hundredths(sum.min(u32::MAX as u64) as u32);
-        out.push(
-            Problem::new(
-                Code::SplitSum,
-                Field::Blocks,
-                format!("block-size shares add up to {total}, not 100%"),
-            )
-            .hint("the shares are of I/Os issued; make them add up to exactly 100%"),
-        );
-    }
+    out.extend(split(
+        &w.blocks,
+        &Split { what: "block", of: "I/Os", field: Field::Block, whole: Field::Blocks },
+    ));
     if w.read > Percent::HUNDRED {
         out.push(
             Problem::new(Code::ShareRange, Field::Read, format!("a read share of {} is over 100%", w.read))
@@ -149,36 +125,62 @@ pub(crate) fn workload(w: &Workload) -> Vec<Problem> {
     out
 }
 
-/// Rules of the writes' own split: sizes above 0, each once, shares that
-/// add up to 100%.
+/// Rules of the writes' own split: a list, and the rules of any split.
 fn write_split(writes: &[BlockShare]) -> Vec<Problem> {
     let mut out = Vec::new();
     if writes.is_empty() {
         out.push(Problem::new(Code::EmptyList, Field::WriteBlocks, "`write_blocks` lists no block size"));
     }
+    let whole = Field::WriteBlocks;
+    out.extend(split(
+        writes,
+        &Split { what: "write block", of: "the writes", field: |_| Field::WriteBlocks, whole },
+    ));
+    out
+}
+
+/// Which split [`split`] checks, for its words and where it points.
+struct Split {
+    /// `block` or `write block`, as the messages name a size.
+    what: &'static str,
+    /// What the shares are of: `I/Os`, `the writes`.
+    of: &'static str,
+    /// Where the `i`th size was written.
+    field: fn(usize) -> Field,
+    /// Where the split was written.
+    whole: Field,
+}
+
+/// Rules of a block split (the reads' or the writes'): sizes above 0,
+/// each once, shares that add up to 100%.
+fn split(sizes: &[BlockShare], s: &Split) -> Vec<Problem> {
+    let mut out = Vec::new();
     let mut sum: u64 = 0;
-    for (i, b) in writes.iter().enumerate() {
+    for (i, b) in sizes.iter().enumerate() {
         sum += b.share.hundredths() as u64;
         if b.size.0 == 0 {
-            out.push(Problem::new(Code::ZeroSize, Field::WriteBlocks, "a block size of 0B moves no data"));
+            out.push(Problem::new(Code::ZeroSize, (s.field)(i), "a block size of 0B moves no data"));
         }
-        if writes[..i].iter().any(|o| o.size == b.size) {
-            out.push(Problem::new(
-                Code::DuplicateBlock,
-                Field::WriteBlocks,
-                format!("write block size {} is listed twice", b.size),
-            ));
+        if sizes[..i].iter().any(|o| o.size == b.size) {
+            out.push(
+                Problem::new(
+                    Code::DuplicateBlock,
+                    (s.field)(i),
+                    format!("{} size {} is listed twice", s.what, b.size),
+                )
+                .hint("give each block size once, with its whole share"),
+            );
         }
     }
-    if !writes.is_empty() && sum != 10_000 {
+    if !sizes.is_empty() && sum != 10_000 {
         let total = Percent::from_hundredths(sum.min(u32::MAX as u64) as u32);
         out.push(
             Problem::new(
                 Code::SplitSum,
-                Field::WriteBlocks,
-                format!("write block-size shares add up to {total}, not 100%"),
+                s.whole,
+                format!("{}-size shares add up to {total}, not 100%", s.what),
             )
-            .hint("the shares are of the writes issued; make them add up to exactly 100%"),
+            .hint(format!("the shares are of {} issued; make them add up to exactly 100%", s.of)),
         );
     }
     out
