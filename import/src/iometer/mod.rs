@@ -18,6 +18,7 @@
 //! What each keyword becomes, what is refused and why is the table of
 //! docs/iometer.md.
 
+mod cycling;
 mod export;
 mod icf;
 mod lines;
@@ -368,6 +369,40 @@ mod tests {
             i.text
         );
         assert_eq!(jobs_of(&i.text), [2, 3], "{}", i.text);
+    }
+
+    /// Worker 1 on targets 1 and 3, Worker 2 on target 2: the types that
+    /// hand targets to workers run by run, as `cycling` steps them.
+    #[test]
+    fn targets_handed_down_the_workers_run_by_run() {
+        // The comments unwrapped.
+        let said = |i: &Imported| i.text.replace("\n#   ", " ");
+        let i = import(&two_targets_on_worker_1(Some("INCREMENT_TARGETS_PARALLEL"))).unwrap();
+        assert!(
+            said(&i).contains("the first 1, then 2, then 3 targets counted down the workers"),
+            "{}",
+            i.text
+        );
+        // A measurement on the first target, then two jobs, then three.
+        assert_eq!(jobs_of(&i.text), [2, 3], "{}", i.text);
+        assert_eq!(i.text.matches("\nmeasure ").count(), 1, "{}", i.text);
+        let serial = import(&two_targets_on_worker_1(Some("INCREMENT_TARGETS_SERIAL"))).unwrap();
+        assert_eq!(said(&serial).replace("_SERIAL:", "_PARALLEL:"), said(&i));
+
+        let i = import(&two_targets_on_worker_1(Some("CYCLE_WORKERS_AND_TARGETS"))).unwrap();
+        assert!(said(&i).contains("(n, t) = (1, 1), (1, 2), (2, 1), (2, 2)."), "{}", i.text);
+        assert_eq!(jobs_of(&i.text), [2, 2, 3], "{}", i.text);
+
+        let i = import(&two_targets_on_worker_1(Some("CYCLE_OUTSTANDING_IOS_AND_TARGETS"))).unwrap();
+        assert!(
+            said(&i).contains(
+                "first 1, then 2 of its targets; at each, queue depths 1, 2, 4, 8, 16, 32 on every"
+            ),
+            "{}",
+            i.text
+        );
+        // Two depth sweeps of together steps: 2 jobs at each depth, then 3.
+        assert_eq!(jobs_of(&i.text), [[2; 6], [3; 6]].concat(), "{}", i.text);
     }
 
     #[test]

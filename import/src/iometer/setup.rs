@@ -162,40 +162,46 @@ fn test_type(pair: &Pair<'_>) -> Result<TestType, Problem> {
 pub(crate) const MAX_CYCLE: usize = 256;
 
 /// The values Iometer's cycling runs through: `start` (0 read as 1, as
-/// `CheckData` makes it before a run), then `+ step` when linear or when
-/// the step is 1, else `start * step^k`; up to `end` included. `None` when
-/// it would make more than [`MAX_CYCLE`] values.
+/// `CheckData` makes it before a run), then [`advance`]d, up to `end`
+/// included. `None` when it would make more than [`MAX_CYCLE`] values.
 pub(crate) fn cycle(start: u64, end: u64, step: u64, exponential: bool) -> Option<Vec<u64>> {
-    let (start, step) = (start.max(1), step.max(1));
+    let c = Cycling { start: start.max(1), end: Some(end), step: step.max(1), exponential };
     let mut out = Vec::new();
-    let mut q = start;
-    let mut k: u32 = 0;
+    let (mut q, mut k) = (c.start, 1);
     while q <= end {
         if out.len() == MAX_CYCLE {
             return None;
         }
         out.push(q);
-        k += 1;
-        q = if !exponential || step == 1 {
-            q.checked_add(step)?
-        } else {
-            match step.checked_pow(k).and_then(|p| p.checked_mul(start)) {
-                Some(q) => q,
-                None => break,
-            }
-        };
+        match advance(c, q, &mut k) {
+            Some(next) => q = next,
+            None => break,
+        }
     }
     Some(out)
 }
 
+/// The value after `value` by Iometer's cycling rule
+/// (`src/GalileoView.cpp:1649-1653` and alike): `+ step` when linear or
+/// when the step is 1, else `start * step^k`, `k` the `exponent`, which
+/// counts up from 1 (`InitAccessSpecRun` sets it so). `None` past `u64`,
+/// where Iometer's `int` would overflow.
+pub(crate) fn advance(c: Cycling, value: u64, exponent: &mut u32) -> Option<u64> {
+    if !c.exponential || c.step == 1 {
+        return value.checked_add(c.step);
+    }
+    let next = c.step.checked_pow(*exponent).and_then(|p| p.checked_mul(c.start));
+    *exponent += 1;
+    next
+}
+
 /// The worker counts a CYCLE_WORKERS test runs with `workers` workers: the
-/// distinct values of `min(n, workers)` as `n` cycles by [`cycle`]'s rule,
+/// distinct values of `min(n, workers)` as `n` cycles by [`advance`],
 /// since Iometer runs again only when the count grows.
 pub(crate) fn worker_counts(c: Cycling, workers: u64) -> Vec<u64> {
-    let (start, step) = (c.start.max(1), c.step.max(1));
+    let c = Cycling { start: c.start.max(1), step: c.step.max(1), ..c };
     let mut out: Vec<u64> = Vec::new();
-    let mut n = start;
-    let mut k: u32 = 0;
+    let (mut n, mut k) = (c.start, 1);
     loop {
         let m = n.min(workers);
         if out.last().is_none_or(|l| m > *l) {
@@ -204,12 +210,7 @@ pub(crate) fn worker_counts(c: Cycling, workers: u64) -> Vec<u64> {
         if m >= workers {
             return out;
         }
-        k += 1;
-        n = if !c.exponential || step == 1 {
-            n.saturating_add(step)
-        } else {
-            step.checked_pow(k).and_then(|p| p.checked_mul(start)).unwrap_or(workers)
-        };
+        n = advance(c, n, &mut k).unwrap_or(workers);
     }
 }
 

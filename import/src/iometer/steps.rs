@@ -5,7 +5,8 @@
 //! specification at that index at once, for the ramp and then the run
 //! time; the test type's cycling runs inside (`CycleQueue`, lines
 //! 1893-1942: a queue depth sweep on every worker; `CycleWorkers`, lines
-//! 1667-1715: the first n workers). Workers are methodic workers (one
+//! 1667-1715: the first n workers; the types that hand targets to the
+//! workers run by run as [`cycling`] steps them). Workers are methodic workers (one
 //! target each, a device each distinct target), outstanding I/Os the queue
 //! depth of each (`queue_depth per_worker`), the disk size and starting
 //! sector the span and offset (in 512-byte sectors, said so), the data
@@ -15,6 +16,7 @@ use std::collections::HashSet;
 
 use methodic_compiler::plan::{Bytes, Duration};
 
+use super::cycling;
 use super::model::{At, Cycling, Manager, Setup, TestType, Worker};
 use super::setup::{cycle, worker_counts};
 use super::workloads::{SECTOR, Workload};
@@ -24,6 +26,9 @@ use crate::text::ident;
 
 /// Worker and disk cycling when the file gives none: one more each run.
 const ONE_AT_A_TIME: Cycling = Cycling { start: 1, end: None, step: 1, exponential: false };
+
+/// Queue depth cycling when the file gives none: Iometer's default.
+const QUEUE_DEFAULT: Cycling = Cycling { start: 1, end: Some(32), step: 2, exponential: true };
 
 /// The loop variable of a queue depth sweep written as a `for` loop; kept
 /// from the workloads' names.
@@ -354,7 +359,6 @@ fn steps(
             .place("TEST SETUP")
             .option(format!("'Test Type {}", test_type.value.word()))
     };
-    let default_cycling = Cycling { start: 1, end: Some(32), step: 2, exponential: true };
     let mut out = Vec::new();
     for index in 0..last {
         let parts: Vec<(&Active<'_>, Part)> = actives
@@ -388,20 +392,7 @@ fn steps(
             TestType::Normal => out.push(StepText { comment, text: step(shape, &parts, None) }),
             TestType::CycleTargets => out.push(cycle_targets(shape, &parts, setup, comment)),
             TestType::CycleOutstandingIos => {
-                let c = setup.queue_cycling.as_ref().map_or(default_cycling, |c| c.value);
-                let list = cycle(c.start, c.end.unwrap_or(32), c.step, c.exponential)
-                    .filter(|l| !l.is_empty() && l.iter().all(|q| *q <= 65536))
-                    .ok_or_else(|| {
-                        type_problem(format!(
-                            "queue depth cycling from {} to {} by {} ({}) makes no list of 1 to {} queue depths of \
-                             at most 65536",
-                            c.start,
-                            c.end.unwrap_or(32),
-                            c.step,
-                            if c.exponential { "EXPONENTIAL" } else { "LINEAR" },
-                            super::setup::MAX_CYCLE
-                        ))
-                    })?;
+                let list = queue_list(setup).map_err(type_problem)?;
                 let comment = format!(
                     "{comment} CYCLE_OUTSTANDING_IOS: each run at queue depths {} on every worker.",
                     list.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
@@ -410,16 +401,118 @@ fn steps(
             }
             TestType::CycleWorkers => out.push(cycle_workers(shape, &parts, setup, comment)),
             other => {
-                return Err(type_problem(format!(
-                    "{}: Iometer hands a growing number of targets down its workers run by run (GalileoView.cpp, \
-                     lines 1721-1999); this importer does not translate that order",
-                    other.word()
-                ))
-                .hint("use NORMAL, CYCLE_TARGETS, CYCLE_OUTSTANDING_IOS or CYCLE_WORKERS"));
+                if other == TestType::CycleOutstandingIosAndTargets {
+                    queue_list(setup).map_err(type_problem)?;
+                }
+                out.push(stepped(shape, &parts, setup, other, comment).map_err(type_problem)?);
             }
         }
     }
     Ok(out)
+}
+
+/// The queue depths a CYCLE_OUTSTANDING_IOS test runs, or why there are none.
+fn queue_list(setup: &Setup) -> Result<Vec<u64>, String> {
+    let c = setup.queue_cycling.as_ref().map_or(QUEUE_DEFAULT, |c| c.value);
+    cycle(c.start, c.end.unwrap_or(32), c.step, c.exponential)
+        .filter(|l| !l.is_empty() && l.iter().all(|q| *q <= 65536))
+        .ok_or_else(|| {
+            format!(
+                "queue depth cycling from {} to {} by {} ({}) makes no list of 1 to {} queue depths of at most 65536",
+                c.start,
+                c.end.unwrap_or(32),
+                c.step,
+                if c.exponential { "EXPONENTIAL" } else { "LINEAR" },
+                super::setup::MAX_CYCLE
+            )
+        })
+}
+
+/// The test types that hand targets to workers run by run, stepped as
+/// Iometer steps them ([`cycling::runs`]): a step a run; for
+/// CYCLE_OUTSTANDING_IOS_AND_TARGETS a queue depth sweep at each count of
+/// targets.
+fn stepped(
+    shape: &Shape<'_>,
+    parts: &[(&Active<'_>, Part)],
+    setup: &Setup,
+    test: TestType,
+    comment: String,
+) -> Result<StepText, String> {
+    let mut order: Vec<&Worker> = Vec::new();
+    let mut workers: Vec<cycling::Worker> = Vec::new();
+    for (a, p) in parts {
+        match order.iter().position(|w| std::ptr::eq(*w, a.worker)) {
+            Some(i) => workers[i].targets = workers[i].targets.max(a.target as u64 + 1),
+            None => {
+                order.push(a.worker);
+                workers.push(cycling::Worker { targets: a.target as u64 + 1, qd: p.qd });
+            }
+        }
+    }
+    let value = |c: Option<&At<Cycling>>, default| c.map_or(default, |c| c.value);
+    let rules = cycling::Cyclings::new(
+        value(setup.worker_cycling.as_ref(), ONE_AT_A_TIME),
+        value(setup.disk_cycling.as_ref(), ONE_AT_A_TIME),
+        value(setup.queue_cycling.as_ref(), QUEUE_DEFAULT),
+    );
+    let runs = cycling::runs(test, rules, &workers).ok_or_else(|| {
+        format!("{}: the cycling makes more than {} runs of a specification", test.word(), cycling::MAX_RUNS)
+    })?;
+    let on = |run: &cycling::RunState| -> Vec<(&Active<'_>, Part)> {
+        parts
+            .iter()
+            .filter_map(|(a, p)| {
+                let w = order.iter().position(|w| std::ptr::eq(*w, a.worker))?;
+                ((a.target as u64) < run.active[w]).then_some((*a, Part { qd: run.qd[w], ..*p }))
+            })
+            .collect()
+    };
+    let joined = |v: Vec<String>, sep: &str| v.join(sep);
+    let most = |run: &cycling::RunState| run.active.iter().copied().max().unwrap_or(0);
+    let (said, text) = match test {
+        TestType::CycleOutstandingIosAndTargets => {
+            let mut groups: Vec<(&cycling::RunState, Vec<u64>)> = Vec::new();
+            for run in &runs {
+                let qd = run.qd.iter().zip(&run.active).find(|(_, a)| **a > 0).map_or(1, |(q, _)| *q);
+                match groups.last_mut() {
+                    Some((first, list)) if first.active == run.active => list.push(qd),
+                    _ => groups.push((run, vec![qd])),
+                }
+            }
+            let depths = groups
+                .first()
+                .map_or(String::new(), |(_, l)| joined(l.iter().map(u64::to_string).collect(), ", "));
+            (
+                format!(
+                    "each worker on its first {} of its targets; at each, queue depths {depths} on every worker",
+                    joined(groups.iter().map(|(r, _)| most(r).to_string()).collect(), ", then ")
+                ),
+                joined(groups.iter().map(|(r, list)| sweep(shape, &on(r), list)).collect(), "\n"),
+            )
+        }
+        TestType::CycleWorkersAndTargets => (
+            format!(
+                "the first n workers, each on its first t of its targets, (n, t) = {}",
+                joined(
+                    runs.iter()
+                        .map(|r| format!("({}, {})", r.active.iter().filter(|a| **a > 0).count(), most(r)))
+                        .collect(),
+                    ", "
+                )
+            ),
+            joined(runs.iter().map(|r| step(shape, &on(r), None)).collect(), "\n"),
+        ),
+        _ => (
+            format!(
+                "the first {} targets counted down the workers (a worker's targets in order, then the next \
+                 worker's); with one manager, as here, INCREMENT_TARGETS_PARALLEL and _SERIAL run alike",
+                joined(runs.iter().map(|r| r.active.iter().sum::<u64>().to_string()).collect(), ", then ")
+            ),
+            joined(runs.iter().map(|r| step(shape, &on(r), None)).collect(), "\n"),
+        ),
+    };
+    Ok(StepText { comment: format!("{comment} {}: {said}.", test.word()), text })
 }
 
 /// CYCLE_TARGETS: every worker on its first t targets, t by the disk
