@@ -208,6 +208,27 @@ fn sequential_threads_share_a_stream_or_are_refused() {
 }
 
 #[test]
+fn a_thread_stride_of_the_region_over_the_threads_is_stripes() {
+    let (p, text) = plan("diskspd -b64K -t4 -T1G -o2 -d10 -Sh -c4G a.dat");
+    let Action::Measure { workload: w, qd, .. } = &measure(&p).action else { unreachable!() };
+    assert_eq!((w.random, qd.workers, qd.per_worker), (Percent::ZERO, 4, 2), "{text}");
+    let words = text.split_whitespace().filter(|w| *w != "#").collect::<Vec<_>>().join(" ");
+    assert!(words.contains("4 workers each walking a stripe of 1GiB"), "{text}");
+    // From a base offset, the region is what follows it.
+    plan("diskspd -b64K -t2 -T2G -B1G -f5G -d10 -Sh #1");
+    for (command, says) in [
+        ("diskspd -b64K -t4 -T1G -c8G a.dat", "cover 4GiB of a region of 8GiB"),
+        ("diskspd -b64K -t4 -T1G #1", "region is not stated"),
+        ("diskspd -b64K -t2 -T96K -c192K a.dat", "not a whole number of blocks"),
+    ] {
+        let e = refused(command);
+        assert_eq!(e[0].kind, ImportErrorKind::Untranslatable, "{command}");
+        assert!(e[0].detail.contains(says), "{command}: {}", e[0].detail);
+        assert!(e[0].hint.as_ref().unwrap().contains("-si"), "{}", e[0]);
+    }
+}
+
+#[test]
 fn write_content_becomes_data() {
     let (p, _) = plan(&xml(
         "",

@@ -436,7 +436,8 @@ fn target(
         );
     }
     let span = span_bytes.map_or("100%".to_string(), bytes);
-    let access = access(t, block, threads, &place, &mut said, problems);
+    let room = span_bytes.and_then(|s| s.checked_sub(base));
+    let access = access(t, block, threads, room, &place, &mut said, problems);
     let (workers, qd) = match &access {
         Some(a) if a.one_stream => (1, threads * qd),
         _ => (threads, qd),
@@ -609,10 +610,12 @@ struct Access {
 }
 
 /// The access pattern: random (`random`), or sequential with DiskSpd's threads as methodic can run them.
+/// `room`: the region's length when the file states it.
 fn access(
     t: &Target,
     block: u64,
     threads: u64,
+    room: Option<u64>,
     place: &str,
     said: &mut Vec<String>,
     problems: &mut Vec<Problem>,
@@ -677,15 +680,7 @@ fn access(
             );
             return None;
         }
-        refuse(
-            problems,
-            ImportErrorKind::Untranslatable,
-            &ts.at,
-            place,
-            "each DiskSpd thread walks the whole region from its own start (-T); methodic gives each worker a stripe of its own, which is only the same when the stride is the region divided by the threads",
-            "use -si (one shared stream), or one thread",
-        );
-        return None;
+        return stripes(ts, block, threads, room, place, said, problems);
     }
     if threads > 1 {
         refuse(
@@ -701,6 +696,63 @@ fn access(
         return None;
     }
     Some(Access { text: "sequential".into(), align: block, one_stream: false })
+}
+
+/// `-T` on sequential I/O: thread i starts at i times the stride and walks
+/// on to the end of the region, then from its start
+/// (`ThreadTargetState::NextRelativeSeqOffset`, Common.h at
+/// microsoft/diskspd@c361eed). When the stride times the threads is the
+/// region, the threads stay a stride apart, and the offsets in flight at
+/// any moment are those of methodic's workers each walking a stripe of
+/// that length: the same I/O, but for which thread issues which.
+fn stripes(
+    ts: &Set<u64>,
+    block: u64,
+    threads: u64,
+    room: Option<u64>,
+    place: &str,
+    said: &mut Vec<String>,
+    problems: &mut Vec<Problem>,
+) -> Option<Access> {
+    let why = match room {
+        Some(r) if ts.value.checked_mul(threads) == Some(r) && ts.value % block == 0 => {
+            said.push(format!(
+                "{} (line {}): DiskSpd's {threads} threads start a stride of {} apart and each walks on over the \
+                 others' part; they stay that far apart, so the offsets in flight are those of {threads} \
+                 workers each walking a stripe of {} here, which is what methodic's workers do.",
+                ts.at.said,
+                ts.at.line,
+                bytes(ts.value),
+                bytes(ts.value)
+            ));
+            return Some(Access { text: "sequential".into(), align: block, one_stream: false });
+        }
+        Some(r) if ts.value.checked_mul(threads) == Some(r) => {
+            format!("a thread stride of {} is not a whole number of blocks of {}", bytes(ts.value), bytes(block))
+        }
+        Some(r) => format!(
+            "{threads} threads a stride of {} apart cover {} of a region of {}: each walks on over the others' part, \
+             which methodic's workers, each on a stripe of its own, only match when the stride times the threads \
+             is the region",
+            bytes(ts.value),
+            bytes(ts.value.saturating_mul(threads)),
+            bytes(r)
+        ),
+        None => "each DiskSpd thread walks the whole region from its own start (-T); methodic's workers each walk \
+                 a stripe of their own, the same only when the stride times the threads is the region, and this \
+                 target's region is not stated"
+            .to_string(),
+    };
+    refuse(
+        problems,
+        ImportErrorKind::Untranslatable,
+        &ts.at,
+        place,
+        why,
+        "give a stride of the region divided by the threads (with the region stated by -c, -f or -B base:length), \
+         -si for one shared stream, or one thread",
+    );
+    None
 }
 
 /// `-r`, `-rs` and `-rd` (random, mixed, distributed).
