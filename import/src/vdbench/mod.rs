@@ -227,6 +227,40 @@ mod tests {
     }
 
     #[test]
+    fn sd_single_range_and_sets_repeat_the_rd_per_set_of_sds() {
+        let sds = "sd=a,lun=/tmp/a,size=1g\nsd=b,lun=/tmp/b,size=1g\nsd=c,lun=/tmp/c,size=1g\n\
+                   sd=d,lun=/tmp/d,size=1g\nsd=e,lun=/tmp/e,size=1g\n";
+        let phases = |rd: &str| -> Vec<String> {
+            let m = method(&format!("{sds}wd=w1,sd=a,rdpct=100\n{rd}"));
+            m.lines()
+                .filter_map(|l| l.strip_prefix("phase \"rd "))
+                .map(|l| l.trim_end_matches("\" {").to_string())
+                .collect()
+        };
+        assert_eq!(
+            phases("rd=r1,wd=w1,sd=single,iorate=max,elapsed=10"),
+            ["r1_a", "r1_b", "r1_c", "r1_d", "r1_e"]
+        );
+        assert_eq!(
+            phases("rd=r1,sd=range,iorate=max,elapsed=10"),
+            ["r1_a-a", "r1_a-b", "r1_a-c", "r1_a-d", "r1_a-e"]
+        );
+        // java.util.Random(0) shuffles five SDs to e, d, a, c, b (as `java` prints it).
+        assert_eq!(phases("rd=r1,wd=w1,sd=setsof2,iorate=max,elapsed=10"), ["r1_e_d", "r1_a_c", "r1_b"]);
+        let m = method(&format!("{sds}wd=w1,sd=a,rdpct=100\nrd=r1,wd=w1,sd=setsof2,iorate=max,elapsed=10"));
+        assert!(flat(&m).contains("this one on e, d."), "{m}");
+        refused(&format!("{sds}wd=w1,sd=a\nrd=r1,wd=w1,sd=setsof0,iorate=max"), "setsof takes a number");
+    }
+
+    #[test]
+    fn vdbench_shuffles_sds_with_javas_generator() {
+        // What `java` prints for vdbench's shuffle of 2, 7 and 12 SDs.
+        assert_eq!(super::runs::shuffled(2), [0, 1]);
+        assert_eq!(super::runs::shuffled(7), [5, 4, 1, 2, 3, 0, 6]);
+        assert_eq!(super::runs::shuffled(12), [3, 10, 7, 8, 4, 2, 5, 11, 1, 9, 6, 0]);
+    }
+
+    #[test]
     fn eof_and_maxdata_end_a_step_by_bytes_moved() {
         let m = method(&format!("{SD}wd=w1,sd=sd1,rdpct=0,seekpct=eof,xf=1m\nrd=r1,wd=w1,iorate=max"));
         assert!(m.contains("until written 1GiB"), "{m}");

@@ -143,41 +143,128 @@ pub(crate) fn runs(
                 );
             }
         }
-        let chosen = chosen_wds(e, wd_default, &sd_names, &wd_names, wds, problems);
-        if let Some(run) = run(e, &chosen, sds, problems) {
-            out.push(run);
+        let Some(sets) = sd_sets(e, &sd_names, problems) else {
+            let list = e.get("sd").map(|p| select(p, e, &sd_names, problems));
+            let chosen = chosen_wds(e, list, wd_default, &sd_names, &wd_names, wds, problems);
+            if let Some(run) = run(e, &chosen, sds, problems) {
+                out.push(run);
+            }
+            continue;
+        };
+        let said = e.get("sd").map_or(String::new(), |p| p.item.value.clone());
+        for set in sets {
+            let chosen = chosen_wds(e, Some(set.clone()), wd_default, &sd_names, &wd_names, wds, problems);
+            if let Some(mut run) = run(e, &chosen, sds, problems) {
+                let names: Vec<&str> = set.iter().map(|i| sd_names[*i]).collect();
+                run.notes.insert(
+                    0,
+                    format!(
+                        "rd={} sd={said} (line {}): vdbench repeats the rd for each set of SDs; this one on {}.",
+                        e.name,
+                        e.line,
+                        names.join(", ")
+                    ),
+                );
+                run.name = format!("{}_{}", e.name, names.join("_"));
+                if said == "range" {
+                    run.name = format!("{}_{}-{}", e.name, names[0], names[set.len() - 1]);
+                }
+                out.push(run);
+            }
         }
     }
     out
 }
 
-/// The WDs an rd runs: its `wd=` list, with its `sd=` instead of theirs
-/// when it gives one; or `wd=default` on its `sd=` list.
+/// The sets of SDs an rd's `sd=single`, `sd=range` or `sd=setsofN` runs
+/// on, one run each (`RD_entry.repeatSdSingles`): each SD alone, in order;
+/// the first one, two, ... all; or N at a time from the SDs shuffled as
+/// vdbench shuffles them (`java.util.Random(0)`, two draws a swap, eight
+/// swaps an SD; `single` is `setsof1`, unshuffled). `None` for any other
+/// `sd=`.
+fn sd_sets(e: &Entry, sd_names: &[&str], problems: &mut Vec<Problem>) -> Option<Vec<Vec<usize>>> {
+    let p = e.get("sd")?;
+    let v = p.item.value.as_str();
+    let n = sd_names.len();
+    if v == "range" {
+        return Some((1..=n).map(|k| (0..k).collect()).collect());
+    }
+    let set = if v == "single" { "1" } else { v.strip_prefix("setsof")? };
+    let Some(set) = set.trim().parse::<usize>().ok().filter(|s| *s > 0) else {
+        problems.push(
+            bad(p, e, ImportErrorKind::BadValue, "setsof takes a number of SDs of 1 or more")
+                .hint("write sd=setsof2, for example"),
+        );
+        return Some(Vec::new());
+    };
+    let order: Vec<usize> = if set > 1 { shuffled(n) } else { (0..n).collect() };
+    Some(order.chunks(set).map(<[usize]>::to_vec).collect())
+}
+
+#[cfg(test)]
+#[test]
+fn java_random_draws_as_java_does() {
+    // `new Random(0).nextInt(100)` is 60 in Java.
+    assert_eq!(JavaRandom::new(0).below(100), 60);
+}
+
+/// `n` SDs in the order vdbench shuffles them for `setsofN`.
+pub(crate) fn shuffled(n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut random = JavaRandom::new(0);
+    for _ in 0..n * 8 {
+        let (a, b) = (random.below(n), random.below(n));
+        order.swap(a, b);
+    }
+    order
+}
+
+/// `java.util.Random`: the generator vdbench shuffles SDs with.
+struct JavaRandom(u64);
+
+impl JavaRandom {
+    const MULTIPLIER: u64 = 0x5_DEEC_E66D;
+    const MASK: u64 = (1 << 48) - 1;
+
+    fn new(seed: u64) -> JavaRandom {
+        JavaRandom((seed ^ Self::MULTIPLIER) & Self::MASK)
+    }
+
+    /// `next(31)`.
+    fn next31(&mut self) -> u32 {
+        self.0 = self.0.wrapping_mul(Self::MULTIPLIER).wrapping_add(0xB) & Self::MASK;
+        (self.0 >> 17) as u32
+    }
+
+    /// `nextInt(bound)`, `bound` from 1 to `i32::MAX`.
+    fn below(&mut self, bound: usize) -> usize {
+        let bound = bound as u32;
+        if bound.is_power_of_two() {
+            return ((u64::from(bound) * u64::from(self.next31())) >> 31) as usize;
+        }
+        loop {
+            let bits = self.next31();
+            let val = bits % bound;
+            // Java's test that `bits - val + (bound - 1)` does not overflow an int.
+            if u64::from(bits - val) + u64::from(bound - 1) <= i32::MAX as u64 {
+                return val as usize;
+            }
+        }
+    }
+}
+
+/// The WDs an rd runs: its `wd=` list, with the SDs of its `sd=`
+/// (`sd_list`) instead of theirs when it gives one; or `wd=default` on
+/// those SDs.
 fn chosen_wds(
     e: &Entry,
+    sd_list: Option<Vec<usize>>,
     wd_default: &[Param],
     sd_names: &[&str],
     wd_names: &[&str],
     wds: &[Wd],
     problems: &mut Vec<Problem>,
 ) -> Vec<Wd> {
-    let sd_param = e.get("sd");
-    if let Some(p) = sd_param {
-        let v = p.item.value.as_str();
-        if v == "single" || v == "range" || v.starts_with("setsof") {
-            problems.push(
-                bad(
-                    p,
-                    e,
-                    ImportErrorKind::Untranslatable,
-                    "this importer does not repeat a run per set of SDs",
-                )
-                .hint("write an rd= for each set of SDs"),
-            );
-            return Vec::new();
-        }
-    }
-    let sd_list = sd_param.map(|p| select(p, e, sd_names, problems));
     let mut chosen: Vec<Wd> = match e.get("wd") {
         Some(p) => select(p, e, wd_names, problems).into_iter().map(|i| wds[i].clone()).collect(),
         None => match &sd_list {
