@@ -420,7 +420,7 @@ pub(crate) fn engine(r: &mut JobReader<'_>, qd: u64, direct: bool) -> Got<()> {
                 "Linux queues only direct I/O through libaio: on buffered I/O (fio's default without \
                  direct=1) each submission completes before it returns, so iodepth={qd} is not kept"
             ))
-            .hint("add direct=1, or use ioengine=io_uring for buffered I/O"),
+            .hint("add direct=1, use ioengine=io_uring for a queue of buffered I/O, or give iodepth=1 to import what fio measures"),
         ));
     }
     r.note(g, true, true, own_io);
