@@ -64,6 +64,7 @@ pub fn to_method(input: &Input<'_>) -> Result<Imported, Vec<ImportError>> {
         name: input.name,
         sds: &sds,
         runs: &runs,
+        rds: e.rds.len(),
         general: &general,
         hosts: hosts.as_ref(),
         hosts_file: &hosts_file,
@@ -85,7 +86,7 @@ pub fn to_method(input: &Input<'_>) -> Result<Imported, Vec<ImportError>> {
     }
     warnings.push("vdbench runs are often started with -v (data validation), which a parameter file cannot show: add `verify` to the steps to check the data".to_string());
     let dropped = general.dropped + hosts.as_ref().map_or(0, |h| h.notes.len());
-    let what = crate::finish::count(e.rds.len(), "run definition");
+    let what = writer::runs_said(e.rds.len(), runs.len());
     let beside = hosts.map(|h| vec![(hosts_file, h.text)]).unwrap_or_default();
     Ok(Imported { text, what, dropped, beside, warnings })
 }
@@ -250,6 +251,37 @@ mod tests {
         let m = method(&format!("{sds}wd=w1,sd=a,rdpct=100\nrd=r1,wd=w1,sd=setsof2,iorate=max,elapsed=10"));
         assert!(flat(&m).contains("this one on e, d."), "{m}");
         refused(&format!("{sds}wd=w1,sd=a\nrd=r1,wd=w1,sd=setsof0,iorate=max"), "setsof takes a number");
+    }
+
+    #[test]
+    fn forcompratio_is_a_phase_a_ratio_when_it_is_the_outermost_loop() {
+        let m = method(&format!(
+            "compratio=4\n{SD}wd=w1,sd=sd1,rdpct=0\nrd=r1,wd=w1,iorate=max,elapsed=10,forcompratio=(1,2,30),forxfersize=(4k,8k)"
+        ));
+        let phases: Vec<&str> = m.lines().filter(|l| l.starts_with("phase ")).collect();
+        assert_eq!(
+            phases,
+            [
+                "phase \"rd r1 compratio 1\" {",
+                "phase \"rd r1 compratio 2\" {",
+                "phase \"rd r1 compratio 30\" {"
+            ],
+            "{m}"
+        );
+        // The file's compratio=4 is the default; each phase sets its own (25:1 at most).
+        assert!(m.contains("data compressible 75%"), "{m}");
+        for data in ["io buffered; data random }", "data compressible 50% }", "data compressible 96% }"] {
+            assert!(m.contains(data), "{data}: {m}");
+        }
+        assert_eq!(m.matches("for bs in [4KiB, 8KiB]").count(), 3, "{m}");
+        // An rd's compratio= is the loop of one value.
+        let m = method(&format!("{SD}wd=w1,sd=sd1,rdpct=0\nrd=r1,wd=w1,iorate=max,elapsed=10,compratio=2"));
+        assert!(m.contains("phase \"rd r1 compratio 2\"") && m.contains("data compressible 50%"), "{m}");
+        refused(
+            &format!("{SD}wd=w1,sd=sd1\nrd=r1,wd=w1,iorate=max,forxfersize=(4k,8k),forcompratio=(1,2)"),
+            "only be the outermost loop",
+        );
+        refused(&format!("{SD}wd=w1,sd=sd1\nrd=r1,wd=w1,iorate=max,forcompratio=(0,2)"), "ratios above 0");
     }
 
     #[test]

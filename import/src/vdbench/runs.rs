@@ -73,6 +73,12 @@ pub(crate) struct Run {
     pub(crate) span: String,
     /// What the methodology's comments say about this run.
     pub(crate) notes: Vec<String>,
+    /// `forcompratio=` (or an rd's `compratio=`): the ratios, the
+    /// outermost loop; [`runs`] makes a run of each.
+    pub(crate) ratios: Vec<f64>,
+    /// The data of this run's phase (`compressible N%`, `random`) when a
+    /// ratio of the rd sets it, and what the phase's name adds.
+    pub(crate) data: Option<(String, String)>,
 }
 
 /// RD keywords of other models or features methodic lacks: `(keyword,
@@ -81,11 +87,6 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("forrhpct", "vdbench's cache-hit areas have no methodic equivalent", "leave it out"),
     ("forwhpct", "vdbench's cache-hit areas have no methodic equivalent", "leave it out"),
     ("forhitarea", "vdbench's cache-hit areas have no methodic equivalent", "leave it out"),
-    (
-        "forcompratio",
-        "this importer does not translate a loop over data patterns",
-        "import an rd per compratio= value, or write `target { data compressible N% }` steps by hand",
-    ),
     (
         "forcompression",
         "this importer does not translate a loop over data patterns",
@@ -147,7 +148,7 @@ pub(crate) fn runs(
             let list = e.get("sd").map(|p| select(p, e, &sd_names, problems));
             let chosen = chosen_wds(e, list, wd_default, &sd_names, &wd_names, wds, problems);
             if let Some(run) = run(e, &chosen, sds, problems) {
-                out.push(run);
+                out.extend(by_ratio(run, e));
             }
             continue;
         };
@@ -169,11 +170,38 @@ pub(crate) fn runs(
                 if said == "range" {
                     run.name = format!("{}_{}-{}", e.name, names[0], names[set.len() - 1]);
                 }
-                out.push(run);
+                out.extend(by_ratio(run, e));
             }
         }
     }
     out
+}
+
+/// A run of each of its ratios, the data of each said; the run itself
+/// when it has none.
+fn by_ratio(run: Run, e: &Entry) -> Vec<Run> {
+    if run.ratios.is_empty() {
+        return vec![run];
+    }
+    let param =
+        e.get("forcompratio").map_or(String::new(), |p| format!("{} (line {})", p.item.said(), p.item.line));
+    run.ratios
+        .iter()
+        .map(|r| {
+            let mut one = run.clone();
+            let data = super::settings::ratio_data(*r);
+            one.notes.insert(
+                0,
+                format!(
+                    "{param}: vdbench runs the rd's other loops at each ratio, the outermost loop; here a phase \
+                     a ratio, this one {r}:1, data {data}"
+                ),
+            );
+            one.data = Some((data, format!(" compratio {r}")));
+            one.ratios = Vec::new();
+            one
+        })
+        .collect()
 }
 
 /// The sets of SDs an rd's `sd=single`, `sd=range` or `sd=setsofN` runs
@@ -312,7 +340,7 @@ fn run(e: &Entry, wds: &[Wd], sds: &[Sd], problems: &mut Vec<Problem>) -> Option
     let rates = rates(e, problems);
     let arrivals = arrivals(e, problems);
     let (record, ramp, series) = timing(e, problems)?;
-    let mut loops = loops(e, problems);
+    let (mut loops, ratios) = loops(e, problems);
     let (wds, threads) = overrides(wds, &mut loops);
     let wds = wds.as_slice();
     let shares = skews(e, wds, rates.as_ref(), problems);
@@ -349,6 +377,8 @@ fn run(e: &Entry, wds: &[Wd], sds: &[Sd], problems: &mut Vec<Problem>) -> Option
         pause,
         span: String::new(),
         notes,
+        ratios,
+        data: None,
     })
 }
 
@@ -490,12 +520,39 @@ fn timing(e: &Entry, problems: &mut Vec<Problem>) -> Option<(u64, u64, u64)> {
 /// The for-loops in vdbench's order: `rd=default`'s first, then the rd's
 /// own as written, a keyword given again moving to the end
 /// (`For_loop.java:70-133`).
-fn loops(e: &Entry, problems: &mut Vec<Problem>) -> Vec<Loop> {
+fn loops(e: &Entry, problems: &mut Vec<Problem>) -> (Vec<Loop>, Vec<f64>) {
     let mut order: Vec<&Param> = Vec::new();
     for p in &e.params {
-        if ["forxfersize", "forthreads", "forrdpct", "forseekpct"].contains(&p.key) {
+        if ["forxfersize", "forthreads", "forrdpct", "forseekpct", "forcompratio"].contains(&p.key) {
             order.retain(|q| q.key != p.key);
             order.push(p);
+        }
+    }
+    let mut ratios = Vec::new();
+    if let Some(at) = order.iter().position(|p| p.key == "forcompratio") {
+        let p = order.remove(at);
+        if at > 0 {
+            problems.push(
+                bad(
+                    p,
+                    e,
+                    ImportErrorKind::Untranslatable,
+                    format!(
+                        "{} inside {}: methodic sets the data of a phase's target, so each ratio is a phase, \
+                         which can only be the outermost loop",
+                        p.item.said(),
+                        order[0].item.said()
+                    ),
+                )
+                .hint(
+                    "give forcompratio= before the rd's other for-loops (and rd=default's), or an rd a ratio",
+                ),
+            );
+        } else if let Some(n) = numbers(p, e, problems) {
+            if n.iter().any(|r| !r.is_finite() || *r <= 0.0) {
+                problems.push(bad(p, e, ImportErrorKind::BadValue, "compratio= takes ratios above 0"));
+            }
+            ratios = n;
         }
     }
     let mut out = Vec::new();
@@ -562,7 +619,7 @@ fn loops(e: &Entry, problems: &mut Vec<Problem>) -> Vec<Loop> {
         };
         out.push(l);
     }
-    out
+    (out, ratios)
 }
 
 /// The WDs as the run's loops leave them: a loop of one value is a plain

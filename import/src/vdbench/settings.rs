@@ -110,16 +110,30 @@ fn compratio(p: &Param, e: &Entry, notes: &mut Vec<String>, problems: &mut Vec<P
     if r <= 1.0 {
         return None;
     }
-    // MiscParms: vdbench makes nothing above 25:1.
+    let s = ratio_share(r)?;
     let r = r.min(25.0);
-    let pct = ((100.0 - 100.0 / r) * 100.0).round() / 100.0;
-    let s = share(pct)?;
     notes.push(format!(
         "{} (line {}): data compressible {s}; vdbench aims at {r}:1 for LZJB on 128KiB records, methodic's share is what a compressor removes: close, not the same",
         p.item.said(),
         p.item.line
     ));
     Some(s)
+}
+
+/// The compressible share of data that compresses `r`:1, `100 - 100/r`
+/// to two decimals (vdbench makes nothing above 25:1, `MiscParms`);
+/// `None` for 1:1 and below, which is random data.
+fn ratio_share(r: f64) -> Option<String> {
+    if r <= 1.0 {
+        return None;
+    }
+    let r = r.min(25.0);
+    share(((100.0 - 100.0 / r) * 100.0).round() / 100.0)
+}
+
+/// What a target's `data` is for a ratio: `compressible N%` or `random`.
+pub(crate) fn ratio_data(r: f64) -> String {
+    ratio_share(r).map_or("random".to_string(), |s| format!("compressible {s}"))
 }
 
 /// The hosts file and what it means for the queue depths.

@@ -30,6 +30,9 @@ pub(crate) struct Doc<'a> {
     pub(crate) name: &'a str,
     pub(crate) sds: &'a [Sd],
     pub(crate) runs: &'a [Run],
+    /// The rd= entries: fewer than the runs when an rd repeats per set of
+    /// SDs or per ratio.
+    pub(crate) rds: usize,
     pub(crate) general: &'a General,
     pub(crate) hosts: Option<&'a Hosts>,
     pub(crate) hosts_file: &'a str,
@@ -48,11 +51,7 @@ pub(crate) fn write(doc: &Doc<'_>, problems: &mut Vec<Problem>) -> String {
     let base = std::path::Path::new(doc.file)
         .file_name()
         .map_or(doc.file.to_string(), |f| f.to_string_lossy().into_owned());
-    let runs = if doc.runs.len() == 1 {
-        "1 run definition".to_string()
-    } else {
-        format!("{} run definitions", doc.runs.len())
-    };
+    let runs = runs_said(doc.rds, doc.runs.len());
     out.push_str(&format!(
         "describe {}\n\n",
         quote(&format!("imported from the vdbench parameter file {base}: {runs}"))
@@ -85,6 +84,13 @@ pub(crate) fn write(doc: &Doc<'_>, problems: &mut Vec<Problem>) -> String {
     out.push('\n');
     out.push_str(&w.phases);
     out
+}
+
+/// `2 run definitions`, or `1 run definition (3 phases)` when an rd
+/// repeats per set of SDs or per ratio.
+pub(crate) fn runs_said(rds: usize, runs: usize) -> String {
+    let said = crate::finish::count(rds, "run definition");
+    if runs == rds { said } else { format!("{said} ({})", crate::finish::count(runs, "phase")) }
 }
 
 /// The header comments.
@@ -153,12 +159,14 @@ impl Writer<'_, '_> {
 
     /// The phase of run `r`.
     fn phase(&mut self, r: &Run, last: bool) {
-        let mut out = format!("phase {} {{\n", quote(&self.phase_name(&r.name)));
+        let suffix = r.data.as_ref().map_or("", |(_, s)| s.as_str());
+        let mut out = format!("phase {} {{\n", quote(&self.phase_name(&format!("{}{suffix}", r.name))));
         for n in r.notes.iter().chain(&self.approximations(r)) {
             out.push_str(&comment(n, 100));
         }
         let io = if r.io == Io::Direct { "direct" } else { "buffered" };
-        out.push_str(&format!("target {{ span {}; io {io} }}\n", r.span));
+        let data = r.data.as_ref().map_or(String::new(), |(d, _)| format!("; data {d}"));
+        out.push_str(&format!("target {{ span {}; io {io}{data} }}\n", r.span));
         self.check_direct(r);
         let mut depth = 0;
         for l in &r.loops {
