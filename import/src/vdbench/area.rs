@@ -8,8 +8,10 @@
 //! under `/dev` a start of 0 moves to that size (vdbench never uses block
 //! zero there); `offset=` added to the start.
 
+use super::entries::Entry;
 use super::runs::{Loop, Run};
-use super::storage::Sd;
+use super::settings::General;
+use super::storage::{Io, Sd, io_mode};
 use super::values::{share, size};
 use crate::ImportErrorKind;
 use crate::problem::Problem;
@@ -32,9 +34,11 @@ pub(crate) fn largest(runs: &[Run], sds: &[Sd]) -> Vec<u64> {
     out
 }
 
-/// Each run's span and each job's offset, or the problems.
-pub(crate) fn areas(runs: &mut [Run], sds: &[Sd], problems: &mut Vec<Problem>) {
-    let x = largest(runs, sds);
+/// Each run's span and each job's offset, or the problems. `floor`: the
+/// format run's transfer size, which vdbench counts among each SD's
+/// (`trackSdXfersizes`), 0 without one.
+pub(crate) fn areas(runs: &mut [Run], sds: &[Sd], floor: u64, problems: &mut Vec<Problem>) {
+    let x: Vec<u64> = largest(runs, sds).into_iter().map(|x| x.max(floor)).collect();
     for r in runs.iter_mut() {
         let mut spans: Vec<String> = Vec::new();
         for j in r.jobs.iter_mut() {
@@ -74,9 +78,92 @@ pub(crate) fn areas(runs: &mut [Run], sds: &[Sd], problems: &mut Vec<Problem>) {
     }
 }
 
+/// The format run `formatsds=yes` puts before the first rd
+/// (`CreateSdFile.insertFormatsIfNeeded`): every SD a run uses written
+/// once, sequentially to its end (`seekpct=eof`), by 2 threads an SD at
+/// the most rate, 128KiB at a time (512 bytes when an SD is smaller;
+/// `formatxfersize=` sets it), in the SD's whole area.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Format {
+    pub(crate) span: String,
+    pub(crate) offset: u64,
+    pub(crate) io: Io,
+    pub(crate) block: u64,
+    pub(crate) devices: usize,
+    pub(crate) notes: Vec<String>,
+}
+
+/// The transfer size of the format run on the SDs `used`: 128KiB, 512
+/// bytes when an SD is smaller, or `formatxfersize=`; 0 without
+/// `formatsds=yes`.
+pub(crate) fn format_block(general: &General, sds: &[Sd], used: &[usize]) -> u64 {
+    if general.format.is_none() {
+        return 0;
+    }
+    let smallest = used.iter().filter_map(|i| sds[*i].size).min();
+    general.format_xfer.unwrap_or(if smallest.is_some_and(|s| s < 128 * 1024) { 512 } else { 128 * 1024 })
+}
+
+/// The format run of `general`'s `formatsds=yes` on the SDs `used`, or
+/// why methodic cannot run it as one fill.
+pub(crate) fn format(
+    general: &General,
+    runs: &[Run],
+    sds: &[Sd],
+    used: &[usize],
+    problems: &mut Vec<Problem>,
+) -> Option<Format> {
+    let p = general.format.as_ref()?;
+    let place = Entry {
+        section: super::keywords::Section::General,
+        name: String::new(),
+        line: 0,
+        params: Vec::new(),
+    };
+    let problem = |detail: String| {
+        super::storage::bad(p, &place, ImportErrorKind::Conflict, detail)
+            .hint("give the sds the same size=, offset= and openflags=, or leave formatsds= out and write a fill phase for each by hand")
+    };
+    let block = format_block(general, sds, used);
+    let x = largest(runs, sds);
+    let mut areas: Vec<(String, u64)> = Vec::new();
+    let mut ios: Vec<Io> = Vec::new();
+    let mut notes = Vec::new();
+    for i in used {
+        let sd = &sds[*i];
+        match area(sd, (0.0, 100.0), x[*i].max(block)) {
+            Ok((span, offset, note)) => {
+                if !areas.contains(&(span.clone(), offset)) {
+                    areas.push((span, offset));
+                }
+                notes.extend(note.filter(|n| !notes.contains(n)));
+            }
+            Err(why) => {
+                problems.push(problem(format!("the format of sd={}: {why}", sd.name)));
+                return None;
+            }
+        }
+        let io = io_mode(sd, sd.openflags.as_ref(), &place, problems)?;
+        if !ios.contains(&io) {
+            ios.push(io);
+        }
+    }
+    if areas.len() > 1 || ios.len() > 1 {
+        let said: Vec<String> = areas.iter().map(|(s, o)| format!("{} from {}", s, size(*o))).collect();
+        problems.push(problem(format!(
+            "{}: the sds {} methodic formats them in one fill, with one span, offset and io mode for every device",
+            p.item.said(),
+            if areas.len() > 1 { format!("have areas {}", said.join(", ")) } else { "open direct and buffered".to_string() }
+        )));
+        return None;
+    }
+    let (span, offset) = areas.pop()?;
+    Some(Format { span, offset, io: ios.pop()?, block, devices: used.len(), notes })
+}
+
 /// One SD's area under `range` with the largest transfer size `x`: the
 /// span, the offset and a note.
-fn area(sd: &Sd, (lo, hi): (f64, f64), x: u64) -> Result<(String, u64, Option<String>), String> {
+pub(crate) fn area(sd: &Sd, (lo, hi): (f64, f64), x: u64) -> Result<(String, u64, Option<String>), String> {
     let x = x.max(1);
     let down = |b: f64| (b as u64) / x * x;
     let mut note = None;

@@ -55,8 +55,10 @@ pub fn to_method(input: &Input<'_>) -> Result<Imported, Vec<ImportError>> {
     if !problems.is_empty() {
         return Err(into_errors(problems, input.file));
     }
-    area::areas(&mut runs, &sds, &mut problems);
-    let used: Vec<&storage::Sd> = writer::devices(&sds, &runs).into_iter().map(|i| &sds[i]).collect();
+    let devices = writer::devices(&sds, &runs);
+    area::areas(&mut runs, &sds, area::format_block(&general, &sds, &devices), &mut problems);
+    let format = area::format(&general, &runs, &sds, &devices, &mut problems);
+    let used: Vec<&storage::Sd> = devices.iter().map(|i| &sds[*i]).collect();
     let hosts = settings::hosts(&e.hosts, &used, input.file, &mut problems);
     let hosts_file = format!("{}.hosts", input.name.replace(['/', '\\', ' '], "_"));
     let doc = writer::Doc {
@@ -65,6 +67,7 @@ pub fn to_method(input: &Input<'_>) -> Result<Imported, Vec<ImportError>> {
         sds: &sds,
         runs: &runs,
         rds: e.rds.len(),
+        format: format.as_ref(),
         general: &general,
         hosts: hosts.as_ref(),
         hosts_file: &hosts_file,
@@ -282,6 +285,30 @@ mod tests {
             "only be the outermost loop",
         );
         refused(&format!("{SD}wd=w1,sd=sd1\nrd=r1,wd=w1,iorate=max,forcompratio=(0,2)"), "ratios above 0");
+    }
+
+    #[test]
+    fn formatsds_is_a_fill_of_every_device_first() {
+        let sds = "sd=sd1,lun=/dev/sdb,openflags=o_direct,size=10g\nsd=sd2,lun=/dev/sdc,openflags=o_direct,size=10g\n";
+        let rest = "wd=w1,sd=sd*,rdpct=0,xf=4k\nrd=r1,wd=w1,iorate=max,elapsed=10";
+        let m = method(&format!("formatsds=yes\n{sds}{rest}"));
+        let f = flat(&m);
+        assert!(m.find("phase \"format\"") < m.find("phase \"rd r1\""), "{m}");
+        assert!(f.contains("target { span 10GiB io direct workers 2 }"), "{m}");
+        assert!(f.contains("fill { sequential block 128KiB read 0% offset 128KiB } passes 1 qd 2"), "{m}");
+        // The format's transfer size is the sds' largest: the run keeps block zero out by it too.
+        assert_eq!(m.matches("starts 128KiB in").count(), 4, "{m}");
+        let m = method(&format!("formatsds=yes\nformatxfersize=64k\n{sds}{rest}"));
+        assert!(flat(&m).contains("block 64KiB read 0% offset 64KiB"), "{m}");
+        let m = method(&format!("formatsds=y\nsd=sd1,lun=/tmp/f,size=64k\n{rest}"));
+        assert!(flat(&m).contains("fill { sequential block 512B read 0% }"), "{m}");
+        let m = method(&format!("formatsds=no\n{sds}{rest}"));
+        assert!(!m.contains("fill"), "{m}");
+        refused(
+            &format!("formatsds=yes\n{}{rest}", sds.replacen("size=10g", "size=20g", 1)),
+            "methodic formats them in one fill",
+        );
+        refused(&format!("formatsds=maybe\n{sds}{rest}"), "formatsds= is yes or no");
     }
 
     #[test]

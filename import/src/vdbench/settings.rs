@@ -19,6 +19,10 @@ pub(crate) struct General {
     pub(crate) data: Option<String>,
     pub(crate) notes: Vec<String>,
     pub(crate) dropped: usize,
+    /// `formatsds=yes`: where it is written.
+    pub(crate) format: Option<Param>,
+    /// `formatxfersize=`: bytes.
+    pub(crate) format_xfer: Option<u64>,
 }
 
 /// General keywords refused: `(keyword, why, hint)`.
@@ -46,11 +50,6 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ),
     ("swat", "swat traces are not something methodic replays", "leave it out"),
     (
-        "formatsds",
-        "this importer does not insert vdbench's format run",
-        "add `fill { sequential; block 128KiB; read 0% } passes 1 qd 2` before the first phase",
-    ),
-    (
         "compression",
         "compression= is vdbench's old share form",
         "write compratio= (compression=P is compratio 100/P)",
@@ -74,6 +73,28 @@ pub(crate) fn general(params: &[Param], problems: &mut Vec<Problem>) -> General 
         }
         match p.key {
             "compratio" => out.data = compratio(p, &place, &mut out.notes, problems),
+            // MiscParms.java:154-161.
+            "formatsds" => match p.item.value.to_ascii_lowercase() {
+                v if v.starts_with('y') => out.format = Some(p.clone()),
+                v if v.starts_with('n') => {
+                    out.dropped += 1;
+                    out.notes.push(format!(
+                        "{} (line {}): not carried over; vdbench then does not make missing files first, and methodic never does",
+                        p.item.said(),
+                        p.item.line
+                    ));
+                }
+                _ => problems.push(bad(p, &place, ImportErrorKind::BadValue, "formatsds= is yes or no")),
+            },
+            "formatxfersize" => match tokens(p.key, &p.item.value).ok().as_deref() {
+                Some([Tok::Num(n)]) if *n >= 512.0 && n.fract() == 0.0 => out.format_xfer = Some(*n as u64),
+                _ => problems.push(bad(
+                    p,
+                    &place,
+                    ImportErrorKind::BadValue,
+                    "formatxfersize= takes a size of at least 512 bytes",
+                )),
+            },
             "startcmd" | "endcmd" => {
                 out.dropped += 1;
                 out.notes.push(format!(

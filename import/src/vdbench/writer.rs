@@ -12,6 +12,7 @@
 
 use std::collections::HashSet;
 
+use super::area::Format;
 use super::runs::{Job, Loop, Rates, Run};
 use super::settings::{General, Hosts};
 use super::storage::{Io, Sd, Seek};
@@ -30,6 +31,8 @@ pub(crate) struct Doc<'a> {
     pub(crate) name: &'a str,
     pub(crate) sds: &'a [Sd],
     pub(crate) runs: &'a [Run],
+    /// The format run of `formatsds=yes`.
+    pub(crate) format: Option<&'a Format>,
     /// The rd= entries: fewer than the runs when an rd repeats per set of
     /// SDs or per ratio.
     pub(crate) rds: usize,
@@ -75,6 +78,9 @@ pub(crate) fn write(doc: &Doc<'_>, problems: &mut Vec<Problem>) -> String {
         phase_keys: HashSet::new(),
         problems,
     };
+    if let Some(f) = doc.format {
+        w.format_phase(f);
+    }
     for (i, r) in doc.runs.iter().enumerate() {
         w.phase(r, i + 1 == doc.runs.len());
     }
@@ -157,10 +163,39 @@ impl Writer<'_, '_> {
         self.problems.push(Problem::new(kind, r.line, detail).place(format!("rd={}", r.name)).hint(hint));
     }
 
+    /// The phase of the format run: a fill of every device.
+    fn format_phase(&mut self, f: &Format) {
+        let mut out = format!("phase {} {{\n", quote(&self.phase_name("format".to_string())));
+        let p = self
+            .doc
+            .general
+            .format
+            .as_ref()
+            .map_or(String::new(), |p| format!("{} (line {})", p.item.said(), p.item.line));
+        out.push_str(&comment(
+            &format!(
+                "{p}: vdbench's format run before the first rd (CreateSdFile.insertFormatsIfNeeded): each sd written once to its end, sequentially, {} at a time, by 2 threads at the most rate; here a fill, one worker a device at queue depth 2",
+                size(f.block)
+            ),
+            100,
+        ));
+        for n in &f.notes {
+            out.push_str(&comment(n, 100));
+        }
+        let io = if f.io == Io::Direct { "direct" } else { "buffered" };
+        out.push_str(&format!("target {{ span {}; io {io}; workers {} }}\n", f.span, f.devices));
+        let offset = if f.offset > 0 { format!("; offset {}", size(f.offset)) } else { String::new() };
+        out.push_str(&format!(
+            "fill {{ sequential; block {}; read 0%{offset} }} passes 1 qd 2\n}}\n\n",
+            size(f.block)
+        ));
+        self.phases.push_str(&out);
+    }
+
     /// The phase of run `r`.
     fn phase(&mut self, r: &Run, last: bool) {
         let suffix = r.data.as_ref().map_or("", |(_, s)| s.as_str());
-        let mut out = format!("phase {} {{\n", quote(&self.phase_name(&format!("{}{suffix}", r.name))));
+        let mut out = format!("phase {} {{\n", quote(&self.phase_name(format!("rd {}{suffix}", r.name))));
         for n in r.notes.iter().chain(&self.approximations(r)) {
             out.push_str(&comment(n, 100));
         }
@@ -190,11 +225,10 @@ impl Writer<'_, '_> {
         self.phases.push_str(&out);
     }
 
-    /// `rd NAME`, made unique in its letters and digits (methodic's step
+    /// `base` (`rd NAME`, `format`), made unique in its letters and digits (methodic's step
     /// ids come from them; vdbench's names differ in case or punctuation).
-    fn phase_name(&mut self, name: &str) -> String {
+    fn phase_name(&mut self, base: String) -> String {
         let key = |s: &str| s.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase();
-        let base = format!("rd {name}");
         let mut unique = base.clone();
         let mut n = 2;
         while !self.phase_keys.insert(key(&unique)) {
