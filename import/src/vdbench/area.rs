@@ -9,9 +9,9 @@
 //! zero there); `offset=` added to the start.
 
 use super::entries::Entry;
-use super::runs::{Loop, Run};
+use super::runs::{Job, Loop, Run};
 use super::settings::General;
-use super::storage::{Io, Sd, io_mode};
+use super::storage::{Io, Sd, Seek, io_mode};
 use super::values::{share, size};
 use crate::ImportErrorKind;
 use crate::problem::Problem;
@@ -49,8 +49,18 @@ pub(crate) fn areas(runs: &mut [Run], sds: &[Sd], floor: u64, problems: &mut Vec
                     .place(format!("rd={}, sd={}", r.name, sd.name))
             };
             match area(sd, range, x[j.sd]) {
-                Ok((span, offset, note)) => {
+                Ok((span, offset, note, end)) => {
                     j.offset = offset;
+                    if j.hotband {
+                        match hot(j, sd, offset, end) {
+                            Ok(said) => {
+                                if !r.notes.contains(&said) {
+                                    r.notes.push(said);
+                                }
+                            }
+                            Err(why) => problems.push(problem(why)),
+                        }
+                    }
                     if !spans.contains(&span) {
                         spans.push(span);
                     }
@@ -132,7 +142,7 @@ pub(crate) fn format(
     for i in used {
         let sd = &sds[*i];
         match area(sd, (0.0, 100.0), x[*i].max(block)) {
-            Ok((span, offset, note)) => {
+            Ok((span, offset, note, _)) => {
                 if !areas.contains(&(span.clone(), offset)) {
                     areas.push((span, offset));
                 }
@@ -161,9 +171,41 @@ pub(crate) fn format(
     Some(Format { span, offset, io: ios.pop()?, block, devices: used.len(), notes })
 }
 
+/// A hot band's bands on `j`, and what the run's comment says of them;
+/// or why there are none.
+fn hot(j: &mut Job, sd: &Sd, offset: u64, end: Option<u64>) -> Result<String, String> {
+    if matches!(j.seek, Seek::Eof) || matches!(j.seek, Seek::Random(s) if s <= 0.0) {
+        return Ok(format!(
+            "hotband= on wd={}: vdbench draws only random I/Os from the hot band, and these are sequential; the band is the area",
+            j.wds.join(", wd=")
+        ));
+    }
+    let Some(end) = end else {
+        return Err(format!(
+            "hotband= on sd={}, whose size the file does not give: vdbench's curve is in bytes, so where the hot spots fall depends on the band's size",
+            sd.name
+        ));
+    };
+    let width = end.saturating_sub(offset);
+    j.bands = Some(super::hotband::bands(width).ok_or_else(|| {
+        format!("a hot band of {} bytes: vdbench needs at least 1,000,000 (HotBand.java)", width)
+    })?);
+    Ok(format!(
+        "hotband= on wd={}: vdbench's hot band draws random offsets from its cache curve folded into the band's {} whole megabytes of 1,000,000 bytes (HotBand.get_rec_index); the bands say where they fall, to a hundredth of a percent of the band. vdbench moves writes 1% of the band further on; the bands follow the reads",
+        j.wds.join(", wd="),
+        width / 1_000_000
+    ))
+}
+
 /// One SD's area under `range` with the largest transfer size `x`: the
-/// span, the offset and a note.
-pub(crate) fn area(sd: &Sd, (lo, hi): (f64, f64), x: u64) -> Result<(String, u64, Option<String>), String> {
+/// span, the offset, a note and the end in bytes where the SD's size
+/// gives it.
+#[allow(clippy::type_complexity)]
+pub(crate) fn area(
+    sd: &Sd,
+    (lo, hi): (f64, f64),
+    x: u64,
+) -> Result<(String, u64, Option<String>, Option<u64>), String> {
     let x = x.max(1);
     let down = |b: f64| (b as u64) / x * x;
     let mut note = None;
@@ -216,7 +258,7 @@ pub(crate) fn area(sd: &Sd, (lo, hi): (f64, f64), x: u64) -> Result<(String, u64
             ));
         }
     }
-    Ok((span, start, note))
+    Ok((span, start, note, end))
 }
 
 #[cfg(test)]
@@ -239,16 +281,16 @@ mod tests {
 
     #[test]
     fn a_file_uses_its_whole_size_from_block_zero() {
-        assert_eq!(area(&sd("/tmp/f", None, 0), (0.0, 100.0), 4096).unwrap(), ("100%".into(), 0, None));
+        assert_eq!(area(&sd("/tmp/f", None, 0), (0.0, 100.0), 4096).unwrap(), ("100%".into(), 0, None, None));
         assert_eq!(
             area(&sd("/tmp/f", Some(1 << 30), 0), (0.0, 100.0), 4096).unwrap(),
-            ("1GiB".into(), 0, None)
+            ("1GiB".into(), 0, None, Some(1 << 30))
         );
     }
 
     #[test]
     fn a_dev_lun_starts_after_its_largest_transfer_size() {
-        let (span, offset, note) = area(&sd("/dev/sdb", Some(100 << 30), 0), (0.0, 100.0), 65536).unwrap();
+        let (span, offset, note, _) = area(&sd("/dev/sdb", Some(100 << 30), 0), (0.0, 100.0), 65536).unwrap();
         assert_eq!((span.as_str(), offset), ("100GiB", 65536));
         assert!(note.unwrap().contains("never uses block zero"));
     }
@@ -256,9 +298,9 @@ mod tests {
     #[test]
     fn ranges_are_shares_up_to_100_and_bytes_above_rounded_down() {
         // 10% to 50% of 1000000 bytes, rounded down to 4096.
-        let (span, offset, _) = area(&sd("/tmp/f", Some(1_000_000), 512), (10.0, 50.0), 4096).unwrap();
-        assert_eq!((span.as_str(), offset), ("488KiB", 98304 + 512));
-        let (span, offset, _) = area(&sd("/tmp/f", None, 0), (1048576.0, 2097152.0), 4096).unwrap();
+        let (span, offset, _, end) = area(&sd("/tmp/f", Some(1_000_000), 512), (10.0, 50.0), 4096).unwrap();
+        assert_eq!((span.as_str(), offset, end), ("488KiB", 98304 + 512, Some(499712)));
+        let (span, offset, _, _) = area(&sd("/tmp/f", None, 0), (1048576.0, 2097152.0), 4096).unwrap();
         assert_eq!((span.as_str(), offset), ("2MiB", 1048576));
         assert!(
             area(&sd("/tmp/f", None, 0), (10.0, 50.0), 4096)

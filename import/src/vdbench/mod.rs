@@ -21,6 +21,7 @@
 
 mod area;
 mod entries;
+mod hotband;
 mod keywords;
 mod reader;
 mod runs;
@@ -309,6 +310,28 @@ mod tests {
             "methodic formats them in one fill",
         );
         refused(&format!("formatsds=maybe\n{sds}{rest}"), "formatsds= is yes or no");
+    }
+
+    #[test]
+    fn a_hot_band_is_bands_in_its_range() {
+        let m = method(
+            "sd=sd1,lun=/tmp/h,size=10g\nwd=w1,sd=sd1,rdpct=70,xf=4k,hotband=(10,20)\nrd=r1,wd=w1,iorate=max,elapsed=10",
+        );
+        let f = flat(&m);
+        // The band is the range: from 10% of the sd, 10% of it wide.
+        assert!(f.contains("offset 1GiB") && f.contains("target { span 2GiB"), "{m}");
+        // Its hottest hundredth first.
+        assert!(f.contains("random bands 15.1% in 0.01%, 3.73% in 0.01%"), "{m}");
+        assert!(f.replace(" # ", " ").contains("folded into the band's 1073 whole megabytes"), "{m}");
+        // Sequential I/O does not use the curve: the band is the area.
+        let m = method(
+            "sd=sd1,lun=/tmp/h,size=10g\nwd=w1,sd=sd1,seekpct=0,hotband=(10,20)\nrd=r1,wd=w1,iorate=max,elapsed=10",
+        );
+        assert!(!m.contains("bands") && flat(&m).replace(" # ", " ").contains("these are sequential"), "{m}");
+        refused(
+            "sd=sd1,lun=/tmp/h\nwd=w1,sd=sd1,hotband=(0,100)\nrd=r1,wd=w1,iorate=max,elapsed=10",
+            "whose size the file does not give",
+        );
     }
 
     #[test]

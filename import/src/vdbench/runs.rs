@@ -26,6 +26,10 @@ pub(crate) struct Job {
     pub(crate) align: Option<u64>,
     /// The WD's own range, if it has one.
     pub(crate) range: Option<(f64, f64)>,
+    /// The range is a `hotband=`.
+    pub(crate) hotband: bool,
+    /// Set by [`super::area`] for a hot band: its `bands` text.
+    pub(crate) bands: Option<String>,
     /// Set by [`super::area`].
     pub(crate) offset: u64,
     /// The WDs it runs: more than one when WDs sharing its SD were merged.
@@ -715,6 +719,8 @@ fn jobs(
                 seek: w.seek,
                 align: w.xfer_align,
                 range: w.range,
+                hotband: w.hotband,
+                bands: None,
                 offset: 0,
                 wds: vec![w.name.clone()],
             };
@@ -759,6 +765,7 @@ fn merge(
         && job.seek == Seek::Random(100.0)
         && into.sizes == job.sizes
         && into.range == job.range
+        && into.hotband == job.hotband
         && into.align == job.align;
     if !exact {
         problems.push(

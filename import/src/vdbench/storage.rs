@@ -67,6 +67,9 @@ pub(crate) struct Wd {
     pub(crate) seek: Seek,
     pub(crate) skew: Option<f64>,
     pub(crate) range: Option<(f64, f64)>,
+    /// `hotband=`: `range` is the band, its random I/Os drawn from
+    /// vdbench's cache curve.
+    pub(crate) hotband: bool,
     pub(crate) openflags: Option<Param>,
 }
 
@@ -164,11 +167,6 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "streams",
         "methodic has no independent sequential streams within one area",
         "use one sd= (a device) per stream",
-    ),
-    (
-        "hotband",
-        "vdbench draws hot-band offsets from its own 29-point cache curve (HotBand.java); methodic's `random bands` gives fixed shares per band and cannot follow that curve",
-        "write the bands you mean by hand: `random bands 50% in 5%, 50% in 95%`",
     ),
     ("rhpct", "vdbench's cache-hit areas have no methodic equivalent", "leave it out"),
     ("whpct", "vdbench's cache-hit areas have no methodic equivalent", "leave it out"),
@@ -520,7 +518,9 @@ pub(crate) fn wd(e: &Entry, sd_names: &[&str], problems: &mut Vec<Problem>) -> W
         read,
         seek,
         skew,
-        range: e.get("range").and_then(|p| range(p, e, problems)),
+        // WD_entry.java:209-218: hotband= sets the range, as range= does.
+        range: e.get("hotband").or(e.get("range")).and_then(|p| range(p, e, problems)),
+        hotband: e.get("hotband").is_some(),
         openflags: e.get("openflags").cloned(),
     }
 }

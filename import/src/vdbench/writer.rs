@@ -527,7 +527,7 @@ impl Writer<'_, '_> {
     fn workload(&mut self, r: &Run, j: &Job) -> String {
         let looped = |f: fn(&Loop) -> bool| r.loops.iter().any(f);
         let mut parts = Vec::new();
-        let seek = if looped(|l| matches!(l, Loop::Seek(_))) {
+        let mut seek = if looped(|l| matches!(l, Loop::Seek(_))) {
             "random seek".to_string()
         } else {
             match j.seek {
@@ -537,6 +537,9 @@ impl Writer<'_, '_> {
                 Seek::Eof => "sequential".to_string(),
             }
         };
+        if let Some(b) = j.bands.as_ref().filter(|_| seek.starts_with("random")) {
+            seek.push_str(&format!(" bands {b}"));
+        }
         parts.push(seek);
         if looped(|l| matches!(l, Loop::Xfer(_))) {
             parts.push("block bs".to_string());
