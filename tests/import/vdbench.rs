@@ -179,7 +179,7 @@ fn refused_files_name_every_problem_and_write_nothing() {
     for (line, option, why) in [
         (2, "dedupratio=2", "unique data only"),
         (3, "openflags=o_sync", "no synchronous writes"),
-        (4, "hotband=(10,20)", "29-point cache curve"),
+        (4, "stride=(4k,8k)", "no strided random offsets"),
         (6, "maxdataread=10g", "not after bytes read alone"),
         (7, "elapsd=60", "no keyword `elapsd=`"),
     ] {
