@@ -31,7 +31,7 @@ fn methodology(span: &str, prepare: &str) -> String {
          workload rnd4k_read {{ random; block 4KiB; read 100% }}\n\
          workload rnd4k_write {{ random; block 4KiB; read 0% }}\n\
          phase \"prepare\" {{ {prepare} }}\n\
-         phase \"measure\" {{\n  sweep rnd4k_read qd [1, 4] record 1s\n  sweep rnd4k_write qd [1, 4] record 1s\n}}\n"
+         phase \"measure\" {{\n  sweep rnd4k_read qd [1, 4] record 200ms\n  sweep rnd4k_write qd [1, 4] record 200ms\n}}\n"
     )
 }
 

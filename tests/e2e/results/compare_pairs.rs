@@ -46,7 +46,7 @@ fn preconditioned(name: &str) -> String {
          workload {name} {{ random; block 4KiB; read 0% }}\n\
          workload rnd4k_read {{ random; block 4KiB; read 100% }}\n\
          phase \"prepare\" {{ precondition {name} qd 32 for 2s }}\n\
-         phase \"measure\" {{ sweep rnd4k_read qd [1, 4] record 1s }}\n"
+         phase \"measure\" {{ sweep rnd4k_read qd [1, 4] record 200ms }}\n"
     )
 }
 
@@ -129,7 +129,7 @@ fn at_offset(offset: &str) -> String {
         "methodology \"offset\" version \"1.0\"\n\
          target {{ span 64MiB }}\n\
          workload r {{ random; block 4KiB; read 100%{offset} }}\n\
-         phase \"measure\" {{ sweep r qd [1, 4] record 1s }}\n"
+         phase \"measure\" {{ sweep r qd [1, 4] record 200ms }}\n"
     )
 }
 
@@ -192,7 +192,7 @@ fn steps_pair_within_their_phase_before_across_phases() {
             run(
                 "pair-a",
                 &format!(
-                    "{BASE}phase \"fill\" {{ fill s passes 1 }}\nphase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
+                    "{BASE}phase \"fill\" {{ fill s passes 1 }}\nphase \"m\" {{ sweep r qd [1, 2] record 200ms }}\n"
                 ),
             )
         },
@@ -200,8 +200,8 @@ fn steps_pair_within_their_phase_before_across_phases() {
             run(
                 "pair-b",
                 &format!(
-                    "{BASE}phase \"fresh\" {{ sweep r qd [1, 2] record 1s }}\nphase \"fill\" {{ fill s passes 1 }}\n\
-                     phase \"m\" {{ sweep r qd [1, 2] record 1s }}\n"
+                    "{BASE}phase \"fresh\" {{ sweep r qd [1, 2] record 200ms }}\nphase \"fill\" {{ fill s passes 1 }}\n\
+                     phase \"m\" {{ sweep r qd [1, 2] record 200ms }}\n"
                 ),
             )
         },
@@ -217,7 +217,7 @@ fn steps_pair_within_their_phase_before_across_phases() {
 
 #[test]
 fn host_ceilings_apart_by_more_than_a_tenth_are_a_difference() {
-    let mut a = rehearsed("ceiling", &format!("{BASE}sweep r qd [1, 2] record 1s\n"), true);
+    let mut a = rehearsed("ceiling", &format!("{BASE}sweep r qd [1, 2] record 200ms\n"), true);
     let ceilings = a.manifest.ceilings.as_mut().expect("a rehearsal measures the ceilings");
     assert_eq!(ceilings.shapes.len(), 2, "QD1 and QD2 of 4KiB");
     // Known rates, so that what is compared does not hang on how fast this
@@ -246,8 +246,8 @@ fn host_ceilings_apart_by_more_than_a_tenth_are_a_difference() {
 #[test]
 fn a_renamed_phase_still_pairs_and_a_failed_step_has_no_ratio() {
     let (a, mut b) = both(
-        || run("renamed-a", &format!("{BASE}phase \"one\" {{ sweep r qd [1, 2] record 1s }}\n")),
-        || run("renamed-b", &format!("{BASE}phase \"two\" {{ sweep r qd [1, 2] record 1s }}\n")),
+        || run("renamed-a", &format!("{BASE}phase \"one\" {{ sweep r qd [1, 2] record 200ms }}\n")),
+        || run("renamed-b", &format!("{BASE}phase \"two\" {{ sweep r qd [1, 2] record 200ms }}\n")),
     );
     b.steps[1].error = Some("interrupted".into());
     let c = comparison(&[a, b]);
@@ -265,7 +265,7 @@ fn a_renamed_phase_still_pairs_and_a_failed_step_has_no_ratio() {
 /// the power settings were recorded differs in none of them.
 #[test]
 fn a_governor_and_c_states_that_differ_are_named() {
-    let mut a = run("governor", &format!("{BASE}sweep r qd [1] record 1s\n"));
+    let mut a = run("governor", &format!("{BASE}sweep r qd [1] record 200ms\n"));
     assert!(a.manifest.host.power.is_some(), "a run records its host's power settings");
     let power = |governor: &str, c6_disabled: bool| methodic_results::host::Power {
         governor: Some(governor.into()),

@@ -298,8 +298,8 @@ fn loads(jobs: &str, rate: &str) -> String {
          workload rnd4k_read {{ random; block 4KiB; read 100% }}\n\
          workload seq128k_write {{ sequential; block 128KiB; read 0% }}\n\
          phase \"load\" {{\n\
-         together for 1s {{\n{jobs}\n}}\n\
-         measure rnd4k_read qd 4 rate {rate} for 1s\n\
+         together for 500ms {{\n{jobs}\n}}\n\
+         measure rnd4k_read qd 4 rate {rate} for 500ms\n\
          }}\n"
     )
 }

@@ -58,13 +58,13 @@ fn operating_points_are_chosen_from_the_matrix_as_the_pts_chooses_them() {
          workload w { random; block 4KiB; read 0% }\n\
          workload oltp { random zipf 1.2; block 4KiB; read 65% }\n\
          fill { sequential; block 128KiB; read 0% }\n\
-         rounds {\n  measure w qd 4 workers 2 for 1s\n  \
-           for t in [2, 1] { for q in [4, 1] { measure oltp qd q workers t for 1s } }\n\
+         rounds {\n  measure w qd 4 workers 2 for 300ms\n  \
+           for t in [2, 1] { for q in [4, 1] { measure oltp qd q workers t for 300ms } }\n\
          } until steady { window 2; max_rounds 2; track oltp qd 4 workers 2 } as matrix\n\
-         measure oltp at max of matrix under 5s for 1s\n\
-         measure oltp at mid of matrix under 5s for 1s\n\
-         measure oltp at min of matrix for 1s\n\
-         measure { random bands 50% in 5%, 50% in 95%; block 4KiB; read 50%; trim 20% } qd 2 for 1s\n",
+         measure oltp at max of matrix under 5s for 300ms\n\
+         measure oltp at mid of matrix under 5s for 300ms\n\
+         measure oltp at min of matrix for 300ms\n\
+         measure { random bands 50% in 5%, 50% in 95%; block 4KiB; read 50%; trim 20% } qd 2 for 300ms\n",
     );
     let steps = steps(&out);
     let rounds = steps.iter().find(|s| s["kind"] == "rounds").expect("a rounds step");
