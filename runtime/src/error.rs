@@ -44,6 +44,11 @@ pub enum Error {
     #[error("{message}")]
     Hosts { message: String, hint: Option<String> },
 
+    /// A step that stops by an amount did it within its ramp: it recorded
+    /// no I/O. The step failed; what its ramp wrote is kept.
+    #[error("{message}")]
+    NothingRecorded { message: String, hint: String },
+
     /// The run was stopped by a signal or the user.
     #[error("interrupted")]
     Interrupted,
@@ -73,7 +78,7 @@ impl Error {
             | Error::Unsupported { hint, .. }
             | Error::Results { hint, .. }
             | Error::Hosts { hint, .. } => *hint = Some(text.into()),
-            Error::Refused { hint, .. } => *hint = text.into(),
+            Error::Refused { hint, .. } | Error::NothingRecorded { hint, .. } => *hint = text.into(),
             Error::Io { .. } | Error::IoFailed(_) | Error::Verify(_) | Error::Interrupted => {}
         }
         self
@@ -86,7 +91,7 @@ impl Error {
             | Error::Unsupported { hint, .. }
             | Error::Results { hint, .. }
             | Error::Hosts { hint, .. } => hint.as_deref(),
-            Error::Refused { hint, .. } => Some(hint),
+            Error::Refused { hint, .. } | Error::NothingRecorded { hint, .. } => Some(hint),
             Error::Io { .. } | Error::IoFailed(_) | Error::Verify(_) | Error::Interrupted => None,
         }
     }

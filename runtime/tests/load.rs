@@ -408,3 +408,31 @@ fn bursts_start_ios_only_in_the_first_part_of_each_period() {
     assert!(rows.iter().any(|r| r.1 > 0.0), "{csv}");
     let _ = std::fs::remove_dir_all(out);
 }
+
+// ---------------------------------------------------------------- amounts
+
+/// A step that stops by an amount and does it within its ramp has nothing
+/// left to record: it fails, saying so, where it recorded zeros that read
+/// as a measurement.
+#[test]
+fn an_amount_done_within_the_ramp_fails_the_step_and_keeps_what_it_wrote() {
+    // 64KiB against a ten-minute ramp: the amount, not the clock, ends it.
+    let plan = compile("measure { random; block 4KiB; read 0% } qd 2 until written 64KiB ramp 10min");
+    let opts = RunOptions { out: common::temp_path("ramp-amount"), skip_ceiling: true, ..Default::default() };
+    let report = run(&plan, &opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.status, Status::Failed);
+    let step = &report.steps[0];
+    let error = step.error.as_deref().expect("the step failed");
+    assert!(error.contains("within its 10min ramp: nothing was left to record"), "{error}");
+    assert!(error.contains("shorten the ramp"), "{error}");
+    assert_eq!(step.summary.as_ref().unwrap().total.ios, 0);
+    assert_eq!(step.io.as_ref().unwrap().bytes_written, 64 * 1024, "what the ramp wrote is kept");
+    // Without the ramp the same amount is the step's record.
+    let (report, out) = run_plan(
+        &compile("measure { random; block 4KiB; read 0% } qd 2 until written 64KiB"),
+        "no-ramp-amount",
+    );
+    assert_eq!(report.steps[0].summary.as_ref().unwrap().total.ios, 16);
+    let _ = fs::remove_dir_all(&opts.out);
+    let _ = fs::remove_dir_all(out);
+}

@@ -52,5 +52,28 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>) -> Result<()> {
     }
     run.keep_spread(&x.targets, Part::STEP, s.out);
     x.finish_io(s, run, &csv)?;
-    x.finish_verify(s, verify)
+    x.finish_verify(s, verify)?;
+    nothing_after_the_ramp(s, ramp, stop.amount().map(|(a, _)| a))
+}
+
+/// A step that stops by an amount but recorded no I/O did its amount
+/// within its ramp: its zeros would read as a measurement, so it fails,
+/// saying so (what the ramp wrote is kept in its record and counted in
+/// the drive's state).
+fn nothing_after_the_ramp(
+    s: &StepRun<'_>,
+    ramp: methodic_compiler::plan::Duration,
+    amount: Option<methodic_compiler::plan::Extent>,
+) -> Result<()> {
+    let (Some(amount), false) = (amount, ramp.is_zero()) else { return Ok(()) };
+    if s.out.summary.as_ref().is_some_and(|sum| sum.total.ios > 0) {
+        return Ok(());
+    }
+    Err(Error::NothingRecorded {
+        message: format!(
+            "step {} moved its {amount} within its {ramp} ramp: nothing was left to record",
+            s.step.id
+        ),
+        hint: "shorten the ramp or give the step a larger amount".into(),
+    })
 }
