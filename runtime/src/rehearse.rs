@@ -1,7 +1,8 @@
 //! Rehearsal: a plan goes in, the same plan scaled down comes out, so that
 //! any methodology runs end to end in seconds on a small scratch file
 //! before a drive spends a day on it. Every duration shrinks by one factor
-//! (with a floor: 40ms a measurement, 100ms a series interval), spans and amounts shrink to the scratch file, datasets
+//! (with a floor: 40ms a measurement, 100ms a series interval; no ramp
+//! on a step that stops by an amount), spans and amounts shrink to the scratch file, datasets
 //! and probes shrink, and steady-state rules stop after `window`
 //! rounds. Results of a rehearsal are marked as such, never as measurements.
 
@@ -134,7 +135,10 @@ fn scale(step: &mut Step, factor: f64) {
             q.probe = by(q.probe, MIN_RECORD_MS);
         }
         Action::Measure { ramp, stop, series, pauses, .. } => {
-            *ramp = by(*ramp, 0);
+            // A shrunk amount could be done within a ramp on a fast scratch
+            // file, which fails the step: a step that stops by an amount
+            // rehearses without one.
+            *ramp = if stop.amount().is_some() { Duration::ZERO } else { by(*ramp, 0) };
             let before = stop.time;
             if let Some(t) = stop.time.as_mut() {
                 *t = by(*t, MIN_RECORD_MS);
@@ -145,7 +149,7 @@ fn scale(step: &mut Step, factor: f64) {
             }
         }
         Action::Together { ramp, stop, series, jobs } => {
-            *ramp = by(*ramp, 0);
+            *ramp = if stop.amount().is_some() { Duration::ZERO } else { by(*ramp, 0) };
             let before = stop.time;
             if let Some(t) = stop.time.as_mut() {
                 *t = by(*t, MIN_RECORD_MS);
@@ -242,6 +246,24 @@ mod tests {
             .collect();
         let capped = Some(Extent::Bytes(Bytes(2 * CAPACITY)));
         assert_eq!(written, [capped, capped], "both stop after twice the scratch file");
+    }
+
+    #[test]
+    fn a_step_that_stops_by_an_amount_rehearses_without_its_ramp() {
+        let src = "methodology \"r\" version \"1\"\nworkload w { random; block 4KiB; read 0% }\n\
+                   measure w qd 4 until written 1GB ramp 1min\n\
+                   measure w qd 4 for 10min ramp 1min\n";
+        let plan = rehearse(&methodic_compiler::compile(src, &Default::default()).unwrap().plan, false);
+        let ramps: Vec<u64> = plan
+            .steps
+            .iter()
+            .map(|s| match &s.action {
+                Action::Measure { ramp, .. } => ramp.as_millis(),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(ramps[0], 0, "its shrunk amount could be done within the ramp");
+        assert!(ramps[1] > 0, "a timed step keeps a ramp: {ramps:?}");
     }
 
     #[test]
