@@ -471,8 +471,8 @@ fn sequential(c: &mut Command, w: &str, value: &str) {
     }
 }
 
-/// `-S[bhmruw]` and `-h` as DiskSpd's three cache states (section 3.4 of
-/// the research note; CmdLineParser.cpp:1681-1784): each set once.
+/// `-S[bhmruw]` and `-h` as DiskSpd's three cache states
+/// (CmdLineParser.cpp:1681-1784): each set once.
 fn cache(c: &mut Command, w: &str, letters: &str) {
     let at = c.at(w);
     let letters = if letters.is_empty() { "u" } else { letters };

@@ -1,12 +1,12 @@
 //! The runs in, each job's I/O area out: the span of the run's devices and
-//! each workload's offset, from the SD's `size=`, the WD's or SD's
-//! `range=` and `offset=`, as vdbench's `WG_entry.calculateContext`
-//! computes them (`Hust-Wen/vdbench@e801261:src/Vdb/WG_entry.java:397-684`,
-//! research note §3.1): a start or end of at most 100 is a share of the
-//! size, above that bytes; both ends rounded down to a multiple of the
-//! largest transfer size used on the SD anywhere in the file; on a lun
-//! under `/dev` a start of 0 moves to that size (vdbench never uses block
-//! zero there); `offset=` added to the start.
+//! each workload's offset, from the SD's `size=`, the WD's or SD's `range=`
+//! and `offset=`, as vdbench's `WG_entry.calculateContext` computes them
+//! (`Hust-Wen/vdbench@e801261:src/Vdb/WG_entry.java:397-684`): a start or
+//! end of at most 100 is a share of the size, above that bytes; both ends
+//! rounded down to a multiple of the largest transfer size used on the SD
+//! anywhere in the file; on a lun under `/dev` a start of 0 moves to that
+//! size (vdbench never uses block zero there); `offset=` added to the
+//! start.
 
 use super::entries::Entry;
 use super::runs::{Job, Loop, Run};

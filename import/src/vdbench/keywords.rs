@@ -2,7 +2,7 @@
 //! vdbench does not look for the shortest unique prefix its guide
 //! promises: each section tests `"fullname".startsWith(keyword)` in a
 //! fixed order and the first match wins, some keywords only when written
-//! in full (research note §1.10, from `MiscParms.java:51-228`,
+//! in full (from `MiscParms.java:51-228`,
 //! `HostParms.java:41-136`, `SD_entry.java:344-504`,
 //! `WD_entry.java:148-280`, `RD_entry.java:447-624` and
 //! `For_loop.java:611-716` in `Hust-Wen/vdbench@e801261:src/Vdb/`). Each

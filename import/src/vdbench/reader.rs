@@ -1,6 +1,6 @@
 //! A parameter file's text in, its `keyword=value` items out, each with
 //! its line, read as vdbench 5.04.07's `Vdb_scan` reads them
-//! (`Hust-Wen/vdbench@e801261:src/Vdb/Vdb_scan.java`, research note §1):
+//! (`Hust-Wen/vdbench@e801261:src/Vdb/Vdb_scan.java`):
 //! `$name`/`!name` substituted on the raw line first, then the line
 //! trimmed; a line starting `eof` ends the file; lines starting `*`, `#`
 //! or `/` and blank lines dropped; `include=FILE` spliced in; quotes

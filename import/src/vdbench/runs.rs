@@ -1,9 +1,9 @@
 //! The `rd=` entries in, the runs out: for each run definition its jobs
 //! (a workload on one SD each, WDs that share an SD merged where that is
 //! exactly what vdbench runs), its for-loops in vdbench's order, its I/O
-//! rates, its timing and what ends it early (research note §5 and §7,
-//! from `RD_entry.java`, `For_loop.java`, `HandleSkew.java` and
-//! `Reporter.java` in `Hust-Wen/vdbench@e801261:src/Vdb/`). The area of
+//! rates, its timing and what ends it early (from `RD_entry.java`,
+//! `For_loop.java`, `HandleSkew.java` and `Reporter.java` in
+//! `Hust-Wen/vdbench@e801261:src/Vdb/`). The area of
 //! each job (span and offset) is set afterwards by [`super::area`], once
 //! every run's transfer sizes are known.
 

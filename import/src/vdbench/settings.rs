@@ -1,6 +1,6 @@
 //! The general parameters and the `hd=` entries in; the data pattern, the
 //! hosts file for `methodic run --hosts` and the notes on what is not
-//! carried over out (research note §6, §7.4 and §11, from `MiscParms.java`,
+//! carried over out (from `MiscParms.java`,
 //! `HostParms.java` and `Host.java` in
 //! `Hust-Wen/vdbench@e801261:src/Vdb/`). Refuses data validation, dedup,
 //! concatenation, `loop=` and hosts that clone themselves or mount.

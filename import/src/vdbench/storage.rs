@@ -1,7 +1,7 @@
 //! The `sd=` and `wd=` entries in, what they mean out: each storage
 //! definition a device with its lun, size, threads, area and how it is
 //! opened; each workload definition its SDs, sizes, read share, seek
-//! share and skew (research note §3-§4, from `SD_entry.java`,
+//! share and skew (from `SD_entry.java`,
 //! `WD_entry.java`, `WG_entry.java` and `OpenFlags.java` in
 //! `Hust-Wen/vdbench@e801261:src/Vdb/`). Refuses what methodic cannot do
 //! the way vdbench does (hit areas, hot bands, strides, streams, priority

@@ -1,12 +1,11 @@
 //! A value as written in, the numbers and words vdbench reads from it out
 //! (`Vdb_scan.parms_split`, `parms_alfa_or_num`, `not_numeric` and
-//! `Var_parms` in `Hust-Wen/vdbench@e801261:src/Vdb/`, research note
-//! §1.6-1.8): a list in parentheses, `(a-b,s)` and `(a-b,d)` ranges,
-//! `(sd1-sd4)` name ranges; `k`/`m`/`g`/`t` as powers of 1024, `m` as
-//! minutes and `h` as hours for the time keywords; `%` kept apart (vdbench
-//! makes it a negative number that only `iorate` means). Checks what
-//! vdbench would misread: a range without its step, text after a number
-//! in a list.
+//! `Var_parms` in `Hust-Wen/vdbench@e801261:src/Vdb/`): a list in
+//! parentheses, `(a-b,s)` and `(a-b,d)` ranges, `(sd1-sd4)` name ranges;
+//! `k`/`m`/`g`/`t` as powers of 1024, `m` as minutes and `h` as hours for
+//! the time keywords; `%` kept apart (vdbench makes it a negative number
+//! that only `iorate` means). Checks what vdbench would misread: a range
+//! without its step, text after a number in a list.
 
 use super::reader::unquote;
 
