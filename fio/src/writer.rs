@@ -8,7 +8,6 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use methodic_compiler::plan::{Arrivals, Duration, Percent, Rate, RateAmount};
-use methodic_grammar::is_reserved;
 
 use crate::group::{Device, Phase};
 use crate::job_file::Section;
@@ -20,34 +19,11 @@ fn count(n: usize, what: &str) -> String {
 }
 
 /// A name methodic can use for a workload: letters, digits and `_`, not a
-/// keyword, not taken.
+/// keyword (`job` is one: `_job` after), not taken; `fio_job` for a name
+/// with no letter or digit.
 fn ident(name: &str, taken: &mut HashSet<String>) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    let mut out = out.trim_matches('_').to_string();
-    // `job` is a keyword.
-    if out.is_empty() {
-        out = "fio_job".to_string();
-    }
-    if out.starts_with(|c: char| c.is_ascii_digit()) {
-        out = format!("job_{out}");
-    }
-    if is_reserved(&out) {
-        out.push_str("_job");
-    }
-    let mut unique = out.clone();
-    let mut n = 2;
-    while !taken.insert(unique.clone()) {
-        unique = format!("{out}_{n}");
-        n += 1;
-    }
-    unique
+    let name = if name.chars().any(|c| c.is_ascii_alphanumeric()) { name } else { "fio_job" };
+    methodic_grammar::ident(name, "job", taken)
 }
 
 /// A phase name whose letters and digits no other phase has.

@@ -8,9 +8,11 @@
 pub mod ast;
 pub mod diagnostic;
 mod fmt;
+mod names;
 mod parse;
 pub mod units;
 
 pub use diagnostic::{Code, Diagnostic, Diagnostics, Severity, did_you_mean};
 pub use fmt::format;
+pub use names::ident;
 pub use parse::{is_reserved, parse};

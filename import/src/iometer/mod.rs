@@ -40,8 +40,8 @@ pub use export::{Exported, IcfFile, plan_to_icf};
 
 use crate::finish::{count, finish};
 use crate::problem::{Problem, into_errors};
-use crate::text::ident;
 use crate::{ImportError, ImportErrorKind, Imported, Input};
+use methodic_grammar::ident;
 use model::Icf;
 use steps::{QD_VAR, Run, managers_to_run};
 use workloads::{Workload, spec_to_workload};

@@ -22,7 +22,7 @@ use super::setup::{cycle, worker_counts};
 use super::workloads::{SECTOR, Workload};
 use crate::ImportErrorKind;
 use crate::problem::Problem;
-use crate::text::ident;
+use methodic_grammar::ident;
 
 /// Worker and disk cycling when the file gives none: one more each run.
 const ONE_AT_A_TIME: Cycling = Cycling { start: 1, end: None, step: 1, exponential: false };

@@ -20,7 +20,9 @@ use super::values::{share, size};
 use crate::ImportErrorKind;
 use crate::finish::comment;
 use crate::problem::Problem;
-use crate::text::{ident, quote};
+use methodic_grammar::ident;
+
+use crate::text::quote;
 
 /// The loop variables, kept out of the workloads' names.
 const VARS: [&str; 6] = ["bs", "th", "rdp", "seek", "r", "p"];
