@@ -235,7 +235,9 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
     // unused is noise while errors stop the methodology.
     let unused = l.unused();
     let clean = l.error_count() == 0 && !diags.iter().any(|d| d.is_error());
-    if clean {
+    // A file of definitions alone (workloads for another file to `use`)
+    // gets the one warning below, not one a definition.
+    if clean && !l.steps.is_empty() {
         for (span, name, kind) in unused {
             let d = Diagnostic::new(Code::Unused, span, format!("{kind} `{name}` is never used"))
                 .with_hint("remove it, or use it in a step");
@@ -244,10 +246,10 @@ pub(crate) fn lower(ast: &Methodology, defs: &Defs<'_>, diags: &mut Vec<Diagnost
     }
     if l.steps.is_empty() && clean {
         let at = ast.items.first().map_or(Span::new(0, 0), |i| i.span);
-        l.diags.push(
-            Diagnostic::new(Code::NoSteps, at, "this methodology has no steps")
-                .with_hint("add a phase with steps, such as `measure rnd4k qd 32 for 60s`"),
-        );
+        l.diags.push(Diagnostic::new(Code::NoSteps, at, "this methodology has no steps").with_hint(
+            "add a phase with steps, such as `measure rnd4k qd 32 for 60s`; a file of workloads \
+                     alone serves others that `use \"FILE\"` it",
+        ));
     }
     diags.extend(l.diags);
     Lowered { target: defaults.t, write_cache: defaults.write_cache, steps: l.steps }
