@@ -32,6 +32,30 @@ pub fn fuzz_import(data: &[u8]) {
     }
 }
 
+/// The body of the `fio_results` fuzz target: any bytes, as text with
+/// invalid UTF-8 replaced, read as fio's JSON results. It panics, so that
+/// the fuzzer reports the input, when the reader does, or when what it
+/// reads breaks a promise: a job a direction with I/O, percentiles in
+/// order, bins by value.
+pub fn fuzz_results(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    match crate::read_fio_results(&text) {
+        Ok(r) => {
+            assert!(!r.jobs.is_empty(), "read a file without a job:\n{text}");
+            for j in &r.jobs {
+                for d in [&j.read, &j.write, &j.trim].into_iter().flatten() {
+                    assert!(d.ios > 0);
+                    for l in [&d.total, &d.completion].into_iter().flatten() {
+                        assert!(l.percentiles.windows(2).all(|w| w[0].0 <= w[1].0));
+                        assert!(l.bins.windows(2).all(|w| w[0].0 <= w[1].0));
+                    }
+                }
+            }
+        }
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -53,6 +77,21 @@ mod tests {
             .collect();
         files.sort();
         files
+    }
+
+    #[test]
+    fn every_results_file_and_every_cut_of_it_goes_through_the_results_target() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fio-results");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let bytes = std::fs::read(e.path()).unwrap();
+            // Every 97th cut: the files are long, and each cut reads them whole.
+            for cut in (0..bytes.len()).step_by(97).chain([bytes.len()]) {
+                fuzz_results(&bytes[..cut]);
+            }
+            n += 1;
+        }
+        assert!(n >= 4, "the results files are in tests/fio-results");
     }
 
     #[test]
