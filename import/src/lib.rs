@@ -10,7 +10,12 @@
 //! line, place and setting, and a hint that is true of methodic today.
 //! The text it writes is then formatted and compiled (`finish`), so that
 //! an imported methodology always compiles. See ARCHITECTURE.md.
+//!
+//! `disk_mark` reads results rather than jobs: CrystalDiskMark's and
+//! KDiskMark's text results, the first part of importing others' results
+//! (not a command yet).
 
+pub mod disk_mark;
 pub mod diskspd;
 mod finish;
 pub mod iometer;
