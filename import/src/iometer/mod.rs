@@ -26,6 +26,7 @@ mod managers;
 mod mixes;
 mod model;
 mod reader;
+pub mod results;
 mod setup;
 mod specs;
 mod steps;
