@@ -19,6 +19,7 @@
 mod cmdline;
 mod model;
 mod profile_x;
+pub mod results;
 mod translate;
 mod writer;
 mod xml;
