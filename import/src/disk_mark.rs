@@ -23,6 +23,8 @@
 //! MB/s is 1,000,000 bytes a second in both (their header says so), and
 //! KiB and MiB are powers of 1024.
 
+pub use crate::results_error::ResultsError;
+
 /// Which tool wrote the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MarkTool {
@@ -88,20 +90,12 @@ pub struct MarkRow {
     pub line: usize,
 }
 
-/// Why a file is not such a result, with the line (0 for the file).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{detail}", if *.line > 0 { format!("line {}: ", .line) } else { String::new() })]
-pub struct DiskMarkError {
-    pub line: usize,
-    pub detail: String,
-}
-
-fn error(line: usize, detail: impl Into<String>) -> DiskMarkError {
-    DiskMarkError { line, detail: detail.into() }
+fn error(line: usize, detail: impl Into<String>) -> ResultsError {
+    ResultsError::new(line, detail)
 }
 
 /// Reads a CrystalDiskMark or KDiskMark text result.
-pub fn read_disk_mark(text: &str) -> Result<DiskMark, DiskMarkError> {
+pub fn read_disk_mark(text: &str) -> Result<DiskMark, ResultsError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
     let (tool, version, fio_version) = banner(&lines)?;
@@ -157,7 +151,7 @@ fn in_brackets(l: &str) -> Option<&str> {
 }
 
 /// The tool and its version from the banner.
-fn banner(lines: &[&str]) -> Result<(MarkTool, String, Option<String>), DiskMarkError> {
+fn banner(lines: &[&str]) -> Result<(MarkTool, String, Option<String>), ResultsError> {
     for l in lines.iter().take(8).map(|l| l.trim()) {
         if let Some(rest) = l.strip_prefix("CrystalDiskMark ") {
             let version = rest.split(" (C)").next().unwrap_or(rest).trim().to_string();
@@ -178,7 +172,7 @@ fn banner(lines: &[&str]) -> Result<(MarkTool, String, Option<String>), DiskMark
 }
 
 /// `Read]`, `Write]`, `Mix] Read 70%/Write 30%`.
-fn section(rest: &str, n: usize) -> Result<MarkDirection, DiskMarkError> {
+fn section(rest: &str, n: usize) -> Result<MarkDirection, ResultsError> {
     let (name, tail) = rest.split_once(']').ok_or_else(|| error(n, "a section without its `]`"))?;
     match name {
         "Read" => Ok(MarkDirection::Read),
@@ -205,7 +199,7 @@ fn setting(line: &str) -> Option<(&str, &str)> {
 }
 
 /// One result line.
-fn row(line: &str, direction: MarkDirection, tool: MarkTool, n: usize) -> Result<MarkRow, DiskMarkError> {
+fn row(line: &str, direction: MarkDirection, tool: MarkTool, n: usize) -> Result<MarkRow, ResultsError> {
     let bad = |what: &str| error(n, format!("{what}, in `{line}`"));
     let (left, right) = line.split_once("(Q=").ok_or_else(|| bad("no `(Q=`"))?;
     let mut words = left.split_whitespace();

@@ -20,11 +20,13 @@ pub mod diskspd;
 mod finish;
 pub mod iometer;
 mod problem;
+mod results_error;
 mod text;
 pub mod vdbench;
 
 pub use finish::Imported;
 pub use problem::{ImportError, ImportErrorKind};
+pub use results_error::ResultsError;
 
 /// A job file to import: its text, its names, and what the tool would
 /// take from around it.

@@ -19,6 +19,8 @@ use std::ops::Range;
 
 use roxmltree::{Document, Node};
 
+pub use crate::results_error::ResultsError;
+
 /// A results file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskSpdResults {
@@ -81,14 +83,6 @@ pub struct TargetResult {
     pub write_mean: Option<f64>,
 }
 
-/// Why a file is not DiskSpd's XML results, with its line (0 for the file).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{detail}", if *.line > 0 { format!("line {}: ", .line) } else { String::new() })]
-pub struct ResultsError {
-    pub line: usize,
-    pub detail: String,
-}
-
 fn child<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
     n.children().find(|c| c.has_tag_name(name))
 }
@@ -108,7 +102,7 @@ impl<'a, 'i> Reader<'a, 'i> {
     }
 
     fn problem(&self, n: Node<'_, '_>, detail: impl Into<String>) -> ResultsError {
-        ResultsError { line: self.line(n), detail: detail.into() }
+        ResultsError::new(self.line(n), detail)
     }
 
     fn parsed<T: std::str::FromStr>(
@@ -194,10 +188,8 @@ impl<'a, 'i> Reader<'a, 'i> {
 
 /// Reads DiskSpd's `-Rxml` output.
 pub fn read_results(text: &str) -> Result<DiskSpdResults, ResultsError> {
-    let doc = Document::parse(text).map_err(|e| ResultsError {
-        line: e.pos().row as usize,
-        detail: format!("not XML DiskSpd writes: {e}"),
-    })?;
+    let doc = Document::parse(text)
+        .map_err(|e| ResultsError::new(e.pos().row as usize, format!("not XML DiskSpd writes: {e}")))?;
     let r = Reader { doc: &doc };
     let root = doc.root_element();
     if !root.has_tag_name("Results") {

@@ -28,6 +28,8 @@
 
 use std::collections::HashMap;
 
+pub use crate::results_error::ResultsError;
+
 /// A results file: each test in it, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IometerResults {
@@ -104,16 +106,8 @@ pub struct ResultsRow {
     pub line: usize,
 }
 
-/// Why a file is not Iometer's results, with its line (0 for the file).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{detail}", if *.line > 0 { format!("line {}: ", .line) } else { String::new() })]
-pub struct ResultsError {
-    pub line: usize,
-    pub detail: String,
-}
-
 fn error(line: usize, detail: impl Into<String>) -> ResultsError {
-    ResultsError { line, detail: detail.into() }
+    ResultsError::new(line, detail)
 }
 
 /// The columns a `MANAGER` row fills under their header: up to `Bytes
