@@ -43,9 +43,21 @@ pub(super) fn open_targets(plan: &Plan, opts: &RunOptions, out: &Path) -> Result
     opts.targets.iter().map(|p| Target::open_with_results(p, &open, Some(out))).collect()
 }
 
-/// How many devices the plan spreads its workers over.
+/// How many devices the plan spreads its workers over: its targets'
+/// `devices`, or as many as its jobs name (`job ... device 3` needs three),
+/// whichever is more.
 pub(crate) fn devices(plan: &Plan) -> usize {
-    plan.steps.iter().filter_map(|s| s.target.map(|t| t.devices)).max().unwrap_or(1).max(1) as usize
+    let spread = plan.steps.iter().filter_map(|s| s.target.map(|t| t.devices)).max().unwrap_or(1);
+    let named = plan
+        .steps
+        .iter()
+        .filter_map(|s| match &s.action {
+            Action::Together { jobs, .. } => jobs.iter().map(|j| j.device + 1).max(),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(1);
+    spread.max(named).max(1) as usize
 }
 
 /// How the plan needs its targets opened: for writing or not, with
@@ -303,4 +315,25 @@ fn scratch_size(plan: &Plan) -> Bytes {
         })
         .max();
     Bytes(largest.unwrap_or(Bytes::GIB).max(64 << 20))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(src: &str) -> Plan {
+        methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan
+    }
+
+    #[test]
+    fn the_devices_a_plan_needs_count_the_jobs_devices() {
+        let head = "methodology \"d\" version \"1\"\nworkload w { random; block 4KiB; read 100% }\n";
+        assert_eq!(devices(&plan(&format!("{head}measure w qd 1 for 1s\n"))), 1);
+        assert_eq!(devices(&plan(&format!("{head}target {{ devices 2 }}\nmeasure w qd 2 for 1s\n"))), 2);
+        // An imported Iometer worker on its third target: three scratch
+        // files in a rehearsal, three --target asked before anything runs.
+        let jobs =
+            format!("{head}together for 1s {{\n  job a w qd 1 device 1\n  job b w qd 1 device 3\n}}\n");
+        assert_eq!(devices(&plan(&jobs)), 3);
+    }
 }
