@@ -53,7 +53,18 @@ pub(crate) fn devices(plan: &Plan) -> usize {
         .iter()
         .filter_map(|s| match &s.action {
             Action::Together { jobs, .. } => jobs.iter().map(|j| j.device + 1).max(),
-            _ => None,
+            // Their workers spread over the target's devices.
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Measure { .. }
+            | Action::Rounds { .. }
+            | Action::Qos(_)
+            | Action::Idle { .. }
+            | Action::DropCaches
+            | Action::LimitRam { .. }
+            | Action::Copy { .. }
+            | Action::Probe(_) => None,
         })
         .max()
         .unwrap_or(1);
