@@ -238,7 +238,7 @@ pub(super) fn runs(test: TestType, c: Cyclings, workers: &[Worker]) -> Option<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::iometer::setup::{cycle, worker_counts};
+    use crate::iometer::setup::cycle;
 
     fn c(start: u64, step: u64, exponential: bool) -> Cycling {
         Cycling { start, end: None, step, exponential }
@@ -252,9 +252,13 @@ mod tests {
         targets.iter().map(|t| Worker { targets: *t, qd: 4 }).collect()
     }
 
+    fn runs_of(test: TestType, c: Cyclings, targets: &[u64]) -> Vec<RunState> {
+        runs(test, c, &workers(targets)).unwrap()
+    }
+
     /// The active counts of each run.
     fn active(test: TestType, c: Cyclings, targets: &[u64]) -> Vec<Vec<u64>> {
-        runs(test, c, &workers(targets)).unwrap().into_iter().map(|r| r.active).collect()
+        runs_of(test, c, targets).into_iter().map(|r| r.active).collect()
     }
 
     #[test]
@@ -316,33 +320,40 @@ mod tests {
         assert!(r.iter().all(|r| r.qd[0] == r.qd[1]), "every worker at the cycled depth");
     }
 
-    /// The short forms the importer writes for the plain types agree with
-    /// Iometer's own stepping.
+    /// CYCLE_WORKERS runs again only while the count of workers grows.
     #[test]
-    fn the_plain_types_agree_with_the_short_forms() {
+    fn worker_cycling_runs_while_the_count_grows() {
+        let counts = |rule: Cycling| -> Vec<u64> {
+            let cy = Cyclings::new(rule, c(1, 1, false), q(1, 32, 2, true));
+            active(TestType::CycleWorkers, cy, &[1, 1, 1, 1])
+                .iter()
+                .map(|a| a.iter().filter(|n| **n > 0).count() as u64)
+                .collect()
+        };
+        assert_eq!(counts(c(1, 2, false)), [1, 3, 4]);
+        assert_eq!(counts(c(1, 2, true)), [1, 2, 4]);
+        assert_eq!(counts(c(8, 1, false)), [4]);
+    }
+
+    /// CYCLE_TARGETS gives every worker its first t targets while some
+    /// worker's count grows; CYCLE_OUTSTANDING_IOS runs the depths `cycle`
+    /// lists (which the export shares); NORMAL is every target at once.
+    #[test]
+    fn the_plain_types_step_as_iometer_counts() {
         for start in 1..4 {
             for step in 1..4 {
                 for exponential in [false, true] {
                     let rule = c(start, step, exponential);
                     for targets in [vec![1], vec![3], vec![2, 5], vec![4, 1, 3]] {
                         let cy = Cyclings::new(rule, rule, q(start, 64, step, exponential));
-                        let most = *targets.iter().max().unwrap();
-                        let by_targets: Vec<u64> = active(TestType::CycleTargets, cy, &targets)
-                            .iter()
-                            .map(|a| *a.iter().max().unwrap())
-                            .collect();
-                        assert_eq!(by_targets, worker_counts(rule, most), "{rule:?} {targets:?}");
-                        let by_workers: Vec<u64> = active(TestType::CycleWorkers, cy, &targets)
-                            .iter()
-                            .map(|a| a.iter().filter(|n| **n > 0).count() as u64)
-                            .collect();
-                        assert_eq!(
-                            by_workers,
-                            worker_counts(rule, targets.len() as u64),
-                            "{rule:?} {targets:?}"
-                        );
-                        let depths: Vec<u64> = runs(TestType::CycleOutstandingIos, cy, &workers(&targets))
-                            .unwrap()
+                        let runs = active(TestType::CycleTargets, cy, &targets);
+                        for (k, a) in runs.iter().enumerate() {
+                            let t = *a.iter().max().unwrap();
+                            assert!(a.iter().zip(&targets).all(|(n, most)| *n == t.min(*most)), "{a:?}");
+                            assert!(k == 0 || t > *runs[k - 1].iter().max().unwrap(), "{rule:?} {runs:?}");
+                        }
+                        assert_eq!(runs.last().unwrap(), &targets, "the last run has every target");
+                        let depths: Vec<u64> = runs_of(TestType::CycleOutstandingIos, cy, &targets)
                             .iter()
                             .map(|r| r.qd[0])
                             .collect();

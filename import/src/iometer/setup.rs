@@ -195,25 +195,6 @@ pub(crate) fn advance(c: Cycling, value: u64, exponent: &mut u32) -> Option<u64>
     next
 }
 
-/// The worker counts a CYCLE_WORKERS test runs with `workers` workers: the
-/// distinct values of `min(n, workers)` as `n` cycles by [`advance`],
-/// since Iometer runs again only when the count grows.
-pub(crate) fn worker_counts(c: Cycling, workers: u64) -> Vec<u64> {
-    let c = Cycling { start: c.start.max(1), step: c.step.max(1), ..c };
-    let mut out: Vec<u64> = Vec::new();
-    let (mut n, mut k) = (c.start, 1);
-    loop {
-        let m = n.min(workers);
-        if out.last().is_none_or(|l| m > *l) {
-            out.push(m);
-        }
-        if m >= workers {
-            return out;
-        }
-        n = advance(c, n, &mut k).unwrap_or(workers);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,14 +207,6 @@ mod tests {
         assert_eq!(cycle(0, 3, 1, true), Some(vec![1, 2, 3]), "0 read as 1, step 1 is linear");
         assert_eq!(cycle(1, 100_000, 1, false), None, "too many");
         assert_eq!(cycle(4, 2, 2, true), Some(vec![]));
-    }
-
-    #[test]
-    fn worker_cycling_runs_while_the_count_grows() {
-        let c = |start, step, exponential| Cycling { start, end: None, step, exponential };
-        assert_eq!(worker_counts(c(1, 2, false), 4), [1, 3, 4]);
-        assert_eq!(worker_counts(c(1, 2, true), 4), [1, 2, 4]);
-        assert_eq!(worker_counts(c(8, 1, false), 4), [4]);
     }
 
     #[test]

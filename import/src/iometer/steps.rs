@@ -18,7 +18,7 @@ use methodic_compiler::plan::{Bytes, Duration};
 
 use super::cycling;
 use super::model::{At, Cycling, Manager, Setup, TestType, Worker};
-use super::setup::{cycle, worker_counts};
+use super::setup::cycle;
 use super::workloads::{SECTOR, Workload};
 use crate::ImportErrorKind;
 use crate::problem::Problem;
@@ -390,7 +390,6 @@ fn steps(
         let comment = format!("Specification {} of each worker: {what}.", index + 1);
         match test_type.value {
             TestType::Normal => out.push(StepText { comment, text: step(shape, &parts, None) }),
-            TestType::CycleTargets => out.push(cycle_targets(shape, &parts, setup, comment)),
             TestType::CycleOutstandingIos => {
                 let list = queue_list(setup).map_err(type_problem)?;
                 let comment = format!(
@@ -399,7 +398,6 @@ fn steps(
                 );
                 out.push(StepText { comment, text: sweep(shape, &parts, &list) });
             }
-            TestType::CycleWorkers => out.push(cycle_workers(shape, &parts, setup, comment)),
             other => {
                 if other == TestType::CycleOutstandingIosAndTargets {
                     queue_list(setup).map_err(type_problem)?;
@@ -428,7 +426,7 @@ fn queue_list(setup: &Setup) -> Result<Vec<u64>, String> {
         })
 }
 
-/// The test types that hand targets to workers run by run, stepped as
+/// The test types that cycle targets or workers run by run, stepped as
 /// Iometer steps them ([`cycling::runs`]): a step a run; for
 /// CYCLE_OUTSTANDING_IOS_AND_TARGETS a queue depth sweep at each count of
 /// targets.
@@ -491,6 +489,23 @@ fn stepped(
                 joined(groups.iter().map(|(r, list)| sweep(shape, &on(r), list)).collect(), "\n"),
             )
         }
+        TestType::CycleTargets => (
+            format!(
+                "each worker on its first {} of its targets",
+                joined(runs.iter().map(|r| most(r).to_string()).collect(), ", then ")
+            ),
+            joined(runs.iter().map(|r| step(shape, &on(r), None)).collect(), "\n"),
+        ),
+        TestType::CycleWorkers => (
+            format!(
+                "the first {} of them",
+                joined(
+                    runs.iter().map(|r| r.active.iter().filter(|a| **a > 0).count().to_string()).collect(),
+                    ", then "
+                )
+            ),
+            joined(runs.iter().map(|r| step(shape, &on(r), None)).collect(), "\n"),
+        ),
         TestType::CycleWorkersAndTargets => (
             format!(
                 "the first n workers, each on its first t of its targets, (n, t) = {}",
@@ -513,62 +528,6 @@ fn stepped(
         ),
     };
     Ok(StepText { comment: format!("{comment} {}: {said}.", test.word()), text })
-}
-
-/// CYCLE_TARGETS: every worker on its first t targets, t by the disk
-/// cycling rule, while the count grows (GalileoView.cpp, lines 1617-1659).
-fn cycle_targets(
-    shape: &Shape<'_>,
-    parts: &[(&Active<'_>, Part)],
-    setup: &Setup,
-    comment: String,
-) -> StepText {
-    let c = setup.disk_cycling.as_ref().map_or(ONE_AT_A_TIME, |c| c.value);
-    let most = parts.iter().map(|(a, _)| a.target as u64 + 1).max().unwrap_or(1);
-    let counts = worker_counts(c, most);
-    let comment = format!(
-        "{comment} CYCLE_TARGETS: each worker on its first {} of its targets.",
-        counts.iter().map(u64::to_string).collect::<Vec<_>>().join(", then ")
-    );
-    let text = counts
-        .iter()
-        .map(|t| {
-            let on: Vec<(&Active<'_>, Part)> =
-                parts.iter().filter(|(a, _)| (a.target as u64) < *t).copied().collect();
-            step(shape, &on, None)
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    StepText { comment, text }
-}
-
-/// CYCLE_WORKERS: the first n workers, n by the worker cycling rule, while
-/// the count grows (GalileoView.cpp, lines 1667-1715). Iometer counts
-/// workers: a worker of several targets is several parts.
-fn cycle_workers(
-    shape: &Shape<'_>,
-    parts: &[(&Active<'_>, Part)],
-    setup: &Setup,
-    comment: String,
-) -> StepText {
-    let c = setup.worker_cycling.as_ref().map_or(ONE_AT_A_TIME, |c| c.value);
-    let mut order: Vec<&Worker> = Vec::new();
-    for (a, _) in parts {
-        if !order.iter().any(|w| std::ptr::eq(*w, a.worker)) {
-            order.push(a.worker);
-        }
-    }
-    let counts = worker_counts(c, order.len() as u64);
-    let comment = format!(
-        "{comment} CYCLE_WORKERS: the first {} of them.",
-        counts.iter().map(u64::to_string).collect::<Vec<_>>().join(", then ")
-    );
-    let first = |n: u64| -> Vec<(&Active<'_>, Part)> {
-        let workers = &order[..n as usize];
-        parts.iter().filter(|(a, _)| workers.iter().any(|w| std::ptr::eq(*w, a.worker))).copied().collect()
-    };
-    let text = counts.iter().map(|n| step(shape, &first(*n), None)).collect::<Vec<_>>().join("\n");
-    StepText { comment, text }
 }
 
 /// The parts grouped into jobs: the same workload, depth and device, in
