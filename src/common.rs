@@ -112,7 +112,7 @@ pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
 }
 
 pub(crate) fn count(n: usize, what: &str) -> String {
-    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+    methodic_compiler::plan::plural(n as u64, what, &format!("{what}s"))
 }
 
 /// A methodology compiled (with its source), or a plan loaded and

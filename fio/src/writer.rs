@@ -15,7 +15,7 @@ use crate::translate::{Data, FioSpan, LatencyTarget, Note, Step, Stop};
 
 /// `1 job`, `2 jobs`.
 fn count(n: usize, what: &str) -> String {
-    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+    methodic_compiler::plan::plural(n as u64, what, &format!("{what}s"))
 }
 
 /// A name methodic can use for a workload: letters, digits and `_`, not a

@@ -24,7 +24,7 @@ pub struct Imported {
 
 /// `1 access specification`, `3 access specifications`.
 pub(crate) fn count(n: usize, what: &str) -> String {
-    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+    methodic_compiler::plan::plural(n as u64, what, &format!("{what}s"))
 }
 
 /// The methodology `source` formatted, and compiled to check it: `file`
