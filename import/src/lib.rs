@@ -21,6 +21,7 @@ mod finish;
 pub mod iometer;
 mod problem;
 mod results_error;
+pub mod runs;
 mod text;
 pub mod vdbench;
 

@@ -15,6 +15,7 @@ pub mod export;
 pub mod health;
 pub mod hlog;
 pub mod host;
+pub mod imported;
 pub mod manifest;
 pub mod numbers;
 pub mod probe;

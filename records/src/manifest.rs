@@ -86,6 +86,50 @@ pub struct Manifest {
     /// host is `host`, and whose targets are `targets`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostNote>,
+    /// A result another tool wrote, imported (`methodic import fio
+    /// run.json -o DIR`): which file and tool, and what the file does not
+    /// state. `None` for a run methodic made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportedNote>,
+}
+
+/// Where an imported result came from and what it leaves unsaid. The
+/// manifest's other fields hold only what the file states; each field it
+/// does not state is named in `not_stated` (the run's) or in a step's
+/// `not_stated`, never guessed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ImportedNote {
+    /// The tool that wrote the file: `fio`, `Iometer`, `DiskSpd`,
+    /// `CrystalDiskMark`, `KDiskMark`.
+    pub tool: String,
+    /// Its version as the file gives it (`fio-3.33`); `None` when the file
+    /// does not say.
+    pub version: Option<String>,
+    /// The file's format: `JSON+ (--output-format=json+)`.
+    pub format: String,
+    /// The file, as it was given to the import.
+    pub file: String,
+    /// `sha256:` of the file's bytes.
+    pub hash: String,
+    /// When the tool ran, as the file says (its own words); `None` when
+    /// it does not.
+    pub ran: Option<String>,
+    /// The targets the file names (a file or device path, a drive letter).
+    pub targets: Vec<String>,
+    /// Fields of every step the file does not state, by the names
+    /// `compare` gives them (`host`, `drive state`, `data pattern`).
+    pub not_stated: Vec<String>,
+    /// What the import worked out rather than read, and from what; and
+    /// what it left out.
+    pub notes: Vec<String>,
+}
+
+impl ImportedNote {
+    /// `fio-3.33 JSON+ (--output-format=json+), run.json`.
+    pub fn describe(&self) -> String {
+        let tool = self.version.clone().unwrap_or_else(|| format!("{} (version not stated)", self.tool));
+        format!("{tool} {}, {}", self.format, self.file)
+    }
 }
 
 /// One host of a run on many hosts: how the hosts file names it, what its
@@ -229,6 +273,11 @@ pub struct ManifestStep {
     /// used the first device of its queue depth's `devices`, or its job's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workers: Vec<WorkerPlacement>,
+    /// An imported result's step: the checklist's fields its file does not
+    /// state beyond the run's (`span`, `queue depth counting`); their
+    /// values in the checklist are placeholders, not facts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_stated: Vec<String>,
 }
 
 /// Where one worker of a step ran.

@@ -46,21 +46,59 @@ pub fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
-/// Latency in microseconds.
+/// Latency in microseconds. A figure that is not known (an imported
+/// result whose file does not state it) is NaN, written as JSON `null`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Latency {
+    #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub mean: f64,
+    #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub min: f64,
+    #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub p50: f64,
+    #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub p90: f64,
+    #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub p99: f64,
+    #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub p99_9: f64,
+    #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub p99_99: f64,
     /// Results written before these were kept read back as 0.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub p99_999: f64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub p99_9999: f64,
     /// The longest I/O recorded: SNIA PTS's maximum response time.
+    #[serde(deserialize_with = "nullable")]
+    #[schemars(with = "Option<f64>")]
     pub max: f64,
+}
+
+impl Latency {
+    /// Every figure not known (NaN): an imported result that states no latency.
+    pub fn not_stated() -> Latency {
+        let n = f64::NAN;
+        Latency {
+            mean: n,
+            min: n,
+            p50: n,
+            p90: n,
+            p99: n,
+            p99_9: n,
+            p99_99: n,
+            p99_999: n,
+            p99_9999: n,
+            max: n,
+        }
+    }
 }

@@ -74,6 +74,7 @@ pub fn start(s: Start<'_>) -> Manifest {
             steady: None,
             actions: Vec::new(),
             workers: Vec::new(),
+            not_stated: Vec::new(),
         })
         .collect();
     let m = &s.plan.methodology;
@@ -109,6 +110,7 @@ pub fn start(s: Start<'_>) -> Manifest {
         resumed: Vec::new(),
         write_cache: Vec::new(),
         hosts: Vec::new(),
+        imported: None,
     }
 }
 

@@ -144,6 +144,7 @@ fn manifest_step(i: usize, step: &Step, plan: &methodic_compiler::plan::Plan) ->
         steady: None,
         actions: Vec::new(),
         workers: Vec::new(),
+        not_stated: Vec::new(),
     }
 }
 
@@ -325,5 +326,6 @@ fn manifest(plan: methodic_compiler::plan::Plan, steps: Vec<ManifestStep>, hosts
         resumed: Vec::new(),
         write_cache: Vec::new(),
         hosts: if hosts { host_notes() } else { Vec::new() },
+        imported: None,
     }
 }

@@ -1,0 +1,422 @@
+//! fio's JSON results (`--output-format=json` or `json+`, fio 2 and 3,
+//! and `fio --client`'s `client_stats`) as a run.
+//!
+//! The plan is the job file the JSON states, imported by methodic-fio's
+//! job import (the same rules, and the same refusals, as `methodic import
+//! fio JOBFILE`). fio's JSON lists only options given a value
+//! (`add_to_dump_list` in fio's parse.c skips the others), so three are
+//! worked out, and the note says so:
+//! - `stonewall`: each fio group (`groupid`) ran after the one before;
+//!   the jobs of one group ran at the same time (fio's `stonewall` and
+//!   `new_group` start a group).
+//! - `time_based`: a job that moved more bytes than its `size` went round
+//!   its region again, which only `time_based` does. A job that moved less
+//!   is read without it: whichever came first, size or runtime, is what
+//!   the JSON shows either way.
+//! - `numjobs` clones: fio lists each clone as a job of the same name and
+//!   group, unless `group_reporting` added them up into one.
+//!
+//! A step's numbers are fio's: its IOPS and bandwidth, and the latency fio
+//! gives percentiles of (the completion latency, fio's default, or the
+//! total with `lat_percentiles`), which the note names. json+'s bins
+//! become the step's HdrHistogram log. A run on several hosts
+//! (`fio --client` with more than one) is the `All clients` total fio
+//! writes, the hosts named in the note.
+
+use std::collections::BTreeMap;
+
+use methodic_fio::{Direction as FioDirection, FioJob, FioResults, read_fio_results};
+use methodic_results::imported::{Direction, ImportedRun, ImportedStep, StatedLatency, merged};
+
+use super::{ResultsFile, RunError, compiled, note, unstated_host};
+
+/// Reads fio's JSON results into a run.
+pub fn fio_run(input: &ResultsFile<'_>) -> Result<ImportedRun, RunError> {
+    let results = read_fio_results(input.text).map_err(|e| {
+        RunError::new(format!("{}: {e}", input.file))
+            .hint("give the file fio wrote with --output-format=json or json+ (--output FILE)")
+    })?;
+    let format =
+        if has_bins(&results) { "JSON+ (--output-format=json+)" } else { "JSON (--output-format=json)" };
+    let mut note = note("fio", results.version.clone(), format, input);
+    let (jobs, hosts) = chosen_jobs(&results);
+    if jobs.is_empty() {
+        return Err(RunError::new(format!("{}: the file lists no job with numbers", input.file)));
+    }
+    let groups = groups(&jobs);
+    let (job_file, inferred) = job_file(&results, &groups);
+    let imported = methodic_fio::fio_to_method(&job_file, input.file, input.name)
+        .map_err(|errors| refused(input, &errors))?;
+    let (methodology, plan) = compiled(&imported.text, input.file)?;
+    note.ran = results_time(input.text);
+    note.targets = targets(&results, &jobs);
+    note.not_stated = vec!["host".into(), "drive state".into()];
+    let mut said = Vec::new();
+    if let Some(v) = &results.version {
+        said.push(format!("written by {v}"));
+    }
+    if results.microseconds {
+        said.push("latencies in microseconds (fio 2's shape), converted to nanoseconds".into());
+    }
+    if !results.said_before.is_empty() {
+        said.push(format!("fio said before its results: {}", results.said_before.join(" / ")));
+    }
+    note.notes.extend(said);
+    note.notes.extend(inferred);
+    note.notes.push(
+        "the plan is the job file the JSON states, imported by `methodic import fio`'s rules; fio's JSON leaves \
+         out options that take no value (time_based, stonewall, group_reporting, norandommap): the notes above \
+         say which were worked out"
+            .into(),
+    );
+    if hosts.len() > 1 {
+        note.notes.push(format!(
+            "run on {} hosts by fio --client ({}): each step is fio's `All clients` total",
+            hosts.len(),
+            hosts.join(", ")
+        ));
+    }
+    let which = latency_words(&jobs);
+    note.notes.push(format!("latency: {which}, as fio reported it"));
+    let steps = groups.iter().map(|g| step(g)).collect();
+    Ok(ImportedRun {
+        note,
+        methodology,
+        plan,
+        host: unstated_host(match hosts.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }),
+        engine: engine(&results, &jobs),
+        steps,
+    })
+}
+
+fn has_bins(r: &FioResults) -> bool {
+    r.jobs.iter().any(|j| dirs(j).any(|d| d.reported().is_some_and(|(l, _)| !l.bins.is_empty())))
+}
+
+fn dirs(j: &FioJob) -> impl Iterator<Item = &FioDirection> {
+    [&j.read, &j.write, &j.trim].into_iter().flatten()
+}
+
+/// The jobs whose numbers make the steps, and the hosts of a client run:
+/// for one host its own jobs, for several fio's `All clients` totals.
+fn chosen_jobs(r: &FioResults) -> (Vec<&FioJob>, Vec<String>) {
+    let mut hosts: Vec<String> = Vec::new();
+    for j in &r.jobs {
+        if let Some(h) = &j.host
+            && h != "All clients"
+            && !hosts.contains(h)
+        {
+            hosts.push(h.clone());
+        }
+    }
+    let jobs = if hosts.len() > 1 {
+        r.jobs.iter().filter(|j| j.host.as_deref() == Some("All clients")).collect()
+    } else {
+        r.jobs.iter().filter(|j| j.host.as_deref() != Some("All clients")).collect()
+    };
+    (jobs, hosts)
+}
+
+/// One fio job as the steps know it: its clones (numjobs without
+/// group_reporting) together.
+struct Job<'a> {
+    name: &'a str,
+    clones: Vec<&'a FioJob>,
+}
+
+/// The jobs by fio group, in the file's order; a job's clones (same name,
+/// same group, one after the other) together.
+fn groups<'a>(jobs: &[&'a FioJob]) -> Vec<Vec<Job<'a>>> {
+    let mut out: Vec<Vec<Job<'a>>> = Vec::new();
+    let mut last_group = None;
+    for j in jobs {
+        if last_group != Some(j.group) || out.is_empty() {
+            out.push(Vec::new());
+            last_group = Some(j.group);
+        }
+        let group = out.last_mut().expect("pushed above");
+        match group.last_mut() {
+            Some(job) if job.name == j.name => job.clones.push(j),
+            _ => group.push(Job { name: &j.name, clones: vec![j] }),
+        }
+    }
+    out
+}
+
+/// The job file the JSON states: `[global]`'s options, each job's, and
+/// the value-less options worked out (with a note for each).
+fn job_file(r: &FioResults, groups: &[Vec<Job<'_>>]) -> (String, Vec<String>) {
+    let mut text = String::from("[global]\n");
+    for (k, v) in &r.global {
+        text.push_str(&format!("{k}={v}\n"));
+    }
+    let mut notes = Vec::new();
+    let mut looped = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for (k, job) in group.iter().enumerate() {
+            let first = job.clones[0];
+            text.push_str(&format!("\n[{}]\n", job.name));
+            for (o, v) in &first.options {
+                text.push_str(&format!("{o}={v}\n"));
+            }
+            if g > 0 && k == 0 {
+                text.push_str("stonewall\n");
+            }
+            if went_round(r, first) {
+                text.push_str("time_based\n");
+                looped.push(format!("[{}]", job.name));
+            }
+        }
+    }
+    if groups.len() > 1 {
+        notes.push(format!(
+            "stonewall: worked out from fio's groups ({} groups, each run after the one before)",
+            groups.len()
+        ));
+    }
+    if !looped.is_empty() {
+        notes.push(format!(
+            "time_based: worked out for {}, which moved more bytes than its size",
+            looped.join(", ")
+        ));
+    }
+    (text, notes)
+}
+
+/// Whether a job moved more than its size: it went round its region
+/// again, which only `time_based` does.
+fn went_round(r: &FioResults, j: &FioJob) -> bool {
+    let size = j.options.get("size").or_else(|| r.global.get("size"));
+    let Some(size) = size.and_then(|s| fio_bytes(s)) else { return false };
+    let moved: u64 = dirs(j).map(|d| d.bytes).sum();
+    moved > size
+}
+
+/// fio's size (`32M`, `1g`, `4096`), in bytes, with fio's default of
+/// binary multipliers (`kb_base=1024`); `None` for a percentage or a
+/// range.
+fn fio_bytes(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let n: u64 = s[..digits].parse().ok()?;
+    let unit = s[digits..].trim().to_ascii_lowercase();
+    let mult: u64 = match unit.trim_end_matches('b').trim_end_matches('i') {
+        "" => 1,
+        "k" => 1 << 10,
+        "m" => 1 << 20,
+        "g" => 1 << 30,
+        "t" => 1 << 40,
+        "p" => 1 << 50,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}
+
+fn refused(input: &ResultsFile<'_>, errors: &[methodic_fio::ImportError]) -> RunError {
+    let said: Vec<String> = errors
+        .iter()
+        .map(|e| {
+            let mut s = String::new();
+            if let Some(sec) = &e.section {
+                s.push_str(&format!("[{sec}] "));
+            }
+            if let Some(o) = &e.option {
+                s.push_str(&format!("`{o}`: "));
+            }
+            s.push_str(&e.detail);
+            s
+        })
+        .collect();
+    let hint = errors.iter().find_map(|e| e.hint.clone());
+    let e = RunError::new(format!(
+        "{}: the job its results are of cannot be imported by `methodic import fio`'s rules: {}",
+        input.file,
+        said.join("; ")
+    ));
+    match hint {
+        Some(h) => e.hint(h),
+        None => e,
+    }
+}
+
+/// fio's `time` line (`Sun Dec  6 10:00:00 2026`), as written.
+fn results_time(text: &str) -> Option<String> {
+    let start = text.find('{')?;
+    let v: serde_json::Value = serde_json::Deserializer::from_str(&text[start..]).into_iter().next()?.ok()?;
+    v["time"].as_str().map(str::to_string)
+}
+
+fn targets(r: &FioResults, jobs: &[&FioJob]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in jobs.iter().filter_map(|j| j.options.get("filename")).chain(r.global.get("filename")) {
+        if !out.contains(f) {
+            out.push(f.clone());
+        }
+    }
+    out
+}
+
+fn engine(r: &FioResults, jobs: &[&FioJob]) -> Option<String> {
+    let mut seen: Vec<&String> = Vec::new();
+    for e in jobs.iter().filter_map(|j| j.options.get("ioengine")).chain(r.global.get("ioengine")) {
+        if !seen.contains(&e) {
+            seen.push(e);
+        }
+    }
+    // fio's default engine is psync on Linux.
+    match seen.as_slice() {
+        [] => Some("fio ioengine=psync (fio's default)".into()),
+        many => {
+            Some(format!("fio ioengine={}", many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")))
+        }
+    }
+}
+
+/// Which latency fio gave percentiles of, over the file's jobs.
+fn latency_words(jobs: &[&FioJob]) -> String {
+    let mut words: BTreeMap<&str, ()> = BTreeMap::new();
+    for j in jobs {
+        for d in dirs(j) {
+            if let Some((_, w)) = d.reported() {
+                words.insert(w, ());
+            }
+        }
+    }
+    match words.keys().copied().collect::<Vec<_>>().as_slice() {
+        [] => "none stated".into(),
+        ["issue to completion"] => {
+            "fio's completion latency (issue to completion: fio's default, without the submission time that \
+             methodic's latency includes)"
+                .into()
+        }
+        ["submission to completion"] => {
+            "fio's total latency (submission to completion, lat_percentiles)".into()
+        }
+        _ => "fio's completion latency for some jobs and total latency for others".into(),
+    }
+}
+
+/// A step's numbers: every job and clone of the group, each direction added up.
+fn step(group: &[Job<'_>]) -> ImportedStep {
+    let all: Vec<&FioJob> = group.iter().flat_map(|j| j.clones.iter().copied()).collect();
+    let each = |pick: fn(&FioJob) -> Option<&FioDirection>| -> Option<Direction> {
+        let parts: Vec<Direction> = all.iter().filter_map(|j| pick(j)).map(direction).collect();
+        merged(&parts.iter().collect::<Vec<_>>())
+    };
+    let errors: Vec<String> = all
+        .iter()
+        .filter(|j| j.error != 0)
+        .map(|j| format!("fio reported error {} for job {}", j.error, j.name))
+        .collect();
+    ImportedStep {
+        read: each(|j| j.read.as_ref()),
+        write: each(|j| j.write.as_ref()),
+        trim: each(|j| j.trim.as_ref()),
+        error: (!errors.is_empty()).then(|| errors.join("; ")),
+        span: None,
+        not_stated: Vec::new(),
+        parts: Vec::new(),
+        computed: Some(
+            "the average over the job's runtime, ramp_time left out, as fio reports it (total I/Os over \
+             runtime)"
+                .into(),
+        ),
+    }
+}
+
+fn direction(d: &FioDirection) -> Direction {
+    let lat = d.reported().map(|(l, _)| l);
+    Direction {
+        ios: d.ios,
+        bytes: d.bytes,
+        seconds: d.runtime_ms as f64 / 1000.0,
+        iops: d.iops,
+        bytes_per_second: d.bandwidth,
+        latency: lat.map(|l| StatedLatency {
+            mean: Some(l.mean),
+            min: Some(l.min as f64),
+            max: Some(l.max as f64),
+            percentiles: l.percentiles.iter().map(|&(p, ns)| (p, ns as f64)).collect(),
+        }),
+        bins: lat.map(|l| l.bins.clone()).unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JSON: &str = include_str!("../../../tests/fio-results/fio-3.33.json");
+    const JSON_PLUS: &str = include_str!("../../../tests/fio-results/fio-3.33-plus.json");
+    const CLIENT: &str = include_str!("../../../tests/fio-results/fio-3.33-client.json");
+    const FIO2: &str = include_str!("../../../tests/fio-results/fio-2-shape.json");
+
+    fn run(text: &str) -> ImportedRun {
+        fio_run(&ResultsFile { text, file: "run.json", name: "run" }).unwrap()
+    }
+
+    #[test]
+    fn each_group_is_a_step_with_fio_s_numbers() {
+        let r = run(JSON);
+        assert_eq!(r.steps.len(), 2);
+        assert_eq!(r.note.version.as_deref(), Some("fio-3.33"));
+        let ids: Vec<&str> =
+            r.plan.steps.iter().filter(|s| s.action.kind() == "measure").map(|s| s.id.as_str()).collect();
+        assert_eq!(ids.len(), 2, "{ids:?}");
+        let parsed = read_fio_results(JSON).unwrap();
+        let read = r.steps[0].read.as_ref().unwrap();
+        assert_eq!(read.ios, parsed.jobs[0].read.as_ref().unwrap().ios);
+        assert!(r.steps[1].write.is_some(), "the 70/30 mix wrote");
+        assert!(r.note.notes.iter().any(|n| n.starts_with("stonewall")), "{:?}", r.note.notes);
+        assert!(r.note.not_stated.contains(&"host".to_string()));
+        assert!(r.methodology.contains("measure randread"), "{}", r.methodology);
+    }
+
+    #[test]
+    fn json_plus_bins_are_kept_and_the_format_named() {
+        let r = run(JSON_PLUS);
+        assert!(r.note.format.starts_with("JSON+"));
+        assert!(r.steps.iter().all(|s| !s.read.as_ref().unwrap().bins.is_empty()));
+        let r = run(JSON);
+        assert!(r.note.format.starts_with("JSON ("));
+    }
+
+    #[test]
+    fn a_client_run_names_its_host_and_fio_2_its_units() {
+        let r = run(CLIENT);
+        assert_eq!(r.host.hostname.as_deref(), Some("127.0.0.1"));
+        let r = run(FIO2);
+        assert!(r.note.notes.iter().any(|n| n.contains("microseconds")), "{:?}", r.note.notes);
+    }
+
+    #[test]
+    fn a_job_that_moved_more_than_its_size_was_time_based() {
+        let text = JSON.replacen("\"size\" : \"32M\"", "\"size\" : \"1M\"", 1);
+        assert_ne!(text, JSON, "the fixture's size is where the test expects it");
+        let r = run(&text);
+        assert!(r.note.notes.iter().any(|n| n.starts_with("time_based")), "{:?}", r.note.notes);
+        assert!(!r.methodology.contains("until transferred"), "{}", r.methodology);
+    }
+
+    #[test]
+    fn a_job_the_job_import_refuses_is_refused_with_its_option() {
+        let text = JSON.replacen("\"rw\" : \"randread\"", "\"rw\" : \"randread\", \"zonemode\" : \"zbd\"", 1);
+        let e = fio_run(&ResultsFile { text: &text, file: "run.json", name: "run" }).unwrap_err();
+        assert!(e.text.contains("zonemode"), "{}", e.text);
+        let e =
+            fio_run(&ResultsFile { text: "[global]\nrw=read\n", file: "job.fio", name: "x" }).unwrap_err();
+        assert!(e.text.starts_with("job.fio: "), "{}", e.text);
+    }
+
+    #[test]
+    fn sizes_read_with_fio_s_units() {
+        assert_eq!(fio_bytes("32M"), Some(32 << 20));
+        assert_eq!(fio_bytes("4k"), Some(4096));
+        assert_eq!(fio_bytes("1GiB"), Some(1 << 30));
+        assert_eq!(fio_bytes("512"), Some(512));
+        assert_eq!(fio_bytes("50%"), None);
+    }
+}
