@@ -113,7 +113,10 @@ enum Command {
     /// the closest fio options and a comment where fio differs.
     Export(crate::export::ExportArgs),
     /// Turn another tool's job file (fio, Iometer, vdbench, DiskSpd) into
-    /// a methodology, refusing clearly what it cannot translate.
+    /// a methodology, refusing clearly what it cannot translate; or its
+    /// results (fio JSON, an Iometer results CSV, DiskSpd XML results, a
+    /// CrystalDiskMark or KDiskMark text report) into a results directory
+    /// (-o DIR) that report and compare read like a methodic run's.
     ///
     /// Exits 0 when every job imported, 1 with every problem otherwise.
     Import {

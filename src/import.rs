@@ -4,6 +4,11 @@
 //! methodology (standard output or `-o FILE`) and any file it needs
 //! beside it; or prints every problem on stderr, writes nothing and exits
 //! 1. The tools' formats and their translations live in those crates.
+//!
+//! A file of the tool's results rather than its job (fio's JSON, an
+//! Iometer results CSV, DiskSpd's XML results, any CrystalDiskMark or
+//! KDiskMark file) is imported into the results directory `-o DIR`
+//! (`methodic_import::runs`, written by `methodic_results::imported`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,22 +22,28 @@ use crate::common::{count, display_name, read_input, write_output};
 /// The tools whose job files `methodic import` reads.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum ImportFormat {
-    /// An fio job file.
+    /// An fio job file, or fio's JSON results (--output-format=json or json+).
     Fio,
-    /// An Iometer configuration file (.icf), Iometer 1998.10.08 to 1.1.0.
+    /// An Iometer configuration file (.icf), Iometer 1998.10.08 to 1.1.0;
+    /// or an Iometer results CSV.
     Iometer,
     /// A vdbench parameter file (block workloads: sd, wd, rd, hd).
     Vdbench,
-    /// A DiskSpd XML profile, or a file of DiskSpd command lines.
+    /// A DiskSpd XML profile, or a file of DiskSpd command lines; or
+    /// DiskSpd's XML results (-Rxml).
     Diskspd,
+    /// A CrystalDiskMark or KDiskMark text result (results only).
+    #[value(name = "crystaldiskmark", alias = "kdiskmark")]
+    CrystalDiskMark,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
     /// The job file (`-` reads standard input).
     pub job: PathBuf,
-    /// Where to write the methodology (`-`, the default, is standard output).
-    /// Nothing is written when the job file cannot be imported.
+    /// Where to write the methodology (`-`, the default, is standard output);
+    /// for a results file, the results directory to create. Nothing is
+    /// written when the file cannot be imported.
     #[arg(short, long, default_value = "-")]
     pub output: PathBuf,
     /// The methodology's name [default: the job file's name without its extension].
@@ -88,6 +99,9 @@ pub fn run(format: ImportFormat, args: ImportArgs) -> Result<ExitCode> {
     };
     if name.trim().is_empty() {
         bail!("--name needs a name that is not blank");
+    }
+    if is_results(format, &text) {
+        return import_results(format, &args, &text, &file, &name);
     }
     match import(format, &args, &text, &file, &name) {
         Ok(made) => {
@@ -157,7 +171,78 @@ fn import(
         ImportFormat::Iometer => methodic_import::iometer::to_method(&input).map(made).map_err(said),
         ImportFormat::Vdbench => methodic_import::vdbench::to_method(&input).map(made).map_err(said),
         ImportFormat::Diskspd => methodic_import::diskspd::to_method(&input).map(made).map_err(said),
+        ImportFormat::CrystalDiskMark => unreachable!("a CrystalDiskMark file is always results"),
     }
+}
+
+/// Whether `text` is the tool's results rather than its job: fio's JSON
+/// (a line that opens a JSON object), Iometer's results CSV (it opens with
+/// a test's `'Test Type` line, an .icf with `Version`), DiskSpd's XML
+/// results (a `<Results>` element, a profile is `<Profile>`), and any
+/// CrystalDiskMark or KDiskMark file.
+fn is_results(format: ImportFormat, text: &str) -> bool {
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    match format {
+        ImportFormat::Fio => text.lines().any(|l| l.starts_with('{')),
+        ImportFormat::Iometer => first.starts_with("'Test Type"),
+        ImportFormat::Diskspd => text.contains("<Results>"),
+        ImportFormat::CrystalDiskMark => true,
+        ImportFormat::Vdbench => false,
+    }
+}
+
+/// Imports a results file into the results directory `-o DIR`; nothing
+/// written when it cannot be imported.
+fn import_results(
+    format: ImportFormat,
+    args: &ImportArgs,
+    text: &str,
+    file: &str,
+    name: &str,
+) -> Result<ExitCode> {
+    if !args.vars.is_empty() {
+        bail!("--var gives a job file's variables; {file} is a results file, which has none");
+    }
+    if args.output == Path::new("-") {
+        bail!(
+            "{file} is a results file: it imports into a results directory; give -o DIR (a new directory),              then `methodic report DIR`"
+        );
+    }
+    let input = methodic_import::runs::ResultsFile { text, file, name };
+    let run = match format {
+        ImportFormat::Fio => methodic_import::runs::fio::fio_run(&input),
+        ImportFormat::Iometer => methodic_import::runs::iometer::iometer_run(&input),
+        ImportFormat::Diskspd => methodic_import::runs::diskspd::diskspd_run(&input),
+        ImportFormat::CrystalDiskMark => methodic_import::runs::disk_mark::disk_mark_run(&input),
+        ImportFormat::Vdbench => unreachable!("vdbench has no results import"),
+    };
+    let run = match run {
+        Ok(run) => run,
+        Err(e) => {
+            eprintln!("error: {}", e.text);
+            if let Some(hint) = &e.hint {
+                eprintln!("  hint: {hint}");
+            }
+            eprintln!("{file}: not imported; nothing written");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    methodic_results::imported::write(&run, &args.output)?;
+    let n = &run.note;
+    eprintln!(
+        "wrote {}: {} of {} from {file} ({}); not stated: {}",
+        args.output.display(),
+        count(run.steps.len(), "step"),
+        n.tool_words(),
+        n.format,
+        if n.not_stated.is_empty() { "nothing".to_string() } else { n.not_stated.join(", ") },
+    );
+    eprintln!(
+        "  next: methodic report {0}; methodic compare YOUR-RUN {0} (the manifest's `imported` says what was \
+         worked out)",
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The methodology, the files beside it, and a line saying what was done.
@@ -217,6 +302,7 @@ fn default_name(path: &Path, format: ImportFormat) -> String {
         ImportFormat::Iometer => "iometer-import",
         ImportFormat::Vdbench => "vdbench-import",
         ImportFormat::Diskspd => "diskspd-import",
+        ImportFormat::CrystalDiskMark => "disk-mark-import",
     };
     if path == Path::new("-") {
         return fallback.to_string();

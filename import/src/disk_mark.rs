@@ -20,8 +20,11 @@
 //!   MiB (Q=  8, T= 1): ...`, the same numbers from fio; `Test: 1 GiB (x5)
 //!   [Measure: 5 sec / Interval: 5 sec]`, `Date:`, `OS:`, `Target:`.
 //!
-//! MB/s is 1,000,000 bytes a second in both (their header says so), and
-//! KiB and MiB are powers of 1024.
+//! CrystalDiskMark's MB/s is 1,000,000 bytes a second, as its header says.
+//! KDiskMark's header says the same, but its figure is fio's `bw` (KiB/s)
+//! divided by 1000 (`benchmark.cpp`), 1,024,000 bytes a second; the
+//! importer (`runs::disk_mark`) takes it so. KiB and MiB are powers of
+//! 1024 in both.
 
 pub use crate::results_error::ResultsError;
 
@@ -212,10 +215,11 @@ fn row(line: &str, direction: MarkDirection, tool: MarkTool, n: usize) -> Result
     let (number, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit()).unwrap_or(size.len()));
     let number: u64 = number.parse().map_err(|_| bad("no block size"))?;
     let block = match unit {
-        "KiB" => number * 1024,
-        "MiB" => number * 1024 * 1024,
+        "KiB" => number.checked_mul(1 << 10),
+        "MiB" => number.checked_mul(1 << 20),
         _ => return Err(bad("a block size neither in KiB nor MiB")),
-    };
+    }
+    .ok_or_else(|| bad("a block size too large to be one"))?;
     let cleaned: String = right.chars().map(|c| if "(),[]<>:=".contains(c) { ' ' } else { c }).collect();
     let t: Vec<&str> = cleaned.split_whitespace().collect();
     let [q, "T", th, mb, "MB/s", iops, "IOPS", lat, "us"] = t.as_slice() else {
@@ -251,7 +255,7 @@ fn test_settings(m: &mut DiskMark) {
             Some("MiB") => Some(1 << 20),
             _ => None,
         };
-        m.test_size = size.zip(unit).map(|(s, u)| s * u);
+        m.test_size = size.zip(unit).and_then(|(s, u)| s.checked_mul(u));
         m.test_count = w
             .next()
             .and_then(|c| c.strip_prefix("(x"))
@@ -265,7 +269,7 @@ fn test_settings(m: &mut DiskMark) {
         let n: u64 = w.next()?.parse().ok()?;
         match w.next()?.trim_end_matches(']') {
             "sec" => Some(n),
-            "min" => Some(n * 60),
+            "min" => n.checked_mul(60),
             _ => None,
         }
     };
@@ -296,6 +300,16 @@ mod tests {
     const CDM: &str = include_str!("../../tests/disk-mark/crystaldiskmark-8-default.txt");
     const CDM_MIX: &str = include_str!("../../tests/disk-mark/crystaldiskmark-9-peak-mix.txt");
     const KDM: &str = include_str!("../../tests/disk-mark/kdiskmark-3-default.txt");
+
+    #[test]
+    fn numbers_too_large_to_hold_are_refused_or_left_unread() {
+        let text = CDM.replacen("Test: 1 GiB", "Test: 99999999999 GiB", 1);
+        assert_ne!(text, CDM, "the fixture's test line is where the test expects it");
+        assert_eq!(read_disk_mark(&text).map(|m| m.test_size).ok().flatten(), None);
+        let text = CDM.replacen("SEQ    1MiB", "SEQ    99999999999999MiB", 1);
+        assert_ne!(text, CDM);
+        assert!(read_disk_mark(&text).is_err());
+    }
 
     #[test]
     fn crystaldiskmark_default_reads_its_eight_lines_and_settings() {

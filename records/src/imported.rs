@@ -57,8 +57,9 @@ pub struct ImportedStep {
     pub trim: Option<Direction>,
     /// The tool's error for the step (fio's job `error`), in words.
     pub error: Option<String>,
-    /// The bytes the I/O covered, with the target's capacity, when the
-    /// file states both.
+    /// The span as the file states it (`size=64M`), the bytes the I/O
+    /// covered and the target's capacity (0 when the file does not state
+    /// it); `None` when the file does not state the span.
     pub span: Option<(String, u64, u64)>,
     /// The checklist fields the file does not state for this step beyond
     /// the note's (`span`, `queue depth counting`).
@@ -154,7 +155,7 @@ pub fn merged(parts: &[&Direction]) -> Option<Direction> {
         [] => None,
         [one] => Some((*one).clone()),
         _ => {
-            let ios: u64 = parts.iter().map(|d| d.ios).sum();
+            let ios: u64 = parts.iter().fold(0u64, |n, d| n.saturating_add(d.ios));
             let lats: Vec<&StatedLatency> = parts.iter().filter_map(|d| d.latency.as_ref()).collect();
             let latency = (lats.len() == parts.len()).then(|| StatedLatency {
                 mean: parts
@@ -180,14 +181,15 @@ pub fn merged(parts: &[&Direction]) -> Option<Direction> {
                 let mut all: std::collections::BTreeMap<u64, u64> = Default::default();
                 for d in parts {
                     for &(v, n) in &d.bins {
-                        *all.entry(v).or_default() += n;
+                        let c = all.entry(v).or_default();
+                        *c = c.saturating_add(n);
                     }
                 }
                 bins = all.into_iter().collect();
             }
             Some(Direction {
                 ios,
-                bytes: parts.iter().map(|d| d.bytes).sum(),
+                bytes: parts.iter().fold(0u64, |n, d| n.saturating_add(d.bytes)),
                 seconds: parts.iter().map(|d| d.seconds).fold(0.0, f64::max),
                 iops: parts.iter().map(|d| d.iops).sum(),
                 bytes_per_second: parts.iter().map(|d| d.bytes_per_second).sum(),
@@ -256,12 +258,17 @@ impl ImportedStep {
     /// and otherwise only its mean (weighted by I/Os), minimum and maximum:
     /// percentiles of several directions cannot be added up.
     pub fn summary(&self) -> Summary {
-        let dirs: Vec<&Direction> = self.directions().filter(|d| d.ios > 0 || d.bytes > 0).collect();
+        // A direction did I/O when it counted some or states a rate (a
+        // CrystalDiskMark file states rates, not counts).
+        let dirs: Vec<&Direction> = self
+            .directions()
+            .filter(|d| d.ios > 0 || d.bytes > 0 || d.iops > 0.0 || d.bytes_per_second > 0.0)
+            .collect();
         let seconds = self.directions().map(|d| d.seconds).fold(0.0, f64::max);
-        let ios: u64 = dirs.iter().map(|d| d.ios).sum();
+        let ios: u64 = dirs.iter().fold(0u64, |n, d| n.saturating_add(d.ios));
         // A trim moves no data: its bytes are not the total's.
         let moved: Vec<&Direction> = [&self.read, &self.write].into_iter().flatten().collect();
-        let bytes: u64 = moved.iter().map(|d| d.bytes).sum();
+        let bytes: u64 = moved.iter().fold(0u64, |n, d| n.saturating_add(d.bytes));
         let latency = match dirs.as_slice() {
             [one] => one.rates().latency_us,
             _ if !dirs.is_empty() && dirs.iter().all(|d| !d.bins.is_empty()) => {
@@ -332,41 +339,10 @@ fn fill(run: &ImportedRun, plan_ron: &str, out: &mut ResultsDir) -> Result<()> {
     let mut records = Vec::new();
     let mut steps = Vec::new();
     for (i, step) in run.plan.steps.iter().enumerate() {
-        let mut r = StepResult::new(i, step, false, started.clone());
-        let mut not_stated: Vec<String> = Vec::new();
-        let mut span = None;
-        let mut computed = None;
-        if has_io(step) {
-            let n = numbers.next().expect("counted above");
-            let summary = n.summary();
-            r.seconds = summary.seconds;
-            r.error = n.error.clone();
-            if let Some(h) = histograms(n) {
-                let path = out.histogram_path(&step.id)?;
-                let mut log = crate::hlog::Writer::create(&path, &step.id, UNIX_EPOCH, "not stated")?;
-                let length = Duration::from_secs_f64(summary.seconds.max(0.0));
-                for (tag, h) in h {
-                    log.interval(tag, &h, Duration::ZERO, length)?;
-                }
-                log.flush()?;
-                r.latency_log = Some(relative(&out.path, &path));
-            }
-            r.summary = Some(summary);
-            r.actions = n.parts.iter().map(|p| format!("as {} reported it: {}", run.note.tool, p.words())).collect();
-            not_stated = n.not_stated.clone();
-            span = n.span.clone();
-            computed = n.computed.clone();
-        }
-        for f in NEVER_STATED.iter().chain(if span.is_none() { ["span"].iter() } else { [].iter() }) {
-            if !not_stated.iter().any(|n| n == f) && !run.note.not_stated.iter().any(|n| n == f) {
-                not_stated.push(f.to_string());
-            }
-        }
-        if computed.is_none() && !run.note.not_stated.iter().any(|n| n == "value kind") {
-            not_stated.push("value kind".into());
-        }
-        steps.push(manifest_step(run, i, step, &r, span, computed, not_stated));
+        let n = if has_io(step) { numbers.next() } else { None };
+        let (r, m) = step_record(run, i, step, n, out)?;
         out.append_step(&r)?;
+        steps.push(m);
         records.push(r);
     }
     let failed = records.iter().any(|r| r.error.is_some());
@@ -432,6 +408,53 @@ fn fill(run: &ImportedRun, plan_ron: &str, out: &mut ResultsDir) -> Result<()> {
     })
 }
 
+/// Step `i`'s record and its manifest step, from the tool's numbers
+/// (`None` for a step the tool does not report on); its latency log
+/// written beside the results.
+fn step_record(
+    run: &ImportedRun,
+    i: usize,
+    step: &Step,
+    numbers: Option<&ImportedStep>,
+    out: &ResultsDir,
+) -> Result<(StepResult, ManifestStep)> {
+    let mut r = StepResult::new(i, step, false, run.note.ran.clone().unwrap_or_default());
+    let mut not_stated: Vec<String> = Vec::new();
+    let (mut span, mut computed) = (None, None);
+    if let Some(n) = numbers {
+        let summary = n.summary();
+        r.seconds = summary.seconds;
+        r.error = n.error.clone();
+        if let Some(h) = histograms(n) {
+            let path = out.histogram_path(&step.id)?;
+            let mut log = crate::hlog::Writer::create(&path, &step.id, UNIX_EPOCH, "not stated")?;
+            let length = Duration::from_secs_f64(summary.seconds.max(0.0));
+            for (tag, h) in h {
+                log.interval(tag, &h, Duration::ZERO, length)?;
+            }
+            log.flush()?;
+            r.latency_log = Some(relative(&out.path, &path));
+        }
+        r.summary = Some(summary);
+        r.actions =
+            n.parts.iter().map(|p| format!("as {} reported it: {}", run.note.tool, p.words())).collect();
+        not_stated = n.not_stated.clone();
+        span = n.span.clone();
+        computed = n.computed.clone();
+    }
+    let run_wide = |f: &str| run.note.not_stated.iter().any(|n| n == f);
+    for f in NEVER_STATED.iter().chain(if span.is_none() { ["span"].iter() } else { [].iter() }) {
+        if !not_stated.iter().any(|n| n == f) && !run_wide(f) {
+            not_stated.push(f.to_string());
+        }
+    }
+    if computed.is_none() && !run_wide("value kind") {
+        not_stated.push("value kind".into());
+    }
+    let m = manifest_step(run, i, step, &r, span, computed, not_stated);
+    Ok((r, m))
+}
+
 /// The step's bins as histograms by tag (`read`, `write`, `trim`); `None`
 /// when no direction has bins.
 fn histograms(n: &ImportedStep) -> Option<Vec<(&'static str, Histogram<u64>)>> {
@@ -486,7 +509,11 @@ fn manifest_step(
                 declared,
                 bytes,
                 capacity,
-                percent_of_capacity: (bytes as f64 * 10_000.0 / capacity.max(1) as f64).round() / 100.0,
+                percent_of_capacity: if capacity > 0 {
+                    (bytes as f64 * 10_000.0 / capacity as f64).round() / 100.0
+                } else {
+                    f64::NAN
+                },
             }),
             value_kind: ValueFacts {
                 kind: ValueKind::StepAverage,

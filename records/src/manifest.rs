@@ -127,8 +127,17 @@ pub struct ImportedNote {
 impl ImportedNote {
     /// `fio-3.33 JSON+ (--output-format=json+), run.json`.
     pub fn describe(&self) -> String {
-        let tool = self.version.clone().unwrap_or_else(|| format!("{} (version not stated)", self.tool));
-        format!("{tool} {}, {}", self.format, self.file)
+        format!("{} {}, {}", self.tool_words(), self.format, self.file)
+    }
+
+    /// `fio-3.33`, `DiskSpd 2.2.0`, `Iometer 1.1.0`, `KDiskMark (version
+    /// not stated)`: the tool and its version, the tool's name said once.
+    pub fn tool_words(&self) -> String {
+        match &self.version {
+            Some(v) if v.to_lowercase().contains(&self.tool.to_lowercase()) => v.clone(),
+            Some(v) => format!("{} {v}", self.tool),
+            None => format!("{} (version not stated)", self.tool),
+        }
     }
 }
 
@@ -656,8 +665,12 @@ pub struct SpanFacts {
     pub declared: String,
     /// Bytes worked in, over all devices the step uses.
     pub bytes: u64,
-    /// The capacity of those devices.
+    /// The capacity of those devices; 0 for an imported result whose file
+    /// does not state it.
     pub capacity: u64,
+    /// NaN (JSON `null`) when the capacity is not stated.
+    #[serde(deserialize_with = "crate::numbers::nullable")]
+    #[schemars(with = "Option<f64>")]
     pub percent_of_capacity: f64,
 }
 

@@ -2,7 +2,9 @@
 //! (`results/manifest.rs`), going on after a crash or a signal
 //! (`results/resume.rs`), the pairing of compared runs
 //! (`results/compare_pairs.rs`), the views of load steps
-//! (`results/load_views.rs`), the SNIA PTS operating points
+//! (`results/load_views.rs`), another tool's results imported and
+//! compared with a methodic run (`results/imported.rs`), the SNIA PTS
+//! operating points
 //! (`results/pts.rs`), no Debug text in what a person reads
 //! (`results/no_debug_text.rs`) and the JSON Schemas of what methodic
 //! writes, checked against a run's documents (`results/schema.rs`). A
@@ -10,6 +12,8 @@
 
 #[path = "results/compare_pairs.rs"]
 mod compare_pairs;
+#[path = "results/imported.rs"]
+mod imported;
 #[path = "results/load_views.rs"]
 mod load_views;
 #[path = "results/manifest.rs"]

@@ -25,8 +25,10 @@
 
 use std::collections::BTreeMap;
 
+use methodic_compiler::plan::ValueKind;
 use methodic_fio::{Direction as FioDirection, FioJob, FioResults, read_fio_results};
 use methodic_results::imported::{Direction, ImportedRun, ImportedStep, StatedLatency, merged};
+use methodic_results::manifest::computed;
 
 use super::{ResultsFile, RunError, compiled, note, unstated_host};
 
@@ -78,7 +80,24 @@ pub fn fio_run(input: &ResultsFile<'_>) -> Result<ImportedRun, RunError> {
     }
     let which = latency_words(&jobs);
     note.notes.push(format!("latency: {which}, as fio reported it"));
-    let steps = groups.iter().map(|g| step(g)).collect();
+    // fio's runtime leaves ramp_time out, as methodic's record window
+    // does: each step's value is made as its plan step says, in the same
+    // words as a methodic run's, so that compare finds no difference there.
+    note.notes.push(
+        "values: I/Os over each job's runtime, which leaves ramp_time out, as fio reports them: a step average \
+         over the record window"
+            .into(),
+    );
+    let io_steps = plan.steps.iter().filter(|s| matches!(s.action.kind(), "measure" | "together"));
+    let steps = groups
+        .iter()
+        .zip(io_steps)
+        .map(|(g, s)| ImportedStep {
+            computed: Some(computed(s, ValueKind::StepAverage)),
+            span: span(&results, g[0].clones[0]),
+            ..step(g)
+        })
+        .collect();
     Ok(ImportedRun {
         note,
         methodology,
@@ -193,6 +212,14 @@ fn went_round(r: &FioResults, j: &FioJob) -> bool {
     let Some(size) = size.and_then(|s| fio_bytes(s)) else { return false };
     let moved: u64 = dirs(j).map(|d| d.bytes).sum();
     moved > size
+}
+
+/// The span a job states (`size`), of a target whose size fio's JSON does
+/// not give; `None` when the job has no `size` (fio then uses the whole
+/// file or device, whose size is not stated).
+fn span(r: &FioResults, j: &FioJob) -> Option<(String, u64, u64)> {
+    let size = j.options.get("size").or_else(|| r.global.get("size"))?;
+    Some((format!("size={size}"), fio_bytes(size)?, 0))
 }
 
 /// fio's size (`32M`, `1g`, `4096`), in bytes, with fio's default of
@@ -319,11 +346,7 @@ fn step(group: &[Job<'_>]) -> ImportedStep {
         span: None,
         not_stated: Vec::new(),
         parts: Vec::new(),
-        computed: Some(
-            "the average over the job's runtime, ramp_time left out, as fio reports it (total I/Os over \
-             runtime)"
-                .into(),
-        ),
+        computed: None,
     }
 }
 
@@ -353,6 +376,9 @@ mod tests {
     const JSON_PLUS: &str = include_str!("../../../tests/fio-results/fio-3.33-plus.json");
     const CLIENT: &str = include_str!("../../../tests/fio-results/fio-3.33-client.json");
     const FIO2: &str = include_str!("../../../tests/fio-results/fio-2-shape.json");
+    /// fio 3.33 here, json+, running the job file `methodic export fio`
+    /// made of tests/fio-results/roundtrip.method on a 64MiB file.
+    const EXPORTED: &str = include_str!("../../../tests/fio-results/fio-3.33-exported.json");
 
     fn run(text: &str) -> ImportedRun {
         fio_run(&ResultsFile { text, file: "run.json", name: "run" }).unwrap()
@@ -409,6 +435,20 @@ mod tests {
         let e =
             fio_run(&ResultsFile { text: "[global]\nrw=read\n", file: "job.fio", name: "x" }).unwrap_err();
         assert!(e.text.starts_with("job.fio: "), "{}", e.text);
+    }
+
+    #[test]
+    fn a_job_methodic_exported_comes_back_as_the_same_i_o() {
+        use methodic_compiler::plan::IoKey;
+        let r = run(EXPORTED);
+        let source = include_str!("../../../tests/fio-results/roundtrip.method");
+        let own = methodic_compiler::compile(source, &Default::default()).unwrap().plan;
+        let keys = |p: &methodic_compiler::plan::Plan| -> Vec<IoKey> {
+            p.steps.iter().flat_map(IoKey::of_step).collect()
+        };
+        assert_eq!(keys(&r.plan), keys(&own), "{}", r.methodology);
+        assert!(r.note.notes.iter().any(|n| n.contains("completion latency")), "{:?}", r.note.notes);
+        assert_eq!(r.engine.as_deref(), Some("fio ioengine=io_uring"));
     }
 
     #[test]

@@ -103,3 +103,65 @@ pub(crate) fn unstated_host(hostname: Option<String>) -> Host {
         power: None,
     }
 }
+
+/// The body of the `results_runs` fuzz target: any bytes, as text with
+/// invalid UTF-8 replaced, through each tool's import. It panics, so that
+/// the fuzzer reports the input, when an import does, or when what it
+/// makes breaks a promise: a step of numbers for each step of the plan
+/// with I/O, the file's hash, errors that name the file, and numbers a
+/// results directory can hold.
+pub fn fuzz(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let input = ResultsFile { text: &text, file: "fuzz.txt", name: "fuzz" };
+    for made in [
+        fio::fio_run(&input),
+        iometer::iometer_run(&input),
+        diskspd::diskspd_run(&input),
+        disk_mark::disk_mark_run(&input),
+    ] {
+        match made {
+            Ok(run) => {
+                let with_io = run
+                    .plan
+                    .steps
+                    .iter()
+                    .filter(|s| matches!(s.action.kind(), "measure" | "together"))
+                    .count();
+                assert_eq!(with_io, run.steps.len(), "steps of numbers and of the plan differ:\n{text}");
+                assert!(run.note.hash.starts_with("sha256:"));
+                for s in &run.steps {
+                    let _ = s.summary();
+                }
+            }
+            Err(e) => {
+                assert!(e.text.starts_with("fuzz.txt"), "an error that does not name the file: {}", e.text);
+                assert!(!e.text.contains("bug in methodic import"), "{}", e.text);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every results file in the tree, whole and cut at every tenth, keeps
+    /// the fuzz target's promises under every import.
+    #[test]
+    fn every_results_file_and_its_cuts_keep_the_promises() {
+        let files = [
+            include_str!("../../../tests/fio-results/fio-3.33.json"),
+            include_str!("../../../tests/fio-results/fio-3.33-plus.json"),
+            include_str!("../../../tests/fio-results/fio-3.33-client.json"),
+            include_str!("../../../tests/fio-results/fio-2-shape.json"),
+            include_str!("../../../tests/iometer/results-1.1.0.csv"),
+            include_str!("../../../tests/diskspd/results-2.2.xml"),
+            include_str!("../../../tests/disk-mark/crystaldiskmark-8-default.txt"),
+            include_str!("../../../tests/disk-mark/kdiskmark-3-default.txt"),
+        ];
+        for f in files {
+            for k in 1..=10 {
+                let cut = f.len() * k / 10;
+                super::fuzz(&f.as_bytes()[..cut]);
+            }
+        }
+    }
+}

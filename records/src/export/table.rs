@@ -62,7 +62,17 @@ fn terminal(r: &Report) -> String {
     for t in &m.targets {
         out.push_str(&format!("target: {} ({})\n", t.path.display(), t.describe()));
     }
-    out.push_str(&format!("host: {}\n", m.host.describe()));
+    match &m.imported {
+        Some(n) => {
+            out.push_str(&format!("imported from {}\n", n.describe()));
+            let host = m.host.hostname.clone().unwrap_or_else(|| "not stated".into());
+            out.push_str(&format!("host: {host}\n"));
+            if !n.not_stated.is_empty() {
+                out.push_str(&format!("not stated by the file: {}\n", n.not_stated.join(", ")));
+            }
+        }
+        None => out.push_str(&format!("host: {}\n", m.host.describe())),
+    }
     if let Some(ran) = ran_on(m) {
         out.push_str(&format!("I/O ran {ran}:\n"));
         for h in &m.hosts {

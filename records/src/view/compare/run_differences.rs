@@ -32,15 +32,23 @@ fn diff(field: &str, j: usize, a: String, b: String, sentence: String) -> Differ
 pub(super) fn run_differences(a: &Loaded, b: &Loaded, j: usize) -> Vec<Difference> {
     let (ma, mb) = (&a.manifest, &b.manifest);
     let mut out = how_run(ma, mb, j);
-    // A run on many hosts ran its I/O there, not on the machine methodic
-    // ran on (`host`) nor on `targets`: its hosts are compared instead, and
-    // the checks of this machine and its targets are left out.
-    if ma.hosts.is_empty() && mb.hosts.is_empty() {
-        out.extend(machine_differences(ma, mb, j));
-        out.extend(target_differences(ma, mb, j));
+    if ma.imported.is_some() || mb.imported.is_some() {
+        // An imported result's host, targets and engine are what its file
+        // states: compared as the source and the unstated fields, not
+        // against placeholders.
+        out.extend(imported_differences(ma, mb, j));
+    } else {
+        // A run on many hosts ran its I/O there, not on the machine
+        // methodic ran on (`host`) nor on `targets`: its hosts are
+        // compared instead, and the checks of this machine and its
+        // targets are left out.
+        if ma.hosts.is_empty() && mb.hosts.is_empty() {
+            out.extend(machine_differences(ma, mb, j));
+            out.extend(target_differences(ma, mb, j));
+        }
+        out.extend(host_differences(ma, mb, j));
+        out.extend(engine_differences(ma, mb, j));
     }
-    out.extend(host_differences(ma, mb, j));
-    out.extend(engine_differences(ma, mb, j));
     out.extend(ceiling_difference(ma, mb, j));
     out.extend(plan_changes(ma, mb));
     let l = letter(j);
@@ -436,6 +444,74 @@ fn ceiling_difference(a: &Manifest, b: &Manifest, j: usize) -> Option<Difference
 }
 
 /// `auto (io_uring available)`, `psync (chosen; io_uring available)`.
+/// Where the numbers of two runs come from when either is imported: the
+/// tool that measured, and each run-wide field a file does not state, said
+/// as a gap that cannot be explained or excluded on that count.
+fn imported_differences(ma: &Manifest, mb: &Manifest, j: usize) -> Vec<Difference> {
+    let l = letter(j);
+    let source = |m: &Manifest| match &m.imported {
+        Some(n) => n.describe(),
+        None => format!("methodic {} run", m.tool.version),
+    };
+    let mut out = Vec::new();
+    let (sa, sb) = (source(ma), source(mb));
+    if sa != sb {
+        out.push(diff(
+            "measured by",
+            j,
+            sa,
+            sb,
+            "each tool submits and times I/O its own way (fio's default latency starts at issue, not \
+             submission; Iometer and DiskSpd report averages and their own percentiles): a gap of a few \
+             percent can be the tools', not the drives'"
+                .into(),
+        ));
+    }
+    let said = |m: &Manifest, field: &str| -> Option<String> {
+        let n = m.imported.as_ref()?;
+        n.not_stated.iter().any(|f| f == field).then(|| "not stated".to_string())
+    };
+    let mut fields: Vec<&str> = Vec::new();
+    for m in [ma, mb] {
+        for f in m.imported.iter().flat_map(|n| &n.not_stated) {
+            if !fields.contains(&f.as_str()) && f == "host" {
+                fields.push(f);
+            }
+        }
+    }
+    for f in fields {
+        let (va, vb) = (said(ma, f), said(mb, f));
+        let who = match (&va, &vb) {
+            (Some(_), Some(_)) => format!("neither A nor {l} states"),
+            (Some(_), None) => "A does not state".to_string(),
+            _ => format!("{l} does not state"),
+        };
+        out.push(diff(
+            f,
+            j,
+            va.unwrap_or_else(|| ma.host.describe()),
+            vb.unwrap_or_else(|| mb.host.describe()),
+            format!(
+                "{who} its {f}: a gap between the runs cannot be explained or excluded on that count (the host's \
+                 CPU, kernel and power settings move latency at low queue depth)"
+            ),
+        ));
+    }
+    let engine = |m: &Manifest| match &m.imported {
+        Some(_) => m.engine.choice.clone(),
+        None => format!("methodic {}", engine_word(&m.engine)),
+    };
+    let mut found = Found::new(j);
+    found.check(
+        "engine",
+        engine(ma),
+        engine(mb),
+        "the engine that submits I/O sets the host's overhead a request; at QD1 it is part of the latency",
+    );
+    out.extend(found.out);
+    out
+}
+
 fn engine_word(e: &EngineNote) -> String {
     let uring = match &e.io_uring_unavailable {
         _ if e.io_uring => "io_uring available".to_string(),

@@ -31,8 +31,9 @@ const FIELDS: &[Field] = &[
     Field {
         name: "span",
         get: |_, s| {
-            checklist(s).span.as_ref().map(|sp| {
-                format!("{} ({}% of {})", human(sp.bytes), sp.percent_of_capacity, human(sp.capacity))
+            checklist(s).span.as_ref().map(|sp| match sp.capacity {
+                0 => format!("{} (of a target whose size is not stated)", human(sp.bytes)),
+                _ => format!("{} ({}% of {})", human(sp.bytes), sp.percent_of_capacity, human(sp.capacity)),
             })
         },
         sentence: "the span is how much of the drive the I/O covers: a small span leaves spare area free and fits \
@@ -226,6 +227,17 @@ const FIELDS: &[Field] = &[
     },
 ];
 
+/// What a difference shows for a field a file does not state.
+const NOT_STATED: &str = "not stated";
+
+/// Whether a step's run states `field`: every field of a methodic run;
+/// of an imported result, those neither the run's nor the step's
+/// `not_stated` names.
+fn stated(run: &Loaded, s: &ManifestStep, field: &str) -> bool {
+    let run_wide = run.manifest.imported.as_ref().is_some_and(|n| n.not_stated.iter().any(|f| f == field));
+    !run_wide && !s.not_stated.iter().any(|f| f == field)
+}
+
 /// The plan step a manifest step records.
 fn plan_step<'a>(run: &'a Loaded, s: &ManifestStep) -> Option<&'a Step> {
     run.manifest.plan.steps.get(s.index.wrapping_sub(1)).filter(|p| p.id == s.id)
@@ -301,10 +313,28 @@ pub(super) fn step_differences(
     let mut out = Vec::new();
     for f in FIELDS {
         let mut groups: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
+        let mut unstated: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
         for (a, b) in steps {
+            // An imported result's engine is its run's, compared once there.
+            if f.name == "engine" && (run_a.manifest.imported.is_some() || run_b.manifest.imported.is_some())
+            {
+                continue;
+            }
             // Another value kind is the run's convention, said once for the
             // run; the pairs compare one kind on both sides.
             if f.name == "value kind" && a.checklist.value_kind.kind != b.checklist.value_kind.kind {
+                continue;
+            }
+            let (sa, sb) = (stated(run_a, a, f.name), stated(run_b, b, f.name));
+            if !sa || !sb {
+                // A field an imported file does not state: the gap can be
+                // neither explained nor excluded there, whatever the other
+                // side says.
+                let show = |s: bool, run: &Loaded, m: &ManifestStep| match s {
+                    false => NOT_STATED.to_string(),
+                    true => (f.get)(run, m).unwrap_or_else(|| "-".into()),
+                };
+                unstated.entry((show(sa, run_a, a), show(sb, run_b, b))).or_default().push(&a.id);
                 continue;
             }
             let (va, vb) = ((f.get)(run_a, a), (f.get)(run_b, b));
@@ -317,7 +347,22 @@ pub(super) fn step_differences(
                 groups.entry((show(va), show(vb))).or_default().push(&a.id);
             }
         }
-        for ((va, vb), ids) in groups {
+        let l = letter(j);
+        let said = groups.into_iter().map(|(k, ids)| (k, ids, f.sentence.to_string())).chain(
+            unstated.into_iter().map(|((va, vb), ids)| {
+                let who = match (va == NOT_STATED, vb == NOT_STATED) {
+                    (true, true) => format!("neither A nor {l} states"),
+                    (true, false) => "A does not state".to_string(),
+                    _ => format!("{l} does not state"),
+                };
+                let sentence = format!(
+                    "{who} the {}: the gap cannot be explained or excluded on that count ({})",
+                    f.name, f.sentence
+                );
+                ((va, vb), ids, sentence)
+            }),
+        );
+        for ((va, vb), ids, sentence) in said {
             let example = if ids.len() > 3 {
                 format!("{}, {}, ... {}", ids[0], ids[1], ids[ids.len() - 1])
             } else {
@@ -325,11 +370,11 @@ pub(super) fn step_differences(
             };
             out.push(Difference {
                 field: f.name.into(),
-                runs: format!("A vs {}", letter(j)),
+                runs: format!("A vs {l}"),
                 scope: format!("{} of {} paired steps ({example})", ids.len(), steps.len()),
                 a: va,
                 b: vb,
-                sentence: f.sentence.into(),
+                sentence,
             });
         }
     }

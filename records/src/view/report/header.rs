@@ -6,7 +6,7 @@
 
 use methodic_compiler::plan::Units;
 
-use crate::manifest::Manifest;
+use crate::manifest::{ImportedNote, Manifest};
 use crate::record::Status;
 use crate::units::human;
 
@@ -15,6 +15,9 @@ use crate::units::human;
 /// the order the specification lists them (a run on many hosts: `Hosts`
 /// after `Platform`, and `Device` only where it names a target).
 pub fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
+    if let Some(n) = &m.imported {
+        return imported_header(m, n);
+    }
     let mut sections = vec![("Platform".to_string(), platform(m))];
     let hosts = super::hosts::header_rows(m);
     // A run on many hosts names each host's target there, and may have
@@ -29,6 +32,59 @@ pub fn header(m: &Manifest) -> Vec<(String, Vec<(String, String)>)> {
     }
     sections.extend([("Setup".to_string(), setup(m)), ("Test parameters".into(), test_parameters(m))]);
     sections
+}
+
+/// An imported result's header: where it came from and what its file
+/// states, each field it does not state said so (not `unknown` of a host
+/// methodic looked at), then the plan's test parameters.
+fn imported_header(m: &Manifest, n: &ImportedNote) -> Vec<(String, Vec<(String, String)>)> {
+    let host_stated = !n.not_stated.iter().any(|f| f == "host");
+    let h = &m.host;
+    let stated = |v: &Option<String>| v.clone().unwrap_or_else(|| "not stated".into());
+    let mut platform = vec![("host".to_string(), stated(&h.hostname))];
+    if host_stated || h.cpu_model.is_some() {
+        platform.push(("CPU".into(), stated(&h.cpu_model)));
+    }
+    if h.memory_bytes > 0 {
+        platform.push(("memory".into(), human(h.memory_bytes)));
+    }
+    if let Some(os) = &h.os {
+        platform.push(("OS".into(), os.clone()));
+    }
+    if !host_stated {
+        platform.push((
+            "not stated".into(),
+            "the file does not state the host's CPU, memory, kernel or power settings".into(),
+        ));
+    }
+    let mut source = vec![
+        ("tool".to_string(), n.tool_words()),
+        ("file".into(), format!("{} ({})", n.file, n.format)),
+        ("file hash".into(), n.hash.clone()),
+        ("ran".into(), stated(&n.ran)),
+        ("targets".into(), if n.targets.is_empty() { "not stated".into() } else { n.targets.join(", ") }),
+        ("engine".into(), m.engine.choice.clone()),
+        ("not stated".into(), if n.not_stated.is_empty() { "-".into() } else { n.not_stated.join(", ") }),
+        (
+            "imported".into(),
+            format!(
+                "by {} {}; methodology {} version {} (plan {})",
+                m.tool.name,
+                m.tool.version,
+                m.methodology.name,
+                m.methodology.version,
+                m.methodology.plan_hash
+            ),
+        ),
+    ];
+    for (k, note) in n.notes.iter().enumerate() {
+        source.push((if k == 0 { "notes".into() } else { String::new() }, note.clone()));
+    }
+    vec![
+        ("Source".to_string(), source),
+        ("Platform".into(), platform),
+        ("Test parameters".into(), test_parameters(m)),
+    ]
 }
 
 /// `unknown` for a field the host did not tell.
@@ -266,6 +322,9 @@ pub fn title(m: &Manifest) -> String {
 }
 
 pub fn subtitle(m: &Manifest) -> String {
+    if let Some(n) = &m.imported {
+        return format!("imported from {}: {}", n.describe(), status_word(m.status));
+    }
     if !m.hosts.is_empty() {
         return format!(
             "{} on {} (fio client/server); methodic on {}",

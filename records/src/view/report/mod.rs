@@ -292,16 +292,34 @@ fn rows_in(
                 num(p.rate_as(other, units), 1),
                 num(p.mean_latency_us, 1),
                 num(p.p99_latency_us, 1),
-                c.and_then(|c| c.drive_state.as_ref())
-                    .map_or("-".into(), |d| if short { short_state(d) } else { d.description.clone() }),
-                c.and_then(|c| c.span.as_ref()).map_or("-".into(), |s| {
-                    if short { s.declared.clone() } else { format!("{} ({})", s.declared, human(s.bytes)) }
-                }),
+                c.and_then(|c| c.drive_state.as_ref()).map_or_else(
+                    || unstated(run, step, "drive state"),
+                    |d| if short { short_state(d) } else { d.description.clone() },
+                ),
+                c.and_then(|c| c.span.as_ref()).map_or_else(
+                    || unstated(run, step, "span"),
+                    |s| {
+                        if short {
+                            s.declared.clone()
+                        } else {
+                            format!("{} ({})", s.declared, human(s.bytes))
+                        }
+                    },
+                ),
                 value_short(p, step),
                 notes.join("; "),
             ]
         })
         .collect()
+}
+
+/// `not stated` for a checklist field an imported result's file does
+/// not state (the run's or the step's `not_stated`); `-` for one that is
+/// simply empty.
+fn unstated(run: &Loaded, step: Option<&manifest::ManifestStep>, field: &str) -> String {
+    let named = |list: &[String]| list.iter().any(|f| f == field);
+    let run_wide = run.manifest.imported.as_ref().is_some_and(|n| named(&n.not_stated));
+    if run_wide || step.is_some_and(|s| named(&s.not_stated)) { "not stated".into() } else { "-".into() }
 }
 
 /// How this number was made, in a few words (the methodology's convention
