@@ -27,7 +27,7 @@ use crate::manifest::{
     workload_and_qd,
 };
 use crate::numbers::{Latency, Rates, Summary};
-use crate::record::{MethodologyRef, RunReport, Status, StepResult};
+use crate::record::{JobResult, MethodologyRef, RunReport, Status, StepResult};
 
 /// The checklist fields no imported file states: each step names them.
 pub const NEVER_STATED: [&str; 1] = ["drive state"];
@@ -71,6 +71,15 @@ pub struct ImportedStep {
     /// target rows, DiskSpd's threads or targets): said in the step's
     /// notes, a line each.
     pub parts: Vec<Part>,
+    /// A `together` step's jobs as the tool reported each, in the order
+    /// of the plan step's jobs: each becomes a job of the step's record, as
+    /// a methodic run's together step has. Empty when the tool did not
+    /// report them apart; ignored for a step that is not `together`.
+    pub jobs: Vec<Part>,
+    /// The tool's latency over every direction together, when it states
+    /// one (DiskSpd's total percentiles): the step's total latency then,
+    /// rather than one worked out of the directions'.
+    pub total_latency: Option<StatedLatency>,
 }
 
 /// A part of a step's I/O as the tool reported it.
@@ -270,6 +279,7 @@ impl ImportedStep {
         let moved: Vec<&Direction> = [&self.read, &self.write].into_iter().flatten().collect();
         let bytes: u64 = moved.iter().fold(0u64, |n, d| n.saturating_add(d.bytes));
         let latency = match dirs.as_slice() {
+            _ if self.total_latency.is_some() => latency_us(self.total_latency.as_ref(), &[]),
             [one] => one.rates().latency_us,
             _ if !dirs.is_empty() && dirs.iter().all(|d| !d.bins.is_empty()) => {
                 let bins: Vec<(u64, u64)> = dirs.iter().flat_map(|d| d.bins.iter().copied()).collect();
@@ -436,6 +446,7 @@ fn step_record(
             r.latency_log = Some(relative(&out.path, &path));
         }
         r.summary = Some(summary);
+        r.jobs = job_results(step, n);
         r.actions =
             n.parts.iter().map(|p| format!("as {} reported it: {}", run.note.tool, p.words())).collect();
         not_stated = n.not_stated.clone();
@@ -453,6 +464,27 @@ fn step_record(
     }
     let m = manifest_step(run, i, step, &r, span, computed, not_stated);
     Ok((r, m))
+}
+
+/// A together step's jobs as the tool reported them, in the plan's order.
+fn job_results(step: &Step, n: &ImportedStep) -> Vec<JobResult> {
+    let Action::Together { jobs, .. } = &step.action else { return Vec::new() };
+    jobs.iter()
+        .zip(&n.jobs)
+        .map(|(j, part)| {
+            let numbers =
+                ImportedStep { read: part.read.clone(), write: part.write.clone(), ..Default::default() };
+            JobResult {
+                name: j.name.clone(),
+                device: format!("device {}", j.device + 1),
+                workload: j.workload.label(),
+                qd: j.qd.total,
+                summary: numbers.summary(),
+                io: None,
+                series: None,
+            }
+        })
+        .collect()
 }
 
 /// The step's bins as histograms by tag (`read`, `write`, `trim`); `None`

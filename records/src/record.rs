@@ -277,8 +277,13 @@ pub struct JobResult {
     /// Its total queue depth.
     pub qd: u32,
     pub summary: Summary,
-    pub io: IoInfo,
-    pub series: PathBuf,
+    /// How its I/O ran; `None` for an imported result's job (the tool's
+    /// engine is the manifest's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoInfo>,
+    /// Its series; `None` for an imported result's job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<PathBuf>,
 }
 
 impl StepResult {

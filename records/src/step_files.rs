@@ -94,8 +94,8 @@ impl StepFiles {
                     files.take(&run.dir, r, path, holds);
                 }
             }
-            for job in &r.jobs {
-                files.take(&run.dir, r, &job.series, Holds::Series);
+            for series in r.jobs.iter().filter_map(|j| j.series.as_ref()) {
+                files.take(&run.dir, r, series, Holds::Series);
             }
             if let Some(path) = r.latency_log.as_ref().filter(|_| reads == Reads::Every) {
                 files.take(&run.dir, r, path, Holds::Latency);

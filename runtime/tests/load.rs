@@ -316,8 +316,10 @@ fn two_jobs_at_once_each_get_their_own_numbers_and_the_devices_agree() {
     assert_eq!(w.device, l.dev.display().to_string());
     // Each job ran as it asked: its own workers and depth.
     assert_eq!(r.qd, 8);
-    assert_eq!(w.io.threads * w.io.depth, 4);
-    assert!(r.io.threads * r.io.depth == 8, "{} x {}", r.io.threads, r.io.depth);
+    let (rio, wio) =
+        (r.io.as_ref().expect("a run's job records its I/O"), w.io.as_ref().expect("and this one"));
+    assert_eq!(wio.threads * wio.depth, 4);
+    assert!(rio.threads * rio.depth == 8, "{} x {}", rio.threads, rio.depth);
     // The read job only read, from zram; the write job only wrote, to the loop device.
     let reads = r.summary.read.as_ref().expect("the read job read").ios;
     assert!(r.summary.write.is_none() && w.summary.read.is_none());

@@ -26,7 +26,7 @@
 //! `XmlProfileParser/XmlProfileParser.cpp`, `Common/Common.h`
 //! (`SystemInformation::GetXml`, what `<System>` states).
 
-use methodic_results::imported::{Direction, ImportedRun, ImportedStep, Part, StatedLatency};
+use methodic_results::imported::{Direction, ImportedRun, ImportedStep, Part, StatedLatency, merged};
 use roxmltree::{Document, Node};
 
 use super::{ResultsFile, RunError, compiled, note, unstated_host};
@@ -262,15 +262,11 @@ fn notes(r: &DiskSpdResults, stated: &Stated, import: &crate::Imported, profile_
         out.push(format!(
             "latency ({}): DiskSpd's -L, from before its ReadFile or WriteFile to the completion it sees \
              (IORequestGenerator.cpp:689, 1031): the percentiles it gives over all threads and targets (1 to 99, \
-             99.9 to 99.9999999), minimum and maximum (its percentiles 0 and 100) and mean, for reads and for writes, \
-             in milliseconds to 3 decimals (XmlResultParser.cpp:393-500); a part's mean only",
+             99.9 to 99.9999999), minimum and maximum (its percentiles 0 and 100) and mean, for reads, for writes \
+             and for both together (the step's total), in milliseconds to 3 decimals (XmlResultParser.cpp:393-500); \
+             a part's mean only",
             spans_said(&with, r.time_spans.len())
         ));
-        out.push(
-            "left out: DiskSpd's percentiles of reads and writes together, which a step's numbers have no place \
-             for: its total gives the mean, minimum and maximum only"
-                .into(),
-        );
     }
     if !without.is_empty() {
         out.push(format!(
@@ -378,7 +374,7 @@ fn step(span: &SpanResult, n: usize, file: &str) -> Result<ImportedStep, RunErro
     }
     let [reads, read_bytes, writes, write_bytes] = sums;
     let l = span.latency.as_ref();
-    let parts = span
+    let parts: Vec<Part> = span
         .targets
         .iter()
         .map(|t| Part {
@@ -387,10 +383,30 @@ fn step(span: &SpanResult, n: usize, file: &str) -> Result<ImportedStep, RunErro
             write: direction(t.writes, t.write_bytes, seconds, t.write_mean.map(mean_only)),
         })
         .collect();
+    // A together step's jobs are its targets, in the order the profile
+    // first names them: each target's threads added up.
+    let mut paths: Vec<&str> = Vec::new();
+    for t in &span.targets {
+        if !paths.contains(&t.path.as_str()) {
+            paths.push(&t.path);
+        }
+    }
+    let jobs = paths
+        .iter()
+        .map(|path| {
+            let of: Vec<&Part> =
+                parts.iter().zip(&span.targets).filter(|(_, t)| t.path == *path).map(|(p, _)| p).collect();
+            let reads: Vec<&Direction> = of.iter().filter_map(|p| p.read.as_ref()).collect();
+            let writes: Vec<&Direction> = of.iter().filter_map(|p| p.write.as_ref()).collect();
+            Part { name: path.to_string(), read: merged(&reads), write: merged(&writes) }
+        })
+        .collect();
     Ok(ImportedStep {
         read: direction(reads, read_bytes, seconds, l.and_then(|l| latency(l, l.read_mean, |p| p.read))),
         write: direction(writes, write_bytes, seconds, l.and_then(|l| latency(l, l.write_mean, |p| p.write))),
+        total_latency: l.and_then(|l| latency(l, l.total_mean, |p| p.total)),
         parts,
+        jobs,
         ..base
     })
 }
@@ -541,9 +557,11 @@ mod tests {
             let p = s.percentiles.iter().find(|(p, _)| *p == 99.9999999).map(|(_, ns)| *ns);
             assert!(close(p, pick(at(99.9999999))));
         }
-        // What the summary shows: the stated p99 of reads, in microseconds.
+        // What the summary shows: the stated p99 of reads, in microseconds,
+        // and DiskSpd's own p99 of reads and writes together as the total.
         let summary = r.steps[0].summary();
         assert!((summary.read.unwrap().latency_us.p99 - at(99.0).read.unwrap() * 1000.0).abs() < 1e-6);
+        assert!((summary.total.latency_us.p99 - at(99.0).total.unwrap() * 1000.0).abs() < 1e-6);
     }
 
     #[test]
@@ -588,6 +606,11 @@ mod tests {
         assert!(!d.latency.as_ref().unwrap().percentiles.is_empty());
         let names: Vec<&str> = s.parts.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["thread 0 on E:\\a.dat", "thread 1 on F:\\b.dat"]);
+        // The together step's jobs, a target each, in the profile's order.
+        let jobs: Vec<(&str, u64)> =
+            s.jobs.iter().map(|j| (j.name.as_str(), j.read.as_ref().unwrap().ios)).collect();
+        let each: Vec<u64> = read.time_spans[1].targets.iter().map(|t| t.reads).collect();
+        assert_eq!(jobs, [("E:\\a.dat", each[0]), ("F:\\b.dat", each[1])]);
         assert_eq!(r.note.targets, ["E:\\a.dat", "F:\\b.dat"]);
         assert_eq!((r.host.hostname.as_deref(), r.host.cpus), (Some("LAB-SRV-03"), 4));
         let said = r.note.notes.join("\n");

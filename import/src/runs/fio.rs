@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 use methodic_compiler::plan::ValueKind;
 use methodic_fio::{Direction as FioDirection, FioJob, FioResults, read_fio_results};
-use methodic_results::imported::{Direction, ImportedRun, ImportedStep, StatedLatency, merged};
+use methodic_results::imported::{Direction, ImportedRun, ImportedStep, Part, StatedLatency, merged};
 use methodic_results::manifest::computed;
 
 use super::{ResultsFile, RunError, compiled, note, unstated_host};
@@ -328,6 +328,26 @@ fn latency_words(jobs: &[&FioJob]) -> String {
 
 /// A step's numbers: every job and clone of the group, each direction added up.
 fn step(group: &[Job<'_>]) -> ImportedStep {
+    // With several jobs (a together step), each job's own numbers, its
+    // clones added up, in the group's order (the plan's job order).
+    let jobs = match group {
+        [_] => Vec::new(),
+        _ => group
+            .iter()
+            .map(|j| {
+                let each = |pick: fn(&FioJob) -> Option<&FioDirection>| -> Option<Direction> {
+                    let parts: Vec<Direction> =
+                        j.clones.iter().filter_map(|c| pick(c)).map(direction).collect();
+                    merged(&parts.iter().collect::<Vec<_>>())
+                };
+                Part {
+                    name: j.name.to_string(),
+                    read: each(|c| c.read.as_ref()),
+                    write: each(|c| c.write.as_ref()),
+                }
+            })
+            .collect(),
+    };
     let all: Vec<&FioJob> = group.iter().flat_map(|j| j.clones.iter().copied()).collect();
     let each = |pick: fn(&FioJob) -> Option<&FioDirection>| -> Option<Direction> {
         let parts: Vec<Direction> = all.iter().filter_map(|j| pick(j)).map(direction).collect();
@@ -346,6 +366,8 @@ fn step(group: &[Job<'_>]) -> ImportedStep {
         span: None,
         not_stated: Vec::new(),
         parts: Vec::new(),
+        jobs,
+        total_latency: None,
         computed: None,
     }
 }
@@ -449,6 +471,36 @@ mod tests {
         assert_eq!(keys(&r.plan), keys(&own), "{}", r.methodology);
         assert!(r.note.notes.iter().any(|n| n.contains("completion latency")), "{:?}", r.note.notes);
         assert_eq!(r.engine.as_deref(), Some("fio ioengine=io_uring"));
+    }
+
+    #[test]
+    fn jobs_of_one_group_are_a_together_step_with_a_record_each() {
+        // The second job in the first one's group: fio ran them at once.
+        let text = EXPORTED.replacen("\"groupid\" : 1", "\"groupid\" : 0", 1);
+        assert_ne!(text, EXPORTED, "the fixture's second group is where the test expects it");
+        let r = run(&text);
+        assert_eq!(r.steps.len(), 1, "{}", r.methodology);
+        assert!(r.methodology.contains("together"), "{}", r.methodology);
+        let parsed = read_fio_results(&text).unwrap();
+        let jobs: Vec<(Option<u64>, Option<u64>)> = r.steps[0]
+            .jobs
+            .iter()
+            .map(|j| (j.read.as_ref().map(|d| d.ios), j.write.as_ref().map(|d| d.ios)))
+            .collect();
+        let each: Vec<(Option<u64>, Option<u64>)> = parsed
+            .jobs
+            .iter()
+            .map(|j| (j.read.as_ref().map(|d| d.ios), j.write.as_ref().map(|d| d.ios)))
+            .collect();
+        assert_eq!(jobs, each);
+        // Written, each job is a job of the step's record.
+        let dir = std::env::temp_dir().join(format!("methodic-fio-together-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        methodic_results::imported::write(&r, &dir).unwrap();
+        let loaded = methodic_results::manifest::load(&dir).unwrap();
+        let names: Vec<&str> = loaded.steps[0].jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

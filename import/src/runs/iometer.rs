@@ -41,7 +41,7 @@ use std::collections::HashSet;
 
 use methodic_compiler::plan::{Bytes, Duration};
 use methodic_grammar::ident;
-use methodic_results::imported::{Direction, ImportedRun, ImportedStep, Part, StatedLatency};
+use methodic_results::imported::{Direction, ImportedRun, ImportedStep, Part, StatedLatency, merged};
 
 use super::{ResultsFile, RunError, compiled, note, unstated_host};
 use crate::Input;
@@ -1185,10 +1185,44 @@ fn step_text(s: &Shape<'_>, workloads: &[Workload], target_workers: u64, several
     out
 }
 
+/// Each job's numbers (the DISK rows of its workers on its device,
+/// added up), in the order of [`jobs`], the together step's job order;
+/// empty when the parts were not read. The parts hold, a worker at a time,
+/// the WORKER row and then each of its DISK rows.
+fn job_parts(s: &Shape<'_>) -> Vec<Part> {
+    let mut disk: Vec<(usize, usize, &Part)> = Vec::new();
+    let mut at = 0;
+    for w in &s.workers {
+        at += 1;
+        for (_, device) in &w.targets {
+            let Some(p) = s.parts.get(at) else { return Vec::new() };
+            disk.push((w.number, *device, p));
+            at += 1;
+        }
+    }
+    jobs(&s.workers)
+        .iter()
+        .map(|j| {
+            let of: Vec<&Part> = s
+                .workers
+                .iter()
+                .filter(|w| w.spec == j.spec && w.qd == j.qd)
+                .flat_map(|w| disk.iter().filter(move |(n, d, _)| *n == w.number && *d == j.device))
+                .map(|(_, _, p)| *p)
+                .collect();
+            let reads: Vec<&Direction> = of.iter().filter_map(|p| p.read.as_ref()).collect();
+            let writes: Vec<&Direction> = of.iter().filter_map(|p| p.write.as_ref()).collect();
+            Part { name: format!("worker {}", j.first.number), read: merged(&reads), write: merged(&writes) }
+        })
+        .collect()
+}
+
 /// A step's numbers: the ALL row's, each WORKER and DISK row a part; the
 /// span when the workers were given a disk size.
 fn step(s: &Shape<'_>) -> ImportedStep {
     ImportedStep {
+        jobs: job_parts(s),
+        total_latency: None,
         read: s.read.clone(),
         write: s.write.clone(),
         trim: None,
@@ -1468,6 +1502,11 @@ mod tests {
         assert!((rd.seconds - 60.0012345).abs() < 1e-9, "{}", rd.seconds);
         assert_eq!(s.parts.len(), 4);
         assert_eq!(r.note.targets.len(), 2);
+        // The together step's jobs: each worker's DISK row, in job order,
+        // adding up to the ALL row.
+        let jobs: Vec<u64> = s.jobs.iter().map(|j| j.read.as_ref().unwrap().ios).collect();
+        assert_eq!(jobs.len(), 2);
+        assert_eq!(Some(jobs.iter().sum::<u64>()), all.reads);
         let summary = s.summary();
         assert!((summary.read.unwrap().latency_us.p50 - 100.0).abs() < 0.2, "read off the bins");
     }

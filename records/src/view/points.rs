@@ -342,7 +342,8 @@ fn together_points(rec: &Record, jobs: &[Job]) -> Vec<Point> {
     for (i, job) in jobs.iter().enumerate() {
         let Some(jr) = r.jobs.iter().find(|j| j.name == job.name) else { continue };
         let with: Vec<String> = jobs.iter().filter(|j| j.name != job.name).map(|j| j.name.clone()).collect();
-        let rate = jr.io.rate.as_ref().map_or(String::new(), |o| format!(" at {}", asked_words(o)));
+        let asked = jr.io.as_ref().and_then(|io| io.rate.as_ref());
+        let rate = asked.map_or(String::new(), |o| format!(" at {}", asked_words(o)));
         let mut p = rec.base(
             "together",
             &keys[i],
@@ -370,7 +371,7 @@ fn together_points(rec: &Record, jobs: &[Job]) -> Vec<Point> {
         if rec.convention == ValueKind::Peak {
             add_note(&mut p, "a job keeps no peak of its own: its step average".into());
         }
-        open_loop(&mut p, jr.io.rate.as_ref());
+        open_loop(&mut p, asked);
         headline(&mut p, rec.convention);
         latencies(&mut p, s);
         out.push(p);

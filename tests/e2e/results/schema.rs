@@ -206,6 +206,49 @@ fn json_output(args: &[&str], lines: bool) -> Vec<Value> {
     if lines { out.lines().map(|l| parse(&what, l)).collect() } else { vec![parse(&what, &out)] }
 }
 
+/// An imported result's documents (fio's json+, through `methodic import
+/// fio`, with a `together` step whose jobs have no engine or series of
+/// their own) validate, and so do report and compare of it as JSON.
+#[test]
+fn an_imported_results_documents_validate() {
+    let v = Validator::get();
+    let dir = common::temp_dir("schema-imported");
+    let json = dir.join("fio.json");
+    let fixture =
+        std::fs::read_to_string(common::root().join("tests/fio-results/fio-3.33-exported.json")).unwrap();
+    // Its two jobs in one group: a together step.
+    std::fs::write(&json, fixture.replacen("\"groupid\" : 1", "\"groupid\" : 0", 1)).unwrap();
+    let out = dir.join("imported");
+    let o = methodic(&["import", "fio", json.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    let manifest = parse("manifest.json", &read("manifest.json"));
+    v.check("manifest.schema.json", "an imported manifest.json", &manifest);
+    assert_eq!(manifest["imported"]["tool"], "fio");
+    for (i, line) in read("steps.jsonl").lines().enumerate() {
+        v.check(
+            "step-result.schema.json",
+            &format!("line {} of the imported steps.jsonl", i + 1),
+            &parse("steps", line),
+        );
+    }
+    v.check(
+        "results.schema.json",
+        "the imported results.json",
+        &parse("results.json", &read("results.json")),
+    );
+    let d = out.to_str().unwrap();
+    for (args, file) in [
+        (&["report", d, "--format", "json"][..], "report.schema.json"),
+        (&["compare", d, d, "--format", "json"][..], "compare.schema.json"),
+    ] {
+        let o = methodic(args);
+        assert!(o.status.success(), "{}: {}", args.join(" "), text(&o.stderr));
+        v.check(file, &args.join(" "), &parse(file, &text(&o.stdout)));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A rehearsal's manifest, each step record and results.json validate, and
 /// so do what `run`, `report`, `compare` (of the run with itself), `plan`,
 /// `diff` and `crosscheck` write as JSON; a manifest with a field of the

@@ -139,7 +139,8 @@ fn together(run: &Loaded, r: &StepResult, describe: String) -> TogetherView {
         .jobs
         .iter()
         .map(|j| {
-            let load = j.io.rate.as_ref().map_or("closed loop".into(), |o| o.words());
+            let load =
+                j.io.as_ref().and_then(|io| io.rate.as_ref()).map_or("closed loop".into(), |o| o.words());
             row(j.name.clone(), j.workload.clone(), j.qd.to_string(), &j.summary, load)
         })
         .collect();

@@ -150,8 +150,8 @@ fn record(
             workload: job.workload.label(),
             qd: job.qd.total,
             summary: r.recorder.summary(r.seconds),
-            io: r.info,
-            series: x.relative(csv),
+            io: Some(r.info),
+            series: Some(x.relative(csv)),
         });
     }
     if let Some(e) = first_error {
