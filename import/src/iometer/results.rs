@@ -15,10 +15,14 @@
 //! append).
 //!
 //! Iometer's own quirks, kept:
-//! - A `MANAGER` row has 6 raw values where the header has 15 (bytes read
-//!   and written, then three maximum raw latencies and the run time), so
-//!   its fields after `Bytes Written` do not stand under their header: only
-//!   what comes before is read from it.
+//! - A `MANAGER` row is read only up to `Bytes Written`. An earlier note
+//!   here said its later fields do not stand under their header; the
+//!   `Manager::SaveResults` in iometer-org/iometer@7243b4d
+//!   (src/Manager.cpp:602-680) writes every column in line, and which
+//!   Iometer wrote fewer is not settled: what the importer needs of a
+//!   manager (its name) comes before.
+//! - `Queue Depth` is -1 (`AMBIGUOUS_VALUE`) in an `ALL` or `MANAGER` row
+//!   whose workers ran at different depths: read as not stated.
 //! - A `DISK` row's raw latency sums and latency bins are its worker's
 //!   (`Worker::SaveResults` writes `results`, not the target's): said by
 //!   `bins_of_worker`.
@@ -295,7 +299,10 @@ fn row(line: &str, columns: &[&str], bin_names: &[String], n: usize) -> Result<R
         bytes_written: whole("Bytes Written")?,
         reads: whole("Read I/Os")?,
         writes: whole("Write I/Os")?,
-        queue_depth: whole("Queue Depth")?,
+        // -1 (`AMBIGUOUS_VALUE`, src/Worker.h) where the workers below
+        // ran at different depths (`ManagerList::GetQueueDepth`): no one
+        // depth is stated.
+        queue_depth: if field("Queue Depth") == Some("-1") { None } else { whole("Queue Depth")? },
         starting_sector: whole("Starting Sector")?,
         maximum_size: whole("Maximum Size")?,
         bins_of_worker: kind == RowKind::Disk && !bins.is_empty(),
@@ -335,6 +342,19 @@ mod tests {
     /// MANAGER, PROCESSOR, WORKER and DISK rows (CR LF, as Iometer on
     /// Windows writes them).
     const FILE: &str = include_str!("../../../tests/iometer/results-1.1.0.csv");
+
+    #[test]
+    fn a_queue_depth_of_minus_one_is_not_stated() {
+        let header = FILE.lines().find(|l| l.starts_with("'Target Type")).unwrap();
+        let at = header.split(',').position(|h| h == "Queue Depth").unwrap();
+        let line = FILE.lines().find(|l| l.starts_with("ALL,")).unwrap();
+        let mut fields: Vec<&str> = line.split(',').collect();
+        assert!(read_results(FILE).unwrap().tests[0].runs[0].rows[0].queue_depth.is_some());
+        fields[at] = "-1";
+        let text = FILE.replacen(line, &fields.join(","), 1);
+        let r = read_results(&text).unwrap();
+        assert_eq!(r.tests[0].runs[0].rows[0].queue_depth, None);
+    }
 
     #[test]
     fn a_test_of_two_runs_with_every_row_kind() {
