@@ -101,7 +101,18 @@ pub fn run(format: ImportFormat, args: ImportArgs) -> Result<ExitCode> {
         bail!("--name needs a name that is not blank");
     }
     if is_results(format, &text) {
-        return import_results(format, &args, &text, &file, &name);
+        // DiskSpd's results embed the profile they ran, which imports as
+        // a methodology too (docs/diskspd.md): that, to standard output
+        // or a .method file; the numbers, into a results directory.
+        let to_method =
+            args.output == Path::new("-") || args.output.extension().is_some_and(|e| e == "method");
+        if !(matches!(format, ImportFormat::Diskspd) && to_method) {
+            return import_results(format, &args, &text, &file, &name);
+        }
+        eprintln!(
+            "note: {file} holds DiskSpd's results: this imports the <Profile> they ran as a methodology; \
+             `-o DIR` imports their numbers into a results directory"
+        );
     }
     match import(format, &args, &text, &file, &name) {
         Ok(made) => {
@@ -205,7 +216,15 @@ fn import_results(
     }
     if args.output == Path::new("-") {
         bail!(
-            "{file} is a results file: it imports into a results directory; give -o DIR (a new directory),              then `methodic report DIR`"
+            "{file} is a results file: it imports into a results directory; give -o DIR (a new directory), \
+             then `methodic report DIR`"
+        );
+    }
+    let holds = |d: &Path| std::fs::read_dir(d).is_ok_and(|mut e| e.next().is_some());
+    if args.output.is_file() || holds(&args.output) {
+        bail!(
+            "{} already exists and is not an empty directory: give -o a new directory for the imported results",
+            args.output.display()
         );
     }
     let input = methodic_import::runs::ResultsFile { text, file, name };

@@ -7,13 +7,16 @@
 //! `--name`); the `err_*` files are refused with every problem named by
 //! line and option, exit 1 and nothing written; an imported job exported
 //! again imports to the same steps; and fio itself accepts every job file
-//! here.
+//! here. Results files import into results directories
+//! (`import/results.rs`).
 
 mod common;
 #[path = "import/diskspd.rs"]
 mod diskspd;
 #[path = "import/iometer.rs"]
 mod iometer;
+#[path = "import/results.rs"]
+mod results;
 #[path = "import/vdbench.rs"]
 mod vdbench;
 

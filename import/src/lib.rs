@@ -12,8 +12,9 @@
 //! an imported methodology always compiles. See ARCHITECTURE.md.
 //!
 //! `disk_mark` reads results rather than jobs: CrystalDiskMark's and
-//! KDiskMark's text results, the first part of importing others' results
-//! (not a command yet).
+//! KDiskMark's text results. `runs` makes each tool's results (those and
+//! fio's, Iometer's and DiskSpd's) a run that methodic-results writes as
+//! a results directory (`methodic import FORMAT RESULTS -o DIR`).
 
 pub mod disk_mark;
 pub mod diskspd;

@@ -90,6 +90,19 @@ pub fn diskspd_run(input: &ResultsFile<'_>) -> Result<ImportedRun, RunError> {
         .enumerate()
         .map(|(i, s)| step(s, i + 1, input.file))
         .collect::<Result<Vec<_>, _>>()?;
+    // The span each time span's profile states (its targets' <FileSize>,
+    // the plan's `span`), of a target whose size the results do not give.
+    let io_steps = plan.steps.iter().filter(|s| matches!(s.action.kind(), "measure" | "together"));
+    let steps: Vec<ImportedStep> = steps
+        .into_iter()
+        .zip(io_steps)
+        .map(|(n, s)| match s.target.unwrap_or(plan.target).span {
+            methodic_compiler::plan::Extent::Bytes(b) => {
+                ImportedStep { span: Some((format!("span {b} (<FileSize>)"), b.0, 0)), ..n }
+            }
+            methodic_compiler::plan::Extent::Percent(_) => n,
+        })
+        .collect();
 
     let version = results.version.as_ref().map(|v| format!("DiskSpd {v}"));
     let mut note = note("DiskSpd", version, "XML results (-Rxml)", input);

@@ -306,7 +306,12 @@ fn rows_in(
                         }
                     },
                 ),
-                value_short(p, step),
+                match &run.manifest.imported {
+                    // The tool made the figure its own way, which the
+                    // step's checklist says (`value_kind.computed`).
+                    Some(n) => format!("as {} reports it", n.tool),
+                    None => value_short(p, step),
+                },
                 notes.join("; "),
             ]
         })
