@@ -601,7 +601,7 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__import)
-            opts="-o -h --output --name --var --help fio iometer vdbench diskspd"
+            opts="-o -h --output --name --var --help fio iometer vdbench diskspd crystaldiskmark"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
