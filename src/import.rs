@@ -229,7 +229,17 @@ fn import_results(
     }
     let input = methodic_import::runs::ResultsFile { text, file, name };
     let run = match format {
-        ImportFormat::Fio => methodic_import::runs::fio::fio_run(&input),
+        // fio's per-interval logs, by the names fio gave them, beside the
+        // JSON file (fio writes them in its working folder).
+        ImportFormat::Fio => {
+            let beside = match args.job.parent() {
+                Some(p) if args.job != Path::new("-") => Some(p.to_path_buf()),
+                _ => None,
+            };
+            let log =
+                |name: &str| beside.as_ref().and_then(|dir| std::fs::read_to_string(dir.join(name)).ok());
+            methodic_import::runs::fio::fio_run_with_logs(&input, &log)
+        }
         ImportFormat::Iometer => methodic_import::runs::iometer::iometer_run(&input),
         ImportFormat::Diskspd => methodic_import::runs::diskspd::diskspd_run(&input),
         ImportFormat::CrystalDiskMark => methodic_import::runs::disk_mark::disk_mark_run(&input),

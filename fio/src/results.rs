@@ -106,6 +106,24 @@ impl Direction {
     }
 }
 
+/// The samples of one of fio's per-interval logs (`write_iops_log`,
+/// `write_bw_log`, `write_lat_log`): each line `time, value, direction,
+/// block size[, offset[, priority]]` (fio's `iolog.c`, `flush_samples`),
+/// the time in milliseconds since the job began, the direction 0 read, 1
+/// write, 2 trim; a line that does not read so is skipped, as are other
+/// directions (3, a sync). As `(milliseconds, value, direction)`.
+pub fn read_log(text: &str) -> Vec<(u64, f64, usize)> {
+    text.lines()
+        .filter_map(|l| {
+            let mut f = l.split(',').map(str::trim);
+            let t: u64 = f.next()?.parse().ok()?;
+            let v: f64 = f.next()?.parse().ok()?;
+            let d: usize = f.next()?.parse().ok()?;
+            (d < 3 && v.is_finite()).then_some((t, v, d))
+        })
+        .collect()
+}
+
 /// Reads `text`, a file fio wrote with `--output-format=json` or `json+`.
 pub fn read_fio_results(text: &str) -> Result<FioResults, FioResultsError> {
     // The JSON starts the file, or the first line that starts with `{`.

@@ -28,6 +28,28 @@ pub struct Peak {
 }
 
 impl Peak {
+    /// The best whole interval of `rows` (a series of `interval_s`
+    /// intervals), for IOPS and for bandwidth apart (the two may peak in
+    /// different intervals); `None` when there is no row. Only whole
+    /// intervals count: a last interval cut short holds too few I/Os for
+    /// its rate to mean anything, unless the step lasted less than one.
+    pub fn of(rows: &[crate::series::Row], interval_s: f64) -> Option<Peak> {
+        let whole: Vec<&crate::series::Row> =
+            rows.iter().filter(|r| r.seconds >= interval_s * 0.999).collect();
+        let pool: Vec<&crate::series::Row> = if whole.is_empty() { rows.iter().collect() } else { whole };
+        let best =
+            |f: fn(&crate::series::Row) -> f64| pool.iter().copied().max_by(|a, b| f(a).total_cmp(&f(b)));
+        let (by_iops, by_mb) = (best(|r| r.iops)?, best(|r| r.mb_s)?);
+        Some(Peak {
+            interval_s,
+            intervals: pool.len() as u32,
+            iops: by_iops.iops,
+            iops_at_s: by_iops.t,
+            mb_s: by_mb.mb_s,
+            mb_s_at_s: by_mb.t,
+        })
+    }
+
     /// Binary mebibytes a second.
     pub fn mib_s(&self) -> f64 {
         self.mb_s * 1e6 / 1_048_576.0

@@ -22,9 +22,8 @@ use crate::engine::EngineNote;
 use crate::error::{Error, Result};
 use crate::host::Host;
 use crate::manifest::{
-    CacheFacts, Checklist, ImportedNote, JobFacts, MANIFEST_SCHEMA, Manifest, ManifestStep, Methodology,
-    QdFacts, SpanFacts, StepStatus, Tool, ValueFacts, WorkloadFacts, cache_facts, load_words,
-    workload_and_qd,
+    CacheFacts, Checklist, ImportedNote, MANIFEST_SCHEMA, Manifest, ManifestStep, Methodology, QdFacts,
+    SpanFacts, StepStatus, Tool, ValueFacts, WorkloadFacts, cache_facts, jobs_of, load_of, workload_and_qd,
 };
 use crate::numbers::{Latency, Rates, Summary};
 use crate::record::{JobResult, MethodologyRef, RunReport, Status, StepResult};
@@ -80,6 +79,10 @@ pub struct ImportedStep {
     /// one (DiskSpd's total percentiles): the step's total latency then,
     /// rather than one worked out of the directions'.
     pub total_latency: Option<StatedLatency>,
+    /// The step's series, interval by interval, when the tool logged one
+    /// (fio's per-interval logs), and its interval in seconds: written as
+    /// the step's series CSV, its best interval the step's peak.
+    pub series: Option<(Vec<crate::series::Row>, f64)>,
 }
 
 /// A part of a step's I/O as the tool reported it.
@@ -447,6 +450,15 @@ fn step_record(
         }
         r.summary = Some(summary);
         r.jobs = job_results(step, n);
+        if let Some((rows, interval_s)) = n.series.as_ref().filter(|(rows, _)| !rows.is_empty()) {
+            let path = out.series_path(&step.id, "")?;
+            let mut csv = crate::csv_file::Writer::create(&path)?;
+            for row in rows {
+                csv.row(row)?;
+            }
+            r.series = Some(relative(&out.path, &path));
+            r.peak = crate::analysis::Peak::of(rows, *interval_s);
+        }
         r.actions =
             n.parts.iter().map(|p| format!("as {} reported it: {}", run.note.tool, p.words())).collect();
         not_stated = n.not_stated.clone();
@@ -559,23 +571,8 @@ fn manifest_step(
                 CacheFacts { io: None, caches_dropped: false, ram_limit: None, description: String::new() }
             },
             host: hostname,
-            load: match &step.action {
-                Action::Measure { rate, pauses, .. } => load_words(rate.as_ref(), pauses),
-                _ => None,
-            },
-            jobs: match &step.action {
-                Action::Together { jobs, .. } => jobs
-                    .iter()
-                    .map(|j| JobFacts {
-                        name: j.name.clone(),
-                        workload: WorkloadFacts::of(&j.workload),
-                        queue_depth: QdFacts::of(&j.qd, 1),
-                        device: j.device + 1,
-                        load: load_words(j.rate.as_ref(), &j.pauses),
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            },
+            load: load_of(&step.action),
+            jobs: jobs_of(&step.action),
         },
         io: None,
         steady: None,

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use methodic_compiler::plan::{
     Action, BlockShare, Bytes, DataPattern, IoKey, IoMode, Percent, Plan, PreconditionStop, Qd, QdCounting,
-    Step, Units, ValueKind, Workload, plural,
+    QosAxis, Step, Units, ValueKind, Workload, plural,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -381,6 +381,65 @@ pub fn load_words(
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// How a step's load arrives, in words: a measurement's rate and pauses,
+/// a QoS search's probes; `None` for a closed loop without pauses and for
+/// steps whose load is not one (a together step's jobs each say theirs).
+pub fn load_of(action: &Action) -> Option<String> {
+    match action {
+        Action::Measure { rate, pauses, .. } => load_words(rate.as_ref(), pauses),
+        Action::Qos(q) if q.by == QosAxis::Qd => Some(format!(
+            "closed loop at the depths a search probes, for the deepest up to QD {} per worker with {} under {}",
+            q.qd.per_worker,
+            q.percentile_name(),
+            q.limit_name()
+        )),
+        Action::Qos(q) => Some(format!(
+            "open loop at the rates a search probes ({} arrivals), for the highest with {} under {}",
+            q.arrivals.words(),
+            q.percentile_name(),
+            q.limit_name()
+        )),
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Together { .. }
+        | Action::Rounds { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => None,
+    }
+}
+
+/// A together step's jobs, each with its workload, queue, device and
+/// load; none for any other step.
+pub fn jobs_of(action: &Action) -> Vec<JobFacts> {
+    match action {
+        Action::Together { jobs, .. } => jobs
+            .iter()
+            .map(|j| JobFacts {
+                name: j.name.clone(),
+                workload: WorkloadFacts::of(&j.workload),
+                queue_depth: QdFacts::of(&j.qd, 1),
+                device: j.device + 1,
+                load: load_words(j.rate.as_ref(), &j.pauses),
+            })
+            .collect(),
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Measure { .. }
+        | Action::Qos(_)
+        | Action::Rounds { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => Vec::new(),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WorkloadFacts {
     pub name: String,
@@ -672,6 +731,19 @@ pub struct SpanFacts {
     #[serde(deserialize_with = "crate::numbers::nullable")]
     #[schemars(with = "Option<f64>")]
     pub percent_of_capacity: f64,
+}
+
+impl SpanFacts {
+    /// `8GiB = 8.0 GiB (50.0% of 16.0 GiB)`, or for a target whose size
+    /// is not stated `size=32M = 32.0 MiB (of a target whose size is not
+    /// stated)`.
+    pub fn words(&self) -> String {
+        let of = match self.capacity {
+            0 => "of a target whose size is not stated".to_string(),
+            c => format!("{:.1}% of {}", self.percent_of_capacity, human(c)),
+        };
+        format!("{} = {} ({of})", self.declared, human(self.bytes))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

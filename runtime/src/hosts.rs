@@ -749,19 +749,7 @@ pub fn series_rows(dir: &Path, hosts: usize, interval_ms: u64) -> (Vec<Row>, Vec
         lat_weighted: f64,
         lat_ios: f64,
     }
-    let lines = |p: &Path| -> Vec<(u64, f64, usize)> {
-        std::fs::read_to_string(p)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| {
-                let mut f = l.split(',').map(str::trim);
-                let t: u64 = f.next()?.parse().ok()?;
-                let v: f64 = f.next()?.parse().ok()?;
-                let d: usize = f.next()?.parse().ok()?;
-                (d < 3).then_some((t, v, d))
-            })
-            .collect()
-    };
+    let lines = |p: &Path| methodic_fio::read_log(&std::fs::read_to_string(p).unwrap_or_default());
     let mut files: Vec<PathBuf> =
         std::fs::read_dir(dir).map(|e| e.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     files.sort();

@@ -11,7 +11,7 @@
 //! types live in methodic-results; this module fills in what only the
 //! runtime knows (the opened targets, the span each step covers).
 
-use methodic_compiler::plan::{Action, Bytes, Plan, QosAxis, Step, Target as Settings, Workload};
+use methodic_compiler::plan::{Action, Bytes, Plan, Step, Target as Settings, Workload};
 use methodic_results::host::TargetInfo;
 use methodic_results::manifest::*;
 use methodic_results::record::Status;
@@ -147,65 +147,6 @@ fn checklist(
         host: hostname.to_string(),
         load: load_of(&step.action),
         jobs: jobs_of(&step.action),
-    }
-}
-
-/// How a step's load arrives, in words: a measurement's rate and pauses,
-/// a QoS search's probes; `None` for a closed loop without pauses and for
-/// steps whose load is not one (a together step's jobs each say theirs).
-fn load_of(action: &Action) -> Option<String> {
-    match action {
-        Action::Measure { rate, pauses, .. } => load_words(rate.as_ref(), pauses),
-        Action::Qos(q) if q.by == QosAxis::Qd => Some(format!(
-            "closed loop at the depths a search probes, for the deepest up to QD {} per worker with {} under {}",
-            q.qd.per_worker,
-            q.percentile_name(),
-            q.limit_name()
-        )),
-        Action::Qos(q) => Some(format!(
-            "open loop at the rates a search probes ({} arrivals), for the highest with {} under {}",
-            q.arrivals.words(),
-            q.percentile_name(),
-            q.limit_name()
-        )),
-        Action::Erase { .. }
-        | Action::Fill { .. }
-        | Action::Precondition { .. }
-        | Action::Together { .. }
-        | Action::Rounds { .. }
-        | Action::DropCaches
-        | Action::Idle { .. }
-        | Action::LimitRam { .. }
-        | Action::Copy { .. }
-        | Action::Probe(_) => None,
-    }
-}
-
-/// A together step's jobs, each with its workload, queue, device and
-/// load; none for any other step.
-fn jobs_of(action: &Action) -> Vec<JobFacts> {
-    match action {
-        Action::Together { jobs, .. } => jobs
-            .iter()
-            .map(|j| JobFacts {
-                name: j.name.clone(),
-                workload: WorkloadFacts::of(&j.workload),
-                queue_depth: QdFacts::of(&j.qd, 1),
-                device: j.device + 1,
-                load: load_words(j.rate.as_ref(), &j.pauses),
-            })
-            .collect(),
-        Action::Erase { .. }
-        | Action::Fill { .. }
-        | Action::Precondition { .. }
-        | Action::Measure { .. }
-        | Action::Qos(_)
-        | Action::Rounds { .. }
-        | Action::DropCaches
-        | Action::Idle { .. }
-        | Action::LimitRam { .. }
-        | Action::Copy { .. }
-        | Action::Probe(_) => Vec::new(),
     }
 }
 

@@ -26,14 +26,25 @@
 use std::collections::BTreeMap;
 
 use methodic_compiler::plan::ValueKind;
-use methodic_fio::{Direction as FioDirection, FioJob, FioResults, read_fio_results};
+use methodic_fio::{Direction as FioDirection, FioJob, FioResults, read_fio_results, read_log};
 use methodic_results::imported::{Direction, ImportedRun, ImportedStep, Part, StatedLatency, merged};
 use methodic_results::manifest::computed;
 
 use super::{ResultsFile, RunError, compiled, note, unstated_host};
 
-/// Reads fio's JSON results into a run.
+/// Reads fio's JSON results into a run, without its logs.
 pub fn fio_run(input: &ResultsFile<'_>) -> Result<ImportedRun, RunError> {
+    fio_run_with_logs(input, &|_| None)
+}
+
+/// Reads fio's JSON results into a run; `log` reads a per-interval log
+/// fio wrote beside it, by the name fio gave it (`None`: not there), for
+/// the jobs whose options asked for logs (`write_iops_log=NAME` and
+/// `log_avg_msec`): each step's series.
+pub fn fio_run_with_logs(
+    input: &ResultsFile<'_>,
+    log: &dyn Fn(&str) -> Option<String>,
+) -> Result<ImportedRun, RunError> {
     let results = read_fio_results(input.text).map_err(|e| {
         RunError::new(format!("{}: {e}", input.file))
             .hint("give the file fio wrote with --output-format=json or json+ (--output FILE)")
@@ -89,15 +100,19 @@ pub fn fio_run(input: &ResultsFile<'_>) -> Result<ImportedRun, RunError> {
             .into(),
     );
     let io_steps = plan.steps.iter().filter(|s| matches!(s.action.kind(), "measure" | "together"));
+    let threads = thread_numbers(&results);
+    let mut logs = Logs::default();
     let steps = groups
         .iter()
         .zip(io_steps)
         .map(|(g, s)| ImportedStep {
             computed: Some(computed(s, ValueKind::StepAverage)),
             span: span(&results, g[0].clones[0]),
+            series: if results.clients { None } else { series(&results, g, &threads, log, &mut logs) },
             ..step(g)
         })
         .collect();
+    note.notes.extend(logs.notes());
     Ok(ImportedRun {
         note,
         methodology,
@@ -212,6 +227,164 @@ fn went_round(r: &FioResults, j: &FioJob) -> bool {
     let Some(size) = size.and_then(|s| fio_bytes(s)) else { return false };
     let moved: u64 = dirs(j).map(|d| d.bytes).sum();
     moved > size
+}
+
+/// Each job's first thread number and how many threads it stands for (from 1, in the file's order, as fio
+/// numbers the threads its logs are named by: `init.c`, `gen_log_name`),
+/// by the job's place in the file's list: a job is one thread, or with
+/// `group_reporting` (its clones in one entry) `numjobs` of them.
+fn thread_numbers(r: &FioResults) -> Vec<(*const FioJob, u64, u64)> {
+    let grouped = |j: &FioJob| {
+        let on = |v: Option<&String>| v.is_some_and(|v| v != "0");
+        on(j.options.get("group_reporting")) || on(r.global.get("group_reporting"))
+    };
+    let mut next = 1;
+    r.jobs
+        .iter()
+        .map(|j| {
+            let first = next;
+            let clones = if grouped(j) {
+                option(r, j, "numjobs").and_then(|n| n.parse().ok()).unwrap_or(1)
+            } else {
+                1
+            };
+            let clones = clones.max(1);
+            next += clones;
+            (j as *const FioJob, first, clones)
+        })
+        .collect()
+}
+
+/// A job's option, or `[global]`'s.
+fn option<'a>(r: &'a FioResults, j: &'a FioJob, name: &str) -> Option<&'a String> {
+    j.options.get(name).or_else(|| r.global.get(name))
+}
+
+/// What the logs said, for the note.
+#[derive(Default)]
+struct Logs {
+    read: Vec<String>,
+    missing: Vec<String>,
+    per_io: Vec<String>,
+}
+
+impl Logs {
+    fn notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.read.is_empty() {
+            out.push(format!(
+                "series: fio's per-interval logs {} (IOPS and bandwidth added up over a step's threads, completion \
+                 latency weighted by each thread's I/Os; fio logs no percentile an interval)",
+                self.read.join(", ")
+            ));
+        }
+        if !self.missing.is_empty() {
+            out.push(format!("series: not read: {} not found beside the JSON file", self.missing.join(", ")));
+        }
+        if !self.per_io.is_empty() {
+            out.push(format!(
+                "series: not read for {}: without log_avg_msec fio logs each I/O, not intervals",
+                self.per_io.join(", ")
+            ));
+        }
+        out
+    }
+}
+
+/// A step's series from the logs of its jobs' threads: rows of the logs'
+/// interval (`log_avg_msec`), each line placed at the interval its time
+/// rounds to. `None` when no thread of the step asked for an IOPS log, or
+/// none was found.
+fn series(
+    r: &FioResults,
+    group: &[Job<'_>],
+    threads: &[(*const FioJob, u64, u64)],
+    log: &dyn Fn(&str) -> Option<String>,
+    said: &mut Logs,
+) -> Option<(Vec<methodic_results::series::Row>, f64)> {
+    #[derive(Default, Clone, Copy)]
+    struct Sum {
+        iops: [f64; 3],
+        kib_s: f64,
+        lat_weighted: f64,
+        lat_ios: f64,
+    }
+    let mut at: BTreeMap<u64, Sum> = BTreeMap::new();
+    let mut interval_ms = 0;
+    for entry in group.iter().flat_map(|j| j.clones.iter().copied()) {
+        let Some(prefix) = entry.options.get("write_iops_log").or_else(|| r.global.get("write_iops_log"))
+        else {
+            continue;
+        };
+        let avg: u64 = option(r, entry, "log_avg_msec").and_then(|v| v.parse().ok()).unwrap_or(0);
+        if avg == 0 {
+            said.per_io.push(format!("[{}]", entry.name));
+            continue;
+        }
+        interval_ms = avg;
+        let (first, clones) =
+            threads.iter().find(|(p, _, _)| std::ptr::eq(*p, entry)).map_or((1, 1), |(_, n, c)| (*n, *c));
+        let per_job = option(r, entry, "per_job_logs").is_none_or(|v| v != "0");
+        let name = |pre: &str, kind: &str, n: u64| {
+            if per_job { format!("{pre}_{kind}.{n}.log") } else { format!("{pre}_{kind}.log") }
+        };
+        let slot = |t: u64| ((t as f64 / avg as f64).round() as u64).max(1);
+        let scale = if r.microseconds { 1000.0 } else { 1.0 };
+        for n in first..first + clones {
+            let file = name(prefix, "iops", n);
+            let Some(text) = log(&file) else {
+                said.missing.push(file);
+                continue;
+            };
+            said.read.push(file);
+            let mut ios_of: BTreeMap<(u64, usize), f64> = BTreeMap::new();
+            for (t, v, d) in read_log(&text) {
+                at.entry(slot(t)).or_default().iops[d] += v;
+                *ios_of.entry((slot(t), d)).or_default() += v;
+            }
+            if let Some(bw) = option(r, entry, "write_bw_log").and_then(|p| log(&name(p, "bw", n))) {
+                // Only into intervals the IOPS log has: a row is an
+                // interval with I/Os counted.
+                for (t, v, _) in read_log(&bw) {
+                    if let Some(s) = at.get_mut(&slot(t)) {
+                        s.kib_s += v;
+                    }
+                }
+            }
+            if let Some(lat) = option(r, entry, "write_lat_log").and_then(|p| log(&name(p, "clat", n))) {
+                // fio times its latency log's windows apart from its IOPS
+                // log's (here 250, 500, ... against 392, 641, ...): each
+                // goes to the interval its time rounds to, weighted by the
+                // I/Os this thread logged there.
+                for (t, v, d) in read_log(&lat) {
+                    let ios = ios_of.get(&(slot(t), d)).copied().unwrap_or(0.0);
+                    if let Some(s) = at.get_mut(&slot(t)).filter(|_| ios > 0.0) {
+                        s.lat_weighted += v * scale * ios;
+                        s.lat_ios += ios;
+                    }
+                }
+            }
+        }
+    }
+    if at.is_empty() {
+        return None;
+    }
+    let seconds = interval_ms as f64 / 1000.0;
+    let rows = at
+        .into_iter()
+        .map(|(k, s)| methodic_results::series::Row {
+            t: k as f64 * seconds,
+            seconds,
+            iops: s.iops.iter().sum(),
+            read_iops: s.iops[0],
+            write_iops: s.iops[1],
+            mb_s: s.kib_s * 1024.0 / 1e6,
+            mean_latency_us: if s.lat_ios > 0.0 { s.lat_weighted / s.lat_ios / 1000.0 } else { f64::NAN },
+            p99_latency_us: f64::NAN,
+            temperature_c: None,
+        })
+        .collect();
+    Some((rows, seconds))
 }
 
 /// The span a job states (`size`), of a target whose size fio's JSON does
@@ -368,6 +541,7 @@ fn step(group: &[Job<'_>]) -> ImportedStep {
         parts: Vec::new(),
         jobs,
         total_latency: None,
+        series: None,
         computed: None,
     }
 }
@@ -501,6 +675,42 @@ mod tests {
         let names: Vec<&str> = loaded.steps[0].jobs.iter().map(|j| j.name.as_str()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn per_interval_logs_beside_the_json_are_each_step_s_series() {
+        // fio 3.33 here: tests/fio-results/logs/logs.fio, 250ms logs of
+        // IOPS, bandwidth and latency; the second job has two clones.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fio-results/logs");
+        let text = std::fs::read_to_string(dir.join("logs.json")).unwrap();
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        let r =
+            fio_run_with_logs(&ResultsFile { text: &text, file: "logs.json", name: "logs" }, &read).unwrap();
+        let parsed = read_fio_results(&text).unwrap();
+        for (k, step) in r.steps.iter().enumerate() {
+            let (rows, interval) = step.series.as_ref().unwrap_or_else(|| panic!("step {k} has no series"));
+            assert_eq!(*interval, 0.25);
+            // Each thread's log, added up: its whole intervals hold most of
+            // the step's I/Os, never more (fio logs no last part interval;
+            // a clone left out would halve the second step's, one read
+            // twice double it).
+            let logged: f64 = rows.iter().map(|row| row.iops * row.seconds).sum();
+            let ios = step.summary().total.ios as f64;
+            assert!(logged > ios * 0.6 && logged < ios * 1.05, "step {k}: {logged} logged, {ios} counted");
+            assert!(rows.iter().all(|row| row.mb_s > 0.0 && row.mean_latency_us > 0.0), "step {k}");
+        }
+        assert!(
+            r.steps[1].series.as_ref().unwrap().0.iter().any(|row| row.write_iops > 0.0),
+            "the mix wrote"
+        );
+        let said = r.note.notes.join("\n");
+        assert!(said.contains("logs_iops.3.log"), "the second clone's log is read: {said}");
+        assert_eq!(parsed.jobs.len(), 3);
+        // Without the logs: no series, and the note says which are missing.
+        let r = fio_run_with_logs(&ResultsFile { text: &text, file: "logs.json", name: "logs" }, &|_| None)
+            .unwrap();
+        assert!(r.steps.iter().all(|s| s.series.is_none()));
+        assert!(r.note.notes.iter().any(|n| n.contains("not found beside")), "{:?}", r.note.notes);
     }
 
     #[test]

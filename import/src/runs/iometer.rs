@@ -1223,6 +1223,7 @@ fn step(s: &Shape<'_>) -> ImportedStep {
     ImportedStep {
         jobs: job_parts(s),
         total_latency: None,
+        series: None,
         read: s.read.clone(),
         write: s.write.clone(),
         trim: None,

@@ -161,7 +161,9 @@ fn csv(run: &Loaded, pts: &[Point]) -> String {
             format!("{:.3}", p.seconds),
             c.and_then(|c| c.drive_state.as_ref()).map_or(String::new(), |d| d.description.clone()),
             c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.bytes.to_string()),
-            c.and_then(|c| c.span.as_ref()).map_or(String::new(), |s| s.percent_of_capacity.to_string()),
+            c.and_then(|c| c.span.as_ref())
+                .filter(|s| s.percent_of_capacity.is_finite())
+                .map_or(String::new(), |s| s.percent_of_capacity.to_string()),
             c.map_or(String::new(), |c| c.value_kind.kind.words().to_string()),
             c.and_then(|c| c.cache.io).map_or(String::new(), |io| {
                 match io {

@@ -25,7 +25,6 @@ use methodic_compiler::plan::Units;
 use serde::Serialize;
 
 use super::{ExportError, Exporter, Format};
-use crate::units::human;
 use crate::view::compare::charts::{and_words, page};
 use crate::view::compare::{Comparison, compact, letter};
 use crate::view::points::step_of;
@@ -85,16 +84,14 @@ fn html(r: &Report) -> Result<String, ExportError> {
             Some(ChecklistRow {
                 step: p.step,
                 id: p.id.clone(),
-                drive_state: c.drive_state.as_ref().map_or("-".into(), |d| d.description.clone()),
-                span: c.span.as_ref().map_or("-".into(), |s| {
-                    format!(
-                        "{} = {} ({:.1}% of {})",
-                        s.declared,
-                        human(s.bytes),
-                        s.percent_of_capacity,
-                        human(s.capacity)
-                    )
-                }),
+                drive_state: c.drive_state.as_ref().map_or_else(
+                    || crate::view::report::unstated(run, step_of(run, p), "drive state"),
+                    |d| d.description.clone(),
+                ),
+                span: c.span.as_ref().map_or_else(
+                    || crate::view::report::unstated(run, step_of(run, p), "span"),
+                    |s| s.words(),
+                ),
                 qd: c.queue_depth.as_ref().map_or("-".into(), |q| q.description.clone()),
                 cache: c.cache.description.clone(),
                 value: format!("{}: {}", c.value_kind.kind.words(), c.value_kind.computed),

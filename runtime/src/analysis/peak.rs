@@ -9,20 +9,10 @@ use methodic_results::analysis::Peak;
 use methodic_results::series::Row;
 
 /// The best whole interval of `rows` (a series of `interval_s` intervals);
-/// `None` when there is no row.
+/// `None` when there is no row. The rule is `Peak::of`'s, which imported
+/// results use too.
 pub fn of(rows: &[Row], interval_s: f64) -> Option<Peak> {
-    let whole: Vec<&Row> = rows.iter().filter(|r| r.seconds >= interval_s * 0.999).collect();
-    let pool: Vec<&Row> = if whole.is_empty() { rows.iter().collect() } else { whole };
-    let best = |f: fn(&Row) -> f64| pool.iter().copied().max_by(|a, b| f(a).total_cmp(&f(b)));
-    let (by_iops, by_mb) = (best(|r| r.iops)?, best(|r| r.mb_s)?);
-    Some(Peak {
-        interval_s,
-        intervals: pool.len() as u32,
-        iops: by_iops.iops,
-        iops_at_s: by_iops.t,
-        mb_s: by_mb.mb_s,
-        mb_s_at_s: by_mb.t,
-    })
+    Peak::of(rows, interval_s)
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! Another tool's results, imported and compared with methodic's own run:
 //! the round trip the user guide shows (docs/others-results.md). A
 //! methodology runs with methodic on a file; the job file `methodic export
-//! fio` makes of it runs with fio on the same file (json+); fio's JSON is
-//! imported; `compare` pairs the same I/O step by step and names what the
-//! import cannot know; the comparison page and the imported result's report
-//! render in Chromium without a console error. What is checked is what the
-//! files say (pairs, counts, fields), never how fast anything ran.
+//! fio` makes of it runs with fio on the same file (json+, with
+//! per-interval logs); fio's JSON and logs are imported; `compare` pairs
+//! the same I/O step by step and names what the import cannot know; the
+//! comparison page and the imported result's report render in Chromium
+//! without a console error. What is checked is what the files say (pairs,
+//! counts, fields), never how fast anything ran.
 
 use std::path::Path;
 
@@ -50,9 +51,13 @@ fn fio_json_imported_compares_step_by_step_with_methodic_s_run() {
     let exported = ok(&["export", "fio", s(&method)]);
     std::fs::write(&job, &exported.stdout).unwrap();
     let json = dir.join("fio.json");
+    // With per-interval logs (in fio's working folder, beside the JSON):
+    // each step's series.
     let fio = std::process::Command::new("fio")
-        .args(["--output-format=json+", "--output", s(&json), s(&job)])
+        .args(["--output-format=json+", "--output", s(&json)])
+        .args(["--write_iops_log=log", "--write_bw_log=log", "--log_avg_msec=100", s(&job)])
         .env("TARGET", &target)
+        .current_dir(&dir)
         .output()
         .unwrap();
     assert!(fio.status.success(), "fio: {}", text(&fio.stderr));
@@ -72,6 +77,8 @@ fn fio_json_imported_compares_step_by_step_with_methodic_s_run() {
         let log = step["latency_log"].as_str().unwrap_or_else(|| panic!("no latency log: {line}"));
         assert!(imported.join(log).is_file());
         assert!(step["summary"]["total"]["ios"].as_u64().unwrap() > 0, "{line}");
+        let series = step["series"].as_str().unwrap_or_else(|| panic!("no series from fio's logs: {line}"));
+        assert!(std::fs::read_to_string(imported.join(series)).unwrap().lines().count() > 1, "{series}");
     }
 
     let o = ok(&["compare", "--json", s(&own), s(&imported)]);

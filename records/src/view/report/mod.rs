@@ -321,7 +321,7 @@ fn rows_in(
 /// `not stated` for a checklist field an imported result's file does
 /// not state (the run's or the step's `not_stated`); `-` for one that is
 /// simply empty.
-fn unstated(run: &Loaded, step: Option<&manifest::ManifestStep>, field: &str) -> String {
+pub(crate) fn unstated(run: &Loaded, step: Option<&manifest::ManifestStep>, field: &str) -> String {
     let named = |list: &[String]| list.iter().any(|f| f == field);
     let run_wide = run.manifest.imported.as_ref().is_some_and(|n| named(&n.not_stated));
     if run_wide || step.is_some_and(|s| named(&s.not_stated)) { "not stated".into() } else { "-".into() }
