@@ -31,7 +31,7 @@ mod setup;
 mod specs;
 mod steps;
 mod workloads;
-mod writer;
+pub(crate) mod writer;
 
 use std::collections::HashSet;
 

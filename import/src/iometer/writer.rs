@@ -41,7 +41,7 @@ pub(super) fn method_text(m: &Method<'_>) -> String {
              methodology brings them in with `use \"THIS_FILE.method\"` (a path from its own folder).",
             WIDTH,
         )),
-        Some(run) => out.push_str(&devices(run)),
+        Some(run) => out.push_str(&devices(&run.devices)),
     }
     for n in &m.notes {
         out.push_str(&comment(&format!("- {}", one_line(n)), WIDTH));
@@ -83,16 +83,17 @@ pub(super) fn method_text(m: &Method<'_>) -> String {
 }
 
 /// The devices, by the targets Iometer names, and the command that runs
-/// the methodology on them.
-fn devices(run: &Run) -> String {
+/// the methodology on them (the .icf import's words, and the results
+/// import's).
+pub(crate) fn devices(names: &[String]) -> String {
     let mut out = String::new();
-    let targets: Vec<String> = (1..=run.devices.len()).map(|i| format!("--target DISK{i}")).collect();
-    if run.devices.len() == 1 {
+    let targets: Vec<String> = (1..=names.len()).map(|i| format!("--target DISK{i}")).collect();
+    if let [one] = names {
         out.push_str(&comment(
             &format!(
                 "Iometer's target: {} (the disk the workers run on): give it as `--target` when the \
                  methodology runs.",
-                one_line(&run.devices[0])
+                one_line(one)
             ),
             WIDTH,
         ));
@@ -102,7 +103,7 @@ fn devices(run: &Run) -> String {
              the order the file first names them:",
             WIDTH,
         ));
-        for (i, d) in run.devices.iter().enumerate() {
+        for (i, d) in names.iter().enumerate() {
             out.push_str(&comment(&format!("- device {}: {}", i + 1, one_line(d)), WIDTH));
         }
     }

@@ -1028,31 +1028,9 @@ fn methodology(
 }
 
 /// The devices, by the targets Iometer names, and how to run the
-/// methodology on them (as the .icf import says them).
+/// methodology on them, in the .icf import's words.
 fn devices_text(devices: &Devices) -> String {
-    let mut out = String::new();
-    if let [one] = devices.names.as_slice() {
-        out.push_str(&comment(
-            &format!(
-                "Iometer's target: {} (the disk the workers ran on): give it as `--target` to run the \
-                 methodology.",
-                one_line(one)
-            ),
-            WIDTH,
-        ));
-    } else {
-        out.push_str(&comment(
-            "Devices: the workers' Iometer targets, each a device here (`device N` is the Nth --target), in \
-             the order the file first names them:",
-            WIDTH,
-        ));
-        for (i, d) in devices.names.iter().enumerate() {
-            out.push_str(&comment(&format!("- device {}: {}", i + 1, one_line(d)), WIDTH));
-        }
-    }
-    let targets: Vec<String> = (1..=devices.names.len()).map(|i| format!("--target DISK{i}")).collect();
-    out.push_str(&comment(&format!("Run: `methodic run FILE.method {}`", targets.join(" ")), WIDTH));
-    out
+    crate::iometer::writer::devices(&devices.names)
 }
 
 /// `Test 1 (line 1): "...", CYCLE_OUTSTANDING_IOS, Iometer 1.1.0, started ...`.
