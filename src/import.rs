@@ -19,7 +19,7 @@ use methodic_import::{Imported, Input};
 
 use crate::common::{count, display_name, read_input, write_output};
 
-/// The tools whose job files `methodic import` reads.
+/// The tools whose job files (and results) `methodic import` reads.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum ImportFormat {
     /// An fio job file, or fio's JSON results (--output-format=json or json+).

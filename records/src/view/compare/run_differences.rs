@@ -443,57 +443,49 @@ fn ceiling_difference(a: &Manifest, b: &Manifest, j: usize) -> Option<Difference
     ))
 }
 
-/// `auto (io_uring available)`, `psync (chosen; io_uring available)`.
 /// Where the numbers of two runs come from when either is imported: the
 /// tool that measured, and each run-wide field a file does not state, said
 /// as a gap that cannot be explained or excluded on that count.
 fn imported_differences(ma: &Manifest, mb: &Manifest, j: usize) -> Vec<Difference> {
     let l = letter(j);
-    let source = |m: &Manifest| match &m.imported {
-        Some(n) => n.describe(),
+    // The tool and format, not the file: two files of one fio version
+    // were measured alike.
+    let tool = |m: &Manifest| match &m.imported {
+        Some(n) => format!("{} {}", n.tool_words(), n.format),
         None => format!("methodic {} run", m.tool.version),
     };
+    let source = |m: &Manifest| m.imported.as_ref().map_or_else(|| tool(m), |n| n.describe());
     let mut out = Vec::new();
-    let (sa, sb) = (source(ma), source(mb));
-    if sa != sb {
+    if tool(ma) != tool(mb) {
         out.push(diff(
             "measured by",
             j,
-            sa,
-            sb,
+            source(ma),
+            source(mb),
             "each tool submits and times I/O its own way (fio's default latency starts at issue, not \
              submission; Iometer and DiskSpd report averages and their own percentiles): a gap of a few \
              percent can be the tools', not the drives'"
                 .into(),
         ));
     }
-    let said = |m: &Manifest, field: &str| -> Option<String> {
-        let n = m.imported.as_ref()?;
-        n.not_stated.iter().any(|f| f == field).then(|| "not stated".to_string())
-    };
-    let mut fields: Vec<&str> = Vec::new();
-    for m in [ma, mb] {
-        for f in m.imported.iter().flat_map(|n| &n.not_stated) {
-            if !fields.contains(&f.as_str()) && f == "host" {
-                fields.push(f);
-            }
-        }
-    }
-    for f in fields {
-        let (va, vb) = (said(ma, f), said(mb, f));
-        let who = match (&va, &vb) {
-            (Some(_), Some(_)) => format!("neither A nor {l} states"),
-            (Some(_), None) => "A does not state".to_string(),
+    let unstated =
+        |m: &Manifest| m.imported.as_ref().is_some_and(|n| n.not_stated.iter().any(|f| f == "host"));
+    let (ua, ub) = (unstated(ma), unstated(mb));
+    if ua || ub {
+        let who = match (ua, ub) {
+            (true, true) => format!("neither A nor {l} states"),
+            (true, false) => "A does not state".to_string(),
             _ => format!("{l} does not state"),
         };
+        let host = |m: &Manifest, u: bool| if u { "not stated".to_string() } else { m.host.describe() };
         out.push(diff(
-            f,
+            "host",
             j,
-            va.unwrap_or_else(|| ma.host.describe()),
-            vb.unwrap_or_else(|| mb.host.describe()),
+            host(ma, ua),
+            host(mb, ub),
             format!(
-                "{who} its {f}: a gap between the runs cannot be explained or excluded on that count (the host's \
-                 CPU, kernel and power settings move latency at low queue depth)"
+                "{who} its host: a gap between the runs cannot be explained or excluded on that count (the \
+                 host's CPU, kernel and power settings move latency at low queue depth)"
             ),
         ));
     }
@@ -512,6 +504,7 @@ fn imported_differences(ma: &Manifest, mb: &Manifest, j: usize) -> Vec<Differenc
     out
 }
 
+/// `auto (io_uring available)`, `psync (chosen; io_uring available)`.
 fn engine_word(e: &EngineNote) -> String {
     let uring = match &e.io_uring_unavailable {
         _ if e.io_uring => "io_uring available".to_string(),
@@ -549,6 +542,41 @@ mod tests {
         }
         b.steps[0].summary.as_mut().unwrap().total.iops = 2100.0;
         b
+    }
+
+    #[test]
+    fn an_imported_result_s_unstated_fields_are_named_as_unknown_not_counted_equal() {
+        let a = run(false);
+        let mut b = run(false);
+        b.dir = "/nonexistent/methodic-imported".into();
+        b.manifest.imported = Some(crate::manifest::ImportedNote {
+            tool: "fio".into(),
+            version: Some("fio-3.33".into()),
+            format: "JSON+ (--output-format=json+)".into(),
+            file: "b.json".into(),
+            hash: "sha256:0".into(),
+            ran: None,
+            targets: Vec::new(),
+            not_stated: vec!["host".into(), "drive state".into()],
+            notes: Vec::new(),
+        });
+        b.manifest.engine.choice = "fio ioengine=libaio".into();
+        let d = run_differences(&a, &b, 1);
+        let fields: Vec<&str> = d.iter().map(|d| d.field.as_str()).collect();
+        assert_eq!(fields, ["measured by", "host", "engine"], "{:?}", said(&d));
+        assert_eq!(d[1].b, "not stated");
+        assert!(d[1].sentence.starts_with("B does not state its host: a gap between the runs cannot be"));
+        // Step by step: the drive state is not stated, whatever A's is, and
+        // the same file's tool twice is not a difference of tools.
+        let c = crate::view::compare::comparison(&[a, b.clone()]);
+        let state = c.differences.iter().find(|d| d.field == "drive state").expect("drive state named");
+        assert_eq!(state.b, "not stated");
+        assert!(state.sentence.starts_with("B does not state the drive state"), "{}", state.sentence);
+        let mut b2 = b.clone();
+        b2.manifest.imported.as_mut().unwrap().file = "c.json".into();
+        let d = run_differences(&b, &b2, 1);
+        assert_eq!(said(&d), ["host (run): A not stated; B not stated"]);
+        assert!(d[0].sentence.starts_with("neither A nor B states its host"));
     }
 
     #[test]
