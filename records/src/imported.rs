@@ -324,9 +324,10 @@ pub fn write(run: &ImportedRun, dir: &Path) -> Result<()> {
         return Err(Error::results(
             dir,
             format!(
-                "cannot hold this import: its plan has {} with I/O and the file {} of numbers",
-                measured,
-                run.steps.len()
+                "cannot hold this import (a bug in methodic import): its plan has {} with I/O, and the file's \
+                 numbers are of {}",
+                methodic_compiler::plan::plural(measured as u64, "step", "steps"),
+                methodic_compiler::plan::plural(run.steps.len() as u64, "step", "steps"),
             ),
         ));
     }
