@@ -22,3 +22,4 @@ pub use crate::import::{Imported, fio_to_method, fio_to_method_with, text_uses};
 pub use crate::results::{
     Direction, FioJob, FioResults, FioResultsError, Latency, read_fio_results, read_log,
 };
+pub use crate::values::size_in_bytes;

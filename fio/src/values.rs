@@ -191,6 +191,19 @@ pub(crate) fn bytes(n: u64) -> String {
     if n == 1 { "1 byte".to_string() } else { format!("{n} bytes") }
 }
 
+/// A size in bytes as fio reads it, with the job's `kb_base` (`None`:
+/// fio's default, 1024); `None` for what the job import refuses (a share,
+/// an IEC unit under kb_base=1024, a value fio reads otherwise than it
+/// says). For readers of fio's results, which hold the job's options.
+pub fn size_in_bytes(raw: &str, kb_base: Option<&str>) -> Option<u64> {
+    let kb = match kb_base.map(str::trim) {
+        None | Some("1024") => KbBase::Compat1024,
+        Some("1000") => KbBase::Si1000,
+        Some(_) => return None,
+    };
+    fio_bytes(raw, kb).ok().map(|b| b.0)
+}
+
 /// A size in bytes, never a share.
 pub(crate) fn fio_bytes(raw: &str, kb: KbBase) -> Result<Bytes, Refusal> {
     match fio_size(raw, kb, false)? {

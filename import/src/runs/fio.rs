@@ -26,7 +26,9 @@
 use std::collections::BTreeMap;
 
 use methodic_compiler::plan::ValueKind;
-use methodic_fio::{Direction as FioDirection, FioJob, FioResults, read_fio_results, read_log};
+use methodic_fio::{
+    Direction as FioDirection, FioJob, FioResults, read_fio_results, read_log, size_in_bytes,
+};
 use methodic_results::imported::{Direction, ImportedRun, ImportedStep, Part, StatedLatency, merged};
 use methodic_results::manifest::computed;
 
@@ -223,8 +225,10 @@ fn job_file(r: &FioResults, groups: &[Vec<Job<'_>>]) -> (String, Vec<String>) {
 /// Whether a job moved more than its size: it went round its region
 /// again, which only `time_based` does.
 fn went_round(r: &FioResults, j: &FioJob) -> bool {
-    let size = j.options.get("size").or_else(|| r.global.get("size"));
-    let Some(size) = size.and_then(|s| fio_bytes(s)) else { return false };
+    let size = option(r, j, "size");
+    let Some(size) = size.and_then(|s| size_in_bytes(s, option(r, j, "kb_base").map(String::as_str))) else {
+        return false;
+    };
     let moved: u64 = dirs(j).map(|d| d.bytes).sum();
     moved > size
 }
@@ -312,8 +316,7 @@ fn series(
     let mut at: BTreeMap<u64, Sum> = BTreeMap::new();
     let mut interval_ms = 0;
     for entry in group.iter().flat_map(|j| j.clones.iter().copied()) {
-        let Some(prefix) = entry.options.get("write_iops_log").or_else(|| r.global.get("write_iops_log"))
-        else {
+        let Some(prefix) = option(r, entry, "write_iops_log") else {
             continue;
         };
         let avg: u64 = option(r, entry, "log_avg_msec").and_then(|v| v.parse().ok()).unwrap_or(0);
@@ -391,28 +394,9 @@ fn series(
 /// not give; `None` when the job has no `size` (fio then uses the whole
 /// file or device, whose size is not stated).
 fn span(r: &FioResults, j: &FioJob) -> Option<(String, u64, u64)> {
-    let size = j.options.get("size").or_else(|| r.global.get("size"))?;
-    Some((format!("size={size}"), fio_bytes(size)?, 0))
-}
-
-/// fio's size (`32M`, `1g`, `4096`), in bytes, with fio's default of
-/// binary multipliers (`kb_base=1024`); `None` for a percentage or a
-/// range.
-fn fio_bytes(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let n: u64 = s[..digits].parse().ok()?;
-    let unit = s[digits..].trim().to_ascii_lowercase();
-    let mult: u64 = match unit.trim_end_matches('b').trim_end_matches('i') {
-        "" => 1,
-        "k" => 1 << 10,
-        "m" => 1 << 20,
-        "g" => 1 << 30,
-        "t" => 1 << 40,
-        "p" => 1 << 50,
-        _ => return None,
-    };
-    n.checked_mul(mult)
+    let size = option(r, j, "size")?;
+    let bytes = size_in_bytes(size, option(r, j, "kb_base").map(String::as_str))?;
+    Some((format!("size={size}"), bytes, 0))
 }
 
 fn refused(input: &ResultsFile<'_>, errors: &[methodic_fio::ImportError]) -> RunError {
@@ -714,11 +698,15 @@ mod tests {
     }
 
     #[test]
-    fn sizes_read_with_fio_s_units() {
-        assert_eq!(fio_bytes("32M"), Some(32 << 20));
-        assert_eq!(fio_bytes("4k"), Some(4096));
-        assert_eq!(fio_bytes("1GiB"), Some(1 << 30));
-        assert_eq!(fio_bytes("512"), Some(512));
-        assert_eq!(fio_bytes("50%"), None);
+    fn sizes_read_with_fio_s_units_and_kb_base() {
+        assert_eq!(size_in_bytes("32M", None), Some(32 << 20));
+        assert_eq!(size_in_bytes("4k", None), Some(4096));
+        assert_eq!(size_in_bytes("512", None), Some(512));
+        assert_eq!(size_in_bytes("50%", None), None);
+        // fio's default kb_base=1024 reads IEC units as powers of 1000,
+        // which the job import refuses; kb_base=1000 reads them as said.
+        assert_eq!(size_in_bytes("1GiB", None), None);
+        assert_eq!(size_in_bytes("1GiB", Some("1000")), Some(1 << 30));
+        assert_eq!(size_in_bytes("1k", Some("1000")), Some(1000));
     }
 }
