@@ -11,6 +11,48 @@ use std::path::Path;
 use crate::csv_file::{self, Line};
 use crate::error::Result;
 
+/// One interval of fio's per-interval logs, added up over the jobs,
+/// clones and hosts whose logs fall in it: what both readers of fio's logs
+/// (a run on many hosts, an imported fio result) make their rows of.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct FioInterval {
+    /// IOPS by direction (fio's 0 read, 1 write, 2 trim).
+    pub iops: [f64; 3],
+    /// fio's bandwidth logs' KiB/s.
+    pub kib_s: f64,
+    /// Completion latency in nanoseconds times the I/Os it is weighted by,
+    /// and those I/Os.
+    pub lat_weighted_ns: f64,
+    pub lat_ios: f64,
+}
+
+impl FioInterval {
+    /// The rows of intervals numbered from the first (`k` ends at `k`
+    /// intervals of `interval_ms`): IOPS added up, bandwidth in MB/s, the
+    /// latency's weighted mean; fio logs no percentile an interval, so
+    /// `p99_latency_us` is NaN, as is the mean where no I/O weighs it.
+    pub fn rows(at: std::collections::BTreeMap<u64, FioInterval>, interval_ms: u64) -> Vec<Row> {
+        let seconds = interval_ms as f64 / 1000.0;
+        at.into_iter()
+            .map(|(k, s)| Row {
+                t: k as f64 * seconds,
+                seconds,
+                iops: s.iops.iter().sum(),
+                read_iops: s.iops[0],
+                write_iops: s.iops[1],
+                mb_s: s.kib_s * 1024.0 / 1e6,
+                mean_latency_us: if s.lat_ios > 0.0 {
+                    s.lat_weighted_ns / s.lat_ios / 1000.0
+                } else {
+                    f64::NAN
+                },
+                p99_latency_us: f64::NAN,
+                temperature_c: None,
+            })
+            .collect()
+    }
+}
+
 /// A row of the series, as written to CSV and kept for steady-state rounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Row {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use methodic_results::manifest::HostNote;
 use methodic_results::record::HostRates;
-use methodic_results::series::Row;
+use methodic_results::series::{FioInterval, Row};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -742,13 +742,6 @@ type HostLog = (String, String, Vec<(u64, f64, usize)>);
 /// interval: `p99_latency_us` is NaN. Also when each host's window began,
 /// Unix time in milliseconds (`None` for a host without logs).
 pub fn series_rows(dir: &Path, hosts: usize, interval_ms: u64) -> (Vec<Row>, Vec<Option<u64>>) {
-    #[derive(Default, Clone, Copy)]
-    struct Sum {
-        iops: [f64; 3],
-        kib_s: f64,
-        lat_weighted: f64,
-        lat_ios: f64,
-    }
     let lines = |p: &Path| methodic_fio::read_log(&std::fs::read_to_string(p).unwrap_or_default());
     let mut files: Vec<PathBuf> =
         std::fs::read_dir(dir).map(|e| e.flatten().map(|e| e.path()).collect()).unwrap_or_default();
@@ -781,7 +774,7 @@ pub fn series_rows(dir: &Path, hosts: usize, interval_ms: u64) -> (Vec<Row>, Vec
     // start: placed on it, then shifted by its start's whole intervals
     // after the first host's, a line's few milliseconds of jitter never
     // moves it to a neighbour's interval.
-    let mut at: BTreeMap<u64, Sum> = BTreeMap::new();
+    let mut at: BTreeMap<u64, FioInterval> = BTreeMap::new();
     for (own, began) in logs.iter().zip(&began) {
         let Some(began) = *began else { continue };
         let shift = ((began - t0) as f64 / interval_ms as f64).round() as u64;
@@ -806,27 +799,12 @@ pub fn series_rows(dir: &Path, hosts: usize, interval_ms: u64) -> (Vec<Row>, Vec
             for &(t, v, d) in lines {
                 let ios = iops_of.get(&(clone.as_str(), slot(t), d)).copied().unwrap_or(0.0);
                 let s = at.entry(slot(t)).or_default();
-                s.lat_weighted += v * ios;
+                s.lat_weighted_ns += v * ios;
                 s.lat_ios += ios;
             }
         }
     }
-    let seconds = interval_ms as f64 / 1000.0;
-    let rows = at
-        .into_iter()
-        .map(|(k, s)| Row {
-            t: k as f64 * seconds,
-            seconds,
-            iops: s.iops.iter().sum(),
-            read_iops: s.iops[0],
-            write_iops: s.iops[1],
-            mb_s: s.kib_s * 1024.0 / 1e6,
-            mean_latency_us: if s.lat_ios > 0.0 { s.lat_weighted / s.lat_ios / 1000.0 } else { f64::NAN },
-            p99_latency_us: f64::NAN,
-            temperature_c: None,
-        })
-        .collect();
-    (rows, began)
+    (FioInterval::rows(at, interval_ms), began)
 }
 
 #[cfg(test)]

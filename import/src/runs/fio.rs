@@ -31,6 +31,7 @@ use methodic_fio::{
 };
 use methodic_results::imported::{Direction, ImportedRun, ImportedStep, Part, StatedLatency, merged};
 use methodic_results::manifest::computed;
+use methodic_results::series::FioInterval;
 
 use super::{ResultsFile, RunError, compiled, note, unstated_host};
 
@@ -306,14 +307,7 @@ fn series(
     log: &dyn Fn(&str) -> Option<String>,
     said: &mut Logs,
 ) -> Option<(Vec<methodic_results::series::Row>, f64)> {
-    #[derive(Default, Clone, Copy)]
-    struct Sum {
-        iops: [f64; 3],
-        kib_s: f64,
-        lat_weighted: f64,
-        lat_ios: f64,
-    }
-    let mut at: BTreeMap<u64, Sum> = BTreeMap::new();
+    let mut at: BTreeMap<u64, FioInterval> = BTreeMap::new();
     let mut interval_ms = 0;
     for entry in group.iter().flat_map(|j| j.clones.iter().copied()) {
         let Some(prefix) = option(r, entry, "write_iops_log") else {
@@ -362,7 +356,7 @@ fn series(
                 for (t, v, d) in read_log(&lat) {
                     let ios = ios_of.get(&(slot(t), d)).copied().unwrap_or(0.0);
                     if let Some(s) = at.get_mut(&slot(t)).filter(|_| ios > 0.0) {
-                        s.lat_weighted += v * scale * ios;
+                        s.lat_weighted_ns += v * scale * ios;
                         s.lat_ios += ios;
                     }
                 }
@@ -372,22 +366,7 @@ fn series(
     if at.is_empty() {
         return None;
     }
-    let seconds = interval_ms as f64 / 1000.0;
-    let rows = at
-        .into_iter()
-        .map(|(k, s)| methodic_results::series::Row {
-            t: k as f64 * seconds,
-            seconds,
-            iops: s.iops.iter().sum(),
-            read_iops: s.iops[0],
-            write_iops: s.iops[1],
-            mb_s: s.kib_s * 1024.0 / 1e6,
-            mean_latency_us: if s.lat_ios > 0.0 { s.lat_weighted / s.lat_ios / 1000.0 } else { f64::NAN },
-            p99_latency_us: f64::NAN,
-            temperature_c: None,
-        })
-        .collect();
-    Some((rows, seconds))
+    Some((FioInterval::rows(at, interval_ms), interval_ms as f64 / 1000.0))
 }
 
 /// The span a job states (`size`), of a target whose size fio's JSON does
