@@ -1,14 +1,15 @@
 # Run inside the drive lab guest by tests/e2e/drive_lab.rs: methodic on each
 # emulated drive, and what the drive's own tools say of it, into the job
 # folder for the test to compare. $1: the methodic binary; $2: a folder
-# holding the project's specs/.
+# holding the first phases to rehearse (NAME.method) and their order (a
+# name a line, in `order`), which the test picks from the project's specs.
 set -u
 # The binary and every results folder on the guest's own tmpfs: over the
 # job folder's 9p share each page the binary faults in is a round trip (a
 # second a run), and each results write too. What the test reads is
 # copied back at the end.
 cp "$1" /tmp/methodic && M=/tmp/methodic
-PROJECT=$2
+FIRST=$2
 JOBDIR=$PWD
 mkdir -p /tmp/w && cd /tmp/w
 # The NVMe controller (/sys/class/nvme/nvmeX) whose serial is $1: the
@@ -17,32 +18,17 @@ ctrl_of() { for c in /sys/class/nvme/nvme*; do [ "$(tr -d ' ' < "$c/serial")" = 
 C=$(ctrl_of TESTSERIAL01); NVME=/dev/$(basename "$C")n1
 # The device of a results name: nvme0n1 is TESTSERIAL01's namespace.
 dev_of() { if [ "$1" = nvme0n1 ]; then echo "$NVME"; else echo "/dev/$1"; fi; }
-# Every spec that opens with an erase: its first phase, rehearsed on an
+# Every spec that opens with an erase, one of each shape of first phase
+# (tests/e2e/drive_lab.rs, first_phases): its first phase, rehearsed on an
 # NVMe drive (erase purge there is a Format NVM), on the three extra NVMe
 # drives at once, from the start, while the checks below run on the others.
-# One spec of each shape of first phase (its erase and the kinds of the
-# steps after it, in order; specs in name order): the others run the same
-# steps with other workloads. tests/e2e/drive_lab.rs picks the same ones.
-names=()
-declare -A shapes=()
-for spec in "$PROJECT"/specs/*.method; do
-  name=$(basename "$spec" .method)
-  [ -n "$(awk '/^phase /{n++} n==1 && /^  erase /{print; exit}' "$spec")" ] || continue
-  shape=$(awk '/^phase /{n++} n>=2{exit} n==1 && /^  [a-z]/{ if ($1=="erase") k=k $1 " " $2 ";"; else k=k $1 ";" } END{print k}' "$spec")
-  [ -z "${shapes[$shape]:-}" ] || continue
-  shapes[$shape]=$name
-  # Everything up to the end of the first phase (its closing brace at the
-  # start of a line): definitions only later phases use are left unused.
-  awk '/^phase /{n++} n>=2{exit} {print} n==1 && /^}/{exit}' "$spec" > "first-$name.method"
-  # Rounds take longest: first, so that the others fill in beside them.
-  if grep -q '^  rounds' "first-$name.method"; then names=("$name" "${names[@]}"); else names+=("$name"); fi
-done
+mapfile -t names < "$FIRST/order"
 # Each worker takes the next spec no one has claimed (mkdir is atomic).
 first_phases() {
   local dev=/dev/$(basename "$(ctrl_of "$1")")n1
   for name in "${names[@]}"; do
     mkdir "claim-$name" 2>/dev/null || continue
-    "$M" run "first-$name.method" --rehearse --target "$dev" --destroy "$1" --no-ceiling \
+    "$M" run "$FIRST/$name.method" --rehearse --target "$dev" --destroy "$1" --no-ceiling \
       --out "first-$name" > "first-$name.stdout" 2> "first-$name.stderr"
     echo $? > "first-$name.rc"
   done
