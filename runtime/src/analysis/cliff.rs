@@ -4,14 +4,19 @@
 //! cliff when the level after it is at least 20% lower, the step is large
 //! against the noise on either side, the lower level lasts at least three
 //! intervals, and the end of the series has not climbed back (a dip that
-//! recovers is no cliff).
+//! recovers is no cliff). A last interval cut to under half the length of
+//! the one before (the step ended within it) is left out of the fit: its
+//! rate is over the few I/Os that finished in it, and one such row, at
+//! several times the level it ended on, was seen to hide a cliff.
 
 use methodic_results::analysis::Cliff;
 
 use super::{mean, sd};
 
+/// Bytes in GB, or in MB under a gigabyte (a rehearsal or a test writes
+/// megabytes, and "0.0 GB" says nothing).
 fn gb(bytes: f64) -> String {
-    format!("{:.1} GB", bytes / 1e9)
+    if bytes >= 1e9 { format!("{:.1} GB", bytes / 1e9) } else { format!("{:.0} MB", bytes / 1e6) }
 }
 
 /// Finds the cliff in `series`: (end of interval in seconds, MB/s) rows,
@@ -25,6 +30,10 @@ pub fn detect(series: &[(f64, f64)], written: u64) -> Cliff {
         before_mb_s: None,
         after_mb_s: None,
         verdict: why,
+    };
+    let series = match series {
+        [.., (t0, _), (t1, _), (t2, _)] if t2 - t1 < (t1 - t0) / 2.0 => &series[..series.len() - 1],
+        _ => series,
     };
     let rates: Vec<f64> = series.iter().map(|r| r.1).collect();
     let n = rates.len();
@@ -129,6 +138,25 @@ mod tests {
             row.1 = 1500.0;
         }
         assert!(!detect(&s, 1).found);
+    }
+
+    /// The step ended 50ms into its last interval, as the last I/Os in
+    /// flight finished together: that row's rate, five times the level
+    /// after the cliff, is left out of the fit.
+    #[test]
+    fn a_last_interval_cut_short_does_not_hide_a_cliff() {
+        let mut s: Vec<(f64, f64)> =
+            (1..=13).map(|i| (f64::from(i) * 0.5, if i <= 4 { 12.5 } else { 3.1 })).collect();
+        s.push((6.55, 21.6));
+        let c = detect(&s, 36 << 20);
+        assert!(c.found, "{c:?}");
+        assert_eq!(c.at_seconds, Some(2.0));
+        assert!((c.after_mb_s.unwrap() - 3.1).abs() < 1e-9, "{c:?}");
+        assert!(c.verdict.starts_with("fast for 25 MB at 12 MB/s"), "{}", c.verdict);
+        // A last interval of full length stays in: here a recovery.
+        s.pop();
+        s.extend((14..=20).map(|i| (f64::from(i) * 0.5, 12.5)));
+        assert!(!detect(&s, 1).found, "a dip that recovers");
     }
 
     #[test]
