@@ -281,21 +281,22 @@ fn workers_spread_over_two_targets() {
 }
 
 /// A sustained write whose device slows down part-way: the loop device is
-/// throttled, then throttled 4 times harder once it has written 60MiB
-/// (cgroup v1 blkio; this kernel has no device-mapper). The change is set
-/// by the device's own count of written sectors, not by a clock, so a
-/// loaded machine that starts the run late moves it nowhere; and both
-/// throttles are far below what a loaded machine writes to a loop device
-/// whose file is in RAM (34 MB/s was seen with two builds beside the test,
-/// where 200 MB/s and 50 MB/s throttles left no cliff; a file on a disk
-/// that another process kept busy wrote 5 MB/s). The cliff must be found within one
-/// series interval of the change (the bytes written before it, within one
-/// interval's bytes at the fast rate), and its two levels must be the
-/// device's own rates before and after the change, from its counts
-/// (blk-throttle lets through about half the bytes a second set here, and
-/// not exactly a quarter as many after), within a tenth, give or take the
-/// one interval in which the throttle changed, which the fit may put on
-/// either side.
+/// throttled to 12 MB/s, then to 3 MB/s once it has written 24MiB (cgroup
+/// v1 blkio; this kernel has no device-mapper). The change is set by the
+/// device's own count of written sectors, not by a clock, so a loaded
+/// machine that starts the run late moves it nowhere; and both throttles
+/// are far below what a loaded machine writes to a loop device whose file
+/// is in RAM (34 MB/s was seen with two builds beside the test, where 200
+/// MB/s and 50 MB/s throttles left no cliff; a file on a disk that another
+/// process kept busy wrote 5 MB/s). 256KiB writes and a 500ms series keep
+/// it to about 6 s with four intervals before the change and eight after,
+/// each of several I/Os. The cliff must be found within one series
+/// interval of the change (the bytes written before it, within one
+/// interval's bytes at the fast rate and what was in flight), and its two
+/// levels must be the device's own rates before and after the change,
+/// from its counts (not exactly what the throttles set), within a tenth,
+/// give or take the one interval in which the throttle changed, which the
+/// fit may put on either side.
 #[test]
 fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
     use std::sync::Arc;
@@ -305,13 +306,13 @@ fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
     let Some(l) = Loop::with(&lock, LoopSpec::in_ram(128 << 20)) else { return };
     let Some(t) = Throttle::setup() else { return };
     let dev = fs::read_to_string(format!("/sys/block/{}/dev", l.name())).unwrap().trim().to_string();
-    Throttle::limit(&t.dir, &dev, 24_000_000);
+    Throttle::limit(&t.dir, &dev, 12_000_000);
     let plan = compile(
         "methodology \"t\" version \"1\"\n\
-         workload seq { sequential; block 1MiB; read 0% }\n\
-         measure seq qd 4 until written 84MiB series 1s",
+         workload seq { sequential; block 256KiB; read 0% }\n\
+         measure seq qd 4 until written 36MiB series 500ms",
     );
-    let switch_at: u64 = 60 << 20;
+    let switch_at: u64 = 24 << 20;
     let dir = t.dir.clone();
     let name = l.name();
     let written = move || stat(&name).3 * 512;
@@ -330,7 +331,7 @@ fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
                 first = Some(Instant::now());
             }
             if now >= switch_at {
-                Throttle::limit(&dir, &dev, 6_000_000);
+                Throttle::limit(&dir, &dev, 3_000_000);
                 return Some((first?, Instant::now(), written() - base));
             }
             std::thread::sleep(std::time::Duration::from_millis(2));
@@ -349,7 +350,7 @@ fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
     let (ended, total) = (Instant::now(), written() - base);
     done.store(true, Ordering::Relaxed);
     let (first, changed, changed_at) =
-        slow.join().unwrap().expect("the device wrote 60MiB before the run ended");
+        slow.join().unwrap().expect("the device wrote 30MiB before the run ended");
     drop(t);
     let report = report.unwrap_or_else(|e| panic!("{e}"));
     let step = &report.steps[0];
@@ -361,8 +362,8 @@ fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
     let cliff = step.cliff.clone().expect("a cliff verdict");
     assert!(cliff.found, "{cliff:?}; the series' MB/s: {}", rates.join(" "));
     let before = cliff.bytes_before.unwrap() as f64;
-    // One series interval (1 s) at the fast rate, and the 4MiB in flight.
-    let interval = cliff.before_mb_s.unwrap() * 1e6 + (4 << 20) as f64;
+    // One series interval (500ms) at the fast rate, and the 1MiB in flight.
+    let interval = cliff.before_mb_s.unwrap() * 1e6 / 2.0 + (1 << 20) as f64;
     assert!(
         (before - changed_at as f64).abs() <= interval,
         "the device slowed after {changed_at} bytes, the cliff is after {before} (one interval is {interval} bytes): {cliff:?}"
@@ -373,7 +374,8 @@ fn a_sustained_write_finds_the_cliff_where_the_device_slowed() {
     // to the other's).
     let mb_s = |bytes: u64, from: Instant, to: Instant| bytes as f64 / (to - from).as_secs_f64() / 1e6;
     let (fast, slow) = (mb_s(changed_at, first, changed), mb_s(total - changed_at, changed, ended));
-    let split = cliff.at_seconds.unwrap().round() as usize;
+    // The intervals before it (each 500ms).
+    let split = (cliff.at_seconds.unwrap() * 2.0).round() as usize;
     for (what, level, own, other, n) in [
         ("before", cliff.before_mb_s, fast, slow, split),
         ("after", cliff.after_mb_s, slow, fast, intervals - split),
