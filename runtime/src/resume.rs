@@ -142,7 +142,6 @@ fn prepare(
     observer.note(&format!("resuming {}: {reason}", dir.display()));
 
     let run_opts = run_options(dir, &m, opts, &targets, hosts);
-    exec::remote::set_start_margin(&run_opts);
     Ok(Session {
         original,
         plan,

@@ -1,8 +1,8 @@
 //! `run`: a validated plan, its targets and the run's options go in; each
 //! step is executed in order and its numbers come out, appended to the
 //! results directory before the next step starts. This module starts a
-//! run: where its I/O runs is chosen once ([`site_of`]: this machine's
-//! targets, or fio on many hosts, `remote`), the checks in `checks`
+//! run: where its I/O runs is chosen once a session (in `session`: this
+//! machine's targets, or fio on many hosts, `remote`), the checks in `checks`
 //! pass, and the results directory and manifest are made; then the
 //! session (`session`) runs the steps and ends the run. The run's options
 //! and observer are `options`'; its signals `signals`'; the host ceiling
@@ -147,7 +147,6 @@ fn start_on_hosts(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -
     let original = plan;
     let plan = if opts.rehearse { rehearse::rehearse(plan, true) } else { plan.clone() };
     remote::check_plan(&plan)?;
-    remote::set_start_margin(opts);
     let notes = remote::probe(opts, observer)?;
     let results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
     if opts.rehearse {

@@ -8,8 +8,8 @@
 //! --client` over every host. The fio side (the hosts file, the probe,
 //! running fio and reading its output) is `crate::hosts`'s.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration as StdDuration, SystemTime};
 
 use methodic_compiler::plan::{
@@ -28,12 +28,6 @@ use crate::hosts::{self, HostJobs, HostSpec};
 use crate::worker::Counts;
 use methodic_results::engine::EngineKind;
 
-/// How long after the jobs are sent every host starts them, in
-/// milliseconds: at first 1.5 s, which covers fio 3.33's server taking
-/// "run" a second late; widened for the rest of the run when a host began
-/// later than that.
-static START_MARGIN_MS: AtomicU64 = AtomicU64::new(DEFAULT_START_MARGIN_MS);
-
 /// A host that began this much later than due widens the margin.
 const LATE_MS: u64 = 100;
 
@@ -44,12 +38,8 @@ const MAX_CLOCK_LAG_MS: u64 = 5000;
 /// The widest the start margin grows.
 const MAX_START_MARGIN_MS: u64 = 10_000;
 
-/// The start margin a run (or a resume) begins with.
-pub(crate) fn set_start_margin(opts: &RunOptions) {
-    START_MARGIN_MS.store(opts.start_margin_ms.unwrap_or(DEFAULT_START_MARGIN_MS), Ordering::Relaxed);
-}
-
-/// The start margin when `--start-margin` is not given.
+/// The start margin when `--start-margin` is not given: 1.5 s, which
+/// covers fio 3.33's server taking "run" a second late.
 const DEFAULT_START_MARGIN_MS: u64 = 1500;
 
 /// The fio to run: `--fio`, else `fio` on the PATH.
@@ -244,7 +234,7 @@ fn check_local(step: &Step, name: &str) -> Result<()> {
 /// --client` whose files stay in the results (`fio/STEP[-roundR-cellC]/`),
 /// and read back as an [`IoRun`]: all hosts' counts and merged latency
 /// histograms, each host's share, and the series from fio's logs.
-fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
+fn io(x: &Executor<'_>, margin_ms: &Cell<u64>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
     let (kind, reason) = engine_of(x.opts.engine, &spec);
     let (threads, depth) = methodic_results::ceiling::threads_and_depth(kind, &spec.qd);
     if spec.passes.is_some() && spec.workload.random > Percent::ZERO && threads > 1 {
@@ -263,7 +253,7 @@ fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         .unwrap_or_else(|| spec.record.map_or(1000, |r| (r.as_millis() as u64 / 4).clamp(10, 1000)));
     // Every host starts at one time on its clock, a margin from now: fio's
     // servers take "run" up to a second apart.
-    let margin = START_MARGIN_MS.load(Ordering::Relaxed);
+    let margin = margin_ms.get();
     let at_ms = crate::time::unix_now_ms() + margin;
     let prerun = hosts::start_at_command(
         u128::from(at_ms) * 1_000_000,
@@ -291,7 +281,8 @@ fn io(x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         write_series(csv, &run.rows)?;
     }
     let seconds = run.seconds;
-    let host_skew = starts_seen(&x.opts.hosts, &run.starts, at_ms + spec.ramp.as_millis() as u64, margin);
+    let due = at_ms + spec.ramp.as_millis() as u64;
+    let host_skew = starts_seen(&x.opts.hosts, &run.starts, due, margin_ms);
     Ok(IoRun {
         host_skew,
         seconds,
@@ -415,19 +406,20 @@ fn host_jobs(
 }
 
 /// How far apart `hosts` began recording (their `starts`, Unix
-/// milliseconds), the host that began last, and the run's start
-/// `margin`; `None` with one host. A host that began recording later
-/// than `due` (the set start and the ramp) took "run" after it: the
-/// next runs get a wider margin.
+/// milliseconds), the host that began last, and the start margin this I/O
+/// run had; `None` with one host. A host that began recording later than
+/// `due` (the set start and the ramp) took "run" after it: the run's next
+/// I/O runs get a wider margin.
 fn starts_seen(
     hosts: &[HostSpec],
     starts: &[Option<u64>],
     due: u64,
-    margin: u64,
+    margin_ms: &Cell<u64>,
 ) -> Option<(f64, String, u64)> {
+    let margin = margin_ms.get();
     let late = starts.iter().flatten().map(|s| s.saturating_sub(due)).max().unwrap_or(0);
     if late > LATE_MS {
-        START_MARGIN_MS.store((margin + late + LATE_MS).min(MAX_START_MARGIN_MS), Ordering::Relaxed);
+        margin_ms.set((margin + late + LATE_MS).min(MAX_START_MARGIN_MS));
     }
     let first = starts.iter().flatten().min().copied();
     starts
@@ -439,12 +431,25 @@ fn starts_seen(
         .and_then(|(s, h)| Some(((s - first?) as f64 / 1000.0, h.client.clone(), margin)))
 }
 
-/// The hosts' targets, by fio on each host.
-pub(crate) struct OnHosts;
+/// The hosts' targets, by fio on each host, for one session of a run.
+pub(crate) struct OnHosts {
+    /// How long after the jobs are sent every host starts them, in
+    /// milliseconds: `--start-margin` (1.5 s when left out) at the start
+    /// of the session, widened for the rest of it when a host began later
+    /// than that. The run's own, so that two runs at once in one process
+    /// (tests, a program using the library) never share it.
+    margin_ms: Cell<u64>,
+}
+
+impl OnHosts {
+    pub(crate) fn new(opts: &RunOptions) -> OnHosts {
+        OnHosts { margin_ms: Cell::new(opts.start_margin_ms.unwrap_or(DEFAULT_START_MARGIN_MS)) }
+    }
+}
 
 impl Site for OnHosts {
     fn io(&self, x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
-        io(x, step, spec)
+        io(x, &self.margin_ms, step, spec)
     }
 
     /// An erase and a cache drop run on every host at once; a `local`
@@ -563,5 +568,32 @@ mod tests {
         assert!(hint.contains("`methodic export fio`"), "{hint}");
         let (why, _) = refused("");
         assert!(why.contains("open-loop probe's kept rate"), "{why}");
+    }
+
+    /// The start margin is each run's own: a host that began late widens
+    /// its run's margin for the run's later I/O runs, and another run at
+    /// the same time in the same process (as tests and programs using the
+    /// library have) keeps its own `--start-margin`, or 1.5 s.
+    #[test]
+    fn a_late_host_widens_its_own_runs_start_margin_only() {
+        let hosts = [
+            HostSpec { client: "ip:127.0.0.1,8765".into(), target: "/t".into() },
+            HostSpec { client: "ip:127.0.0.2,8765".into(), target: "/t".into() },
+        ];
+        let opts = |ms| RunOptions { start_margin_ms: ms, ..RunOptions::default() };
+        let (late, other) = (OnHosts::new(&opts(Some(100))), OnHosts::new(&opts(Some(100))));
+        // Due at 1000; one host began 400ms late: the margin grows by that
+        // and 100ms, and the skew said is that run's margin as it was.
+        let skew = starts_seen(&hosts, &[Some(1000), Some(1400)], 1000, &late.margin_ms);
+        assert_eq!(skew, Some((0.4, "ip:127.0.0.2,8765".to_string(), 100)));
+        assert_eq!(late.margin_ms.get(), 600);
+        assert_eq!(other.margin_ms.get(), 100, "another run's margin is its own");
+        assert_eq!(OnHosts::new(&opts(None)).margin_ms.get(), 1500, "a new run starts from the default");
+        // On time (within 100ms): the margin stays.
+        starts_seen(&hosts, &[Some(1000), Some(1050)], 1000, &other.margin_ms);
+        assert_eq!(other.margin_ms.get(), 100);
+        // Never past 10 s however late.
+        starts_seen(&hosts, &[Some(1000), Some(60_000)], 1000, &late.margin_ms);
+        assert_eq!(late.margin_ms.get(), MAX_START_MARGIN_MS);
     }
 }

@@ -55,12 +55,6 @@ pub(crate) struct Session {
     pub ram: Option<Bytes>,
 }
 
-/// Where a run's I/O runs, for the whole session: on this machine's
-/// targets, or by fio on every host of `--hosts`.
-fn site_of(opts: &RunOptions) -> &'static dyn Site {
-    if opts.hosts.is_empty() { &Local } else { &OnHosts }
-}
-
 /// How the run stands: completed until a step fails, is interrupted or
 /// cannot be recorded; the error in one line.
 struct Standing {
@@ -99,7 +93,17 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
         ram,
     } = session;
     let opts = &opts;
-    let mut exec = executor(&plan, site_of(opts), opts, targets, &mut results, &engine, &manifest, &earlier);
+    // Where the run's I/O runs, for the whole session: on this machine's
+    // targets, or by fio on every host of `--hosts` (with the session's
+    // own start margin).
+    let on_hosts;
+    let site: &dyn Site = if opts.hosts.is_empty() {
+        &Local
+    } else {
+        on_hosts = OnHosts::new(opts);
+        &on_hosts
+    };
+    let mut exec = executor(&plan, site, opts, targets, &mut results, &engine, &manifest, &earlier);
     if measure_ceiling {
         host_ceilings(&exec, &mut manifest, opts.rehearse, observer);
     }
