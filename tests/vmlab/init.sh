@@ -4,15 +4,21 @@
 # for the drives, runs /tmp/job/script.sh in a chroot of the host root (so
 # every host tool and the methodic the host built run inside), writes its
 # exit status beside it, and powers off.
+# Each stage says on the console when it is reached, with the guest's
+# uptime: a guest that hangs (one boot in about ten did, once, with an
+# empty console) shows where, in the test's failure message.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+echo "@@VMLAB init at $(cut -d' ' -f1 /proc/uptime) s"
 for m in $(cat /modules.list); do insmod /lib/modules/$m 2>/dev/null; done
+echo "@@VMLAB modules loaded at $(cut -d' ' -f1 /proc/uptime) s"
 R=/mnt/host
 mkdir -p $R
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot $R || { echo "@@VMLAB no host root"; poweroff -f; }
+echo "@@VMLAB host root mounted at $(cut -d' ' -f1 /proc/uptime) s"
 mount -t proc proc $R/proc
 mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
