@@ -393,17 +393,14 @@ fn swap_in_use_is_refused_whatever_destroy_says() {
 }
 
 /// The first page of a swap device, read from the device itself (its page
-/// cache flushed and dropped first, as [`written`] does); checks that it is
+/// cache flushed and dropped first, [`common::flush_buffers`]); checks that it is
 /// the header mkswap wrote, which ends with its magic.
 fn swap_header(dev: &Path) -> Vec<u8> {
     use std::io::Read;
-    use std::os::unix::io::AsRawFd;
-    const BLKFLSBUF: libc::c_ulong = 0x1261;
     // SAFETY: sysconf takes a number and reads no memory of ours.
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).expect("the page size");
     let mut f = fs::File::open(dev).unwrap();
-    // SAFETY: BLKFLSBUF takes no argument; `f` keeps the descriptor open for the call.
-    unsafe { libc::ioctl(f.as_raw_fd(), BLKFLSBUF as _) };
+    common::flush_buffers(&f);
     let mut head = vec![0u8; page];
     f.read_exact(&mut head).unwrap();
     assert!(head.ends_with(b"SWAPSPACE2"), "{} starts with a swap header", dev.display());

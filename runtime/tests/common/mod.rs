@@ -339,6 +339,15 @@ fn retry(mut f: impl FnMut() -> bool) -> bool {
     false
 }
 
+/// Writes back a block device's page cache and drops it (BLKFLSBUF), so
+/// that what is read next comes from the device, and what was written is
+/// on it and in its counts.
+pub fn flush_buffers(f: &File) {
+    const BLKFLSBUF: libc::c_ulong = 0x1261;
+    // SAFETY: BLKFLSBUF takes no argument; `f` keeps the descriptor open for the call.
+    unsafe { libc::ioctl(f.as_raw_fd(), BLKFLSBUF as _) };
+}
+
 /// What the kernel counted written to a device: its write requests and
 /// sectors, and its discard requests and sectors (the block layer's own
 /// counts, /sys/class/block/NAME/stat, which also count write-zeroes and
@@ -348,11 +357,7 @@ fn retry(mut f: impl FnMut() -> bool) -> bool {
 /// nor rewrote one with the same data: the same answer as hashing every
 /// byte, without reading them (a 320MiB device took 4 s to hash here).
 pub fn written(dev: &Path) -> [u64; 4] {
-    const BLKFLSBUF: libc::c_ulong = 0x1261;
-    let f = File::open(dev).unwrap_or_else(|e| panic!("{}: {e}", dev.display()));
-    // SAFETY: BLKFLSBUF takes no argument; `f` keeps the descriptor open for the call.
-    unsafe { libc::ioctl(f.as_raw_fd(), BLKFLSBUF as _) };
-    drop(f);
+    flush_buffers(&File::open(dev).unwrap_or_else(|e| panic!("{}: {e}", dev.display())));
     let real = fs::canonicalize(dev).unwrap_or_else(|e| panic!("{}: {e}", dev.display()));
     let name = real.file_name().expect("a device node has a name").to_string_lossy();
     let stat = format!("/sys/class/block/{name}/stat");
