@@ -226,10 +226,7 @@ fn job_file(r: &FioResults, groups: &[Vec<Job<'_>>]) -> (String, Vec<String>) {
 /// Whether a job moved more than its size: it went round its region
 /// again, which only `time_based` does.
 fn went_round(r: &FioResults, j: &FioJob) -> bool {
-    let size = option(r, j, "size");
-    let Some(size) = size.and_then(|s| size_in_bytes(s, option(r, j, "kb_base").map(String::as_str))) else {
-        return false;
-    };
+    let Some((_, size)) = size(r, j) else { return false };
     let moved: u64 = dirs(j).map(|d| d.bytes).sum();
     moved > size
 }
@@ -373,9 +370,15 @@ fn series(
 /// not give; `None` when the job has no `size` (fio then uses the whole
 /// file or device, whose size is not stated).
 fn span(r: &FioResults, j: &FioJob) -> Option<(String, u64, u64)> {
-    let size = option(r, j, "size")?;
-    let bytes = size_in_bytes(size, option(r, j, "kb_base").map(String::as_str))?;
-    Some((format!("size={size}"), bytes, 0))
+    let (said, bytes) = size(r, j)?;
+    Some((format!("size={said}"), bytes, 0))
+}
+
+/// A job's `size` as it says it and in bytes, read with its `kb_base` as
+/// fio reads it; `None` without one, or for what the job import refuses.
+fn size<'a>(r: &'a FioResults, j: &'a FioJob) -> Option<(&'a str, u64)> {
+    let said = option(r, j, "size")?;
+    Some((said, size_in_bytes(said, option(r, j, "kb_base").map(String::as_str))?))
 }
 
 fn refused(input: &ResultsFile<'_>, errors: &[methodic_fio::ImportError]) -> RunError {
