@@ -427,7 +427,24 @@ fn first_phases(root: &Path) -> Vec<FirstPhase> {
     let mut firsts = Vec::new();
     for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "method")) {
         let text = std::fs::read_to_string(&path).unwrap();
-        let first = text.split("\nphase ").nth(1).and_then(|p| p.split("\n}").next()).unwrap_or("");
+        // The spec up to the end of its first phase (its closing brace at
+        // the start of a line), and that phase, from its `phase` line.
+        let (mut source, mut phases, mut opens) = (String::new(), 0, None);
+        for line in text.lines() {
+            if line.starts_with("phase ") {
+                phases += 1;
+                opens = opens.or(Some(source.len()));
+            }
+            if phases >= 2 {
+                break;
+            }
+            source.push_str(line);
+            source.push('\n');
+            if phases == 1 && line.starts_with('}') {
+                break;
+            }
+        }
+        let first = opens.map_or("", |at| &source[at..]);
         if !first.lines().any(|l| l.trim_start().starts_with("erase ")) {
             continue;
         }
@@ -446,21 +463,6 @@ fn first_phases(root: &Path) -> Vec<FirstPhase> {
             .collect();
         if !shapes.insert(shape) {
             continue;
-        }
-        let mut source = String::new();
-        let mut phases = 0;
-        for line in text.lines() {
-            if line.starts_with("phase ") {
-                phases += 1;
-            }
-            if phases >= 2 {
-                break;
-            }
-            source.push_str(line);
-            source.push('\n');
-            if phases == 1 && line.starts_with('}') {
-                break;
-            }
         }
         firsts.push(FirstPhase {
             name: path.file_stem().unwrap().to_string_lossy().into_owned(),
