@@ -79,6 +79,13 @@ pub struct RunArgs {
     /// I/O shape the plan uses, at most 64) measured before the first step.
     #[arg(long)]
     no_ceiling: bool,
+    /// Skip the host's pacing floor: the open loop of each open-loop step
+    /// and QoS probe run with no device and against RAM, just before and
+    /// just after it (a twentieth of its record time each, from 10ms to
+    /// 1s). Without it, percentiles that the host's scheduling explains
+    /// carry no warning. See the user guide, "The host's pacing floor".
+    #[arg(long, conflicts_with = "hosts")]
+    no_floor: bool,
     /// Where copy tests generate their datasets, such as a tmpfs
     /// (/dev/shm/methodic-datasets) so that the source is not the
     /// bottleneck [default: datasets/ in the results directory]. A dataset
@@ -209,6 +216,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         source,
         no_latency: args.no_latency,
         skip_ceiling: args.no_ceiling,
+        skip_floor: args.no_floor,
         datasets: args.datasets.clone(),
         engines: None,
         hosts,

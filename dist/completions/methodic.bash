@@ -713,7 +713,7 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__run)
-            opts="-t -o -h --resume --target --out --rehearse --engine --destroy --overwrite --keep-scratch --seed --pin --format --json --no-latency --no-ceiling --datasets --hosts --fio --start-margin --help"
+            opts="-t -o -h --resume --target --out --rehearse --engine --destroy --overwrite --keep-scratch --seed --pin --format --json --no-latency --no-ceiling --no-floor --datasets --hosts --fio --start-margin --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -78,6 +78,7 @@ complete -c methodic -n "__fish_methodic_using_subcommand run" -l pin -d 'Pin wo
 complete -c methodic -n "__fish_methodic_using_subcommand run" -l json -d 'The older spelling of --format json'
 complete -c methodic -n "__fish_methodic_using_subcommand run" -l no-latency -d 'Do not record latencies or series (to measure what recording costs)'
 complete -c methodic -n "__fish_methodic_using_subcommand run" -l no-ceiling -d 'Skip the host ceiling (the engine against RAM, 0.6 seconds for each I/O shape the plan uses, at most 64) measured before the first step'
+complete -c methodic -n "__fish_methodic_using_subcommand run" -l no-floor -d 'Skip the host\'s pacing floor: the open loop of each open-loop step and QoS probe run with no device and against RAM, just before and just after it (a twentieth of its record time each, from 10ms to 1s). Without it, percentiles that the host\'s scheduling explains carry no warning. See the user guide, "The host\'s pacing floor"'
 complete -c methodic -n "__fish_methodic_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c methodic -n "__fish_methodic_using_subcommand calibrate" -l block -d 'Block sizes to read, each at every --qd (several: --block 4KiB,128KiB or --block again); 4KiB and 1MiB when none is given' -r
 complete -c methodic -n "__fish_methodic_using_subcommand calibrate" -l large-block -d 'One more block size (the older spelling of a second --block)' -r

@@ -217,6 +217,10 @@ pub struct QosResult {
 }
 
 impl QosResult {
+    /// A probe whose host floor, at the searched percentile, is over this
+    /// share of the limit cannot judge the drive (`host_limited`).
+    pub const HOST_SHARE: f64 = 0.5;
+
     /// The probe whose numbers are the step's: the last that met the limit
     /// at the rate found (the runtime asks whole I/Os a second) or at the
     /// depth found.
@@ -263,6 +267,19 @@ pub struct QosPoint {
     pub latency_us: crate::numbers::Latency,
     /// Kept, and the percentile under the limit.
     pub met: bool,
+    /// Open loop: how late the probe's I/Os started, at the searched
+    /// percentile, us.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lateness_us: Option<f64>,
+    /// Open loop: the host's pacing floor beside the probe, at the searched
+    /// percentile (the worse of its runs against RAM), us.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_us: Option<f64>,
+    /// The probe missed the limit, and the host's floor alone took more
+    /// than [`QosResult::HOST_SHARE`] of it: the host, not the drive, kept
+    /// it from meeting the limit, and the probe cannot judge the drive.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host_limited: bool,
 }
 
 /// One job of a `together` step: what it did, on which device, and its
@@ -403,6 +420,142 @@ pub struct OpenLoopResult {
     pub never_started: u64,
     /// Of those, the ones already late when it ended (a backlog).
     pub backlog: u64,
+    /// The median lateness of every I/O started in the window, us (0 in
+    /// results written before it was recorded).
+    #[serde(default)]
+    pub lateness_p50_us: f64,
+    /// The host's pacing floor at this rate and these threads, measured
+    /// beside the step; `None` for results from before it was measured,
+    /// for steps run on many hosts and for `together` jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<PacingFloor>,
+    /// When the step's p99 latency is within [`PacingFloor::FACTOR`] of the
+    /// floor's: a sentence saying that this percentile is the host's
+    /// scheduling, not the device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_warning: Option<String>,
+}
+
+/// The host's pacing floor: the step's open loop (its rate, arrivals,
+/// engine, threads and depth) run with no device, and against a file in
+/// RAM (tmpfs), just before and just after the step. How late the loop
+/// alone starts I/Os is the host's scheduling; the latency against RAM
+/// (counted from when each I/O was due, as the step's) is the least the
+/// host adds to every I/O at this rate (docs/load-models.md, "The host's
+/// pacing floor").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PacingFloor {
+    /// How long each floor run recorded, seconds.
+    pub seconds: f64,
+    /// The runs, in the order they ran.
+    pub runs: Vec<FloorRun>,
+    /// Why a run is missing (no room in /dev/shm, say); `None` when all
+    /// four ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_measured: Option<String>,
+}
+
+/// One run of the pacing floor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FloorRun {
+    /// `no I/O` (the loop alone) or `RAM` (a file in tmpfs).
+    pub against: FloorTarget,
+    /// `before` or `after` the step.
+    pub when: FloorWhen,
+    /// I/Os started in its record window.
+    pub started: u64,
+    /// How late they started: median, 99th percentile and maximum, us.
+    pub lateness_p50_us: f64,
+    pub lateness_p99_us: f64,
+    pub lateness_max_us: f64,
+    /// Their latency from when each was due: 99th percentile and maximum,
+    /// us (against no device: the lateness and nothing else).
+    pub latency_p99_us: f64,
+    pub latency_max_us: f64,
+}
+
+/// What a floor run drove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FloorTarget {
+    /// No device: every I/O completes as it starts, without a system call.
+    NoIo,
+    /// A file in RAM (tmpfs at /dev/shm).
+    Ram,
+}
+
+/// When a floor run ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FloorWhen {
+    Before,
+    After,
+}
+
+impl FloorTarget {
+    pub fn words(self) -> &'static str {
+        match self {
+            FloorTarget::NoIo => "no I/O",
+            FloorTarget::Ram => "a file in RAM",
+        }
+    }
+}
+
+impl FloorWhen {
+    pub fn words(self) -> &'static str {
+        match self {
+            FloorWhen::Before => "before",
+            FloorWhen::After => "after",
+        }
+    }
+}
+
+impl PacingFloor {
+    /// A step whose p99 latency is under this many times the floor's
+    /// carries a warning: at most half of it can be the device's.
+    pub const FACTOR: f64 = 2.0;
+
+    /// The worst late-start p99 of the loop alone (no I/O), us.
+    pub fn lateness_p99_us(&self) -> f64 {
+        self.worst(FloorTarget::NoIo, |r| r.lateness_p99_us)
+    }
+
+    /// The worst p99 latency against RAM, us: what the step's p99 is
+    /// judged against.
+    pub fn latency_p99_us(&self) -> f64 {
+        self.worst(FloorTarget::Ram, |r| r.latency_p99_us)
+    }
+
+    fn worst(&self, against: FloorTarget, f: fn(&FloorRun) -> f64) -> f64 {
+        self.runs.iter().filter(|r| r.against == against).map(f).fold(0.0, f64::max)
+    }
+
+    /// The warning for a step whose p99 latency is `p99_us`, when it is
+    /// under [`PacingFloor::FACTOR`] times the floor's; `None` otherwise,
+    /// and when the floor has no RAM run.
+    pub fn warning(&self, p99_us: f64) -> Option<String> {
+        let floor = self.latency_p99_us();
+        if floor <= 0.0 || !p99_us.is_finite() || p99_us >= Self::FACTOR * floor {
+            return None;
+        }
+        Some(format!(
+            "its p99 latency, {}, is under {}x the host's pacing floor at this rate ({} against a file in \
+             RAM): this percentile is the host's scheduling, not the device",
+            seconds_words(p99_us / 1e6),
+            Self::FACTOR,
+            seconds_words(floor / 1e6)
+        ))
+    }
+
+    /// `the host's pacing floor: late p99 120 us with no I/O, p99 310 us
+    /// against RAM`.
+    pub fn words(&self) -> String {
+        format!(
+            "the host's pacing floor: started late by p99 {} with no I/O, p99 latency {} against a file in RAM",
+            seconds_words(self.lateness_p99_us() / 1e6),
+            seconds_words(self.latency_p99_us() / 1e6)
+        )
+    }
 }
 
 impl OpenLoopResult {
@@ -433,6 +586,16 @@ impl OpenLoopResult {
         }
         if self.never_started > 0 {
             out.push_str(&format!("; {} never started", self.never_started));
+        }
+        if let Some(floor) = &self.floor {
+            out.push_str(&format!(
+                "; started late by p99 {} ({})",
+                seconds_words(self.lateness_p99_us / 1e6),
+                floor.words()
+            ));
+        }
+        if let Some(w) = &self.floor_warning {
+            out.push_str(&format!("; warning: {w}"));
         }
         out
     }
@@ -902,5 +1065,50 @@ mod tests {
         );
         let json = serde_json::to_value(&v).unwrap();
         assert_eq!((&json["how"], &json["first"][0]["kind"]), (&"as_read".into(), &"misplaced".into()));
+    }
+
+    fn floor_run(against: FloorTarget, when: FloorWhen, late_p99: f64, latency_p99: f64) -> FloorRun {
+        FloorRun {
+            against,
+            when,
+            started: 100,
+            lateness_p50_us: late_p99 / 2.0,
+            lateness_p99_us: late_p99,
+            lateness_max_us: late_p99 * 2.0,
+            latency_p99_us: latency_p99,
+            latency_max_us: latency_p99 * 2.0,
+        }
+    }
+
+    #[test]
+    fn the_floor_warns_where_a_p99_is_under_twice_its_worst_run_against_ram() {
+        let floor = PacingFloor {
+            seconds: 1.0,
+            runs: vec![
+                floor_run(FloorTarget::NoIo, FloorWhen::Before, 150.0, 151.0),
+                floor_run(FloorTarget::Ram, FloorWhen::Before, 200.0, 400.0),
+                floor_run(FloorTarget::NoIo, FloorWhen::After, 3000.0, 3001.0),
+                floor_run(FloorTarget::Ram, FloorWhen::After, 100.0, 250.0),
+            ],
+            not_measured: None,
+        };
+        // The worst of before and after: the host's floor moves.
+        assert_eq!((floor.lateness_p99_us(), floor.latency_p99_us()), (3000.0, 400.0));
+        assert_eq!(
+            floor.words(),
+            "the host's pacing floor: started late by p99 3.0 ms with no I/O, p99 latency 400 us against a file in RAM"
+        );
+        assert_eq!(
+            floor.warning(799.0).as_deref(),
+            Some(
+                "its p99 latency, 799 us, is under 2x the host's pacing floor at this rate (400 us against a \
+                 file in RAM): this percentile is the host's scheduling, not the device"
+            )
+        );
+        assert_eq!(floor.warning(800.0), None);
+        assert_eq!(floor.warning(f64::NAN), None);
+        // With no run against RAM, nothing to judge by.
+        let alone = PacingFloor { runs: floor.runs[..1].to_vec(), ..floor.clone() };
+        assert_eq!(alone.warning(10.0), None);
     }
 }

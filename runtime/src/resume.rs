@@ -383,6 +383,7 @@ fn run_options(
         source: None,
         no_latency: !m.engine.latency_recorded,
         skip_ceiling: true,
+        skip_floor: opts.skip_floor,
         overwrite: opts.overwrite,
         datasets: m.datasets.as_ref().map(|d| d.dir.clone()),
         engines: opts.engines.clone(),

@@ -6,11 +6,13 @@
 //! device: [`TrimWay`]). Engines are made through
 //! an [`EngineFactory`] that the run options may replace (tests wrap the
 //! real engines to inject faults or note every I/O); [`Real`] makes the
-//! io_uring and psync engines.
+//! io_uring and psync engines, and [`null::NullEngines`] engines that do
+//! no I/O at all (the host's pacing floor).
 
 #[cfg(test)]
 pub mod fault;
 mod interface;
+pub mod null;
 pub mod psync;
 #[cfg(test)]
 pub mod trace;

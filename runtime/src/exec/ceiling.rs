@@ -64,50 +64,11 @@ pub fn calibrate(blocks: &[Bytes], qds: &[u32], seconds: f64, engine: EngineChoi
 /// and a memory copy. A shape that cannot run is left unmeasured, and
 /// says why.
 pub(crate) fn measure(shapes: &[Shape], seconds: f64, workers: &Workers) -> Result<Ceilings> {
-    let shm = Path::new("/dev/shm");
-    if !shm.is_dir() {
-        return Err(Error::unsupported("there is no /dev/shm to hold a file in RAM"));
-    }
     // Room for every thread's stripe to hold blocks.
     let need = shapes.iter().map(|s| s.largest_block().0.saturating_mul(s.threads as u64 * 2)).max();
     let size = Bytes(need.unwrap_or(0).clamp(64 << 20, 512 << 20));
-    // A name of this run's own: two runs in one process (tests, a
-    // library user) must not remove each other's file.
-    static CEILINGS: AtomicU64 = AtomicU64::new(0);
-    let n = CEILINGS.fetch_add(1, Ordering::Relaxed);
-    let path = shm.join(format!("methodic-ceiling-{}-{n}.bin", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    let open = OpenOptionsT {
-        create_size: Some(size.0),
-        need_direct: false,
-        write: true,
-        destroy: Vec::new(),
-        overwrite: false,
-    };
-    let free = system::free_bytes(shm).map_or(Bytes(0), |f| f.0);
-    if free.0 < size.0 * 2 {
-        return Err(Error::unsupported(format!(
-            "/dev/shm has {} free, too little for a {} file in RAM",
-            methodic_results::units::human(free.0),
-            methodic_results::units::human(size.0)
-        )));
-    }
-    let ram = Target::open(&path, &open)?;
-    // The workers use the open file: its name can go now, so that no
-    // crash leaves it holding RAM.
-    let _ = std::fs::remove_file(&path);
-    // Real data: tmpfs reads unwritten pages without copying them.
-    let written = {
-        use std::os::unix::fs::FileExt;
-        let mut chunk = vec![0u8; 1 << 20];
-        crate::rng::Rng::new(0xce11).fill(&mut chunk);
-        (0..size.0 / chunk.len() as u64)
-            .try_for_each(|k| ram.file(false).write_all_at(&chunk, k * chunk.len() as u64))
-    };
-    if let Err(e) = written {
-        let _ = ram.remove_scratch();
-        return Err(Error::io(format!("cannot write {}", path.display()), e));
-    }
+    let ram = ram_file(size, "ceiling")?;
+    let path = ram.path.clone();
     let mut targets = vec![ram];
     let mut measured = Vec::new();
     let mut unmeasured = Vec::new();
@@ -158,6 +119,53 @@ pub(crate) fn measure(shapes: &[Shape], seconds: f64, workers: &Workers) -> Resu
         shapes: measured,
         unmeasured,
     })
+}
+
+/// A file of `size` bytes of random data in RAM (tmpfs at /dev/shm),
+/// open for buffered reads and writes, its name already removed so that
+/// no crash leaves it holding RAM; `what` names it while it is made.
+pub(crate) fn ram_file(size: Bytes, what: &str) -> Result<Target> {
+    let shm = Path::new("/dev/shm");
+    if !shm.is_dir() {
+        return Err(Error::unsupported("there is no /dev/shm to hold a file in RAM"));
+    }
+    // A name of this file's own: two runs in one process (tests, a
+    // library user) must not remove each other's file.
+    static FILES: AtomicU64 = AtomicU64::new(0);
+    let n = FILES.fetch_add(1, Ordering::Relaxed);
+    let path = shm.join(format!("methodic-{what}-{}-{n}.bin", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let open = OpenOptionsT {
+        create_size: Some(size.0),
+        need_direct: false,
+        write: true,
+        destroy: Vec::new(),
+        overwrite: false,
+    };
+    let free = system::free_bytes(shm).map_or(Bytes(0), |f| f.0);
+    if free.0 < size.0 * 2 {
+        return Err(Error::unsupported(format!(
+            "/dev/shm has {} free, too little for a {} file in RAM",
+            methodic_results::units::human(free.0),
+            methodic_results::units::human(size.0)
+        )));
+    }
+    let ram = Target::open(&path, &open)?;
+    // The workers use the open file: its name can go now.
+    let _ = std::fs::remove_file(&path);
+    // Real data: tmpfs reads unwritten pages without copying them.
+    let written = {
+        use std::os::unix::fs::FileExt;
+        let mut chunk = vec![0u8; 1 << 20];
+        crate::rng::Rng::new(0xce11).fill(&mut chunk);
+        (0..size.0 / chunk.len() as u64)
+            .try_for_each(|k| ram.file(false).write_all_at(&chunk, k * chunk.len() as u64))
+    };
+    if let Err(e) = written {
+        let _ = ram.remove_scratch();
+        return Err(Error::io(format!("cannot write {}", path.display()), e));
+    }
+    Ok(ram)
 }
 
 /// What a ceiling run reads: the shape's blocks, at random, each aligned

@@ -60,6 +60,7 @@ pub(crate) struct Workers {
 }
 
 /// What an I/O run is asked to do.
+#[derive(Clone)]
 pub(crate) struct IoSpec<'w> {
     pub(crate) workload: &'w Workload,
     pub(crate) qd: Qd,
@@ -137,6 +138,11 @@ pub(crate) struct IoRun {
     /// began, in seconds, the host that began last, and the start margin
     /// the run had, in milliseconds.
     pub(crate) host_skew: Option<(f64, String, u64)>,
+    /// Open loop: how late every I/O started in the window, ns.
+    pub(crate) lateness: Option<hdrhistogram::Histogram<u64>>,
+    /// Open loop: the host's pacing floor runs against RAM beside this
+    /// run (`super::floor`), each one's latencies.
+    pub(crate) floor: Vec<Recorder>,
 }
 
 pub(crate) fn std_duration(d: methodic_compiler::plan::Duration) -> StdDuration {
@@ -198,10 +204,11 @@ impl Workers {
         let cut_short = self.stop.load(Ordering::SeqCst) || spec.budget.is_some() || !m.failures.is_empty();
         let (seconds, workers) = m.lengths(spec.record, cut_short);
         let errors = m.errors(targets);
-        let open_loop = spec
+        let (open_loop, lateness) = spec
             .rate
             .zip(l.asked_iops)
-            .map(|(r, asked)| open_loop_result(r, asked, &m.open, m.recorder.ios(), seconds));
+            .map(|(r, asked)| open_loop_result(r, asked, &m.open, m.recorder.ios(), seconds))
+            .unzip();
         if let Some(v) = spec.verify.filter(|v| !v.writes) {
             keep_findings(v, std::mem::take(&mut m.found), l.devices);
         }
@@ -229,6 +236,8 @@ impl Workers {
             bursts: m.bursts,
             hosts: Vec::new(),
             host_skew: None,
+            lateness,
+            floor: Vec::new(),
         };
         if run.info.errors.is_some() {
             let series = spec.series.as_ref().and_then(|(_, p)| p.clone());
@@ -643,7 +652,7 @@ fn open_loop_result(
     open: &[OpenOutcome],
     completed: u64,
     seconds: f64,
-) -> OpenLoopResult {
+) -> (OpenLoopResult, hdrhistogram::Histogram<u64>) {
     let sum = |f: fn(&OpenOutcome) -> u64| open.iter().map(f).sum::<u64>();
     let (due, started, late) = (sum(|o| o.due), sum(|o| o.started), sum(|o| o.late));
     let (never_started, backlog) = (sum(|o| o.never_started), sum(|o| o.backlog));
@@ -656,7 +665,12 @@ fn open_loop_result(
     let per_s = |n: u64| if seconds > 0.0 { n as f64 / seconds } else { 0.0 };
     let us = |ns: f64| ns / 1000.0;
     let gap = open.first().map_or(0.0, |o| o.gap_ns);
-    OpenLoopResult {
+    let max_ns = open.iter().map(|o| o.max_late_ns).max().unwrap_or(0);
+    // The histogram keeps 3 significant digits: a quantile can read a
+    // little over the exact maximum, which no percentile may exceed.
+    let quantile =
+        |q: f64| if lateness.is_empty() { 0.0 } else { us(lateness.value_at_quantile(q).min(max_ns) as f64) };
+    let result = OpenLoopResult {
         asked_iops: asked,
         asked_bytes_s: match rate.amount {
             RateAmount::Bandwidth(b) => Some(b.0),
@@ -673,11 +687,15 @@ fn open_loop_result(
         late_percent: if started > 0 { late as f64 / started as f64 * 100.0 } else { 0.0 },
         late_after_us: if gap.is_finite() { us(gap) } else { 0.0 },
         lateness_mean_us: if late > 0 { us(late_ns as f64 / late as f64) } else { 0.0 },
-        lateness_p99_us: if lateness.is_empty() { 0.0 } else { us(lateness.value_at_quantile(0.99) as f64) },
-        lateness_max_us: us(open.iter().map(|o| o.max_late_ns).max().unwrap_or(0) as f64),
+        lateness_p50_us: quantile(0.5),
+        lateness_p99_us: quantile(0.99),
+        lateness_max_us: us(max_ns as f64),
         never_started,
         backlog,
-    }
+        floor: None,
+        floor_warning: None,
+    };
+    (result, lateness)
 }
 
 impl IoRun {

@@ -12,6 +12,7 @@
 
 mod ceiling;
 mod checks;
+mod floor;
 mod io;
 mod kinds;
 mod options;

@@ -54,6 +54,8 @@ pub struct RunOptions {
     pub no_latency: bool,
     /// Do not measure the host ceiling before the first step.
     pub skip_ceiling: bool,
+    /// Do not measure the host's pacing floor beside open-loop steps.
+    pub skip_floor: bool,
     /// `--overwrite`: write over an existing file target methodic did not create.
     pub overwrite: bool,
     /// Where copy tests generate their datasets (a tmpfs keeps the source

@@ -311,6 +311,8 @@ fn io(x: &Executor<'_>, margin_ms: &Cell<u64>, step: &Step, spec: IoSpec<'_>) ->
         bursts: None,
         hosts: run.hosts,
         recorder: run.recorder,
+        lateness: None,
+        floor: Vec::new(),
     })
 }
 

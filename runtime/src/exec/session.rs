@@ -199,6 +199,7 @@ fn executor<'a>(
             run: crate::verify::run_identity(manifest.seed, &manifest.started),
             interval: verify_interval(plan),
         },
+        floor: Default::default(),
     }
 }
 

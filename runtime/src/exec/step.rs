@@ -45,7 +45,9 @@ pub(super) struct Local;
 impl Site for Local {
     fn io(&self, x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         let run = step.repeat.map_or(1, |r| r.run);
-        x.workers.run(&x.targets, &step.id, run, spec).map_err(|e| match e {
+        let io = |spec| x.workers.run(&x.targets, &step.id, run, spec);
+        let ran = if x.opts.skip_floor { io(spec) } else { x.floor.beside(&x.workers, &x.targets, spec, io) };
+        ran.map_err(|e| match e {
             Error::IoFailed(mut f) => {
                 f.series = f.series.map(|p| x.relative(&p));
                 Error::IoFailed(f)
@@ -88,6 +90,8 @@ pub(super) struct Executor<'a> {
     /// the interval, one for the whole run so that a step can check what
     /// another wrote.
     pub(super) stamping: Stamping,
+    /// The host's pacing floor beside each open-loop run: its file in RAM.
+    pub(super) floor: super::floor::Floor,
 }
 
 /// A finished measurement (or rounds cell) an operating point can be

@@ -37,6 +37,9 @@ pub struct OpenLoopView {
     /// What a missed rate means for the step's numbers, said the same in
     /// every format; `None` when the rate was kept.
     pub missed: Option<&'static str>,
+    /// The step's p99 latency is within reach of the host's pacing floor
+    /// (its warning is the end of `words`).
+    pub host_bound: bool,
 }
 
 /// What every format says of a step whose rate was not kept.
@@ -90,6 +93,7 @@ pub fn loads(run: &Loaded, charts: bool) -> Loads {
                         kept: o.kept,
                         words: o.words(),
                         missed: (!o.kept).then_some(MISSED),
+                        host_bound: o.floor_warning.is_some(),
                     });
                 }
             }
@@ -182,6 +186,8 @@ fn qos(r: &StepResult, q: &QosResult, charts: bool) -> QosView {
         "p50 us",
         "p99 us",
         "max us",
+        &format!("late {name} us"),
+        &format!("host floor {name} us"),
         &format!("under {}", limit_words(q.limit_us)),
     ]
     .iter()
@@ -213,7 +219,15 @@ fn qos(r: &StepResult, q: &QosResult, charts: bool) -> QosView {
                 num(Some(p.latency_us.p50), 1),
                 num(Some(p.latency_us.p99), 1),
                 num(Some(p.latency_us.max), 1),
-                if p.met { "met".into() } else { "not met".into() },
+                num(p.lateness_us, 1),
+                num(p.floor_us, 1),
+                if p.met {
+                    "met".into()
+                } else if p.host_limited {
+                    "cannot judge (the host)".into()
+                } else {
+                    "not met".into()
+                },
             ]
         })
         .collect();
@@ -289,6 +303,9 @@ mod tests {
             percentile_us: Some(p9999),
             latency_us,
             met,
+            lateness_us: None,
+            floor_us: None,
+            host_limited: false,
         }
     }
 

@@ -7,7 +7,7 @@
 //! stays under the limit ([`DepthSearch`]: from depth 1, doubling, then
 //! bisecting to adjacent depths). Every probe is recorded.
 
-use methodic_compiler::plan::{DepthSearch, Qd, Qos, QosAxis, Rate, RateAmount};
+use methodic_compiler::plan::{DepthSearch, Duration, Qd, Qos, QosAxis, Rate, RateAmount};
 use methodic_results::record::{QosPoint, QosResult};
 
 use crate::error::{Error, Result};
@@ -21,16 +21,38 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
     if q.by == QosAxis::Qd {
         return by_depth(x, s, probes);
     }
-    // The closed-loop probe: the most the target does at this depth.
-    let closed = probes.probe(x, s, Load::Closed, 1)?;
+    // The closed-loop probe: the most the target does at this depth. One
+    // that completed nothing (a rehearsal's probe of a few milliseconds
+    // on a busy host) runs again for twice as long, until one completes
+    // or the probe is longer than a second.
+    let mut record = q.probe;
+    let mut k = 1;
+    let mut closed = probes.probe(x, s, Load::Closed, k, record)?;
+    while closed.achieved_iops < 1.0
+        && record.as_millis() < CLOSED_RETRY_UNDER_MS
+        && !x.workers.stop.load(std::sync::atomic::Ordering::SeqCst)
+    {
+        record = Duration::from_millis(record.as_millis() * 2);
+        k += 1;
+        closed = probes.probe(x, s, Load::Closed, k, record)?;
+    }
     let max = closed.achieved_iops;
     if max < 1.0 {
         return Err(Error::unsupported(format!(
-            "the closed-loop probe of step {} completed {max:.1} I/Os a second: nothing to search below",
-            s.step.id
+            "the closed-loop probe of step {} completed {max:.1} I/Os a second{}: nothing to search below",
+            s.step.id,
+            if k > 1 { format!(" (its last of {k} tries recorded for {})", record) } else { String::new() }
         )));
     }
-    let (met, failed) = search(x, s, &mut probes, max)?;
+    let (met, failed) = search(x, s, &mut probes, max, k + 1)?;
+    let points: Vec<&QosPoint> = probes.points.iter().map(|(p, _)| p).collect();
+    let mut verdict = verdict(q, met, failed, max, &closed, &points);
+    if k > 1 {
+        verdict.push_str(&format!(
+            "; the closed-loop probe ran {k} times, until one completed I/Os (for {})",
+            record
+        ));
+    }
     let result = QosResult {
         percentile: q.percentile_name(),
         limit_us: probes.limit_us,
@@ -41,7 +63,7 @@ pub(super) fn run(x: &mut Executor<'_>, s: &mut StepRun<'_>, q: &Qos) -> Result<
         found_qd: None,
         failed_qd: None,
         points: Vec::new(),
-        verdict: verdict(q, met, failed, max, &closed),
+        verdict,
     };
     probes.record(x, s, result);
     Ok(())
@@ -68,9 +90,18 @@ struct Probes<'q> {
 }
 
 impl Probes<'_> {
-    /// Runs the step's `k`th probe under `load` and keeps it; its point
-    /// says whether it met the limit.
-    fn probe(&mut self, x: &Executor<'_>, s: &StepRun<'_>, load: Load, k: u32) -> Result<QosPoint> {
+    /// Runs the step's `k`th probe under `load`, recording for `record`,
+    /// and keeps it; its point says whether it met the limit, and whether
+    /// the host's pacing floor alone was over [`QosResult::HOST_SHARE`]
+    /// of the limit.
+    fn probe(
+        &mut self,
+        x: &Executor<'_>,
+        s: &StepRun<'_>,
+        load: Load,
+        k: u32,
+        record: Duration,
+    ) -> Result<QosPoint> {
         let q = self.q;
         let (rate, depth) = match load {
             Load::Closed => (None, None),
@@ -83,7 +114,7 @@ impl Probes<'_> {
             qd,
             settings: s.settings,
             ramp: std_duration(q.ramp),
-            record: Some(std_duration(q.probe)),
+            record: Some(std_duration(record)),
             passes: None,
             budget: None,
             series: None,
@@ -108,6 +139,19 @@ impl Probes<'_> {
         // None when no I/O completed in the probe (a rate so low that none
         // was due, or a target that served none): it does not meet the limit.
         let percentile_us = run.recorder.percentile_ns(q.percentile_ppm).map(|ns| ns as f64 / 1000.0);
+        let quantile = q.percentile_ppm as f64 / 1e6;
+        let lateness_us = run
+            .lateness
+            .as_ref()
+            .filter(|h| !h.is_empty())
+            .map(|h| h.value_at_quantile(quantile) as f64 / 1000.0);
+        let floor_us = run
+            .floor
+            .iter()
+            .filter_map(|r| r.percentile_ns(q.percentile_ppm))
+            .max()
+            .map(|ns| ns as f64 / 1000.0);
+        let met = kept && percentile_us.is_some_and(|p| p <= self.limit_us);
         let point = QosPoint {
             rate_iops: rate.map(|r| r.round().max(1.0)),
             qd: depth,
@@ -115,7 +159,10 @@ impl Probes<'_> {
             kept,
             percentile_us,
             latency_us: summary.total.latency_us.clone(),
-            met: kept && percentile_us.is_some_and(|p| p <= self.limit_us),
+            met,
+            lateness_us,
+            floor_us,
+            host_limited: !met && floor_us.is_some_and(|f| f > QosResult::HOST_SHARE * self.limit_us),
         };
         self.points.push((point.clone(), run));
         Ok(point)
@@ -127,8 +174,14 @@ impl Probes<'_> {
     fn record(mut self, x: &Executor<'_>, s: &mut StepRun<'_>, mut qos: QosResult) {
         qos.points = self.points.iter().map(|(p, _)| p.clone()).collect();
         let found = qos.found_probe().map(|f| (f.rate_iops, f.qd));
-        let chosen =
-            self.points.iter().rposition(|(p, _)| p.met && Some((p.rate_iops, p.qd)) == found).unwrap_or(0);
+        // Else the last closed-loop probe (by rate: the one that
+        // completed I/Os), or depth 1's.
+        let chosen = self
+            .points
+            .iter()
+            .rposition(|(p, _)| p.met && Some((p.rate_iops, p.qd)) == found)
+            .or_else(|| self.points.iter().rposition(|(p, _)| p.rate_iops.is_none() && p.qd.is_none()))
+            .unwrap_or(0);
         let (_, run) = self.points.swap_remove(chosen);
         run.keep_spread(&x.targets, Part::STEP, s.out);
         s.out.summary = Some(run.recorder.summary(run.seconds));
@@ -150,13 +203,14 @@ fn search(
     s: &StepRun<'_>,
     probes: &mut Probes<'_>,
     max: f64,
+    mut k: u32,
 ) -> Result<(Option<f64>, Option<f64>)> {
     // Bracketing: from half the maximum down by halves until one meets it.
     let (mut met, mut failed): (Option<f64>, Option<f64>) = (None, Some(max));
     let mut rate = max / 2.0;
-    let mut k = 2;
+    let record = probes.q.probe;
     for _ in 0..=Qos::HALVINGS {
-        let p = probes.probe(x, s, Load::Rate(rate), k)?;
+        let p = probes.probe(x, s, Load::Rate(rate), k, record)?;
         k += 1;
         if p.met {
             met = Some(rate);
@@ -170,7 +224,7 @@ fn search(
         let precision = probes.q.precision.as_f64() / 100.0;
         while (hi - lo) / hi > precision && !x.workers.stop.load(std::sync::atomic::Ordering::SeqCst) {
             let mid = (lo + hi) / 2.0;
-            let p = probes.probe(x, s, Load::Rate(mid), k)?;
+            let p = probes.probe(x, s, Load::Rate(mid), k, record)?;
             k += 1;
             if p.met { lo = mid } else { hi = mid }
         }
@@ -180,9 +234,66 @@ fn search(
     Ok((met, failed))
 }
 
+/// The most a QoS search runs its closed-loop probe for, doubling, while
+/// it completes nothing.
+const CLOSED_RETRY_UNDER_MS: u64 = 1000;
+
 /// The search's outcome in words: the rate found and its neighbours, or
-/// that no rate met the limit; `closed` is the closed-loop probe's point.
-fn verdict(q: &Qos, met: Option<f64>, failed: Option<f64>, max: f64, closed: &QosPoint) -> String {
+/// that no rate met the limit; `closed` is the closed-loop probe's point;
+/// with what the host's pacing floor says of the probes (`points`) that
+/// missed the limit.
+fn verdict(
+    q: &Qos,
+    met: Option<f64>,
+    failed: Option<f64>,
+    max: f64,
+    closed: &QosPoint,
+    points: &[&QosPoint],
+) -> String {
+    let name = q.percentile_name();
+    let limit_us = q.under_ns as f64 / 1000.0;
+    let host = points.iter().filter(|p| p.host_limited).collect::<Vec<_>>();
+    if met.is_none() && !host.is_empty() {
+        // The lowest rate tried, and its floor: the host at its best.
+        let lowest =
+            host.iter().min_by(|a, b| a.rate_iops.unwrap_or(0.0).total_cmp(&b.rate_iops.unwrap_or(0.0)));
+        let at = lowest.map_or(String::new(), |p| {
+            format!(
+                " (at {:.0} IOPS the host's pacing floor alone reached {name} {:.0} us, over {:.0}% of the limit)",
+                p.rate_iops.unwrap_or(0.0),
+                p.floor_us.unwrap_or(0.0),
+                QosResult::HOST_SHARE * 100.0
+            )
+        });
+        let judged = host.len() == points.iter().filter(|p| p.rate_iops.is_some()).count();
+        return format!(
+            "cannot judge here: {name} stayed over {} down to {:.0} IOPS, and {} of those probes were limited by \
+             the host's scheduling, not the drive{at}; closed loop {max:.0} IOPS",
+            q.limit_name(),
+            failed.unwrap_or(max),
+            if judged { "all".to_string() } else { format!("{}", host.len()) },
+        );
+    }
+    let mut out = verdict_words(q, met, failed, max, closed);
+    // The bracket's failed rate missed the limit because of the host.
+    if let Some(p) = failed
+        .and_then(|f| host.iter().find(|p| p.rate_iops.is_some_and(|r| (r - f.round().max(1.0)).abs() < 0.5)))
+    {
+        out.push_str(&format!(
+            "; the host, not the drive, may have limited it: at {:.0} IOPS the host's pacing floor alone \
+             reached {name} {:.0} us, over {:.0}% of the {:.0} us limit",
+            p.rate_iops.unwrap_or(0.0),
+            p.floor_us.unwrap_or(0.0),
+            QosResult::HOST_SHARE * 100.0,
+            limit_us
+        ));
+    }
+    out
+}
+
+/// The search's outcome in words: the rate found and its neighbours, or
+/// that no rate met the limit.
+fn verdict_words(q: &Qos, met: Option<f64>, failed: Option<f64>, max: f64, closed: &QosPoint) -> String {
     let name = q.percentile_name();
     match met {
         Some(found) => format!(
@@ -210,7 +321,7 @@ fn by_depth(x: &mut Executor<'_>, s: &mut StepRun<'_>, mut probes: Probes<'_>) -
         if k > 1 && x.workers.stop.load(std::sync::atomic::Ordering::SeqCst) {
             break;
         }
-        let p = probes.probe(x, s, Load::Depth(depth), k)?;
+        let p = probes.probe(x, s, Load::Depth(depth), k, q.probe)?;
         search.record(depth, p.met);
         k += 1;
     }
@@ -311,6 +422,9 @@ mod tests {
                 percentile_us: Some(if d <= limit { 1500.0 } else { 2500.0 }),
                 latency_us: Latency::default(),
                 met: d <= limit,
+                lateness_us: None,
+                floor_us: None,
+                host_limited: false,
             });
         }
         (search, points)
@@ -332,6 +446,53 @@ mod tests {
         assert_eq!(
             verdict(16, 0),
             "p99.9 stayed over 2ms even at QD 1: no depth met the limit (1000 IOPS at QD 1, p99.9 2500.0 us)"
+        );
+    }
+
+    fn rate_point(rate: Option<f64>, p: f64, floor: Option<f64>, limit: f64) -> QosPoint {
+        let met = p <= limit;
+        QosPoint {
+            rate_iops: rate,
+            qd: None,
+            achieved_iops: rate.unwrap_or(10_000.0),
+            kept: true,
+            percentile_us: Some(p),
+            latency_us: Latency::default(),
+            met,
+            lateness_us: None,
+            floor_us: floor,
+            host_limited: !met && floor.is_some_and(|f| f > QosResult::HOST_SHARE * limit),
+        }
+    }
+
+    #[test]
+    fn the_rate_verdict_says_when_the_host_not_the_drive_missed_the_limit() {
+        let mut q = qos(32);
+        q.by = QosAxis::Rate;
+        q.percentile_ppm = 990_000;
+        let closed = rate_point(None, 900.0, None, 2000.0);
+        // 5000 IOPS missed the limit with a host floor of 1.5ms (over half
+        // of 2ms); 2500 met it.
+        let failed = rate_point(Some(5000.0), 2500.0, Some(1500.0), 2000.0);
+        let met = rate_point(Some(2500.0), 1200.0, Some(300.0), 2000.0);
+        let points = [&closed, &failed, &met];
+        assert_eq!(
+            verdict(&q, Some(2500.0), Some(5000.0), 10_000.0, &closed, &points),
+            "p99 under 2ms up to 2500 IOPS (2500 met it, 5000 did not; closed loop 10000 IOPS, p99 900.0 us); \
+             the host, not the drive, may have limited it: at 5000 IOPS the host's pacing floor alone reached \
+             p99 1500 us, over 50% of the 2000 us limit"
+        );
+        // A floor under half the limit: the drive missed it.
+        let drive = rate_point(Some(5000.0), 2500.0, Some(900.0), 2000.0);
+        let v = verdict(&q, Some(2500.0), Some(5000.0), 10_000.0, &closed, &[&closed, &drive, &met]);
+        assert!(!v.contains("host"), "{v}");
+        // None met, and the host limited every probe: cannot judge.
+        let low = rate_point(Some(2500.0), 2100.0, Some(1800.0), 2000.0);
+        assert_eq!(
+            verdict(&q, None, Some(2500.0), 10_000.0, &closed, &[&closed, &failed, &low]),
+            "cannot judge here: p99 stayed over 2ms down to 2500 IOPS, and all of those probes were limited by \
+             the host's scheduling, not the drive (at 2500 IOPS the host's pacing floor alone reached p99 1800 \
+             us, over 50% of the limit); closed loop 10000 IOPS"
         );
     }
 }
