@@ -82,8 +82,10 @@ pub struct RunArgs {
     /// Skip the host's pacing floor: the open loop of each open-loop step
     /// and QoS probe run with no device and against RAM, just before and
     /// just after it (a twentieth of its record time each, from 10ms to
-    /// 1s). Without it, percentiles that the host's scheduling explains
-    /// carry no warning. See the user guide, "The host's pacing floor".
+    /// 1s, or up to 5s at low rates). Without it, percentiles that the
+    /// host's scheduling explains carry no warning. With --resume, for
+    /// the steps still to run. See the user guide, "The host's pacing
+    /// floor".
     #[arg(long, conflicts_with = "hosts")]
     no_floor: bool,
     /// Where copy tests generate their datasets, such as a tmpfs
@@ -269,6 +271,7 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
         destroy: args.destroy.clone(),
         overwrite: args.overwrite,
         keep_scratch: args.keep_scratch,
+        skip_floor: args.no_floor,
         ..RunOptions::default()
     };
     let units = plan.as_ref().map_or(Units::Decimal, |p| p.conventions.units);

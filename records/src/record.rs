@@ -441,7 +441,7 @@ pub struct OpenLoopResult {
 /// RAM (tmpfs), just before and just after the step. How late the loop
 /// alone starts I/Os is the host's scheduling; the latency against RAM
 /// (counted from when each I/O was due, as the step's) is the least the
-/// host adds to every I/O at this rate (docs/load-models.md, "The host's
+/// host adds to every I/O at this rate (docs/RESULTS.md, "The host's
 /// pacing floor").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PacingFloor {
@@ -493,6 +493,14 @@ pub enum FloorWhen {
 }
 
 impl FloorTarget {
+    /// `no-I/O` or `RAM`: the run's name.
+    pub fn label(self) -> &'static str {
+        match self {
+            FloorTarget::NoIo => "no-I/O",
+            FloorTarget::Ram => "RAM",
+        }
+    }
+
     pub fn words(self) -> &'static str {
         match self {
             FloorTarget::NoIo => "no I/O",
@@ -547,14 +555,32 @@ impl PacingFloor {
         ))
     }
 
-    /// `the host's pacing floor: late p99 120 us with no I/O, p99 310 us
-    /// against RAM`.
+    /// `the host's pacing floor: started late by p99 120 us with no I/O,
+    /// p99 latency 310 us against a file in RAM`; a kind of run that is
+    /// missing (or started no I/O) is left out, and why it is missing
+    /// said.
     pub fn words(&self) -> String {
-        format!(
-            "the host's pacing floor: started late by p99 {} with no I/O, p99 latency {} against a file in RAM",
-            seconds_words(self.lateness_p99_us() / 1e6),
-            seconds_words(self.latency_p99_us() / 1e6)
-        )
+        let ran = |against: FloorTarget| self.runs.iter().any(|r| r.against == against && r.started > 0);
+        let mut parts = Vec::new();
+        if ran(FloorTarget::NoIo) {
+            parts.push(format!(
+                "started late by p99 {} with no I/O",
+                seconds_words(self.lateness_p99_us() / 1e6)
+            ));
+        }
+        if ran(FloorTarget::Ram) {
+            parts.push(format!(
+                "p99 latency {} against a file in RAM",
+                seconds_words(self.latency_p99_us() / 1e6)
+            ));
+        }
+        if let Some(why) = &self.not_measured {
+            parts.push(format!("not measured in full: {why}"));
+        }
+        if parts.is_empty() {
+            parts.push("no floor run started an I/O".into());
+        }
+        format!("the host's pacing floor: {}", parts.join(", "))
     }
 }
 
@@ -1107,8 +1133,18 @@ mod tests {
         );
         assert_eq!(floor.warning(800.0), None);
         assert_eq!(floor.warning(f64::NAN), None);
-        // With no run against RAM, nothing to judge by.
-        let alone = PacingFloor { runs: floor.runs[..1].to_vec(), ..floor.clone() };
+        // With no run against RAM, nothing to judge by, and the words say
+        // what is missing.
+        let alone = PacingFloor {
+            runs: floor.runs[..1].to_vec(),
+            not_measured: Some("no run against RAM: /dev/shm has 1.0 MiB free".into()),
+            ..floor.clone()
+        };
         assert_eq!(alone.warning(10.0), None);
+        assert_eq!(
+            alone.words(),
+            "the host's pacing floor: started late by p99 150 us with no I/O, not measured in full: no run against \
+             RAM: /dev/shm has 1.0 MiB free"
+        );
     }
 }

@@ -307,6 +307,8 @@ fn run_step(
     let mut result = StepResult::new(i, step, exec.opts.rehearse, time::rfc3339(step_start));
     let outcome = kinds::run(exec, step, &mut result, observer);
     result.seconds = t0.elapsed().as_secs_f64();
+    // The pacing floor's file in RAM is the step's: tmpfs back for the next.
+    exec.floor.release();
     let interrupted = exec.workers.stop.load(Ordering::SeqCst);
     if interrupted {
         result.error = Some(interrupted_by());

@@ -140,11 +140,13 @@ impl Probes<'_> {
         // was due, or a target that served none): it does not meet the limit.
         let percentile_us = run.recorder.percentile_ns(q.percentile_ppm).map(|ns| ns as f64 / 1000.0);
         let quantile = q.percentile_ppm as f64 / 1e6;
+        // The histogram's 3 digits can read over the exact maximum.
+        let late_max_us = run.info.rate.as_ref().map_or(f64::INFINITY, |r| r.lateness_max_us);
         let lateness_us = run
             .lateness
             .as_ref()
             .filter(|h| !h.is_empty())
-            .map(|h| h.value_at_quantile(quantile) as f64 / 1000.0);
+            .map(|h| (h.value_at_quantile(quantile) as f64 / 1000.0).min(late_max_us));
         let floor_us = run
             .floor
             .iter()
@@ -253,28 +255,41 @@ fn verdict(
     let name = q.percentile_name();
     let limit_us = q.under_ns as f64 / 1000.0;
     let host = points.iter().filter(|p| p.host_limited).collect::<Vec<_>>();
-    if met.is_none() && !host.is_empty() {
-        // The lowest rate tried, and its floor: the host at its best.
-        let lowest =
-            host.iter().min_by(|a, b| a.rate_iops.unwrap_or(0.0).total_cmp(&b.rate_iops.unwrap_or(0.0)));
-        let at = lowest.map_or(String::new(), |p| {
-            format!(
-                " (at {:.0} IOPS the host's pacing floor alone reached {name} {:.0} us, over {:.0}% of the limit)",
-                p.rate_iops.unwrap_or(0.0),
-                p.floor_us.unwrap_or(0.0),
-                QosResult::HOST_SHARE * 100.0
-            )
-        });
-        let judged = host.len() == points.iter().filter(|p| p.rate_iops.is_some()).count();
+    // No rate met the limit: the lowest rate whose floor was measured (the
+    // lowest rates may have had no I/O in their floor's windows) says
+    // whether the host or the drive kept the probes over it.
+    let lowest = points
+        .iter()
+        .filter(|p| p.rate_iops.is_some() && p.floor_us.is_some())
+        .min_by(|a, b| a.rate_iops.unwrap_or(0.0).total_cmp(&b.rate_iops.unwrap_or(0.0)));
+    if let (None, Some(p)) = (met, lowest.filter(|p| p.host_limited)) {
+        let rates = points.iter().filter(|p| p.rate_iops.is_some()).count();
+        let those = match host.len() {
+            n if n == rates => "all of those probes were".to_string(),
+            1 => "1 of those probes was".to_string(),
+            n => format!("{n} of those probes were"),
+        };
         return format!(
-            "cannot judge here: {name} stayed over {} down to {:.0} IOPS, and {} of those probes were limited by \
-             the host's scheduling, not the drive{at}; closed loop {max:.0} IOPS",
+            "cannot judge here: {name} stayed over {} down to {:.0} IOPS, and {those} limited by the host's \
+             scheduling, not the drive (at {:.0} IOPS the host's pacing floor alone reached {name} {:.0} us, over \
+             {:.0}% of the limit); closed loop {max:.0} IOPS",
             q.limit_name(),
             failed.unwrap_or(max),
-            if judged { "all".to_string() } else { format!("{}", host.len()) },
+            p.rate_iops.unwrap_or(0.0),
+            p.floor_us.unwrap_or(0.0),
+            QosResult::HOST_SHARE * 100.0
         );
     }
     let mut out = verdict_words(q, met, failed, max, closed);
+    if met.is_none() && !host.is_empty() {
+        // The host limited the higher rates only: the drive missed it lower.
+        let from = host.iter().filter_map(|p| p.rate_iops).fold(f64::INFINITY, f64::min);
+        out.push_str(&format!(
+            "; the host's pacing floor took over {:.0}% of the limit at {from:.0} IOPS and above, not below",
+            QosResult::HOST_SHARE * 100.0
+        ));
+        return out;
+    }
     // The bracket's failed rate missed the limit because of the host.
     if let Some(p) = failed
         .and_then(|f| host.iter().find(|p| p.rate_iops.is_some_and(|r| (r - f.round().max(1.0)).abs() < 0.5)))
@@ -493,6 +508,21 @@ mod tests {
             "cannot judge here: p99 stayed over 2ms down to 2500 IOPS, and all of those probes were limited by \
              the host's scheduling, not the drive (at 2500 IOPS the host's pacing floor alone reached p99 1800 \
              us, over 50% of the limit); closed loop 10000 IOPS"
+        );
+        // A lowest probe with no I/O in its floor's windows does not count;
+        // one of two limited reads in the singular.
+        let empty = rate_point(Some(1250.0), 2100.0, None, 2000.0);
+        let v = verdict(&q, None, Some(1250.0), 10_000.0, &closed, &[&closed, &low, &empty]);
+        assert!(
+            v.starts_with("cannot judge here:") && v.contains(", and 1 of those probes was limited"),
+            "{v}"
+        );
+        // The host limited the higher rate only; the drive missed the lower.
+        let drive_low = rate_point(Some(2500.0), 2100.0, Some(400.0), 2000.0);
+        assert_eq!(
+            verdict(&q, None, Some(2500.0), 10_000.0, &closed, &[&closed, &failed, &drive_low]),
+            "p99 stayed over 2ms at every rate down to 2500 IOPS (closed loop 10000 IOPS); the host's pacing floor \
+             took over 50% of the limit at 5000 IOPS and above, not below"
         );
     }
 }
