@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration as StdDuration, SystemTime};
 
 use methodic_compiler::plan::{
-    Action, Bytes, Duration, EraseMethod, Extent, MeasureStop, Percent, Plan, QosAxis, RateAmount, Step,
-    WriteCache, plural,
+    Action, Bytes, Duration, EraseMethod, Extent, MeasureStop, Pauses, Percent, Plan, QosAxis, RateAmount,
+    Step, WriteCache, plural,
 };
 use methodic_fio::{Engine, HostLogs, file_name, host_job};
 use methodic_results::manifest::{EngineNote, HostNote};
@@ -78,7 +78,7 @@ pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
 /// discard, limit_ram, copy, probe), `local` steps that need a target
 /// (this machine has none in such a run), concurrent jobs and QoS
 /// searches, `verify`,
-/// pauses between I/Os, a share of trims, more than one device a host,
+/// bursts and think time that is not drained, a share of trims, more than one device a host,
 /// an amount written or transferred given as a share of the span, and the
 /// drives' write cache.
 pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
@@ -138,17 +138,16 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
                     "give the amount in bytes (`until written 4GiB`, `until transferred 4GiB`)",
                 );
             }
-            Action::Measure { pauses, .. } if !pauses.is_none() => {
-                return refuse(
-                    format!("its pauses ({}) do not run on many hosts yet", pauses.describe()),
-                    "leave the pauses out of a methodology run on many hosts",
-                );
-            }
             Action::Fill { .. }
             | Action::Precondition { .. }
             | Action::Measure { .. }
             | Action::Rounds { .. }
             | Action::Idle { .. } => {}
+        }
+        if let Action::Measure { pauses, .. } = &step.action
+            && let Some((what, hint)) = pauses_refused(pauses)
+        {
+            return refuse(what, hint);
         }
         if step.verify {
             return refuse(
@@ -172,6 +171,33 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Why a measurement's pauses do not run on many hosts, and what to do;
+/// `None` when they do. A drained think is fio's thinktime exactly (fio
+/// waits for the I/Os in flight, then pauses: `handle_thinktime()`);
+/// other pauses differ.
+fn pauses_refused(pauses: &Pauses) -> Option<(String, &'static str)> {
+    if pauses.bursts.is_some() {
+        return Some((
+            format!(
+                "its bursts ({}) do not run on many hosts: fio's thinktime_iotime waits for the I/Os in flight \
+                 after each burst, so its periods run longer than methodic's fixed grid",
+                pauses.describe()
+            ),
+            "leave the bursts out of a methodology run on many hosts",
+        ));
+    }
+    pauses.think.filter(|t| !t.drained).map(|_| {
+        (
+            format!(
+                "its think time ({}) does not run on many hosts: fio's thinktime waits for every I/O in flight \
+                 before it pauses, and this think does not",
+                pauses.describe()
+            ),
+            "add `drained` (`think 100us every 16 drained`), which fio runs as methodic does",
+        )
+    })
 }
 
 /// A methodology that sets the drives' write cache does not run on many
@@ -570,6 +596,29 @@ mod tests {
         assert!(hint.contains("`methodic export fio`"), "{hint}");
         let (why, _) = refused("");
         assert!(why.contains("open-loop probe's kept rate"), "{why}");
+    }
+
+    /// A drained think runs on many hosts (it is fio's thinktime); a think
+    /// that is not drained and bursts are refused, each saying why.
+    #[test]
+    fn a_drained_think_runs_on_many_hosts_and_other_pauses_are_refused() {
+        let checked = |pauses: &str| {
+            let src = format!(
+                "methodology \"h\" version \"1\"\nworkload r {{ random; block 4KiB; read 100% }}\n\
+                 measure r qd 4 {pauses}\n"
+            );
+            check_plan(&methodic_compiler::compile(&src, &Default::default()).expect("compiles").plan)
+        };
+        assert!(checked("for 1s think 1ms every 8 drained").is_ok());
+        let refused = |pauses: &str| match checked(pauses) {
+            Err(Error::Unsupported { message, hint }) => (message, hint.unwrap_or_default()),
+            other => panic!("{pauses}: not refused: {}", other.is_ok()),
+        };
+        let (why, hint) = refused("for 1s think 1ms every 8");
+        assert!(why.contains("fio's thinktime waits for every I/O in flight"), "{why}");
+        assert!(hint.contains("add `drained`"), "{hint}");
+        let (why, _) = refused("bursts 2s every 10s times 3");
+        assert!(why.contains("its bursts (") && why.contains("thinktime_iotime"), "{why}");
     }
 
     /// The start margin is each run's own: a host that began late widens

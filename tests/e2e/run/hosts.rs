@@ -268,6 +268,46 @@ fn a_rehearsal_of_quick_runs_on_four_hosts_and_totals_are_their_sums() {
     }
 }
 
+/// A drained think runs on many hosts as fio's thinktime: each host's job
+/// says so, and no host did more I/Os than the pauses let it (8 every
+/// 10ms), where reading a sparse file without them does thousands.
+#[test]
+fn a_drained_think_runs_on_two_hosts_as_fios_thinktime() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-think", 51, 2);
+    let (mut run, out) = servers.spawn_run(
+        "think",
+        "methodology \"think\" version \"1\"\ntarget { span 16MiB; io buffered }\n\
+         workload r { random; block 4KiB; read 100% }\nmeasure r qd 4 for 1s think 10ms every 8 drained\n",
+    );
+    let status = run.wait().unwrap();
+    let all = steps(&out);
+    assert!(status.success(), "{all:?}");
+    let s = &all[0];
+    assert!(s["error"].is_null(), "{s}");
+    let id = s["id"].as_str().unwrap();
+    let hosts = s["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 2);
+    for (k, h) in hosts.iter().enumerate() {
+        let job =
+            std::fs::read_to_string(out.join("fio").join(id).join(format!("host-{}.fio", k + 1))).unwrap();
+        for o in ["thinktime=10000", "thinktime_blocks=8", "thinktime_blocks_type=issue"] {
+            assert!(job.lines().any(|l| l == o), "host {}: no {o} in\n{job}", k + 1);
+        }
+        let ios = h["total"]["ios"].as_u64().unwrap();
+        let seconds = h["seconds"].as_f64().unwrap();
+        // At most 8 I/Os a pause: one batch a 10ms, and one at each end.
+        let most = 8 * ((seconds * 100.0).ceil() as u64 + 2);
+        assert!(
+            ios > 0 && ios <= most,
+            "host {}: {ios} I/Os in {seconds}s, at most {most} with the think",
+            k + 1
+        );
+    }
+}
+
 /// A host lost in the middle of a step fails that step, naming the host,
 /// and keeps the steps before it; with the host back, `--resume` runs the
 /// rest on every host.
