@@ -972,25 +972,114 @@ pub struct HostLogs {
     pub interval_ms: u64,
 }
 
-/// One step's I/O as the job one host's fio server runs in a run on many
-/// hosts: the step's one section (as [`plan_to_fio`] writes it, run as
-/// `engine` says), on `target`, reporting one job over its clones
-/// (`group_reporting`) and, with `logs`, its IOPS, bandwidth and mean
-/// latency each interval. `Err` says why fio cannot run the step as
-/// methodic would: a step fio cannot run at all, one with more than one
-/// section (a `together` or `rounds` step: run its cells one at a time),
-/// or one fio runs otherwise (a share of trims, think time or bursts).
-/// `prerun` is a command the host runs before the job starts (fio's
-/// `exec_prerun`), such as a wait for a set start time; `seed` seeds the
-/// job's random offsets and choices (`randseed`).
-pub fn host_job(
-    step: &Step,
-    engine: Engine,
-    target: &str,
-    logs: Option<&HostLogs>,
-    prerun: Option<&str>,
-    seed: Option<u64>,
-) -> Result<String, String> {
+/// One I/O run of a step on one host of a run on many hosts: the step (a
+/// fill or a measurement with the run's own queue depth, times and
+/// rate), the engine it runs with, its logs, the command it waits on
+/// first and its seed.
+pub struct HostRun<'s> {
+    pub step: &'s Step,
+    pub engine: Engine,
+    /// Its IOPS, bandwidth and mean latency each interval.
+    pub logs: Option<HostLogs>,
+    /// A command the host runs before the run starts (fio's
+    /// `exec_prerun`), such as a wait for a set start time.
+    pub prerun: Option<String>,
+    /// Seeds the run's random offsets and choices (`randseed`).
+    pub seed: Option<u64>,
+}
+
+/// How the I/O runs of one host's job file run: one after another, or
+/// all at once (a `together` step's jobs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Each behind a `stonewall` (which also starts a reporting group of
+    /// its own; on the first run it is fio's no-op).
+    InTurn,
+    /// Started together, each in a reporting group of its own
+    /// (`new_group`).
+    AtOnce,
+}
+
+/// The job file one host's fio server runs in a run on many hosts: each
+/// of `runs` as its step's one section (as [`plan_to_fio`] writes it, run
+/// as its engine says), in the `order` asked, on `target`, each reporting
+/// one job over its clones (`group_reporting`), a reporting group each.
+/// `Err` says why fio cannot run a step as methodic would: a step fio
+/// cannot run at all, one with more than one section (a `together` or
+/// `rounds` step: run its cells one at a time), or one fio runs otherwise
+/// (a share of trims, think time that is not drained, bursts).
+pub fn host_job(target: &str, runs: &[HostRun<'_>], order: Order) -> Result<String, String> {
+    let mut out = String::new();
+    match runs {
+        [] => return Err("no I/O run to send".into()),
+        [one] => {
+            let _ = writeln!(
+                out,
+                "; methodic {}: step {} on one host of a run on many hosts",
+                env!("CARGO_PKG_VERSION"),
+                one.step.id
+            );
+        }
+        [first, ..] => {
+            let _ = writeln!(
+                out,
+                "; methodic {}: {} I/O runs of step {} {}, on one host of a run on many hosts",
+                env!("CARGO_PKG_VERSION"),
+                runs.len(),
+                first.step.id,
+                if order == Order::AtOnce { "at once" } else { "in turn" }
+            );
+        }
+    }
+    let _ = writeln!(out, "[global]\nfilename={}\ngroup_reporting=1\nthread", target.replace(':', "\\:"));
+    out.push_str("disable_lat=1\ndisable_slat=1\ndisable_bw_measurement=1\n");
+    // The server calibrates its clock as it parses the job, not when the
+    // client says run (see CLOCKSOURCE in methodic-runtime's hosts).
+    out.push_str("clocksource=clock_gettime\n");
+    for (k, run) in runs.iter().enumerate() {
+        let mut s = host_section(run.step, run.engine)?;
+        if runs.len() > 1 {
+            s.name = format!("{}-run{}", s.name, k + 1);
+        }
+        // `sections` gives each a stonewall, as `methodic export` runs
+        // steps in turn.
+        match order {
+            Order::InTurn if !s.options.iter().any(|(key, _)| *key == "stonewall") => {
+                s.options.push(("stonewall", None));
+            }
+            Order::InTurn => {}
+            Order::AtOnce => {
+                s.options.retain(|(key, _)| *key != "stonewall");
+                if k > 0 {
+                    s.options.push(("new_group", None));
+                }
+            }
+        }
+        if let Some(p) = &run.prerun {
+            s.options.push(("exec_prerun", Some(p.clone())));
+        }
+        if let Some(seed) = run.seed {
+            s.options.push(("randseed", Some(seed.to_string())));
+        }
+        if let Some(l) = &run.logs {
+            for key in ["write_iops_log", "write_bw_log", "write_lat_log"] {
+                s.options.push((key, Some(l.prefix.clone())));
+            }
+            s.options.push(("log_avg_msec", Some(l.interval_ms.max(1).to_string())));
+            s.options.push(("log_unix_epoch", Some("1".into())));
+        }
+        out.push('\n');
+        for note in &s.notes {
+            let _ = writeln!(out, "; {note}");
+        }
+        write_section(&mut out, &s);
+    }
+    Ok(out)
+}
+
+/// `step`'s one section, run as `engine` says, or why fio cannot run it
+/// on a host as methodic would.
+fn host_section(step: &Step, engine: Engine) -> Result<Section, String> {
     if let Some(note) = mixed_trim(0, step) {
         return Err(note);
     }
@@ -999,39 +1088,7 @@ pub fn host_job(
         let why: Vec<String> = runnable.iter().flat_map(|s| s.notes.iter().cloned()).collect();
         return Err(why.join("; "));
     }
-    let s = runnable.remove(0);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "; methodic {}: step {} on one host of a run on many hosts",
-        env!("CARGO_PKG_VERSION"),
-        step.id
-    );
-    for note in &s.notes {
-        let _ = writeln!(out, "; {note}");
-    }
-    let _ = writeln!(out, "[global]\nfilename={}\ngroup_reporting=1\nthread", target.replace(':', "\\:"));
-    out.push_str("disable_lat=1\ndisable_slat=1\ndisable_bw_measurement=1\n");
-    // The server calibrates its clock as it parses the job, not when the
-    // client says run (see CLOCKSOURCE in methodic-runtime's hosts).
-    out.push_str("clocksource=clock_gettime\n");
-    if let Some(p) = prerun {
-        let _ = writeln!(out, "exec_prerun={p}");
-    }
-    if let Some(s) = seed {
-        let _ = writeln!(out, "randseed={s}");
-    }
-    if let Some(l) = logs {
-        let _ = writeln!(
-            out,
-            "write_iops_log={p}\nwrite_bw_log={p}\nwrite_lat_log={p}\nlog_avg_msec={}\nlog_unix_epoch=1",
-            l.interval_ms.max(1),
-            p = l.prefix
-        );
-    }
-    out.push('\n');
-    write_section(&mut out, &s);
-    Ok(out)
+    Ok(runnable.remove(0))
 }
 
 /// The fio options of each section `methodic export` writes for `step`
@@ -1084,14 +1141,17 @@ mod tests {
         let plan =
             methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
         let engine = Engine { psync: false, threads: 2, depth: 4, registered: false };
-        let logs = HostLogs { prefix: "series".into(), interval_ms: 250 };
-        let job = host_job(
-            &plan.steps[1],
+        let run = |step, prerun: &str, seed| HostRun {
+            step,
             engine,
+            logs: Some(HostLogs { prefix: "series".into(), interval_ms: 250 }),
+            prerun: Some(prerun.into()),
+            seed: Some(seed),
+        };
+        let job = host_job(
             "/dev/disk/by-path/pci-0000:01:00.0",
-            Some(&logs),
-            Some("sleep 1"),
-            Some(7),
+            &[run(&plan.steps[1], "sleep 1", 7)],
+            Order::InTurn,
         )
         .unwrap();
         for line in [
@@ -1113,8 +1173,59 @@ mod tests {
             assert!(has(&job, line), "{line} missing:\n{job}");
         }
         assert_eq!(job.matches("\n[").count(), 2, "[global] and one section:\n{job}");
-        let why = host_job(&plan.steps[0], engine, "/dev/sdb", None, None, None).unwrap_err();
+        let why = host_job("/dev/sdb", &[run(&plan.steps[0], "true", 1)], Order::InTurn).unwrap_err();
         assert!(why.contains("fio cannot erase a drive"), "{why}");
+    }
+
+    /// Several I/O runs in one host's job file run in turn: a section
+    /// each, named apart, each after the first behind a stonewall, each
+    /// with its own wait, seed and logs.
+    #[test]
+    fn a_host_job_of_several_runs_runs_them_in_turn() {
+        let src = "methodology \"h\" version \"1\"\nworkload r { random; block 4KiB; read 100% }\n\
+                   sweep r qd [1, 8] record 2s\n";
+        let plan =
+            methodic_compiler::compile(src, &Default::default()).unwrap_or_else(|d| panic!("{d}")).plan;
+        let engine = Engine { psync: false, threads: 1, depth: 1, registered: false };
+        let runs: Vec<HostRun<'_>> = plan
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(k, step)| HostRun {
+                step,
+                engine,
+                logs: Some(HostLogs { prefix: format!("host-1-run{}", k + 1), interval_ms: 500 }),
+                prerun: Some(format!("sleep {k}")),
+                seed: Some(k as u64 + 10),
+            })
+            .collect();
+        let job = host_job("/tmp/t", &runs, Order::InTurn).unwrap();
+        let sections: Vec<&str> = job.split("\n[").skip(1).collect();
+        assert_eq!(sections.len(), 3, "[global] and a section a run:\n{job}");
+        for (k, s) in sections[1..].iter().enumerate() {
+            assert!(s.lines().next().is_some_and(|h| h.ends_with(&format!("-run{}]", k + 1))), "{s}");
+            assert_eq!(s.lines().filter(|l| *l == "stonewall").count(), 1, "run {}: {s}", k + 1);
+            for line in [
+                format!("exec_prerun=sleep {k}"),
+                format!("randseed={}", k + 10),
+                format!("write_iops_log=host-1-run{}", k + 1),
+            ] {
+                assert!(has(s, &line), "run {}: {line} missing:\n{s}", k + 1);
+            }
+        }
+        assert!(host_job("/tmp/t", &[], Order::InTurn).is_err());
+        // At once: no stonewall, a reporting group each.
+        let job = host_job("/tmp/t", &runs, Order::AtOnce).unwrap();
+        assert!(!has(&job, "stonewall"), "{job}");
+        let sections: Vec<&str> = job.split("\n[").skip(2).collect();
+        assert_eq!(sections.iter().map(|s| has(s, "new_group")).collect::<Vec<_>>(), [false, true], "{job}");
+        assert!(
+            job.starts_with(&format!(
+                "; methodic {}: 2 I/O runs of step r-qd1 at once",
+                env!("CARGO_PKG_VERSION")
+            )),
+            "{job}"
+        );
     }
 
     /// A search by queue depth is fio's latency_target at iodepth = the

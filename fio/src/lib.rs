@@ -17,7 +17,7 @@ mod writer;
 
 pub use crate::crosscheck::{FioOutputError, fio_filename, fio_json_iops};
 pub use crate::error::{ImportError, ImportErrorKind};
-pub use crate::export::{Engine, HostLogs, file_name, host_job, job_options, plan_to_fio};
+pub use crate::export::{Engine, HostLogs, HostRun, Order, file_name, host_job, job_options, plan_to_fio};
 pub use crate::import::{Imported, fio_to_method, fio_to_method_with, text_uses};
 pub use crate::results::{
     Direction, FioJob, FioResults, FioResultsError, Latency, read_fio_results, read_log,

@@ -166,6 +166,9 @@ pub struct HostRates {
     /// `None` for the step's one I/O run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cell: Option<u32>,
+    /// A `together` step's job, by its name; `None` for other steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
     /// The seconds its rates are over: fio's runtime on that host.
     pub seconds: f64,
     /// Reads and writes together.

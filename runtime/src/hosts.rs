@@ -371,7 +371,7 @@ pub fn run_commands(
         })
         .collect();
     // A host whose command failed ran no read: run_io names it.
-    run_io(fio, hosts, &HostJobs { jobs, interval_ms: None }, dir, stop).map(|_| ())
+    run_io(fio, hosts, &HostJobs { jobs, intervals_ms: vec![None] }, dir, stop).map(|_| ())
 }
 
 /// The shell command that discards `span` of `target` from its start, on
@@ -398,12 +398,13 @@ pub fn discard_command(target: &str, span: std::result::Result<u64, u32>) -> Str
 /// does on this machine.
 pub const DROP_CACHES_COMMAND: &str = "sh -c 'sync && echo 3 > /proc/sys/vm/drop_caches'";
 
-/// One I/O run on every host at once, ready for `fio --client`: a job
-/// text a host, and the series interval its logs are averaged over.
+/// I/O runs on every host at once, ready for `fio --client`: a job
+/// file a host, holding the runs (in turn or at once, a reporting group
+/// each, in order), and the interval each run's logs are averaged over
+/// (`None`: no logs), one a run.
 pub struct HostJobs {
     pub jobs: Vec<String>,
-    /// The series interval, when the run keeps a series.
-    pub interval_ms: Option<u64>,
+    pub intervals_ms: Vec<Option<u64>>,
 }
 
 /// What one I/O run did on every host: all of them together (their
@@ -426,11 +427,12 @@ pub struct HostsRun {
     pub starts: Vec<Option<u64>>,
 }
 
-/// The prefix of the k-th host's logs (from 0) in a run's folder: fio's
-/// client names a log by its prefix, clone and the host's address only,
-/// so two servers on one address would otherwise write the same file.
-pub fn log_prefix(k: usize) -> String {
-    format!("host-{}", k + 1)
+/// The prefix of the k-th host's logs (from 0) of I/O run `run` (from 0)
+/// of `runs` in a session's folder: fio's client names a log by its
+/// prefix, clone and the host's address only, so two servers on one
+/// address, or two runs, would otherwise write the same file.
+pub fn log_prefix(k: usize, run: usize, runs: usize) -> String {
+    if runs > 1 { format!("host-{}-run{}", k + 1, run + 1) } else { format!("host-{}", k + 1) }
 }
 
 /// A shell command for fio's `exec_prerun` that waits until `at_ns`
@@ -445,17 +447,18 @@ pub fn start_at_command(at_ns: u128, most_ns: u128) -> String {
     )
 }
 
-/// Runs `jobs` on `hosts` (the k-th job on the k-th host) with one `fio
-/// --client` in `dir`, which keeps the job files, fio's output and the
-/// logs it brings back. `stop` set (a signal) stops fio on every host.
-/// A host that fio lost, or whose job failed, fails the run, named.
+/// Runs `jobs` on `hosts` (the k-th job file on the k-th host) with one
+/// `fio --client` in `dir`, which keeps the job files, fio's output and
+/// the logs it brings back; what each of its I/O runs did, in turn. `stop`
+/// set (a signal) stops fio on every host. A host that fio lost, or whose
+/// job failed, fails them all, named.
 pub fn run_io(
     fio: &Path,
     hosts: &[HostSpec],
     jobs: &HostJobs,
     dir: &Path,
     stop: &AtomicBool,
-) -> Result<HostsRun> {
+) -> Result<Vec<HostsRun>> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
     let mut cmd = client(fio, hosts, jobs, dir)?;
@@ -484,10 +487,19 @@ pub fn run_io(
         .or_else(|| stdout.strip_prefix('{').map(|_| &stdout[..]));
     let parsed: Option<Value> =
         json.and_then(|j| serde_json::Deserializer::from_str(j).into_iter().next()?.ok());
-    let per_host = per_host(parsed.as_ref(), hosts);
-    check_hosts(hosts, &per_host, status, &said, dir)?;
-    let per_host: Vec<&Value> = per_host.into_iter().flatten().collect();
-    Ok(merge(hosts, &per_host, jobs.interval_ms, dir))
+    let runs = jobs.intervals_ms.len();
+    let groups: Vec<Vec<Option<&Value>>> = (0..runs).map(|g| per_host(parsed.as_ref(), hosts, g)).collect();
+    check_hosts(hosts, &groups, status, &said, dir)?;
+    Ok(groups
+        .into_iter()
+        .zip(&jobs.intervals_ms)
+        .enumerate()
+        .map(|(g, (per_host, interval_ms))| {
+            let per_host: Vec<&Value> = per_host.into_iter().flatten().collect();
+            let prefixes: Vec<String> = (0..hosts.len()).map(|k| log_prefix(k, g, runs)).collect();
+            merge(hosts, &per_host, *interval_ms, dir, &prefixes)
+        })
+        .collect())
 }
 
 /// Where fio's client writes its output, in the run's folder.
@@ -532,13 +544,19 @@ fn client(fio: &Path, hosts: &[HostSpec], jobs: &HostJobs, dir: &Path) -> Result
     Ok(cmd)
 }
 
-/// Each host's job in fio's JSON+ output (its `client_stats` but the
-/// "All clients" total), by the host's place in `hosts`, matched by the
-/// address and port fio names it by; `None` for a host with none.
-fn per_host<'v>(output: Option<&'v Value>, hosts: &[HostSpec]) -> Vec<Option<&'v Value>> {
+/// Each host's report of its I/O run `group` (from 0; fio's reporting
+/// group) in fio's JSON+ output (its `client_stats` but the "All clients"
+/// total), by the host's place in `hosts`, matched by the address and
+/// port fio names it by; `None` for a host with none.
+fn per_host<'v>(output: Option<&'v Value>, hosts: &[HostSpec], group: usize) -> Vec<Option<&'v Value>> {
     let stats: Vec<&Value> = output
         .and_then(|v| v["client_stats"].as_array())
-        .map(|a| a.iter().filter(|j| j["jobname"].as_str() != Some("All clients")).collect())
+        .map(|a| {
+            a.iter()
+                .filter(|j| j["jobname"].as_str() != Some("All clients"))
+                .filter(|j| j["groupid"].as_u64().unwrap_or(0) == group as u64)
+                .collect()
+        })
         .unwrap_or_default();
     let mut per_host: Vec<Option<&Value>> = vec![None; hosts.len()];
     for j in &stats {
@@ -551,53 +569,66 @@ fn per_host<'v>(output: Option<&'v Value>, hosts: &[HostSpec]) -> Vec<Option<&'v
     per_host
 }
 
-/// Fails the run, in words, when a host sent no result, had I/O errors
-/// or did not run its job, or when fio's client ended with a failure
-/// (`status`); what fio `said` goes with it, and where its output is.
+/// Fails the runs, in words, when a host sent no result of one, had I/O
+/// errors or did not run its job (`groups`: each I/O run's report a
+/// host), or when fio's client ended with a failure (`status`); what fio
+/// `said` goes with it, and where its output is.
 fn check_hosts(
     hosts: &[HostSpec],
-    per_host: &[Option<&Value>],
+    groups: &[Vec<Option<&Value>>],
     status: std::process::ExitStatus,
     said: &[String],
     dir: &Path,
 ) -> Result<()> {
-    let missing: Vec<&str> =
-        hosts.iter().zip(per_host).filter(|(_, j)| j.is_none()).map(|(h, _)| h.client.as_str()).collect();
-    let failed: Vec<&str> = hosts
-        .iter()
-        .zip(per_host)
-        .filter(|(_, j)| j.is_some_and(|j| j["error"].as_i64().unwrap_or(0) != 0))
-        .map(|(h, _)| h.client.as_str())
-        .collect();
-    // fio skips a job whose exec_prerun failed, and reports no error.
-    let idle: Vec<&str> = hosts
-        .iter()
-        .zip(per_host)
-        .filter(|(_, j)| {
-            j.is_some_and(|j| {
-                j["error"].as_i64().unwrap_or(0) == 0
-                    && ["read", "write", "trim"].iter().all(|d| j[*d]["total_ios"].as_u64().unwrap_or(0) == 0)
-            })
-        })
-        .map(|(h, _)| h.client.as_str())
-        .collect();
-    if missing.is_empty() && failed.is_empty() && idle.is_empty() && status.success() {
-        return Ok(());
-    }
     let mut what = Vec::new();
-    if !missing.is_empty() {
-        what.push(format!("no result from {}", missing.join(", ")));
+    for (g, per_host) in groups.iter().enumerate() {
+        let which = |list: Vec<&str>| {
+            let on = list.join(", ");
+            if groups.len() > 1 { format!("{on} (I/O run {} of {})", g + 1, groups.len()) } else { on }
+        };
+        let missing: Vec<&str> =
+            hosts.iter().zip(per_host).filter(|(_, j)| j.is_none()).map(|(h, _)| h.client.as_str()).collect();
+        let failed: Vec<&str> = hosts
+            .iter()
+            .zip(per_host)
+            .filter(|(_, j)| j.is_some_and(|j| j["error"].as_i64().unwrap_or(0) != 0))
+            .map(|(h, _)| h.client.as_str())
+            .collect();
+        // fio skips a job whose exec_prerun failed, and reports no error.
+        let idle: Vec<&str> = hosts
+            .iter()
+            .zip(per_host)
+            .filter(|(_, j)| {
+                j.is_some_and(|j| {
+                    j["error"].as_i64().unwrap_or(0) == 0
+                        && ["read", "write", "trim"]
+                            .iter()
+                            .all(|d| j[*d]["total_ios"].as_u64().unwrap_or(0) == 0)
+                })
+            })
+            .map(|(h, _)| h.client.as_str())
+            .collect();
+        if !missing.is_empty() {
+            what.push(format!("no result from {}", which(missing)));
+        }
+        if !failed.is_empty() {
+            what.push(format!("I/O errors on {}", which(failed)));
+        }
+        if !idle.is_empty() {
+            what.push(format!(
+                "the job did not run on {}: fio skips a job whose command before it (exec_prerun) failed; the \
+                 command's output is in JOB.prerun.txt in that fio server's working directory, which must be \
+                 writable",
+                which(idle)
+            ));
+        }
+        // A host lost is lost for every run after: named once.
+        if !what.is_empty() {
+            break;
+        }
     }
-    if !failed.is_empty() {
-        what.push(format!("I/O errors on {}", failed.join(", ")));
-    }
-    if !idle.is_empty() {
-        what.push(format!(
-            "the job did not run on {}: fio skips a job whose command before it (exec_prerun) failed; the \
-             command's output is in JOB.prerun.txt in that fio server's working directory, which must be \
-             writable",
-            idle.join(", ")
-        ));
+    if what.is_empty() && status.success() {
+        return Ok(());
     }
     if what.is_empty() {
         what.push(format!("fio ended with {status}"));
@@ -642,9 +673,16 @@ fn wait(mut child: Child, stop: &AtomicBool) -> Result<(std::process::ExitStatus
     }
 }
 
-/// Each host's job read into methodic's counts, and all of them merged;
-/// the series from the logs in each host's folder of `dirs`.
-fn merge(hosts: &[HostSpec], per_host: &[&Value], interval_ms: Option<u64>, dir: &Path) -> HostsRun {
+/// Each host's report of one I/O run read into methodic's counts, and all
+/// of them merged; the series from the logs in `dir` named by each host's
+/// prefix (`prefixes`, [`log_prefix`]).
+fn merge(
+    hosts: &[HostSpec],
+    per_host: &[&Value],
+    interval_ms: Option<u64>,
+    dir: &Path,
+    prefixes: &[String],
+) -> HostsRun {
     let mut total = Recorder::default();
     let mut rates = Vec::with_capacity(hosts.len());
     let mut seconds: f64 = 0.0;
@@ -676,6 +714,7 @@ fn merge(hosts: &[HostSpec], per_host: &[&Value], interval_ms: Option<u64>, dir:
             host: h.client.clone(),
             target: h.target.clone(),
             cell: None,
+            job: None,
             seconds: s,
             total: sum.total,
             read: sum.read,
@@ -684,7 +723,7 @@ fn merge(hosts: &[HostSpec], per_host: &[&Value], interval_ms: Option<u64>, dir:
         total.merge(&r);
     }
     let (rows, starts) = match interval_ms {
-        Some(ms) => series_rows(dir, hosts.len(), ms),
+        Some(ms) => series_rows(dir, prefixes, ms),
         None => (Vec::new(), Vec::new()),
     };
     HostsRun {
@@ -730,9 +769,9 @@ fn threads_of(job: &Value) -> f64 {
 /// rest of its name), and its lines (time, value, direction).
 type HostLog = (String, String, Vec<(u64, f64, usize)>);
 
-/// The series rows of a run's logs in `dir`, the k-th host's named by
-/// [`log_prefix`] (`host-K_iops.N.log.ADDRESS`, `_bw`, `_clat`, one a
-/// clone): each log line
+/// The series rows of an I/O run's logs in `dir`, the k-th host's named
+/// by the k-th of `prefixes` ([`log_prefix`]: `host-K_iops.N.log.ADDRESS`,
+/// `_bw`, `_clat`, one a clone): each log line
 /// is an interval's average, `TIME_MS, VALUE, DIRECTION, ...`, its time
 /// the host's wall clock (`log_unix_epoch`). A host's record window began
 /// an interval before its first line; the rows count from the first
@@ -741,14 +780,14 @@ type HostLog = (String, String, Vec<(u64, f64, usize)>);
 /// latency is weighted by each one's I/Os. fio logs no percentile an
 /// interval: `p99_latency_us` is NaN. Also when each host's window began,
 /// Unix time in milliseconds (`None` for a host without logs).
-pub fn series_rows(dir: &Path, hosts: usize, interval_ms: u64) -> (Vec<Row>, Vec<Option<u64>>) {
+pub fn series_rows(dir: &Path, prefixes: &[String], interval_ms: u64) -> (Vec<Row>, Vec<Option<u64>>) {
     let lines = |p: &Path| methodic_fio::read_log(&std::fs::read_to_string(p).unwrap_or_default());
     let mut files: Vec<PathBuf> =
         std::fs::read_dir(dir).map(|e| e.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     files.sort();
-    let mut logs: Vec<Vec<HostLog>> = vec![Vec::new(); hosts];
-    for (k, own) in logs.iter_mut().enumerate() {
-        let prefix = format!("{}_", log_prefix(k));
+    let mut logs: Vec<Vec<HostLog>> = vec![Vec::new(); prefixes.len()];
+    for (own, prefix) in logs.iter_mut().zip(prefixes) {
+        let prefix = format!("{prefix}_");
         for p in &files {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
             let Some(rest) = name.strip_prefix(&prefix) else { continue };
@@ -768,7 +807,7 @@ pub fn series_rows(dir: &Path, hosts: usize, interval_ms: u64) -> (Vec<Row>, Vec
         })
         .collect();
     let Some(t0) = began.iter().flatten().copied().min() else {
-        return (Vec::new(), vec![None; hosts]);
+        return (Vec::new(), vec![None; prefixes.len()]);
     };
     // Each host's lines fall on its own grid, an interval apart from its
     // start: placed on it, then shifted by its start's whole intervals
@@ -813,6 +852,33 @@ mod tests {
 
     fn parse(text: &str, target: Option<&str>) -> Result<Vec<HostSpec>> {
         parse_hosts(text, Path::new("hosts"), target)
+    }
+
+    /// fio's output of one session of two runs on two hosts is split by
+    /// reporting group; a host missing from the second run is named with
+    /// the run, and fails them all.
+    #[test]
+    fn a_session_s_runs_are_its_reporting_groups_and_a_missing_one_is_named() {
+        let hosts = parse("ip:10.0.0.2 /dev/sdb\nip:10.0.0.3 /dev/sdb\n", None).unwrap();
+        let job = |host: &str, group: u64, ios: u64| {
+            serde_json::json!({"jobname": "r", "groupid": group, "hostname": host, "port": 8765, "error": 0,
+                "read": {"total_ios": ios}, "write": {"total_ios": 0}, "trim": {"total_ios": 0}})
+        };
+        let output = serde_json::json!({"client_stats": [
+            job("10.0.0.2", 0, 10), job("10.0.0.3", 0, 11), job("10.0.0.2", 1, 12),
+            {"jobname": "All clients", "groupid": 0, "hostname": "10.0.0.2", "port": 8765}
+        ]});
+        let groups: Vec<Vec<Option<&Value>>> = (0..2).map(|g| per_host(Some(&output), &hosts, g)).collect();
+        let ios = |v: Option<&Value>| v.map(|j| j["read"]["total_ios"].as_u64().unwrap());
+        assert_eq!(groups[0].iter().map(|j| ios(*j)).collect::<Vec<_>>(), [Some(10), Some(11)]);
+        assert_eq!(groups[1].iter().map(|j| ios(*j)).collect::<Vec<_>>(), [Some(12), None]);
+        let ok = <std::process::ExitStatus as std::os::unix::process::ExitStatusExt>::from_raw(0);
+        let Err(Error::Hosts { message, .. }) = check_hosts(&hosts, &groups, ok, &[], Path::new("out"))
+        else {
+            panic!("a host missing from a run passed")
+        };
+        assert_eq!(message, "no result from ip:10.0.0.3 (I/O run 2 of 2)");
+        assert!(check_hosts(&hosts, &groups[..1], ok, &[], Path::new("out")).is_ok());
     }
 
     #[test]
@@ -893,7 +959,7 @@ mod tests {
         w(b, "bw.1.log.10.0.0.3", &format!("{}, 3000, 0, 0, 0\n", t + 500));
         w(a, "clat.1.log.10.0.0.2", &format!("{}, 2000, 0, 0, 0\n{}, 4000, 0, 0, 0\n", t + 250, t + 500));
         w(b, "clat.1.log.10.0.0.3", &format!("{}, 4000, 0, 0, 0\n", t + 500));
-        let (rows, starts) = series_rows(&dir, 2, 250);
+        let (rows, starts) = series_rows(&dir, &["host-1".into(), "host-2".into()], 250);
         let _ = std::fs::remove_dir_all(&dir);
         // Host 1 began with its earliest clone, 249ms in: host 2 251ms after it.
         assert_eq!(starts, [Some(t - 1), Some(t + 250)]);

@@ -78,6 +78,7 @@ fn host(i: usize, cell: Option<u32>, seconds: f64, total: Rates, reads: bool) ->
         host: HOSTS[i].0.into(),
         target: HOSTS[i].1.into(),
         cell,
+        job: None,
         seconds,
         read: reads.then(|| total.clone()),
         write: (!reads).then(|| total.clone()),

@@ -724,17 +724,24 @@ impl IoRun {
         self.bursts.as_ref().map_or(0, |b| b.from_ramp)
     }
 
-    /// Adds the run's spread and bursts to the step's record, as `part`
-    /// of it.
+    /// Adds the run's spread, bursts and hosts to the step's record, as
+    /// `part` of it.
     pub(crate) fn keep_spread(&self, targets: &[Target], part: Part, out: &mut StepResult) {
         let job = part.job.clone();
         out.bursts.extend(self.burst_results(job.as_deref()));
         out.bursts_from_ramp += self.bursts_from_ramp();
         let cell = part.cell;
         out.spread.extend(self.spread(targets, part));
-        out.hosts.extend(self.host_rates(cell));
+        out.hosts.extend(
+            self.host_rates(cell)
+                .into_iter()
+                .map(|h| methodic_results::record::HostRates { job: job.clone(), ..h }),
+        );
         if let Some(words) = skew_words(self.host_skew.as_ref(), self.hosts.len()) {
-            out.actions.push(words);
+            out.actions.push(match &job {
+                Some(name) => format!("job {name}: {words}"),
+                None => words,
+            });
         }
     }
 

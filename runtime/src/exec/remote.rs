@@ -16,13 +16,13 @@ use methodic_compiler::plan::{
     Action, Bytes, Duration, EraseMethod, Extent, MeasureStop, Pauses, Percent, Plan, QosAxis, RateAmount,
     Step, WriteCache, plural,
 };
-use methodic_fio::{Engine, HostLogs, file_name, host_job};
+use methodic_fio::{Engine, HostLogs, HostRun, Order, file_name, host_job};
 use methodic_results::manifest::{EngineNote, HostNote};
 use methodic_results::record::IoInfo;
 
 use super::io::{IoRun, IoSpec, MAX_PSYNC_THREADS};
 use super::options::{EngineChoice, Observer, RunOptions};
-use super::step::{Executor, Site, StepRun};
+use super::step::{AtOnce, Executor, Site, StepRun, one_by_one};
 use crate::error::{Error, Result};
 use crate::hosts::{self, HostJobs, HostSpec};
 use crate::worker::Counts;
@@ -76,11 +76,10 @@ pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
 /// Refuses, naming the step, what fio's client/server mode cannot run as
 /// methodic would: steps fio cannot run at all (erases other than by
 /// discard, limit_ram, copy, probe), `local` steps that need a target
-/// (this machine has none in such a run), concurrent jobs and QoS
-/// searches, `verify`,
-/// bursts and think time that is not drained, a share of trims, more than one device a host,
-/// an amount written or transferred given as a share of the span, and the
-/// drives' write cache.
+/// (this machine has none in such a run), QoS searches, `verify`, bursts
+/// and think time that is not drained (a `together` job's too), a share
+/// of trims, more than one device a host, an amount written or
+/// transferred given as a share of the span, and the drives' write cache.
 pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
     check_write_cache(plan)?;
     for (i, step) in plan.steps.iter().enumerate() {
@@ -117,11 +116,12 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
                      limit this machine's",
                 );
             }
-            Action::Together { .. } => {
-                return refuse(
-                    "concurrent jobs do not run on many hosts yet".into(),
-                    "run each job as a measurement of its own",
-                );
+            Action::Together { jobs, .. } => {
+                if let Some((job, (what, hint))) =
+                    jobs.iter().find_map(|j| Some((j, pauses_refused(&j.pauses)?)))
+                {
+                    return refuse(format!("job {}: {what}", job.name), hint);
+                }
             }
             Action::Qos(q) => {
                 let (what, hint) = qos_refused(q.by);
@@ -254,75 +254,151 @@ fn check_local(step: &Step, name: &str) -> Result<()> {
     }
 }
 
-/// One I/O run of `step` on every host at once: `spec` made the job each
-/// host's fio runs (the step's own action, with the queue depth, rate and
-/// time this run has, exported by methodic-fio), run with one `fio
-/// --client` whose files stay in the results (`fio/STEP[-roundR-cellC]/`),
-/// and read back as an [`IoRun`]: all hosts' counts and merged latency
-/// histograms, each host's share, and the series from fio's logs.
+/// The time left between two I/O runs sent in one session, in
+/// milliseconds: each host's fio ends one (its last I/Os, its files
+/// closed) and sets the next up within it, so that every run starts at
+/// its own set time on every host.
+const GAP_MS: u64 = 300;
+
+/// One I/O run of `step` on every host at once: [`io_runs`] with one.
 fn io(x: &Executor<'_>, margin_ms: &Cell<u64>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
-    let (kind, reason) = engine_of(x.opts.engine, &spec);
-    let (threads, depth) = methodic_results::ceiling::threads_and_depth(kind, &spec.qd);
-    if spec.passes.is_some() && spec.workload.random > Percent::ZERO && threads > 1 {
-        return Err(Error::unsupported(format!(
-            "step {}: a random fill with {threads} threads a host: fio's clones would each write the whole span",
-            step.id
-        ))
-        .with_hint("fill sequentially, or with one worker (io_uring keeps its queue depth from one thread)"));
-    }
-    let engine = Engine { psync: kind == EngineKind::Psync, threads, depth, registered: false };
-    let one = host_step(step, &spec, x.opts.hosts.len());
-    let interval_ms = spec.series.as_ref().map(|s| (s.0.as_millis() as u64).max(1));
-    // Logs always: they say when each host began recording. Without a
-    // series, at an interval a few of which fit in the record time.
-    let log_ms = interval_ms
-        .unwrap_or_else(|| spec.record.map_or(1000, |r| (r.as_millis() as u64 / 4).clamp(10, 1000)));
-    // Every host starts at one time on its clock, a margin from now: fio's
-    // servers take "run" up to a second apart.
+    let mut runs = io_runs(x, margin_ms, step, &[(step.id.clone(), spec)], Order::InTurn)?;
+    Ok(runs.remove(0))
+}
+
+/// Whether `specs` can go to the hosts in one session: more than one, and
+/// each but the last runs for a set time (its ramp and record), so that
+/// the next one's start can be set.
+fn one_session(specs: &[IoSpec<'_>]) -> bool {
+    specs.len() > 1
+        && specs[..specs.len() - 1]
+            .iter()
+            .all(|s| s.record.is_some() && s.budget.is_none() && s.passes.is_none())
+}
+
+/// I/O runs of `step` on every host at once, in turn, in one `fio
+/// --client` session: each of `specs` made the job each host's fio runs
+/// (the step's own action, with the queue depth, rate and time that run
+/// has, exported by methodic-fio), all of a host's in one job file, each
+/// after the one before (a `stonewall`), each starting on every host at
+/// its own set time. The session's files stay in the results
+/// (`fio/STEP[-roundR[-cellC]]/`); each run is read back as an [`IoRun`]:
+/// all hosts' counts and merged latency histograms, each host's share,
+/// and the series from fio's logs.
+fn io_runs(
+    x: &Executor<'_>,
+    margin_ms: &Cell<u64>,
+    step: &Step,
+    runs: &[(String, IoSpec<'_>)],
+    order: Order,
+) -> Result<Vec<IoRun>> {
+    // Every host starts each run at one time on its clock: the first a
+    // margin from now (fio's servers take "run" up to a second apart),
+    // in turn each next one when the one before has ended, and a gap.
     let margin = margin_ms.get();
-    let at_ms = crate::time::unix_now_ms() + margin;
-    let prerun = hosts::start_at_command(
-        u128::from(at_ms) * 1_000_000,
-        u128::from(margin + MAX_CLOCK_LAG_MS) * 1_000_000,
-    );
-    let jobs = host_jobs(x, step, &spec, &one, engine, log_ms, &prerun)?;
-    let suffix = if spec.at.round == 1 && spec.at.cell == 1 {
-        String::new()
-    } else {
-        format!("-round{}-cell{}", spec.at.round, spec.at.cell)
+    let mut at_ms = crate::time::unix_now_ms() + margin;
+    let mut prepared = Vec::with_capacity(runs.len());
+    for (_, spec) in runs {
+        let p = prepare(x, step, spec, at_ms)?;
+        if order == Order::InTurn {
+            at_ms += (spec.ramp + spec.record.unwrap_or_default()).as_millis() as u64 + GAP_MS;
+        }
+        prepared.push(p);
+    }
+    let specs: Vec<&IoSpec<'_>> = runs.iter().map(|(_, spec)| spec).collect();
+    let n = runs.len();
+    let jobs = x
+        .opts
+        .hosts
+        .iter()
+        .enumerate()
+        .map(|(k, h)| {
+            let on_host: Vec<HostRun<'_>> = prepared
+                .iter()
+                .zip(runs)
+                .enumerate()
+                .map(|(j, (p, (stream, spec)))| HostRun {
+                    step: &p.one,
+                    engine: p.engine,
+                    logs: Some(HostLogs { prefix: hosts::log_prefix(k, j, n), interval_ms: p.log_ms }),
+                    prerun: Some(p.prerun.clone()),
+                    seed: Some(host_seed(x, stream, step, spec, k)),
+                })
+                .collect();
+            host_job(&h.target, &on_host, order)
+        })
+        .collect::<std::result::Result<Vec<_>, String>>()
+        .map_err(|why| {
+            Error::unsupported(format!("step {}: fio cannot run it on the hosts: {why}", step.id))
+        })?;
+    let first = specs[0].at;
+    let suffix = match (n, order) {
+        (_, Order::AtOnce) => String::new(),
+        (1, _) if first.round == 1 && first.cell == 1 => String::new(),
+        (1, _) => format!("-round{}-cell{}", first.round, first.cell),
+        _ => format!("-round{}", first.round),
     };
     let dir = x.results.path.join("fio").join(format!("{}{suffix}", file_name(&step.id)));
-    let mut run = hosts::run_io(
+    let intervals_ms = prepared.iter().map(|p| Some(p.log_ms)).collect();
+    let done = hosts::run_io(
         &fio_of(x.opts),
         &x.opts.hosts,
-        &HostJobs { jobs, interval_ms: Some(log_ms) },
+        &HostJobs { jobs, intervals_ms },
         &dir,
         &x.workers.stop,
     )
     .map_err(|e| with_resume_hint(x, step, e))?;
-    if interval_ms.is_none() {
+    done.into_iter()
+        .zip(prepared)
+        .zip(specs)
+        .enumerate()
+        .map(|(j, ((run, p), spec))| {
+            // Only the first run's start says how late the hosts took
+            // "run"; a later one late is the run before it running long.
+            let unwidened = Cell::new(margin);
+            let widens = if j == 0 { margin_ms } else { &unwidened };
+            let host_skew = starts_seen(&x.opts.hosts, &run.starts, p.due_ms, widens);
+            read_back(x, p, spec, run, host_skew)
+        })
+        .collect()
+}
+
+/// What the hosts did in one I/O run (`run`, made ready as `p` from
+/// `spec`) as methodic's [`IoRun`], its series written where `spec` asks,
+/// with how far apart the hosts began (`host_skew`).
+fn read_back(
+    x: &Executor<'_>,
+    p: Prepared,
+    spec: &IoSpec<'_>,
+    mut run: hosts::HostsRun,
+    host_skew: Option<(f64, String, u64)>,
+) -> Result<IoRun> {
+    if p.interval_ms.is_none() {
         run.rows.clear();
     }
     if let Some((_, Some(csv))) = &spec.series {
         write_series(csv, &run.rows)?;
     }
     let seconds = run.seconds;
-    let due = at_ms + spec.ramp.as_millis() as u64;
-    let host_skew = starts_seen(&x.opts.hosts, &run.starts, due, margin_ms);
     Ok(IoRun {
         host_skew,
         seconds,
-        interval_s: interval_ms.map_or(1.0, |ms| ms as f64 / 1000.0),
-        record_start: SystemTime::now() - StdDuration::from_secs_f64(seconds),
+        interval_s: p.interval_ms.map_or(1.0, |ms| ms as f64 / 1000.0),
+        // When the first host began recording, on its clock; the
+        // set time where no host logged.
+        record_start: SystemTime::UNIX_EPOCH
+            + StdDuration::from_millis(run.starts.iter().flatten().min().copied().unwrap_or(p.due_ms)),
         info: IoInfo {
-            engine: kind,
+            engine: p.kind,
             engine_reason: format!(
-                "{reason} ({} x {}, each {depth} deep)",
+                "{} ({} x {}, each {} deep)",
+                p.reason,
                 plural(x.opts.hosts.len() as u64, "host", "hosts"),
-                plural(u64::from(threads), "thread", "threads")
+                plural(u64::from(p.engine.threads), "thread", "threads"),
+                p.engine.depth
             ),
-            threads,
-            depth,
+            threads: p.engine.threads,
+            depth: p.engine.depth,
             mean_inflight: run.mean_inflight,
             registered_buffers: false,
             forced_async: false,
@@ -339,6 +415,55 @@ fn io(x: &Executor<'_>, margin_ms: &Cell<u64>, step: &Step, spec: IoSpec<'_>) ->
         recorder: run.recorder,
         lateness: None,
         floor: Vec::new(),
+    })
+}
+
+/// One I/O run made ready for the hosts: the step each runs, its engine
+/// and why, its log and series intervals, the wait before it and when
+/// its record is due to begin (Unix milliseconds).
+struct Prepared {
+    one: Step,
+    engine: Engine,
+    kind: EngineKind,
+    reason: &'static str,
+    interval_ms: Option<u64>,
+    log_ms: u64,
+    prerun: String,
+    due_ms: u64,
+}
+
+/// `spec` made ready to start on every host at `at_ms` (Unix
+/// milliseconds on each host's clock); a host whose clock is behind waits
+/// at most `MAX_CLOCK_LAG_MS` past it, by this machine's clock.
+fn prepare(x: &Executor<'_>, step: &Step, spec: &IoSpec<'_>, at_ms: u64) -> Result<Prepared> {
+    let (kind, reason) = engine_of(x.opts.engine, spec);
+    let (threads, depth) = methodic_results::ceiling::threads_and_depth(kind, &spec.qd);
+    if spec.passes.is_some() && spec.workload.random > Percent::ZERO && threads > 1 {
+        return Err(Error::unsupported(format!(
+            "step {}: a random fill with {threads} threads a host: fio's clones would each write the whole span",
+            step.id
+        ))
+        .with_hint("fill sequentially, or with one worker (io_uring keeps its queue depth from one thread)"));
+    }
+    let interval_ms = spec.series.as_ref().map(|s| (s.0.as_millis() as u64).max(1));
+    // Logs always: they say when each host began recording. Without a
+    // series, at an interval a few of which fit in the record time.
+    let log_ms = interval_ms
+        .unwrap_or_else(|| spec.record.map_or(1000, |r| (r.as_millis() as u64 / 4).clamp(10, 1000)));
+    let now_ms = crate::time::unix_now_ms();
+    let prerun = hosts::start_at_command(
+        u128::from(at_ms) * 1_000_000,
+        u128::from((at_ms + MAX_CLOCK_LAG_MS).saturating_sub(now_ms)) * 1_000_000,
+    );
+    Ok(Prepared {
+        one: host_step(step, spec, x.opts.hosts.len()),
+        engine: Engine { psync: kind == EngineKind::Psync, threads, depth, registered: false },
+        kind,
+        reason,
+        interval_ms,
+        log_ms,
+        prerun,
+        due_ms: at_ms + spec.ramp.as_millis() as u64,
     })
 }
 
@@ -398,39 +523,19 @@ fn host_step(step: &Step, spec: &IoSpec<'_>, hosts: usize) -> Step {
     one
 }
 
-/// The job file each host's fio runs: `one` with `engine`, its logs every
-/// `log_ms` milliseconds, `prerun` before it starts, and its own seed.
-fn host_jobs(
-    x: &Executor<'_>,
-    step: &Step,
-    spec: &IoSpec<'_>,
-    one: &Step,
-    engine: Engine,
-    log_ms: u64,
-    prerun: &str,
-) -> Result<Vec<String>> {
-    x.opts
-        .hosts
-        .iter()
-        .enumerate()
-        .map(|(k, h)| {
-            let logs = HostLogs { prefix: hosts::log_prefix(k), interval_ms: log_ms };
-            // The run's seed, drawn apart for each step, repeat, round,
-            // cell and host, as a worker's stream is on one machine.
-            let run = step.repeat.map_or(1, |r| r.run);
-            let stream = crate::rng::Stream {
-                step: &step.id,
-                run,
-                round: spec.at.round,
-                cell: spec.at.cell,
-                worker: k as u32,
-            };
-            // fio reads randseed as a signed 64-bit number.
-            let seed = crate::rng::stream_seed(x.workers.seed, &stream) >> 1;
-            host_job(one, engine, &h.target, Some(&logs), Some(prerun), Some(seed))
-        })
-        .collect::<std::result::Result<Vec<_>, String>>()
-        .map_err(|why| Error::unsupported(format!("step {}: fio cannot run it on the hosts: {why}", step.id)))
+/// The seed of the k-th host's fio for this I/O run of `step`: the run's
+/// seed, drawn apart for each step, repeat, round, cell and host, as a
+/// worker's stream is on one machine.
+fn host_seed(x: &Executor<'_>, stream: &str, step: &Step, spec: &IoSpec<'_>, k: usize) -> u64 {
+    let stream = crate::rng::Stream {
+        step: stream,
+        run: step.repeat.map_or(1, |r| r.run),
+        round: spec.at.round,
+        cell: spec.at.cell,
+        worker: k as u32,
+    };
+    // fio reads randseed as a signed 64-bit number.
+    crate::rng::stream_seed(x.workers.seed, &stream) >> 1
 }
 
 /// How far apart `hosts` began recording (their `starts`, Unix
@@ -480,6 +585,36 @@ impl Site for OnHosts {
         io(x, &self.margin_ms, step, spec)
     }
 
+    /// Runs that need no decision between them go to the hosts in one
+    /// session, when each but the last runs for a set time: the start
+    /// margin and fio's start are paid once, not once a run.
+    fn io_each(
+        &self,
+        x: &Executor<'_>,
+        step: &Step,
+        specs: Vec<IoSpec<'_>>,
+        each: &mut dyn FnMut(IoRun) -> Result<()>,
+    ) -> Result<()> {
+        if !one_session(&specs) {
+            return one_by_one(self, x, step, specs, each);
+        }
+        let runs: Vec<(String, IoSpec<'_>)> = specs.into_iter().map(|spec| (step.id.clone(), spec)).collect();
+        for run in io_runs(x, &self.margin_ms, step, &runs, Order::InTurn)? {
+            each(run)?;
+        }
+        Ok(())
+    }
+
+    /// The jobs go to the hosts in one session, each host's fio running
+    /// them at once, all started at one set time.
+    fn io_at_once(&self, x: &Executor<'_>, step: &Step, jobs: Vec<AtOnce<'_>>) -> Vec<Result<IoRun>> {
+        let runs: Vec<(String, IoSpec<'_>)> = jobs.into_iter().map(|j| (j.stream, j.spec)).collect();
+        match io_runs(x, &self.margin_ms, step, &runs, Order::AtOnce) {
+            Ok(done) => done.into_iter().map(Ok).collect(),
+            Err(e) => vec![Err(e)],
+        }
+    }
+
     /// An erase and a cache drop run on every host at once; a `local`
     /// step runs on the conductor, as on one machine, and its record says
     /// so.
@@ -490,10 +625,33 @@ impl Site for OnHosts {
         } else if matches!(s.step.action, Action::Erase { .. } | Action::DropCaches) {
             command_step(x, s).map(|()| true)
         } else {
+            let open = match &s.step.action {
+                Action::Measure { rate, .. } => rate.is_some(),
+                Action::Together { jobs, .. } => jobs.iter().any(|j| j.rate.is_some()),
+                Action::Erase { .. }
+                | Action::Fill { .. }
+                | Action::Precondition { .. }
+                | Action::Qos(_)
+                | Action::Rounds { .. }
+                | Action::Idle { .. }
+                | Action::LimitRam { .. }
+                | Action::Copy { .. }
+                | Action::Probe(_)
+                | Action::DropCaches => false,
+            };
+            if open {
+                s.out.actions.push(OPEN_LOOP_ON_HOSTS.into());
+            }
             Ok(false)
         }
     }
 }
+
+/// What an open-loop step on many hosts says of its latencies: fio paces
+/// it, and times each I/O from its submission.
+const OPEN_LOOP_ON_HOSTS: &str = "open loop on the hosts by fio's rate_iops (rate_process=poisson for Poisson \
+     arrivals): fio counts each I/O's latency from when it was submitted, not from when it was due, and keeps no \
+     lateness, so these percentiles leave out how late the hosts started I/Os, and no pacing floor was measured";
 
 /// An erase by discard or a cache drop on every host at once: each
 /// host's fio server runs the command (`exec_prerun`) before a 4KiB read

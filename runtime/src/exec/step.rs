@@ -37,6 +37,51 @@ pub(super) trait Site {
     /// Runs the step in the site's own way where it has one, and says
     /// whether it did (`false`: the step's kind runs it).
     fn run_step(&self, x: &Executor<'_>, s: &mut StepRun<'_>) -> Result<bool>;
+
+    /// Runs several I/O runs of a step that need no decision between them
+    /// (a round's cells), in turn, handing each one's result to `each`.
+    /// Here one after another, stopping after the run that was stopped;
+    /// a site may send them at once (many hosts: one fio session).
+    fn io_each(
+        &self,
+        x: &Executor<'_>,
+        step: &Step,
+        specs: Vec<IoSpec<'_>>,
+        each: &mut dyn FnMut(IoRun) -> Result<()>,
+    ) -> Result<()> {
+        one_by_one(self, x, step, specs, each)
+    }
+
+    /// Runs the jobs of a `together` step at once; each one's result, or
+    /// why it failed, in the jobs' order (a failure of them all: its
+    /// error alone).
+    fn io_at_once(&self, x: &Executor<'_>, step: &Step, jobs: Vec<AtOnce<'_>>) -> Vec<Result<IoRun>>;
+}
+
+/// One job of a `together` step: the device it runs on (from 0), the id
+/// its random stream is drawn by, and its I/O.
+pub(super) struct AtOnce<'w> {
+    pub(super) device: usize,
+    pub(super) stream: String,
+    pub(super) spec: IoSpec<'w>,
+}
+
+/// `specs` run one after another by `site`, each handed to `each`; none
+/// after the one in which the run was stopped.
+pub(super) fn one_by_one<S: Site + ?Sized>(
+    site: &S,
+    x: &Executor<'_>,
+    step: &Step,
+    specs: Vec<IoSpec<'_>>,
+    each: &mut dyn FnMut(IoRun) -> Result<()>,
+) -> Result<()> {
+    for spec in specs {
+        each(site.io(x, step, spec)?)?;
+        if x.workers.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The run's own targets, by its workers.
@@ -58,6 +103,25 @@ impl Site for Local {
 
     fn run_step(&self, _: &Executor<'_>, _: &mut StepRun<'_>) -> Result<bool> {
         Ok(false)
+    }
+
+    /// Each job on its own workers on scoped threads, all started at
+    /// once, waited for together.
+    fn io_at_once(&self, x: &Executor<'_>, step: &Step, jobs: Vec<AtOnce<'_>>) -> Vec<Result<IoRun>> {
+        let run = step.repeat.map_or(1, |r| r.run);
+        let (workers, targets) = (&x.workers, &x.targets);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = jobs
+                .into_iter()
+                .map(|j| {
+                    scope.spawn(move || workers.run(&targets[j.device..=j.device], &j.stream, run, j.spec))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::unsupported("a job's workers panicked"))))
+                .collect()
+        })
     }
 }
 
@@ -132,6 +196,22 @@ impl Executor<'_> {
     /// what it did.
     pub(super) fn io(&self, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         self.site.io(self, step, spec)
+    }
+
+    /// Runs a `together` step's jobs at once ([`Site::io_at_once`]).
+    pub(super) fn io_at_once(&self, step: &Step, jobs: Vec<AtOnce<'_>>) -> Vec<Result<IoRun>> {
+        self.site.io_at_once(self, step, jobs)
+    }
+
+    /// Runs I/O runs of a step that need no decision between them, each
+    /// one's result handed to `each` ([`Site::io_each`]).
+    pub(super) fn io_each(
+        &self,
+        step: &Step,
+        specs: Vec<IoSpec<'_>>,
+        each: &mut dyn FnMut(IoRun) -> Result<()>,
+    ) -> Result<()> {
+        self.site.io_each(self, step, specs, each)
     }
 
     /// `rate` with a share of an earlier step's IOPS made that many IOPS,

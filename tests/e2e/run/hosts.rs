@@ -308,6 +308,161 @@ fn a_drained_think_runs_on_two_hosts_as_fios_thinktime() {
     }
 }
 
+/// A round's cells need no decision between them: each round goes to the
+/// hosts as one fio client session (counted by a wrapper around fio, from
+/// the folder fio's client runs in), each host's job file holding the
+/// cells in turn, and every cell of every round comes back as its own,
+/// on every host.
+#[test]
+fn each_round_of_a_rounds_step_is_one_fio_session_on_two_hosts() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-rounds", 61, 2);
+    let sessions = servers.dir.join("sessions");
+    let wrapper = servers.dir.join("fio-counting");
+    std::fs::write(&wrapper, format!("#!/bin/sh\npwd >> {}\nexec fio \"$@\"\n", sessions.display())).unwrap();
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let file = servers.dir.join("rounds.method");
+    std::fs::write(
+        &file,
+        "methodology \"rounds\" version \"1\"\ntarget { span 16MiB }\n\
+         workload r { random; block 4KiB; read 100% }\n\
+         rounds { measure r qd 1 for 500ms; measure r qd 2 for 500ms; measure r qd 4 for 500ms } \
+         until steady { window 2; max_rounds 2; excursion 100%; slope 100%; track r qd 4 }\n",
+    )
+    .unwrap();
+    let out = servers.dir.join("results");
+    let o = methodic(&[
+        "run",
+        file.to_str().unwrap(),
+        "--hosts",
+        servers.hosts_file().to_str().unwrap(),
+        "--fio",
+        wrapper.to_str().unwrap(),
+        "--start-margin",
+        MARGIN,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let all = steps(&out);
+    let s = &all[0];
+    assert!(s["error"].is_null(), "{s}");
+    let id = s["id"].as_str().unwrap();
+    // The sessions of the step: one a round, in its round's folder.
+    let seen = std::fs::read_to_string(&sessions).unwrap();
+    let ran: Vec<&str> = seen.lines().filter(|l| l.contains(&*out.join("fio").to_string_lossy())).collect();
+    let rounds: Vec<String> =
+        (1..=2).map(|r| out.join("fio").join(format!("{id}-round{r}")).display().to_string()).collect();
+    assert_eq!(ran, rounds, "fio client sessions:\n{seen}");
+    for r in &rounds {
+        let job = std::fs::read_to_string(Path::new(r).join("host-1.fio")).unwrap();
+        for (k, qd) in [1, 2, 4].iter().enumerate() {
+            assert!(job.contains(&format!("-run{}]", k + 1)), "{r}: no run {} in\n{job}", k + 1);
+            assert!(job.contains(&format!("\niodepth={qd}\n")) || *qd == 1, "{r}: no QD{qd} in\n{job}");
+        }
+        assert_eq!(job.matches("\nstonewall\n").count(), 3, "{job}");
+    }
+    // Every cell of every round came back: a row each, on both hosts.
+    let csv = std::fs::read_to_string(out.join(s["series"].as_str().unwrap())).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 6, "{csv}");
+    let hosts = s["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 6, "{hosts:?}");
+    for cell in 1..=3 {
+        let on: Vec<&Value> = hosts.iter().filter(|h| h["cell"] == cell).collect();
+        assert_eq!(on.len(), 2, "cell {cell}: {hosts:?}");
+        assert!(on.iter().all(|h| h["total"]["ios"].as_u64().unwrap() > 0), "cell {cell}: {on:?}");
+    }
+    let said = s["actions"].to_string();
+    assert!(said.contains("started together at a set time"), "{said}");
+}
+
+/// A together step's jobs run at once on every host: one fio session, each
+/// host's job file holding the jobs without a stonewall (a reporting group
+/// each), and each job comes back with its own totals and a row a host,
+/// which the report shows as a table a job. The reads are open loop: each
+/// host keeps its share of the rate (fio's rate_iops), and the step says
+/// whose latency that is.
+#[test]
+fn a_together_step_runs_its_jobs_at_once_on_two_hosts() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-together", 66, 2);
+    let file = servers.dir.join("together.method");
+    std::fs::write(
+        &file,
+        "methodology \"together\" version \"1\"\ntarget { span 16MiB }\n\
+         workload r { random; block 4KiB; read 100% }\nworkload w { random; block 4KiB; read 0% }\n\
+         together for 1s { job reads r qd 2 rate 1000 iops\n job writes w qd 1 }\n",
+    )
+    .unwrap();
+    let out = servers.dir.join("results");
+    let o = methodic(&[
+        "run",
+        file.to_str().unwrap(),
+        "--hosts",
+        servers.hosts_file().to_str().unwrap(),
+        "--overwrite",
+        "--start-margin",
+        MARGIN,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = &steps(&out)[0];
+    assert!(s["error"].is_null(), "{s}");
+    let id = s["id"].as_str().unwrap();
+    let sessions: Vec<String> = std::fs::read_dir(out.join("fio"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(sessions, [id], "one fio session for the step");
+    for k in 1..=2 {
+        let job = std::fs::read_to_string(out.join("fio").join(id).join(format!("host-{k}.fio"))).unwrap();
+        assert_eq!(job.matches("\n[").count(), 3, "[global] and a section a job:\n{job}");
+        assert!(!job.lines().any(|l| l == "stonewall"), "{job}");
+        assert_eq!(job.lines().filter(|l| *l == "new_group").count(), 1, "{job}");
+    }
+    let jobs = s["jobs"].as_array().unwrap();
+    let names: Vec<&str> = jobs.iter().map(|j| j["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["reads", "writes"]);
+    let ios = |v: &Value| v["total"]["ios"].as_u64().unwrap();
+    let hosts = s["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 4, "{hosts:?}");
+    for j in jobs {
+        let name = j["name"].as_str().unwrap();
+        let on: Vec<&Value> = hosts.iter().filter(|h| h["job"] == name).collect();
+        assert_eq!(on.len(), 2, "{name}: {hosts:?}");
+        assert!(on.iter().all(|h| ios(h) > 0), "{name}: a host did nothing: {on:?}");
+        assert_eq!(ios(&j["summary"]), on.iter().map(|h| ios(h)).sum::<u64>(), "{name}");
+    }
+    assert_eq!(ios(&s["summary"]), jobs.iter().map(|j| ios(&j["summary"])).sum::<u64>());
+    // 500 IOPS a host, over fio's runtime there (a few I/Os of slack at
+    // the start), where reading a sparse file unpaced does thousands.
+    for h in hosts.iter().filter(|h| h["job"] == "reads") {
+        let most = (500.0 * h["seconds"].as_f64().unwrap()) as u64 + 50;
+        assert!(ios(h) <= most, "{h}: over its share of the rate ({most})");
+    }
+    let said = s["actions"].to_string();
+    assert!(said.contains("open loop on the hosts by fio's rate_iops"), "{said}");
+    // Each job's rows are its own I/O: the reads read, the writes write.
+    for h in hosts {
+        let other = if h["job"] == "reads" { "write" } else { "read" };
+        assert!(h[other].is_null(), "{h}");
+    }
+    let r = methodic(&["report", out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let shown = text(&r.stdout);
+    assert!(shown.contains("job reads") && shown.contains("job writes"), "{shown}");
+    assert!(
+        shown.contains("open loop at 1000 IOPS, uniform arrivals (fio's rate_iops on the hosts)"),
+        "{shown}"
+    );
+}
+
 /// A host lost in the middle of a step fails that step, naming the host,
 /// and keeps the steps before it; with the host back, `--resume` runs the
 /// rest on every host.

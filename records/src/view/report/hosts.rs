@@ -22,8 +22,8 @@ use crate::view::report::spread::cell_words;
 pub struct HostTable {
     pub step: usize,
     pub id: String,
-    /// `cell 2 (rnd4k_read QD 4), its last round`; empty for the step's
-    /// one I/O run.
+    /// `cell 2 (rnd4k_read QD 4), its last round`, `job reads`; empty for
+    /// the step's one I/O run.
     pub part: String,
     /// `3 hosts, 900 to 1100 IOPS each (18.2% apart)`.
     pub line: String,
@@ -38,24 +38,33 @@ pub fn all_words(n: usize) -> String {
     format!("all {n} hosts")
 }
 
-/// Each step's hosts, a table a step (a rounds step: a table a cell), in
-/// step order; none for a run on one machine.
+/// Each step's hosts, a table a step (a rounds step: a table a cell; a
+/// `together` step: a table a job), in step order; none for a run on one
+/// machine.
 pub fn host_tables(run: &Loaded) -> Vec<HostTable> {
     let units = run.manifest.plan.conventions.units;
     let mut out = Vec::new();
     for r in &run.steps {
-        let mut cells: Vec<Option<u32>> = Vec::new();
+        // A table a rounds cell (in the plan's order), a table a
+        // `together` job (in the records' order), or the step's one.
+        let mut parts: Vec<(Option<u32>, Option<&str>)> = Vec::new();
         for h in &r.hosts {
-            if !cells.contains(&h.cell) {
-                cells.push(h.cell);
+            let key = (h.cell, h.job.as_deref());
+            if !parts.contains(&key) {
+                parts.push(key);
             }
         }
-        cells.sort();
-        for cell in cells {
-            let hosts: Vec<&HostRates> = r.hosts.iter().filter(|h| h.cell == cell).collect();
-            let (part, total) = match cell {
-                Some(c) => (cell_words(run, r, c), last_round(run, r, c).map(|s| (s.seconds, &s.total))),
-                None => (String::new(), r.summary.as_ref().map(|s| (s.seconds, &s.total))),
+        parts.sort_by_key(|(cell, _)| *cell);
+        for (cell, job) in parts {
+            let hosts: Vec<&HostRates> =
+                r.hosts.iter().filter(|h| h.cell == cell && h.job.as_deref() == job).collect();
+            let (part, total) = match (cell, job) {
+                (Some(c), _) => (cell_words(run, r, c), last_round(run, r, c).map(|s| (s.seconds, &s.total))),
+                (None, Some(name)) => (
+                    format!("job {name}"),
+                    r.jobs.iter().find(|j| j.name == name).map(|j| (j.summary.seconds, &j.summary.total)),
+                ),
+                (None, None) => (String::new(), r.summary.as_ref().map(|s| (s.seconds, &s.total))),
             };
             let mut rows = Vec::with_capacity(hosts.len() + 1);
             if let Some((seconds, total)) = total {

@@ -143,8 +143,19 @@ fn together(run: &Loaded, r: &StepResult, describe: String) -> TogetherView {
         .jobs
         .iter()
         .map(|j| {
-            let load =
-                j.io.as_ref().and_then(|io| io.rate.as_ref()).map_or("closed loop".into(), |o| o.words());
+            // On many hosts fio paced the job and kept no lateness: the
+            // plan's rate says what was asked.
+            let asked = || {
+                let Some(Action::Together { jobs, .. }) = run.plan_step(r).map(|s| &s.action) else {
+                    return None;
+                };
+                let rate = jobs.iter().find(|p| p.name == j.name)?.rate?;
+                Some(format!("open loop at {} (fio's rate_iops on the hosts)", rate.describe()))
+            };
+            let load = match j.io.as_ref().and_then(|io| io.rate.as_ref()) {
+                Some(o) => o.words(),
+                None => asked().unwrap_or_else(|| "closed loop".into()),
+            };
             row(j.name.clone(), j.workload.clone(), j.qd.to_string(), &j.summary, load)
         })
         .collect();

@@ -14,7 +14,7 @@ use methodic_results::rounds::CellRound;
 
 use crate::error::{Error, Result};
 use crate::exec::io::spread::{self, Part};
-use crate::exec::io::{At, IoSpec, std_duration};
+use crate::exec::io::{At, IoRun, IoSpec, std_duration};
 use crate::exec::step::{Executor, StepRun};
 use crate::hlog::HistogramLog;
 use crate::stats::Recorder;
@@ -100,16 +100,23 @@ impl Rounds {
     ) -> Result<()> {
         let stopped = || x.workers.stop.load(Ordering::Relaxed);
         for r in 1..=rule.max_rounds {
-            for (k, cell) in cells.iter().enumerate() {
-                let summary = self.cell(x, (step, settings), cell, At { round: r, cell: k as u32 + 1 })?;
+            // A round's cells need no decision between them: the site may
+            // send them at once.
+            let specs: Vec<IoSpec<'_>> = cells
+                .iter()
+                .enumerate()
+                .map(|(k, cell)| cell_spec(settings, cell, At { round: r, cell: k as u32 + 1 }))
+                .collect();
+            let mut k = 0;
+            x.io_each(step, specs, &mut |run| {
+                let summary = self.cell(x, &cells[k], At { round: r, cell: k as u32 + 1 }, run)?;
                 if k == track {
                     self.kept.values.push(metric_of(&summary, rule.metric));
                 }
                 self.kept.per_cell[k].push(summary);
-                if stopped() {
-                    break;
-                }
-            }
+                k += 1;
+                Ok(())
+            })?;
             self.kept.window = steady::check(&self.kept.values, rule);
             if self.kept.window.as_ref().is_some_and(|w| w.steady) || stopped() {
                 break;
@@ -118,33 +125,10 @@ impl Rounds {
         Ok(())
     }
 
-    /// Runs `cell` once, as `at` (its round, and its place from 1): its
+    /// What `cell` ran as `at` (its round, and its place from 1) did: its
     /// row of the rounds and its intervals of the latency log written, its
     /// latencies, spread and hosts kept; its summary.
-    fn cell(
-        &mut self,
-        x: &Executor<'_>,
-        (step, settings): (&Step, Settings),
-        cell: &Cell,
-        at: At,
-    ) -> Result<Summary> {
-        let run = x.io(
-            step,
-            IoSpec {
-                workload: &cell.workload,
-                qd: cell.qd,
-                settings,
-                ramp: std_duration(cell.ramp),
-                record: Some(std_duration(cell.record)),
-                passes: None,
-                budget: None,
-                series: None,
-                at,
-                rate: None,
-                pauses: Default::default(),
-                verify: None,
-            },
-        )?;
+    fn cell(&mut self, x: &Executor<'_>, cell: &Cell, at: At, run: IoRun) -> Result<Summary> {
         let summary = run.recorder.summary(run.seconds);
         self.csv.row(&CellRound::of(at.round, at.cell, &cell.workload.name, cell.qd.total, &summary))?;
         if let Some(log) = self.log.as_mut() {
@@ -157,6 +141,25 @@ impl Rounds {
         spread::widest(&mut kept.skew, run.host_skew.clone());
         kept.info = Some(run.info);
         Ok(summary)
+    }
+}
+
+/// The I/O run of `cell` as `at`: its workload at its queue depth, ramp
+/// and record time, closed loop.
+fn cell_spec(settings: Settings, cell: &Cell, at: At) -> IoSpec<'_> {
+    IoSpec {
+        workload: &cell.workload,
+        qd: cell.qd,
+        settings,
+        ramp: std_duration(cell.ramp),
+        record: Some(std_duration(cell.record)),
+        passes: None,
+        budget: None,
+        series: None,
+        at,
+        rate: None,
+        pauses: Default::default(),
+        verify: None,
     }
 }
 

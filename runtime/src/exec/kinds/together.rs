@@ -12,7 +12,7 @@ use methodic_results::record::JobResult;
 use crate::error::{Error, Result};
 use crate::exec::io::spread::Part;
 use crate::exec::io::{At, IoRun, IoSpec, std_duration};
-use crate::exec::step::{Executor, StepRun};
+use crate::exec::step::{AtOnce, Executor, StepRun};
 use crate::stats::Recorder;
 
 /// Runs the jobs at once for the stop rule's time, after the ramp.
@@ -24,7 +24,10 @@ pub(super) fn run(
     stop: &MeasureStop,
     series: Duration,
 ) -> Result<()> {
-    if let Some(job) = jobs.iter().find(|j| j.device as usize >= x.targets.len()) {
+    // On many hosts each host has its one target (`remote::check_plan`).
+    if x.opts.hosts.is_empty()
+        && let Some(job) = jobs.iter().find(|j| j.device as usize >= x.targets.len())
+    {
         return Err(Error::unsupported(format!(
             "job {} of step {} runs on device {}, but the run has {} {}",
             job.name,
@@ -62,9 +65,9 @@ struct Timing<'a> {
     series: Duration,
 }
 
-/// Starts every job at once, each on its own workers on scoped threads
-/// (its rate in `rates`, its series CSV in `paths`), and waits for all;
-/// each job's I/O run, or why it failed, in the jobs' order.
+/// Starts every job at once where the run's I/O runs (its rate in
+/// `rates`, its series CSV in `paths`), and waits for all; each job's I/O
+/// run, or why it failed, in the jobs' order.
 fn run_jobs(
     x: &Executor<'_>,
     s: &StepRun<'_>,
@@ -73,42 +76,32 @@ fn run_jobs(
     paths: &[PathBuf],
     timing: Timing<'_>,
 ) -> Vec<Result<IoRun>> {
-    let run = s.step.repeat.map_or(1, |r| r.run);
     let settings = s.settings;
-    let step_id = &s.step.id;
-    let (workers, targets) = (&x.workers, &x.targets);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = jobs
-            .iter()
-            .zip(paths)
-            .zip(rates)
-            .map(|((job, csv), rate)| {
-                let d = job.device as usize;
-                let own = Settings { workers: job.workers, devices: 1, ..settings };
-                // Each job draws its own random stream: its name is in the id.
-                let id = format!("{step_id}/{}", job.name);
-                let spec = IoSpec {
-                    workload: &job.workload,
-                    qd: job.qd,
-                    settings: own,
-                    ramp: std_duration(timing.ramp),
-                    record: timing.stop.time.map(std_duration),
-                    passes: None,
-                    budget: None,
-                    series: Some((std_duration(timing.series), Some(csv.clone()))),
-                    at: At::ONCE,
-                    rate: *rate,
-                    pauses: job.pauses,
-                    verify: None,
-                };
-                scope.spawn(move || workers.run(&targets[d..=d], &id, run, spec))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(Error::unsupported("a job's workers panicked"))))
-            .collect()
-    })
+    let at_once = jobs
+        .iter()
+        .zip(paths)
+        .zip(rates)
+        .map(|((job, csv), rate)| AtOnce {
+            device: job.device as usize,
+            // Each job draws its own random stream: its name is in the id.
+            stream: format!("{}/{}", s.step.id, job.name),
+            spec: IoSpec {
+                workload: &job.workload,
+                qd: job.qd,
+                settings: Settings { workers: job.workers, devices: 1, ..settings },
+                ramp: std_duration(timing.ramp),
+                record: timing.stop.time.map(std_duration),
+                passes: None,
+                budget: None,
+                series: Some((std_duration(timing.series), Some(csv.clone()))),
+                at: At::ONCE,
+                rate: *rate,
+                pauses: job.pauses,
+                verify: None,
+            },
+        })
+        .collect();
+    x.io_at_once(s.step, at_once)
 }
 
 /// Each job's record (its summary, I/O facts, series, spread and its
@@ -146,7 +139,10 @@ fn record(
         r.keep_spread(&x.targets, part, s.out);
         s.out.jobs.push(JobResult {
             name: job.name.clone(),
-            device: x.targets[job.device as usize].path.display().to_string(),
+            device: x
+                .targets
+                .get(job.device as usize)
+                .map_or_else(|| "each host's target".to_string(), |t| t.path.display().to_string()),
             workload: job.workload.label(),
             qd: job.qd.total,
             summary: r.recorder.summary(r.seconds),
