@@ -64,24 +64,32 @@ impl Servers {
         path
     }
 
-    /// `methodic run` of `source` (written as NAME.method in the servers'
-    /// folder) on these hosts, left running; its results folder.
-    fn spawn_run(&self, name: &str, source: &str) -> (Child, PathBuf) {
+    /// The arguments of `methodic run` of `source` (written as NAME.method
+    /// in the servers' folder) on these hosts, then `extra`; and its
+    /// results folder.
+    fn run_args(&self, name: &str, source: &str, extra: &[&str]) -> (Vec<String>, PathBuf) {
         let file = self.dir.join(format!("{name}.method"));
         std::fs::write(&file, source).unwrap();
-        let hosts = self.hosts_file();
         let out = self.dir.join("results");
-        let run = spawn(&[
-            "run",
-            file.to_str().unwrap(),
-            "--hosts",
-            hosts.to_str().unwrap(),
-            "--start-margin",
-            MARGIN,
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        (run, out)
+        let mut args: Vec<String> = vec!["run".into(), file.display().to_string(), "--hosts".into()];
+        args.push(self.hosts_file().display().to_string());
+        args.extend(["--start-margin", MARGIN, "--out"].map(String::from));
+        args.push(out.display().to_string());
+        args.extend(extra.iter().map(|a| a.to_string()));
+        (args, out)
+    }
+
+    /// That run, left running; its results folder.
+    fn spawn_run(&self, name: &str, source: &str) -> (Child, PathBuf) {
+        let (args, out) = self.run_args(name, source, &[]);
+        (spawn(&args.iter().map(String::as_str).collect::<Vec<_>>()), out)
+    }
+
+    /// That run with `extra` arguments, waited for; its output and results
+    /// folder.
+    fn run(&self, name: &str, source: &str, extra: &[&str]) -> (std::process::Output, PathBuf) {
+        let (args, out) = self.run_args(name, source, extra);
+        (methodic(&args.iter().map(String::as_str).collect::<Vec<_>>()), out)
     }
 
     /// Starts (again) the k-th server, and waits until it accepts.
@@ -323,28 +331,14 @@ fn each_round_of_a_rounds_step_is_one_fio_session_on_two_hosts() {
     let wrapper = servers.dir.join("fio-counting");
     std::fs::write(&wrapper, format!("#!/bin/sh\npwd >> {}\nexec fio \"$@\"\n", sessions.display())).unwrap();
     std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let file = servers.dir.join("rounds.method");
-    std::fs::write(
-        &file,
+    let (o, out) = servers.run(
+        "rounds",
         "methodology \"rounds\" version \"1\"\ntarget { span 16MiB }\n\
          workload r { random; block 4KiB; read 100% }\n\
          rounds { measure r qd 1 for 500ms; measure r qd 2 for 500ms; measure r qd 4 for 500ms } \
          until steady { window 2; max_rounds 2; excursion 100%; slope 100%; track r qd 4 }\n",
-    )
-    .unwrap();
-    let out = servers.dir.join("results");
-    let o = methodic(&[
-        "run",
-        file.to_str().unwrap(),
-        "--hosts",
-        servers.hosts_file().to_str().unwrap(),
-        "--fio",
-        wrapper.to_str().unwrap(),
-        "--start-margin",
-        MARGIN,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+        &["--fio", wrapper.to_str().unwrap()],
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let all = steps(&out);
     let s = &all[0];
@@ -390,26 +384,13 @@ fn a_together_step_runs_its_jobs_at_once_on_two_hosts() {
         return;
     }
     let servers = Servers::start("hosts-together", 66, 2);
-    let file = servers.dir.join("together.method");
-    std::fs::write(
-        &file,
+    let (o, out) = servers.run(
+        "together",
         "methodology \"together\" version \"1\"\ntarget { span 16MiB }\n\
          workload r { random; block 4KiB; read 100% }\nworkload w { random; block 4KiB; read 0% }\n\
          together for 1s { job reads r qd 2 rate 1000 iops\n job writes w qd 1 }\n",
-    )
-    .unwrap();
-    let out = servers.dir.join("results");
-    let o = methodic(&[
-        "run",
-        file.to_str().unwrap(),
-        "--hosts",
-        servers.hosts_file().to_str().unwrap(),
-        "--overwrite",
-        "--start-margin",
-        MARGIN,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+        &["--overwrite"],
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let s = &steps(&out)[0];
     assert!(s["error"].is_null(), "{s}");
