@@ -43,16 +43,11 @@ TMPFS=$WORK/tmpfs
 LOOP=""
 TRACEFS_MOUNTED=""
 
-if [ "$(id -u)" != 0 ]; then echo "pacing.sh sets up zram, a loop device and block-layer tracing: run it as root" >&2; exit 1; fi
-exec 9>/tmp/methodic-test-devices.lock
-flock 9
-if ! command -v fio >/dev/null; then apt-get install -y fio >/dev/null; fi
-if [ "$(cat /sys/block/zram0/disksize)" != 0 ]; then echo "zram0 is in use; not touching it" >&2; exit 1; fi
+. bench/common.sh
+bench_start "zram, a loop device and block-layer tracing"
 
 cleanup() {
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
-  mountpoint -q "$TMPFS" && umount "$TMPFS" || true
-  echo 1 > /sys/block/zram0/reset 2>/dev/null || true
+  bench_put_back
   [ -n "${TR_ON:-}" ] && untrace 2>/dev/null || true
   [ -n "$TRACEFS_MOUNTED" ] && umount /sys/kernel/tracing 2>/dev/null || true
   [ -n "${KEEP:-}" ] || rm -rf "$WORK"
@@ -73,16 +68,7 @@ mount -t tmpfs -o size=1200M tmpfs "$TMPFS"
 dd if=/dev/urandom of="$TMPFS/loop.img" bs=1M count=1024 status=none
 LOOP=$(losetup --direct-io=on -f --show "$TMPFS/loop.img")
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 col() { cut -d' ' -f"$1" "$2" | median; }
-
-wanted() {
-  [ -z "${ONLY:-}" ] && return 0
-  local w
-  IFS='|' read -ra words <<< "$ONLY"
-  for w in "${words[@]}"; do [[ "$1" == *"$w"* ]] && return 0; done
-  return 1
-}
 
 # methodic TARGET QD IOPS: "late_p50 late_p99 late_max lat_p99 engine kept"
 methodic() {

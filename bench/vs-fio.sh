@@ -28,19 +28,17 @@ WORK=$(mktemp -d /tmp/methodic-vs-fio.XXXXXX)
 TMPFS=$WORK/tmpfs
 LOOP=""
 
-if [ "$(id -u)" != 0 ]; then echo "vs-fio.sh sets up zram and loop devices: run it as root" >&2; exit 1; fi
-exec 9>/tmp/methodic-test-devices.lock
-flock 9
-if ! command -v fio >/dev/null; then apt-get install -y fio >/dev/null; fi
-if [ "$(cat /sys/block/zram0/disksize)" != 0 ]; then echo "zram0 is in use; not touching it" >&2; exit 1; fi
+. bench/common.sh
+bench_start "zram and loop devices"
 
 cleanup() {
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
-  mountpoint -q "$TMPFS" && umount "$TMPFS" || true
-  echo 1 > /sys/block/zram0/reset 2>/dev/null || true
+  bench_put_back
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+# A signal ends the script through its EXIT trap, which puts zram0 and
+# the loop device back (bash does not run it when killed outright).
+trap 'exit 130' INT TERM
 
 cargo build --release -q
 BIN=$PWD/target/release/methodic
@@ -75,16 +73,6 @@ fio_run() {
     python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; d=j["read"] if j["read"]["io_bytes"] else j["write"]; print(round(d["iops"]), round(d["lat_ns"]["mean"]/1000,2))'
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-
-# wanted LABEL: whether ONLY (if set; words|other words) picks the row.
-wanted() {
-  [ -z "${ONLY:-}" ] && return 0
-  local w
-  IFS='|' read -ra words <<< "$ONLY"
-  for w in "${words[@]}"; do [[ "$1" == *"$w"* ]] && return 0; done
-  return 1
-}
 
 printf '| job | target | methodic IOPS | fio IOPS (engine) | ratio | methodic mean lat | fio mean lat | recording on/off |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
