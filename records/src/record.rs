@@ -578,7 +578,11 @@ impl PacingFloor {
             ));
         }
         if let Some(why) = &self.not_measured {
-            parts.push(format!("not measured in full: {why}"));
+            parts.push(if self.runs.is_empty() {
+                format!("not measured: {why}")
+            } else {
+                format!("not measured in full: {why}")
+            });
         }
         if parts.is_empty() {
             parts.push("no floor run started an I/O".into());
@@ -1149,5 +1153,10 @@ mod tests {
             "the host's pacing floor: started late by p99 150 us with no I/O, not measured in full: no run against \
              RAM: /dev/shm has 1.0 MiB free"
         );
+        // With no run at all (a together step's jobs), not measured.
+        let none =
+            PacingFloor { runs: Vec::new(), not_measured: Some("jobs at once".into()), ..floor.clone() };
+        assert_eq!(none.warning(10.0), None);
+        assert_eq!(none.words(), "the host's pacing floor: not measured: jobs at once");
     }
 }

@@ -42,6 +42,10 @@ fn floor_ramp(seconds: f64) -> f64 {
     (seconds / 5.0).max(0.02)
 }
 
+/// Why a `together` job's open loop has no floor beside it.
+const JOBS_AT_ONCE: &str = "the floor runs beside one open loop at a time, and a together step's jobs run at \
+                            once, sharing the host";
+
 /// The file in RAM the floor runs against, made at a step's first
 /// open-loop run and kept for its others (a QoS search's probes), let go
 /// when the step ends ([`Floor::release`]); its name is removed as soon
@@ -104,6 +108,16 @@ impl Floor {
         }
         run.floor = beside.ram;
         Ok(run)
+    }
+
+    /// Says in each open-loop result of a `together` step's jobs (`runs`)
+    /// that no floor was measured beside them: the floor runs beside one
+    /// open loop at a time, and jobs at once share the host.
+    pub(crate) fn not_beside_jobs(runs: &mut [Result<IoRun>]) {
+        for open in runs.iter_mut().flatten().filter_map(|r| r.info.rate.as_mut()) {
+            open.floor =
+                Some(PacingFloor { seconds: 0.0, runs: Vec::new(), not_measured: Some(JOBS_AT_ONCE.into()) });
+        }
     }
 
     /// Lets go of the file in RAM: the step that used it is over.

@@ -106,11 +106,12 @@ impl Site for Local {
     }
 
     /// Each job on its own workers on scoped threads, all started at
-    /// once, waited for together.
+    /// once, waited for together; an open-loop job's result says that no
+    /// pacing floor ran beside it.
     fn io_at_once(&self, x: &Executor<'_>, step: &Step, jobs: Vec<AtOnce<'_>>) -> Vec<Result<IoRun>> {
         let run = step.repeat.map_or(1, |r| r.run);
         let (workers, targets) = (&x.workers, &x.targets);
-        std::thread::scope(|scope| {
+        let mut runs: Vec<Result<IoRun>> = std::thread::scope(|scope| {
             let handles: Vec<_> = jobs
                 .into_iter()
                 .map(|j| {
@@ -121,7 +122,11 @@ impl Site for Local {
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|_| Err(Error::unsupported("a job's workers panicked"))))
                 .collect()
-        })
+        });
+        if !x.opts.skip_floor {
+            super::floor::Floor::not_beside_jobs(&mut runs);
+        }
+        runs
     }
 }
 
