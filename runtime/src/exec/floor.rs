@@ -20,7 +20,7 @@ use methodic_results::record::{FloorRun, FloorTarget, FloorWhen, PacingFloor};
 use super::ceiling::ram_file;
 use super::io::{IoRun, IoSpec, Workers};
 use crate::engine::null::NullEngines;
-use crate::error::{Result, describe};
+use crate::error::{Error, Result, describe};
 use crate::stats::Recorder;
 use crate::target::Target;
 
@@ -41,10 +41,6 @@ fn floor_seconds(record: f64, iops: f64) -> f64 {
 fn floor_ramp(seconds: f64) -> f64 {
     (seconds / 5.0).max(0.02)
 }
-
-/// Why a `together` job's open loop has no floor beside it.
-const JOBS_AT_ONCE: &str = "the floor runs beside one open loop at a time, and a together step's jobs run at \
-                            once, sharing the host";
 
 /// The file in RAM the floor runs against, made at a step's first
 /// open-loop run and kept for its others (a QoS search's probes), let go
@@ -101,23 +97,73 @@ impl Floor {
         if beside.floor.runs.len() < 4 && beside.floor.not_measured.is_none() {
             beside.floor.not_measured = Some("the run was stopped".into());
         }
-        let p99 = run.recorder.percentile_ns(990_000).map_or(f64::NAN, |ns| ns as f64 / 1000.0);
-        if let Some(open) = run.info.rate.as_mut() {
-            open.floor_warning = beside.floor.warning(p99);
-            open.floor = Some(beside.floor);
-        }
-        run.floor = beside.ram;
+        beside.keep_in(&mut run);
         Ok(run)
     }
 
-    /// Says in each open-loop result of a `together` step's jobs (`runs`)
-    /// that no floor was measured beside them: the floor runs beside one
-    /// open loop at a time, and jobs at once share the host.
-    pub(crate) fn not_beside_jobs(runs: &mut [Result<IoRun>]) {
-        for open in runs.iter_mut().flatten().filter_map(|r| r.info.rate.as_mut()) {
-            open.floor =
-                Some(PacingFloor { seconds: 0.0, runs: Vec::new(), not_measured: Some(JOBS_AT_ONCE.into()) });
+    /// Runs the floors of a `together` step's open-loop jobs (`jobs`: each
+    /// job's device, from 0, and its I/O; a closed-loop job has none) all
+    /// at once, as the jobs run, before `step` (the jobs themselves) and
+    /// after it, and keeps each job's in its open-loop result. Each job's
+    /// floor runs against a file in RAM of its own, made for the step and
+    /// removed after it.
+    pub(crate) fn beside_jobs(
+        workers: &Workers,
+        targets: &[Target],
+        jobs: &[(usize, IoSpec<'_>)],
+        step: impl FnOnce() -> Vec<Result<IoRun>>,
+    ) -> Vec<Result<IoRun>> {
+        let open: Vec<usize> = (0..jobs.len()).filter(|&j| jobs[j].1.rate.is_some()).collect();
+        if open.is_empty() {
+            return step();
         }
+        // One floor time for all, the longest any job asks.
+        let seconds = open
+            .iter()
+            .map(|&j| {
+                let spec = &jobs[j].1;
+                let asked = spec.rate.and_then(|r| r.iops(spec.workload)).unwrap_or(0.0);
+                floor_seconds(spec.record.map_or(1.0, |r| r.as_secs_f64()), asked)
+            })
+            .fold(0.0, f64::max);
+        let workloads: Vec<Workload> =
+            open.iter().map(|&j| Workload { offset: Bytes(0), ..jobs[j].1.workload.clone() }).collect();
+        let mut each: Vec<JobFloor<'_>> = open
+            .iter()
+            .zip(&workloads)
+            .map(|(&j, workload)| {
+                let (device, spec) = (jobs[j].0, &jobs[j].1);
+                let engine = workers.engine_for(&targets[device..=device], &spec.qd, 1).0;
+                let floor = floor_spec(spec, workload, seconds);
+                let ram = ram_file(Bytes(ram_size(&floor)), "floor")
+                    .map(|mut t| {
+                        t.inline_completion = engine == EngineKind::Psync;
+                        t
+                    })
+                    .map_err(|e| format!("no run against RAM: {}", describe(&e)));
+                let beside = Beside {
+                    floor: PacingFloor {
+                        seconds,
+                        runs: Vec::new(),
+                        not_measured: ram.as_ref().err().cloned(),
+                    },
+                    ram: Vec::new(),
+                };
+                JobFloor { device, spec: floor, ram, beside }
+            })
+            .collect();
+        at_once(workers, targets, &mut each, FloorWhen::Before);
+        let mut runs = step();
+        at_once(workers, targets, &mut each, FloorWhen::After);
+        for (&j, mut f) in open.iter().zip(each) {
+            if f.beside.floor.runs.len() < 4 && f.beside.floor.not_measured.is_none() {
+                f.beside.floor.not_measured = Some("the run was stopped".into());
+            }
+            if let Some(Ok(run)) = runs.get_mut(j) {
+                f.beside.keep_in(run);
+            }
+        }
+        runs
     }
 
     /// Lets go of the file in RAM: the step that used it is over.
@@ -149,9 +195,7 @@ impl Floor {
             return;
         }
         let mut ram = self.lock();
-        // Room for every thread's stripe to hold its blocks.
-        let need = spec.workload.largest_block().0.saturating_mul(spec.qd.total.max(1) as u64 * 2);
-        let size = need.clamp(16 << 20, 256 << 20);
+        let size = ram_size(spec);
         if matches!(&*ram, Ram::Unmade) || matches!(&*ram, Ram::Made(t) if t.capacity < size) {
             *ram = match ram_file(Bytes(size), "floor") {
                 Ok(t) => Ram::Made(Box::new(t)),
@@ -159,33 +203,8 @@ impl Floor {
             };
         }
         let null = Workers { engines: Arc::new(NullEngines), ..workers.clone() };
-        let mut run_on = |w: &Workers, targets: &[Target], against: FloorTarget| match w.run(
-            targets,
-            "floor",
-            1,
-            spec.clone(),
-        ) {
-            Ok(r) => {
-                let o = r.info.rate.as_ref();
-                let us = |ns: Option<u64>| ns.map_or(0.0, |n| n as f64 / 1000.0);
-                out.floor.runs.push(FloorRun {
-                    against,
-                    when,
-                    started: o.map_or(0, |o| o.started),
-                    lateness_p50_us: o.map_or(0.0, |o| o.lateness_p50_us),
-                    lateness_p99_us: o.map_or(0.0, |o| o.lateness_p99_us),
-                    lateness_max_us: o.map_or(0.0, |o| o.lateness_max_us),
-                    latency_p99_us: us(r.recorder.percentile_ns(990_000)),
-                    latency_max_us: us(r.recorder.percentile_ns(1_000_000)),
-                });
-                if against == FloorTarget::Ram {
-                    out.ram.push(r.recorder);
-                }
-            }
-            Err(e) => {
-                out.floor.not_measured =
-                    Some(format!("the {} run {}: {}", against.label(), when.words(), describe(&e)))
-            }
+        let mut run_on = |w: &Workers, targets: &[Target], against: FloorTarget| {
+            out.keep(against, when, w.run(targets, "floor", 1, spec.clone()));
         };
         match &mut *ram {
             Ram::Made(t) => {
@@ -206,6 +225,101 @@ impl Floor {
             Ram::Unmade => {}
         }
     }
+}
+
+impl Beside {
+    /// One floor run's outcome, `against` what at `when`: its lateness
+    /// and latency, or why it did not run.
+    fn keep(&mut self, against: FloorTarget, when: FloorWhen, ran: Result<IoRun>) {
+        match ran {
+            Ok(r) => {
+                let o = r.info.rate.as_ref();
+                let us = |ns: Option<u64>| ns.map_or(0.0, |n| n as f64 / 1000.0);
+                self.floor.runs.push(FloorRun {
+                    against,
+                    when,
+                    started: o.map_or(0, |o| o.started),
+                    lateness_p50_us: o.map_or(0.0, |o| o.lateness_p50_us),
+                    lateness_p99_us: o.map_or(0.0, |o| o.lateness_p99_us),
+                    lateness_max_us: o.map_or(0.0, |o| o.lateness_max_us),
+                    latency_p99_us: us(r.recorder.percentile_ns(990_000)),
+                    latency_max_us: us(r.recorder.percentile_ns(1_000_000)),
+                });
+                if against == FloorTarget::Ram {
+                    self.ram.push(r.recorder);
+                }
+            }
+            Err(e) => {
+                self.floor.not_measured =
+                    Some(format!("the {} run {}: {}", against.label(), when.words(), describe(&e)))
+            }
+        }
+    }
+
+    /// The floor put in `run`'s open-loop result, with its warning when
+    /// the run's p99 latency is within the floor's factor.
+    fn keep_in(self, run: &mut IoRun) {
+        let p99 = run.recorder.percentile_ns(990_000).map_or(f64::NAN, |ns| ns as f64 / 1000.0);
+        if let Some(open) = run.info.rate.as_mut() {
+            open.floor_warning = self.floor.warning(p99);
+            open.floor = Some(self.floor);
+        }
+        run.floor = self.ram;
+    }
+}
+
+/// One open-loop job of a `together` step while its floor runs: its
+/// device (from 0), its floor's I/O, its own file in RAM (or why there is
+/// none), and what its floor runs found.
+struct JobFloor<'w> {
+    device: usize,
+    spec: IoSpec<'w>,
+    ram: std::result::Result<Target, String>,
+    beside: Beside,
+}
+
+/// The floor runs of every job of `each` at `when`, all at once: with no
+/// device (on its file in RAM, or on its device where it has none: the
+/// null engine touches neither), then against its file in RAM.
+fn at_once(workers: &Workers, targets: &[Target], each: &mut [JobFloor<'_>], when: FloorWhen) {
+    if workers.stop.load(std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let null = Workers { engines: Arc::new(NullEngines), ..workers.clone() };
+    for against in [FloorTarget::NoIo, FloorTarget::Ram] {
+        let w = if against == FloorTarget::NoIo { &null } else { workers };
+        let ran: Vec<Option<Result<IoRun>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = each
+                .iter()
+                .map(|f| {
+                    let on = match (&f.ram, against) {
+                        (Ok(t), _) => Some(std::slice::from_ref(t)),
+                        (Err(_), FloorTarget::NoIo) => Some(&targets[f.device..=f.device]),
+                        (Err(_), FloorTarget::Ram) => None,
+                    };
+                    on.map(|t| scope.spawn(move || w.run(t, "floor", 1, f.spec.clone())))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.map(|h| h.join().unwrap_or_else(|_| Err(Error::unsupported("a floor run panicked"))))
+                })
+                .collect()
+        });
+        for (f, r) in each.iter_mut().zip(ran) {
+            if let Some(r) = r {
+                f.beside.keep(against, when, r);
+            }
+        }
+    }
+}
+
+/// The size of the file in RAM a floor run of `spec` needs: room for
+/// every thread's stripe to hold its blocks, from 16MiB to 256MiB.
+fn ram_size(spec: &IoSpec<'_>) -> u64 {
+    let need = spec.workload.largest_block().0.saturating_mul(spec.qd.total.max(1) as u64 * 2);
+    need.clamp(16 << 20, 256 << 20)
 }
 
 /// The step's open loop on the file in RAM, for `seconds` after its
@@ -354,6 +468,41 @@ mod tests {
         assert!(steps[1].io.as_ref().unwrap().rate.is_none());
         let skipped = ran("skipped", 1, body, RunOptions { skip_floor: true, ..Default::default() });
         assert_eq!(skipped[0].io.as_ref().unwrap().rate.as_ref().unwrap().floor, None);
+    }
+
+    /// A together step's open-loop jobs have their floors run at once,
+    /// before and after the jobs, each its own; a closed-loop job none.
+    #[test]
+    fn a_together_step_s_open_loop_jobs_each_keep_a_floor_run_at_once() {
+        let body = "together for 200ms { job a r qd 1 rate 2000 iops\n job b r qd 1 rate 1000 iops\n \
+                    job c r qd 1 }\n";
+        let steps = ran("jobs", 1, body, RunOptions::default());
+        let jobs = &steps[0].jobs;
+        let floor = |k: usize| jobs[k].io.as_ref().unwrap().rate.as_ref().and_then(|o| o.floor.clone());
+        // 200 I/Os at 1000 IOPS take 200ms, over a tenth of the step: both
+        // floors are the longest either asks, a tenth.
+        for (k, job) in jobs.iter().enumerate().take(2) {
+            let f = floor(k).unwrap_or_else(|| panic!("job {} has no floor", job.name));
+            assert_eq!(f.not_measured, None, "{}", job.name);
+            assert_eq!(f.seconds, 0.02);
+            let order: Vec<(FloorTarget, FloorWhen)> = f.runs.iter().map(|r| (r.against, r.when)).collect();
+            assert_eq!(
+                order,
+                [
+                    (FloorTarget::NoIo, FloorWhen::Before),
+                    (FloorTarget::Ram, FloorWhen::Before),
+                    (FloorTarget::NoIo, FloorWhen::After),
+                    (FloorTarget::Ram, FloorWhen::After)
+                ]
+            );
+            // Each job's own rate: at most what is due in its ramp and
+            // window (20ms each) at that rate, and one more.
+            let most = if k == 0 { 81 } else { 41 };
+            assert!(f.runs.iter().all(|r| r.started <= most), "{}: {:?}", job.name, f.runs);
+        }
+        assert!(jobs[2].io.as_ref().unwrap().rate.is_none(), "a closed-loop job has no open loop");
+        let skipped = ran("jobs-skipped", 1, body, RunOptions { skip_floor: true, ..Default::default() });
+        assert_eq!(skipped[0].jobs[0].io.as_ref().unwrap().rate.as_ref().unwrap().floor, None);
     }
 
     #[test]

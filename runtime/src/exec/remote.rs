@@ -276,15 +276,17 @@ fn one_session(specs: &[IoSpec<'_>]) -> bool {
             .all(|s| s.record.is_some() && s.budget.is_none() && s.passes.is_none())
 }
 
-/// I/O runs of `step` on every host at once, in turn, in one `fio
-/// --client` session: each of `specs` made the job each host's fio runs
-/// (the step's own action, with the queue depth, rate and time that run
-/// has, exported by methodic-fio), all of a host's in one job file, each
-/// after the one before (a `stonewall`), each starting on every host at
-/// its own set time. The session's files stay in the results
-/// (`fio/STEP[-roundR[-cellC]]/`); each run is read back as an [`IoRun`]:
-/// all hosts' counts and merged latency histograms, each host's share,
-/// and the series from fio's logs.
+/// I/O runs of `step` on every host at once, in one `fio --client`
+/// session: each of `runs` (the id its random stream is drawn by, and its
+/// I/O) made the job each host's fio runs (the step's own action, with
+/// the queue depth, rate and time that run has, exported by
+/// methodic-fio), all of a host's in one job file, in the `order` asked:
+/// in turn, each after the one before (a `stonewall`) and starting on
+/// every host at its own set time, or at once, all at one set time. The
+/// session's files stay in the results (`fio/STEP[-roundR[-cellC]]/`);
+/// each run is read back as an [`IoRun`]: all hosts' counts and merged
+/// latency histograms, each host's share, and the series from fio's
+/// logs.
 fn io_runs(
     x: &Executor<'_>,
     margin_ms: &Cell<u64>,

@@ -106,27 +106,32 @@ impl Site for Local {
     }
 
     /// Each job on its own workers on scoped threads, all started at
-    /// once, waited for together; an open-loop job's result says that no
-    /// pacing floor ran beside it.
+    /// once, waited for together; the open-loop jobs' floors run at once
+    /// before and after them ([`Floor::beside_jobs`](super::floor::Floor::beside_jobs)).
     fn io_at_once(&self, x: &Executor<'_>, step: &Step, jobs: Vec<AtOnce<'_>>) -> Vec<Result<IoRun>> {
         let run = step.repeat.map_or(1, |r| r.run);
         let (workers, targets) = (&x.workers, &x.targets);
-        let mut runs: Vec<Result<IoRun>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = jobs
-                .into_iter()
-                .map(|j| {
-                    scope.spawn(move || workers.run(&targets[j.device..=j.device], &j.stream, run, j.spec))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::unsupported("a job's workers panicked"))))
-                .collect()
-        });
-        if !x.opts.skip_floor {
-            super::floor::Floor::not_beside_jobs(&mut runs);
-        }
-        runs
+        let floors: Vec<(usize, IoSpec<'_>)> = if x.opts.skip_floor {
+            Vec::new()
+        } else {
+            jobs.iter().map(|j| (j.device, j.spec.clone())).collect()
+        };
+        let ran = || {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = jobs
+                    .into_iter()
+                    .map(|j| {
+                        scope
+                            .spawn(move || workers.run(&targets[j.device..=j.device], &j.stream, run, j.spec))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::unsupported("a job's workers panicked"))))
+                    .collect()
+            })
+        };
+        super::floor::Floor::beside_jobs(workers, targets, &floors, ran)
     }
 }
 
