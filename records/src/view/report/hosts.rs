@@ -134,6 +134,10 @@ fn line(hosts: &[&HostRates]) -> String {
     }
     let apart =
         if hi.total.iops > 0.0 { (hi.total.iops - lo.total.iops) / hi.total.iops * 100.0 } else { 0.0 };
+    // Hosts alike to the tenth of a percent: no fewest and most to name.
+    if format!("{apart:.1}") == "0.0" {
+        return format!("{n} hosts, {} IOPS each", num(Some(hi.total.iops), 0));
+    }
     format!(
         "{n} hosts, {} to {} IOPS each ({apart:.1}% apart: {} the fewest, {} the most)",
         num(Some(lo.total.iops), 0),
@@ -294,6 +298,16 @@ mod tests {
         assert_eq!(
             t.line,
             "3 hosts, 900 to 1100 IOPS each (18.2% apart: bench-07 the fewest, 10.0.0.3,8765 the most)"
+        );
+        // Hosts alike name no fewest and most.
+        let alike: Vec<HostRates> = run.steps[0]
+            .hosts
+            .iter()
+            .map(|h| HostRates { total: run.steps[0].hosts[0].total.clone(), ..h.clone() })
+            .collect();
+        assert_eq!(
+            line(&alike.iter().collect::<Vec<_>>()),
+            format!("3 hosts, {:.0} IOPS each", alike[0].total.iops)
         );
         // A rounds cell's rows are its last round: all hosts together are
         // the cell's last round, not its window average.
