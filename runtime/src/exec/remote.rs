@@ -76,7 +76,7 @@ pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
 /// Refuses, naming the step, what fio's client/server mode cannot run as
 /// methodic would: steps fio cannot run at all (erases other than by
 /// discard, limit_ram, copy, probe), `local` steps that need a target
-/// (this machine has none in such a run), QoS searches, `verify`, bursts
+/// (this machine has none in such a run), QoS searches by rate, `verify`, bursts
 /// and think time that is not drained (a `together` job's too), a share
 /// of trims, more than one device a host, an amount written or
 /// transferred given as a share of the span, and the drives' write cache.
@@ -123,9 +123,18 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
                     return refuse(format!("job {}: {what}", job.name), hint);
                 }
             }
-            Action::Qos(q) => {
-                let (what, hint) = qos_refused(q.by);
-                return refuse(what.into(), hint);
+            // By queue depth every probe is closed loop: a session each,
+            // judged from all hosts' merged histograms. By rate each is
+            // open loop, which fio paces and times otherwise.
+            Action::Qos(q) if q.by == QosAxis::Rate => {
+                return refuse(
+                    "a latency QoS search by rate does not run on many hosts: it needs each open-loop probe's \
+                     kept rate and its latency from when each I/O was due, and fio reports neither (its \
+                     rate_iops times each I/O from its submission)"
+                        .into(),
+                    "measure at the rates you want with `rate`, or search by queue depth with `by qd`, whose \
+                     probes are closed loop",
+                );
             }
             Action::Measure {
                 stop:
@@ -141,6 +150,7 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
             Action::Fill { .. }
             | Action::Precondition { .. }
             | Action::Measure { .. }
+            | Action::Qos(_)
             | Action::Rounds { .. }
             | Action::Idle { .. } => {}
         }
@@ -213,24 +223,6 @@ fn check_write_cache(plan: &Plan) -> Result<()> {
     .with_hint("set it on each host before the run (nvme set-feature -f 6, hdparm -W), and leave it out"))
 }
 
-/// Why a latency QoS search does not run on many hosts, and the hint.
-fn qos_refused(by: QosAxis) -> (&'static str, &'static str) {
-    match by {
-        QosAxis::Qd => (
-            "a latency QoS search by queue depth does not run on many hosts: methodic judges each depth \
-             from all hosts' latencies together, while fio's latency_target searches on each host, and in \
-             each clone, on its own",
-            "measure at the depths you want with `sweep`, or run fio's own search on each host from \
-             `methodic export fio`",
-        ),
-        QosAxis::Rate => (
-            "a latency QoS search does not run on many hosts: it needs each open-loop probe's kept rate, \
-             which fio does not report",
-            "measure at the rates you want with `rate`",
-        ),
-    }
-}
-
 /// A `local` step of a run on many hosts runs on the conductor (this
 /// machine), which has no target in such a run: only what needs none (a
 /// cache drop, a RAM limit) may be `local`. `name` names the step.
@@ -283,7 +275,8 @@ fn one_session(specs: &[IoSpec<'_>]) -> bool {
 /// methodic-fio), all of a host's in one job file, in the `order` asked:
 /// in turn, each after the one before (a `stonewall`) and starting on
 /// every host at its own set time, or at once, all at one set time. The
-/// session's files stay in the results (`fio/STEP[-roundR[-cellC]]/`);
+/// session's files stay in the results (`fio/STEP[-roundR[-cellC]]/`,
+/// a QoS probe's `fio/STEP-probeK/`);
 /// each run is read back as an [`IoRun`]: all hosts' counts and merged
 /// latency histograms, each host's share, and the series from fio's
 /// logs.
@@ -336,6 +329,8 @@ fn io_runs(
     let first = specs[0].at;
     let suffix = match (n, order) {
         (_, Order::AtOnce) => String::new(),
+        // A QoS search's probes: the k-th is drawn as round k.
+        (1, _) if matches!(step.action, Action::Qos(_)) => format!("-probe{}", first.round),
         (1, _) if first.round == 1 && first.cell == 1 => String::new(),
         (1, _) => format!("-round{}-cell{}", first.round, first.cell),
         _ => format!("-round{}", first.round),
@@ -737,25 +732,21 @@ pub(crate) fn hosts_of(notes: &[HostNote]) -> Vec<HostSpec> {
 mod tests {
     use super::*;
 
-    /// Both searches are refused on many hosts, each with its own reason.
+    /// A QoS search by queue depth runs on many hosts (its probes are
+    /// closed loop); one by rate is refused, saying why.
     #[test]
-    fn a_qos_search_by_rate_or_by_queue_depth_is_refused_on_many_hosts() {
-        let refused = |by: &str| {
+    fn a_qos_search_by_queue_depth_runs_on_many_hosts_and_one_by_rate_is_refused() {
+        let checked = |by: &str| {
             let src = format!(
                 "methodology \"h\" version \"1\"\nworkload r {{ random; block 4KiB; read 100% }}\n\
                  qos r qd 8 {{ p99 under 1ms; probe 1s{by} }}\n"
             );
-            let plan = methodic_compiler::compile(&src, &Default::default()).expect("compiles").plan;
-            match check_plan(&plan) {
-                Err(Error::Unsupported { message, hint }) => (message, hint.unwrap_or_default()),
-                other => panic!("not refused: {}", other.is_ok()),
-            }
+            check_plan(&methodic_compiler::compile(&src, &Default::default()).expect("compiles").plan)
         };
-        let (why, hint) = refused("; by qd");
-        assert!(why.contains("judges each depth from all hosts' latencies together"), "{why}");
-        assert!(hint.contains("`methodic export fio`"), "{hint}");
-        let (why, _) = refused("");
-        assert!(why.contains("open-loop probe's kept rate"), "{why}");
+        assert!(checked("; by qd").is_ok());
+        let Err(Error::Unsupported { message, hint }) = checked("") else { panic!("a search by rate ran") };
+        assert!(message.contains("a latency QoS search by rate does not run on many hosts"), "{message}");
+        assert!(hint.unwrap_or_default().contains("`by qd`"));
     }
 
     /// A drained think runs on many hosts (it is fio's thinktime); a think

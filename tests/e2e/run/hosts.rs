@@ -444,6 +444,59 @@ fn a_together_step_runs_its_jobs_at_once_on_two_hosts() {
     );
 }
 
+/// A QoS search by queue depth runs on two hosts: each probe is a closed
+/// loop at its depth on every host (a fio session each), judged from the
+/// hosts' merged histograms. Under a limit no depth misses, the search
+/// doubles from depth 1 to the ceiling and says the ceiling met it.
+#[test]
+fn a_qos_search_by_queue_depth_runs_on_two_hosts() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-qos", 71, 2);
+    let (o, out) = servers.run(
+        "qos",
+        "methodology \"qos\" version \"1\"\ntarget { span 16MiB }\n\
+         workload r { random; block 4KiB; read 100% }\n\
+         qos r qd 4 { p99 under 10s; probe 200ms; ramp 0s; by qd }\n",
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = &steps(&out)[0];
+    assert!(s["error"].is_null(), "{s}");
+    let id = s["id"].as_str().unwrap();
+    let q = &s["qos"];
+    let depths: Vec<u64> =
+        q["points"].as_array().unwrap().iter().map(|p| p["qd"].as_u64().unwrap()).collect();
+    assert_eq!(depths, [1, 2, 4], "{q}");
+    assert_eq!(q["found_qd"], 4, "{q}");
+    assert!(
+        q["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["met"] == true && p["achieved_iops"].as_f64().unwrap() > 0.0)
+    );
+    let mut sessions: Vec<String> = std::fs::read_dir(out.join("fio"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    sessions.sort();
+    let probes: Vec<String> = (1..=3).map(|k| format!("{id}-probe{k}")).collect();
+    assert_eq!(sessions, probes, "a fio session a probe");
+    for (dir, depth) in probes.iter().zip(&depths) {
+        let job = std::fs::read_to_string(out.join("fio").join(dir).join("host-2.fio")).unwrap();
+        assert!(*depth == 1 || job.lines().any(|l| l == format!("iodepth={depth}")), "{dir}:\n{job}");
+    }
+    let hosts = s["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 2, "the found probe on each host: {hosts:?}");
+    assert_eq!(
+        s["summary"]["total"]["ios"].as_u64().unwrap(),
+        hosts.iter().map(|h| h["total"]["ios"].as_u64().unwrap()).sum::<u64>()
+    );
+}
+
 /// A host lost in the middle of a step fails that step, naming the host,
 /// and keeps the steps before it; with the host back, `--resume` runs the
 /// rest on every host.
