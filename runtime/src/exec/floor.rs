@@ -419,6 +419,20 @@ mod tests {
         steps
     }
 
+    /// A floor measured in full: with no device, then against RAM, before
+    /// the step and after it.
+    const FOUR_RUNS: [(FloorTarget, FloorWhen); 4] = [
+        (FloorTarget::NoIo, FloorWhen::Before),
+        (FloorTarget::Ram, FloorWhen::Before),
+        (FloorTarget::NoIo, FloorWhen::After),
+        (FloorTarget::Ram, FloorWhen::After),
+    ];
+
+    /// The floor's runs, each as what it ran against and when.
+    fn order(floor: &PacingFloor) -> Vec<(FloorTarget, FloorWhen)> {
+        floor.runs.iter().map(|r| (r.against, r.when)).collect()
+    }
+
     #[test]
     fn the_floor_records_a_twentieth_of_the_step_and_enough_for_200_ios() {
         assert_eq!(floor_seconds(60.0, 100_000.0), 1.0);
@@ -443,16 +457,7 @@ mod tests {
         assert_eq!(floor.not_measured, None);
         // 200 I/Os at 2000 IOPS take 100ms: more than a tenth of 200ms.
         assert_eq!(floor.seconds, 0.02);
-        let order: Vec<(FloorTarget, FloorWhen)> = floor.runs.iter().map(|r| (r.against, r.when)).collect();
-        assert_eq!(
-            order,
-            [
-                (FloorTarget::NoIo, FloorWhen::Before),
-                (FloorTarget::Ram, FloorWhen::Before),
-                (FloorTarget::NoIo, FloorWhen::After),
-                (FloorTarget::Ram, FloorWhen::After)
-            ]
-        );
+        assert_eq!(order(floor), FOUR_RUNS);
         for r in &floor.runs {
             // At 2000 IOPS, 40 are due in the ramp and 40 in the 20ms
             // window: it starts at most those 80 (a busy host starts late
@@ -485,16 +490,7 @@ mod tests {
             let f = floor(k).unwrap_or_else(|| panic!("job {} has no floor", job.name));
             assert_eq!(f.not_measured, None, "{}", job.name);
             assert_eq!(f.seconds, 0.02);
-            let order: Vec<(FloorTarget, FloorWhen)> = f.runs.iter().map(|r| (r.against, r.when)).collect();
-            assert_eq!(
-                order,
-                [
-                    (FloorTarget::NoIo, FloorWhen::Before),
-                    (FloorTarget::Ram, FloorWhen::Before),
-                    (FloorTarget::NoIo, FloorWhen::After),
-                    (FloorTarget::Ram, FloorWhen::After)
-                ]
-            );
+            assert_eq!(order(&f), FOUR_RUNS);
             // Each job's own rate: at most what is due in its ramp and
             // window (20ms each) at that rate, and one more.
             let most = if k == 0 { 81 } else { 41 };
