@@ -217,10 +217,7 @@ impl Floor {
             }
             Ram::Failed(why) => {
                 run_on(&null, &targets[..targets.len().min(1)], FloorTarget::NoIo);
-                out.floor.not_measured = Some(match out.floor.not_measured.take() {
-                    Some(also) => format!("{why}; {also}"),
-                    None => why.clone(),
-                });
+                out.note(why);
             }
             Ram::Unmade => {}
         }
@@ -228,6 +225,17 @@ impl Floor {
 }
 
 impl Beside {
+    /// Says why a run is missing (`why`), before what was said already,
+    /// once: the floor runs before and after the step, and a file in RAM
+    /// that could not be made is missing both times.
+    fn note(&mut self, why: &str) {
+        self.floor.not_measured = Some(match self.floor.not_measured.take() {
+            Some(also) if also.split("; ").any(|w| w == why) => also,
+            Some(also) => format!("{why}; {also}"),
+            None => why.to_string(),
+        });
+    }
+
     /// One floor run's outcome, `against` what at `when`: its lateness
     /// and latency, or why it did not run.
     fn keep(&mut self, against: FloorTarget, when: FloorWhen, ran: Result<IoRun>) {
@@ -417,6 +425,26 @@ mod tests {
             steps.iter().map(|s| &s.error).collect::<Vec<_>>()
         );
         steps
+    }
+
+    /// A reason a run is missing is said once, however many times it is
+    /// met, before what was said already.
+    #[test]
+    fn a_floor_says_each_reason_a_run_is_missing_once() {
+        let mut b = Beside {
+            floor: PacingFloor { seconds: 0.1, runs: Vec::new(), not_measured: None },
+            ram: Vec::new(),
+        };
+        b.note("no run against RAM: /dev/shm is full");
+        b.note("no run against RAM: /dev/shm is full");
+        assert_eq!(b.floor.not_measured.as_deref(), Some("no run against RAM: /dev/shm is full"));
+        b.floor.not_measured = Some("the no-I/O run after: EIO".into());
+        b.note("no run against RAM: /dev/shm is full");
+        b.note("no run against RAM: /dev/shm is full");
+        assert_eq!(
+            b.floor.not_measured.as_deref(),
+            Some("no run against RAM: /dev/shm is full; the no-I/O run after: EIO")
+        );
     }
 
     /// A floor measured in full: with no device, then against RAM, before
