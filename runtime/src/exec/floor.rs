@@ -86,17 +86,13 @@ impl Floor {
         let record = spec.record.map_or(1.0, |r| r.as_secs_f64());
         let asked = rate.iops(spec.workload).unwrap_or(0.0);
         let seconds = floor_seconds(record, asked);
-        let mut beside =
-            Beside { floor: PacingFloor { seconds, runs: Vec::new(), not_measured: None }, ram: Vec::new() };
+        let mut beside = Beside::new(seconds);
         // The workload from the file's start: an offset is the target's.
         let workload = Workload { offset: Bytes(0), ..spec.workload.clone() };
         let floor = floor_spec(&spec, &workload, seconds);
         self.measure(workers, targets, &floor, engine, FloorWhen::Before, &mut beside);
         let mut run = step(spec)?;
         self.measure(workers, targets, &floor, engine, FloorWhen::After, &mut beside);
-        if beside.floor.runs.len() < 4 && beside.floor.not_measured.is_none() {
-            beside.floor.not_measured = Some("the run was stopped".into());
-        }
         beside.keep_in(&mut run);
         Ok(run)
     }
@@ -128,39 +124,39 @@ impl Floor {
             .fold(0.0, f64::max);
         let workloads: Vec<Workload> =
             open.iter().map(|&j| Workload { offset: Bytes(0), ..jobs[j].1.workload.clone() }).collect();
-        let mut each: Vec<JobFloor<'_>> = open
+        let floors: Vec<IoSpec<'_>> =
+            open.iter().zip(&workloads).map(|(&j, w)| floor_spec(&jobs[j].1, w, seconds)).collect();
+        let rams: Vec<std::result::Result<Target, String>> = open
             .iter()
-            .zip(&workloads)
-            .map(|(&j, workload)| {
+            .zip(&floors)
+            .map(|(&j, floor)| {
                 let (device, spec) = (jobs[j].0, &jobs[j].1);
                 let engine = workers.engine_for(&targets[device..=device], &spec.qd, 1).0;
-                let floor = floor_spec(spec, workload, seconds);
-                let ram = ram_file(Bytes(ram_size(&floor)), "floor")
+                ram_file(Bytes(ram_size(floor)), "floor")
                     .map(|mut t| {
                         t.inline_completion = engine == EngineKind::Psync;
                         t
                     })
-                    .map_err(|e| format!("no run against RAM: {}", describe(&e)));
-                let beside = Beside {
-                    floor: PacingFloor {
-                        seconds,
-                        runs: Vec::new(),
-                        not_measured: ram.as_ref().err().cloned(),
-                    },
-                    ram: Vec::new(),
-                };
-                JobFloor { device, spec: floor, ram, beside }
+                    .map_err(|e| format!("no run against RAM: {}", describe(&e)))
             })
             .collect();
-        at_once(workers, targets, &mut each, FloorWhen::Before);
+        let each: Vec<OpenLoop<'_, '_>> = open
+            .iter()
+            .zip(&floors)
+            .zip(&rams)
+            .map(|((&j, spec), ram)| OpenLoop {
+                device: jobs[j].0,
+                spec,
+                ram: ram.as_ref().map_err(String::as_str),
+            })
+            .collect();
+        let mut besides: Vec<Beside> = open.iter().map(|_| Beside::new(seconds)).collect();
+        at_once(workers, targets, &each, &mut besides, FloorWhen::Before);
         let mut runs = step();
-        at_once(workers, targets, &mut each, FloorWhen::After);
-        for (&j, mut f) in open.iter().zip(each) {
-            if f.beside.floor.runs.len() < 4 && f.beside.floor.not_measured.is_none() {
-                f.beside.floor.not_measured = Some("the run was stopped".into());
-            }
+        at_once(workers, targets, &each, &mut besides, FloorWhen::After);
+        for (&j, beside) in open.iter().zip(besides) {
             if let Some(Ok(run)) = runs.get_mut(j) {
-                f.beside.keep_in(run);
+                beside.keep_in(run);
             }
         }
         runs
@@ -202,29 +198,25 @@ impl Floor {
                 Err(e) => Ram::Failed(format!("no run against RAM: {}", describe(&e))),
             };
         }
-        let null = Workers { engines: Arc::new(NullEngines), ..workers.clone() };
-        let mut run_on = |w: &Workers, targets: &[Target], against: FloorTarget| {
-            out.keep(against, when, w.run(targets, "floor", 1, spec.clone()));
-        };
-        match &mut *ram {
-            Ram::Made(t) => {
-                // The step's engine: `engine_for` chooses psync for a file
-                // that completes inline, io_uring for one that does not.
-                t.inline_completion = engine == EngineKind::Psync;
-                let t = std::slice::from_ref(&**t);
-                run_on(&null, t, FloorTarget::NoIo);
-                run_on(workers, t, FloorTarget::Ram);
-            }
-            Ram::Failed(why) => {
-                run_on(&null, &targets[..targets.len().min(1)], FloorTarget::NoIo);
-                out.note(why);
-            }
-            Ram::Unmade => {}
+        if let Ram::Made(t) = &mut *ram {
+            // The step's engine: `engine_for` chooses psync for a file
+            // that completes inline, io_uring for one that does not.
+            t.inline_completion = engine == EngineKind::Psync;
         }
+        let on = match &*ram {
+            Ram::Made(t) => Ok(&**t),
+            Ram::Failed(why) => Err(why.as_str()),
+            Ram::Unmade => return,
+        };
+        at_once(workers, targets, &[OpenLoop { device: 0, spec, ram: on }], std::slice::from_mut(out), when);
     }
 }
 
 impl Beside {
+    fn new(seconds: f64) -> Beside {
+        Beside { floor: PacingFloor { seconds, runs: Vec::new(), not_measured: None }, ram: Vec::new() }
+    }
+
     /// Says why a run is missing (`why`), before what was said already,
     /// once: the floor runs before and after the step, and a file in RAM
     /// that could not be made is missing both times.
@@ -265,8 +257,12 @@ impl Beside {
     }
 
     /// The floor put in `run`'s open-loop result, with its warning when
-    /// the run's p99 latency is within the floor's factor.
-    fn keep_in(self, run: &mut IoRun) {
+    /// the run's p99 latency is within the floor's factor; a floor short
+    /// of its four runs with no reason said was stopped.
+    fn keep_in(mut self, run: &mut IoRun) {
+        if self.floor.runs.len() < 4 && self.floor.not_measured.is_none() {
+            self.floor.not_measured = Some("the run was stopped".into());
+        }
         let p99 = run.recorder.percentile_ns(990_000).map_or(f64::NAN, |ns| ns as f64 / 1000.0);
         if let Some(open) = run.info.rate.as_mut() {
             open.floor_warning = self.floor.warning(p99);
@@ -276,20 +272,25 @@ impl Beside {
     }
 }
 
-/// One open-loop job of a `together` step while its floor runs: its
-/// device (from 0), its floor's I/O, its own file in RAM (or why there is
-/// none), and what its floor runs found.
-struct JobFloor<'w> {
+/// One open loop while its floor runs: its device (from 0), its floor's
+/// I/O, and the file in RAM it runs against (or why there is none).
+struct OpenLoop<'a, 'w> {
     device: usize,
-    spec: IoSpec<'w>,
-    ram: std::result::Result<Target, String>,
-    beside: Beside,
+    spec: &'a IoSpec<'w>,
+    ram: std::result::Result<&'a Target, &'a str>,
 }
 
-/// The floor runs of every job of `each` at `when`, all at once: with no
-/// device (on its file in RAM, or on its device where it has none: the
-/// null engine touches neither), then against its file in RAM.
-fn at_once(workers: &Workers, targets: &[Target], each: &mut [JobFloor<'_>], when: FloorWhen) {
+/// The floor runs of every open loop of `each` at `when`, all at once,
+/// into its place in `besides`: with no device (on its file in RAM, or on
+/// its device where it has none: the null engine touches neither), then
+/// against its file in RAM. One that has no file in RAM says why.
+fn at_once(
+    workers: &Workers,
+    targets: &[Target],
+    each: &[OpenLoop<'_, '_>],
+    besides: &mut [Beside],
+    when: FloorWhen,
+) {
     if workers.stop.load(std::sync::atomic::Ordering::SeqCst) {
         return;
     }
@@ -300,12 +301,13 @@ fn at_once(workers: &Workers, targets: &[Target], each: &mut [JobFloor<'_>], whe
             let handles: Vec<_> = each
                 .iter()
                 .map(|f| {
-                    let on = match (&f.ram, against) {
+                    let on = match (f.ram, against) {
                         (Ok(t), _) => Some(std::slice::from_ref(t)),
-                        (Err(_), FloorTarget::NoIo) => Some(&targets[f.device..=f.device]),
+                        (Err(_), FloorTarget::NoIo) => targets.get(f.device..=f.device),
                         (Err(_), FloorTarget::Ram) => None,
                     };
-                    on.map(|t| scope.spawn(move || w.run(t, "floor", 1, f.spec.clone())))
+                    let spec = f.spec;
+                    on.map(|t| scope.spawn(move || w.run(t, "floor", 1, spec.clone())))
                 })
                 .collect();
             handles
@@ -315,10 +317,15 @@ fn at_once(workers: &Workers, targets: &[Target], each: &mut [JobFloor<'_>], whe
                 })
                 .collect()
         });
-        for (f, r) in each.iter_mut().zip(ran) {
+        for (beside, r) in besides.iter_mut().zip(ran) {
             if let Some(r) = r {
-                f.beside.keep(against, when, r);
+                beside.keep(against, when, r);
             }
+        }
+    }
+    for (f, beside) in each.iter().zip(besides) {
+        if let Err(why) = f.ram {
+            beside.note(why);
         }
     }
 }
