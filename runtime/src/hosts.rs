@@ -490,6 +490,8 @@ pub fn run_io(
     let runs = jobs.intervals_ms.len();
     let groups: Vec<Vec<Option<&Value>>> = (0..runs).map(|g| per_host(parsed.as_ref(), hosts, g)).collect();
     check_hosts(hosts, &groups, status, &said, dir)?;
+    // The session's files, listed once for all its runs' logs.
+    let files = session_files(dir);
     Ok(groups
         .into_iter()
         .zip(&jobs.intervals_ms)
@@ -497,9 +499,18 @@ pub fn run_io(
         .map(|(g, (per_host, interval_ms))| {
             let per_host: Vec<&Value> = per_host.into_iter().flatten().collect();
             let prefixes: Vec<String> = (0..hosts.len()).map(|k| log_prefix(k, g, runs)).collect();
-            merge(hosts, &per_host, *interval_ms, dir, &prefixes)
+            merge(hosts, &per_host, *interval_ms, &files, &prefixes)
         })
         .collect())
+}
+
+/// The files in a session's folder `dir` (its job files, output and the
+/// logs fio's client brought back), in name order.
+pub fn session_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).map(|e| e.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    files.sort();
+    files
 }
 
 /// Where fio's client writes its output, in the run's folder.
@@ -674,13 +685,13 @@ fn wait(mut child: Child, stop: &AtomicBool) -> Result<(std::process::ExitStatus
 }
 
 /// Each host's report of one I/O run read into methodic's counts, and all
-/// of them merged; the series from the logs in `dir` named by each host's
-/// prefix (`prefixes`, [`log_prefix`]).
+/// of them merged; the series from the logs among the session's `files`
+/// named by each host's prefix (`prefixes`, [`log_prefix`]).
 fn merge(
     hosts: &[HostSpec],
     per_host: &[&Value],
     interval_ms: Option<u64>,
-    dir: &Path,
+    files: &[PathBuf],
     prefixes: &[String],
 ) -> HostsRun {
     let mut total = Recorder::default();
@@ -723,7 +734,7 @@ fn merge(
         total.merge(&r);
     }
     let (rows, starts) = match interval_ms {
-        Some(ms) => series_rows(dir, prefixes, ms),
+        Some(ms) => series_rows(files, prefixes, ms),
         None => (Vec::new(), Vec::new()),
     };
     HostsRun {
@@ -769,8 +780,8 @@ fn threads_of(job: &Value) -> f64 {
 /// rest of its name), and its lines (time, value, direction).
 type HostLog = (String, String, Vec<(u64, f64, usize)>);
 
-/// The series rows of an I/O run's logs in `dir`, the k-th host's named
-/// by the k-th of `prefixes` ([`log_prefix`]: `host-K_iops.N.log.ADDRESS`,
+/// The series rows of an I/O run's logs among a session's `files`
+/// ([`session_files`]), the k-th host's named by the k-th of `prefixes` ([`log_prefix`]: `host-K_iops.N.log.ADDRESS`,
 /// `_bw`, `_clat`, one a clone): each log line
 /// is an interval's average, `TIME_MS, VALUE, DIRECTION, ...`, its time
 /// the host's wall clock (`log_unix_epoch`). A host's record window began
@@ -780,15 +791,12 @@ type HostLog = (String, String, Vec<(u64, f64, usize)>);
 /// latency is weighted by each one's I/Os. fio logs no percentile an
 /// interval: `p99_latency_us` is NaN. Also when each host's window began,
 /// Unix time in milliseconds (`None` for a host without logs).
-pub fn series_rows(dir: &Path, prefixes: &[String], interval_ms: u64) -> (Vec<Row>, Vec<Option<u64>>) {
+pub fn series_rows(files: &[PathBuf], prefixes: &[String], interval_ms: u64) -> (Vec<Row>, Vec<Option<u64>>) {
     let lines = |p: &Path| methodic_fio::read_log(&std::fs::read_to_string(p).unwrap_or_default());
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(dir).map(|e| e.flatten().map(|e| e.path()).collect()).unwrap_or_default();
-    files.sort();
     let mut logs: Vec<Vec<HostLog>> = vec![Vec::new(); prefixes.len()];
     for (own, prefix) in logs.iter_mut().zip(prefixes) {
         let prefix = format!("{prefix}_");
-        for p in &files {
+        for p in files {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
             let Some(rest) = name.strip_prefix(&prefix) else { continue };
             let Some((kind, clone)) = rest.split_once('.') else { continue };
@@ -959,7 +967,7 @@ mod tests {
         w(b, "bw.1.log.10.0.0.3", &format!("{}, 3000, 0, 0, 0\n", t + 500));
         w(a, "clat.1.log.10.0.0.2", &format!("{}, 2000, 0, 0, 0\n{}, 4000, 0, 0, 0\n", t + 250, t + 500));
         w(b, "clat.1.log.10.0.0.3", &format!("{}, 4000, 0, 0, 0\n", t + 500));
-        let (rows, starts) = series_rows(&dir, &["host-1".into(), "host-2".into()], 250);
+        let (rows, starts) = series_rows(&session_files(&dir), &["host-1".into(), "host-2".into()], 250);
         let _ = std::fs::remove_dir_all(&dir);
         // Host 1 began with its earliest clone, 249ms in: host 2 251ms after it.
         assert_eq!(starts, [Some(t - 1), Some(t + 250)]);
