@@ -430,7 +430,8 @@ pub struct HostsRun {
 /// The prefix of the k-th host's logs (from 0) of I/O run `run` (from 0)
 /// of `runs` in a session's folder: fio's client names a log by its
 /// prefix, clone and the host's address only, so two servers on one
-/// address, or two runs, would otherwise write the same file.
+/// address, or two runs, would otherwise write the same file. A prefix
+/// has no `_`: [`series_rows`] reads a log's prefix up to it.
 pub fn log_prefix(k: usize, run: usize, runs: usize) -> String {
     if runs > 1 { format!("host-{}-run{}", k + 1, run + 1) } else { format!("host-{}", k + 1) }
 }
@@ -793,16 +794,17 @@ type HostLog = (String, String, Vec<(u64, f64, usize)>);
 /// Unix time in milliseconds (`None` for a host without logs).
 pub fn series_rows(files: &[PathBuf], prefixes: &[String], interval_ms: u64) -> (Vec<Row>, Vec<Option<u64>>) {
     let lines = |p: &Path| methodic_fio::read_log(&std::fs::read_to_string(p).unwrap_or_default());
+    // Each file goes to its host by the prefix before its first `_` (a
+    // prefix has none): one pass over a session's files for all hosts.
+    let host_of: BTreeMap<&str, usize> = prefixes.iter().enumerate().map(|(k, p)| (p.as_str(), k)).collect();
     let mut logs: Vec<Vec<HostLog>> = vec![Vec::new(); prefixes.len()];
-    for (own, prefix) in logs.iter_mut().zip(prefixes) {
-        let prefix = format!("{prefix}_");
-        for p in files {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            let Some(rest) = name.strip_prefix(&prefix) else { continue };
-            let Some((kind, clone)) = rest.split_once('.') else { continue };
-            if matches!(kind, "iops" | "bw" | "clat") {
-                own.push((kind.to_string(), clone.to_string(), lines(p)));
-            }
+    for p in files {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let Some((prefix, rest)) = name.split_once('_') else { continue };
+        let Some(&k) = host_of.get(prefix) else { continue };
+        let Some((kind, clone)) = rest.split_once('.') else { continue };
+        if matches!(kind, "iops" | "bw" | "clat") {
+            logs[k].push((kind.to_string(), clone.to_string(), lines(p)));
         }
     }
     let began: Vec<Option<u64>> = logs
