@@ -261,7 +261,9 @@ pub struct QosPoint {
     /// I/Os a second completed over the probe's record time.
     pub achieved_iops: f64,
     /// The rate was kept (open loop; `io.rate.kept`): 99% of the I/Os due
-    /// started, and at most 1% were left waiting at the end.
+    /// started, and at most 1% were left waiting at the end. On many hosts
+    /// (fio counts no I/Os due or started): 99% of the I/Os asked
+    /// completed, less those the queue may hold at the end.
     pub kept: bool,
     /// The searched percentile, µs; `None` when the probe completed no I/O
     /// in its record time (it did not meet the limit).

@@ -77,9 +77,11 @@ pub fn to_method(input: &Input<'_>) -> Result<Imported, Vec<ImportError>> {
     if !problems.is_empty() {
         return Err(into_errors(problems, input.file));
     }
+    // wds that share an sd are one job (or refused): several jobs are
+    // several sds.
     if hosts.is_some() && runs.iter().any(|r| r.jobs.len() != 1) {
-        let p = Problem::new(ImportErrorKind::Untranslatable, 0, "a run on many hosts cannot run a together step (docs/many-hosts.md), and these runs need one: several workloads or sds at once")
-            .hint("leave the hd= entries out to run on one machine, or give the rds one workload on one sd");
+        let p = Problem::new(ImportErrorKind::Untranslatable, 0, "a run on many hosts has one target a host (docs/many-hosts.md), and these runs use several sds at once")
+            .hint("leave the hd= entries out to run on one machine, or give the rds one sd");
         return Err(into_errors(vec![p], input.file));
     }
     let text = finish(&source, input.file)?;

@@ -76,8 +76,8 @@ pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
 /// Refuses, naming the step, what fio's client/server mode cannot run as
 /// methodic would: steps fio cannot run at all (erases other than by
 /// discard, limit_ram, copy, probe), `local` steps that need a target
-/// (this machine has none in such a run), QoS searches by rate, `verify`, bursts
-/// and think time that is not drained (a `together` job's too), a share
+/// (this machine has none in such a run), `verify`, think time that is
+/// not drained and think time with bursts (a `together` job's too), a share
 /// of trims, more than one device a host, an amount written or
 /// transferred given as a share of the span, and the drives' write cache.
 pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
@@ -123,19 +123,6 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
                     return refuse(format!("job {}: {what}", job.name), hint);
                 }
             }
-            // By queue depth every probe is closed loop: a session each,
-            // judged from all hosts' merged histograms. By rate each is
-            // open loop, which fio paces and times otherwise.
-            Action::Qos(q) if q.by == QosAxis::Rate => {
-                return refuse(
-                    "a latency QoS search by rate does not run on many hosts: it needs each open-loop probe's \
-                     kept rate and its latency from when each I/O was due, and fio reports neither (its \
-                     rate_iops times each I/O from its submission)"
-                        .into(),
-                    "measure at the rates you want with `rate`, or search by queue depth with `by qd`, whose \
-                     probes are closed loop",
-                );
-            }
             Action::Measure {
                 stop:
                     MeasureStop { written: Some(Extent::Percent(p)), .. }
@@ -147,6 +134,9 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
                     "give the amount in bytes (`until written 4GiB`, `until transferred 4GiB`)",
                 );
             }
+            // By queue depth each probe is closed loop; by rate open loop,
+            // paced by fio's rate_iops, its rate kept judged by the I/Os
+            // completed (see `QOS_RATE_ON_HOSTS`).
             Action::Fill { .. }
             | Action::Precondition { .. }
             | Action::Measure { .. }
@@ -185,29 +175,31 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
 
 /// Why a measurement's pauses do not run on many hosts, and what to do;
 /// `None` when they do. A drained think is fio's thinktime exactly (fio
-/// waits for the I/Os in flight, then pauses: `handle_thinktime()`);
-/// other pauses differ.
+/// waits for the I/Os in flight, then pauses: `handle_thinktime()`), and
+/// bursts are its thinktime_iotime, each pause after the burst's I/Os
+/// drained (said in the step's actions, [`BURSTS_ON_HOSTS`]); a think
+/// that is not drained differs, and a think with bursts would need two
+/// thinktimes.
 fn pauses_refused(pauses: &Pauses) -> Option<(String, &'static str)> {
-    if pauses.bursts.is_some() {
-        return Some((
+    match (pauses.think, pauses.bursts) {
+        (Some(_), Some(_)) => Some((
             format!(
-                "its bursts ({}) do not run on many hosts: fio's thinktime_iotime waits for the I/Os in flight \
-                 after each burst, so its periods run longer than methodic's fixed grid",
+                "its think time with bursts ({}) does not run on many hosts: fio has one thinktime, for the one \
+                 or the other",
                 pauses.describe()
             ),
-            "leave the bursts out of a methodology run on many hosts",
-        ));
-    }
-    pauses.think.filter(|t| !t.drained).map(|_| {
-        (
+            "keep the think time or the bursts in a methodology run on many hosts, not both",
+        )),
+        (Some(t), None) if !t.drained => Some((
             format!(
                 "its think time ({}) does not run on many hosts: fio's thinktime waits for every I/O in flight \
                  before it pauses, and this think does not",
                 pauses.describe()
             ),
             "add `drained` (`think 100us every 16 drained`), which fio runs as methodic does",
-        )
-    })
+        )),
+        (Some(_) | None, None) | (None, Some(_)) => None,
+    }
 }
 
 /// A methodology that sets the drives' write cache does not run on many
@@ -623,26 +615,42 @@ impl Site for OnHosts {
         } else if matches!(s.step.action, Action::Erase { .. } | Action::DropCaches) {
             command_step(x, s).map(|()| true)
         } else {
-            let open = match &s.step.action {
-                Action::Measure { rate, .. } => rate.is_some(),
-                Action::Together { jobs, .. } => jobs.iter().any(|j| j.rate.is_some()),
-                Action::Erase { .. }
-                | Action::Fill { .. }
-                | Action::Precondition { .. }
-                | Action::Qos(_)
-                | Action::Rounds { .. }
-                | Action::Idle { .. }
-                | Action::LimitRam { .. }
-                | Action::Copy { .. }
-                | Action::Probe(_)
-                | Action::DropCaches => false,
-            };
-            if open {
-                s.out.actions.push(OPEN_LOOP_ON_HOSTS.into());
-            }
+            s.out.actions.extend(actions_on_hosts(&s.step.action).into_iter().map(String::from));
             Ok(false)
         }
     }
+}
+
+/// What an I/O step on many hosts says in its actions of how fio runs it
+/// otherwise than methodic would: open loop, bursts.
+fn actions_on_hosts(action: &Action) -> Vec<&'static str> {
+    let (open, bursts) = match action {
+        Action::Measure { rate, pauses, .. } => (rate.is_some(), pauses.bursts.is_some()),
+        Action::Together { jobs, .. } => {
+            (jobs.iter().any(|j| j.rate.is_some()), jobs.iter().any(|j| j.pauses.bursts.is_some()))
+        }
+        Action::Qos(q) => (q.by == QosAxis::Rate, false),
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Rounds { .. }
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_)
+        | Action::DropCaches => (false, false),
+    };
+    let mut out = Vec::new();
+    if open {
+        out.push(OPEN_LOOP_ON_HOSTS);
+    }
+    if matches!(action, Action::Qos(q) if q.by == QosAxis::Rate) {
+        out.push(QOS_RATE_ON_HOSTS);
+    }
+    if bursts {
+        out.push(BURSTS_ON_HOSTS);
+    }
+    out
 }
 
 /// What an open-loop step on many hosts says of its latencies: fio paces
@@ -650,6 +658,17 @@ impl Site for OnHosts {
 const OPEN_LOOP_ON_HOSTS: &str = "open loop on the hosts by fio's rate_iops (rate_process=poisson for Poisson \
      arrivals): fio counts each I/O's latency from when it was submitted, not from when it was due, and keeps no \
      lateness, so these percentiles leave out how late the hosts started I/Os, and no pacing floor was measured";
+
+/// How a QoS search by rate on many hosts judges a probe's rate kept:
+/// fio counts no I/Os due or started.
+const QOS_RATE_ON_HOSTS: &str = "each open-loop probe kept its rate when the hosts completed 99% of the I/Os \
+     asked (less those the queue may hold at the end): fio counts no I/Os due or started";
+
+/// What bursts on many hosts say: fio's thinktime_iotime drains each
+/// burst before its pause, and counts the job as a whole.
+const BURSTS_ON_HOSTS: &str = "bursts on the hosts by fio's thinktime_iotime and thinktime: fio waits for each \
+     burst's I/Os in flight before it pauses, so each period runs longer than methodic's fixed grid by that \
+     wait, and fio counts the run as a whole, not each burst";
 
 /// An erase by discard or a cache drop on every host at once: each
 /// host's fio server runs the command (`exec_prerun`) before a 4KiB read
@@ -733,44 +752,47 @@ pub(crate) fn hosts_of(notes: &[HostNote]) -> Vec<HostSpec> {
 mod tests {
     use super::*;
 
-    /// A QoS search by queue depth runs on many hosts (its probes are
-    /// closed loop); one by rate is refused, saying why.
-    #[test]
-    fn a_qos_search_by_queue_depth_runs_on_many_hosts_and_one_by_rate_is_refused() {
-        let checked = |by: &str| {
-            let src = format!(
-                "methodology \"h\" version \"1\"\nworkload r {{ random; block 4KiB; read 100% }}\n\
-                 qos r qd 8 {{ p99 under 1ms; probe 1s{by} }}\n"
-            );
-            check_plan(&methodic_compiler::compile(&src, &Default::default()).expect("compiles").plan)
-        };
-        assert!(checked("; by qd").is_ok());
-        let Err(Error::Unsupported { message, hint }) = checked("") else { panic!("a search by rate ran") };
-        assert!(message.contains("a latency QoS search by rate does not run on many hosts"), "{message}");
-        assert!(hint.unwrap_or_default().contains("`by qd`"));
+    /// The plan of a methodology of `src` over workload `r`.
+    fn plan_of(src: &str) -> Plan {
+        let src = format!(
+            "methodology \"h\" version \"1\"\nworkload r {{ random; block 4KiB; read 100% }}\n{src}\n"
+        );
+        methodic_compiler::compile(&src, &Default::default()).expect("compiles").plan
     }
 
-    /// A drained think runs on many hosts (it is fio's thinktime); a think
-    /// that is not drained and bursts are refused, each saying why.
+    fn checked(src: &str) -> Result<()> {
+        check_plan(&plan_of(src))
+    }
+
+    /// A QoS search runs on many hosts by queue depth (its probes closed
+    /// loop) and by rate (open loop, as fio's rate_iops), and its actions
+    /// say how fio paced and judged the probes.
     #[test]
-    fn a_drained_think_runs_on_many_hosts_and_other_pauses_are_refused() {
-        let checked = |pauses: &str| {
-            let src = format!(
-                "methodology \"h\" version \"1\"\nworkload r {{ random; block 4KiB; read 100% }}\n\
-                 measure r qd 4 {pauses}\n"
-            );
-            check_plan(&methodic_compiler::compile(&src, &Default::default()).expect("compiles").plan)
-        };
-        assert!(checked("for 1s think 1ms every 8 drained").is_ok());
-        let refused = |pauses: &str| match checked(pauses) {
+    fn a_qos_search_runs_on_many_hosts_by_queue_depth_and_by_rate() {
+        assert!(checked("qos r qd 8 { p99 under 1ms; probe 1s; by qd }").is_ok());
+        let by_rate = plan_of("qos r qd 8 { p99 under 1ms; probe 1s }");
+        assert!(check_plan(&by_rate).is_ok());
+        assert_eq!(actions_on_hosts(&by_rate.steps[0].action), [OPEN_LOOP_ON_HOSTS, QOS_RATE_ON_HOSTS]);
+    }
+
+    /// A drained think and bursts run on many hosts (fio's thinktime and
+    /// thinktime_iotime, the bursts saying where fio differs); a think that
+    /// is not drained, and a think with bursts, are refused, each saying why.
+    #[test]
+    fn a_drained_think_and_bursts_run_on_many_hosts_and_other_pauses_are_refused() {
+        let measure = |pauses: &str| checked(&format!("measure r qd 4 {pauses}"));
+        assert!(measure("for 1s think 1ms every 8 drained").is_ok());
+        assert!(measure("bursts 2s every 10s times 3").is_ok());
+        let refused = |pauses: &str| match measure(pauses) {
             Err(Error::Unsupported { message, hint }) => (message, hint.unwrap_or_default()),
             other => panic!("{pauses}: not refused: {}", other.is_ok()),
         };
         let (why, hint) = refused("for 1s think 1ms every 8");
         assert!(why.contains("fio's thinktime waits for every I/O in flight"), "{why}");
         assert!(hint.contains("add `drained`"), "{hint}");
-        let (why, _) = refused("bursts 2s every 10s times 3");
-        assert!(why.contains("its bursts (") && why.contains("thinktime_iotime"), "{why}");
+        let (why, hint) = refused("think 1ms every 8 drained bursts 2s every 10s times 3");
+        assert!(why.contains("fio has one thinktime"), "{why}");
+        assert!(hint.contains("not both"), "{hint}");
     }
 
     /// The start margin is each run's own: a host that began late widens

@@ -497,6 +497,82 @@ fn a_qos_search_by_queue_depth_runs_on_two_hosts() {
     );
 }
 
+/// A QoS search by rate runs on two hosts: a closed-loop probe, then
+/// open-loop probes paced by fio's rate_iops, each a session of its own,
+/// judged kept by the I/Os the hosts completed; the step's actions say
+/// how fio paced and timed them.
+#[test]
+fn a_qos_search_by_rate_runs_on_two_hosts() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-qos-rate", 76, 2);
+    let (o, out) = servers.run(
+        "qos-rate",
+        "methodology \"qos\" version \"1\"\ntarget { span 16MiB }\n\
+         workload r { random; block 4KiB; read 100% }\n\
+         qos r qd 4 { p99 under 10s; probe 200ms; ramp 0s; precision 30% }\n",
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = &steps(&out)[0];
+    assert!(s["error"].is_null(), "{s}");
+    let id = s["id"].as_str().unwrap();
+    let q = &s["qos"];
+    let points = q["points"].as_array().unwrap();
+    assert!(points[0]["rate_iops"].is_null(), "the closed-loop probe first: {q}");
+    assert!(points.len() >= 2 && points[1..].iter().all(|p| p["rate_iops"].as_f64().is_some()), "{q}");
+    // A 10 s limit: whatever rate the hosts kept met it.
+    assert!(q["found_iops"].as_f64().is_some_and(|f| f >= 1.0), "{q}");
+    assert!(points.iter().all(|p| p["met"] == p["kept"]), "{q}");
+    let actions: Vec<&str> = s["actions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert!(
+        actions.iter().any(|a| a.starts_with("open loop on the hosts by fio's rate_iops")),
+        "{actions:?}"
+    );
+    assert!(actions.iter().any(|a| a.contains("completed 99% of the I/Os asked")), "{actions:?}");
+    for (k, p) in points.iter().enumerate().skip(1) {
+        let job =
+            std::fs::read_to_string(out.join("fio").join(format!("{id}-probe{}", k + 1)).join("host-1.fio"))
+                .unwrap();
+        // Each host takes half the rate asked, rounded up.
+        let half = (p["rate_iops"].as_f64().unwrap() as u64).div_ceil(2);
+        assert!(job.lines().any(|l| l == format!("rate_iops={half}")), "probe {}:\n{job}", k + 1);
+    }
+    let sessions = std::fs::read_dir(out.join("fio")).unwrap().count();
+    assert_eq!(sessions, points.len(), "a fio session a probe");
+}
+
+/// Bursts run on two hosts as fio's thinktime_iotime and thinktime, and
+/// the step's actions say where fio's periods differ.
+#[test]
+fn bursts_run_on_two_hosts_as_fios_thinktime_iotime() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-bursts", 81, 2);
+    let (o, out) = servers.run(
+        "bursts",
+        "methodology \"bursts\" version \"1\"\ntarget { span 16MiB }\n\
+         workload r { random; block 4KiB; read 100% }\nmeasure r qd 4 bursts 200ms every 500ms times 2\n",
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = &steps(&out)[0];
+    assert!(s["error"].is_null(), "{s}");
+    let id = s["id"].as_str().unwrap();
+    for (k, h) in s["hosts"].as_array().unwrap().iter().enumerate() {
+        let job =
+            std::fs::read_to_string(out.join("fio").join(id).join(format!("host-{}.fio", k + 1))).unwrap();
+        for o in ["thinktime=300000", "thinktime_iotime=200ms"] {
+            assert!(job.lines().any(|l| l == o), "host {}: no {o} in\n{job}", k + 1);
+        }
+        assert!(h["total"]["ios"].as_u64().unwrap() > 0, "host {}: {h}", k + 1);
+    }
+    let actions = s["actions"].to_string();
+    assert!(actions.contains("bursts on the hosts by fio's thinktime_iotime"), "{actions}");
+}
+
 /// A host lost in the middle of a step fails that step, naming the host,
 /// and keeps the steps before it; with the host back, `--resume` runs the
 /// rest on every host.

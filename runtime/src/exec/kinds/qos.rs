@@ -134,8 +134,13 @@ impl Probes<'_> {
         let summary = run.recorder.summary(run.seconds);
         let achieved = summary.total.iops;
         // Open loop: the workers' own count of I/Os due and started says
-        // whether the rate was kept (see io.rate.kept).
-        let kept = run.info.rate.as_ref().is_none_or(|r| r.kept);
+        // whether the rate was kept (see io.rate.kept). fio on many hosts
+        // counts neither: there, the I/Os completed say it.
+        let kept = match (&run.info.rate, rate) {
+            (Some(r), _) => r.kept,
+            (None, Some(asked)) => completed_kept(asked, run.seconds, summary.total.ios, qd.total),
+            (None, None) => true,
+        };
         // None when no I/O completed in the probe (a rate so low that none
         // was due, or a target that served none): it does not meet the limit.
         let percentile_us = run.recorder.percentile_ns(q.percentile_ppm).map(|ns| ns as f64 / 1000.0);
@@ -234,6 +239,14 @@ fn search(
         failed = Some(hi);
     }
     Ok((met, failed))
+}
+
+/// Whether a probe at `asked` I/Os a second kept its rate by the I/Os it
+/// `completed` in `seconds`, where nothing counted the I/Os due and
+/// started (fio on many hosts): at least 99% of those asked, less the
+/// `depth` I/Os that may still be in flight when the record ends.
+fn completed_kept(asked: f64, seconds: f64, completed: u64, depth: u32) -> bool {
+    completed as f64 + f64::from(depth) >= 0.99 * asked.round().max(1.0) * seconds
 }
 
 /// The most a QoS search runs its closed-loop probe for, doubling, while
@@ -443,6 +456,18 @@ mod tests {
             });
         }
         (search, points)
+    }
+
+    /// Where only completions are counted (fio on many hosts), a rate is
+    /// kept when 99% of the I/Os asked completed, less the queue's depth.
+    #[test]
+    fn a_rate_counted_by_completions_is_kept_at_99_percent_less_the_queue() {
+        // 1000 IOPS for 2 s: 1980 asked at least, 8 may be in flight.
+        assert!(completed_kept(1000.0, 2.0, 1972, 8));
+        assert!(!completed_kept(1000.0, 2.0, 1971, 8));
+        assert!(completed_kept(1000.0, 2.0, 2000, 0));
+        // A fraction of an I/O a second asks for at least one.
+        assert!(!completed_kept(0.2, 10.0, 0, 0) && completed_kept(0.2, 10.0, 10, 0));
     }
 
     #[test]
