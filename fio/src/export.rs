@@ -986,7 +986,21 @@ pub struct HostRun<'s> {
     pub prerun: Option<String>,
     /// Seeds the run's random offsets and choices (`randseed`).
     pub seed: Option<u64>,
+    /// Checked by fio's own verify ([`VERIFY_OPTIONS`]).
+    pub verify: bool,
 }
+
+/// fio's own verify, for a run on many hosts of a step with `verify`
+/// that only writes, for an amount: fio's header (with a crc32c of the
+/// block) at the head of each block written, read back once the writes
+/// end (`do_verify`, fio's default) and counted in the job's reads;
+/// `continue_on_error=verify` checks every block past a mismatch and
+/// counts them (`total_err`); `verify_state_save=0` leaves no state file
+/// on the host. The interval is the block (fio's `verify_interval`
+/// default): with a smaller one, fio 3.33 passes a block whose checksum
+/// fails in any chunk but the last (verify.c, `verify_io_u`).
+pub const VERIFY_OPTIONS: [(&str, &str); 3] =
+    [("verify", "crc32c"), ("continue_on_error", "verify"), ("verify_state_save", "0")];
 
 /// How the I/O runs of one host's job file run: one after another, or
 /// all at once (a `together` step's jobs).
@@ -1060,6 +1074,9 @@ pub fn host_job(target: &str, runs: &[HostRun<'_>], order: Order) -> Result<Stri
         }
         if let Some(seed) = run.seed {
             s.options.push(("randseed", Some(seed.to_string())));
+        }
+        if run.verify {
+            s.options.extend(VERIFY_OPTIONS.map(|(k, v)| (k, Some(v.to_string()))));
         }
         if let Some(l) = &run.logs {
             for key in ["write_iops_log", "write_bw_log", "write_lat_log"] {
@@ -1147,6 +1164,7 @@ mod tests {
             logs: Some(HostLogs { prefix: "series".into(), interval_ms: 250 }),
             prerun: Some(prerun.into()),
             seed: Some(seed),
+            verify: false,
         };
         let job = host_job(
             "/dev/disk/by-path/pci-0000:01:00.0",
@@ -1173,8 +1191,16 @@ mod tests {
             assert!(has(&job, line), "{line} missing:\n{job}");
         }
         assert_eq!(job.matches("\n[").count(), 2, "[global] and one section:\n{job}");
+        assert!(!job.contains("verify"), "{job}");
         let why = host_job("/dev/sdb", &[run(&plan.steps[0], "true", 1)], Order::InTurn).unwrap_err();
         assert!(why.contains("fio cannot erase a drive"), "{why}");
+        // Checked by fio's own verify: its header in each block, every
+        // mismatch counted, no state file left.
+        let checked = HostRun { verify: true, ..run(&plan.steps[1], "true", 1) };
+        let job = host_job("/dev/sdb", &[checked], Order::InTurn).unwrap();
+        for line in ["verify=crc32c", "continue_on_error=verify", "verify_state_save=0"] {
+            assert!(has(&job, line), "{line} missing:\n{job}");
+        }
     }
 
     /// Several I/O runs in one host's job file run in turn: a section
@@ -1197,6 +1223,7 @@ mod tests {
                 logs: Some(HostLogs { prefix: format!("host-1-run{}", k + 1), interval_ms: 500 }),
                 prerun: Some(format!("sleep {k}")),
                 seed: Some(k as u64 + 10),
+                verify: false,
             })
             .collect();
         let job = host_job("/tmp/t", &runs, Order::InTurn).unwrap();

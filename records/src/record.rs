@@ -958,7 +958,9 @@ pub struct VerifyResult {
     pub interval_bytes: u64,
     /// The run the stamps are checked against (hex).
     pub run: String,
-    /// A write step: the intervals it wrote whole, stamped.
+    /// A write step: the intervals it wrote whole, stamped. By fio: every
+    /// write, a block written twice counted twice (fio reads each back
+    /// once).
     pub written: u64,
     /// A write step: intervals it wrote that are not checked, as their
     /// contents are not known: trimmed, or written in part.
@@ -973,6 +975,12 @@ pub struct VerifyResult {
     /// Seconds the read-back took (a write step), not part of the step's
     /// numbers; 0 for a read step, whose checks are part of its reads.
     pub seconds: f64,
+    /// Checked by fio's own verify, not methodic's stamp (a run on many
+    /// hosts): fio's header and crc32c at the head of each block written
+    /// (the interval is the block), read back by fio's verify phase once
+    /// the writes end; `run` is empty, as fio's header names no run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_fio: bool,
 }
 
 impl VerifyResult {
@@ -987,12 +995,17 @@ impl VerifyResult {
             VerifyWay::AsRead => String::new(),
         };
         let size = crate::units::human(self.interval_bytes);
+        let (by, unit) = if self.by_fio {
+            ("by fio's own verify (verify=crc32c, its header in each block): ", "blocks")
+        } else {
+            ("", "intervals")
+        };
         if self.mismatches == 0 {
-            return format!("verified {} intervals of {size}{how}: no mismatch", self.checked);
+            return format!("{by}verified {} {unit} of {size}{how}: no mismatch", self.checked);
         }
         let first = self.first.first().map_or(String::new(), |m| format!("; the first {}", m.words()));
         format!(
-            "{} of {} intervals of {size} checked do not match{how}{first}",
+            "{by}{} of {} {unit} of {size} checked do not match{how}{first}",
             self.mismatches, self.checked
         )
     }
@@ -1081,6 +1094,7 @@ mod tests {
             mismatches: 0,
             first: Vec::new(),
             seconds: 0.25,
+            by_fio: false,
         };
         assert_eq!(v.words(), "verified 4096 intervals of 4.0 KiB, read back in 0.25s: no mismatch");
         v.mismatches = 2;
@@ -1100,6 +1114,16 @@ mod tests {
         );
         let json = serde_json::to_value(&v).unwrap();
         assert_eq!((&json["how"], &json["first"][0]["kind"]), (&"as_read".into(), &"misplaced".into()));
+        assert!(json.get("by_fio").is_none(), "said only when fio checked");
+        // fio's own verify on many hosts says so, in blocks.
+        v.by_fio = true;
+        v.how = VerifyWay::ReadBack;
+        v.mismatches = 0;
+        assert_eq!(
+            v.words(),
+            "by fio's own verify (verify=crc32c, its header in each block): verified 4096 blocks of 4.0 KiB, \
+             read back in 0.25s: no mismatch"
+        );
     }
 
     fn floor_run(against: FloorTarget, when: FloorWhen, late_p99: f64, latency_p99: f64) -> FloorRun {

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use methodic_results::manifest::HostNote;
-use methodic_results::record::HostRates;
+use methodic_results::record::{HostRates, Mismatch, MismatchKind, VerifyResult};
 use methodic_results::series::{FioInterval, Row};
 use serde_json::Value;
 
@@ -371,7 +371,8 @@ pub fn run_commands(
         })
         .collect();
     // A host whose command failed ran no read: run_io names it.
-    run_io(fio, hosts, &HostJobs { jobs, intervals_ms: vec![None] }, dir, stop).map(|_| ())
+    run_io(fio, hosts, &HostJobs { jobs, intervals_ms: vec![None], verify: Vec::new() }, dir, stop)
+        .map(|_| ())
 }
 
 /// The shell command that discards `span` of `target` from its start, on
@@ -405,7 +406,32 @@ pub const DROP_CACHES_COMMAND: &str = "sh -c 'sync && echo 3 > /proc/sys/vm/drop
 pub struct HostJobs {
     pub jobs: Vec<String>,
     pub intervals_ms: Vec<Option<u64>>,
+    /// Each run is checked by fio's own verify (its jobs have
+    /// `verify=crc32c` and `continue_on_error=verify`): its reads are the
+    /// read-back, not the run's I/O, and a host's mismatches do not fail
+    /// the session. Empty: none is.
+    pub verify: Vec<bool>,
 }
+
+/// What fio's own verify found in one I/O run on every host: the blocks
+/// written (each with fio's header), read back and checked once the
+/// writes ended, how many did not match (fio's `total_err`, every one
+/// counted, as `continue_on_error=verify` goes on past them), the first
+/// from fio's messages, and the longest host's read-back, in seconds;
+/// `block` (the bytes fio checks as one, its header at their head) is
+/// the caller's to set.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FioVerified {
+    pub block: u64,
+    pub written: u64,
+    pub checked: u64,
+    pub mismatches: u64,
+    pub first: Vec<Mismatch>,
+    pub seconds: f64,
+}
+
+/// fio's errno for a block its verify found not to match (EILSEQ).
+const VERIFY_ERRNO: i64 = libc::EILSEQ as i64;
 
 /// What one I/O run did on every host: all of them together (their
 /// counts added, their latency histograms merged), each host's share,
@@ -425,6 +451,8 @@ pub struct HostsRun {
     /// When each host's record window began, Unix time in milliseconds
     /// on its clock (from its logs); empty without logs.
     pub starts: Vec<Option<u64>>,
+    /// A run checked by fio's own verify: what it found.
+    pub verified: Option<FioVerified>,
 }
 
 /// The prefix of the k-th host's logs (from 0) of I/O run `run` (from 0)
@@ -490,7 +518,8 @@ pub fn run_io(
         json.and_then(|j| serde_json::Deserializer::from_str(j).into_iter().next()?.ok());
     let runs = jobs.intervals_ms.len();
     let groups: Vec<Vec<Option<&Value>>> = (0..runs).map(|g| per_host(parsed.as_ref(), hosts, g)).collect();
-    check_hosts(hosts, &groups, status, &said, dir)?;
+    let verifies = |g: usize| jobs.verify.get(g).copied().unwrap_or(false);
+    check_hosts(hosts, &groups, &verifies, status, &said, dir)?;
     // The session's files, listed once for all its runs' logs.
     let files = session_files(dir);
     Ok(groups
@@ -500,9 +529,67 @@ pub fn run_io(
         .map(|(g, (per_host, interval_ms))| {
             let per_host: Vec<&Value> = per_host.into_iter().flatten().collect();
             let prefixes: Vec<String> = (0..hosts.len()).map(|k| log_prefix(k, g, runs)).collect();
-            merge(hosts, &per_host, *interval_ms, &files, &prefixes)
+            let mut run = merge(hosts, &per_host, *interval_ms, &files, &prefixes, verifies(g));
+            if let Some(v) = run.verified.as_mut() {
+                v.first = mismatches_said(&stdout, hosts);
+            }
+            run
         })
         .collect())
+}
+
+/// The mismatches fio's verify names in its output (`text`), at most
+/// [`VerifyResult::LISTED`], in its words (fio's verify.c): `verify: bad
+/// magic header 0, wanted acca at file F offset O, length L (...)`, or
+/// `crc32c: verify failed at file F offset O, ...` and the lines
+/// `Expected CRC: X` and `Received CRC: Y` after it; each named by its
+/// file and, where one host has that target, the host.
+fn mismatches_said(text: &str, hosts: &[HostSpec]) -> Vec<Mismatch> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.strip_prefix('<').and_then(|r| r.split_once("> ")).map_or(l, |(_, rest)| rest).trim())
+        .collect();
+    let after = |i: usize, key: &str| {
+        lines.iter().skip(i + 1).take(2).find_map(|l| l.strip_prefix(key)).map(str::trim)
+    };
+    lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let (what, rest) = l.split_once(" at file ")?;
+            let (file, rest) = rest.split_once(" offset ")?;
+            let offset: u64 = rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()?;
+            let what = what.split_once(": ").map_or(what, |(_, w)| w);
+            let (kind, expected, found) = match what.split_once(", wanted ") {
+                Some((got, wanted)) => {
+                    let (field, value) = got.rsplit_once(' ').unwrap_or((got, ""));
+                    let field = field.trim_start_matches("bad ");
+                    let kind = match field {
+                        "magic header" => MismatchKind::NotStamped,
+                        "header offset" => MismatchKind::Misplaced,
+                        "header numberio" => MismatchKind::Stale,
+                        _ => MismatchKind::Corrupted,
+                    };
+                    (kind, format!("fio's {field} {wanted}"), format!("{field} {value}"))
+                }
+                None => (
+                    MismatchKind::Corrupted,
+                    after(i, "Expected CRC:").map_or("the checksum in fio's header".into(), |c| {
+                        format!("checksum {c}, fio's header's")
+                    }),
+                    after(i, "Received CRC:")
+                        .map_or(format!("another ({what})"), |c| format!("checksum {c}")),
+                ),
+            };
+            let on: Vec<&HostSpec> = hosts.iter().filter(|h| h.target == file).collect();
+            let target = match on[..] {
+                [one] => format!("{file} on {}", one.client),
+                _ => file.to_string(),
+            };
+            Some(Mismatch { target, offset, kind, expected, found })
+        })
+        .take(VerifyResult::LISTED)
+        .collect()
 }
 
 /// The files in a session's folder `dir` (its job files, output and the
@@ -588,6 +675,7 @@ fn per_host<'v>(output: Option<&'v Value>, hosts: &[HostSpec], group: usize) -> 
 fn check_hosts(
     hosts: &[HostSpec],
     groups: &[Vec<Option<&Value>>],
+    verifies: &dyn Fn(usize) -> bool,
     status: std::process::ExitStatus,
     said: &[String],
     dir: &Path,
@@ -600,10 +688,13 @@ fn check_hosts(
         };
         let missing: Vec<&str> =
             hosts.iter().zip(per_host).filter(|(_, j)| j.is_none()).map(|(h, _)| h.client.as_str()).collect();
+        // A block fio's verify found not to match is the step's finding,
+        // not a host's failure.
+        let failure = |e: i64| e != 0 && !(verifies(g) && e == VERIFY_ERRNO);
         let failed: Vec<&str> = hosts
             .iter()
             .zip(per_host)
-            .filter(|(_, j)| j.is_some_and(|j| j["error"].as_i64().unwrap_or(0) != 0))
+            .filter(|(_, j)| j.is_some_and(|j| failure(j["error"].as_i64().unwrap_or(0))))
             .map(|(h, _)| h.client.as_str())
             .collect();
         // fio skips a job whose exec_prerun failed, and reports no error.
@@ -687,23 +778,36 @@ fn wait(mut child: Child, stop: &AtomicBool) -> Result<(std::process::ExitStatus
 
 /// Each host's report of one I/O run read into methodic's counts, and all
 /// of them merged; the series from the logs among the session's `files`
-/// named by each host's prefix (`prefixes`, [`log_prefix`]).
+/// named by each host's prefix (`prefixes`, [`log_prefix`]). A run that
+/// `verifies` (fio's own verify, of a step that only writes): its reads
+/// are fio's read-back, counted as what the verify checked, not as I/O.
 fn merge(
     hosts: &[HostSpec],
     per_host: &[&Value],
     interval_ms: Option<u64>,
     files: &[PathBuf],
     prefixes: &[String],
+    verifies: bool,
 ) -> HostsRun {
     let mut total = Recorder::default();
     let mut rates = Vec::with_capacity(hosts.len());
     let mut seconds: f64 = 0.0;
     let mut written = 0;
     let mut inflight = 0.0;
+    let mut verified = verifies.then(FioVerified::default);
     for (h, j) in hosts.iter().zip(per_host) {
         let mut r = Recorder::default();
         let mut runtime_ms: u64 = 0;
+        if let Some(v) = verified.as_mut() {
+            v.written += j["write"]["total_ios"].as_u64().unwrap_or(0);
+            v.checked += j["read"]["total_ios"].as_u64().unwrap_or(0);
+            v.mismatches += j["total_err"].as_u64().unwrap_or(0);
+            v.seconds = v.seconds.max(j["read"]["runtime"].as_u64().unwrap_or(0) as f64 / 1000.0);
+        }
         for (op, key) in [(Op::Read, "read"), (Op::Write, "write"), (Op::Trim, "trim")] {
+            if verifies && op == Op::Read {
+                continue;
+            }
             let d = &j[key];
             let ios = d["total_ios"].as_u64().unwrap_or(0);
             let bytes = d["io_bytes"].as_u64().unwrap_or(0);
@@ -746,6 +850,7 @@ fn merge(
         bytes_written: written,
         mean_inflight: inflight,
         starts,
+        verified,
     }
 }
 
@@ -883,12 +988,41 @@ mod tests {
         assert_eq!(groups[0].iter().map(|j| ios(*j)).collect::<Vec<_>>(), [Some(10), Some(11)]);
         assert_eq!(groups[1].iter().map(|j| ios(*j)).collect::<Vec<_>>(), [Some(12), None]);
         let ok = <std::process::ExitStatus as std::os::unix::process::ExitStatusExt>::from_raw(0);
-        let Err(Error::Hosts { message, .. }) = check_hosts(&hosts, &groups, ok, &[], Path::new("out"))
+        let Err(Error::Hosts { message, .. }) =
+            check_hosts(&hosts, &groups, &|_| false, ok, &[], Path::new("out"))
         else {
             panic!("a host missing from a run passed")
         };
         assert_eq!(message, "no result from ip:10.0.0.3 (I/O run 2 of 2)");
-        assert!(check_hosts(&hosts, &groups[..1], ok, &[], Path::new("out")).is_ok());
+        assert!(check_hosts(&hosts, &groups[..1], &|_| false, ok, &[], Path::new("out")).is_ok());
+    }
+
+    /// fio's verify messages (as fio 3.33's client printed them, each
+    /// line behind the server's name) become mismatches: a checksum with
+    /// the CRCs expected and received, a header that is not fio's, named
+    /// by file and the one host with that target.
+    #[test]
+    fn fio_s_verify_messages_are_mismatches_with_their_offsets() {
+        let hosts = parse("ip:10.0.0.2 /dev/sdb\nip:10.0.0.3 /dev/sdc\n", None).unwrap();
+        let said = "<vm> 1-fill-s: (g=0): rw=write, bs=(R) 4096B-4096B, ioengine=psync, iodepth=1\n\
+            <vm> crc32c: verify failed at file /dev/sdc offset 8192, length 4096 (requested block: offset=8192, \
+            length=4096, flags=88)\n<vm>        Expected CRC: c68a43d5\n<vm>        Received CRC: 45528c87\n\
+            <vm> verify: bad magic header 5335, wanted acca at file /dev/sdc offset 12288, length 4096 \
+            (requested block: offset=12288, length=4096)\n\
+            <vm> verify: bad header offset 0, wanted 16384 at file /dev/sdx offset 16384, length 4096\n";
+        let m = mismatches_said(said, &hosts);
+        let words: Vec<String> = m.iter().map(Mismatch::words).collect();
+        assert_eq!(
+            words,
+            [
+                "at offset 8192 of /dev/sdc on ip:10.0.0.3: corrupted (expected checksum c68a43d5, fio's \
+                 header's, found checksum 45528c87)",
+                "at offset 12288 of /dev/sdc on ip:10.0.0.3: not written with verify (expected fio's magic \
+                 header acca, found magic header 5335)",
+                "at offset 16384 of /dev/sdx: misplaced (another offset's block) (expected fio's header offset \
+                 16384, found header offset 0)",
+            ]
+        );
     }
 
     #[test]

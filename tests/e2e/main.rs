@@ -18,6 +18,11 @@
 mod browser;
 #[path = "../common/mod.rs"]
 mod common;
+// A file whose reads come back corrupted, for fio's verify on many hosts
+// (`run::hosts`); the rest of it is tests/faults.rs's.
+#[allow(dead_code)]
+#[path = "../faultfs/mod.rs"]
+mod faultfs;
 
 mod cache;
 // The longest test, one boot of the drive lab's guest: its name sorts

@@ -99,11 +99,19 @@ pub(crate) struct StepVerify {
     pub(crate) trackers: Mutex<Vec<Option<Arc<Tracker>>>>,
     /// What the read checks found, a target's.
     pub(crate) found: Mutex<Vec<Findings>>,
+    /// On many hosts: what fio's own verify found, an I/O run's.
+    pub(crate) by_fio: Mutex<Vec<crate::hosts::FioVerified>>,
 }
 
 impl StepVerify {
     pub(crate) fn new(stamping: Stamping, writes: bool) -> StepVerify {
-        StepVerify { stamping, writes, trackers: Mutex::default(), found: Mutex::default() }
+        StepVerify {
+            stamping,
+            writes,
+            trackers: Mutex::default(),
+            found: Mutex::default(),
+            by_fio: Mutex::default(),
+        }
     }
 }
 

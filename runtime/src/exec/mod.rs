@@ -149,6 +149,7 @@ fn start_on_hosts(plan: &Plan, opts: &RunOptions, observer: &mut dyn Observer) -
     let plan = if opts.rehearse { rehearse::rehearse(plan, true) } else { plan.clone() };
     remote::check_plan(&plan)?;
     let notes = remote::probe(opts, observer)?;
+    remote::check_fio_versions(&plan, &notes)?;
     let results = ResultsDir::create(&opts.out, &original.to_ron(), opts.source.as_deref())?;
     if opts.rehearse {
         std::fs::write(results.path.join("rehearsal-plan.ron"), plan.to_ron())

@@ -76,7 +76,8 @@ pub(crate) fn engine_note(opts: &RunOptions) -> EngineNote {
 /// Refuses, naming the step, what fio's client/server mode cannot run as
 /// methodic would: steps fio cannot run at all (erases other than by
 /// discard, limit_ram, copy, probe), `local` steps that need a target
-/// (this machine has none in such a run), `verify`, think time that is
+/// (this machine has none in such a run), `verify` that fio's own verify
+/// cannot do as methodic would ([`verify_refused`]), think time that is
 /// not drained and think time with bursts (a `together` job's too), a share
 /// of trims, more than one device a host, an amount written or
 /// transferred given as a share of the span, and the drives' write cache.
@@ -149,11 +150,10 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
         {
             return refuse(what, hint);
         }
-        if step.verify {
-            return refuse(
-                "`verify` stamps and checks blocks methodic's way, which fio's servers cannot".into(),
-                "leave `verify` out of a methodology run on many hosts",
-            );
+        if step.verify
+            && let Some((what, hint)) = verify_refused(&step.action)
+        {
+            return refuse(what, hint);
         }
         if let Some(w) =
             step.action.workloads().into_iter().find(|w| w.trim > Percent::ZERO && w.trim < Percent::HUNDRED)
@@ -171,6 +171,69 @@ pub(crate) fn check_plan(plan: &Plan) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Why a step with `verify` does not run on many hosts, and what to do;
+/// `None` when fio's own verify checks it as methodic would check its
+/// writes: a fill, or a measurement until an amount written or
+/// transferred with no time, that only writes, in one block size. fio
+/// verifies a job after its writes end, and a time-based job only by
+/// whole passes of its size, never the last, nor at all with psync
+/// (backend.c, `do_io` and `thread_main`); a time limit cuts the read-back
+/// short (`do_verify` stops at the runtime); its reads would be counted
+/// with the read-back's; a block of several sizes holds several of fio's
+/// headers, of which fio 3.33 may pass a bad one (verify.c,
+/// `verify_io_u`); and a read checks every block read for fio's header,
+/// where methodic checks only the blocks a verify step wrote.
+fn verify_refused(action: &Action) -> Option<(String, &'static str)> {
+    let workload = match action {
+        Action::Fill { workload, .. } => workload,
+        Action::Measure { workload, stop, .. } if stop.time.is_none() => workload,
+        Action::Measure { .. } | Action::Precondition { .. } => {
+            return Some((
+                "`verify` of a step that runs for a time does not run on many hosts: fio verifies a time-based \
+                 job by whole passes only, never the last, and a time limit cuts its read-back short"
+                    .into(),
+                "verify a step that stops by an amount (`until written 4GiB verify`), or a `fill ... verify`",
+            ));
+        }
+        Action::Erase { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_)
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::Rounds { .. } => {
+            return Some((
+                format!("`verify` of {} does not run on many hosts", action.kind()),
+                "verify a `fill` or a measurement that stops by an amount",
+            ));
+        }
+    };
+    if workload.read > Percent::ZERO || workload.trim > Percent::ZERO {
+        return Some((
+            format!(
+                "`verify` of workload {}, which reads or trims, does not run on many hosts: fio checks each \
+                 block it reads for its own header, where methodic checks only the blocks a verify step wrote, \
+                 and counts the read-back of the writes with the reads",
+                workload.name
+            ),
+            "verify the writes alone (a workload with `read 0%`), as fio's own verify reads them back",
+        ));
+    }
+    (workload.write_blocks.as_ref().unwrap_or(&workload.blocks).len() > 1).then(|| {
+        (
+            format!(
+                "`verify` of workload {}, of several block sizes, does not run on many hosts: fio's header \
+                 goes in every smallest block, and fio 3.33 passes a larger block whose checksum fails in any \
+                 but its last",
+                workload.name
+            ),
+            "verify a workload of one block size",
+        )
+    })
 }
 
 /// Why a measurement's pauses do not run on many hosts, and what to do;
@@ -311,6 +374,7 @@ fn io_runs(
                     logs: Some(HostLogs { prefix: hosts::log_prefix(k, j, n), interval_ms: p.log_ms }),
                     prerun: Some(p.prerun.clone()),
                     seed: Some(host_seed(x, stream, step, spec, k)),
+                    verify: spec.verify.is_some(),
                 })
                 .collect();
             host_job(&h.target, &on_host, order)
@@ -330,10 +394,11 @@ fn io_runs(
     };
     let dir = x.results.path.join("fio").join(format!("{}{suffix}", file_name(&step.id)));
     let intervals_ms = prepared.iter().map(|p| Some(p.log_ms)).collect();
+    let verify = specs.iter().map(|s| s.verify.is_some()).collect();
     let done = hosts::run_io(
         &fio_of(x.opts),
         &x.opts.hosts,
-        &HostJobs { jobs, intervals_ms },
+        &HostJobs { jobs, intervals_ms, verify },
         &dir,
         &x.workers.stop,
     )
@@ -368,6 +433,11 @@ fn read_back(
     }
     if let Some((_, Some(csv))) = &spec.series {
         write_series(csv, &run.rows)?;
+    }
+    if let (Some(v), Some(mut found)) = (spec.verify, run.verified.take()) {
+        let w = spec.workload;
+        found.block = w.write_blocks.as_ref().unwrap_or(&w.blocks).first().map_or(0, |b| b.size.0);
+        v.by_fio.lock().expect("fio's findings are not poisoned").push(found);
     }
     let seconds = run.seconds;
     Ok(IoRun {
@@ -624,12 +694,10 @@ impl Site for OnHosts {
 /// What an I/O step on many hosts says in its actions of how fio runs it
 /// otherwise than methodic would: open loop, bursts.
 fn actions_on_hosts(action: &Action) -> Vec<&'static str> {
-    let (open, bursts) = match action {
-        Action::Measure { rate, pauses, .. } => (rate.is_some(), pauses.bursts.is_some()),
-        Action::Together { jobs, .. } => {
-            (jobs.iter().any(|j| j.rate.is_some()), jobs.iter().any(|j| j.pauses.bursts.is_some()))
-        }
-        Action::Qos(q) => (q.by == QosAxis::Rate, false),
+    let open = match action {
+        Action::Measure { rate, .. } => rate.is_some(),
+        Action::Together { jobs, .. } => jobs.iter().any(|j| j.rate.is_some()),
+        Action::Qos(q) => q.by == QosAxis::Rate,
         Action::Erase { .. }
         | Action::Fill { .. }
         | Action::Precondition { .. }
@@ -638,7 +706,7 @@ fn actions_on_hosts(action: &Action) -> Vec<&'static str> {
         | Action::LimitRam { .. }
         | Action::Copy { .. }
         | Action::Probe(_)
-        | Action::DropCaches => (false, false),
+        | Action::DropCaches => false,
     };
     let mut out = Vec::new();
     if open {
@@ -647,10 +715,73 @@ fn actions_on_hosts(action: &Action) -> Vec<&'static str> {
     if matches!(action, Action::Qos(q) if q.by == QosAxis::Rate) {
         out.push(QOS_RATE_ON_HOSTS);
     }
-    if bursts {
+    if has_bursts(action) {
         out.push(BURSTS_ON_HOSTS);
     }
     out
+}
+
+/// A measurement or a `together` job with bursts.
+fn has_bursts(action: &Action) -> bool {
+    match action {
+        Action::Measure { pauses, .. } => pauses.bursts.is_some(),
+        Action::Together { jobs, .. } => jobs.iter().any(|j| j.pauses.bursts.is_some()),
+        Action::Erase { .. }
+        | Action::Fill { .. }
+        | Action::Precondition { .. }
+        | Action::Qos(_)
+        | Action::Rounds { .. }
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_)
+        | Action::DropCaches => false,
+    }
+}
+
+/// The first fio that runs bursts as methodic's periods: fio 3.33 and
+/// older count `thinktime_iotime` from before each pause, so the first
+/// burst lasts a whole period, and the pauses run past the job's
+/// runtime (backend.c's `handle_thinktime()`; fixed by fio's commit
+/// f9fc7a27, "backend: fix runtime when used with thinktime", in 3.34).
+const BURSTS_FROM_FIO: (u32, u32) = (3, 34);
+
+/// Refuses a plan with bursts when a host's fio (as `notes`, the hosts'
+/// answers, say) is older than [`BURSTS_FROM_FIO`] or of a version it did
+/// not say, naming each such host.
+pub(crate) fn check_fio_versions(plan: &Plan, notes: &[HostNote]) -> Result<()> {
+    let Some((i, step)) = plan.steps.iter().enumerate().find(|(_, s)| has_bursts(&s.action)) else {
+        return Ok(());
+    };
+    let older: Vec<String> = notes
+        .iter()
+        .filter(|n| n.fio_version.as_deref().and_then(fio_release).is_none_or(|v| v < BURSTS_FROM_FIO))
+        .map(|n| format!("{} ({})", n.host, n.fio_version.as_deref().unwrap_or("fio of unknown version")))
+        .collect();
+    if older.is_empty() {
+        return Ok(());
+    }
+    let (major, minor) = BURSTS_FROM_FIO;
+    Err(Error::unsupported(format!(
+        "step {} ({}): its bursts need fio {major}.{minor} or later on every host, and {} {} an older one: {}; fio \
+         3.33 and before run the first burst for a whole period, and pause past the job's end",
+        i + 1,
+        step.id,
+        plural(older.len() as u64, "host", "hosts"),
+        if older.len() == 1 { "runs" } else { "run" },
+        older.join(", ")
+    ))
+    .with_hint(format!("install fio {major}.{minor} or later on those hosts, or leave the bursts out")))
+}
+
+/// fio's release from its version (`fio-3.33`, `fio-3.36-12-gabc`,
+/// `3.35`): major and minor.
+fn fio_release(version: &str) -> Option<(u32, u32)> {
+    let v = version.trim().trim_start_matches("fio-");
+    let mut parts = v.split(['.', '-']);
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()?;
+    Some((major, minor))
 }
 
 /// What an open-loop step on many hosts says of its latencies: fio paces
@@ -793,6 +924,67 @@ mod tests {
         let (why, hint) = refused("think 1ms every 8 drained bursts 2s every 10s times 3");
         assert!(why.contains("fio has one thinktime"), "{why}");
         assert!(hint.contains("not both"), "{hint}");
+    }
+
+    /// `verify` runs on many hosts where fio's own verify checks what
+    /// methodic would: a fill, or writes until an amount, in one block
+    /// size; a timed step, reads and several block sizes are refused,
+    /// each saying why.
+    #[test]
+    fn verify_runs_on_many_hosts_where_fios_own_verify_checks_the_writes() {
+        let with = |workload: &str, step: &str| {
+            let src = format!("methodology \"h\" version \"1\"\nworkload v {{ {workload} }}\n{step}\n");
+            check_plan(&methodic_compiler::compile(&src, &Default::default()).expect("compiles").plan)
+        };
+        let writes = "sequential; block 128KiB; read 0%";
+        assert!(with(writes, "fill v verify").is_ok());
+        assert!(with(writes, "measure v qd 4 until written 1GiB verify").is_ok());
+        let refused = |workload: &str, step: &str| match with(workload, step) {
+            Err(Error::Unsupported { message, hint }) => format!("{message} / {}", hint.unwrap_or_default()),
+            other => panic!("{step}: not refused: {}", other.is_ok()),
+        };
+        let why = refused(writes, "measure v qd 4 for 10s verify");
+        assert!(why.contains("fio verifies a time-based job by whole passes only"), "{why}");
+        let why = refused("random; block 4KiB; read 70%", "measure v qd 4 until written 1GiB verify");
+        assert!(why.contains("which reads or trims") && why.contains("`read 0%`"), "{why}");
+        let why = refused("random; blocks { 4KiB: 50%, 64KiB: 50% }; read 0%", "fill v verify");
+        assert!(why.contains("of several block sizes"), "{why}");
+    }
+
+    /// Bursts need fio 3.34 or later on every host: an older one, or one
+    /// of a version not said, is named; a plan without bursts runs on any.
+    #[test]
+    fn bursts_need_fio_3_34_on_every_host() {
+        assert_eq!(fio_release("fio-3.33"), Some((3, 33)));
+        assert_eq!(fio_release("fio-3.36-12-gabc123"), Some((3, 36)));
+        assert_eq!(fio_release("3.4"), Some((3, 4)));
+        assert_eq!(fio_release("fio"), None);
+        let note = |host: &str, version: Option<&str>| HostNote {
+            host: host.into(),
+            target: "/dev/sdb".into(),
+            hostname: None,
+            os: None,
+            arch: None,
+            fio_version: version.map(String::from),
+            kernel: None,
+            cpu: None,
+            disks: Vec::new(),
+        };
+        let notes = [note("a", Some("fio-3.36")), note("b", Some("fio-3.33")), note("c", None)];
+        let bursts = plan_of("measure r qd 4 bursts 2s every 10s times 3");
+        let Err(Error::Unsupported { message, hint }) = check_fio_versions(&bursts, &notes) else {
+            panic!("old fio ran bursts")
+        };
+        assert!(
+            message.contains(
+                "need fio 3.34 or later on every host, and 2 hosts run an older one: b (fio-3.33), c \
+                              (fio of unknown version)"
+            ),
+            "{message}"
+        );
+        assert!(hint.unwrap_or_default().contains("or leave the bursts out"));
+        assert!(check_fio_versions(&bursts, &notes[..1]).is_ok());
+        assert!(check_fio_versions(&plan_of("measure r qd 4 for 1s"), &notes).is_ok());
     }
 
     /// The start margin is each run's own: a host that began late widens

@@ -544,12 +544,22 @@ fn a_qos_search_by_rate_runs_on_two_hosts() {
 }
 
 /// Bursts run on two hosts as fio's thinktime_iotime and thinktime, and
-/// the step's actions say where fio's periods differ.
+/// the step's actions say where fio's periods differ, where the hosts'
+/// fio is 3.34 or later; an older fio runs the first burst for a whole
+/// period, and is refused before anything is written, naming each host.
 #[test]
-fn bursts_run_on_two_hosts_as_fios_thinktime_iotime() {
+fn bursts_run_on_two_hosts_as_fios_thinktime_iotime_from_fio_3_34() {
     if !have_fio() {
         return;
     }
+    let version = text(&Command::new("fio").arg("--version").output().unwrap().stdout);
+    let release: Vec<u32> = version
+        .trim()
+        .trim_start_matches("fio-")
+        .split(['.', '-'])
+        .take(2)
+        .filter_map(|p| p.parse().ok())
+        .collect();
     let servers = Servers::start("hosts-bursts", 81, 2);
     let (o, out) = servers.run(
         "bursts",
@@ -557,6 +567,17 @@ fn bursts_run_on_two_hosts_as_fios_thinktime_iotime() {
          workload r { random; block 4KiB; read 100% }\nmeasure r qd 4 bursts 200ms every 500ms times 2\n",
         &[],
     );
+    if release < vec![3, 34] {
+        let said = text(&o.stderr);
+        assert!(!o.status.success(), "{said}");
+        assert!(
+            said.contains("its bursts need fio 3.34 or later on every host, and 2 hosts run an older one"),
+            "{said}"
+        );
+        assert!(said.contains(&format!("{},{PORT} ({})", servers.address(1), version.trim())), "{said}");
+        assert!(!out.exists(), "nothing is written");
+        return;
+    }
     assert!(o.status.success(), "{}", text(&o.stderr));
     let s = &steps(&out)[0];
     assert!(s["error"].is_null(), "{s}");
@@ -571,6 +592,108 @@ fn bursts_run_on_two_hosts_as_fios_thinktime_iotime() {
     }
     let actions = s["actions"].to_string();
     assert!(actions.contains("bursts on the hosts by fio's thinktime_iotime"), "{actions}");
+}
+
+/// `verify` runs on two hosts as fio's own verify: a fill and a
+/// measurement until an amount written, each block read back by fio once
+/// its writes end, the read-back counted as what was checked and not as
+/// the step's reads; a step that runs for a time is refused, saying why.
+#[test]
+fn verify_runs_on_two_hosts_as_fios_own_verify() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-verify", 86, 2);
+    let (o, out) = servers.run(
+        "verify",
+        "methodology \"verify\" version \"1\"\ntarget { span 4MiB }\n\
+         workload s { sequential; block 64KiB; read 0% }\nworkload w { random; block 4KiB; read 0% }\n\
+         fill s qd 4 verify\nmeasure w qd 8 until written 2MiB verify\n",
+        &["--overwrite"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let all = steps(&out);
+    for (s, block) in all.iter().zip([65536, 4096]) {
+        assert!(s["error"].is_null(), "{s}");
+        let v = &s["verify"];
+        assert_eq!(
+            (&v["by_fio"], &v["interval_bytes"], &v["mismatches"]),
+            (&true.into(), &block.into(), &0.into())
+        );
+        let writes = s["summary"]["total"]["ios"].as_u64().unwrap();
+        assert_eq!(v["written"], writes, "{v}");
+        // Random writes may land twice on a block: fio reads each back once.
+        let checked = v["checked"].as_u64().unwrap();
+        assert!(checked > 0 && checked <= writes, "{v}");
+        assert!(s["summary"]["read"].is_null(), "the read-back is not the step's reads: {}", s["summary"]);
+        let job = std::fs::read_to_string(out.join("fio").join(s["id"].as_str().unwrap()).join("host-1.fio"))
+            .unwrap();
+        assert!(job.lines().any(|l| l == "verify=crc32c"), "{job}");
+    }
+    // Four hosts' worth of 64KiB over 4MiB each: the fill wrote each host's span.
+    assert_eq!(all[0]["summary"]["total"]["ios"], 2 * 64);
+    let (o, _) = servers.run(
+        "verify-timed",
+        "methodology \"v\" version \"1\"\nworkload w { random; block 4KiB; read 0% }\n\
+         measure w qd 8 for 1s verify\n",
+        &["--overwrite"],
+    );
+    let said = text(&o.stderr);
+    assert!(
+        !o.status.success() && said.contains("fio verifies a time-based job by whole passes only"),
+        "{said}"
+    );
+}
+
+/// fio's own verify on a host whose target returns corrupted bytes: each
+/// block that does not match is counted and named (its offset, and what
+/// fio found), and the step fails with its numbers kept.
+#[test]
+fn fios_verify_on_a_host_names_each_block_that_does_not_match() {
+    if !have_fio() {
+        return;
+    }
+    let Some(fs) = crate::faultfs::FaultFs::mount("hosts-verify", 1 << 20) else { return };
+    let servers = Servers::start("hosts-verify-bad", 88, 1);
+    // Block 2's second half (its data) and block 3's head (fio's header).
+    fs.corrupt(2 * 4096 + 2048..3 * 4096 + 16);
+    let hosts = servers.dir.join("faulty-hosts");
+    std::fs::write(&hosts, format!("ip:{},{PORT} {}\n", servers.address(0), fs.file().display())).unwrap();
+    let file = servers.dir.join("bad.method");
+    std::fs::write(
+        &file,
+        "methodology \"bad\" version \"1\"\ntarget { span 64KiB }\n\
+         workload s { sequential; block 4KiB; read 0% }\nfill s qd 1 verify\n",
+    )
+    .unwrap();
+    let out = servers.dir.join("bad-results");
+    let o = methodic(&[
+        "run",
+        file.to_str().unwrap(),
+        "--hosts",
+        hosts.to_str().unwrap(),
+        "--start-margin",
+        MARGIN,
+        "--overwrite",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success(), "a mismatch fails the run");
+    assert!(fs.corrupted() > 0, "fio read the corrupted bytes back");
+    let s = &steps(&out)[0];
+    let v = &s["verify"];
+    assert_eq!((&v["by_fio"], &v["checked"], &v["mismatches"]), (&true.into(), &16.into(), &2.into()), "{v}");
+    let first = v["first"].as_array().unwrap();
+    let kinds: Vec<(u64, &str)> =
+        first.iter().map(|m| (m["offset"].as_u64().unwrap(), m["kind"].as_str().unwrap())).collect();
+    assert_eq!(kinds, [(8192, "corrupted"), (12288, "not_stamped")], "{v}");
+    assert!(first[0]["target"].as_str().unwrap().ends_with(&format!("on ip:{},{PORT}", servers.address(0))));
+    let error = s["error"].as_str().unwrap();
+    assert!(
+        error.contains("data verification: by fio's own verify") && error.contains("2 of 16 blocks"),
+        "{error}"
+    );
+    assert_eq!(s["summary"]["total"]["ios"], 16, "the step's numbers are kept");
 }
 
 /// A host lost in the middle of a step fails that step, naming the host,
