@@ -24,13 +24,14 @@
 # lateness is start minus due. The same for fio's rate_iops, which fio
 # does not report. methodic's own figures are beside.
 #
-# Last, an A/B: pinning (--pin) against methodic as it runs, or, with
+# Then an A/B: pinning (--pin) against methodic as it runs, or, with
 # BASELINE=PATH, another methodic build against this one; the minimal
-# loop beside. Each row's figures are medians of REPEATS runs; "ratio" is methodic's p99
+# loop beside. Last, due times handed to the kernel (bench/pace-uring.rs,
+# io_uring timeouts linked to the reads) against the minimal loop. Each row's figures are medians of REPEATS runs; "ratio" is methodic's p99
 # lateness over the minimal loop's in the same row. Needs root (zram, a
 # loop device, tracefs). Usage: bench/pacing.sh [RUNTIME_S] [REPEATS];
 # ONLY=WORDS runs only the rows whose label contains WORDS (ONLY=zram,
-# ONLY='QD1|trace', ONLY=ab). Takes /tmp/methodic-test-devices.lock, as the device
+# ONLY='QD1|trace', ONLY=ab, ONLY=linked). Takes /tmp/methodic-test-devices.lock, as the device
 # tests and bench/vs-fio.sh do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +61,8 @@ trap 'exit 130' INT TERM
 cargo build --release -q
 BIN=$PWD/target/release/methodic
 cc -O2 -Wall -pthread -o "$WORK/pace-loop" bench/pace-loop.c
+cargo build --release -q -p methodic-runtime --example pace-uring
+PACE_URING=$PWD/target/release/examples/pace-uring
 
 echo 1073741824 > /sys/block/zram0/disksize
 dd if=/dev/urandom of=/dev/zram0 bs=1M count=1024 oflag=direct status=none
@@ -229,6 +232,28 @@ for qd in 1 8; do
     done
     a=$(col 2 "$WORK/a"); b=$(col 2 "$WORK/b"); c=$(col 2 "$WORK/c")
     printf '| ab | %s | %s | %s us | %s us | %s us | %.2fx |\n' "$qd" "$iops" "$a" "$b" "$c" "$(echo "$b / ($a + 0.001)" | bc -l)"
+  done
+done
+
+# Due times handed to the kernel (bench/pace-uring.rs): one thread keeps
+# QD io_uring timeouts at the due times armed, each linked to its read,
+# against the minimal loop, alternated. The kernel starts each read, so
+# only the latency from the due time compares (its lateness is not seen).
+echo
+printf '| due times to the kernel | QD | asked IOPS | minimal loop p99 latency (from due) | linked timeouts p99 latency (from due) | linked/minimal |\n'
+printf '|---|---|---|---|---|---|\n'
+for target in zram loop; do
+  dev=/dev/zram0; [ $target = loop ] && dev=$LOOP
+  for row in "1 5000" "8 20000" "8 100000"; do
+    set -- $row
+    wanted "linked QD$1 $2 on $target" || continue
+    : > "$WORK/n"; : > "$WORK/l"
+    for _ in $(seq "$REPEATS"); do
+      minimal "$dev" "$1" "$2" >> "$WORK/n"
+      "$PACE_URING" "$dev" "$2" "$1" "$RUNTIME" "$RAMP" | cut -d' ' -f2- >> "$WORK/l"
+    done
+    n=$(col 4 "$WORK/n"); l=$(col 4 "$WORK/l")
+    printf '| linked %s | %s | %s | %s us | %s us | %.2fx |\n' "$target" "$1" "$2" "$n" "$l" "$(echo "$l / ($n + 0.001)" | bc -l)"
   done
 done
 
