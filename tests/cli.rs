@@ -158,6 +158,7 @@ fn compile_writes_ron_to_stdout_and_json_or_files_on_request() {
     let written = std::fs::read_to_string(&plan).unwrap();
     assert!(written.contains("capacity: Some(2000000000000)"), "{written}");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file is left");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -170,6 +171,7 @@ fn compile_of_a_bad_methodology_writes_nothing() {
     assert!(text(&out.stderr).contains("no plan written"));
     assert!(!plan.exists());
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -263,6 +265,7 @@ fn plan_reads_a_compiled_plan_and_rejects_a_bad_one() {
     let out = methodic(&["plan", garbage.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("[M0603]"), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -284,6 +287,7 @@ fn fmt_check_then_fmt_then_check_again() {
     let out = methodic(&["fmt", "--check", "tests/errors/err_syntax_typo_step.method"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("does not parse"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

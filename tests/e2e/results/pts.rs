@@ -115,4 +115,5 @@ fn operating_points_are_chosen_from_the_matrix_as_the_pts_chooses_them() {
     );
     let plan = std::fs::read_to_string(out.join("plan.ron")).unwrap();
     assert!(plan.contains("bands") && plan.contains("zipf"), "the plan keeps both distributions");
+    std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }
