@@ -986,7 +986,8 @@ pub struct HostRun<'s> {
     pub prerun: Option<String>,
     /// Seeds the run's random offsets and choices (`randseed`).
     pub seed: Option<u64>,
-    /// Checked by fio's own verify ([`VERIFY_OPTIONS`]).
+    /// Checked by fio's own verify: `verify=crc32c` and the options
+    /// that go with it, as `VERIFY_OPTIONS` in this module says.
     pub verify: bool,
 }
 
@@ -999,7 +1000,7 @@ pub struct HostRun<'s> {
 /// on the host. The interval is the block (fio's `verify_interval`
 /// default): with a smaller one, fio 3.33 passes a block whose checksum
 /// fails in any chunk but the last (verify.c, `verify_io_u`).
-pub const VERIFY_OPTIONS: [(&str, &str); 3] =
+const VERIFY_OPTIONS: [(&str, &str); 3] =
     [("verify", "crc32c"), ("continue_on_error", "verify"), ("verify_state_save", "0")];
 
 /// How the I/O runs of one host's job file run: one after another, or

@@ -694,20 +694,7 @@ impl Site for OnHosts {
 /// What an I/O step on many hosts says in its actions of how fio runs it
 /// otherwise than methodic would: open loop, bursts.
 fn actions_on_hosts(action: &Action) -> Vec<&'static str> {
-    let open = match action {
-        Action::Measure { rate, .. } => rate.is_some(),
-        Action::Together { jobs, .. } => jobs.iter().any(|j| j.rate.is_some()),
-        Action::Qos(q) => q.by == QosAxis::Rate,
-        Action::Erase { .. }
-        | Action::Fill { .. }
-        | Action::Precondition { .. }
-        | Action::Rounds { .. }
-        | Action::Idle { .. }
-        | Action::LimitRam { .. }
-        | Action::Copy { .. }
-        | Action::Probe(_)
-        | Action::DropCaches => false,
-    };
+    let (open, bursts) = open_and_bursts(action);
     let mut out = Vec::new();
     if open {
         out.push(OPEN_LOOP_ON_HOSTS);
@@ -715,27 +702,30 @@ fn actions_on_hosts(action: &Action) -> Vec<&'static str> {
     if matches!(action, Action::Qos(q) if q.by == QosAxis::Rate) {
         out.push(QOS_RATE_ON_HOSTS);
     }
-    if has_bursts(action) {
+    if bursts {
         out.push(BURSTS_ON_HOSTS);
     }
     out
 }
 
-/// A measurement or a `together` job with bursts.
-fn has_bursts(action: &Action) -> bool {
+/// Whether a step runs an open loop (a rate, or a QoS search by rate),
+/// and whether it has bursts (a measurement's, or a `together` job's).
+fn open_and_bursts(action: &Action) -> (bool, bool) {
     match action {
-        Action::Measure { pauses, .. } => pauses.bursts.is_some(),
-        Action::Together { jobs, .. } => jobs.iter().any(|j| j.pauses.bursts.is_some()),
+        Action::Measure { rate, pauses, .. } => (rate.is_some(), pauses.bursts.is_some()),
+        Action::Together { jobs, .. } => {
+            (jobs.iter().any(|j| j.rate.is_some()), jobs.iter().any(|j| j.pauses.bursts.is_some()))
+        }
+        Action::Qos(q) => (q.by == QosAxis::Rate, false),
         Action::Erase { .. }
         | Action::Fill { .. }
         | Action::Precondition { .. }
-        | Action::Qos(_)
         | Action::Rounds { .. }
         | Action::Idle { .. }
         | Action::LimitRam { .. }
         | Action::Copy { .. }
         | Action::Probe(_)
-        | Action::DropCaches => false,
+        | Action::DropCaches => (false, false),
     }
 }
 
@@ -750,7 +740,7 @@ const BURSTS_FROM_FIO: (u32, u32) = (3, 34);
 /// answers, say) is older than [`BURSTS_FROM_FIO`] or of a version it did
 /// not say, naming each such host.
 pub(crate) fn check_fio_versions(plan: &Plan, notes: &[HostNote]) -> Result<()> {
-    let Some((i, step)) = plan.steps.iter().enumerate().find(|(_, s)| has_bursts(&s.action)) else {
+    let Some((i, step)) = plan.steps.iter().enumerate().find(|(_, s)| open_and_bursts(&s.action).1) else {
         return Ok(());
     };
     let older: Vec<String> = notes
