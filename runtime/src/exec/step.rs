@@ -428,7 +428,7 @@ impl Executor<'_> {
                 result.first.extend(f.first.into_iter().take(room));
                 result.seconds = result.seconds.max(f.seconds);
             }
-            return self.verify_failed(s, result);
+            return self.keep_verify(s, result);
         }
         let add = |result: &mut VerifyResult, f: Findings, target: &Path| {
             result.checked += f.checked;
@@ -469,11 +469,11 @@ impl Executor<'_> {
                 add(&mut result, f, &t.path);
             }
         }
-        self.verify_failed(s, result)
+        self.keep_verify(s, result)
     }
 
     /// Keeps `result` in the step's record; a mismatch fails the step.
-    fn verify_failed(&self, s: &mut StepRun<'_>, result: VerifyResult) -> Result<()> {
+    fn keep_verify(&self, s: &mut StepRun<'_>, result: VerifyResult) -> Result<()> {
         let failed = (result.mismatches > 0)
             .then(|| Error::Verify(format!("step {}: data verification: {}", s.step.id, result.words())));
         s.out.verify = Some(result);
