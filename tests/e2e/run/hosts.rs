@@ -92,6 +92,16 @@ impl Servers {
         (methodic(&args.iter().map(String::as_str).collect::<Vec<_>>()), out)
     }
 
+    /// That run, which must succeed with every step recorded without an
+    /// error; its steps and results folder.
+    fn run_ok(&self, name: &str, source: &str, extra: &[&str]) -> (Vec<Value>, PathBuf) {
+        let (o, out) = self.run(name, source, extra);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let all = steps(&out);
+        assert!(all.iter().all(|s| s["error"].is_null()), "{all:?}");
+        (all, out)
+    }
+
     /// Starts (again) the k-th server, and waits until it accepts.
     fn restart(&mut self, k: usize) {
         let own = self.dir.join(format!("host{}", k + 1));
@@ -338,7 +348,7 @@ fn each_round_of_a_rounds_step_is_one_fio_session_on_two_hosts() {
     let wrapper = servers.dir.join("fio-counting");
     std::fs::write(&wrapper, format!("#!/bin/sh\npwd >> {}\nexec fio \"$@\"\n", sessions.display())).unwrap();
     std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let (o, out) = servers.run(
+    let (all, out) = servers.run_ok(
         "rounds",
         "methodology \"rounds\" version \"1\"\ntarget { span 16MiB }\n\
          workload r { random; block 4KiB; read 100% }\n\
@@ -346,10 +356,7 @@ fn each_round_of_a_rounds_step_is_one_fio_session_on_two_hosts() {
          until steady { window 2; max_rounds 2; excursion 100%; slope 100%; track r qd 4 }\n",
         &["--fio", wrapper.to_str().unwrap()],
     );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let all = steps(&out);
     let s = &all[0];
-    assert!(s["error"].is_null(), "{s}");
     let id = s["id"].as_str().unwrap();
     // The sessions of the step: one a round, in its round's folder.
     let seen = std::fs::read_to_string(&sessions).unwrap();
@@ -391,16 +398,14 @@ fn a_together_step_runs_its_jobs_at_once_on_two_hosts() {
         return;
     }
     let servers = Servers::start("hosts-together", 66, 2);
-    let (o, out) = servers.run(
+    let (all, out) = servers.run_ok(
         "together",
         "methodology \"together\" version \"1\"\ntarget { span 16MiB }\n\
          workload r { random; block 4KiB; read 100% }\nworkload w { random; block 4KiB; read 0% }\n\
          together for 1s { job reads r qd 2 rate 1000 iops\n job writes w qd 1 }\n",
         &["--overwrite"],
     );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = &steps(&out)[0];
-    assert!(s["error"].is_null(), "{s}");
+    let s = &all[0];
     let id = s["id"].as_str().unwrap();
     let sessions: Vec<String> = std::fs::read_dir(out.join("fio"))
         .unwrap()
@@ -461,16 +466,14 @@ fn a_qos_search_by_queue_depth_runs_on_two_hosts() {
         return;
     }
     let servers = Servers::start("hosts-qos", 71, 2);
-    let (o, out) = servers.run(
+    let (all, out) = servers.run_ok(
         "qos",
         "methodology \"qos\" version \"1\"\ntarget { span 16MiB }\n\
          workload r { random; block 4KiB; read 100% }\n\
          qos r qd 4 { p99 under 10s; probe 200ms; ramp 0s; by qd }\n",
         &[],
     );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = &steps(&out)[0];
-    assert!(s["error"].is_null(), "{s}");
+    let s = &all[0];
     let id = s["id"].as_str().unwrap();
     let q = &s["qos"];
     let depths: Vec<u64> =
@@ -514,16 +517,14 @@ fn a_qos_search_by_rate_runs_on_two_hosts() {
         return;
     }
     let servers = Servers::start("hosts-qos-rate", 76, 2);
-    let (o, out) = servers.run(
+    let (all, out) = servers.run_ok(
         "qos-rate",
         "methodology \"qos\" version \"1\"\ntarget { span 16MiB }\n\
          workload r { random; block 4KiB; read 100% }\n\
          qos r qd 4 { p99 under 10s; probe 200ms; ramp 0s; precision 30% }\n",
         &[],
     );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = &steps(&out)[0];
-    assert!(s["error"].is_null(), "{s}");
+    let s = &all[0];
     let id = s["id"].as_str().unwrap();
     let q = &s["qos"];
     let points = q["points"].as_array().unwrap();
@@ -604,17 +605,14 @@ fn verify_runs_on_two_hosts_as_fios_own_verify() {
         return;
     }
     let servers = Servers::start("hosts-verify", 86, 2);
-    let (o, out) = servers.run(
+    let (all, out) = servers.run_ok(
         "verify",
         "methodology \"verify\" version \"1\"\ntarget { span 4MiB }\n\
          workload s { sequential; block 64KiB; read 0% }\nworkload w { random; block 4KiB; read 0% }\n\
          fill s qd 4 verify\nmeasure w qd 8 until written 2MiB verify\n",
         &["--overwrite"],
     );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let all = steps(&out);
     for (s, block) in all.iter().zip([65536, 4096]) {
-        assert!(s["error"].is_null(), "{s}");
         let v = &s["verify"];
         assert_eq!(
             (&v["by_fio"], &v["interval_bytes"], &v["mismatches"]),
