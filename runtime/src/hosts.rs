@@ -328,10 +328,7 @@ fn probe_one(fio: &Path, h: &HostSpec, work: &Path) -> std::result::Result<HostN
 /// server's lines carry.
 fn fio_said(text: &str) -> Vec<String> {
     text.lines()
-        .map(|l| match l.strip_prefix('<').and_then(|r| r.split_once("> ")) {
-            Some((_, rest)) => rest.trim(),
-            None => l.trim(),
-        })
+        .map(unprefixed)
         .filter(|l| {
             l.starts_with("fio:")
                 || l.starts_with("client")
@@ -340,6 +337,12 @@ fn fio_said(text: &str) -> Vec<String> {
         })
         .map(str::to_string)
         .collect()
+}
+
+/// A line of fio's client output without the `<host> ` a server's lines
+/// carry, trimmed.
+fn unprefixed(line: &str) -> &str {
+    line.strip_prefix('<').and_then(|r| r.split_once("> ")).map_or(line, |(_, rest)| rest).trim()
 }
 
 fn sanitize(s: &str) -> String {
@@ -545,10 +548,7 @@ pub fn run_io(
 /// `Expected CRC: X` and `Received CRC: Y` after it; each named by its
 /// file and, where one host has that target, the host.
 fn mismatches_said(text: &str, hosts: &[HostSpec]) -> Vec<Mismatch> {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(|l| l.strip_prefix('<').and_then(|r| r.split_once("> ")).map_or(l, |(_, rest)| rest).trim())
-        .collect();
+    let lines: Vec<&str> = text.lines().map(unprefixed).collect();
     let after = |i: usize, key: &str| {
         lines.iter().skip(i + 1).take(2).find_map(|l| l.strip_prefix(key)).map(str::trim)
     };
