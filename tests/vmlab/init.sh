@@ -5,8 +5,10 @@
 # every host tool and the methodic the host built run inside), writes its
 # exit status beside it, and powers off.
 # Each stage says on the console when it is reached, with the guest's
-# uptime: a guest that hangs (one boot in about ten did, once, with an
-# empty console) shows where, in the test's failure message.
+# uptime: a guest that hangs shows where, in the test's failure message.
+# A boot that never says "init" hung in the kernel (one did in CI, with
+# nothing on the quiet console of then): run-guest.sh boots it again, and
+# the kernel's own messages (loglevel 6) show where it stopped.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
