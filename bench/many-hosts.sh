@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# What a run on many hosts pays to start its I/O runs, with a round's
-# cells sent to the hosts in one fio client session against one session a
-# run. N `fio --server` processes on 127.0.0.81 and up (loopback only),
-# each in its own folder against its own sparse 256MiB file, run the same
-# 2 x CELLS I/O runs (4KiB random reads at QD1, 2, ... CELLS in turn,
-# RECORD_S each, no ramp) two ways, alternated, REPEATS times each:
-#   batched:   one rounds step, 2 rounds of CELLS cells (a session a round)
-#   separate:  2 x CELLS measure steps (a session each)
+# What a run on many hosts pays to start its I/O runs, with runs sent to
+# the hosts in one fio client session against one session a run. N `fio
+# --server` processes on 127.0.0.81 and up (loopback only), each in its
+# own folder against its own sparse 256MiB file, run the same 2 x CELLS
+# I/O runs (4KiB random reads at QD1, 2, ... CELLS in turn, RECORD_S each,
+# no ramp) three ways, alternated, REPEATS times each:
+#   rounds:    one rounds step, 2 rounds of CELLS cells (a session a round)
+#   sweeps:    two sweeps of CELLS queue depths (a session a sweep, as
+#              --batch-time's default sends them)
+#   separate:  the same two sweeps with --batch-time 0 (a session a step)
 # at the default start margin (1.5 s). Prints, a row for each host count,
 # the median wall time of each whole run (the hosts' probe included in
-# both), the sessions each made (counted from fio's output files), and
-# the start cost each session saved: (separate - batched) / (sessions
+# all), the sessions each made (counted from fio's output files), and
+# the start cost each session saved: (separate - sweeps) / (sessions
 # saved). Debug build, as docs/many-hosts.md's table.
 # Usage: bench/many-hosts.sh [REPEATS] [CELLS] [RECORD_S]; HOSTS='1 8'
 # sets the host counts (at most 40).
@@ -68,16 +70,16 @@ head='methodology "hosts" version "1"
 target { span 64MiB }
 workload r { random; block 4KiB; read 100% }'
 cells=""
-steps=""
+qds=""
 for c in $(seq 1 "$CELLS"); do
-  qd=$c
-  cells="$cells measure r qd $qd for ${RECORD}s;"
-  steps="$steps
-measure r qd $qd for ${RECORD}s"
+  cells="$cells measure r qd $c for ${RECORD}s;"
+  qds="$qds${qds:+, }$c"
 done
 printf '%s\nrounds {%s } until steady { window 2; max_rounds 2; excursion 100%%; slope 100%%; track r qd %s }\n' \
-  "$head" "$cells" "$CELLS" > "$WORK/batched.method"
-printf '%s%s%s\n' "$head" "$steps" "$steps" > "$WORK/separate.method"
+  "$head" "$cells" "$CELLS" > "$WORK/rounds.method"
+sweep="sweep r qd [$qds] ramp 0s record ${RECORD}s"
+printf '%s\n%s\n%s\n' "$head" "$sweep" "$sweep" > "$WORK/sweeps.method"
+cp "$WORK/sweeps.method" "$WORK/separate.method"
 
 # run WAY N: "SECONDS SESSIONS" of one whole run.
 run() {
@@ -85,7 +87,9 @@ run() {
   rm -rf "$out"
   local t0 t1
   t0=$(date +%s.%N)
-  if ! "$BIN" run "$WORK/$1.method" --hosts "$(hosts_file "$2")" --out "$out" >/dev/null 2>"$WORK/err"; then
+  local batch=()
+  [ "$1" = separate ] && batch=(--batch-time 0)
+  if ! "$BIN" run "$WORK/$1.method" --hosts "$(hosts_file "$2")" --out "$out" "${batch[@]}" >/dev/null 2>"$WORK/err"; then
     echo "the $1 run on $2 hosts failed:" >&2
     cat "$WORK/err" >&2
     exit 1
@@ -94,16 +98,18 @@ run() {
   echo "$(echo "$t1 - $t0" | bc) $(find "$out/fio" -name output.json | wc -l)"
 }
 
-echo "| hosts | I/O runs | batched: wall s | sessions | separate: wall s | sessions | start cost saved a session |"
-echo "|---|---|---|---|---|---|---|"
+echo "| hosts | I/O runs | rounds: wall s | sessions | sweeps: wall s | sessions | separate: wall s | sessions | start cost saved a session |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for n in $HOSTS; do
-  : > "$WORK/b"; : > "$WORK/s"
+  : > "$WORK/r"; : > "$WORK/b"; : > "$WORK/s"
   for _ in $(seq 1 "$REPEATS"); do
-    run batched "$n" >> "$WORK/b"
+    run rounds "$n" >> "$WORK/r"
+    run sweeps "$n" >> "$WORK/b"
     run separate "$n" >> "$WORK/s"
   done
+  r=$(cut -d' ' -f1 "$WORK/r" | median); rs=$(cut -d' ' -f2 "$WORK/r" | median)
   b=$(cut -d' ' -f1 "$WORK/b" | median); bs=$(cut -d' ' -f2 "$WORK/b" | median)
   s=$(cut -d' ' -f1 "$WORK/s" | median); ss=$(cut -d' ' -f2 "$WORK/s" | median)
   saved=$(echo "scale=2; ($s - $b) / ($ss - $bs)" | bc)
-  printf '| %s | %s | %.1f | %s | %.1f | %s | %s s |\n' "$n" $((2 * CELLS)) "$b" "$bs" "$s" "$ss" "$saved"
+  printf '| %s | %s | %.1f | %s | %.1f | %s | %.1f | %s | %s s |\n' "$n" $((2 * CELLS)) "$r" "$rs" "$b" "$bs" "$s" "$ss" "$saved"
 done

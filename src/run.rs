@@ -111,6 +111,12 @@ pub struct RunArgs {
     /// host starts later than that.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.5)]
     start_margin: f64,
+    /// With --hosts (or --resume of such a run): the most seconds of ramp
+    /// and record of a sweep's or a repeat's timed measurements sent to the
+    /// hosts in one fio session, so that the start is paid once; a stop or
+    /// a lost host in a session loses its results. 0 sends each step alone.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    batch_time: f64,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -224,6 +230,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         hosts,
         fio: args.fio.clone(),
         start_margin_ms: Some(margin_ms(args.start_margin)?),
+        batch_ms: Some(batch_ms(args.batch_time)?),
     };
     let format = args.format.format();
     let report = with_progress(format, plan.conventions.units, |progress| {
@@ -268,6 +275,7 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
         out: dir.to_path_buf(),
         fio: args.fio.clone(),
         start_margin_ms: Some(margin_ms(args.start_margin)?),
+        batch_ms: Some(batch_ms(args.batch_time)?),
         destroy: args.destroy.clone(),
         overwrite: args.overwrite,
         keep_scratch: args.keep_scratch,
@@ -287,6 +295,14 @@ fn resume(dir: &std::path::Path, args: &RunArgs) -> Result<ExitCode> {
 fn margin_ms(seconds: f64) -> Result<u64> {
     if !(0.0..=60.0).contains(&seconds) {
         bail!("--start-margin is seconds from 0 to 60 (1.5 when left out)");
+    }
+    Ok((seconds * 1000.0).round() as u64)
+}
+
+/// `--batch-time` in milliseconds: from 0 to a day.
+fn batch_ms(seconds: f64) -> Result<u64> {
+    if !(0.0..=86_400.0).contains(&seconds) {
+        bail!("--batch-time is seconds from 0 to 86400 (300 when left out; 0 sends each step alone)");
     }
     Ok((seconds * 1000.0).round() as u64)
 }

@@ -713,7 +713,7 @@ _methodic() {
             return 0
             ;;
         methodic__subcmd__run)
-            opts="-t -o -h --resume --target --out --rehearse --engine --destroy --overwrite --keep-scratch --seed --pin --format --json --no-latency --no-ceiling --no-floor --datasets --hosts --fio --start-margin --help"
+            opts="-t -o -h --resume --target --out --rehearse --engine --destroy --overwrite --keep-scratch --seed --pin --format --json --no-latency --no-ceiling --no-floor --datasets --hosts --fio --start-margin --batch-time --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -768,6 +768,10 @@ _methodic() {
                     return 0
                     ;;
                 --start-margin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --batch-time)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

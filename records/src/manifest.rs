@@ -1097,6 +1097,9 @@ impl Manifest {
             (Some(_), false) => StepStatus::Failed,
             (None, false) => StepStatus::Completed,
         };
+        // As the record has it: a step whose I/O ran in an earlier
+        // step's session (many hosts) started when that run did.
+        st.started = Some(r.started.clone());
         st.seconds = Some(r.seconds);
         st.error = r.error.clone();
         st.io = r.io.clone();

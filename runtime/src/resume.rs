@@ -390,6 +390,7 @@ fn run_options(
         hosts,
         fio: opts.fio.clone(),
         start_margin_ms: opts.start_margin_ms,
+        batch_ms: opts.batch_ms,
     }
 }
 

@@ -151,6 +151,21 @@ pub(crate) struct IoRun {
     /// Open loop: the host's pacing floor runs against RAM beside this
     /// run (`super::floor`), each one's latencies.
     pub(crate) floor: Vec<Recorder>,
+    /// A run on many hosts sent in one fio session with other steps'
+    /// (`remote::batch`): when it began and how long it ran, and what its
+    /// step's record says of it.
+    pub(crate) batched: Option<Batched>,
+}
+
+/// An I/O run that went to the hosts in one fio session with other
+/// steps' runs: its step's record takes its start and length from the
+/// run, not from when the executor came to the step.
+#[derive(Debug, Clone)]
+pub(crate) struct Batched {
+    /// When its ramp began on the first host, Unix seconds.
+    pub(crate) started: f64,
+    pub(crate) seconds: f64,
+    pub(crate) words: String,
 }
 
 pub(crate) fn std_duration(d: methodic_compiler::plan::Duration) -> StdDuration {
@@ -246,6 +261,7 @@ impl Workers {
             host_skew: None,
             lateness,
             floor: Vec::new(),
+            batched: None,
         };
         if run.info.errors.is_some() {
             let series = spec.series.as_ref().and_then(|(_, p)| p.clone());

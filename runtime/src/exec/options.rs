@@ -76,6 +76,11 @@ pub struct RunOptions {
     /// starts each I/O run, in milliseconds (1500 when `None`), widened
     /// when a host starts later than that.
     pub start_margin_ms: Option<u64>,
+    /// A run on many hosts: the most ramp and record time, in
+    /// milliseconds, of a sweep's or a repeat's timed measurements sent
+    /// to the hosts in one fio session (300000, 5 minutes, when `None`;
+    /// 0: a session a step).
+    pub batch_ms: Option<u64>,
 }
 
 /// What the caller sees of a run as it goes: the CLI draws a progress

@@ -8,7 +8,9 @@
 //! --client` over every host. The fio side (the hosts file, the probe,
 //! running fio and reading its output) is `crate::hosts`'s.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration as StdDuration, SystemTime};
 
@@ -20,7 +22,7 @@ use methodic_fio::{Engine, HostLogs, HostRun, Order, file_name, host_job};
 use methodic_results::manifest::{EngineNote, HostNote};
 use methodic_results::record::IoInfo;
 
-use super::io::{IoRun, IoSpec, MAX_PSYNC_THREADS};
+use super::io::{Batched, IoRun, IoSpec, MAX_PSYNC_THREADS};
 use super::options::{EngineChoice, Observer, RunOptions};
 use super::step::{AtOnce, Executor, Site, StepRun, one_by_one};
 use crate::error::{Error, Result};
@@ -310,8 +312,16 @@ const GAP_MS: u64 = 400;
 
 /// One I/O run of `step` on every host at once: [`io_runs`] with one.
 fn io(x: &Executor<'_>, margin_ms: &Cell<u64>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
-    let mut runs = io_runs(x, margin_ms, step, &[(step.id.clone(), spec)], Order::InTurn)?;
+    let mut runs = io_runs(x, margin_ms, &[Run { step, stream: step.id.clone(), spec }], Order::InTurn)?;
     Ok(runs.remove(0))
+}
+
+/// One I/O run of a session on the hosts: the step it is of, the id its
+/// random stream is drawn by, and its I/O.
+struct Run<'a> {
+    step: &'a Step,
+    stream: String,
+    spec: IoSpec<'a>,
 }
 
 /// Whether `specs` can go to the hosts in one session: more than one, and
@@ -322,6 +332,69 @@ fn one_session(specs: &[IoSpec<'_>]) -> bool {
         && specs[..specs.len() - 1]
             .iter()
             .all(|s| s.record.is_some() && s.budget.is_none() && s.passes.is_none())
+}
+
+/// The most ramp and record time of a sweep's or a repeat's steps that
+/// go to the hosts in one fio session when `--batch-time` is not given:
+/// 5 minutes, what a stop or a lost host in the middle may cost.
+pub(crate) const DEFAULT_BATCH_MS: u64 = 300_000;
+
+/// Whether `step` may go to the hosts in one fio session with the steps
+/// after it: a measurement that runs for a set time (so that the next
+/// one's start can be set) and takes nothing from the steps before it as
+/// it runs (a rate that is a share of one's IOPS, an operating point
+/// `at`), without `verify` (fio verifies at a job's end) and not `local`.
+fn batchable(step: &Step) -> bool {
+    let Action::Measure { stop, rate, at, .. } = &step.action else { return false };
+    !step.local
+        && !step.verify
+        && at.is_none()
+        && stop.time.is_some()
+        && stop.amount().is_none()
+        && !matches!(rate, Some(r) if matches!(r.amount, RateAmount::Share { .. }))
+}
+
+/// A measurement's ramp and record time, in milliseconds.
+fn length_ms(step: &Step) -> u64 {
+    let Action::Measure { ramp, stop, .. } = &step.action else { return 0 };
+    ramp.as_millis() + stop.time.map_or(0, |t| t.as_millis())
+}
+
+/// The steps of `plan` that go to the hosts in one fio session beginning
+/// with step `i`: `i` and the steps after it of the same sweep or the same
+/// repeat block, while each is [`batchable`] and their ramps and records
+/// add up to at most `most_ms`; `i` alone when it is not batchable, in
+/// neither, or `most_ms` is 0.
+pub(crate) fn batch(plan: &Plan, i: usize, most_ms: u64) -> Range<usize> {
+    let first = &plan.steps[i];
+    let group = |s: &Step| (s.sweep, s.repeat.map(|r| r.group));
+    if !batchable(first) || group(first) == (None, None) {
+        return i..i + 1;
+    }
+    let mut total = 0;
+    let end = plan.steps[i..]
+        .iter()
+        .take_while(|s| {
+            total += length_ms(s);
+            batchable(s) && group(s) == group(first) && total <= most_ms
+        })
+        .count();
+    i..i + end.max(1)
+}
+
+/// The words of a batch's note and its steps' records: "steps 3 to 11 (a
+/// sweep's 9 measurements, 9m of ramp and record)".
+fn batch_words(plan: &Plan, steps: &Range<usize>) -> String {
+    let first = &plan.steps[steps.start];
+    let ms: u64 = plan.steps[steps.clone()].iter().map(length_ms).sum();
+    format!(
+        "steps {} to {} ({}'s {} measurements, {} of ramp and record)",
+        steps.start + 1,
+        steps.end,
+        if first.sweep.is_some() { "a sweep" } else { "a repeat" },
+        steps.len(),
+        Duration::from_millis(ms)
+    )
 }
 
 /// I/O runs of `step` on every host at once, in one `fio --client`
@@ -336,27 +409,23 @@ fn one_session(specs: &[IoSpec<'_>]) -> bool {
 /// each run is read back as an [`IoRun`]: all hosts' counts and merged
 /// latency histograms, each host's share, and the series from fio's
 /// logs.
-fn io_runs(
-    x: &Executor<'_>,
-    margin_ms: &Cell<u64>,
-    step: &Step,
-    runs: &[(String, IoSpec<'_>)],
-    order: Order,
-) -> Result<Vec<IoRun>> {
+fn io_runs(x: &Executor<'_>, margin_ms: &Cell<u64>, runs: &[Run<'_>], order: Order) -> Result<Vec<IoRun>> {
     // Every host starts each run at one time on its clock: the first a
     // margin from now (fio's servers take "run" up to a second apart),
     // in turn each next one when the one before has ended, and a gap.
     let margin = margin_ms.get();
-    let mut at_ms = crate::time::unix_now_ms() + margin;
+    let sent_ms = crate::time::unix_now_ms();
+    let mut at_ms = sent_ms + margin;
     let mut prepared = Vec::with_capacity(runs.len());
-    for (_, spec) in runs {
+    for Run { step, spec, .. } in runs {
         let p = prepare(x, step, spec, at_ms)?;
         if order == Order::InTurn {
             at_ms += (spec.ramp + spec.record.unwrap_or_default()).as_millis() as u64 + GAP_MS;
         }
         prepared.push(p);
     }
-    let specs: Vec<&IoSpec<'_>> = runs.iter().map(|(_, spec)| spec).collect();
+    let step = runs[0].step;
+    let specs: Vec<&IoSpec<'_>> = runs.iter().map(|r| &r.spec).collect();
     let n = runs.len();
     let jobs = x
         .opts
@@ -368,13 +437,13 @@ fn io_runs(
                 .iter()
                 .zip(runs)
                 .enumerate()
-                .map(|(j, (p, (stream, spec)))| HostRun {
+                .map(|(j, (p, r))| HostRun {
                     step: &p.one,
                     engine: p.engine,
                     logs: Some(HostLogs { prefix: hosts::log_prefix(k, j, n), interval_ms: p.log_ms }),
                     prerun: Some(p.prerun.clone()),
-                    seed: Some(host_seed(x, stream, step, spec, k)),
-                    verify: spec.verify.is_some(),
+                    seed: Some(host_seed(x, &r.stream, r.step, &r.spec, k)),
+                    verify: r.spec.verify.is_some(),
                 })
                 .collect();
             host_job(&h.target, &on_host, order)
@@ -383,16 +452,7 @@ fn io_runs(
         .map_err(|why| {
             Error::unsupported(format!("step {}: fio cannot run it on the hosts: {why}", step.id))
         })?;
-    let first = specs[0].at;
-    let suffix = match (n, order) {
-        (_, Order::AtOnce) => String::new(),
-        // A QoS search's probes: the k-th is drawn as round k.
-        (1, _) if matches!(step.action, Action::Qos(_)) => format!("-probe{}", first.round),
-        (1, _) if first.round == 1 && first.cell == 1 => String::new(),
-        (1, _) => format!("-round{}-cell{}", first.round, first.cell),
-        _ => format!("-round{}", first.round),
-    };
-    let dir = x.results.path.join("fio").join(format!("{}{suffix}", file_name(&step.id)));
+    let dir = session_dir(x, runs, order);
     let intervals_ms = prepared.iter().map(|p| Some(p.log_ms)).collect();
     let verify = specs.iter().map(|s| s.verify.is_some()).collect();
     let done = hosts::run_io(
@@ -410,12 +470,33 @@ fn io_runs(
         .map(|(j, ((run, p), spec))| {
             // Only the first run's start says how late the hosts took
             // "run"; a later one late is the run before it running long.
-            let unwidened = Cell::new(margin);
+            // A later one's margin is from the jobs sent to its set start.
+            let set_ms = p.due_ms - spec.ramp.as_millis() as u64;
+            let unwidened = Cell::new(set_ms.saturating_sub(sent_ms));
             let widens = if j == 0 { margin_ms } else { &unwidened };
             let host_skew = starts_seen(&x.opts.hosts, &run.starts, p.due_ms, widens);
             read_back(x, p, spec, run, host_skew)
         })
         .collect()
+}
+
+/// The folder of a session's files in the results: `fio/STEP/`, and
+/// for a part of a step `fio/STEP-roundR/` (a round's cells),
+/// `fio/STEP-roundR-cellC/` (a cell alone) or `fio/STEP-probeK/` (a QoS
+/// probe). A session of several steps' runs is the first step's.
+fn session_dir(x: &Executor<'_>, runs: &[Run<'_>], order: Order) -> PathBuf {
+    let (step, first) = (runs[0].step, runs[0].spec.at);
+    let one_step = runs.iter().all(|r| r.step.id == step.id);
+    let suffix = match (runs.len(), order) {
+        (_, Order::AtOnce) => String::new(),
+        _ if !one_step => String::new(),
+        // A QoS search's probes: the k-th is drawn as round k.
+        (1, _) if matches!(step.action, Action::Qos(_)) => format!("-probe{}", first.round),
+        (1, _) if first.round == 1 && first.cell == 1 => String::new(),
+        (1, _) => format!("-round{}-cell{}", first.round, first.cell),
+        _ => format!("-round{}", first.round),
+    };
+    x.results.path.join("fio").join(format!("{}{suffix}", file_name(&step.id)))
 }
 
 /// What the hosts did in one I/O run (`run`, made ready as `p` from
@@ -475,6 +556,7 @@ fn read_back(
         recorder: run.recorder,
         lateness: None,
         floor: Vec::new(),
+        batched: None,
     })
 }
 
@@ -632,17 +714,96 @@ pub(crate) struct OnHosts {
     /// than that. The run's own, so that two runs at once in one process
     /// (tests, a program using the library) never share it.
     margin_ms: Cell<u64>,
+    /// The most ramp and record time of steps sent in one fio session
+    /// ([`batch`]), in milliseconds: `--batch-time`, 0 for a session a
+    /// step.
+    batch_ms: u64,
+    /// The I/O runs of a batch's later steps, done in its first step's
+    /// session, by step id, each taken when its step comes.
+    ran: RefCell<HashMap<String, IoRun>>,
 }
 
 impl OnHosts {
     pub(crate) fn new(opts: &RunOptions) -> OnHosts {
-        OnHosts { margin_ms: Cell::new(opts.start_margin_ms.unwrap_or(DEFAULT_START_MARGIN_MS)) }
+        OnHosts {
+            margin_ms: Cell::new(opts.start_margin_ms.unwrap_or(DEFAULT_START_MARGIN_MS)),
+            batch_ms: opts.batch_ms.unwrap_or(DEFAULT_BATCH_MS),
+            ran: RefCell::default(),
+        }
+    }
+
+    /// The steps that go to the hosts in one session with `step`, when it
+    /// is the first of several and none of them has run yet.
+    fn batch_of(&self, plan: &Plan, step: &Step) -> Option<Range<usize>> {
+        let i = plan.steps.iter().position(|s| s.id == step.id)?;
+        let steps = batch(plan, i, self.batch_ms);
+        (steps.len() > 1 && !self.ran.borrow().contains_key(&step.id)).then_some(steps)
+    }
+
+    /// The I/O runs of `steps` (the first, `step`, as `spec`; each later
+    /// one made as its measure kind makes it) in one session on the hosts,
+    /// in turn: the first one's run; the others kept for their steps,
+    /// each with its own set start and what its record says of the batch.
+    fn io_batch(
+        &self,
+        x: &Executor<'_>,
+        step: &Step,
+        spec: IoSpec<'_>,
+        steps: Range<usize>,
+    ) -> Result<IoRun> {
+        let mut runs = vec![Run { step, stream: step.id.clone(), spec }];
+        for later in &x.plan.steps[steps.start + 1..steps.end] {
+            let Action::Measure { qd, rate, .. } = &later.action else { continue };
+            let settings = later.target.unwrap_or(x.plan.target);
+            let csv = x.results.series_path(&later.id, "")?;
+            let spec = super::kinds::measure::spec(x, later, settings, *qd, *rate, csv, None)?;
+            runs.push(Run { step: later, stream: later.id.clone(), spec });
+        }
+        let dir = x.relative(&session_dir(x, &runs, Order::InTurn));
+        let n = runs.len();
+        let mut done = io_runs(x, &self.margin_ms, &runs, Order::InTurn)?.into_iter().zip(&runs).enumerate();
+        let batched = |(k, (mut run, r)): (usize, (IoRun, &Run<'_>))| {
+            let ramp = r.spec.ramp.as_secs_f64();
+            let began = run.record_start.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+            run.batched = Some(Batched {
+                started: began.as_secs_f64() - ramp,
+                seconds: ramp + r.spec.record.unwrap_or_default().as_secs_f64(),
+                words: format!(
+                    "run {} of {n} in one fio session on the hosts with steps {} to {} ({}/): {}",
+                    k + 1,
+                    steps.start + 1,
+                    steps.end,
+                    dir.display(),
+                    if k == 0 {
+                        "the start margin and fio's start paid once for them all".to_string()
+                    } else {
+                        format!(
+                            "started at its own set time, {:.1} s after run {k} was due to end",
+                            GAP_MS as f64 / 1000.0
+                        )
+                    }
+                ),
+            });
+            (r.step.id.clone(), run)
+        };
+        let (_, first) = batched(done.next().expect("a batch has its first step's run"));
+        self.ran.borrow_mut().extend(done.map(batched));
+        Ok(first)
     }
 }
 
 impl Site for OnHosts {
+    /// A step whose run was done in an earlier step's session takes it;
+    /// the first step of a batch ([`batch`]) sends the batch's runs in
+    /// one session; any other step's run is a session of its own.
     fn io(&self, x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
-        io(x, &self.margin_ms, step, spec)
+        if let Some(run) = self.ran.borrow_mut().remove(&step.id) {
+            return Ok(run);
+        }
+        match self.batch_of(x.plan, step) {
+            Some(steps) => self.io_batch(x, step, spec, steps),
+            None => io(x, &self.margin_ms, step, spec),
+        }
     }
 
     /// Runs that need no decision between them go to the hosts in one
@@ -658,8 +819,9 @@ impl Site for OnHosts {
         if !one_session(&specs) {
             return one_by_one(self, x, step, specs, each);
         }
-        let runs: Vec<(String, IoSpec<'_>)> = specs.into_iter().map(|spec| (step.id.clone(), spec)).collect();
-        for run in io_runs(x, &self.margin_ms, step, &runs, Order::InTurn)? {
+        let runs: Vec<Run<'_>> =
+            specs.into_iter().map(|spec| Run { step, stream: step.id.clone(), spec }).collect();
+        for run in io_runs(x, &self.margin_ms, &runs, Order::InTurn)? {
             each(run)?;
         }
         Ok(())
@@ -668,8 +830,9 @@ impl Site for OnHosts {
     /// The jobs go to the hosts in one session, each host's fio running
     /// them at once, all started at one set time.
     fn io_at_once(&self, x: &Executor<'_>, step: &Step, jobs: Vec<AtOnce<'_>>) -> Vec<Result<IoRun>> {
-        let runs: Vec<(String, IoSpec<'_>)> = jobs.into_iter().map(|j| (j.stream, j.spec)).collect();
-        match io_runs(x, &self.margin_ms, step, &runs, Order::AtOnce) {
+        let runs: Vec<Run<'_>> =
+            jobs.into_iter().map(|j| Run { step, stream: j.stream, spec: j.spec }).collect();
+        match io_runs(x, &self.margin_ms, &runs, Order::AtOnce) {
             Ok(done) => done.into_iter().map(Ok).collect(),
             Err(e) => vec![Err(e)],
         }
@@ -678,7 +841,14 @@ impl Site for OnHosts {
     /// An erase and a cache drop run on every host at once; a `local`
     /// step runs on the conductor, as on one machine, and its record says
     /// so.
-    fn run_step(&self, x: &Executor<'_>, s: &mut StepRun<'_>) -> Result<bool> {
+    fn run_step(&self, x: &Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observer) -> Result<bool> {
+        if let Some(steps) = self.batch_of(x.plan, s.step) {
+            observer.note(&format!(
+                "{} go to the hosts in one fio session: their results come when it ends (--batch-time 0 sends each \
+                 step alone)",
+                batch_words(x.plan, &steps)
+            ));
+        }
         if s.step.local {
             s.out.actions.push("local: on the conductor (this machine), not on the hosts".into());
             Ok(false)
@@ -975,6 +1145,35 @@ mod tests {
         assert!(hint.unwrap_or_default().contains("or leave the bursts out"));
         assert!(check_fio_versions(&bursts, &notes[..1]).is_ok());
         assert!(check_fio_versions(&plan_of("measure r qd 4 for 1s"), &notes).is_ok());
+    }
+
+    /// A sweep's timed measurements and a repeat's go to the hosts in one
+    /// session, as many as fit the batch time; a step that takes from the
+    /// ones before it (a share of one's rate), a verify, an amount, a cache
+    /// drop between them, another sweep, or a step in neither, goes alone
+    /// or ends the batch.
+    #[test]
+    fn a_sweep_or_a_repeat_is_one_batch_as_far_as_its_timed_measurements_fit() {
+        let sweep = plan_of("sweep r qd [1, 2, 4] ramp 1s record 2s\nsweep r qd [8, 16] ramp 1s record 2s");
+        assert_eq!(batch(&sweep, 0, DEFAULT_BATCH_MS), 0..3, "another sweep is another batch");
+        assert_eq!(batch(&sweep, 1, DEFAULT_BATCH_MS), 1..3, "a resume from its middle");
+        assert_eq!(batch(&sweep, 3, DEFAULT_BATCH_MS), 3..5);
+        assert_eq!(batch(&sweep, 0, 6000), 0..2, "as many as fit 6 s");
+        assert_eq!(batch(&sweep, 0, 1000), 0..1, "a step longer than the batch time goes alone");
+        assert_eq!(batch(&sweep, 0, 0), 0..1);
+        assert_eq!(
+            batch_words(&sweep, &(0..3)),
+            "steps 1 to 3 (a sweep's 3 measurements, 9s of ramp and record)"
+        );
+        let repeat = plan_of("repeat 3 { measure r qd 1 for 1s }");
+        assert_eq!(batch(&repeat, 0, DEFAULT_BATCH_MS), 0..3);
+        let alone = |src: &str| batch(&plan_of(src), 0, DEFAULT_BATCH_MS);
+        assert_eq!(alone("measure r qd 1 for 1s\nmeasure r qd 2 for 1s"), 0..1, "in no sweep or repeat");
+        assert_eq!(alone("repeat 2 { measure r qd 1 for 1s; drop_caches }"), 0..1);
+        assert_eq!(alone("repeat 2 { measure r qd 1 until transferred 1MiB }"), 0..1);
+        let share =
+            plan_of("measure r qd 1 for 1s as peak\nrepeat 2 { measure r qd 1 rate 50% of peak for 1s }");
+        assert_eq!(batch(&share, 1, DEFAULT_BATCH_MS), 1..2);
     }
 
     /// The start margin is each run's own: a host that began late widens

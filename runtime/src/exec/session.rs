@@ -306,7 +306,11 @@ fn run_step(
     let t0 = Instant::now();
     let mut result = StepResult::new(i, step, exec.opts.rehearse, time::rfc3339(step_start));
     let outcome = kinds::run(exec, step, &mut result, observer);
-    result.seconds = t0.elapsed().as_secs_f64();
+    // A step whose I/O ran in an earlier step's fio session (many hosts)
+    // has its run's length already, and its start.
+    if result.seconds == 0.0 {
+        result.seconds = t0.elapsed().as_secs_f64();
+    }
     // The pacing floor's file in RAM is the step's: tmpfs back for the next.
     exec.floor.release();
     let interrupted = exec.workers.stop.load(Ordering::SeqCst);

@@ -16,7 +16,7 @@ use methodic_results::dir::ResultsDir;
 use methodic_results::record::StepResult;
 
 use super::io::{IoRun, IoSpec, StepVerify, Workers};
-use super::options::RunOptions;
+use super::options::{Observer, RunOptions};
 use crate::ceiling::{self};
 use crate::error::{Error, Result};
 use crate::hlog::HistogramLog;
@@ -35,8 +35,9 @@ pub(super) trait Site {
     fn io(&self, x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun>;
 
     /// Runs the step in the site's own way where it has one, and says
-    /// whether it did (`false`: the step's kind runs it).
-    fn run_step(&self, x: &Executor<'_>, s: &mut StepRun<'_>) -> Result<bool>;
+    /// whether it did (`false`: the step's kind runs it); what the run's
+    /// user should know before the step runs goes to `observer`.
+    fn run_step(&self, x: &Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observer) -> Result<bool>;
 
     /// Runs several I/O runs of a step that need no decision between them
     /// (a round's cells), in turn, handing each one's result to `each`.
@@ -101,7 +102,7 @@ impl Site for Local {
         })
     }
 
-    fn run_step(&self, _: &Executor<'_>, _: &mut StepRun<'_>) -> Result<bool> {
+    fn run_step(&self, _: &Executor<'_>, _: &mut StepRun<'_>, _: &mut dyn Observer) -> Result<bool> {
         Ok(false)
     }
 
@@ -348,9 +349,14 @@ impl Executor<'_> {
     /// Records the one I/O run of a step as the step's: its peak and
     /// latency log, summary, I/O facts and series; syncs buffered writes;
     /// and the bytes that reached the device.
-    pub(super) fn finish_io(&mut self, s: &mut StepRun<'_>, run: IoRun, series: &Path) -> Result<()> {
+    pub(super) fn finish_io(&mut self, s: &mut StepRun<'_>, mut run: IoRun, series: &Path) -> Result<()> {
         self.save_latency(s, &run)?;
         let out = &mut *s.out;
+        if let Some(b) = run.batched.take() {
+            out.started = crate::time::rfc3339(b.started);
+            out.seconds = b.seconds;
+            out.actions.push(b.words);
+        }
         out.summary = Some(run.recorder.summary(run.seconds));
         out.io = Some(run.info);
         out.series = Some(self.relative(series));

@@ -386,6 +386,67 @@ fn each_round_of_a_rounds_step_is_one_fio_session_on_two_hosts() {
     assert!(said.contains("started together at a set time"), "{said}");
 }
 
+/// A sweep's queue depths and a measurement's repeats go to the hosts in
+/// one fio client session each (counted by a wrapper around fio), each
+/// host's job file holding the steps' runs in turn; every step still
+/// comes back as its own record, with its own start, its own length and
+/// a row a host, and says which session it ran in. With `--batch-time`
+/// below a batch's ramps and records, the batch is cut there.
+#[test]
+fn a_sweep_and_a_repeat_are_one_fio_session_each_on_two_hosts() {
+    if !have_fio() {
+        return;
+    }
+    let servers = Servers::start("hosts-batch", 91, 2);
+    let sessions = servers.dir.join("sessions");
+    let wrapper = servers.dir.join("fio-counting");
+    std::fs::write(&wrapper, format!("#!/bin/sh\npwd >> {}\nexec fio \"$@\"\n", sessions.display())).unwrap();
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let source = "methodology \"batch\" version \"1\"\ntarget { span 16MiB }\n\
+                  workload r { random; block 4KiB; read 100% }\n\
+                  sweep r qd [1, 2, 4] ramp 0s record 500ms\n\
+                  repeat 2 aggregate mean { measure r qd 2 for 500ms }\n";
+    let sessions_of = |out: &Path| -> Vec<String> {
+        let seen = std::fs::read_to_string(&sessions).unwrap();
+        seen.lines().filter(|l| l.contains(&*out.join("fio").to_string_lossy())).map(String::from).collect()
+    };
+    let (all, out) = servers.run_ok("batch", source, &["--fio", wrapper.to_str().unwrap()]);
+    assert_eq!(all.len(), 5);
+    let id = |k: usize| all[k]["id"].as_str().unwrap().to_string();
+    let folder = |k: usize| out.join("fio").join(id(k)).display().to_string();
+    assert_eq!(sessions_of(&out), [folder(0), folder(3)], "one session for the sweep, one for the repeat");
+    let job = std::fs::read_to_string(Path::new(&folder(0)).join("host-1.fio")).unwrap();
+    assert_eq!(job.matches("\nstonewall\n").count(), 3, "{job}");
+    for qd in [2, 4] {
+        assert!(job.contains(&format!("\niodepth={qd}\n")), "no QD{qd} in\n{job}");
+    }
+    // Each step its own record: its run of the session, started in turn
+    // (each when the one before ends and a gap: the sweep's third 1.8 s
+    // after its first, a later second), 500ms long, with a row a host and
+    // its own series file.
+    let started: Vec<&str> = all.iter().map(|s| s["started"].as_str().unwrap()).collect();
+    assert!(started.is_sorted() && started[2] > started[0], "{started:?}");
+    for (k, s) in all.iter().enumerate() {
+        let (n, within) = if k < 3 { (3, k + 1) } else { (2, k - 2) };
+        let said = s["actions"].to_string();
+        assert!(
+            said.contains(&format!("run {within} of {n} in one fio session on the hosts")),
+            "{k}: {said}"
+        );
+        assert!((s["seconds"].as_f64().unwrap() - 0.5).abs() < 1e-9, "{k}: {}", s["seconds"]);
+        assert_eq!(s["hosts"].as_array().unwrap().len(), 2, "{k}");
+        assert!(s["summary"]["total"]["ios"].as_u64().unwrap() > 0, "{k}");
+        assert!(out.join(s["series"].as_str().unwrap()).is_file(), "{k}: no series");
+    }
+    // A batch time under the sweep's 1.5 s: the sweep in two sessions.
+    std::fs::remove_file(&sessions).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+    let (all, out) =
+        servers.run_ok("batch-cut", source, &["--fio", wrapper.to_str().unwrap(), "--batch-time", "1"]);
+    let folder = |k: usize| out.join("fio").join(all[k]["id"].as_str().unwrap()).display().to_string();
+    assert_eq!(sessions_of(&out), [folder(0), folder(2), folder(3)]);
+}
+
 /// A together step's jobs run at once on every host: one fio session, each
 /// host's job file holding the jobs without a stonewall (a reporting group
 /// each), and each job comes back with its own totals and a row a host,

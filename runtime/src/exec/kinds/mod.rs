@@ -9,7 +9,7 @@
 mod copy;
 mod erase;
 mod fill;
-mod measure;
+pub(super) mod measure;
 mod precondition;
 mod probe;
 mod qos;
@@ -74,7 +74,7 @@ pub(super) fn run(
 fn dispatch(x: &mut Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observer) -> Result<()> {
     let step = s.step;
     let site = x.site;
-    if site.run_step(x, s)? {
+    if site.run_step(x, s, observer)? {
         return Ok(());
     }
     match &step.action {
