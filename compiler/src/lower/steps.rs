@@ -758,11 +758,12 @@ impl Lowerer<'_, '_> {
                     let Some(values) = self.loop_values(var, list, scope) else {
                         continue;
                     };
-                    for v in values {
+                    let (times, before) = (values.len(), self.made);
+                    for (k, v) in values.into_iter().enumerate() {
                         let mut inner = scope.clone();
                         inner.vars.push((var.node.clone(), v));
                         self.cells(&body.stmts, &inner, out);
-                        if self.too_many {
+                        if self.too_many || (k == 0 && !self.projected("`for`", stmt.span, before, times)) {
                             break;
                         }
                     }

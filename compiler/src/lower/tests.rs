@@ -499,6 +499,38 @@ fn runaway_loops_stop_at_the_step_limit() {
     assert_eq!(c, [Code::TooLarge]);
 }
 
+/// A loop that would pass the step limit is refused after its first time
+/// round, from what that made, before the rest is made: a million times
+/// round one measurement, a repeat of a loop, a loop of cells in rounds.
+#[test]
+fn a_loop_past_the_step_limit_is_refused_after_its_first_time_round() {
+    let said = |body: &str| -> Vec<String> {
+        let src = format!("{H}{body}");
+        crate::check(&src).iter().map(|d| format!("{}: {}", d.code.as_str(), d.message)).collect()
+    };
+    let w = "{ random; block 4KiB; read 0% }";
+    let d = said(&format!("for i in 1..1000000 {{ measure {w} qd 1 for 1s }}"));
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(
+        d[0].contains(
+            "about 1000000 steps and round measurements, more than the 100000 a methodology may have: \
+                       this `for` makes 1 each time round, 1000000 times"
+        ),
+        "{d:?}"
+    );
+    let d = said(&format!(
+        "repeat 10000 {{ for q in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] {{ measure {w} qd q for 1s }} }}"
+    ));
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].contains("this `repeat` makes 11 each time round, 10000 times"), "{d:?}");
+    let d = said(&format!(
+        "rounds {{ for a in 1..200000 {{ measure {w} qd 1 for 1s }} }} until steady {{ window 5 }}"
+    ));
+    assert!(d[0].contains("this `for` makes 1 each time round, 200000 times"), "{d:?}");
+    // At the limit, not past it: compiles.
+    assert!(said(&format!("for i in 1..100000 {{ measure {w} qd 1 for 1s }}")).is_empty());
+}
+
 #[test]
 fn empty_rounds_are_reported_once() {
     assert_eq!(codes("rounds { for x in [1] { } } until steady { window 5 }"), [Code::MissingOption]);
