@@ -605,13 +605,35 @@ impl DriveState {
             });
         }
         if self.written_since > 0 {
-            parts.push(format!("then {} written by the steps since", human(self.written_since)));
+            parts.push(written_since_words(self.written_since));
         }
         if self.in_doubt {
             parts.push("in doubt: a step that sets the state did not finish".to_string());
         }
         self.description = parts.join(", ");
         self
+    }
+}
+
+/// What the steps wrote since a drive state was set, as its description
+/// ends: `then 182.3 MiB written by the steps since`.
+fn written_since_words(bytes: u64) -> String {
+    format!("then {} written by the steps since", human(bytes))
+}
+
+impl DriveState {
+    /// The state as it was set, without what the steps wrote since (or
+    /// whether a step that sets it failed): two states that differ only
+    /// in that are one state, written to since.
+    pub fn as_set(&self) -> String {
+        let mut words = self.description.clone();
+        if self.in_doubt {
+            words = words.replace(", in doubt: a step that sets the state did not finish", "");
+        }
+        if self.written_since > 0 {
+            words = words.replace(&format!(", {}", written_since_words(self.written_since)), "");
+        }
+        words
     }
 }
 

@@ -58,17 +58,61 @@ fn failed(what: &str, e: minijinja::Error) -> ExportError {
     ExportError::Failed { format: Format::Html, detail }
 }
 
-/// A row of the page's checklist table: how one point was made.
+/// A cell of the page's checklist table: its text and the rows it spans
+/// (0: a cell above spans this row).
 #[derive(Serialize)]
-struct ChecklistRow {
-    step: usize,
-    id: String,
-    drive_state: String,
-    span: String,
-    qd: String,
-    cache: String,
-    value: String,
-    data: String,
+struct Spanning {
+    text: String,
+    rows: usize,
+}
+
+/// The checklist's rows (each point: its step, id, drive state, span,
+/// queue depth, cache, value and data), results made alike in turn one
+/// row, and each column's run of the same text in turn written once,
+/// over those rows: a PTS step's 56 cells say its drive state once, not
+/// 56 times.
+fn spanned(mut rows: Vec<[String; 8]>) -> Vec<Vec<Spanning>> {
+    rows.dedup();
+    let mut out: Vec<Vec<Spanning>> = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let cells = row
+            .iter()
+            .enumerate()
+            .map(|(col, text)| {
+                let same_above = i > 0 && rows[i - 1][col] == *text;
+                let rows = if same_above {
+                    0
+                } else {
+                    1 + rows[i + 1..].iter().take_while(|r| r[col] == *text).count()
+                };
+                Spanning { text: text.clone(), rows }
+            })
+            .collect();
+        out.push(cells);
+    }
+    out
+}
+
+/// `name` as HTML that breaks only after a separator (`/`, `_`, `-`,
+/// `.`, `:`): escaped, with a `<wbr>` after each separator, so that a
+/// step's or workload's name in a narrow column wraps between its parts,
+/// never letter by letter.
+fn breakable(name: &str) -> minijinja::Value {
+    let mut out = String::with_capacity(name.len() + 16);
+    for c in name.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
+        }
+        if matches!(c, '/' | '_' | '-' | '.' | ':') {
+            out.push_str("<wbr>");
+        }
+    }
+    minijinja::Value::from_safe_string(out)
 }
 
 fn html(r: &Report) -> Result<String, ExportError> {
@@ -77,28 +121,30 @@ fn html(r: &Report) -> Result<String, ExportError> {
     let mut env = minijinja::Environment::new();
     env.add_template("report.html", include_str!("../../templates/report.html"))
         .map_err(|e| failed("the report template", e))?;
-    let checklist: Vec<ChecklistRow> = pts
-        .iter()
-        .filter_map(|p| {
-            let c = &step_of(run, p)?.checklist;
-            Some(ChecklistRow {
-                step: p.step,
-                id: p.id.clone(),
-                drive_state: c.drive_state.as_ref().map_or_else(
-                    || crate::view::report::unstated(run, step_of(run, p), "drive state"),
-                    |d| d.description.clone(),
-                ),
-                span: c.span.as_ref().map_or_else(
-                    || crate::view::report::unstated(run, step_of(run, p), "span"),
-                    |s| s.words(),
-                ),
-                qd: c.queue_depth.as_ref().map_or("-".into(), |q| q.description.clone()),
-                cache: c.cache.description.clone(),
-                value: format!("{}: {}", c.value_kind.kind.words(), c.value_kind.computed),
-                data: c.data_pattern.map_or("-".into(), |d| d.to_string()),
+    env.add_filter("breakable", |name: String| breakable(&name));
+    let checklist = spanned(
+        pts.iter()
+            .filter_map(|p| {
+                let c = &step_of(run, p)?.checklist;
+                Some([
+                    p.step.to_string(),
+                    p.id.clone(),
+                    c.drive_state.as_ref().map_or_else(
+                        || crate::view::report::unstated(run, step_of(run, p), "drive state"),
+                        |d| d.description.clone(),
+                    ),
+                    c.span.as_ref().map_or_else(
+                        || crate::view::report::unstated(run, step_of(run, p), "span"),
+                        |s| s.words(),
+                    ),
+                    c.queue_depth.as_ref().map_or("-".into(), |q| q.description.clone()),
+                    c.cache.description.clone(),
+                    format!("{}: {}", c.value_kind.kind.words(), c.value_kind.computed),
+                    c.data_pattern.map_or("-".into(), |d| d.to_string()),
+                ])
             })
-        })
-        .collect();
+            .collect(),
+    );
     let units_note = match m.plan.conventions.units {
         Units::Decimal => "decimal, MB/s = 10^6 bytes a second",
         Units::Binary => "binary, MiB/s = 2^20 bytes a second",
@@ -243,4 +289,40 @@ fn compare_html(c: &Comparison) -> Result<String, ExportError> {
     };
     let template = env.get_template("compare.html").map_err(|e| failed("the comparison template", e))?;
     template.render(ctx).map_err(|e| failed("cannot render the comparison", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(step: &str, state: &str, qd: &str) -> [String; 8] {
+        [step, "s/x", state, "1GiB", qd, "O_DIRECT", "step average", "random"].map(String::from)
+    }
+
+    /// Results made alike in turn are one row; a column's run of the same
+    /// text is one cell over its rows, and a row whose cells are all
+    /// spanned from above has none of its own.
+    #[test]
+    fn checklist_rows_made_alike_are_one_and_a_column_s_run_is_one_cell() {
+        let rows = vec![
+            row("1", "erased", "QD 1"),
+            row("1", "erased", "QD 1"),
+            row("2", "erased", "QD 2"),
+            row("3", "filled", "QD 2"),
+        ];
+        let t = spanned(rows);
+        let spans: Vec<Vec<usize>> = t.iter().map(|r| r.iter().map(|c| c.rows).collect()).collect();
+        assert_eq!(
+            spans,
+            [vec![1, 3, 2, 3, 1, 3, 3, 3], vec![1, 0, 0, 0, 2, 0, 0, 0], vec![1, 0, 1, 0, 0, 0, 0, 0]]
+        );
+        assert_eq!(t[2][2].text, "filled");
+    }
+
+    /// A name breaks after its separators only, and is escaped.
+    #[test]
+    fn a_name_breaks_after_its_separators_and_is_escaped() {
+        assert_eq!(breakable("measure/rnd4k_read-qd1").to_string(), "measure/<wbr>rnd4k_<wbr>read-<wbr>qd1");
+        assert_eq!(breakable("a<b&c").to_string(), "a&lt;b&amp;c");
+    }
 }

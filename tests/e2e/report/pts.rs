@@ -105,6 +105,34 @@ const WRAPPED: &str = r#"[...document.querySelectorAll('td.num, table.matrix td'
   return lines.size > 1 ? [[td.textContent, lines.size + ' lines']] : ws !== 'nowrap' ? [[td.textContent, 'white-space: ' + ws]] : [];
 })"#;
 
+/// Each text cell of the result and checklist tables that breaks a line
+/// inside a word (its text with `|` at the break): a step's or workload's
+/// name breaks only after a separator (`/`, `_`, `-`, `.`, `:`), other
+/// text only between words.
+const BROKEN_WORDS: &str = r#"[...document.querySelectorAll('table.results td:not(.num)')].flatMap(td => {
+  const chars = [];
+  const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (let i = 0; i < n.data.length; i++) {
+      const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+      const rect = r.getBoundingClientRect();
+      chars.push([n.data[i], rect.width > 0 ? Math.round(rect.top) : null]);
+    }
+  }
+  const ok = c => ' \n/_-.:,('.includes(c);
+  const text = chars.map(c => c[0]).join('');
+  const broken = [];
+  let last = -1;
+  chars.forEach((c, i) => {
+    if (c[1] === null) return;
+    if (last >= 0 && c[1] > chars[last][1] && !chars.slice(last, i).some(p => ok(p[0])) && !ok(c[0])) {
+      broken.push(text.slice(0, i) + '|' + text.slice(i));
+    }
+    last = i;
+  });
+  return broken;
+})"#;
+
 /// The number of figure cells the probe above looked at.
 const FIGURES: &str = "document.querySelectorAll('td.num, table.matrix td').length";
 
@@ -126,12 +154,14 @@ fn page(spec: &str, dir: &Path, pdf: bool) -> Page {
     assert!(o.status.success(), "{spec}: {}", text(&o.stderr));
     let shot = files.join("report.png");
     let pdf = pdf.then(|| files.join("report.pdf"));
-    let visit = browser::Visit { probes: &[WRAPPED, FIGURES], pdf: pdf.as_deref() };
+    let visit = browser::Visit { probes: &[WRAPPED, FIGURES, BROKEN_WORDS], pdf: pdf.as_deref() };
     let r = browser::render_with(&html, &shot, &visit).unwrap_or_else(|e| panic!("{spec}: {e}"));
     assert!(r.console_errors.is_empty(), "{spec}: console errors: {:?}", r.console_errors);
     let wrapped = r.probes[0].as_array().unwrap();
     assert!(wrapped.is_empty(), "{spec}: figures that wrap: {wrapped:?}");
     assert!(r.probes[1].as_u64().unwrap() > 0, "{spec}: no figure cells to check");
+    let broken = r.probes[2].as_array().unwrap();
+    assert!(broken.is_empty(), "{spec}: text broken inside a word: {broken:?}");
     for d in browser::path_data(&r.dom) {
         assert!(d.starts_with('M') && d.len() > 5, "{spec}: an empty path: {d:?}");
     }
@@ -199,6 +229,32 @@ fn pts_and_review_pages_draw_their_matrices_and_charts_in_chromium() {
     });
 }
 
+/// The PTS IOPS page's checklist: the fill's row, and one for the 56
+/// cells of the rounds step, made alike; the cells the two share written
+/// once over both.
+fn check_checklist(spec: &str, page: &Page) {
+    let checklist = page.dom.split("Checklist of each result").nth(1).unwrap();
+    let checklist = &checklist[..checklist.find("</table>").unwrap()];
+    assert_eq!(checklist.matches("<tr>").count(), 3, "{spec}: {checklist}");
+    assert_eq!(checklist.matches("rowspan=\"2\"").count(), 4, "{spec}: {checklist}");
+}
+
+/// Each sweep matrix says the drive state before it once, and what its
+/// steps wrote, not a state a step.
+fn check_sweep_states(spec: &str, page: &Page) {
+    let notes: Vec<&str> = page
+        .dom
+        .split("of each sweep step.")
+        .skip(1)
+        .filter_map(|n| n.split("Drive state before: ").nth(1)?.split("</").next())
+        .collect();
+    assert!(!notes.is_empty(), "{spec}: no sweep matrix note");
+    for n in notes {
+        assert!(n.contains("these steps themselves wrote"), "{spec}: {n}");
+        assert!(n.matches("written by the steps since").count() <= 1, "{spec}: {n}");
+    }
+}
+
 /// One spec's page and terminal report against its plan.
 fn check_page(spec: &str, dir: &Path) {
     {
@@ -215,6 +271,7 @@ fn check_page(spec: &str, dir: &Path) {
                 assert!(!charts_under(&page.dom, "Steady-state measurement window").is_empty(), "{spec}");
                 let bars = page.dom.matches("class=\"bar\"").count();
                 assert_eq!(bars, rows.len() * cols.len(), "{spec}: a bar a cell");
+                check_checklist(spec, &page);
             }
             "snia-pts-e-throughput" => {
                 let (rows, cols) = rounds_axes(&p);
@@ -275,6 +332,7 @@ fn check_page(spec: &str, dir: &Path) {
                     let cols: Vec<String> = qds.iter().map(u32::to_string).collect();
                     check_matrix(spec, &page, &format!("{phase}: IOPS"), &rows, &cols);
                 }
+                check_sweep_states(spec, &page);
             }
             "pcper-read-share-map" => {
                 let sweep: Vec<_> = p
@@ -342,13 +400,24 @@ fn check_print(spec: &str, pdf: &Path, page: &Page) {
     // A result table that runs over a page break repeats its head on the
     // next page, and its rows stay whole: the line after a repeated head
     // starts a row (with its step number), not the rest of one.
+    // A head's headings may wrap over lines (`IOPS` over `(steady)`): the
+    // words of the result tables' heads, to read past the head's lines.
+    let head_words: std::collections::HashSet<&str> = page
+        .dom
+        .split("<thead>")
+        .skip(1)
+        .filter_map(|t| t.split("</thead>").next())
+        .flat_map(|head| head.split(['<', '>']).skip(2).step_by(2))
+        .flat_map(str::split_whitespace)
+        .collect();
     let mut continued = 0;
     for (n, t) in texts.iter().enumerate().skip(1) {
         let mut lines = t.lines().map(str::trim).filter(|l| !l.is_empty());
         let Some(first) = lines.next() else { continue };
         if first.starts_with('#') && first.contains("step") && first.contains("workload") {
             continued += 1;
-            let next = lines.next().unwrap_or_default();
+            let next =
+                lines.find(|l| !l.split_whitespace().all(|w| head_words.contains(w))).unwrap_or_default();
             assert!(
                 next.starts_with(|c: char| c.is_ascii_digit()),
                 "{spec}: page {} starts with the rest of a row: {next}",

@@ -341,14 +341,37 @@ fn capitalized(s: &str) -> String {
     c.next().map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
-/// The drive states before the points' steps, each once, in order.
-fn states(run: &Loaded, points: &[&Point]) -> String {
-    distinct(points.iter().map(|p| {
-        step_of(run, p)
-            .and_then(|s| s.checklist.drive_state.as_ref())
-            .map_or("not recorded".to_string(), |d| d.description.clone())
-    }))
-    .join("; then ")
+/// The drive state before the points' steps, said once: the first
+/// step's, then each other state the steps were set to (an erase or fill
+/// among them), and what the steps themselves wrote. The steps of a sweep
+/// each write, so each one's state before it has more written since;
+/// those are one state, not one a step.
+pub(crate) fn states(run: &Loaded, points: &[&Point]) -> String {
+    let numbers = distinct(points.iter().map(|p| p.step));
+    let steps: Vec<&crate::manifest::ManifestStep> = numbers
+        .iter()
+        .filter_map(|n| points.iter().find(|p| p.step == *n).and_then(|p| step_of(run, p)))
+        .collect();
+    let states: Vec<Option<&crate::manifest::DriveState>> =
+        steps.iter().map(|s| s.checklist.drive_state.as_ref()).collect();
+    let Some(Some(first)) = states.first() else { return "not recorded".into() };
+    let mut said = vec![first.description.clone()];
+    let mut set = first.as_set();
+    for s in &states[1..] {
+        match s {
+            Some(d) if d.as_set() != set => {
+                set = d.as_set();
+                said.push(format!("then {}", d.description));
+            }
+            Some(_) => {}
+            None => said.push("then not recorded".into()),
+        }
+    }
+    let wrote: u64 = steps.iter().filter_map(|s| s.io.as_ref()).map(|io| io.bytes_written).sum();
+    if wrote > 0 {
+        said.push(format!("these steps themselves wrote {}", crate::units::human(wrote)));
+    }
+    said.join("; ")
 }
 
 /// A cell's shade: 0.08 to 0.58 by its share of `max` (the comparison

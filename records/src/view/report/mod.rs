@@ -183,9 +183,11 @@ pub(crate) fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>>
 const DRIVE_STATE: usize = 10;
 
 /// The result table's rows in groups for a page: a group a phase, and a
-/// new one where the drive state changes within a phase, each with the
-/// drive state said once above it (so not in its rows). Figures carry
-/// thousands separators.
+/// new one where the drive state is set anew within a phase (an erase, a
+/// fill, a precondition), each with the drive state said once above it
+/// (so not in its rows), with what the group's steps themselves wrote:
+/// steps that only wrote to the state before them stay in its group.
+/// Figures carry thousands separators.
 #[derive(serde::Serialize)]
 pub(crate) struct RowGroup {
     pub phase: String,
@@ -209,17 +211,32 @@ pub(crate) fn grouped_columns(c: &Conventions) -> Vec<String> {
 }
 
 pub(crate) fn grouped_rows(run: &Loaded, pts: &[Point]) -> Vec<RowGroup> {
-    let mut groups: Vec<RowGroup> = Vec::new();
+    // Each group with its points, and the state as set that keys it.
+    let mut groups: Vec<(RowGroup, Vec<&Point>, String)> = Vec::new();
     for (p, mut row) in pts.iter().zip(rows_in(run, pts, false, crate::units::thousands)) {
-        let state =
+        let said =
             Some(row.remove(DRIVE_STATE)).filter(|s| s != "-").unwrap_or_else(|| "not recorded".into());
+        let set = step_of(run, p)
+            .and_then(|s| s.checklist.drive_state.as_ref())
+            .map_or(said.clone(), |d| d.as_set());
         let phase = p.phase.clone().unwrap_or_else(|| "steps".into());
         match groups.last_mut() {
-            Some(g) if g.phase == phase && g.state == state => g.rows.push(row),
-            _ => groups.push(RowGroup { phase, state, rows: vec![row] }),
+            Some((g, points, key)) if g.phase == phase && *key == set => {
+                g.rows.push(row);
+                points.push(p);
+            }
+            _ => groups.push((RowGroup { phase, state: said, rows: vec![row] }, vec![p], set)),
         }
     }
     groups
+        .into_iter()
+        .map(|(mut g, points, _)| {
+            if points.iter().any(|p| step_of(run, p).is_some()) {
+                g.state = matrix::states(run, &points);
+            }
+            g
+        })
+        .collect()
 }
 
 fn rows_in(
