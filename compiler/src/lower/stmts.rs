@@ -52,8 +52,8 @@ impl Lowerer<'_, '_> {
             Code::TooLarge,
             span,
             format!(
-                "this methodology would lower to about {total} steps and round measurements, more than the \
-                 {MAX_STEPS} a methodology may have: this {what} makes {each} each time round, {times} times"
+                "this methodology would lower to more than the {MAX_STEPS} steps and round measurements a \
+                 methodology may have: this {what} makes {each} each time round, {times} times"
             ),
         )
         .with_label(format!("{times} times round"))

@@ -513,8 +513,8 @@ fn a_loop_past_the_step_limit_is_refused_after_its_first_time_round() {
     assert_eq!(d.len(), 1, "{d:?}");
     assert!(
         d[0].contains(
-            "about 1000000 steps and round measurements, more than the 100000 a methodology may have: \
-                       this `for` makes 1 each time round, 1000000 times"
+            "would lower to more than the 100000 steps and round measurements a methodology may have: this `for` \
+             makes 1 each time round, 1000000 times"
         ),
         "{d:?}"
     );
