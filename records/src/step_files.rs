@@ -61,8 +61,11 @@ enum Content {
 enum Reads {
     /// Every file the records name.
     Every,
-    /// The series CSVs alone (a comparison draws nothing else).
+    /// The series CSVs alone.
     Series,
+    /// The series CSVs and the measurements' latency logs (what a
+    /// comparison draws).
+    Compared,
 }
 
 /// A run's step files, read back: what each held, and the ones that
@@ -85,6 +88,12 @@ impl StepFiles {
         StepFiles::of(run, Reads::Series)
     }
 
+    /// The series CSVs and the measurements' latency logs the run's step
+    /// records name, read: what a comparison draws.
+    pub fn compared(run: &Loaded) -> StepFiles {
+        StepFiles::of(run, Reads::Compared)
+    }
+
     fn of(run: &Loaded, reads: Reads) -> StepFiles {
         let mut files = StepFiles::default();
         for r in &run.steps {
@@ -97,7 +106,14 @@ impl StepFiles {
             for series in r.jobs.iter().filter_map(|j| j.series.as_ref()) {
                 files.take(&run.dir, r, series, Holds::Series);
             }
-            if let Some(path) = r.latency_log.as_ref().filter(|_| reads == Reads::Every) {
+            // A comparison draws the measurements' latency distributions.
+            let measure = || run.plan_step(r).is_some_and(|s| matches!(s.action, Action::Measure { .. }));
+            let wanted = match reads {
+                Reads::Every => true,
+                Reads::Compared => measure(),
+                Reads::Series => false,
+            };
+            if let Some(path) = r.latency_log.as_ref().filter(|_| wanted) {
                 files.take(&run.dir, r, path, Holds::Latency);
             }
         }

@@ -410,6 +410,141 @@ impl Chart<'_> {
     }
 }
 
+/// A latency distribution chart: for each series, the share of its I/Os
+/// that took at least each latency (1 - CDF, the exceedance), from the
+/// median (50%) down to the slowest I/O, both axes on log10 scales: the
+/// latency across (µs), the share down, each decade of it labelled with
+/// the percentile it is (`0.01% (p99.99)`). Where a line crosses a share,
+/// its latency there is that percentile: the "99.99% QoS" figure.
+pub struct Exceedance<'a> {
+    pub title: &'a str,
+    /// Each series: (latency in µs, the share of I/Os that took at least
+    /// as long, 0 to 1), the shares falling.
+    pub series: Vec<Series>,
+    /// Series `i` in `styles[i]` where given (one colour a run), else the
+    /// palette's next colour.
+    pub styles: Vec<Style>,
+}
+
+impl Exceedance<'_> {
+    pub fn render(&self) -> String {
+        let pts = || self.series.iter().flat_map(|s| s.points.iter()).filter(|(x, y)| *x > 0.0 && *y > 0.0);
+        let (lo, hi) = pts().fold((f64::INFINITY, 0.0f64), |(a, b), (x, _)| (a.min(*x), b.max(*x)));
+        let least = pts().fold(0.5f64, |m, (_, y)| m.min(*y));
+        // Whole decades: latency from the one under the least to the one
+        // over the most; shares from 50% down to the decade under the least.
+        let (x0, x1) = if lo.is_finite() && hi > 0.0 {
+            (lo.log10().floor(), hi.log10().ceil().max(lo.log10().floor() + 1.0))
+        } else {
+            (0.0, 1.0)
+        };
+        let (y_top, y_bottom) = (0.5f64.log10(), least.log10().floor().min(-2.0));
+        // Room at the left for the shares' labels, `0.001% (p99.999)`.
+        const LEFT: f64 = 128.0;
+        let pw = W - LEFT - RIGHT;
+        let ph = H - TOP - BOTTOM;
+        let px = |x: f64| LEFT + (x.log10() - x0) / (x1 - x0) * pw;
+        let py = |y: f64| TOP + (y_top - y.log10()) / (y_top - y_bottom) * ph;
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart exceedance" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img"><title>{}</title><text x="{LEFT}" y="20" class="title">{}</text>"##,
+            escape(self.title),
+            escape(self.title)
+        );
+        // The shares: 50%, then each decade, named by its percentile.
+        let mut shares = vec![0.5];
+        let mut e = -1.0;
+        while e >= y_bottom - 1e-9 {
+            shares.push(10f64.powf(e));
+            e -= 1.0;
+        }
+        for share in shares {
+            let yy = py(share);
+            let _ = write!(
+                s,
+                r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
+                LEFT + pw,
+                LEFT - 6.0,
+                yy + 4.0,
+                share_label(share)
+            );
+        }
+        // The latencies: each decade, and 2 and 5 times it, unlabelled.
+        for d in x0 as i32..=x1 as i32 {
+            for (m, labelled) in [(1.0, true), (2.0, false), (5.0, false)] {
+                let v = m * 10f64.powi(d);
+                if v.log10() > x1 + 1e-9 {
+                    continue;
+                }
+                let xx = px(v);
+                let _ = write!(
+                    s,
+                    r##"<line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{}"/>"##,
+                    TOP + ph,
+                    if labelled { "#ccc" } else { "#eee" }
+                );
+                if labelled {
+                    let _ = write!(
+                        s,
+                        r##"<text x="{xx:.1}" y="{:.1}" text-anchor="middle" class="tick">{}</text>"##,
+                        TOP + ph + 18.0,
+                        tick_label(v)
+                    );
+                }
+            }
+        }
+        let _ = write!(
+            s,
+            r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#555"/><text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">latency (µs, log scale)</text><text transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle" class="axis">I/Os at least this slow</text>"##,
+            LEFT + pw / 2.0,
+            H - 10.0,
+            TOP + ph / 2.0
+        );
+        for (i, series) in self.series.iter().enumerate() {
+            let color = self.styles.get(i).map_or(color(i), |st| st.color);
+            let mut d = String::new();
+            for (k, (x, y)) in series.points.iter().filter(|(x, y)| *x > 0.0 && *y > 0.0).enumerate() {
+                let _ = write!(d, "{}{:.1} {:.1}", if k == 0 { "M" } else { " L" }, px(*x), py(*y));
+            }
+            if !d.is_empty() {
+                let _ = write!(
+                    s,
+                    r##"<path class="line" d="{d}" fill="none" stroke="{color}" stroke-width="2"><title>{}</title></path>"##,
+                    escape(&series.name)
+                );
+            }
+            let row = ((ph - 10.0) / self.series.len().max(1) as f64).min(18.0);
+            let (lx, ly) = (LEFT + pw + 12.0, TOP + 10.0 + i as f64 * row);
+            let _ = write!(
+                s,
+                r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"/><text x="{:.1}" y="{:.1}" class="legend">{}</text>"##,
+                lx + 18.0,
+                lx + 24.0,
+                ly + 4.0,
+                escape(&series.name)
+            );
+        }
+        s.push_str("</svg>");
+        s
+    }
+}
+
+/// A share of I/Os on an exceedance chart's axis, with the percentile it
+/// is: `50% (p50)`, `1% (p99)`, `0.001% (p99.999)`.
+fn share_label(share: f64) -> String {
+    let pct = share * 100.0;
+    let digits = (-pct.log10()).ceil().max(0.0) as usize;
+    let percentile = 100.0 - pct;
+    format!("{pct:.digits$}% (p{})", trim_percentile(percentile, digits))
+}
+
+/// `99.99`, `50`, `90`: a percentile with as many decimals as it needs.
+fn trim_percentile(p: f64, digits: usize) -> String {
+    let s = format!("{p:.digits$}");
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+}
+
 /// Where a chart's values go: x from `x0` to `x1` on the axis's own scale
 /// (log2 for queue depths), y from `y0` to `ymax` with a tick each
 /// `ystep`, in a plot `pw` x `ph` at (`LEFT`, `TOP`).

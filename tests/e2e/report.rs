@@ -651,6 +651,20 @@ fn compare_draws_three_runs_on_one_html_page_in_chromium() {
         charts.iter().any(|c| c.matches("<path class=\"line\"").count() == 3),
         "a chart with the three runs' lines on the same axes"
     );
+    // Each measurement's latency distribution: a chart a step, a line a
+    // run that has it, each drawn; A and B share steps, so some chart has
+    // both.
+    let spread = svgs(&r.dom, "chart exceedance");
+    assert!(!spread.is_empty(), "no latency distribution");
+    assert_eq!(spread.len(), r.dom.matches("<h3>Latency distribution: ").count(), "a heading a chart");
+    for c in &spread {
+        let d = browser::path_data(c);
+        assert!(
+            !d.is_empty() && d.iter().all(|d| d.starts_with('M') && d.contains(" L")),
+            "a drawn line: {c}"
+        );
+    }
+    assert!(spread.iter().any(|c| c.matches("<path class=\"line\"").count() >= 2), "two runs on one chart");
     let bars = svgs(&r.dom, "bars");
     assert_eq!(bars.len(), pairs.len(), "a bar chart a paired step");
     for b in &bars {

@@ -32,6 +32,7 @@ use crate::view::report::charts::{preparation, probes, sweeps};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{header, status_sentence, status_word, subtitle, title};
 use crate::view::report::hosts::host_tables;
+use crate::view::report::latency::distributions;
 use crate::view::report::loads::loads;
 use crate::view::report::matrix::matrices;
 use crate::view::report::pts;
@@ -163,6 +164,7 @@ fn html(r: &Report) -> Result<String, ExportError> {
         header => header(m).into_iter().map(|(name, rows)| minijinja::context! { name, rows }).collect::<Vec<_>>(),
         units_note,
         sweeps => sweeps(run, pts),
+        distributions => distributions(run, files),
         matrices => matrices(run, pts),
         pts => [
             minijinja::context! { heading => "Steady-state convergence", plots => pts::convergence(run, files) },

@@ -138,13 +138,14 @@ mod tests {
             serde_json::from_str(&whole.export(Format::FioJson).unwrap()).unwrap();
         assert!(whole_fio["methodic"].get("unreadable").is_none());
 
-        // Compared with itself whole: the damaged run's series, by its letter.
+        // Compared with itself whole: the damaged run's series and latency
+        // log (the comparison draws both), by its letter.
         let other = crate::step_files::tests::run("report-formats-other");
         let compared = crate::view::compare::comparison(&[run.clone(), other.clone()]);
         let text = compared.export(Format::Table).unwrap();
         assert!(
             text.contains(
-                "INCOMPLETE: 1 file of these runs could not be read, and what it holds is missing from this \
+                "INCOMPLETE: 2 files of these runs could not be read, and what they hold is missing from this \
                  comparison:\n  A: series/fill.csv (series of step p/fill-w): ends part way through line 2"
             ),
             "{text}"
@@ -156,11 +157,15 @@ mod tests {
         );
         let html = unescaped(&compared.export(Format::Html).unwrap());
         assert!(
-            html.contains("<strong>Incomplete:</strong> 1 file of these runs could not be read"),
+            html.contains("<strong>Incomplete:</strong> 2 files of these runs could not be read"),
             "{html}"
         );
         assert!(
             html.contains("A's series, series/fill.csv could not be read (ends part way through line 2"),
+            "{html}"
+        );
+        assert!(
+            html.contains("A's latency log, series/measure.hlog could not be read (is missing)"),
             "{html}"
         );
         std::fs::remove_dir_all(&run.dir).unwrap();

@@ -239,6 +239,44 @@ fn check_checklist(spec: &str, page: &Page) {
     assert_eq!(checklist.matches("rowspan=\"2\"").count(), 4, "{spec}: {checklist}");
 }
 
+/// The latency distributions of `phase`'s sweeps: for each workload's
+/// sweep, charts titled after it holding a line a queue depth (`qds`),
+/// each drawn, or saying why a queue depth has none (a rehearsal's
+/// deepest steps may record no I/O).
+fn check_distributions(spec: &str, page: &Page, phase: &str, workloads: &[String], qds: &[String]) {
+    let section =
+        page.dom.split("<h2 id=\"latency\">Latency distributions</h2>").nth(1).unwrap_or_else(|| {
+            panic!("{spec}: no latency distributions");
+        });
+    let section = &section[..section.find("<h2").unwrap_or(section.len())];
+    for w in workloads {
+        let title = format!("{phase}: {w}, latency by queue depth");
+        let svgs: Vec<&str> =
+            section.split("<svg").skip(1).filter(|svg| svg.contains(&format!("<title>{title}"))).collect();
+        assert!(!svgs.is_empty(), "{spec}: no chart titled {title}");
+        let lines: Vec<&str> =
+            svgs.iter().flat_map(|svg| svg.split("<path class=\"line\" d=\"").skip(1)).collect();
+        assert!(
+            lines.iter().all(|d| d.starts_with('M') && d.contains(" L")),
+            "{spec}: {title}: an empty line"
+        );
+        let drawn: Vec<&str> = svgs
+            .iter()
+            .flat_map(|svg| svg.split("class=\"legend\">QD ").skip(1))
+            .filter_map(|l| l.split([':', ' ']).next())
+            .collect();
+        assert_eq!(drawn.len(), lines.len(), "{spec}: {title}: a legend entry a line");
+        let said = section.split(&format!("<h3>{title}")).nth(1).unwrap_or_default();
+        let said = &said[..said.find("</p>").unwrap_or(said.len())];
+        for qd in qds {
+            assert!(
+                drawn.contains(&qd.as_str()) || said.contains(&format!("QD {qd} recorded no I/O.")),
+                "{spec}: {title}: neither a line nor a word for QD {qd}: {drawn:?} {said}"
+            );
+        }
+    }
+}
+
 /// Each sweep matrix says the drive state before it once, and what its
 /// steps wrote, not a state a step.
 fn check_sweep_states(spec: &str, page: &Page) {
@@ -331,6 +369,7 @@ fn check_page(spec: &str, dir: &Path) {
                     qds.dedup();
                     let cols: Vec<String> = qds.iter().map(u32::to_string).collect();
                     check_matrix(spec, &page, &format!("{phase}: IOPS"), &rows, &cols);
+                    check_distributions(spec, &page, &phase, &rows, &cols);
                 }
                 check_sweep_states(spec, &page);
             }

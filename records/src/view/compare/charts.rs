@@ -21,7 +21,7 @@ use super::{Comparison, letter, plural_kind, status_name};
 use crate::manifest::Loaded;
 use crate::record::StepResult;
 use crate::step_files::StepFiles;
-use crate::svg::{Bar, Bars, Chart, PALETTE, Series, Style, color};
+use crate::svg::{Bar, Bars, Chart, Exceedance, PALETTE, Series, Style, color};
 use crate::view::points::{Point, kind_short, points, rate_unit};
 use crate::view::report::matrix::shade;
 
@@ -51,6 +51,7 @@ pub struct PhaseView {
     pub maps: Vec<MapGroup>,
     pub rounds: Vec<PlotView>,
     pub series: Vec<PlotView>,
+    pub latency: Vec<PlotView>,
 }
 
 /// A sweep's line in every run: IOPS, and latency percentiles, by QD.
@@ -139,8 +140,15 @@ pub fn page(c: &Comparison, runs: &[Loaded]) -> Page {
     for (name, view) in series(runs, &c.files) {
         phase(&mut phases, &name).series.push(view);
     }
+    for (name, view) in distributions(runs, &c.files) {
+        phase(&mut phases, &name).latency.push(view);
+    }
     phases.retain(|p| {
-        !(p.curves.is_empty() && p.maps.is_empty() && p.rounds.is_empty() && p.series.is_empty())
+        !(p.curves.is_empty()
+            && p.maps.is_empty()
+            && p.rounds.is_empty()
+            && p.series.is_empty()
+            && p.latency.is_empty())
     });
     let colors_note = (runs.len() > PALETTE).then(|| {
         format!(
@@ -164,6 +172,7 @@ fn phase<'a>(phases: &'a mut Vec<PhaseView>, name: &str) -> &'a mut PhaseView {
                 maps: Vec::new(),
                 rounds: Vec::new(),
                 series: Vec::new(),
+                latency: Vec::new(),
             });
             phases.len() - 1
         }
@@ -774,6 +783,62 @@ fn series(runs: &[Loaded], files: &[StepFiles]) -> Vec<(String, PlotView)> {
                 .render_styled(&styles)
             };
             let mut note = format!("{describe}.");
+            if !notes.is_empty() {
+                note.push_str(&format!(" {}.", notes.join("; ")));
+            }
+            note.push_str(&lacking(&found, "such step"));
+            Some((phase, PlotView { title: first.id.clone(), note, svg }))
+        })
+        .collect()
+}
+
+/// Each measurement's latency distribution in every run, on one chart a
+/// step, a line a run in its colour (`crate::view::report::latency`):
+/// the share of its I/Os that took at least each latency, from the median
+/// to the slowest, its p99.99 in the legend where it had 10,000 I/Os.
+fn distributions(runs: &[Loaded], files: &[StepFiles]) -> Vec<(String, PlotView)> {
+    let each = runs
+        .iter()
+        .map(|run| steps_keyed(run, |a, r| matches!(a, Action::Measure { .. }) && r.latency_log.is_some()))
+        .collect();
+    by_key(each)
+        .into_iter()
+        .filter_map(|((phase, _, _), found)| {
+            let first = found.iter().flatten().next()?;
+            let mut series = Vec::new();
+            let mut styles = Vec::new();
+            let mut notes = Vec::new();
+            for (r, steps) in found.iter().enumerate() {
+                let Some(step) = steps.first() else { continue };
+                match files.get(r).map(|f| f.latencies(step)) {
+                    Some(Ok(Some(l))) => {
+                        if let Some(line) = crate::view::report::latency::line(&letter(r), l) {
+                            series.push(line);
+                            styles.push(style(r));
+                        }
+                    }
+                    Some(Err(u)) => notes.push(format!(
+                        "{}'s latency log, {} could not be read ({})",
+                        letter(r),
+                        u.path.display(),
+                        u.error
+                    )),
+                    Some(Ok(None)) | None => {}
+                }
+            }
+            if series.is_empty() && notes.is_empty() {
+                return None;
+            }
+            let title = format!("{}: latency distribution", first.id);
+            let svg = if series.is_empty() {
+                String::new()
+            } else {
+                Exceedance { title: &title, series, styles }.render()
+            };
+            let mut note = "The share of the step's I/Os that took at least each latency, from the median to the \
+                            slowest I/O, a line a run; where a line crosses 0.01% is its p99.99 (in the legend \
+                            where the step had 10,000 I/Os)."
+                .to_string();
             if !notes.is_empty() {
                 note.push_str(&format!(" {}.", notes.join("; ")));
             }

@@ -206,7 +206,7 @@ pub struct Unpaired {
 
 pub fn comparison(runs: &[Loaded]) -> Comparison {
     let all: Vec<Vec<Point>> = runs.iter().map(points).collect();
-    let files: Vec<StepFiles> = runs.iter().map(StepFiles::series_only).collect();
+    let files: Vec<StepFiles> = runs.iter().map(StepFiles::compared).collect();
     let (paired_points, missing) = pair::pair_up(&all);
     let units = runs[0].manifest.plan.conventions.units;
     let pairs: Vec<Pair> = paired_points

@@ -15,6 +15,7 @@ pub mod charts;
 pub mod findings;
 pub mod header;
 pub mod hosts;
+pub mod latency;
 pub mod loads;
 pub mod matrix;
 pub mod pts;

@@ -1,0 +1,186 @@
+//! Latency distributions: for each phase's sweeps a chart a sweep line
+//! (a workload), a line a queue depth, and for its other measurements a
+//! chart with a line a step; each line the share of the step's I/Os
+//! (reads, writes and trims together) that took at least each latency,
+//! from the median to the slowest I/O, read from the step's HdrHistogram
+//! latency log (`crate::hlog`). Where a line crosses 0.01% is its
+//! p99.99, the "99.99% QoS" figure reviewers quote: each line's legend
+//! gives it, where the step had the 10,000 I/Os it needs.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use methodic_compiler::plan::Action;
+
+use super::charts::{PlotView, unreadable_words};
+use crate::hlog::Latencies;
+use crate::manifest::Loaded;
+use crate::step_files::StepFiles;
+use crate::svg::{Exceedance, Series};
+
+/// The most lines a chart draws (the palette's colours); a group with
+/// more gets more charts.
+const LINES: usize = 8;
+
+/// The fewest I/Os a step's p99.99 is read from: one in 10,000 slower.
+const FOR_P9999: u64 = 10_000;
+
+/// Each phase's measurements' latency distributions, a chart a sweep line
+/// (its queue depths) and one for the phase's other measurements (its
+/// steps), in plan order. A step whose latency log could not be read, or
+/// that recorded no I/O, has no line: the chart's note says so.
+pub fn distributions(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
+    let mut groups: BTreeMap<GroupKey, Group> = BTreeMap::new();
+    for r in run.steps.iter().filter(|r| r.error.is_none()) {
+        let Some(step) = run.plan_step(r) else { continue };
+        let Action::Measure { workload, qd, .. } = &step.action else { continue };
+        let phase = r.phase.clone().unwrap_or_else(|| "steps".into());
+        let (key, label) = match step.sweep {
+            Some(sweep) => (Some((sweep, workload.name.clone())), format!("QD {}", qd.total)),
+            None => (None, r.id.clone()),
+        };
+        let first = groups.keys().find(|(_, p, k)| *p == phase && *k == key).map_or(r.index, |k| k.0);
+        let group = groups.entry((first, phase, key)).or_default();
+        match files.latencies(r) {
+            Ok(Some(l)) => match line(&label, l) {
+                Some(line) => group.lines.push(line),
+                None => group.missing.push(format!("{label} recorded no I/O.")),
+            },
+            Ok(None) => {}
+            Err(u) => group.missing.push(unreadable_words(u)),
+        }
+    }
+    groups
+        .into_iter()
+        .flat_map(|((_, phase, key), g)| {
+            let what = match &key {
+                Some((_, workload)) => format!("{phase}: {workload}, latency by queue depth"),
+                None => format!("{phase}: latency distribution of each measurement"),
+            };
+            let note = format!(
+                "Each line: the share of the step's I/Os (reads, writes and trims together) that took at least \
+                 each latency, from the median (50%) to the slowest I/O, from its HdrHistogram latency log. Where \
+                 a line crosses 0.01% is its p99.99, the \"99.99% QoS\" latency, in its legend where the step \
+                 had the 10,000 I/Os it needs.{}",
+                g.missing.iter().map(|u| format!(" No line: {u}")).collect::<String>()
+            );
+            let charts: Vec<Vec<Series>> = if g.lines.is_empty() {
+                vec![Vec::new()]
+            } else {
+                // As few charts as hold them, the lines shared out evenly
+                // (9 queue depths: 5 and 4, not 8 and 1).
+                let per = g.lines.len().div_ceil(g.lines.len().div_ceil(LINES));
+                let mut lines = g.lines.into_iter().peekable();
+                let mut out = Vec::new();
+                while lines.peek().is_some() {
+                    out.push(lines.by_ref().take(per).collect());
+                }
+                out
+            };
+            let n = charts.len();
+            charts.into_iter().enumerate().filter_map(move |(k, series)| {
+                if series.is_empty() && g.missing.is_empty() {
+                    return None;
+                }
+                let title = if n > 1 { format!("{what} ({} of {n})", k + 1) } else { what.clone() };
+                let svgs = if series.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Exceedance { title: &title, series, styles: Vec::new() }.render()]
+                };
+                Some(PlotView::new(title, note.clone(), svgs))
+            })
+        })
+        .collect()
+}
+
+/// A chart's group: its first step (for plan order), its phase, and its
+/// sweep and workload (none: the phase's other measurements).
+type GroupKey = (usize, String, Option<(u32, String)>);
+
+/// A chart's lines, and why some steps have none (a latency log that
+/// could not be read, a step that recorded no I/O).
+#[derive(Default)]
+struct Group {
+    lines: Vec<Series>,
+    missing: Vec<String>,
+}
+
+/// Step `label`'s line from its latency log `l`: every I/O of the step
+/// (its tags `read`, `write`, `trim`; a rounds cell's are not a step's),
+/// `None` when it has none.
+pub(crate) fn line(label: &str, l: &Latencies) -> Option<Series> {
+    let mut all: Option<Histogram<u64>> = None;
+    for tag in l.tags().filter(|t| !t.contains('.')) {
+        let Some(h) = l.of(tag) else { continue };
+        match all.as_mut() {
+            Some(sum) => sum.add(h).ok()?,
+            None => {
+                let mut sum = h.clone();
+                sum.auto(true);
+                all = Some(sum);
+            }
+        }
+    }
+    let h = all.filter(|h| !h.is_empty())?;
+    let points = exceedance(&h);
+    let n = h.len();
+    let name = if n >= FOR_P9999 {
+        format!(
+            "{label}: p99.99 {} µs",
+            crate::units::thousands(Some(h.value_at_quantile(0.9999) as f64 / 1000.0), 0)
+        )
+    } else {
+        format!("{label} ({n} I/Os)")
+    };
+    Some(Series { name, points })
+}
+
+/// The exceedance of the latencies in `h` (ns): at shares of 50% and ten
+/// steps a decade under it, down to one I/O in all of them, the latency
+/// (µs) that share of the I/Os took at least; then the slowest I/O, at
+/// one I/O's share.
+pub(crate) fn exceedance(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+    let n = h.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let one = 1.0 / n as f64;
+    let mut out = Vec::new();
+    for k in 0.. {
+        let share = 0.5 * 10f64.powf(-f64::from(k) / 10.0);
+        if share < one {
+            break;
+        }
+        out.push((h.value_at_quantile(1.0 - share) as f64 / 1000.0, share));
+    }
+    out.push((h.max() as f64 / 1000.0, one));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A million I/Os: 999,000 at 100 us, 900 at 1 ms, 100 at 10 ms. The
+    /// median and p99.5 are 100 us, p99.95 1 ms, p99.995 10 ms; the line
+    /// ends at the slowest, at one I/O in a million.
+    #[test]
+    fn the_exceedance_reads_each_percentile_where_its_share_is() {
+        let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
+        h.record_n(100_000, 999_000).unwrap();
+        h.record_n(1_000_000, 900).unwrap();
+        h.record_n(10_000_000, 100).unwrap();
+        let pts = exceedance(&h);
+        let at =
+            |share: f64| pts.iter().find(|(_, s)| (s - share).abs() < share * 1e-9).map(|(v, _)| *v).unwrap();
+        let near = |a: f64, b: f64| (a - b).abs() / b < 0.01;
+        assert!(near(at(0.5), 100.0) && near(at(0.005), 100.0), "p50, p99.5: {pts:?}");
+        assert!(near(at(0.0005), 1000.0), "p99.95: {pts:?}");
+        assert!(near(at(0.00005), 10000.0), "p99.995: {pts:?}");
+        assert_eq!(pts.last().map(|p| p.1), Some(1e-6));
+        assert!(near(pts.last().unwrap().0, 10000.0));
+        // Falling shares, rising latencies.
+        assert!(pts.windows(2).all(|w| w[1].1 < w[0].1 && w[1].0 >= w[0].0), "{pts:?}");
+    }
+}
