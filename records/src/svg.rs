@@ -106,17 +106,22 @@ fn y_grid(
 ) {
     let mut y = y0;
     while y <= ymax + ystep * 0.01 {
-        let yy = py(y);
-        let _ = write!(
-            s,
-            r##"<line x1="{left}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
-            left + width,
-            left - 6.0,
-            yy + 4.0,
-            tick_label(y)
-        );
+        y_tick(s, left, width, py(y), &tick_label(y));
         y += ystep;
     }
+}
+
+/// A grid line across the plot (from `left`, `width` wide) at `yy`, and
+/// its tick `label` at its left.
+fn y_tick(s: &mut String, left: f64, width: f64, yy: f64, label: &str) {
+    let _ = write!(
+        s,
+        r##"<line x1="{left}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
+        left + width,
+        left - 6.0,
+        yy + 4.0,
+        label
+    );
 }
 
 /// How one series is drawn where the caller chooses: its colour and, for
@@ -460,15 +465,7 @@ impl Exceedance<'_> {
             e -= 1.0;
         }
         for share in shares {
-            let yy = py(share);
-            let _ = write!(
-                s,
-                r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
-                LEFT + pw,
-                LEFT - 6.0,
-                yy + 4.0,
-                share_label(share)
-            );
+            y_tick(&mut s, LEFT, pw, py(share), &share_label(share));
         }
         // The latencies: each decade, and 2 and 5 times it, unlabelled.
         for d in x0 as i32..=x1 as i32 {

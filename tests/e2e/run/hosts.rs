@@ -92,6 +92,17 @@ impl Servers {
         (methodic(&args.iter().map(String::as_str).collect::<Vec<_>>()), out)
     }
 
+    /// A wrapper around fio that notes the folder each fio client runs
+    /// in, a line a session, then runs fio: the wrapper and that file.
+    fn counting_fio(&self) -> (PathBuf, PathBuf) {
+        let sessions = self.dir.join("sessions");
+        let wrapper = self.dir.join("fio-counting");
+        std::fs::write(&wrapper, format!("#!/bin/sh\npwd >> {}\nexec fio \"$@\"\n", sessions.display()))
+            .unwrap();
+        std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        (wrapper, sessions)
+    }
+
     /// That run, which must succeed with every step recorded without an
     /// error; its steps and results folder.
     fn run_ok(&self, name: &str, source: &str, extra: &[&str]) -> (Vec<Value>, PathBuf) {
@@ -344,10 +355,7 @@ fn each_round_of_a_rounds_step_is_one_fio_session_on_two_hosts() {
         return;
     }
     let servers = Servers::start("hosts-rounds", 61, 2);
-    let sessions = servers.dir.join("sessions");
-    let wrapper = servers.dir.join("fio-counting");
-    std::fs::write(&wrapper, format!("#!/bin/sh\npwd >> {}\nexec fio \"$@\"\n", sessions.display())).unwrap();
-    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (wrapper, sessions) = servers.counting_fio();
     let (all, out) = servers.run_ok(
         "rounds",
         "methodology \"rounds\" version \"1\"\ntarget { span 16MiB }\n\
@@ -398,10 +406,7 @@ fn a_sweep_and_a_repeat_are_one_fio_session_each_on_two_hosts() {
         return;
     }
     let servers = Servers::start("hosts-batch", 91, 2);
-    let sessions = servers.dir.join("sessions");
-    let wrapper = servers.dir.join("fio-counting");
-    std::fs::write(&wrapper, format!("#!/bin/sh\npwd >> {}\nexec fio \"$@\"\n", sessions.display())).unwrap();
-    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (wrapper, sessions) = servers.counting_fio();
     let source = "methodology \"batch\" version \"1\"\ntarget { span 16MiB }\n\
                   workload r { random; block 4KiB; read 100% }\n\
                   sweep r qd [1, 2, 4] ramp 0s record 500ms\n\
