@@ -111,6 +111,30 @@ fn y_grid(
     }
 }
 
+/// The legend's row for series `i` of `n`, beside a plot whose right edge
+/// is at `right` and `ph` high: a swatch of its line (`color`, and `dash`:
+/// empty, or its ` stroke-dasharray` attribute) and its `name`. Rows
+/// shrink to fit many series beside the plot.
+fn legend_row(
+    s: &mut String,
+    (i, n): (usize, usize),
+    right: f64,
+    ph: f64,
+    (color, dash): (&str, &str),
+    name: &str,
+) {
+    let row = ((ph - 10.0) / n.max(1) as f64).min(18.0);
+    let (lx, ly) = (right + 12.0, TOP + 10.0 + i as f64 * row);
+    let _ = write!(
+        s,
+        r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"{dash}/><text x="{:.1}" y="{:.1}" class="legend">{}</text>"##,
+        lx + 18.0,
+        lx + 24.0,
+        ly + 4.0,
+        escape(name)
+    );
+}
+
 /// A grid line across the plot (from `left`, `width` wide) at `yy`, and
 /// its tick `label` at its left.
 fn y_tick(s: &mut String, left: f64, width: f64, yy: f64, label: &str) {
@@ -399,18 +423,7 @@ impl Chart<'_> {
                     );
                 }
             }
-            // Legend rows shrink to fit many series beside the plot.
-            let row = ((ph - 10.0) / self.series.len().max(1) as f64).min(18.0);
-            let ly = TOP + 10.0 + i as f64 * row;
-            let lx = LEFT + pw + 12.0;
-            let _ = write!(
-                s,
-                r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"{dash}/><text x="{:.1}" y="{:.1}" class="legend">{}</text>"##,
-                lx + 18.0,
-                lx + 24.0,
-                ly + 4.0,
-                escape(&series.name)
-            );
+            legend_row(s, (i, self.series.len()), LEFT + pw, ph, (color, &dash), &series.name);
         }
     }
 }
@@ -511,16 +524,7 @@ impl Exceedance<'_> {
                     escape(&series.name)
                 );
             }
-            let row = ((ph - 10.0) / self.series.len().max(1) as f64).min(18.0);
-            let (lx, ly) = (LEFT + pw + 12.0, TOP + 10.0 + i as f64 * row);
-            let _ = write!(
-                s,
-                r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"/><text x="{:.1}" y="{:.1}" class="legend">{}</text>"##,
-                lx + 18.0,
-                lx + 24.0,
-                ly + 4.0,
-                escape(&series.name)
-            );
+            legend_row(&mut s, (i, self.series.len()), LEFT + pw, ph, (color, ""), &series.name);
         }
         s.push_str("</svg>");
         s

@@ -632,6 +632,18 @@ fn compare_draws_three_runs_on_one_html_page_in_chromium() {
         let r = format!(">{:.2}x<", r.as_f64().unwrap());
         assert!(html.contains(&r), "the ratio {r} under its bar");
     }
+    // Three runs: each paired measurement ranked, highest first, in JSON,
+    // on the page (a table each) and in the terminal.
+    let rankings = v["rankings"].as_array().unwrap();
+    assert!(!rankings.is_empty(), "{v}");
+    for r in rankings {
+        let values: Vec<f64> =
+            r["ranked"].as_array().unwrap().iter().filter_map(|e| e["value"].as_f64()).collect();
+        assert!(values.windows(2).all(|w| w[0] >= w[1]), "highest first: {r}");
+    }
+    assert_eq!(html.matches("<table class=\"ranked\">").count(), rankings.len(), "a table a ranking");
+    let table = text(&methodic(&[&["compare"][..], &dirs].concat()).stdout);
+    assert!(table.contains("each paired measurement, ranked:"), "{table}");
 
     let shot = page.with_extension("png");
     let r = browser::render(&page, &shot).unwrap_or_else(|e| panic!("{e}"));

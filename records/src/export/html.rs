@@ -193,6 +193,36 @@ impl Exporter<Comparison> for Html {
     }
 }
 
+/// The page's rankings (three runs or more): each paired measurement's
+/// runs, highest first, in words, each run in its colour.
+fn rankings(c: &Comparison) -> Vec<minijinja::Value> {
+    if c.runs.len() < 3 {
+        return Vec::new();
+    }
+    let color = |run: &str| crate::svg::color(c.runs.iter().position(|r| r.name == run).unwrap_or(0));
+    c.rankings
+        .iter()
+        .map(|r| {
+            let rows: Vec<minijinja::Value> = r
+                .ranked
+                .iter()
+                .map(|e| {
+                    minijinja::context! {
+                        rank => e.rank.map_or("-".to_string(), |k| k.to_string()),
+                        run => e.run,
+                        color => color(&e.run),
+                        value => e.value_text(),
+                        spread => e.spread_text(),
+                        ratio => e.ratio.map_or("-".to_string(), |x| format!("{x:.2}x")),
+                        name => e.name,
+                    }
+                })
+                .collect();
+            minijinja::context! { label => r.label, unit => r.unit, rows }
+        })
+        .collect()
+}
+
 fn compare_html(c: &Comparison) -> Result<String, ExportError> {
     let mut env = minijinja::Environment::new();
     // A block tag leaves no blank line behind.
@@ -288,6 +318,7 @@ fn compare_html(c: &Comparison) -> Result<String, ExportError> {
         device_columns,
         device_rows,
         bests,
+        rankings => rankings(c),
     };
     let template = env.get_template("compare.html").map_err(|e| failed("the comparison template", e))?;
     template.render(ctx).map_err(|e| failed("cannot render the comparison", e))

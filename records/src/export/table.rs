@@ -271,6 +271,16 @@ fn text(c: &Comparison) -> String {
             out.push_str(&format!("  {}\n", s.line()));
         }
     }
+    // Three runs or more (many drives): each paired measurement's runs
+    // from the highest value down.
+    if c.runs.len() >= 3 && !c.rankings.is_empty() {
+        out.push_str("\neach paired measurement, ranked:\n");
+        for r in &c.rankings {
+            for line in r.lines() {
+                out.push_str(&format!("{line}\n"));
+            }
+        }
+    }
     if !c.unpaired.is_empty() {
         out.push_str(&format!("\nsteps with no counterpart ({}):\n", c.unpaired.len()));
         for u in &c.unpaired {

@@ -17,6 +17,7 @@ use std::path::{Component, Path};
 use methodic_compiler::plan::{Action, IoKey, Metric, Units, ValueKind, WorkloadIo};
 use serde::Serialize;
 
+use super::words::run_name;
 use super::{Comparison, letter, plural_kind, status_name};
 use crate::manifest::Loaded;
 use crate::record::StepResult;
@@ -214,47 +215,6 @@ fn legend(c: &Comparison, runs: &[Loaded]) -> Vec<RunLegend> {
             }
         })
         .collect()
-}
-
-/// What ran the run, for a reader: its drives' model and firmware
-/// (`Samsung SSD 990 PRO 2TB, firmware 4B2QJXD7`; `4 x ...` for four of
-/// one), else its hosts (a run on many), else its target and host
-/// (`file scratch.bin on host bench`).
-pub(crate) fn run_name(run: &Loaded) -> String {
-    let m = &run.manifest;
-    let mut drives: Vec<(String, usize)> = Vec::new();
-    for t in &m.targets {
-        let Some(model) = &t.identity.model else { continue };
-        let name = match &t.identity.firmware {
-            Some(fw) => format!("{}, firmware {}", model.trim(), fw.trim()),
-            None => model.trim().to_string(),
-        };
-        match drives.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, count)) => *count += 1,
-            None => drives.push((name, 1)),
-        }
-    }
-    if !drives.is_empty() {
-        return drives
-            .iter()
-            .map(|(n, count)| if *count > 1 { format!("{count} x {n}") } else { n.clone() })
-            .collect::<Vec<_>>()
-            .join("; ");
-    }
-    if !m.hosts.is_empty() {
-        let names: Vec<&str> = m.hosts.iter().map(|h| h.hostname.as_deref().unwrap_or(&h.host)).collect();
-        return format!("{} hosts: {}", names.len(), names.join(", "));
-    }
-    let host = m.host.hostname.as_deref().unwrap_or("an unnamed host");
-    match m.targets.first() {
-        Some(t) => {
-            let what = t.kind.words();
-            let name =
-                t.path.file_name().map_or(t.path.display().to_string(), |n| n.to_string_lossy().into());
-            format!("{what} {name} on host {host}")
-        }
-        None => format!("host {host}"),
-    }
 }
 
 /// Each directory by the fewest of its last components that no other

@@ -24,6 +24,7 @@ pub mod charts;
 pub mod devices;
 mod difference;
 mod pair;
+pub mod rank;
 mod run_differences;
 mod step_differences;
 mod words;
@@ -55,6 +56,9 @@ pub struct Comparison {
     pub values_note: Option<String>,
     /// When some run reports peaks: each sweep's best step in each run.
     pub sweep_bests: Vec<SweepBest>,
+    /// Each paired measurement's runs from the highest value to the
+    /// lowest, with ratios to A, and the spread of a repeated step.
+    pub rankings: Vec<rank::Ranking>,
     /// Steps some run has and another lacks.
     pub unpaired: Vec<Unpaired>,
     pub differences: Vec<Difference>,
@@ -291,6 +295,7 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
                 value_kind: r.manifest.plan.conventions.value,
             })
             .collect(),
+        rankings: rankings(&pairs, runs),
         pairs,
         values_note,
         sweep_bests,
@@ -301,6 +306,47 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
         loaded: runs.to_vec(),
         files,
     }
+}
+
+/// Each paired measurement (a measure, rounds, copy, `together` job or
+/// QoS step every run has) ranked ([`rank::ranked`]): a repeated step by
+/// its last run's record, which holds the runs' aggregate and spread; its
+/// other runs are not ranked. A step that failed or missed its rate has
+/// no value.
+fn rankings(pairs: &[Pair], runs: &[Loaded]) -> Vec<rank::Ranking> {
+    let names: Vec<String> = runs.iter().map(words::drive_name).collect();
+    pairs
+        .iter()
+        .filter(|p| matches!(p.kind.as_str(), "measure" | "rounds" | "copy" | "together" | "qos"))
+        .filter_map(|p| {
+            let mut entries = Vec::with_capacity(p.values.len());
+            for (i, v) in p.values.iter().enumerate() {
+                let run = runs.get(i);
+                let record = run.and_then(|r| r.steps.iter().find(|s| s.id == v.step_id));
+                let repeat = run.zip(record).and_then(|(run, r)| run.plan_step(r)).and_then(|s| s.repeat);
+                if repeat.is_some_and(|r| r.run < r.runs) {
+                    return None;
+                }
+                let summary = record.and_then(|r| r.repeats.as_ref());
+                let value = if v.error.is_some() || v.rate_missed.is_some() {
+                    None
+                } else {
+                    summary.map_or(v.value, |s| Some(s.value))
+                };
+                entries.push(rank::Ranked {
+                    rank: None,
+                    run: letter(i),
+                    name: names.get(i).cloned().unwrap_or_default(),
+                    value,
+                    ratio: None,
+                    sd: summary.map(|s| s.sd),
+                    repeats: summary.map(|s| s.runs.len()),
+                });
+            }
+            let unit = p.values.first().map_or(String::new(), |v| v.unit.clone());
+            Some(rank::ranked(p.label.clone(), unit, p.value_kind.words().to_string(), entries))
+        })
+        .collect()
 }
 
 /// The files each run's series (`files`, a run's each) could not be

@@ -1,0 +1,177 @@
+//! Many drives ranked: for each paired measurement (a measure, rounds,
+//! copy, `together` job or QoS step every run has), the runs from the
+//! highest value to the lowest, each with its ratio to the first run (the
+//! baseline) and, where the step was repeated, the mean and standard
+//! deviation over its runs (an error bar). A run is named by its drives'
+//! model and serial from its manifest. Of a repeated step, only its last
+//! run is ranked: its record holds the runs' statistics.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// One paired step's runs, ranked.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Ranking {
+    /// The pair's label: `rnd4k_read (4KiB random, 100% read) QD 32`.
+    pub label: String,
+    /// `IOPS`, `MB/s`.
+    pub unit: String,
+    /// The value kind compared: `peak`, `step average`, `steady-state
+    /// average`.
+    pub value_kind: String,
+    /// Highest first; a run with no value (failed, rate not kept) last,
+    /// unranked.
+    pub ranked: Vec<Ranked>,
+}
+
+/// A run's place in a ranking.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Ranked {
+    /// From 1; none for a run with no value.
+    pub rank: Option<usize>,
+    /// The run, by its letter: `B`.
+    pub run: String,
+    /// Its drives by model and serial (`Samsung SSD 990 PRO 2TB, serial
+    /// S7KHNJ0W123456`), else what `compare` names the run by.
+    pub name: String,
+    pub value: Option<f64>,
+    /// Its value over the baseline's (the first run's).
+    pub ratio: Option<f64>,
+    /// A repeated step: the standard deviation of its runs' values, and
+    /// how many runs; `value` is then the methodology's aggregate of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sd: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<usize>,
+}
+
+/// A ranking of `entries` (a run each, its value, spread and name, in
+/// the runs' order, the baseline first): each one's ratio to the
+/// baseline, then highest first, ranked from 1; one with no value last,
+/// unranked.
+pub(super) fn ranked(label: String, unit: String, value_kind: String, mut entries: Vec<Ranked>) -> Ranking {
+    let base = entries.first().and_then(|e| e.value).filter(|b| *b > 0.0);
+    for e in &mut entries {
+        e.ratio = e.value.zip(base).map(|(v, b)| v / b);
+    }
+    entries.sort_by(|a, b| match (a.value, b.value) {
+        (Some(x), Some(y)) => y.total_cmp(&x),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    for (k, e) in entries.iter_mut().enumerate() {
+        e.rank = e.value.map(|_| k + 1);
+    }
+    Ranking { label, unit, value_kind, ranked: entries }
+}
+
+impl Ranked {
+    /// `1,000`, or `no value`.
+    pub(crate) fn value_text(&self) -> String {
+        self.value.map_or("no value".to_string(), |v| crate::units::thousands(Some(v), 0))
+    }
+
+    /// `± 100 (3 runs)` for a repeated step, else nothing.
+    pub(crate) fn spread_text(&self) -> String {
+        match (self.sd, self.repeats) {
+            (Some(sd), Some(n)) => format!("± {} ({n} runs)", crate::units::thousands(Some(sd), 0)),
+            _ => String::new(),
+        }
+    }
+}
+
+impl Ranking {
+    /// The ranking as the terminal prints it: a heading, then a line a
+    /// run: its rank, letter, value (± its standard deviation over its
+    /// repeats), ratio to A and name.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let mut out = vec![format!("{} ({}, {}), highest first:", self.label, self.unit, self.value_kind)];
+        let cells: Vec<[String; 4]> = self
+            .ranked
+            .iter()
+            .map(|e| {
+                [
+                    e.rank.map_or("-".to_string(), |r| r.to_string()),
+                    e.value_text(),
+                    e.spread_text(),
+                    e.ratio.map_or("-".to_string(), |r| format!("{r:.2}x A")),
+                ]
+            })
+            .collect();
+        let width = |k: usize| cells.iter().map(|c| c[k].chars().count()).max().unwrap_or(0);
+        let (w1, w2, w3) = (width(1), width(2), width(3));
+        for (e, [rank, value, spread, ratio]) in self.ranked.iter().zip(&cells) {
+            // The spread's column only where some run was repeated.
+            let spread = if w2 == 0 { String::new() } else { format!("  {spread:<w2$}") };
+            out.push(format!("  {rank:>3}  {}  {value:>w1$}{spread}  {ratio:>w3$}  {}", e.run, e.name));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use methodic_compiler::plan::Aggregate;
+
+    use crate::analysis::RepeatSummary;
+    use crate::view::compare::comparison;
+    use crate::view::testing::{of_source, rates, summary};
+
+    /// A run of a measurement and a repeat of 3, on a drive of `model`,
+    /// serial `SN{i}`: the measurement at `one` IOPS, the repeat's runs at
+    /// `runs`.
+    fn run(i: usize, model: &str, one: f64, runs: [f64; 3]) -> crate::manifest::Loaded {
+        let src = "methodology \"r\" version \"1\"\nworkload w { random; block 4KiB; read 100% }\n\
+                   measure w qd 1 for 1s\nrepeat 3 { measure w qd 4 for 1s }\n";
+        let mut run = of_source(src, PathBuf::from(format!("/nonexistent/rank-{i}")));
+        run.manifest.targets[0].identity.model = Some(model.into());
+        run.manifest.targets[0].identity.serial = Some(format!("SN{i}"));
+        for (r, iops) in run.steps.iter_mut().zip([one, runs[0], runs[1], runs[2]]) {
+            r.summary = Some(summary(1.0, rates(iops, 1.0, [10.0, 20.0, 30.0, 40.0]), true));
+        }
+        let mean = runs.iter().sum::<f64>() / 3.0;
+        let sd = (runs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+        run.steps[3].repeats = Some(RepeatSummary {
+            runs: runs.to_vec(),
+            unit: "IOPS".into(),
+            mean,
+            sd,
+            median: runs[1],
+            cv: sd / mean,
+            aggregate: Aggregate::Mean,
+            value: mean,
+            first_run_apart: false,
+            warning: None,
+            page_cache: None,
+        });
+        run
+    }
+
+    /// Each paired measurement's runs, highest first, with ratios to A;
+    /// a repeat ranked once, by the aggregate of its runs, with their
+    /// standard deviation; each drive by model and serial.
+    #[test]
+    fn runs_are_ranked_highest_first_a_repeat_by_its_aggregate_and_spread() {
+        let runs = [
+            run(0, "Drive A", 1000.0, [500.0, 600.0, 700.0]),
+            run(1, "Drive B", 1500.0, [400.0, 400.0, 400.0]),
+            run(2, "Drive C", 800.0, [900.0, 1000.0, 1100.0]),
+        ];
+        let c = comparison(&runs);
+        assert_eq!(c.rankings.len(), 2, "the measurement and the repeat's last run");
+        let order = |k: usize| c.rankings[k].ranked.iter().map(|e| e.run.clone()).collect::<Vec<_>>();
+        assert_eq!(order(0), ["B", "A", "C"]);
+        assert_eq!(order(1), ["C", "A", "B"]);
+        let first = &c.rankings[0].ranked[0];
+        assert_eq!((first.rank, first.value, first.ratio), (Some(1), Some(1500.0), Some(1.5)));
+        assert_eq!(first.name, "Drive B, serial SN1");
+        let top = &c.rankings[1].ranked[0];
+        assert_eq!((top.value, top.repeats), (Some(1000.0), Some(3)));
+        assert!((top.sd.unwrap() - 100.0).abs() < 1e-9 && (top.ratio.unwrap() - 1000.0 / 600.0).abs() < 1e-9);
+        let lines = c.rankings[1].lines();
+        assert_eq!(lines[1], "    1  C  1,000  ± 100 (3 runs)  1.67x A  Drive C, serial SN2", "{lines:?}");
+    }
+}
