@@ -771,12 +771,13 @@ fn distributions(runs: &[Loaded], files: &[StepFiles]) -> Vec<(String, PlotView)
             for (r, steps) in found.iter().enumerate() {
                 let Some(step) = steps.first() else { continue };
                 match files.get(r).map(|f| f.latencies(step)) {
-                    Some(Ok(Some(l))) => {
-                        if let Some(line) = crate::view::report::latency::line(&letter(r), l) {
+                    Some(Ok(Some(l))) => match crate::view::report::latency::line(&letter(r), l) {
+                        Ok(line) => {
                             series.push(line);
                             styles.push(style(r));
                         }
-                    }
+                        Err(why) => notes.push(why),
+                    },
                     Some(Err(u)) => notes.push(format!(
                         "{}'s latency log, {} could not be read ({})",
                         letter(r),

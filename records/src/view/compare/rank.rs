@@ -1,10 +1,9 @@
-//! Many drives ranked: for each paired measurement (a measure, rounds,
-//! copy, `together` job or QoS step every run has), the runs from the
+//! Many drives ranked: for a paired measurement, the runs from the
 //! highest value to the lowest, each with its ratio to the first run (the
-//! baseline) and, where the step was repeated, the mean and standard
-//! deviation over its runs (an error bar). A run is named by its drives'
-//! model and serial from its manifest. Of a repeated step, only its last
-//! run is ranked: its record holds the runs' statistics.
+//! baseline) and, where the step was repeated, the standard deviation of
+//! its runs beside their aggregate; the words the terminal and the page
+//! give each. The comparison (`super::rankings`) picks the measurements
+//! and each run's value and name.
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -43,8 +43,8 @@ pub fn distributions(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
         let group = groups.entry((first, phase, key)).or_default();
         match files.latencies(r) {
             Ok(Some(l)) => match line(&label, l) {
-                Some(line) => group.lines.push(line),
-                None => group.missing.push(format!("{label} recorded no I/O.")),
+                Ok(line) => group.lines.push(line),
+                Err(why) => group.missing.push(format!("{why}.")),
             },
             Ok(None) => {}
             Err(u) => group.missing.push(unreadable_words(u)),
@@ -107,14 +107,15 @@ struct Group {
 }
 
 /// Step `label`'s line from its latency log `l`: every I/O of the step
-/// (its tags `read`, `write`, `trim`; a rounds cell's are not a step's),
-/// `None` when it has none.
-pub(crate) fn line(label: &str, l: &Latencies) -> Option<Series> {
+/// (its tags `read`, `write`, `trim`; a rounds cell's are not a step's);
+/// why there is none (`QD 256 recorded no I/O`) where the step has fewer
+/// than the two I/Os a median and a slowest need.
+pub(crate) fn line(label: &str, l: &Latencies) -> Result<Series, String> {
     let mut all: Option<Histogram<u64>> = None;
     for tag in l.tags().filter(|t| !t.contains('.')) {
         let Some(h) = l.of(tag) else { continue };
         match all.as_mut() {
-            Some(sum) => sum.add(h).ok()?,
+            Some(sum) => sum.add(h).map_err(|e| format!("{label}'s latencies do not add up ({e})"))?,
             None => {
                 let mut sum = h.clone();
                 sum.auto(true);
@@ -122,9 +123,14 @@ pub(crate) fn line(label: &str, l: &Latencies) -> Option<Series> {
             }
         }
     }
-    let h = all.filter(|h| !h.is_empty())?;
+    let n = all.as_ref().map_or(0, Histogram::len);
+    match n {
+        0 => return Err(format!("{label} recorded no I/O")),
+        1 => return Err(format!("{label} recorded 1 I/O, too few to draw")),
+        _ => {}
+    }
+    let Some(h) = all else { return Err(format!("{label} recorded no I/O")) };
     let points = exceedance(&h);
-    let n = h.len();
     let name = if n >= FOR_P9999 {
         format!(
             "{label}: p99.99 {} µs",
@@ -133,7 +139,7 @@ pub(crate) fn line(label: &str, l: &Latencies) -> Option<Series> {
     } else {
         format!("{label} ({n} I/Os)")
     };
-    Some(Series { name, points })
+    Ok(Series { name, points })
 }
 
 /// The exceedance of the latencies in `h` (ns): at shares of 50% and ten
@@ -182,5 +188,33 @@ mod tests {
         assert!(near(pts.last().unwrap().0, 10000.0));
         // Falling shares, rising latencies.
         assert!(pts.windows(2).all(|w| w[1].1 < w[0].1 && w[1].0 >= w[0].0), "{pts:?}");
+    }
+
+    /// Two I/Os draw a line from the median to the slowest; one, or none,
+    /// is said, not drawn (a rehearsal's deepest steps may record that
+    /// few).
+    #[test]
+    fn a_step_of_fewer_than_two_ios_has_no_line_and_says_why() {
+        let log = |n: u64| {
+            let dir = std::env::temp_dir().join(format!("methodic-latency-line-{}-{n}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("s.hlog");
+            let mut w =
+                crate::hlog::Writer::create(&path, "s", std::time::UNIX_EPOCH, "1970-01-01T00:00:00Z")
+                    .unwrap();
+            let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
+            for k in 0..n {
+                h.record(1000 * (k + 1)).unwrap();
+            }
+            w.interval("read", &h, std::time::Duration::ZERO, std::time::Duration::from_secs(1)).unwrap();
+            w.flush().unwrap();
+            let l = Latencies::read(&path).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+            l
+        };
+        assert_eq!(line("QD 8", &log(1)).err().as_deref(), Some("QD 8 recorded 1 I/O, too few to draw"));
+        let Ok(two) = line("QD 8", &log(2)) else { panic!("two I/Os draw a line") };
+        assert_eq!(two.points.len(), 2, "{:?}", two.points);
+        assert_eq!(two.name, "QD 8 (2 I/Os)");
     }
 }
