@@ -721,6 +721,10 @@ pub(crate) struct OnHosts {
     /// The I/O runs of a batch's later steps, done in its first step's
     /// session, by step id, each taken when its step comes.
     ran: RefCell<HashMap<String, IoRun>>,
+    /// The batch the step that `run_step` last saw begins (its id and the
+    /// plan's steps in it), for its I/O to send: found once a step, from
+    /// the step's index, not by looking the step up in the plan.
+    planned: RefCell<Option<(String, Range<usize>)>>,
 }
 
 impl OnHosts {
@@ -729,15 +733,16 @@ impl OnHosts {
             margin_ms: Cell::new(opts.start_margin_ms.unwrap_or(DEFAULT_START_MARGIN_MS)),
             batch_ms: opts.batch_ms.unwrap_or(DEFAULT_BATCH_MS),
             ran: RefCell::default(),
+            planned: RefCell::default(),
         }
     }
 
-    /// The steps that go to the hosts in one session with `step`, when it
-    /// is the first of several and none of them has run yet.
-    fn batch_of(&self, plan: &Plan, step: &Step) -> Option<Range<usize>> {
-        let i = plan.steps.iter().position(|s| s.id == step.id)?;
+    /// The steps that go to the hosts in one session with step `i` of
+    /// `plan`, when it is the first of several and none of them has run
+    /// yet.
+    fn batch_of(&self, plan: &Plan, i: usize) -> Option<Range<usize>> {
         let steps = batch(plan, i, self.batch_ms);
-        (steps.len() > 1 && !self.ran.borrow().contains_key(&step.id)).then_some(steps)
+        (steps.len() > 1 && !self.ran.borrow().contains_key(&plan.steps[i].id)).then_some(steps)
     }
 
     /// The I/O runs of `steps` (the first, `step`, as `spec`; each later
@@ -794,14 +799,16 @@ impl OnHosts {
 
 impl Site for OnHosts {
     /// A step whose run was done in an earlier step's session takes it;
-    /// the first step of a batch ([`batch`]) sends the batch's runs in
-    /// one session; any other step's run is a session of its own.
+    /// the first step of a batch ([`batch`], found by `run_step`) sends
+    /// the batch's runs in one session; any other step's run is a session
+    /// of its own.
     fn io(&self, x: &Executor<'_>, step: &Step, spec: IoSpec<'_>) -> Result<IoRun> {
         if let Some(run) = self.ran.borrow_mut().remove(&step.id) {
             return Ok(run);
         }
-        match self.batch_of(x.plan, step) {
-            Some(steps) => self.io_batch(x, step, spec, steps),
+        let planned = self.planned.borrow_mut().take().filter(|(id, _)| *id == step.id);
+        match planned {
+            Some((_, steps)) => self.io_batch(x, step, spec, steps),
             None => io(x, &self.margin_ms, step, spec),
         }
     }
@@ -842,13 +849,15 @@ impl Site for OnHosts {
     /// step runs on the conductor, as on one machine, and its record says
     /// so.
     fn run_step(&self, x: &Executor<'_>, s: &mut StepRun<'_>, observer: &mut dyn Observer) -> Result<bool> {
-        if let Some(steps) = self.batch_of(x.plan, s.step) {
+        let planned = self.batch_of(x.plan, s.out.index - 1);
+        if let Some(steps) = &planned {
             observer.note(&format!(
                 "{} go to the hosts in one fio session: their results come when it ends (--batch-time 0 sends each \
                  step alone)",
-                batch_words(x.plan, &steps)
+                batch_words(x.plan, steps)
             ));
         }
+        *self.planned.borrow_mut() = planned.map(|steps| (s.step.id.clone(), steps));
         if s.step.local {
             s.out.actions.push("local: on the conductor (this machine), not on the hosts".into());
             Ok(false)
