@@ -81,12 +81,12 @@ fn spanned(mut rows: Vec<[String; 8]>) -> Vec<Vec<Spanning>> {
             .enumerate()
             .map(|(col, text)| {
                 let same_above = i > 0 && rows[i - 1][col] == *text;
-                let rows = if same_above {
+                let spans = if same_above {
                     0
                 } else {
                     1 + rows[i + 1..].iter().take_while(|r| r[col] == *text).count()
                 };
-                Spanning { text: text.clone(), rows }
+                Spanning { text: text.clone(), rows: spans }
             })
             .collect();
         out.push(cells);
