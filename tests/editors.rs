@@ -345,7 +345,9 @@ fn expected(rule: Rule) -> Option<(&'static [&'static str], bool)> {
         | Rule::access_pareto
         | Rule::access_normal
         | Rule::access_bands => (VALUE, true),
-        Rule::access_around | Rule::bursts_times | Rule::think_drained => (&["keyword.other."], true),
+        Rule::access_around | Rule::bursts_times | Rule::think_drained | Rule::until_cv => {
+            (&["keyword.other."], true)
+        }
         Rule::rate_unit => (&["keyword.other.unit."], true),
         _ => return None,
     })
@@ -470,6 +472,7 @@ fn every_spec_is_scoped_as_the_parser_reads_it() {
         "access_around",
         "bursts_times",
         "think_drained",
+        "until_cv",
         "point_pick",
         "erase_option",
     ] {

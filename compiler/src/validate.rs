@@ -105,6 +105,17 @@ impl Validator {
             if r.run == 0 || r.run > r.runs {
                 self.fail(step, format!("run {} of {} is not a run of its repeat", r.run, r.runs));
             }
+            if let Some(u) = r.until {
+                if u.min_runs < 2 || u.min_runs > r.runs {
+                    self.fail(
+                        step,
+                        format!("its repeat judges the spread from run {} of {}", u.min_runs, r.runs),
+                    );
+                }
+                if u.cv == crate::plan::Percent::ZERO || u.cv >= crate::plan::Percent::HUNDRED {
+                    self.fail(step, format!("its repeat's cv limit {} is not above 0% and below 100%", u.cv));
+                }
+            }
         }
         self.action(plan, step, &target);
         if step.local && !step.action.may_be_local() {

@@ -709,7 +709,10 @@ pub enum StmtKind {
         body: Block,
     },
     Repeat {
+        /// `5`, or `3..10` with `until cv`.
         count: Expr,
+        /// `until cv 3%`: the limit, spanned over the whole clause.
+        until_cv: Option<Spanned<Expr>>,
         aggregate: Option<Spanned<Aggregate>>,
         body: Block,
     },

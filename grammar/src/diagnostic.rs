@@ -135,6 +135,11 @@ pub enum Code {
     /// idle): only the steps fio cannot run (erase, drop_caches, limit_ram,
     /// copy, probe) may run on the conductor instead.
     NotLocal,
+    /// M0519: a `repeat N..M until cv P%` that cannot be judged as written:
+    /// fewer than 2 runs before the first judgement, more than it may make,
+    /// a limit outside 0%..100%, `until cv` on a plain count, or a range of
+    /// runs without `until cv`.
+    BadRepeatRule,
 
     /// M0601: a plan written by another plan schema version.
     PlanSchema,
@@ -170,7 +175,7 @@ impl Severity {
 
 impl Code {
     /// Every code, in order; the docs table and the error tests walk it.
-    pub const ALL: [Code; 62] = [
+    pub const ALL: [Code; 63] = [
         Code::Internal,
         Code::Syntax,
         Code::UnterminatedString,
@@ -227,6 +232,7 @@ impl Code {
         Code::RamLimit,
         Code::ConflictingOption,
         Code::NotLocal,
+        Code::BadRepeatRule,
         Code::PlanSchema,
         Code::PlanInvalid,
         Code::PlanSyntax,
@@ -295,6 +301,7 @@ impl Code {
             RamLimit => "M0516",
             ConflictingOption => "M0517",
             NotLocal => "M0518",
+            BadRepeatRule => "M0519",
             PlanSchema => "M0601",
             PlanInvalid => "M0602",
             PlanSyntax => "M0603",

@@ -270,8 +270,11 @@ impl Printer<'_> {
                     None => self.block(&head, body, None),
                 }
             }
-            StmtKind::Repeat { count, aggregate, body } => {
+            StmtKind::Repeat { count, until_cv, aggregate, body } => {
                 let mut head = format!("repeat {} ", self.expr(count));
+                if let Some(cv) = until_cv {
+                    head.push_str(&format!("until cv {} ", self.expr(&cv.node)));
+                }
                 if let Some(a) = aggregate {
                     head.push_str(&format!("aggregate {} ", self.text(a.span)));
                 }

@@ -8,7 +8,7 @@ use super::matching::content_key;
 use super::result::Class;
 use crate::plan::{
     Action, IoMode, MeasureStop, OnError, Plan, PreconditionStop, QdCounting, QosAxis, Step, Target, Units,
-    ValueKind, Workload,
+    ValueKind, Workload, plural,
 };
 
 /// A raw change before grouping.
@@ -248,7 +248,37 @@ pub(super) fn step_changes(old: &Plan, new: &Plan, a: &Step, b: &Step, j: usize,
             here.clone(),
         )),
     }
+    if let Some(c) = repeat_rule_change(a.repeat, b.repeat, &here) {
+        out.push(c);
+    }
     action_changes(a, b, &here, out);
+}
+
+/// A change of a repeat's `until cv` rule (its least runs N or its
+/// limit P; the most runs M is the repeat count): said apart from the
+/// count, so that 3 runs and `3..10 until cv 3%` are never taken for one
+/// another. The runs' number then rests on their spread: the aggregate is
+/// as certain as the rule makes it.
+fn repeat_rule_change(
+    a: Option<crate::plan::RepeatRun>,
+    b: Option<crate::plan::RepeatRun>,
+    here: &[usize],
+) -> Option<Raw> {
+    let until = |r: Option<crate::plan::RepeatRun>| r.and_then(|r| r.until.map(|u| (u, r.runs)));
+    let (x, y) = (until(a), until(b));
+    if x.map(|(u, _)| u) == y.map(|(u, _)| u) {
+        return None;
+    }
+    let words = |r: Option<crate::plan::RepeatRun>| match r {
+        Some(r) => r.until.map_or_else(|| plural(r.runs as u64, "run", "runs"), |u| u.words(r.runs)),
+        None => "1 run".to_string(),
+    };
+    let why = match (x, y) {
+        (Some(_), Some(_)) => "the runs stop at another spread or after another least number of runs",
+        (None, Some(_)) => "the number of runs now rests on their spread: they stop once it is small",
+        (Some(_), None) | (None, None) => "the number of runs no longer rests on their spread",
+    };
+    Some(raw(Class::ShiftsPrecision, "repeat rule", words(a), words(b), why, here.to_vec()))
 }
 
 /// The differences of the actions of one matched pair of steps: only a

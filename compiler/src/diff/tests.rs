@@ -347,3 +347,35 @@ fn a_qos_search_by_queue_depth_instead_of_rate_breaks_comparability() {
     let longer = plan("qos r qd 32 { p99 under 1ms; probe 20s; by qd }");
     assert_eq!(classes(&diff(&depth, &longer)), [(Class::ShiftsPrecision, "latency QoS search")]);
 }
+
+/// `repeat 3` and `repeat 3..10 until cv 3%` are not the same repeat: the
+/// rule is said, beside the count; a changed least run or limit too.
+#[test]
+fn a_repeat_rule_is_said_apart_from_the_count() {
+    let m = |head: &str| plan(&format!("phase \"a\" {{ {head} {{ measure r qd 1 for 1s }} }}"));
+    let what = |d: &PlanDiff| -> Vec<(Class, String, String, String)> {
+        d.changes.iter().map(|c| (c.class, c.what.clone(), c.old.clone(), c.new.clone())).collect()
+    };
+    let d = diff(&m("repeat 3"), &m("repeat 3..3 until cv 3%"));
+    assert_eq!(
+        what(&d),
+        [(Class::ShiftsPrecision, "repeat rule".into(), "3 runs".into(), "3..3 until cv 3%".into())]
+    );
+    assert!(d.changes[0].reason.contains("rests on their spread"), "{}", d.changes[0].reason);
+    let d = diff(&m("repeat 3..10 until cv 3%"), &m("repeat 2..10 until cv 5%"));
+    assert_eq!(
+        what(&d),
+        [(
+            Class::ShiftsPrecision,
+            "repeat rule".into(),
+            "3..10 until cv 3%".into(),
+            "2..10 until cv 5%".into()
+        )]
+    );
+    assert_eq!(d.exit_code(), 1);
+    // M alone is the repeat count, with the runs added or removed.
+    let d = diff(&m("repeat 3..10 until cv 3%"), &m("repeat 3..12 until cv 3%"));
+    assert!(d.changes.iter().any(|c| c.what == "repeat count" && c.class == Class::ShiftsPrecision));
+    assert!(!d.changes.iter().any(|c| c.what == "repeat rule"), "{:?}", classes(&d));
+    assert!(diff(&m("repeat 3..10 until cv 3%"), &m("repeat 3..10 until cv 3%")).changes.is_empty());
+}

@@ -30,7 +30,7 @@ use crate::estimate;
 use crate::plan::{
     Access, Action, Band, BlockShare, Bursts, Cell, DataPattern, Dataset, Extent, Job, MeasureStop, Milli,
     Pauses, Pick, Point, PreconditionStop, Probe, Qd, Qos, Rate, RateAmount, RepeatRun, SteadyRule, Step,
-    Target, Think, Workload,
+    Target, Think, UntilCv, Workload,
 };
 use crate::resolve::{Def, Defs};
 use crate::rules::{self, Field, Problem};

@@ -111,8 +111,8 @@ impl Lowerer<'_, '_> {
                     }
                 }
             }
-            StmtKind::Repeat { count, aggregate, body } => {
-                self.repeat(stmt, count, aggregate.as_ref(), body, scope)
+            StmtKind::Repeat { count, until_cv, aggregate, body } => {
+                self.repeat(stmt, count, until_cv.as_ref(), aggregate.as_ref(), body, scope)
             }
             StmtKind::Rounds { body, rule, name } => self.rounds(stmt, body, rule, name.as_ref(), scope),
             StmtKind::Target(settings) => {
@@ -240,12 +240,14 @@ impl Lowerer<'_, '_> {
         self.block(&body.stmts, &mut inner);
     }
 
-    /// `repeat N aggregate A { ... }`: the body lowered once a run, each
-    /// run's steps marked with it; not inside another repeat.
+    /// `repeat N aggregate A { ... }` (or `repeat N..M until cv P%`): the
+    /// body lowered once a run (M runs for a range), each run's steps
+    /// marked with it; not inside another repeat.
     fn repeat(
         &mut self,
         stmt: &Stmt,
         count: &Expr,
+        until_cv: Option<&Spanned<Expr>>,
         aggregate: Option<&Spanned<Aggregate>>,
         body: &Block,
         scope: &Scope,
@@ -256,14 +258,75 @@ impl Lowerer<'_, '_> {
             self.error(d);
             return;
         }
-        let Some((runs, _)) = self.expect::<u64>(count, &scope.vars, "`repeat`") else {
+        let Some((runs, until)) = self.repeat_runs(count, until_cv, scope) else {
             return;
+        };
+        self.repeats += 1;
+        let group = self.repeats;
+        let aggregate = aggregate.map_or(Aggregate::Mean, |a| a.node);
+        let before = self.made;
+        for run in 1..=runs {
+            let mut inner = scope.clone();
+            inner.top = false;
+            inner.repeat = Some(RepeatRun { group, run, runs, aggregate, until });
+            self.block(&body.stmts, &mut inner);
+            if self.too_many || (run == 1 && !self.projected("`repeat`", stmt.span, before, runs as usize)) {
+                break;
+            }
+        }
+    }
+
+    /// How many runs a repeat holds, and its `until cv` rule: `N`, or
+    /// `N..M` with `until cv P%` (M runs in the plan, checked: N at least
+    /// 2 and at most M, P above 0% and below 100%).
+    fn repeat_runs(
+        &mut self,
+        count: &Expr,
+        until_cv: Option<&Spanned<Expr>>,
+        scope: &Scope,
+    ) -> Option<(u32, Option<UntilCv>)> {
+        let rule = |span: Span, msg: String, hint: &str| {
+            Diagnostic::new(Code::BadRepeatRule, span, msg).with_hint(hint.to_string())
+        };
+        let (min, runs) = match (&count.kind, until_cv) {
+            (ExprKind::Range { from, to, step: None }, Some(_)) => {
+                let from = self.expect::<u64>(from, &scope.vars, "the least runs of `repeat`");
+                let to = self.expect::<u64>(to, &scope.vars, "the most runs of `repeat`");
+                (Some(from?.0), to?.0)
+            }
+            (ExprKind::Range { .. }, None) => {
+                self.error(rule(
+                    count.span,
+                    "a range of runs needs a rule that says when to stop".into(),
+                    "add `until cv 3%` after the range (`repeat 3..10 until cv 3% { ... }`), or repeat a fixed \
+                     number of times (`repeat 5 { ... }`)",
+                ));
+                return None;
+            }
+            (ExprKind::Range { step: Some(_), .. }, Some(_)) => {
+                self.error(rule(
+                    count.span,
+                    "the runs of `repeat ... until cv` are a range without a step".into(),
+                    "write the least and the most runs: `repeat 3..10 until cv 3%`",
+                ));
+                return None;
+            }
+            (_, Some(cv)) => {
+                let (n, _) = self.expect::<u64>(count, &scope.vars, "`repeat`")?;
+                self.error(rule(
+                    cv.span,
+                    format!("`repeat {n}` always makes {n} runs: `until cv` cannot stop it earlier"),
+                    "give the least and the most runs, `repeat 3..10 until cv 3%`, or leave out `until cv`",
+                ));
+                return None;
+            }
+            (_, None) => (None, self.expect::<u64>(count, &scope.vars, "`repeat`")?.0),
         };
         if runs == 0 {
             let d = Diagnostic::new(Code::ZeroCount, count.span, "`repeat 0` runs nothing")
                 .with_hint("repeat at least once; 5 runs are usual to see run-to-run variation");
             self.error(d);
-            return;
+            return None;
         }
         if runs > MAX_REPEATS {
             let d = Diagnostic::new(
@@ -273,22 +336,57 @@ impl Lowerer<'_, '_> {
             )
             .with_hint("5 runs are usual; repeat fewer times");
             self.error(d);
-            return;
+            return None;
         }
-        let runs = runs as u32;
-        self.repeats += 1;
-        let group = self.repeats;
-        let aggregate = aggregate.map_or(Aggregate::Mean, |a| a.node);
-        let before = self.made;
-        for run in 1..=runs {
-            let mut inner = scope.clone();
-            inner.top = false;
-            inner.repeat = Some(RepeatRun { group, run, runs, aggregate });
-            self.block(&body.stmts, &mut inner);
-            if self.too_many || (run == 1 && !self.projected("`repeat`", stmt.span, before, runs as usize)) {
-                break;
-            }
+        let (Some(min), Some(cv)) = (min, until_cv) else {
+            return Some((runs as u32, None));
+        };
+        self.until_cv(count.span, min, runs, cv, scope).map(|u| (runs as u32, Some(u)))
+    }
+
+    /// The rule of `repeat N..M until cv P%`, once M is known to be a
+    /// count of runs methodic makes.
+    fn until_cv(
+        &mut self,
+        at: Span,
+        min: u64,
+        runs: u64,
+        cv: &Spanned<Expr>,
+        scope: &Scope,
+    ) -> Option<UntilCv> {
+        let limit = self.expect::<Percent>(&cv.node, &scope.vars, "`until cv`");
+        let mut ok = true;
+        if min < 2 {
+            let d = Diagnostic::new(
+                Code::BadRepeatRule,
+                at,
+                format!("`repeat {min}..{runs} until cv` would judge the spread of fewer than 2 runs"),
+            )
+            .with_hint("one run has no spread: start the range at 2 runs or more (`repeat 3..10`)");
+            self.error(d);
+            ok = false;
+        } else if min > runs {
+            let d = Diagnostic::new(
+                Code::BadRepeatRule,
+                at,
+                format!("`repeat {min}..{runs}` asks for at least {min} runs but at most {runs}"),
+            )
+            .with_hint("write the least runs first: `repeat 3..10`");
+            self.error(d);
+            ok = false;
         }
+        let (limit, span) = limit?;
+        if limit == Percent::ZERO || limit >= Percent::HUNDRED {
+            let d = Diagnostic::new(
+                Code::BadRepeatRule,
+                span,
+                format!("a cv limit of {limit} cannot be used: it must be above 0% and below 100%"),
+            )
+            .with_hint("the Phoronix Test Suite reruns a test while its cv is above 3%");
+            self.error(d);
+            ok = false;
+        }
+        ok.then_some(UntilCv { min_runs: min as u32, cv: limit })
     }
 
     /// The values a `for` loops over, once its variable is known not to

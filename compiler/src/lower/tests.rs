@@ -91,6 +91,61 @@ fn repeats_number_their_runs() {
     assert_eq!(p.steps[2].id, "w-qd1-run2");
 }
 
+/// `repeat N..M until cv P%` holds M runs, each carrying the rule; a
+/// plain count carries none, so plans without the syntax stay as they were.
+#[test]
+fn a_repeat_until_cv_holds_its_most_runs_and_the_rule() {
+    let p = plan(
+        "workload w { random; block 4KiB; read 0% }\n\
+         repeat 3..5 until cv 2.5% aggregate median { measure w qd 1 for 1s; idle 1s }\nrepeat 2 { idle 1s }",
+    );
+    assert_eq!(p.steps.len(), 5 * 2 + 2);
+    let rule = UntilCv { min_runs: 3, cv: Percent::from_hundredths(250) };
+    for (k, s) in p.steps[..10].iter().enumerate() {
+        let r = s.repeat.unwrap();
+        assert_eq!(
+            (r.group, r.run, r.runs, r.aggregate, r.until),
+            (1, k as u32 / 2 + 1, 5, Aggregate::Median, Some(rule))
+        );
+    }
+    assert_eq!(p.steps[10].repeat.unwrap().until, None);
+    assert_eq!(rule.words(5), "3..5 until cv 2.5%");
+    assert!(!p.to_ron().contains("until: None"), "a plain count leaves the rule out");
+    // N may equal M: every run is made, and the spread still judged.
+    assert_eq!(plan("repeat 2..2 until cv 1% { idle 1s }").steps.len(), 2);
+    // Variables give the ends and the limit.
+    let p = plan("let lo = 2\nlet hi = 3\nlet p = 5%\nrepeat lo..hi until cv p { idle 1s }");
+    assert_eq!(p.steps[0].repeat.unwrap().until, Some(UntilCv { min_runs: 2, cv: Percent::whole(5) }));
+}
+
+#[test]
+fn a_repeat_until_cv_that_cannot_be_judged_is_refused() {
+    let bad = Code::BadRepeatRule;
+    assert_eq!(codes("repeat 5 until cv 3% { idle 1s }"), [bad], "a plain count");
+    assert_eq!(codes("repeat 3..10 { idle 1s }"), [bad], "a range without the rule");
+    assert_eq!(codes("repeat 1..10 until cv 3% { idle 1s }"), [bad], "N < 2");
+    assert_eq!(codes("repeat 10..3 until cv 3% { idle 1s }"), [bad], "N > M");
+    assert_eq!(codes("repeat 3..10 until cv 0% { idle 1s }"), [bad], "0%");
+    assert_eq!(codes("repeat 3..10 until cv 100% { idle 1s }"), [bad], "100%");
+    assert_eq!(codes("repeat 3..9 step 3 until cv 3% { idle 1s }"), [bad], "a step");
+    assert_eq!(codes("repeat 3..10 until cv 3s { idle 1s }"), [Code::ExpectedPercent]);
+    assert_eq!(codes("repeat 3..20000 until cv 3% { idle 1s }"), [Code::TooLarge]);
+    // Both ends wrong: both said.
+    assert_eq!(codes("repeat 1..10 until cv 0% { idle 1s }"), [bad, bad]);
+}
+
+/// The plan-size projection counts the most runs, M.
+#[test]
+fn a_repeat_until_cv_counts_its_most_runs_against_the_step_limit() {
+    let src = format!(
+        "{H}repeat 2..10000 until cv 3% {{ for q in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] {{ idle 1s }} }}"
+    );
+    let d: Vec<String> =
+        crate::check(&src).iter().map(|d| format!("{}: {}", d.code.as_str(), d.message)).collect();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].starts_with("M0105") && d[0].contains("11 each time round, 10000 times"), "{d:?}");
+}
+
 #[test]
 fn target_blocks_apply_to_the_rest_of_their_block_and_top_level_everywhere() {
     let p = plan(

@@ -40,7 +40,7 @@ pub use self::load::{
     Arrivals, Bursts, DepthSearch, Job, Pauses, Qd, Qos, QosAxis, Rate, RateAmount, Think, depth_probes,
 };
 pub use self::step::{
-    Action, Cell, MeasureStop, Pick, Point, PreconditionStop, Probe, RepeatRun, SteadyRule, Step,
+    Action, Cell, MeasureStop, Pick, Point, PreconditionStop, Probe, RepeatRun, SteadyRule, Step, UntilCv,
 };
 pub use self::target::{DataPattern, Extent, Target};
 pub use self::words::{aggregate_word, fine_name, plural};

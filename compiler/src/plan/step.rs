@@ -498,8 +498,35 @@ pub struct RepeatRun {
     pub group: u32,
     /// This run, from 1.
     pub run: u32,
+    /// The runs the plan holds: all are made, unless `until` stops them
+    /// earlier.
     pub runs: u32,
     pub aggregate: Aggregate,
+    /// `repeat N..M until cv P%`: the runs after run N stop once the
+    /// spread is small. Left out of the plan for a plain count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<UntilCv>,
+}
+
+/// The rule of `repeat N..M until cv P%`: after each run from run N
+/// (`min_runs`) on, the runs stop when every step of the block that has
+/// a value has a coefficient of variation (sample standard deviation over
+/// mean) of its values at most `cv`; at most the repeat's `runs` (M) are
+/// made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UntilCv {
+    /// N: the runs always made, 2 or more.
+    pub min_runs: u32,
+    /// P: the largest spread that stops the runs, above 0% and below 100%.
+    pub cv: Percent,
+}
+
+impl UntilCv {
+    /// `3..10 until cv 3%`, as the language writes it, for `runs` (M).
+    pub fn words(&self, runs: u32) -> String {
+        format!("{}..{runs} until cv {}", self.min_runs, self.cv)
+    }
 }
 
 /// A flash page-size probe.

@@ -230,11 +230,20 @@ impl Builder {
             }
             Rule::repeat_block => {
                 let count = self.expr(c.expect("count")?)?;
+                let until_cv = match c.next_if(Rule::repeat_until) {
+                    Some(u) => {
+                        let span = self.span(&u);
+                        let mut uc = self.children(&u);
+                        uc.next_if(Rule::until_cv);
+                        Some(Spanned::new(self.expr(uc.expect("cv limit")?)?, span))
+                    }
+                    None => None,
+                };
                 let aggregate = match c.next_if(Rule::aggregate) {
                     Some(a) => Some(self.aggregate(&a)?),
                     None => None,
                 };
-                StmtKind::Repeat { count, aggregate, body: self.block(c.expect("body")?)? }
+                StmtKind::Repeat { count, until_cv, aggregate, body: self.block(c.expect("body")?)? }
             }
             Rule::rounds_block => {
                 let body = self.block(c.expect("body")?)?;

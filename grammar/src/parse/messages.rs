@@ -80,6 +80,8 @@ fn describe_rule(rule: Rule) -> Words {
         Rule::phase => w("`phase`", Step),
         Rule::for_loop => w("`for`", Step),
         Rule::repeat_block => w("`repeat`", Step),
+        Rule::repeat_until => w("`until cv`", Other),
+        Rule::until_cv => w("`cv`", Other),
         Rule::rounds_block => w("`rounds`", Step),
         Rule::target_block => w("`target`", Step),
         Rule::t_span => w("`span`", TargetSetting),
