@@ -203,7 +203,7 @@ impl Percent {
     pub const ZERO: Percent = Percent { hundredths: 0 };
     pub const HUNDRED: Percent = Percent { hundredths: 10_000 };
 
-    pub fn from_hundredths(hundredths: u32) -> Percent {
+    pub const fn from_hundredths(hundredths: u32) -> Percent {
         Percent { hundredths }
     }
 

@@ -5,7 +5,7 @@
 //! cliff came with (a temperature rise, throttle events) is read here from
 //! the series when a finding words it.
 
-use methodic_compiler::plan::Aggregate;
+use methodic_compiler::plan::{Aggregate, Percent};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -198,6 +198,50 @@ pub struct RepeatSummary {
     /// For buffered I/O: how the page-cache question was answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_cache: Option<PageCache>,
+    /// `repeat N..M until cv P%`: the runs made against those planned,
+    /// and this step's cv against the limit. Left out for a plain count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<SpreadCheck>,
+}
+
+/// A repeat `until cv`'s rule as it stood for one step when its summary
+/// was made: a summary is made after each run from run N on (the
+/// statistics the stop was decided on), and the last run's is the
+/// step's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SpreadCheck {
+    /// M: the runs the plan holds.
+    pub planned: u32,
+    /// The runs made so far: this step's run (k), failed runs included.
+    pub ran: u32,
+    /// N: the runs always made.
+    pub min_runs: u32,
+    /// P: the largest cv, in percent, that lets the runs stop.
+    pub limit: Percent,
+    /// This step's cv is at most the limit.
+    pub met: bool,
+}
+
+impl SpreadCheck {
+    /// `4 of 10 runs, cv 1.8% (limit 3%)`, for a summary's `cv` (a
+    /// fraction, NaN when the mean was 0).
+    pub fn words(&self, cv: f64) -> String {
+        let cv = if cv.is_finite() { format!("{:.1}%", cv * 100.0) } else { "none".to_string() };
+        let verdict = if self.met { "within" } else { "over" };
+        format!("{} of {} runs, cv {cv} ({verdict} the {} asked)", self.ran, self.planned, self.limit)
+    }
+
+    /// `cv 5.2% after 10 runs, over the 3% asked`: the warning of a step
+    /// that ran every planned run and still spread too much; `None`
+    /// otherwise.
+    pub fn warning(&self, cv: f64) -> Option<String> {
+        if self.met || self.ran < self.planned {
+            return None;
+        }
+        let cv =
+            if cv.is_finite() { format!("{:.1}%", cv * 100.0) } else { "none (a mean of 0)".to_string() };
+        Some(format!("cv {cv} after {} runs, over the {} asked", self.ran, self.limit))
+    }
 }
 
 /// How the page-cache question of a buffered repeat was answered.

@@ -580,6 +580,7 @@ fn manifest_step(
         actions: Vec::new(),
         workers: Vec::new(),
         not_stated,
+        skipped: None,
     }
 }
 

@@ -254,6 +254,9 @@ pub enum StepStatus {
     Completed,
     Failed,
     Interrupted,
+    /// Not run, and not to be: a run of a `repeat ... until cv` after the
+    /// runs' spread was small enough (`skipped` on the step says so).
+    Skipped,
 }
 
 /// One step: what it was to do, and what happened.
@@ -287,6 +290,10 @@ pub struct ManifestStep {
     /// values in the checklist are placeholders, not facts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_stated: Vec<String>,
+    /// Why a step with the status `skipped` was not run: `repeat 1
+    /// stopped after run 4 of 10: cv 1.8% is under 3%`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 /// Where one worker of a step ran.
@@ -1130,6 +1137,14 @@ impl Manifest {
         st.workers = WorkerPlacement::of(r);
     }
 
+    /// Marks step `i` not run, and why: the repeat it belongs to stopped
+    /// before its run.
+    pub fn step_skipped(&mut self, i: usize, why: &str) {
+        let st = &mut self.steps[i];
+        st.status = StepStatus::Skipped;
+        st.skipped = Some(why.to_string());
+    }
+
     /// Puts step `i` back to pending, to be run again by a resume.
     pub fn reset_step(&mut self, i: usize) {
         let st = &mut self.steps[i];
@@ -1142,6 +1157,7 @@ impl Manifest {
         st.actions.clear();
         st.workers.clear();
         st.checklist.drive_state = None;
+        st.skipped = None;
     }
 
     /// Marks step `i` failed because its record could not be written.

@@ -72,9 +72,10 @@ pub(crate) fn failed_steps(plan: &Plan, steps: &[StepResult]) -> Option<String> 
         first.error.as_deref().unwrap_or_default()
     );
     // The first failed step that sets the drive's state, with steps after it.
-    let state = failed
-        .iter()
-        .find(|r| plan.steps.get(r.index - 1).is_some_and(|s| s.establishes_state) && r.index < steps.len());
+    let state = failed.iter().find(|r| {
+        plan.steps.get(r.index - 1).is_some_and(|s| s.establishes_state)
+            && steps.last().is_some_and(|l| r.index < l.index)
+    });
     if let Some(r) = state {
         text.push_str(&format!(
             "; {} sets the drive's state and did not finish, so the drive state of the steps after it is in doubt",

@@ -75,6 +75,7 @@ pub fn start(s: Start<'_>) -> Manifest {
             actions: Vec::new(),
             workers: Vec::new(),
             not_stated: Vec::new(),
+            skipped: None,
         })
         .collect();
     let m = &s.plan.methodology;

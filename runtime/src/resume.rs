@@ -83,7 +83,7 @@ fn prepare(
     let done = step_records(&steps_path, &lines, &plan)?;
     let started = m
         .steps
-        .get(done.iter().take_while(|r| r.error.is_none()).count())
+        .get(finished_prefix(&plan, &done).0)
         .is_some_and(|st| st.status != methodic_results::manifest::StepStatus::Pending);
     let (mut first, mut reason) = restart_point(&plan, &done, started);
 
@@ -104,7 +104,8 @@ fn prepare(
 
     // The records before `first` are whole, finished and in order (see
     // restart_point): kept as they are.
-    let first_kept = first.min(done.len());
+    // (Steps a repeat `until cv` passed over have no record.)
+    let first_kept = done.iter().take_while(|r| r.index <= first).count();
     let kept: Vec<StepResult> = done[..first_kept].to_vec();
     let aside = format!("superseded/{}", m.resumed.len() + 1);
     move_aside(&results, dir, &done[first_kept..], &aside)?;
@@ -122,6 +123,13 @@ fn prepare(
     }
     for i in first..plan.steps.len() {
         m.reset_step(i);
+    }
+    // Steps before `first` a repeat `until cv` passed over, marked again:
+    // a kill right after a repeat's last run left them pending.
+    for i in 0..first {
+        if let Some(stop) = exec::until::skipped(&plan, i, &kept) {
+            m.step_skipped(i, &stop.words());
+        }
     }
     let now = time::rfc3339(time::unix_now());
     m.resumed.push(ResumeNote {
@@ -404,6 +412,24 @@ fn records(text: &str) -> (Vec<&str>, Option<&str>) {
     (lines, Some(torn).filter(|t| !t.trim().is_empty()))
 }
 
+/// The first step not finished (from 0), and how many records come
+/// before it: the records from step 1 on, whole and in order, passing
+/// over the steps of runs a repeat `until cv` stopped before (they have
+/// none, and are decided from the records before them as the run
+/// decided them).
+pub(crate) fn finished_prefix(plan: &Plan, done: &[StepResult]) -> (usize, usize) {
+    let (mut f, mut kept) = (0, 0);
+    while f < plan.steps.len() {
+        match done.get(kept) {
+            Some(r) if r.index == f + 1 && r.error.is_none() => kept += 1,
+            _ if exec::until::skipped(plan, f, &done[..kept]).is_some() => {}
+            _ => break,
+        }
+        f += 1;
+    }
+    (f, kept)
+}
+
 /// Where a run goes on, and why there: the first step not finished, or,
 /// when that step was cut off while it changed the drive state, the last
 /// step up to it that establishes the drive state.
@@ -411,7 +437,7 @@ fn records(text: &str) -> (Vec<&str>, Option<&str>) {
 /// `started` says whether that step began at all (its manifest entry left
 /// pending): one that never started changed nothing.
 pub(crate) fn restart_point(plan: &Plan, done: &[StepResult], started: bool) -> (usize, String) {
-    let f = done.iter().enumerate().take_while(|(k, r)| r.index == k + 1 && r.error.is_none()).count();
+    let (f, _) = finished_prefix(plan, done);
     let Some(step) = plan.steps.get(f) else {
         return (f, "every step is recorded; the run had only not been marked finished".into());
     };
@@ -523,6 +549,40 @@ mod tests {
                 r
             })
             .collect()
+    }
+
+    /// A record of step `i` measuring `iops`.
+    fn measured(plan: &Plan, i: usize, iops: f64) -> StepResult {
+        use methodic_results::numbers::{Latency, Rates, Summary};
+        let mut r = StepResult::new(i, &plan.steps[i], false, String::new());
+        let total =
+            Rates { ios: 1, bytes: 4096, iops, mb_s: 0.0, mib_s: 0.0, latency_us: Latency::default() };
+        r.summary = Some(Summary { seconds: 1.0, total, read: None, write: None, trim: None });
+        r
+    }
+
+    /// Runs 3 and 4 of a `repeat 2..4 until cv 3%` whose runs 1 and 2
+    /// agreed were passed over: a resume passes over them again, from
+    /// the records alone, and keeps the step after them.
+    #[test]
+    fn a_resume_passes_over_the_runs_a_repeat_until_cv_did_not_need() {
+        let src = "methodology \"r\" version \"1\"\nworkload r { random; block 4KiB; read 100% }\n\
+                   repeat 2..4 until cv 3% { measure r qd 1 for 1s }\nmeasure r qd 2 for 1s\nidle 1s\n";
+        let p = methodic_compiler::compile(src, &Default::default()).unwrap().plan;
+        assert_eq!(p.steps.len(), 6);
+        let agreed = vec![measured(&p, 0, 1000.0), measured(&p, 1, 1001.0), measured(&p, 4, 50.0)];
+        assert_eq!(finished_prefix(&p, &agreed), (5, 3));
+        let (at, why) = restart_point(&p, &agreed, false);
+        assert_eq!(at, 5, "{why}");
+        assert!(why.contains("step 6"), "{why}");
+        // Killed right after run 2: runs 3 and 4 are passed over all the same.
+        assert_eq!(finished_prefix(&p, &agreed[..2]), (4, 2));
+        let stop = crate::exec::until::skipped(&p, 2, &agreed[..2]).unwrap();
+        assert_eq!(stop.words(), "repeat 1 stops after 2 of 4 runs: cv 0.1% is under 3%");
+        // Runs that spread: run 3 is run.
+        let spread = vec![measured(&p, 0, 1000.0), measured(&p, 1, 1500.0)];
+        assert_eq!(finished_prefix(&p, &spread), (2, 2));
+        assert_eq!(crate::exec::until::skipped(&p, 2, &spread), None);
     }
 
     #[test]

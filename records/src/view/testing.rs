@@ -146,6 +146,7 @@ fn manifest_step(i: usize, step: &Step, plan: &methodic_compiler::plan::Plan) ->
         actions: Vec::new(),
         workers: Vec::new(),
         not_stated: Vec::new(),
+        skipped: None,
     }
 }
 

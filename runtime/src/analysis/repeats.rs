@@ -10,7 +10,7 @@
 //! standing apart from runs 2..N, with the data's size against free RAM);
 //! it says which it used.
 
-use methodic_compiler::plan::Aggregate;
+use methodic_compiler::plan::{Aggregate, Percent, UntilCv};
 use methodic_results::analysis::{Evidence, PageCache, RepeatSummary, run_list};
 
 use super::{mean, median, sd};
@@ -68,6 +68,40 @@ pub fn first_run_apart(values: &[f64]) -> bool {
     by_range || by_sd
 }
 
+/// The coefficient of variation of `values` in percent: their sample
+/// standard deviation over their mean, as a [`RepeatSummary`]'s `cv`.
+/// `None` for fewer than 2 values (one value has no spread) or a mean
+/// that is not above 0.
+pub fn cv_percent(values: &[f64]) -> Option<f64> {
+    let m = mean(values);
+    (values.len() >= 2 && m > 0.0 && m.is_finite()).then(|| 100.0 * sd(values) / m)
+}
+
+/// Whether each step's values meet a cv limit of `limit`: every step
+/// (the values of one step of the block, runs 1..k, failed runs left out)
+/// has a cv, and it is at most the limit. The largest cv when they do; no
+/// step at all meets nothing.
+pub fn spread_within(steps: &[Vec<f64>], limit: Percent) -> Option<f64> {
+    let mut worst: Option<f64> = None;
+    for v in steps {
+        let cv = cv_percent(v).filter(|&c| c <= limit.as_f64())?;
+        worst = Some(worst.map_or(cv, |w: f64| w.max(cv)));
+    }
+    worst
+}
+
+/// Whether a `repeat N..M until cv P%` (`rule`, with M `runs`) stops after
+/// run `k`, runs 1..k made: never before run N, never at or after run M
+/// (there is nothing left to stop), and only when every step of the block
+/// that has a value has a cv at most P ([`spread_within`]). The largest of
+/// their cvs, in percent, when it stops.
+pub fn stops_after(k: u32, rule: UntilCv, runs: u32, steps: &[Vec<f64>]) -> Option<f64> {
+    if k < rule.min_runs || k >= runs {
+        return None;
+    }
+    spread_within(steps, rule.cv)
+}
+
 /// The statistics of `runs`, the successful runs in order; run 1 is
 /// judged against the others only when it is among them.
 pub fn summarize(runs: &[Run<'_>], unit: &str, aggregate: Aggregate, ctx: &CacheContext) -> RepeatSummary {
@@ -98,6 +132,7 @@ pub fn summarize(runs: &[Run<'_>], unit: &str, aggregate: Aggregate, ctx: &Cache
         first_run_apart: apart,
         warning,
         page_cache,
+        until: None,
     }
 }
 
@@ -318,6 +353,57 @@ mod tests {
             .enumerate()
             .map(|(i, (&value, d))| Run { number: i as u32 + 1, value, device_io: Some(d) })
             .collect()
+    }
+
+    const RULE: UntilCv = UntilCv { min_runs: 3, cv: Percent::from_hundredths(300) };
+
+    #[test]
+    fn the_cv_is_the_sample_sd_over_the_mean() {
+        // sd of [10, 12, 11, 13] (n - 1) is 1.291, their mean 11.5.
+        assert!((cv_percent(&[10.0, 12.0, 11.0, 13.0]).unwrap() - 11.226).abs() < 1e-3);
+        assert_eq!(cv_percent(&[5.0, 5.0, 5.0]), Some(0.0));
+        assert_eq!(cv_percent(&[5.0]), None, "one value has no spread");
+        assert_eq!(cv_percent(&[0.0, 0.0]), None, "a mean of 0 has no cv");
+        let s = summarize(&timed(&[10.0, 12.0, 11.0, 13.0]), "MB/s", Aggregate::Mean, &CACHED);
+        assert!(
+            (s.cv * 100.0 - cv_percent(&s.runs).unwrap()).abs() < 1e-9,
+            "the summary's cv, one statistic"
+        );
+    }
+
+    #[test]
+    fn a_repeat_stops_at_k_when_every_step_is_within_the_limit() {
+        // Two steps, runs 1..4: cvs 1.0% and 2.2%, both within 3%.
+        let tight = vec![vec![100.0, 101.0, 99.0, 100.0], vec![50.0, 51.0, 49.0, 48.5]];
+        let worst = stops_after(4, RULE, 10, &tight).unwrap();
+        assert!((worst - cv_percent(&tight[1]).unwrap()).abs() < 1e-9 && worst < 3.0, "{worst}");
+        assert!(stops_after(3, RULE, 10, &[vec![100.0, 101.0, 99.0]]).is_some(), "at N itself");
+    }
+
+    #[test]
+    fn a_repeat_goes_on_while_one_step_spreads_too_much() {
+        let one_wide = vec![vec![100.0, 101.0, 99.0, 100.0], vec![50.0, 60.0, 40.0, 55.0]];
+        assert_eq!(stops_after(4, RULE, 10, &one_wide), None);
+        // A step with one value (its other runs failed) has no cv yet.
+        assert_eq!(stops_after(4, RULE, 10, &[vec![100.0, 100.0, 100.0], vec![7.0]]), None);
+        // A block with no value to judge never stops early.
+        assert_eq!(stops_after(4, RULE, 10, &[]), None);
+        // A mean of 0 has no cv.
+        assert_eq!(stops_after(4, RULE, 10, &[vec![0.0, 0.0, 0.0, 0.0]]), None);
+        // Exactly at the limit stops: at most P.
+        let at = [vec![97.0, 100.0, 103.0]];
+        let limit = UntilCv { min_runs: 2, cv: Percent::whole(3) };
+        assert_eq!(stops_after(3, limit, 10, &at), Some(3.0));
+    }
+
+    #[test]
+    fn a_repeat_never_stops_before_n_nor_at_or_after_m() {
+        let equal = vec![vec![100.0; 10]];
+        assert_eq!(stops_after(2, RULE, 10, &equal), None, "before N = 3");
+        assert_eq!(stops_after(10, RULE, 10, &equal), None, "at M nothing is left to stop");
+        assert_eq!(stops_after(11, RULE, 10, &equal), None);
+        assert_eq!(stops_after(9, RULE, 10, &equal), Some(0.0));
+        assert_eq!(stops_after(3, UntilCv { min_runs: 3, cv: Percent::whole(1) }, 3, &equal), None, "N = M");
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub(crate) mod remote;
 mod session;
 mod signals;
 mod step;
+pub(crate) mod until;
 
 use methodic_compiler::plan::{Action, Plan};
 use methodic_results::dir::ResultsDir;

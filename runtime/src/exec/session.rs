@@ -120,6 +120,13 @@ pub(crate) fn execute(session: Session, observer: &mut dyn Observer) -> Result<R
             standing.interrupt();
             break;
         }
+        // A run of a repeat `until cv` after the one it stopped after.
+        if let Some(stop) = super::until::skipped(&plan, i, &steps) {
+            if !skip_step(&exec, &mut manifest, i, &stop, &mut standing, observer) {
+                break;
+            }
+            continue;
+        }
         let go_on =
             run_step(&mut exec, &mut manifest, &mut drive, &mut steps, i, step, &mut standing, observer);
         if !go_on {
@@ -280,6 +287,32 @@ fn before_first(
     }
 }
 
+/// Passes over step `i`, not run because its repeat stopped (`stop`):
+/// no record is made, the manifest marks it skipped and says why, and the
+/// run's output says so once, at the first step passed over. Whether the
+/// manifest could be saved.
+fn skip_step(
+    exec: &Executor<'_>,
+    manifest: &mut Manifest,
+    i: usize,
+    stop: &super::until::Stop,
+    standing: &mut Standing,
+    observer: &mut dyn Observer,
+) -> bool {
+    let same_run = |s: &Step| s.repeat.map(|q| (q.group, q.run));
+    let first_passed = exec.plan.steps[i].repeat.is_some_and(|r| r.run == stop.after + 1)
+        && (i == 0 || same_run(&exec.plan.steps[i - 1]) != same_run(&exec.plan.steps[i]));
+    if first_passed {
+        observer.note(&stop.words());
+    }
+    manifest.step_skipped(i, &stop.words());
+    if let Err(e) = manifest.save(&exec.results.path, time::rfc3339(time::unix_now())).map_err(Error::from) {
+        standing.fail(describe(&e));
+        return false;
+    }
+    true
+}
+
 /// Runs step `i` and records it: its result appended to `steps.jsonl`,
 /// then the manifest saved. Whether the run goes on to the next step.
 #[expect(clippy::too_many_arguments, reason = "the session's parts one step reads and records into")]
@@ -325,6 +358,9 @@ fn run_step(
     }
     judge(exec, manifest, step, i, steps, &mut result);
     if let Some(w) = result.repeats.as_ref().and_then(|r| r.warning.as_ref()) {
+        observer.note(&format!("{}: {w}", step.id));
+    }
+    if let Some(w) = result.repeats.as_ref().and_then(|r| r.until.as_ref()?.warning(r.cv)) {
         observer.note(&format!("{}: {w}", step.id));
     }
     drive.after(step, &result);
@@ -410,7 +446,9 @@ fn clean_up(mut exec: Executor<'_>, manifest: &mut Manifest, status: Status, obs
 }
 
 /// On the last run of a repeat, the statistics of this step over every
-/// run, with a warning when run 1 stands apart.
+/// run, with a warning when run 1 stands apart; for a repeat `until cv`,
+/// on each run from run N on, over the runs so far, with its cv against
+/// the limit (the last run made holds the step's).
 fn repeat_summary(
     plan: &Plan,
     i: usize,
@@ -418,10 +456,11 @@ fn repeat_summary(
     done: &[StepResult],
     m: &Manifest,
 ) -> Option<methodic_results::analysis::RepeatSummary> {
-    use crate::analysis::repeats::{CacheContext, Run, summarize};
+    use crate::analysis::repeats::{CacheContext, Run, spread_within, summarize};
+    use methodic_results::analysis::SpreadCheck;
     let step = &plan.steps[i];
     let r = step.repeat?;
-    if r.run != r.runs {
+    if r.run != r.runs && r.until.is_none_or(|u| r.run < u.min_runs) {
         return None;
     }
     // The same step of every run: the one at this step's place among the
@@ -435,16 +474,13 @@ fn repeat_summary(
             .collect()
     };
     let place = in_run(r.run).iter().position(|&n| n == i)?;
-    let value =
-        |s: &StepResult| s.copy.as_ref().map(|c| c.mb_s).or_else(|| s.summary.as_ref().map(|x| x.total.iops));
     let mut runs: Vec<Run> = Vec::new();
-    for k in 1..=r.runs {
+    // The runs made so far: every run on the last.
+    for k in 1..=r.run {
         let Some(&n) = in_run(k).get(place) else { continue };
         let res = if n == i { Some(result) } else { done.iter().find(|s| s.index == n + 1) };
-        if let Some(s) = res.filter(|s| s.error.is_none()) {
-            if let Some(v) = value(s) {
-                runs.push(Run { number: k, value: v, device_io: s.device_io.as_ref() });
-            }
+        if let Some((s, v)) = res.and_then(|s| Some((s, super::until::value(s)?))) {
+            runs.push(Run { number: k, value: v, device_io: s.device_io.as_ref() });
         }
     }
     if runs.is_empty() {
@@ -477,7 +513,15 @@ fn repeat_summary(
             && m.datasets.as_ref().and_then(|d| d.file_system.as_ref()).is_some_and(|f| f.fs_type == "tmpfs"),
     };
     let unit = if result.copy.is_some() { "MB/s" } else { "IOPS" };
-    Some(summarize(&runs, unit, r.aggregate, &ctx))
+    let mut summary = summarize(&runs, unit, r.aggregate, &ctx);
+    summary.until = r.until.map(|u| SpreadCheck {
+        planned: r.runs,
+        ran: r.run,
+        min_runs: u.min_runs,
+        limit: u.cv,
+        met: spread_within(std::slice::from_ref(&summary.runs), u.cv).is_some(),
+    });
+    Some(summary)
 }
 
 /// A finished step's IOPS, by its index in the plan from 0, for a later

@@ -145,6 +145,7 @@ mod tests {
             first_run_apart: false,
             warning: None,
             page_cache: None,
+            until: None,
         });
         run
     }
