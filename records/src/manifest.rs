@@ -981,6 +981,13 @@ fn average_words(action: &Action, kind: ValueKind) -> String {
 /// `base`, with the repeat run it belongs to.
 fn with_repeat(step: &Step, base: String) -> String {
     match step.repeat {
+        Some(r) if r.until.is_some() => format!(
+            "{base}; run {} of at most {} (repeat {}), the methodology reports their {}",
+            r.run,
+            r.runs,
+            r.until.map_or_else(String::new, |u| u.words(r.runs)),
+            methodic_compiler::plan::aggregate_word(r.aggregate)
+        ),
         Some(r) => format!(
             "{base}; run {} of {}, the methodology reports their {}",
             r.run,
@@ -1016,6 +1023,16 @@ impl Loaded {
     /// The plan's step for a result.
     pub fn plan_step(&self, r: &StepResult) -> Option<&Step> {
         self.manifest.plan.steps.get(r.index.wrapping_sub(1)).filter(|s| s.id == r.id)
+    }
+
+    /// Whether a record of a later run of `r`'s repeat is kept: a repeat
+    /// `until cv` summarises after each run from run N on, and only the
+    /// last run made holds a step's summary.
+    pub fn later_run_recorded(&self, r: &StepResult) -> bool {
+        let Some(q) = self.plan_step(r).and_then(|s| s.repeat) else { return false };
+        self.steps.iter().any(|s| {
+            self.plan_step(s).and_then(|p| p.repeat).is_some_and(|o| o.group == q.group && o.run > q.run)
+        })
     }
 }
 

@@ -126,9 +126,14 @@ fn prepare(
     }
     // Steps before `first` a repeat `until cv` passed over, marked again:
     // a kill right after a repeat's last run left them pending.
+    let mut stops = Vec::new();
     for i in 0..first {
         if let Some(stop) = exec::until::skipped(&plan, i, &kept) {
             m.step_skipped(i, &stop.words());
+            if !stops.contains(&stop) {
+                observer.note(&stop.words());
+                stops.push(stop);
+            }
         }
     }
     let now = time::rfc3339(time::unix_now());

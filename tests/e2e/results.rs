@@ -26,3 +26,5 @@ mod pts;
 mod resume;
 #[path = "results/schema.rs"]
 mod schema;
+#[path = "results/until_cv.rs"]
+mod until_cv;

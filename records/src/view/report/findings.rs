@@ -31,7 +31,10 @@ pub fn findings(run: &Loaded, files: &StepFiles) -> Vec<Finding> {
     let of =
         if run.manifest.plan.conventions.value == ValueKind::StepAverage { "" } else { "step averages of " };
     for r in &run.steps {
-        if let Some(rep) = &r.repeats {
+        // A repeat `until cv`'s summaries before its last run made.
+        let superseded =
+            r.repeats.as_ref().is_some_and(|rep| rep.until.is_some()) && run.later_run_recorded(r);
+        if let Some(rep) = r.repeats.as_ref().filter(|_| !superseded) {
             let stats = format!(
                 "{of}{} runs: {} {}; mean {:.1}, sd {:.1}, median {:.1}, CV {:.1}%; reported ({}) {:.1} {}",
                 rep.runs.len(),
@@ -49,7 +52,14 @@ pub fn findings(run: &Loaded, files: &StepFiles) -> Vec<Finding> {
                 Some(pc) => format!("{stats}; page cache: {}", page_cache_words(pc)),
                 None => stats,
             };
+            let stats = match &rep.until {
+                Some(u) => format!("{stats}; until cv: {}", u.words(rep.cv)),
+                None => stats,
+            };
             out.push(Finding { level: "note", step: r.id.clone(), text: stats });
+            if let Some(w) = rep.until.as_ref().and_then(|u| u.warning(rep.cv)) {
+                out.push(Finding { level: "warning", step: r.id.clone(), text: w });
+            }
             if let Some(w) = &rep.warning {
                 out.push(Finding { level: "warning", step: r.id.clone(), text: w.clone() });
             }
