@@ -124,18 +124,7 @@ fn prepare(
     for i in first..plan.steps.len() {
         m.reset_step(i);
     }
-    // Steps before `first` a repeat `until cv` passed over, marked again:
-    // a kill right after a repeat's last run left them pending.
-    let mut stops = Vec::new();
-    for i in 0..first {
-        if let Some(stop) = exec::until::skipped(&plan, i, &kept) {
-            m.step_skipped(i, &stop.words());
-            if !stops.contains(&stop) {
-                observer.note(&stop.words());
-                stops.push(stop);
-            }
-        }
-    }
+    mark_skipped(&mut m, &plan, first, &kept, observer);
     let now = time::rfc3339(time::unix_now());
     m.resumed.push(ResumeNote {
         at: now.clone(),
@@ -404,6 +393,28 @@ fn run_options(
         fio: opts.fio.clone(),
         start_margin_ms: opts.start_margin_ms,
         batch_ms: opts.batch_ms,
+    }
+}
+
+/// The steps before `first` that a repeat `until cv` passed over, marked
+/// skipped again (a kill right after a repeat's last run left them
+/// pending), and each stop said once.
+fn mark_skipped(
+    m: &mut Manifest,
+    plan: &Plan,
+    first: usize,
+    kept: &[StepResult],
+    observer: &mut dyn Observer,
+) {
+    let mut stops = Vec::new();
+    for i in 0..first {
+        if let Some(stop) = exec::until::skipped(plan, i, kept) {
+            m.step_skipped(i, &stop.words());
+            if !stops.contains(&stop) {
+                observer.note(&stop.words());
+                stops.push(stop);
+            }
+        }
     }
 }
 
