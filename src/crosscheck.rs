@@ -90,8 +90,8 @@ pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {
     let Ok(version) = version.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()) else {
         bail!("{} cannot be run: install fio (apt-get install fio) or give --fio PATH", args.fio.display());
     };
-    if let Action::Measure { stop, .. } = &plan.steps[index].action {
-        if let Some((methodic_compiler::plan::Extent::Percent(p), reads_count)) = stop.amount() {
+    if let Action::Measure { stop, .. } = &plan.steps[index].action
+        && let Some((methodic_compiler::plan::Extent::Percent(p), reads_count)) = stop.amount() {
             let (done, until) =
                 if reads_count { ("read or written", "transferred") } else { ("written", "written") };
             bail!(
@@ -100,7 +100,6 @@ pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {
                 plan.steps[index].id
             );
         }
-    }
     let mut single = plan.clone();
     single.steps = vec![plan.steps[index].clone()];
     let work = std::env::temp_dir().join(format!("methodic-crosscheck-{}", std::process::id()));

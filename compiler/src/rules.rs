@@ -281,7 +281,7 @@ pub(crate) fn direct_io(w: &Workload) -> Vec<Problem> {
         );
     }
     // An alignment equal to an unaligned block size (its default) is the same problem.
-    if w.align.0 % SECTOR != 0 && !w.all_blocks().any(|b| b.size == w.align) {
+    if !w.align.0.is_multiple_of(SECTOR) && !w.all_blocks().any(|b| b.size == w.align) {
         out.push(
             Problem::new(
                 Code::Unaligned,
@@ -291,7 +291,7 @@ pub(crate) fn direct_io(w: &Workload) -> Vec<Problem> {
             .hint(hint),
         );
     }
-    if w.offset.0 % SECTOR != 0 {
+    if !w.offset.0.is_multiple_of(SECTOR) {
         out.push(
             Problem::new(
                 Code::Unaligned,
@@ -323,7 +323,7 @@ pub(crate) fn target(t: &Target) -> Vec<Problem> {
     if t.devices == 0 {
         out.push(Problem::new(Code::ZeroCount, Field::Devices, "0 devices leave nothing to test"));
     }
-    if t.workers > 0 && t.devices > 0 && t.workers % t.devices != 0 {
+    if t.workers > 0 && t.devices > 0 && !t.workers.is_multiple_of(t.devices) {
         out.push(
             Problem::new(
                 Code::WorkerLayout,
@@ -333,15 +333,14 @@ pub(crate) fn target(t: &Target) -> Vec<Problem> {
             .hint(format!("use a multiple of {} workers, so that each device gets the same load", t.devices)),
         );
     }
-    if let DataPattern::Compressible(p) = t.data {
-        if p > Percent::HUNDRED {
+    if let DataPattern::Compressible(p) = t.data
+        && p > Percent::HUNDRED {
             out.push(Problem::new(
                 Code::ShareRange,
                 Field::Data,
                 format!("data cannot be {p} compressible; use 0% to 100%"),
             ));
         }
-    }
     out
 }
 

@@ -233,24 +233,22 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
         Action::Precondition { workload, qd, stop, .. } => vec![precondition_section(&x, workload, qd, stop)],
         Action::Rounds { cells, rule, .. } => rounds_sections(&x, cells, rule),
     };
-    if step.verify {
-        if let Some(s) = out.first_mut() {
+    if step.verify
+        && let Some(s) = out.first_mut() {
             s.notes.push(
                 "methodic verifies this step (a stamp in every block written, checked when read back); this \
                  section does not: fio's own verify=crc32c with do_verify=1 is the nearest, with another stamp"
                     .into(),
             );
         }
-    }
-    if step.local {
-        if let Some(s) = out.first_mut() {
+    if step.local
+        && let Some(s) = out.first_mut() {
             s.notes.push(
                 "local: methodic runs this step on the conductor (the machine running methodic), \
                  not on the fio hosts"
                     .into(),
             );
         }
-    }
     out
 }
 
@@ -336,7 +334,7 @@ fn depth_search_section(x: &StepOut, q: &Qos) -> Section {
             q.limit_name()
         ),
     );
-    if q.under_ns % 1000 != 0 {
+    if !q.under_ns.is_multiple_of(1000) {
         s.notes
             .push(format!("fio's latency_target is in whole microseconds: {} is rounded up", q.limit_name()));
     }

@@ -286,8 +286,8 @@ impl Check<'_> {
         let mut problems = Vec::new();
         // The time: only where both run for one (a job that ends by size
         // is told above).
-        if let (Stop::Time(a), Stop::Time(b)) = (lead.stop, step.stop) {
-            if a != b {
+        if let (Stop::Time(a), Stop::Time(b)) = (lead.stop, step.stop)
+            && a != b {
                 problems.push(against(
                     job,
                     job.get("runtime"),
@@ -305,7 +305,6 @@ impl Check<'_> {
                     ),
                 ));
             }
-        }
         if lead.ramp != step.ramp {
             problems.push(against(
                 job,

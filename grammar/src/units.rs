@@ -88,14 +88,14 @@ impl fmt::Display for Bytes {
         ];
         // The exact spelling with the smallest number; binary wins a tie.
         let best =
-            BIN.iter().chain(DEC.iter()).filter(|(_, size)| n % size == 0).min_by_key(|(_, size)| n / size);
+            BIN.iter().chain(DEC.iter()).filter(|(_, size)| n.is_multiple_of(*size)).min_by_key(|(_, size)| n / size);
         if let Some((unit, size)) = best {
             return write!(f, "{}{unit}", n / size);
         }
         // Half a KiB and the like read better than a long byte count.
         for (unit, size) in BIN {
             // The remainder times ten: n * 10 overflows above 1.8e18.
-            if n >= size && (n % size * 10) % size == 0 {
+            if n >= size && (n % size * 10).is_multiple_of(size) {
                 return write!(f, "{}.{}{unit}", n / size, n % size * 10 / size);
             }
         }
@@ -155,7 +155,7 @@ impl fmt::Display for Duration {
     /// The canonical spelling: the largest unit that divides the duration.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (unit, size) in [("h", 3_600_000), ("min", 60_000), ("s", 1000)] {
-            if self.ms != 0 && self.ms % size == 0 {
+            if self.ms != 0 && self.ms.is_multiple_of(size) {
                 return write!(f, "{}{unit}", self.ms / size);
             }
         }
@@ -247,7 +247,7 @@ impl fmt::Display for Percent {
         let frac = self.hundredths % 100;
         if frac == 0 {
             write!(f, "{whole}%")
-        } else if frac % 10 == 0 {
+        } else if frac.is_multiple_of(10) {
             write!(f, "{whole}.{}%", frac / 10)
         } else {
             write!(f, "{whole}.{frac:02}%")

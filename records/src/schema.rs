@@ -113,11 +113,10 @@ fn plain(doc: &str) -> String {
         let Some(close) = text[start..].find("`]").map(|i| start + i) else { break };
         let code = text[start + 1..close + 1].to_string();
         let mut end = close + 2;
-        if text[end..].starts_with('(') {
-            if let Some(paren) = text[end..].find(')') {
+        if text[end..].starts_with('(')
+            && let Some(paren) = text[end..].find(')') {
                 end += paren + 1;
             }
-        }
         text.replace_range(start..end, &code);
     }
     text

@@ -177,8 +177,8 @@ fn read_plan(dir: &Path, m: &Manifest, given: Option<&Plan>) -> Result<Plan> {
     }
     let original = Plan::from_ron(&text)
         .map_err(|d| Error::results(&plan_path, format!("cannot be read: {}", d.message)))?;
-    if let Some(g) = given {
-        if methodic_compiler::source_hash(&g.to_ron()) != m.methodology.plan_hash {
+    if let Some(g) = given
+        && methodic_compiler::source_hash(&g.to_ron()) != m.methodology.plan_hash {
             return Err(Error::unsupported(format!(
                 "the methodology given compiles to another plan than the one the run in {} started with",
                 dir.display()
@@ -188,7 +188,6 @@ fn read_plan(dir: &Path, m: &Manifest, given: Option<&Plan>) -> Result<Plan> {
                 plan_path.display()
             )));
         }
-    }
     Ok(original)
 }
 

@@ -437,13 +437,12 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
                 }
                 if io.op == Op::Write {
                     pattern.prepare_write(&mut buffers.slot(slot as usize)[..io.len as usize]);
-                    if VERIFY {
-                        if let Some(v) = &job.verify {
+                    if VERIFY
+                        && let Some(v) = &job.verify {
                             writes_made += 1;
                             let buf = &mut buffers.slot(slot as usize)[..io.len as usize];
                             v.stamping.stamp(buf, io.offset, v.worker, writes_made);
                         }
-                    }
                     written_bytes += io.len as u64;
                 }
                 issued_bytes += io.len as u64;
@@ -534,8 +533,8 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
                 continue;
             }
             completed += 1;
-            if VERIFY {
-                if let Some(v) = &job.verify {
+            if VERIFY
+                && let Some(v) = &job.verify {
                     match (op, &v.tracker) {
                         (Op::Write, Some(t)) => t.wrote(offset, len as u64),
                         (Op::Trim, Some(t)) => t.trimmed(offset, len as u64),
@@ -546,7 +545,6 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
                         _ => {}
                     }
                 }
-            }
             if recording {
                 interval.rec.count(op, len as u64);
                 if counting_bursts {

@@ -152,11 +152,10 @@ pub(super) fn match_steps(
             if renames.contains_key(pa) {
                 continue;
             }
-            if let Some(pb) = phases_new.get(k) {
-                if !renames.values().any(|v| v == pb) && !phases_old.contains(pb) {
+            if let Some(pb) = phases_new.get(k)
+                && !renames.values().any(|v| v == pb) && !phases_old.contains(pb) {
                     renames.insert(pa.clone(), pb.clone());
                 }
-            }
         }
     }
     pairs.sort();

@@ -277,8 +277,8 @@ fn affected(plan: &Plan, steps: &[usize]) -> String {
         }
     }
     let phases: BTreeSet<Option<&String>> = steps.iter().map(|k| plan.steps[*k].phase.as_ref()).collect();
-    if phases.len() == 1 {
-        if let Some(Some(p)) = phases.iter().next() {
+    if phases.len() == 1
+        && let Some(Some(p)) = phases.iter().next() {
             let all_phase: BTreeSet<usize> = plan
                 .steps
                 .iter()
@@ -290,7 +290,6 @@ fn affected(plan: &Plan, steps: &[usize]) -> String {
                 return format!("all {n} steps of phase \"{p}\"");
             }
         }
-    }
     let ids: Vec<&str> = steps.iter().map(|k| plan.steps[*k].id.as_str()).collect();
     if n <= 3 {
         ids.join(", ")

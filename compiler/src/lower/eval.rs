@@ -129,8 +129,8 @@ impl Lowerer<'_, '_> {
                         self.error(d);
                         return None;
                     }
-                    if let Some(first) = out.first() {
-                        if kind_name(&v.value) != kind_name(&first.value) {
+                    if let Some(first) = out.first()
+                        && kind_name(&v.value) != kind_name(&first.value) {
                             let d = Diagnostic::new(
                                 Code::MixedList,
                                 item.span,
@@ -145,7 +145,6 @@ impl Lowerer<'_, '_> {
                             self.error(d);
                             return None;
                         }
-                    }
                     out.push(v);
                 }
                 Value::List(out)

@@ -315,8 +315,8 @@ impl Lowerer<'_, '_> {
         if !self.room(span) {
             return;
         }
-        if action.writes() {
-            if let Some(nd) = self.defs.non_destructive {
+        if action.writes()
+            && let Some(nd) = self.defs.non_destructive {
                 let d = Diagnostic::new(
                     Code::Destructive,
                     span,
@@ -330,7 +330,6 @@ impl Lowerer<'_, '_> {
                 self.error(d);
                 return;
             }
-        }
         let target = action.touches_target().then_some(scope.target.t);
         let establishes_state = action.establishes_state();
         let id = self.unique_id(step_id(scope.phase.as_deref(), &action, scope.repeat.as_ref()));

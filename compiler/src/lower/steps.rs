@@ -955,11 +955,10 @@ impl Lowerer<'_, '_> {
                     _ => "",
                 };
                 let mut d = self.problem(pr, at.get(key).copied().unwrap_or(span));
-                if d.code == Code::Unaligned {
-                    if let Some(io_at) = scope.target.io_at {
+                if d.code == Code::Unaligned
+                    && let Some(io_at) = scope.target.io_at {
                         d = d.with_secondary(io_at, "io direct is set here");
                     }
-                }
                 self.error(d);
             }
             return;

@@ -101,11 +101,10 @@ impl Lowerer<'_, '_> {
             };
             let Some(at) = at else { continue };
             let mut d = self.problem(p, at);
-            if d.code == Code::WorkerLayout {
-                if let Some(dev) = state.devices_at {
+            if d.code == Code::WorkerLayout
+                && let Some(dev) = state.devices_at {
                     d = d.with_secondary(dev, "devices set here");
                 }
-            }
             self.error(d);
         }
     }

@@ -267,7 +267,7 @@ fn sector_sizes(
     if let Some(a) = align.filter(|a| a.0 % 512 != 0) {
         bad.push(("ba", format!("alignment {}B", a.0)));
     }
-    if offset.0 % 512 != 0 {
+    if !offset.0.is_multiple_of(512) {
         bad.push(("offset", format!("offset {}B", offset.0)));
     }
     for (name, what) in &bad {

@@ -180,8 +180,8 @@ pub(crate) fn verify_fits(
             "drop loops (or verify)",
         );
     }
-    if let (Some(io), Some(FioSize::Bytes(region))) = (io_size, size) {
-        if io > region {
+    if let (Some(io), Some(FioSize::Bytes(region))) = (io_size, size)
+        && io > region {
             return refuse(
                 r,
                 &format!(
@@ -191,7 +191,6 @@ pub(crate) fn verify_fits(
                 "drop io_size (or verify)",
             );
         }
-    }
     let mut text =
         "as `verify`: fio reads the blocks back and checks them once the job has written its size, and \
                     counts those reads in the job's read numbers; methodic reads back after the step too, \

@@ -242,7 +242,7 @@ pub(crate) fn size(text: &str, block: u64) -> Option<u64> {
 /// whole (`4KiB`, `1536B`).
 pub(crate) fn bytes(n: u64) -> String {
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if n > 0 && n % (1u64 << shift) == 0 {
+        if n > 0 && n.is_multiple_of(1u64 << shift) {
             return format!("{}{unit}", n >> shift);
         }
     }

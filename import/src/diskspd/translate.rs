@@ -262,11 +262,10 @@ fn differences(a: &Shared, b: &Shared) -> Vec<String> {
     if a.direct != b.direct {
         out.push(format!("io {} and {}", io(a), io(b)));
     }
-    if let (Some(x), Some(y)) = (a.data, b.data) {
-        if x != y {
+    if let (Some(x), Some(y)) = (a.data, b.data)
+        && x != y {
             out.push(format!("data {x} and {y}"));
         }
-    }
     out
 }
 
@@ -715,7 +714,7 @@ fn stripes(
     problems: &mut Vec<Problem>,
 ) -> Option<Access> {
     let why = match room {
-        Some(r) if ts.value.checked_mul(threads) == Some(r) && ts.value % block == 0 => {
+        Some(r) if ts.value.checked_mul(threads) == Some(r) && ts.value.is_multiple_of(block) => {
             said.push(format!(
                 "{} (line {}): DiskSpd's {threads} threads start a stride of {} apart and each walks on over the \
                  others' part; they stay that far apart, so the offsets in flight are those of {threads} \

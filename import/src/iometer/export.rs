@@ -176,7 +176,7 @@ fn description(origin: &str, steps: &[String], before: &str, after: &str) -> Str
 /// Whole seconds of a duration, or why not.
 fn seconds(d: Duration, what: &str) -> Result<u64, String> {
     let ms = d.as_millis();
-    if ms % 1000 != 0 {
+    if !ms.is_multiple_of(1000) {
         return Err(format!("a {what} of {d}: Iometer counts whole seconds"));
     }
     if ms / 1000 > MAX_RUN {
@@ -322,7 +322,7 @@ fn spec(w: &Workload, pauses: &Pauses, id: &str, warnings: &mut Vec<String>) -> 
             );
         }
     };
-    let whole = |p: Percent| (p.hundredths() % 100 == 0).then_some(p.hundredths() as u64 / 100);
+    let whole = |p: Percent| p.hundredths().is_multiple_of(100).then_some(p.hundredths() as u64 / 100);
     let (Some(read), Some(random)) = (whole(w.read), whole(w.random)) else {
         return Err("a read or random share of a hundredth: Iometer takes whole percent".into());
     };
@@ -364,7 +364,7 @@ fn spec(w: &Workload, pauses: &Pauses, id: &str, warnings: &mut Vec<String>) -> 
     if random < 100 && w.blocks.iter().any(|b| b.size.0 % w.align.0.max(1) != 0) {
         warnings.push(format!("{id}: Iometer aligns sequential I/O to {} too, leaving gaps", w.align));
     }
-    if w.offset.0 % w.align.0.max(1) != 0 {
+    if !w.offset.0.is_multiple_of(w.align.0.max(1)) {
         warnings.push(format!(
             "{id}: Iometer aligns offsets from the start of the disk, not from the offset {}",
             w.offset

@@ -563,13 +563,12 @@ fn lengths(shape: &Shape<'_>) -> String {
 fn step(shape: &Shape<'_>, parts: &[(&Active<'_>, Part)], qd: Option<&str>) -> String {
     let jobs = jobs(parts);
     let depth = |p: &Part| qd.map_or(p.qd.to_string(), str::to_string);
-    if let [(_, p, n)] = jobs.as_slice() {
-        if p.device == 0 {
+    if let [(_, p, n)] = jobs.as_slice()
+        && p.device == 0 {
             let w = &shape.workloads[p.workload];
             let workers = if *n == shape.workers { String::new() } else { format!(" workers {n}") };
             return format!("measure {} qd {}{workers}{}{}", w.ident, depth(p), lengths(shape), think(w));
         }
-    }
     let mut taken = HashSet::new();
     let mut out = format!("together{} {{\n", lengths(shape));
     for (worker, p, n) in &jobs {
@@ -651,8 +650,8 @@ fn target(actives: &[Active<'_>], run: &mut Run, workloads: &[Workload]) -> Resu
         run.warnings.push(msg.clone());
         run.notes.push(msg);
     }
-    if start > 0 {
-        if let Some(w) = actives
+    if start > 0
+        && let Some(w) = actives
             .iter()
             .flat_map(|a| a.specs.iter().flatten())
             .map(|w| &workloads[*w])
@@ -664,7 +663,6 @@ fn target(actives: &[Active<'_>], run: &mut Run, workloads: &[Workload]) -> Resu
                 w.ident
             ));
         }
-    }
     run.offset = start_bytes;
     let data = data_word(pattern, writes, first, run)?;
     Ok(format!("span {span}; workers {}; io direct; data {data}", actives.len()))

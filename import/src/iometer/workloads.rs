@@ -115,7 +115,7 @@ fn line_problems(spec: &Spec, a: &AccessLine) -> Vec<Problem> {
             .option(written(a)),
         );
     }
-    if a.size == 0 || a.size % SECTOR != 0 || a.size > u32::MAX as u64 {
+    if a.size == 0 || !a.size.is_multiple_of(SECTOR) || a.size > u32::MAX as u64 {
         problems.push(
             problem(
                 ImportErrorKind::BadValue,
@@ -244,8 +244,8 @@ fn alignment(spec: &Spec, used: &[&AccessLine]) -> Result<u64, Vec<Problem>> {
             .option(written(first)),
         ]);
     }
-    if first.random < 100 {
-        if let Some(a) = used.iter().find(|a| a.size % align != 0) {
+    if first.random < 100
+        && let Some(a) = used.iter().find(|a| a.size % align != 0) {
             return Err(vec![problem(
                 ImportErrorKind::Untranslatable,
                 spec,
@@ -259,7 +259,6 @@ fn alignment(spec: &Spec, used: &[&AccessLine]) -> Result<u64, Vec<Problem>> {
             .option(written(a))
             .hint("make the sizes multiples of the alignment, or the specification 100% random")]);
         }
-    }
     Ok(align)
 }
 

@@ -382,7 +382,7 @@ fn check_row(r: &MarkRow, s: &Settings<'_>, input: &ResultsFile<'_>) -> Result<(
 fn workload_name(r: &MarkRow) -> String {
     let access = if r.sequential { "seq" } else { "rnd" };
     let block =
-        if r.block % (1 << 20) == 0 { format!("{}m", r.block >> 20) } else { format!("{}k", r.block / 1024) };
+        if r.block.is_multiple_of(1 << 20) { format!("{}m", r.block >> 20) } else { format!("{}k", r.block / 1024) };
     let direction = match r.direction {
         MarkDirection::Read => "read".to_string(),
         MarkDirection::Write => "write".to_string(),
@@ -407,7 +407,7 @@ fn workload_text(r: &MarkRow) -> String {
 /// A size in the language: `1GiB`, `512MiB`, `4KiB`, `1536B`.
 fn size_text(bytes: u64) -> String {
     for (unit, name) in [(1u64 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
-        if bytes >= unit && bytes % unit == 0 {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
             return format!("{}{name}", bytes / unit);
         }
     }

@@ -205,7 +205,7 @@ fn name_range(a: &str, b: &str) -> Result<Vec<Tok>, String> {
 /// units: `4KiB`, `1536B`.
 pub(crate) fn size(bytes: u64) -> String {
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if bytes != 0 && bytes % (1u64 << shift) == 0 {
+        if bytes != 0 && bytes.is_multiple_of(1u64 << shift) {
             return format!("{}{unit}", bytes >> shift);
         }
     }

@@ -291,7 +291,7 @@ impl Writer<'_, '_> {
     /// over every host.
     fn per_host(&mut self, r: &Run, threads: u64) -> u64 {
         let Some(h) = self.doc.hosts else { return threads };
-        if threads % h.count != 0 || threads < h.count {
+        if !threads.is_multiple_of(h.count) || threads < h.count {
             self.problem(
                 r,
                 ImportErrorKind::Untranslatable,

@@ -29,7 +29,7 @@ const MIN_SCORE: f64 = 0.7;
 
 /// `4 KiB`, `100 KiB`, `512 B`.
 pub(crate) fn kib(b: u64) -> String {
-    if b % 1024 == 0 { format!("{} KiB", b / 1024) } else { format!("{b} B") }
+    if b.is_multiple_of(1024) { format!("{} KiB", b / 1024) } else { format!("{b} B") }
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -157,11 +157,10 @@ fn best_spacing(boundaries: &[f64], lo: f64, hi: f64, step: u64, tol: f64) -> (f
     // A spacing within a few tolerances would catch everything.
     let mut p = (2 * step).max(((3.0 * tol) as u64 / step + 1) * step);
     while (p as f64) * 2.0 <= range {
-        if let Some((f1, first)) = comb(boundaries, lo, hi, p as f64, tol) {
-            if f1 > best.0 + 1e-9 {
+        if let Some((f1, first)) = comb(boundaries, lo, hi, p as f64, tol)
+            && f1 > best.0 + 1e-9 {
                 best = (f1, p, first);
             }
-        }
         p += step;
     }
     best

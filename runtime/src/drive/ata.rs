@@ -855,12 +855,11 @@ fn statistics_pages(send: &mut PioIn<'_>, gpl: bool) -> Option<Vec<u8>> {
 /// A statistics reading with no temperature takes the SMART attributes'
 /// (194, else 190) where the drive has one, and says so in its source.
 fn with_temperature(send: &mut PioIn<'_>, mut h: Health) -> Health {
-    if h.temperature_c.is_none() {
-        if let Some(t) = smart_with(send).and_then(|s| s.temperature_c) {
+    if h.temperature_c.is_none()
+        && let Some(t) = smart_with(send).and_then(|s| s.temperature_c) {
             h.temperature_c = Some(t);
             h.source = HealthSource::AtaDeviceStatisticsAndAttributes;
         }
-    }
     h
 }
 
