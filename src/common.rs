@@ -70,16 +70,21 @@ pub(crate) fn report(diags: &Diagnostics, name: &str, src: &str) {
     }
 }
 
-/// Writes `text` to `path`, or to stdout for `-`. A file is written
+/// Writes `text` to `path`, or to stdout for `-`, as [`write_bytes`].
+pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
+    write_bytes(path, text.as_bytes())
+}
+
+/// Writes `text` (text, or a workbook's bytes) to `path`, or to stdout for `-`. A file is written
 /// beside its destination and renamed over it, so that a failure leaves
 /// no half-written file. Something that is there and is not a regular
 /// file (`/dev/null`, a pipe, `/dev/stdout`) is written into, never
 /// replaced: a rename over `/dev/null` as root would leave a regular
 /// file there for every program after.
-pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_bytes(path: &Path, text: &[u8]) -> Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();
-        return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        return match out.write_all(text).and_then(|()| out.flush()) {
             // A reader that stopped early (`| head`) is not an error.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
             result => result.context("cannot write to standard output"),
@@ -90,7 +95,7 @@ pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
             .write(true)
             .open(path)
             .with_context(|| format!("cannot open {}", path.display()))?;
-        return match f.write_all(text.as_bytes()) {
+        return match f.write_all(text) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
             result => result.with_context(|| format!("cannot write {}", path.display())),
         };
@@ -100,7 +105,7 @@ pub(crate) fn write_output(path: &Path, text: &str) -> Result<()> {
     let tmp = dir.join(format!(".{}.tmp{}", file_name.to_string_lossy(), std::process::id()));
     let result = (|| -> Result<()> {
         let mut f = fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", tmp.display()))?;
+        f.write_all(text).with_context(|| format!("cannot write {}", tmp.display()))?;
         f.sync_all().with_context(|| format!("cannot sync {}", tmp.display()))?;
         fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
         Ok(())

@@ -73,9 +73,18 @@ impl<R: Exports> fmt::Debug for Output<R> {
 
 /// Writes `result` in `format` to `path` (`-`: standard output), and says
 /// on stderr when it went to a file.
+/// A binary format (a workbook) is not written to a terminal: `-o FILE`
+/// is asked for instead.
 pub(crate) fn write<R: Exports>(result: &R, format: Format, path: &Path) -> anyhow::Result<()> {
-    let text = result.export(format)?;
-    crate::common::write_output(path, &text)?;
+    use std::io::IsTerminal;
+    if !format.is_text() && path == Path::new("-") && std::io::stdout().is_terminal() {
+        anyhow::bail!(
+            "--format {format} makes a binary file, which a terminal cannot show: write it to a file with -o \
+             FILE.{format}, or pipe it"
+        );
+    }
+    let bytes = result.export_bytes(format)?;
+    crate::common::write_bytes(path, &bytes)?;
     if path != Path::new("-") {
         eprintln!("wrote {} ({format})", path.display());
     }

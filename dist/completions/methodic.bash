@@ -198,7 +198,7 @@ _methodic() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "table json html" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json html xlsx" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -686,7 +686,7 @@ _methodic() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "table md csv json html fio-json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table md csv json html fio-json xlsx" -- "${cur}"))
                     return 0
                     ;;
                 --output)

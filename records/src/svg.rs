@@ -224,12 +224,11 @@ impl Chart<'_> {
             x1 = x1.max(tx(*b));
         }
         for r in &self.rules {
-            if let Rule::AtX(x, _) = r {
-                if x.is_finite() {
+            if let Rule::AtX(x, _) = r
+                && x.is_finite() {
                     x0 = x0.min(tx(*x));
                     x1 = x1.max(tx(*x));
                 }
-            }
         }
         if !x0.is_finite() {
             (x0, x1) = (0.0, 1.0);
@@ -594,6 +593,9 @@ pub struct Bar {
     pub color: &'static str,
     /// Drawn pale: a partial value (the step failed).
     pub faded: bool,
+    /// ± this much about the value, drawn as an error bar (a repeated
+    /// step: one standard deviation of its runs).
+    pub spread: Option<f64>,
 }
 
 /// A small bar chart of a few values on one scale from zero.
@@ -612,7 +614,8 @@ const BAR_BOTTOM: f64 = 40.0;
 
 impl Bars<'_> {
     pub fn render(&self) -> String {
-        let max = self.bars.iter().filter_map(|b| b.value).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
+        let reach = |b: &Bar| Some(b.value? + b.spread.filter(|d| d.is_finite()).unwrap_or(0.0));
+        let max = self.bars.iter().filter_map(reach).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
         let ystep = nice_step(max, 4.0);
         let ymax = ((max / ystep).ceil() * ystep).max(ystep);
         let pw = BAR_W - BAR_LEFT - BAR_RIGHT;
@@ -651,6 +654,28 @@ impl Bars<'_> {
                     top
                 }
                 None => BAR_TOP + ph,
+            };
+            // The error bar: a line from value - spread to value + spread,
+            // capped at both ends; the value's text above it.
+            let top = match (
+                b.value.filter(|v| v.is_finite() && *v >= 0.0),
+                b.spread.filter(|d| d.is_finite()),
+            ) {
+                (Some(v), Some(d)) => {
+                    let (hi, lo) = (py(v + d), py((v - d).max(0.0)));
+                    let cap = (width / 4.0).min(6.0);
+                    let _ = write!(
+                        s,
+                        r##"<path class="error-bar" d="M{mid:.1} {hi:.1}V{lo:.1}M{:.1} {hi:.1}H{:.1}M{:.1} {lo:.1}H{:.1}" stroke="#222" fill="none"><title>± {}</title></path>"##,
+                        mid - cap,
+                        mid + cap,
+                        mid - cap,
+                        mid + cap,
+                        crate::units::thousands(Some(d), if d >= 100.0 { 0 } else { 1 })
+                    );
+                    hi.min(top)
+                }
+                _ => top,
             };
             let _ = write!(
                 s,
@@ -826,6 +851,37 @@ impl GroupedBars<'_> {
 mod tests {
     use super::*;
 
+    /// A bar with a spread: its error bar runs from value - spread to
+    /// value + spread (capped at 0), and the axis reaches its top.
+    #[test]
+    fn a_bar_s_error_bar_spans_its_spread_on_the_axis() {
+        let bar = |value: f64, spread: Option<f64>| Bar {
+            label: "A".into(),
+            value: Some(value),
+            value_text: value.to_string(),
+            note: String::new(),
+            color: color(0),
+            faded: false,
+            spread,
+        };
+        let svg = Bars { title: "t", y_label: "IOPS", bars: vec![bar(100.0, Some(40.0)), bar(50.0, None)] }
+            .render();
+        assert_eq!(svg.matches("class=\"error-bar\"").count(), 1);
+        // The axis to 140 at least: ticks of 50 to 150.
+        assert!(svg.contains(">150<"), "{svg}");
+        let ph = BAR_H - BAR_TOP - BAR_BOTTOM;
+        let py = |y: f64| BAR_TOP + ph - y / 150.0 * ph;
+        let d = svg.split("class=\"error-bar\" d=\"M").nth(1).unwrap();
+        let (x, rest) = d.split_once(' ').unwrap();
+        let (hi, rest) = rest.split_once('V').unwrap();
+        let lo = rest.split('M').next().unwrap();
+        let _: f64 = x.parse().unwrap();
+        assert_eq!((hi, lo), (format!("{:.1}", py(140.0)).as_str(), format!("{:.1}", py(60.0)).as_str()));
+        let wide = Bars { title: "t", y_label: "IOPS", bars: vec![bar(10.0, Some(30.0))] }.render();
+        let d = wide.split("class=\"error-bar\" d=\"M").nth(1).unwrap();
+        assert!(d.contains(&format!("V{:.1}", BAR_TOP + ph)), "capped at 0: {d}");
+    }
+
     #[test]
     fn a_chart_draws_one_path_a_series_inside_the_plot() {
         let c = Chart {
@@ -928,6 +984,7 @@ mod tests {
             note: note.into(),
             color: color(0),
             faded: false,
+            spread: None,
         };
         let svg = Bars {
             title: "rnd4k_read QD 1",

@@ -6,7 +6,8 @@
 //! conventions), and bad results directories refused with an error that
 //! names the file, leaving the directory as it was; in
 //! `report/unreadable.rs`, damaged files of a run named in every output
-//! and the exit code; and, in `report/install.rs`, methodic as `cargo
+//! and the exit code; in `report/xlsx.rs`, the workbooks opened by
+//! LibreOffice; and, in `report/install.rs`, methodic as `cargo
 //! install` and the .deb install it, with its man pages and completions.
 
 use std::collections::BTreeMap;
@@ -19,6 +20,8 @@ mod install;
 mod pts;
 #[path = "report/unreadable.rs"]
 mod unreadable;
+#[path = "report/xlsx.rs"]
+mod xlsx;
 use crate::browser;
 use crate::common::{self, methodic, text};
 

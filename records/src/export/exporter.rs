@@ -32,6 +32,13 @@ fn names(formats: &[Format]) -> String {
 /// comes in its format.
 pub trait Exporter<R: ?Sized> {
     fn export(&self, result: &R) -> Result<String, ExportError>;
+
+    /// The result as the bytes of a file: a text format's text, or a
+    /// binary format's own bytes (an xlsx workbook, whose `export` says it
+    /// has no text).
+    fn bytes(&self, result: &R) -> Result<Vec<u8>, ExportError> {
+        self.export(result).map(String::into_bytes)
+    }
 }
 
 /// A result a command prints, and its exporter for each format it offers
@@ -49,6 +56,15 @@ pub trait Exports: Sized + 'static {
     fn export(&self, format: Format) -> Result<String, ExportError> {
         match Self::exporter(format) {
             Some(e) => e.export(self),
+            None => Err(ExportError::NotOffered { format, offered: Self::formats() }),
+        }
+    }
+
+    /// The result as the bytes of a file in `format` (text formats: their
+    /// text; `xlsx`: a workbook).
+    fn export_bytes(&self, format: Format) -> Result<Vec<u8>, ExportError> {
+        match Self::exporter(format) {
+            Some(e) => e.bytes(self),
             None => Err(ExportError::NotOffered { format, offered: Self::formats() }),
         }
     }

@@ -14,11 +14,14 @@ pub enum Format {
     Html,
     /// fio's JSON output format (`fio --output-format=json+`).
     FioJson,
+    /// An Office Open XML workbook (`.xlsx`), with native charts: binary,
+    /// so written to a file, not a terminal.
+    Xlsx,
 }
 
 impl Format {
-    pub const ALL: [Format; 6] =
-        [Format::Table, Format::Md, Format::Csv, Format::Json, Format::Html, Format::FioJson];
+    pub const ALL: [Format; 7] =
+        [Format::Table, Format::Md, Format::Csv, Format::Json, Format::Html, Format::FioJson, Format::Xlsx];
 
     /// `table`, `md`, `csv`, `json`, `html`, `fio-json`: as `--format` takes it.
     pub fn name(self) -> &'static str {
@@ -29,6 +32,7 @@ impl Format {
             Format::Json => "json",
             Format::Html => "html",
             Format::FioJson => "fio-json",
+            Format::Xlsx => "xlsx",
         }
     }
 
@@ -41,7 +45,16 @@ impl Format {
             Format::Json => "JSON, for programs",
             Format::Html => "one self-contained HTML page (no network)",
             Format::FioJson => "fio's JSON output (json+), a job a step, for fio-plot and other fio readers",
+            Format::Xlsx => {
+                "a spreadsheet workbook with native charts, for Excel and LibreOffice (needs -o FILE)"
+            }
         }
+    }
+
+    /// Whether the format's output is text: false for a workbook, which
+    /// is bytes for a file, not for a terminal.
+    pub fn is_text(self) -> bool {
+        !matches!(self, Format::Xlsx)
     }
 
     pub fn from_name(name: &str) -> Option<Format> {

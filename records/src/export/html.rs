@@ -25,10 +25,9 @@ use methodic_compiler::plan::Units;
 use serde::Serialize;
 
 use super::{ExportError, Exporter, Format};
-use crate::view::compare::charts::{and_words, page};
+use crate::view::compare::charts::{and_words, page, ranking_bars};
 use crate::view::compare::{Comparison, compact, letter};
-use crate::view::points::step_of;
-use crate::view::report::charts::{preparation, probes, sweeps};
+use crate::view::report::charts::{preparation, probes, repeats, sweeps};
 use crate::view::report::findings::findings;
 use crate::view::report::header::{header, status_sentence, status_word, subtitle, title};
 use crate::view::report::hosts::host_tables;
@@ -37,7 +36,9 @@ use crate::view::report::loads::loads;
 use crate::view::report::matrix::matrices;
 use crate::view::report::pts;
 use crate::view::report::spread::spreads;
-use crate::view::report::{Report, best_lines, grouped_columns, grouped_rows, unreadable_line, value_line};
+use crate::view::report::{
+    Report, best_lines, checklist, grouped_columns, grouped_rows, unreadable_line, value_line,
+};
 
 /// The `html` exporter: one page.
 pub struct Html;
@@ -123,29 +124,7 @@ fn html(r: &Report) -> Result<String, ExportError> {
     env.add_template("report.html", include_str!("../../templates/report.html"))
         .map_err(|e| failed("the report template", e))?;
     env.add_filter("breakable", |name: String| breakable(&name));
-    let checklist = spanned(
-        pts.iter()
-            .filter_map(|p| {
-                let c = &step_of(run, p)?.checklist;
-                Some([
-                    p.step.to_string(),
-                    p.id.clone(),
-                    c.drive_state.as_ref().map_or_else(
-                        || crate::view::report::unstated(run, step_of(run, p), "drive state"),
-                        |d| d.description.clone(),
-                    ),
-                    c.span.as_ref().map_or_else(
-                        || crate::view::report::unstated(run, step_of(run, p), "span"),
-                        |s| s.words(),
-                    ),
-                    c.queue_depth.as_ref().map_or("-".into(), |q| q.description.clone()),
-                    c.cache.description.clone(),
-                    format!("{}: {}", c.value_kind.kind.words(), c.value_kind.computed),
-                    c.data_pattern.map_or("-".into(), |d| d.to_string()),
-                ])
-            })
-            .collect(),
-    );
+    let checklist = spanned(checklist(run, pts));
     let units_note = match m.plan.conventions.units {
         Units::Decimal => "decimal, MB/s = 10^6 bytes a second",
         Units::Binary => "binary, MiB/s = 2^20 bytes a second",
@@ -172,6 +151,7 @@ fn html(r: &Report) -> Result<String, ExportError> {
             minijinja::context! { heading => "Write saturation", plots => pts::saturation(run, files) },
         ],
         preparation => preparation(run, files),
+        repeats => repeats(run),
         findings => findings(run, files),
         loads => loads(run, true),
         spreads => spreads(run, true),
@@ -218,7 +198,8 @@ fn rankings(c: &Comparison) -> Vec<minijinja::Value> {
                     }
                 })
                 .collect();
-            minijinja::context! { label => r.label, unit => r.unit, rows }
+            let svg = ranking_bars(c, r);
+            minijinja::context! { label => r.label, unit => r.unit, rows, svg }
         })
         .collect()
 }
@@ -357,5 +338,36 @@ mod tests {
     fn a_name_breaks_after_its_separators_and_is_escaped() {
         assert_eq!(breakable("measure/rnd4k_read-qd1").to_string(), "measure/<wbr>rnd4k_<wbr>read-<wbr>qd1");
         assert_eq!(breakable("a<b&c").to_string(), "a&lt;b&amp;c");
+    }
+
+    /// Three drives, a step repeated 3 times on each: the comparison's
+    /// ranking of the repeat draws each run's aggregate with ± its
+    /// standard deviation as an error bar (the measurement, not
+    /// repeated, has a table only); the report of one draws its runs and
+    /// their mean ± sd.
+    #[test]
+    fn a_repeated_step_is_drawn_with_error_bars_on_both_pages() {
+        use crate::view::compare::rank::tests::run;
+        let runs = [
+            run(0, "Drive A", 1000.0, [500.0, 600.0, 700.0]),
+            run(1, "Drive B", 1500.0, [400.0, 400.0, 400.0]),
+            run(2, "Drive C", 800.0, [900.0, 1000.0, 1100.0]),
+        ];
+        let page = compare_html(&crate::view::compare::comparison(&runs)).unwrap();
+        let ranked = &page[page.find("id=\"ranked\"").unwrap()..];
+        let ranked = &ranked[..ranked.find("<h2").unwrap_or(ranked.len())];
+        assert_eq!(ranked.matches("<svg").count(), 1, "a chart for the repeat's ranking alone");
+        let bars: Vec<&str> = ranked.split("class=\"error-bar\"").skip(1).collect();
+        assert_eq!(bars.len(), 3, "one a drive");
+        assert!(bars[0].contains("<title>± 100</title>"), "C first, ± 100: {}", bars[0]);
+        assert!(bars[2].contains("<title>± 0.0</title>"), "B, runs alike: {}", bars[2]);
+
+        let report = html(&Report::new(runs[0].clone())).unwrap();
+        let repeats = &report[report.find("id=\"repeats\"").unwrap()..];
+        let repeats = &repeats[..repeats.find("<h2").unwrap_or(repeats.len())];
+        assert!(repeats.contains("<h3>w-qd4-run3: 3 runs</h3>"), "{repeats}");
+        assert!(repeats.contains("CV 16.7%; the methodology reports their mean (600 IOPS)."), "{repeats}");
+        assert_eq!(repeats.matches("class=\"error-bar\"").count(), 1, "the mean's");
+        assert!(repeats.contains("<title>± 100</title>"));
     }
 }

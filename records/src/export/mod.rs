@@ -1,8 +1,8 @@
 //! Output formats: a result (a [`Report`](crate::view::report::Report), a
 //! [`Comparison`](crate::view::compare::Comparison), or a command's own)
 //! and the format a user named (`table`, `md`, `csv`, `json`, `html`,
-//! `fio-json`) go in;
-//! out comes its text, from the one exporter of that format. A format is
+//! `fio-json`, `xlsx`) go in;
+//! out comes its text (a workbook: its bytes), from the one exporter of that format. A format is
 //! named in `format` ([`Format`]); what every exporter shares (the
 //! [`Exporter`] and [`Exports`] traits, [`ExportError`]) is in `exporter`;
 //! which formats each result offers is said in one place, `offers`, and a
@@ -19,6 +19,7 @@ pub mod json;
 pub mod md;
 mod offers;
 pub mod table;
+pub mod xlsx;
 
 pub use csv::Csv;
 pub use exporter::{ExportError, Exporter, Exports};
@@ -28,6 +29,7 @@ pub use html::Html;
 pub use json::Json;
 pub use md::Markdown;
 pub use table::Table;
+pub use xlsx::Xlsx;
 
 #[cfg(test)]
 mod tests {
@@ -48,10 +50,10 @@ mod tests {
         other.steps[0].summary.as_mut().unwrap().total.iops = 2500.0;
         let compared = comparison(&[run(false), other]);
         insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
-            for f in Report::formats() {
+            for f in Report::formats().into_iter().filter(|f| f.is_text()) {
                 insta::assert_snapshot!(format!("one-machine-report.{f}"), report.export(f).unwrap());
             }
-            for f in crate::view::compare::Comparison::formats() {
+            for f in crate::view::compare::Comparison::formats().into_iter().filter(|f| f.is_text()) {
                 insta::assert_snapshot!(format!("one-machine-compare.{f}"), compared.export(f).unwrap());
             }
         });

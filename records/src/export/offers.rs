@@ -7,7 +7,7 @@
 
 use super::exporter::{Exporter, Exports};
 use super::format::Format;
-use super::{Csv, FioJson, Html, Json, Markdown, Table};
+use super::{Csv, FioJson, Html, Json, Markdown, Table, Xlsx};
 use crate::view::compare::Comparison;
 use crate::view::crosscheck::Crosscheck;
 use crate::view::diff::Changes;
@@ -25,17 +25,19 @@ impl Exports for Report {
             Format::Json => &Json,
             Format::Html => &Html,
             Format::FioJson => &FioJson,
+            Format::Xlsx => &Xlsx,
         })
     }
 }
 
-/// `methodic compare`: a table, JSON or a page.
+/// `methodic compare`: a table, JSON, a page or a workbook.
 impl Exports for Comparison {
     fn exporter(format: Format) -> Option<&'static dyn Exporter<Comparison>> {
         match format {
             Format::Table => Some(&Table),
             Format::Json => Some(&Json),
             Format::Html => Some(&Html),
+            Format::Xlsx => Some(&Xlsx),
             Format::Md | Format::Csv | Format::FioJson => None,
         }
     }
@@ -48,7 +50,7 @@ impl Exports for PlanSteps {
             Format::Table => Some(&Table),
             Format::Csv => Some(&Csv),
             Format::Json => Some(&Json),
-            Format::Md | Format::Html | Format::FioJson => None,
+            Format::Md | Format::Html | Format::FioJson | Format::Xlsx => None,
         }
     }
 }
@@ -90,6 +92,6 @@ where
     match format {
         Format::Table => Some(&Table),
         Format::Json => Some(&Json),
-        Format::Md | Format::Csv | Format::Html | Format::FioJson => None,
+        Format::Md | Format::Csv | Format::Html | Format::FioJson | Format::Xlsx => None,
     }
 }

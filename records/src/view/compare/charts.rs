@@ -757,6 +757,44 @@ fn series(runs: &[Loaded], files: &[StepFiles]) -> Vec<(String, PlotView)> {
 /// the share of its I/Os that took at least each latency, from the median
 /// to the slowest, its p99.99 in the legend where it had 10,000 I/Os.
 fn distributions(runs: &[Loaded], files: &[StepFiles]) -> Vec<(String, PlotView)> {
+    latency_lines(runs, files)
+        .into_iter()
+        .map(|l| {
+            let title = format!("{}: latency distribution", l.id);
+            let (styles, series): (Vec<_>, Vec<_>) = l.lines.into_iter().map(|(r, s)| (style(r), s)).unzip();
+            let svg = if series.is_empty() {
+                String::new()
+            } else {
+                Exceedance { title: &title, series, styles }.render()
+            };
+            let mut note = "The share of the step's I/Os that took at least each latency, from the median to the \
+                            slowest I/O, a line a run; where a line crosses 0.01% is its p99.99 (in the legend \
+                            where the step had 10,000 I/Os)."
+                .to_string();
+            if !l.notes.is_empty() {
+                note.push_str(&format!(" {}.", l.notes.join("; ")));
+            }
+            note.push_str(&l.lacking);
+            (l.phase, PlotView { title: l.id, note, svg })
+        })
+        .collect()
+}
+
+/// A paired measurement's latency distributions before they are drawn:
+/// its phase and step id (the first run's), a line a run that has one
+/// (the run's place, from 0, and its line), why the others have none,
+/// and which runs lack the step.
+pub(crate) struct LatencyLines {
+    pub phase: String,
+    pub id: String,
+    pub lines: Vec<(usize, Series)>,
+    pub notes: Vec<String>,
+    pub lacking: String,
+}
+
+/// Each paired measurement's latency distribution in every run: what the
+/// page and the workbook draw.
+pub(crate) fn latency_lines(runs: &[Loaded], files: &[StepFiles]) -> Vec<LatencyLines> {
     let each = runs
         .iter()
         .map(|run| steps_keyed(run, |a, r| matches!(a, Action::Measure { .. }) && r.latency_log.is_some()))
@@ -765,17 +803,13 @@ fn distributions(runs: &[Loaded], files: &[StepFiles]) -> Vec<(String, PlotView)
         .into_iter()
         .filter_map(|((phase, _, _), found)| {
             let first = found.iter().flatten().next()?;
-            let mut series = Vec::new();
-            let mut styles = Vec::new();
+            let mut lines = Vec::new();
             let mut notes = Vec::new();
             for (r, steps) in found.iter().enumerate() {
                 let Some(step) = steps.first() else { continue };
                 match files.get(r).map(|f| f.latencies(step)) {
-                    Some(Ok(Some(l))) => match crate::view::report::latency::line(&letter(r), l) {
-                        Ok(line) => {
-                            series.push(line);
-                            styles.push(style(r));
-                        }
+                    Some(Ok(Some(l))) => match crate::view::report::latency::line(&letter(r), l, None) {
+                        Ok(line) => lines.push((r, line)),
                         Err(why) => notes.push(why),
                     },
                     Some(Err(u)) => notes.push(format!(
@@ -787,24 +821,11 @@ fn distributions(runs: &[Loaded], files: &[StepFiles]) -> Vec<(String, PlotView)
                     Some(Ok(None)) | None => {}
                 }
             }
-            if series.is_empty() && notes.is_empty() {
+            if lines.is_empty() && notes.is_empty() {
                 return None;
             }
-            let title = format!("{}: latency distribution", first.id);
-            let svg = if series.is_empty() {
-                String::new()
-            } else {
-                Exceedance { title: &title, series, styles }.render()
-            };
-            let mut note = "The share of the step's I/Os that took at least each latency, from the median to the \
-                            slowest I/O, a line a run; where a line crosses 0.01% is its p99.99 (in the legend \
-                            where the step had 10,000 I/Os)."
-                .to_string();
-            if !notes.is_empty() {
-                note.push_str(&format!(" {}.", notes.join("; ")));
-            }
-            note.push_str(&lacking(&found, "such step"));
-            Some((phase, PlotView { title: first.id.clone(), note, svg }))
+            let id = first.id.clone();
+            Some(LatencyLines { phase, id, lines, notes, lacking: lacking(&found, "such step") })
         })
         .collect()
 }
@@ -847,6 +868,7 @@ fn bars(c: &Comparison) -> Vec<BarView> {
                         note,
                         color: color(r),
                         faded: v.error.is_some(),
+                        spread: None,
                     }
                 })
                 .collect();
@@ -857,6 +879,31 @@ fn bars(c: &Comparison) -> Vec<BarView> {
             }
         })
         .collect()
+}
+
+/// A ranking where some run's step was repeated: its runs as bars, in
+/// ranked order, each at its aggregate with ± one standard deviation of
+/// its runs as an error bar, its ratio to A under it; none where no step
+/// was repeated (the table says it all).
+pub(crate) fn ranking_bars(c: &Comparison, r: &super::rank::Ranking) -> Option<String> {
+    if r.ranked.iter().all(|e| e.sd.is_none()) {
+        return None;
+    }
+    let bars = r
+        .ranked
+        .iter()
+        .map(|e| Bar {
+            label: e.run.clone(),
+            value: e.value,
+            value_text: e.value_text(),
+            note: e.ratio.map_or("no ratio".into(), |x| format!("{x:.2}x")),
+            color: color(c.runs.iter().position(|x| x.name == e.run).unwrap_or(0)),
+            faded: false,
+            spread: e.sd,
+        })
+        .collect();
+    let y_label = format!("{} ({})", r.unit, r.value_kind);
+    Some(Bars { title: &r.label, y_label: &y_label, bars }.render())
 }
 
 #[cfg(test)]

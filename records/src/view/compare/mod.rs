@@ -37,7 +37,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 pub use difference::Difference;
-pub(crate) use words::{compact, letter, plural_kind, status_name};
+pub(crate) use words::{compact, drive_name, letter, plural_kind, status_name};
 
 use crate::manifest::{Loaded, ManifestStep};
 use crate::step_files::{StepFiles, Unreadable};
@@ -272,11 +272,10 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
         // Rounds give a point a measurement; each step counts once.
         let mut steps: Vec<(&ManifestStep, &ManifestStep)> = Vec::new();
         for pts in &paired_points {
-            if let (Some(a), Some(b)) = (step_of(&runs[0], pts[0]), step_of(&runs[j], pts[j])) {
-                if !steps.iter().any(|(x, y)| x.index == a.index && y.index == b.index) {
+            if let (Some(a), Some(b)) = (step_of(&runs[0], pts[0]), step_of(&runs[j], pts[j]))
+                && !steps.iter().any(|(x, y)| x.index == a.index && y.index == b.index) {
                     steps.push((a, b));
                 }
-            }
         }
         differences.extend(step_differences::step_differences((&runs[0], &runs[j]), &steps, j));
         differences

@@ -110,7 +110,7 @@ impl Ranking {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::PathBuf;
 
     use methodic_compiler::plan::Aggregate;
@@ -122,7 +122,7 @@ mod tests {
     /// A run of a measurement and a repeat of 3, on a drive of `model`,
     /// serial `SN{i}`: the measurement at `one` IOPS, the repeat's runs at
     /// `runs`.
-    fn run(i: usize, model: &str, one: f64, runs: [f64; 3]) -> crate::manifest::Loaded {
+    pub(crate) fn run(i: usize, model: &str, one: f64, runs: [f64; 3]) -> crate::manifest::Loaded {
         let src = "methodology \"r\" version \"1\"\nworkload w { random; block 4KiB; read 100% }\n\
                    measure w qd 1 for 1s\nrepeat 3 { measure w qd 4 for 1s }\n";
         let mut run = of_source(src, PathBuf::from(format!("/nonexistent/rank-{i}")));

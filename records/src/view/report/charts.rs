@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::manifest::Loaded;
 use crate::step_files::{StepFiles, Unreadable};
-use crate::svg::{Chart, Series};
+use crate::svg::{Bar, Bars, Chart, Series};
 use crate::view::points::{Point, kind_short, rate_unit, step_of};
 
 #[derive(Serialize)]
@@ -58,10 +58,10 @@ pub(crate) fn unreadable_words(file: &Unreadable) -> String {
 /// The lines of one phase's charts: (sweep, line) to its points.
 type Lines<'a> = BTreeMap<(u32, usize), Vec<&'a Point>>;
 
-/// IOPS and latency against QD for each phase's sweeps: one line a sweep.
-pub fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
-    // A line for each sweep and workload (a sweep over read shares gives a
-    // line a share), in plan order, its points by QD.
+/// Each phase's sweep lines, in plan order: a line for each sweep and
+/// workload (a sweep over read shares gives a line a share), its points
+/// by QD. What the page's sweep charts and the workbook's draw.
+pub(crate) fn sweep_lines(pts: &[Point]) -> Vec<(String, Vec<Vec<&Point>>)> {
     let mut groups: BTreeMap<(usize, String), Lines> = BTreeMap::new();
     for p in pts.iter().filter(|p| p.kind == "measure" && p.error.is_none()) {
         let (Some(sweep), Some(_), Some(w)) = (p.sweep, p.qd, &p.workload) else { continue };
@@ -75,22 +75,34 @@ pub fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
         let key = line.unwrap_or((sweep, lines.len()));
         lines.entry(key).or_default().push(p);
     }
-    for lines in groups.values_mut() {
-        for points in lines.values_mut() {
-            points.sort_by_key(|p| p.qd.map_or(0, |q| q.total));
-        }
-    }
+    groups
+        .into_iter()
+        .map(|((_, phase), lines)| {
+            let lines = lines
+                .into_values()
+                .map(|mut points| {
+                    points.sort_by_key(|p| p.qd.map_or(0, |q| q.total));
+                    points
+                })
+                .collect();
+            (phase, lines)
+        })
+        .collect()
+}
+
+/// IOPS and latency against QD for each phase's sweeps: one line a sweep.
+pub fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
     let units = run.manifest.plan.conventions.units;
     let kind = run.manifest.plan.conventions.value;
     let iops_label = format!("IOPS ({})", kind_short(kind));
-    groups
+    sweep_lines(pts)
         .into_iter()
-        .map(|((_, phase), sweeps)| {
+        .map(|(phase, sweeps)| {
             let mut iops = Vec::new();
             let mut lat = Vec::new();
             let mut names = Vec::new();
             let many = sweeps.len() > 6;
-            for points in sweeps.values() {
+            for points in &sweeps {
                 let name = points[0].workload.as_ref().map_or("?".into(), |w| w.name.clone());
                 let xy = |f: &dyn Fn(&Point) -> Option<f64>| -> Vec<(f64, f64)> {
                     points.iter().filter_map(|p| Some((p.qd?.total as f64, f(p)?))).collect()
@@ -104,7 +116,7 @@ pub fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
                 let w = points[0].workload.as_ref().map_or(String::new(), |w| w.label());
                 names.push(w);
             }
-            let first = sweeps.values().next().and_then(|v| v.first()).and_then(|p| step_of(run, p));
+            let first = sweeps.first().and_then(|v| v.first()).and_then(|p| step_of(run, p));
             let qd_note = first.and_then(|s| s.checklist.queue_depth.as_ref()).map_or(String::new(), |q| {
                 match q.counted {
                     methodic_compiler::plan::QdCounting::Total => {
@@ -148,6 +160,54 @@ pub fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
                 }
                 .render(),
             }
+        })
+        .collect()
+}
+
+/// Each repeated step (where its last run summed them up): each run's
+/// value as a bar, then their mean with ± one standard deviation as an
+/// error bar.
+pub fn repeats(run: &Loaded) -> Vec<PlotView> {
+    run.steps
+        .iter()
+        .filter_map(|r| {
+            let rep = r.repeats.as_ref()?;
+            let n = rep.runs.len();
+            let text = |v: f64| crate::units::thousands(Some(v), if v >= 100.0 { 0 } else { 1 });
+            let mut bars: Vec<Bar> = rep
+                .runs
+                .iter()
+                .enumerate()
+                .map(|(k, v)| Bar {
+                    label: (k + 1).to_string(),
+                    value: Some(*v),
+                    value_text: text(*v),
+                    note: String::new(),
+                    color: crate::svg::color(0),
+                    faded: false,
+                    spread: None,
+                })
+                .collect();
+            bars.push(Bar {
+                label: "mean".into(),
+                value: Some(rep.mean),
+                value_text: text(rep.mean),
+                note: format!("± {}", text(rep.sd)),
+                color: crate::svg::color(1),
+                faded: false,
+                spread: Some(rep.sd),
+            });
+            let title = format!("{}: {n} runs", r.id);
+            let note = format!(
+                "Each run's {unit} (its step average), then their mean, ± one standard deviation (the error bar): \
+                 CV {:.1}%; the methodology reports their {} ({} {unit}).",
+                rep.cv * 100.0,
+                methodic_compiler::plan::aggregate_word(rep.aggregate),
+                text(rep.value),
+                unit = rep.unit,
+            );
+            let svg = Bars { title: &title, y_label: &rep.unit, bars }.render();
+            Some(PlotView::new(title, note, vec![svg]))
         })
         .collect()
 }

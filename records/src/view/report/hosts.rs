@@ -374,7 +374,7 @@ mod tests {
         let one = Report::new(run(false));
         assert!(host_tables(one.run()).is_empty());
         assert!(header(&one.run().manifest).iter().all(|(name, _)| name != "Hosts"));
-        for f in Report::formats() {
+        for f in Report::formats().into_iter().filter(|f| f.is_text()) {
             let text = one.export(f).unwrap();
             assert!(!text.contains("all 3 hosts") && !text.contains("10.0.0.2"), "{f}: {text}");
         }
@@ -419,7 +419,7 @@ mod tests {
     fn a_report_on_three_hosts_in_every_format() {
         let report = Report::new(run(true));
         insta::with_settings!({ snapshot_path => "../../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
-            for f in Report::formats() {
+            for f in Report::formats().into_iter().filter(|f| f.is_text()) {
                 insta::assert_snapshot!(format!("three-hosts-report.{f}"), report.export(f).unwrap());
             }
         });

@@ -1,6 +1,7 @@
 //! Latency distributions: for each phase's sweeps a chart a sweep line
-//! (a workload), a line a queue depth, and for its other measurements a
-//! chart with a line a step; each line the share of the step's I/Os
+//! (a workload), a line a queue depth, for each rounds step a chart with
+//! a line a measurement (its cells, over all its rounds), and for a
+//! phase's other measurements a chart with a line a step; each line the share of the step's I/Os
 //! (reads, writes and trims together) that took at least each latency,
 //! from the median to the slowest I/O, read from the step's HdrHistogram
 //! latency log (`crate::hlog`). Where a line crosses 0.01% is its
@@ -30,33 +31,9 @@ const FOR_P9999: u64 = 10_000;
 /// steps), in plan order. A step whose latency log could not be read, or
 /// that recorded no I/O, has no line: the chart's note says so.
 pub fn distributions(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
-    let mut groups: BTreeMap<GroupKey, Group> = BTreeMap::new();
-    for r in run.steps.iter().filter(|r| r.error.is_none()) {
-        let Some(step) = run.plan_step(r) else { continue };
-        let Action::Measure { workload, qd, .. } = &step.action else { continue };
-        let phase = r.phase.clone().unwrap_or_else(|| "steps".into());
-        let (key, label) = match step.sweep {
-            Some(sweep) => (Some((sweep, workload.name.clone())), format!("QD {}", qd.total)),
-            None => (None, r.id.clone()),
-        };
-        let first = groups.keys().find(|(_, p, k)| *p == phase && *k == key).map_or(r.index, |k| k.0);
-        let group = groups.entry((first, phase, key)).or_default();
-        match files.latencies(r) {
-            Ok(Some(l)) => match line(&label, l) {
-                Ok(line) => group.lines.push(line),
-                Err(why) => group.missing.push(format!("{why}.")),
-            },
-            Ok(None) => {}
-            Err(u) => group.missing.push(unreadable_words(u)),
-        }
-    }
-    groups
+    groups(run, files)
         .into_iter()
-        .flat_map(|((_, phase, key), g)| {
-            let what = match &key {
-                Some((_, workload)) => format!("{phase}: {workload}, latency by queue depth"),
-                None => format!("{phase}: latency distribution of each measurement"),
-            };
+        .flat_map(|g| {
             let note = format!(
                 "Each line: the share of the step's I/Os (reads, writes and trims together) that took at least \
                  each latency, from the median (50%) to the slowest I/O, from its HdrHistogram latency log. Where \
@@ -64,22 +41,12 @@ pub fn distributions(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
                  had the 10,000 I/Os it needs.{}",
                 g.missing.iter().map(|u| format!(" No line: {u}")).collect::<String>()
             );
-            let charts: Vec<Vec<Series>> = if g.lines.is_empty() {
-                vec![Vec::new()]
-            } else {
-                // As few charts as hold them, the lines shared out evenly
-                // (9 queue depths: 5 and 4, not 8 and 1).
-                let per = g.lines.len().div_ceil(g.lines.len().div_ceil(LINES));
-                let mut lines = g.lines.into_iter().peekable();
-                let mut out = Vec::new();
-                while lines.peek().is_some() {
-                    out.push(lines.by_ref().take(per).collect());
-                }
-                out
-            };
+            let what = g.what;
+            let charts = if g.lines.is_empty() { vec![Vec::new()] } else { shared_out(g.lines) };
             let n = charts.len();
+            let missing = !g.missing.is_empty();
             charts.into_iter().enumerate().filter_map(move |(k, series)| {
-                if series.is_empty() && g.missing.is_empty() {
+                if series.is_empty() && !missing {
                     return None;
                 }
                 let title = if n > 1 { format!("{what} ({} of {n})", k + 1) } else { what.clone() };
@@ -94,25 +61,128 @@ pub fn distributions(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
         .collect()
 }
 
-/// A chart's group: its first step (for plan order), its phase, and its
-/// sweep and workload (none: the phase's other measurements).
-type GroupKey = (usize, String, Option<(u32, String)>);
+/// `lines` on as few charts as hold them (the palette's 8 colours a
+/// chart), shared out evenly: 9 queue depths make charts of 5 and 4, not
+/// 8 and 1.
+pub(crate) fn shared_out(lines: Vec<Series>) -> Vec<Vec<Series>> {
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    let per = lines.len().div_ceil(lines.len().div_ceil(LINES));
+    let mut lines = lines.into_iter().peekable();
+    let mut out = Vec::new();
+    while lines.peek().is_some() {
+        out.push(lines.by_ref().take(per).collect());
+    }
+    out
+}
 
-/// A chart's lines, and why some steps have none (a latency log that
-/// could not be read, a step that recorded no I/O).
+/// A chart's worth of latency distributions before it is drawn: what it
+/// shows (`measure: rnd4k_read, latency by queue depth`), a line a step,
+/// and why some steps have none (a latency log that could not be read, a
+/// step that recorded no I/O). The page draws them, as do the workbook's
+/// charts.
 #[derive(Default)]
-struct Group {
-    lines: Vec<Series>,
-    missing: Vec<String>,
+pub(crate) struct Distributions {
+    pub what: String,
+    pub lines: Vec<Series>,
+    pub missing: Vec<String>,
+}
+
+/// Each phase's latency distributions: a group a sweep line (its queue
+/// depths), and one for the phase's other measurements (its steps), in
+/// plan order.
+pub(crate) fn groups(run: &Loaded, files: &StepFiles) -> Vec<Distributions> {
+    let mut groups: BTreeMap<GroupKey, Distributions> = BTreeMap::new();
+    for r in run.steps.iter().filter(|r| r.error.is_none()) {
+        let Some(step) = run.plan_step(r) else { continue };
+        let phase = r.phase.clone().unwrap_or_else(|| "steps".into());
+        // Each line's label and the part of the log it reads (none: the
+        // step's own I/Os; `cell3.`: a rounds step's third cell's).
+        let (key, lines): (Lines, Vec<(String, Option<String>)>) = match &step.action {
+            Action::Measure { workload, qd, .. } => match step.sweep {
+                Some(sweep) => {
+                    (Lines::Sweep(sweep, workload.name.clone()), vec![(format!("QD {}", qd.total), None)])
+                }
+                None => (Lines::Steps, vec![(r.id.clone(), None)]),
+            },
+            Action::Rounds { cells, .. } => (
+                Lines::Rounds(r.id.clone()),
+                cells
+                    .iter()
+                    .enumerate()
+                    .map(|(k, c)| {
+                        (format!("{} QD {}", c.workload.name, c.qd.total), Some(format!("cell{}.", k + 1)))
+                    })
+                    .collect(),
+            ),
+            Action::Erase { .. }
+            | Action::Fill { .. }
+            | Action::Precondition { .. }
+            | Action::Together { .. }
+            | Action::Qos(_)
+            | Action::Copy { .. }
+            | Action::Probe(_)
+            | Action::DropCaches
+            | Action::Idle { .. }
+            | Action::LimitRam { .. } => continue,
+        };
+        let first = groups.keys().find(|(_, p, k)| *p == phase && *k == key).map_or(r.index, |k| k.0);
+        let group = groups.entry((first, phase, key)).or_default();
+        match files.latencies(r) {
+            Ok(Some(l)) => {
+                for (label, part) in lines {
+                    match line(&label, l, part.as_deref()) {
+                        Ok(line) => group.lines.push(line),
+                        Err(why) => group.missing.push(format!("{why}.")),
+                    }
+                }
+            }
+            Ok(None) => {}
+            Err(u) => group.missing.push(unreadable_words(u)),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((_, phase, key), mut g)| {
+            g.what = match &key {
+                Lines::Sweep(_, workload) => format!("{phase}: {workload}, latency by queue depth"),
+                Lines::Rounds(id) => {
+                    format!("{id}: latency distribution of each measurement, over all its rounds")
+                }
+                Lines::Steps => format!("{phase}: latency distribution of each measurement"),
+            };
+            g
+        })
+        .collect()
+}
+
+/// A chart's group: its first step (for plan order), its phase, and what
+/// its lines are.
+type GroupKey = (usize, String, Lines);
+
+/// What a group's lines are: a sweep's queue depths (its number and
+/// workload), a rounds step's measurements, or a phase's other
+/// measurements.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum Lines {
+    Sweep(u32, String),
+    Rounds(String),
+    Steps,
 }
 
 /// Step `label`'s line from its latency log `l`: every I/O of the step
-/// (its tags `read`, `write`, `trim`; a rounds cell's are not a step's);
-/// why there is none (`QD 256 recorded no I/O`) where the step has fewer
-/// than the two I/Os a median and a slowest need.
-pub(crate) fn line(label: &str, l: &Latencies) -> Result<Series, String> {
+/// (its tags `read`, `write`, `trim`), or of its `part` (`cell3.`: a
+/// rounds step's third cell, its tags `cell3.read` and so on); why there
+/// is none (`QD 256 recorded no I/O`) where it has fewer than the two
+/// I/Os a median and a slowest need.
+pub(crate) fn line(label: &str, l: &Latencies, part: Option<&str>) -> Result<Series, String> {
     let mut all: Option<Histogram<u64>> = None;
-    for tag in l.tags().filter(|t| !t.contains('.')) {
+    let ours = |t: &&str| match part {
+        Some(prefix) => t.strip_prefix(prefix).is_some_and(|rest| !rest.contains('.')),
+        None => !t.contains('.'),
+    };
+    for tag in l.tags().filter(ours) {
         let Some(h) = l.of(tag) else { continue };
         match all.as_mut() {
             Some(sum) => sum.add(h).map_err(|e| format!("{label}'s latencies do not add up ({e})"))?,
@@ -212,9 +282,39 @@ mod tests {
             std::fs::remove_dir_all(&dir).unwrap();
             l
         };
-        assert_eq!(line("QD 8", &log(1)).err().as_deref(), Some("QD 8 recorded 1 I/O, too few to draw"));
-        let Ok(two) = line("QD 8", &log(2)) else { panic!("two I/Os draw a line") };
+        assert_eq!(
+            line("QD 8", &log(1), None).err().as_deref(),
+            Some("QD 8 recorded 1 I/O, too few to draw")
+        );
+        let Ok(two) = line("QD 8", &log(2), None) else { panic!("two I/Os draw a line") };
         assert_eq!(two.points.len(), 2, "{:?}", two.points);
         assert_eq!(two.name, "QD 8 (2 I/Os)");
+    }
+
+    /// A rounds step's measurement reads only its cell's I/Os (`cell2.`:
+    /// `cell2.read`, not `cell12.read`), and the step's own line none of
+    /// its cells'.
+    #[test]
+    fn a_cell_s_line_reads_its_own_tags_only() {
+        let dir = std::env::temp_dir().join(format!("methodic-latency-cells-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.hlog");
+        let mut w =
+            crate::hlog::Writer::create(&path, "s", std::time::UNIX_EPOCH, "1970-01-01T00:00:00Z").unwrap();
+        for (tag, n) in [("read", 3), ("cell2.read", 5), ("cell2.write", 4), ("cell12.read", 7)] {
+            let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
+            for k in 0..n {
+                h.record(1000 * (k + 1)).unwrap();
+            }
+            w.interval(tag, &h, std::time::Duration::ZERO, std::time::Duration::from_secs(1)).unwrap();
+        }
+        w.flush().unwrap();
+        let l = Latencies::read(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let name = |part: Option<&str>| line("x", &l, part).map(|s| s.name);
+        assert_eq!(name(None).as_deref(), Ok("x (3 I/Os)"));
+        assert_eq!(name(Some("cell2.")).as_deref(), Ok("x (9 I/Os)"));
+        assert_eq!(name(Some("cell12.")).as_deref(), Ok("x (7 I/Os)"));
+        assert_eq!(name(Some("cell3.")).err().as_deref(), Some("x recorded no I/O"));
     }
 }

@@ -111,7 +111,7 @@ pub(crate) fn columns(c: &Conventions) -> Vec<String> {
 
 /// The value kind shown beside the reported one: the step average beside a
 /// peak, the peak beside an average.
-fn beside(kind: ValueKind) -> ValueKind {
+pub(crate) fn beside(kind: ValueKind) -> ValueKind {
     if kind == ValueKind::Peak { ValueKind::StepAverage } else { ValueKind::Peak }
 }
 
@@ -178,6 +178,33 @@ pub(crate) fn best_lines(run: &Loaded, pts: &[Point]) -> Vec<String> {
 /// One row a point, as text.
 pub(crate) fn rows(run: &Loaded, pts: &[Point], short: bool) -> Vec<Vec<String>> {
     rows_in(run, pts, short, num)
+}
+
+/// The columns of [`checklist`].
+pub(crate) const CHECKLIST: [&str; 8] =
+    ["#", "step", "drive state before", "span", "queue depth", "cache", "value", "data"];
+
+/// How each result was made, a row a point: its step, id, drive state
+/// before it, span, queue depth, cache, value and data, from its step's
+/// checklist in the manifest.
+pub(crate) fn checklist(run: &Loaded, pts: &[Point]) -> Vec<[String; 8]> {
+    pts.iter()
+        .filter_map(|p| {
+            let c = &step_of(run, p)?.checklist;
+            Some([
+                p.step.to_string(),
+                p.id.clone(),
+                c.drive_state
+                    .as_ref()
+                    .map_or_else(|| unstated(run, step_of(run, p), "drive state"), |d| d.description.clone()),
+                c.span.as_ref().map_or_else(|| unstated(run, step_of(run, p), "span"), |s| s.words()),
+                c.queue_depth.as_ref().map_or("-".into(), |q| q.description.clone()),
+                c.cache.description.clone(),
+                format!("{}: {}", c.value_kind.kind.words(), c.value_kind.computed),
+                c.data_pattern.map_or("-".into(), |d| d.to_string()),
+            ])
+        })
+        .collect()
 }
 
 /// Where the drive state is among [`COLUMNS`].
