@@ -91,15 +91,16 @@ pub fn crosscheck(args: CrosscheckArgs) -> Result<ExitCode> {
         bail!("{} cannot be run: install fio (apt-get install fio) or give --fio PATH", args.fio.display());
     };
     if let Action::Measure { stop, .. } = &plan.steps[index].action
-        && let Some((methodic_compiler::plan::Extent::Percent(p), reads_count)) = stop.amount() {
-            let (done, until) =
-                if reads_count { ("read or written", "transferred") } else { ("written", "written") };
-            bail!(
-                "{} stops when {p} of the span is {done}; fio's io_size takes bytes: give the amount in bytes \
+        && let Some((methodic_compiler::plan::Extent::Percent(p), reads_count)) = stop.amount()
+    {
+        let (done, until) =
+            if reads_count { ("read or written", "transferred") } else { ("written", "written") };
+        bail!(
+            "{} stops when {p} of the span is {done}; fio's io_size takes bytes: give the amount in bytes \
                  (`until {until} 4GiB`) to cross-check it",
-                plan.steps[index].id
-            );
-        }
+            plan.steps[index].id
+        );
+    }
     let mut single = plan.clone();
     single.steps = vec![plan.steps[index].clone()];
     let work = std::env::temp_dir().join(format!("methodic-crosscheck-{}", std::process::id()));

@@ -353,9 +353,10 @@ fn broken_links(doc: &str) -> Vec<String> {
         }
         let markdown = rel.extension().is_some_and(|e| e == "md");
         if let Some(anchor) = anchor.filter(|_| markdown)
-            && !anchors(&read(&rel.to_string_lossy())).contains(anchor) {
-                broken.push(format!("{place}: {} has no heading whose anchor is #{anchor}", rel.display()));
-            }
+            && !anchors(&read(&rel.to_string_lossy())).contains(anchor)
+        {
+            broken.push(format!("{place}: {} has no heading whose anchor is #{anchor}", rel.display()));
+        }
     }
     broken
 }

@@ -157,9 +157,11 @@ impl Grammar {
             let mut next: HashMap<*const Regex, (usize, Option<usize>)> = HashMap::new();
             let mut find = |re: &Regex, pos: usize| -> Option<usize> {
                 if let Some((from, found)) = next.get(&(re as *const Regex))
-                    && *from <= pos && found.is_none_or(|start| start >= pos) {
-                        return *found;
-                    }
+                    && *from <= pos
+                    && found.is_none_or(|start| start >= pos)
+                {
+                    return *found;
+                }
                 let found = re.find_at(&line, pos).map(|m| m.start());
                 next.insert(re, (pos, found));
                 found
@@ -184,9 +186,10 @@ impl Grammar {
                         _ => unreachable!("candidates are matches and regions"),
                     };
                     if let Some(start) = find(re, pos)
-                        && best.is_none_or(|(b, _, _)| start < b) {
-                            best = Some((start, re, Some(r)));
-                        }
+                        && best.is_none_or(|(b, _, _)| start < b)
+                    {
+                        best = Some((start, re, Some(r)));
+                    }
                 }
                 let Some((start, re, r)) = best else {
                     push(&mut tokens, offset + pos, offset + line.len(), scopes);

@@ -382,9 +382,10 @@ fn resolve(
         let mut whole: Vec<&str> = glob.split("::").collect();
         whole.extend_from_slice(rest);
         if let Some(found) = resolve(files, &at, &whole, false, depth + 1)
-            && files.get(&found.0).is_some_and(|(_, n)| n.defines.contains(name)) {
-                return Some(found);
-            }
+            && files.get(&found.0).is_some_and(|(_, n)| n.defines.contains(name))
+        {
+            return Some(found);
+        }
     }
     Some((at, name.to_string()))
 }

@@ -91,12 +91,13 @@ pub fn fits_capacity(steps: &[plan::Step], capacity: Bytes) -> Diagnostics {
     let mut too_large: Vec<(Bytes, &str, usize)> = Vec::new();
     for step in steps {
         if let Some(plan::Target { span: plan::Extent::Bytes(span), .. }) = step.target
-            && span > capacity {
-                match too_large.iter_mut().find(|(s, _, _)| *s == span) {
-                    Some((_, _, n)) => *n += 1,
-                    None => too_large.push((span, &step.id, 1)),
-                }
+            && span > capacity
+        {
+            match too_large.iter_mut().find(|(s, _, _)| *s == span) {
+                Some((_, _, n)) => *n += 1,
+                None => too_large.push((span, &step.id, 1)),
             }
+        }
     }
     let mut out = Diagnostics::default();
     for (span, first, n) in too_large {

@@ -334,13 +334,14 @@ pub(crate) fn target(t: &Target) -> Vec<Problem> {
         );
     }
     if let DataPattern::Compressible(p) = t.data
-        && p > Percent::HUNDRED {
-            out.push(Problem::new(
-                Code::ShareRange,
-                Field::Data,
-                format!("data cannot be {p} compressible; use 0% to 100%"),
-            ));
-        }
+        && p > Percent::HUNDRED
+    {
+        out.push(Problem::new(
+            Code::ShareRange,
+            Field::Data,
+            format!("data cannot be {p} compressible; use 0% to 100%"),
+        ));
+    }
     out
 }
 

@@ -96,10 +96,10 @@ impl Validator {
                 format!("{whose}: the step writes, but the methodology is non_destructive"),
             ));
         }
-        if let Some(limit) = step.ram_limit {
-            if let Some(p) = rules::ram_limit(limit) {
-                self.problem(&whose, p);
-            }
+        if let Some(limit) = step.ram_limit
+            && let Some(p) = rules::ram_limit(limit)
+        {
+            self.problem(&whose, p);
         }
         if let Some(r) = step.repeat {
             if r.run == 0 || r.run > r.runs {

@@ -234,21 +234,23 @@ fn sections(i: usize, step: &Step, engine: Option<Engine>) -> Vec<Section> {
         Action::Rounds { cells, rule, .. } => rounds_sections(&x, cells, rule),
     };
     if step.verify
-        && let Some(s) = out.first_mut() {
-            s.notes.push(
+        && let Some(s) = out.first_mut()
+    {
+        s.notes.push(
                 "methodic verifies this step (a stamp in every block written, checked when read back); this \
                  section does not: fio's own verify=crc32c with do_verify=1 is the nearest, with another stamp"
                     .into(),
             );
-        }
+    }
     if step.local
-        && let Some(s) = out.first_mut() {
-            s.notes.push(
-                "local: methodic runs this step on the conductor (the machine running methodic), \
+        && let Some(s) = out.first_mut()
+    {
+        s.notes.push(
+            "local: methodic runs this step on the conductor (the machine running methodic), \
                  not on the fio hosts"
-                    .into(),
-            );
-        }
+                .into(),
+        );
+    }
     out
 }
 

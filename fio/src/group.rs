@@ -287,24 +287,25 @@ impl Check<'_> {
         // The time: only where both run for one (a job that ends by size
         // is told above).
         if let (Stop::Time(a), Stop::Time(b)) = (lead.stop, step.stop)
-            && a != b {
-                problems.push(against(
-                    job,
-                    job.get("runtime"),
-                    format!(
-                        "{}, but [{}] runs for {} and [{}] for {}: a together step runs its jobs for one time",
-                        self.with(job, step),
-                        first.section,
-                        said(a.to_string(), first.get("runtime")),
-                        job.section,
-                        said(b.to_string(), job.get("runtime"))
-                    ),
-                    format!(
-                        "give the jobs fio starts together one runtime (in [global], say), {}",
-                        self.stonewall(job)
-                    ),
-                ));
-            }
+            && a != b
+        {
+            problems.push(against(
+                job,
+                job.get("runtime"),
+                format!(
+                    "{}, but [{}] runs for {} and [{}] for {}: a together step runs its jobs for one time",
+                    self.with(job, step),
+                    first.section,
+                    said(a.to_string(), first.get("runtime")),
+                    job.section,
+                    said(b.to_string(), job.get("runtime"))
+                ),
+                format!(
+                    "give the jobs fio starts together one runtime (in [global], say), {}",
+                    self.stonewall(job)
+                ),
+            ));
+        }
         if lead.ramp != step.ramp {
             problems.push(against(
                 job,

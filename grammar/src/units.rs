@@ -87,8 +87,11 @@ impl fmt::Display for Bytes {
             ("KB", 1_000),
         ];
         // The exact spelling with the smallest number; binary wins a tie.
-        let best =
-            BIN.iter().chain(DEC.iter()).filter(|(_, size)| n.is_multiple_of(*size)).min_by_key(|(_, size)| n / size);
+        let best = BIN
+            .iter()
+            .chain(DEC.iter())
+            .filter(|(_, size)| n.is_multiple_of(*size))
+            .min_by_key(|(_, size)| n / size);
         if let Some((unit, size)) = best {
             return write!(f, "{}{unit}", n / size);
         }

@@ -1034,6 +1034,13 @@ impl Loaded {
             self.plan_step(s).and_then(|p| p.repeat).is_some_and(|o| o.group == q.group && o.run > q.run)
         })
     }
+    /// `r`'s repeat summary where it is its repeat's last word: a plain
+    /// repeat's (on its last run), or a repeat `until cv`'s on the last run
+    /// made (its earlier ones are superseded).
+    pub fn final_repeats<'a>(&self, r: &'a StepResult) -> Option<&'a crate::analysis::RepeatSummary> {
+        let rep = r.repeats.as_ref()?;
+        (rep.until.is_none() || !self.later_run_recorded(r)).then_some(rep)
+    }
 }
 
 /// Reads a results directory; changes nothing in it. Every error names the

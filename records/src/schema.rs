@@ -114,9 +114,10 @@ fn plain(doc: &str) -> String {
         let code = text[start + 1..close + 1].to_string();
         let mut end = close + 2;
         if text[end..].starts_with('(')
-            && let Some(paren) = text[end..].find(')') {
-                end += paren + 1;
-            }
+            && let Some(paren) = text[end..].find(')')
+        {
+            end += paren + 1;
+        }
         text.replace_range(start..end, &code);
     }
     text

@@ -225,10 +225,11 @@ impl Chart<'_> {
         }
         for r in &self.rules {
             if let Rule::AtX(x, _) = r
-                && x.is_finite() {
-                    x0 = x0.min(tx(*x));
-                    x1 = x1.max(tx(*x));
-                }
+                && x.is_finite()
+            {
+                x0 = x0.min(tx(*x));
+                x1 = x1.max(tx(*x));
+            }
         }
         if !x0.is_finite() {
             (x0, x1) = (0.0, 1.0);

@@ -131,10 +131,11 @@ pub fn copy_tree(src: &Path, dst: &Path, files: u64, stop: &AtomicBool) -> Resul
         let from = file_path(src, i);
         let to = file_path(dst, i);
         if let Some(parent) = to.parent()
-            && !parent.exists() {
-                fs::create_dir(parent)
-                    .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
-            }
+            && !parent.exists()
+        {
+            fs::create_dir(parent)
+                .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
+        }
         let mut r = File::open(&from).map_err(|e| Error::io(format!("cannot read {}", from.display()), e))?;
         let mut w = File::create(&to).map_err(|e| Error::io(format!("cannot create {}", to.display()), e))?;
         loop {

@@ -232,11 +232,12 @@ fn unescape(s: &str) -> String {
         if c == '\\' {
             let code: String = chars.clone().take(3).collect();
             if code.len() == 3
-                && let Ok(n) = u8::from_str_radix(&code, 8) {
-                    out.push(n as char);
-                    chars.nth(2);
-                    continue;
-                }
+                && let Ok(n) = u8::from_str_radix(&code, 8)
+            {
+                out.push(n as char);
+                chars.nth(2);
+                continue;
+            }
         }
         out.push(c);
     }

@@ -165,9 +165,10 @@ fn host_syntax(client: &str) -> Option<&'static str> {
         return Some("no address");
     }
     if let Some(p) = port
-        && !p.parse::<u16>().is_ok_and(|p| p > 0) {
-            return Some("the port is not a number from 1 to 65535");
-        }
+        && !p.parse::<u16>().is_ok_and(|p| p > 0)
+    {
+        return Some("the port is not a number from 1 to 65535");
+    }
     if (client.starts_with("ip:") || client.starts_with("ip4:"))
         && name.parse::<std::net::Ipv4Addr>().is_err()
     {

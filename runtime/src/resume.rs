@@ -178,16 +178,17 @@ fn read_plan(dir: &Path, m: &Manifest, given: Option<&Plan>) -> Result<Plan> {
     let original = Plan::from_ron(&text)
         .map_err(|d| Error::results(&plan_path, format!("cannot be read: {}", d.message)))?;
     if let Some(g) = given
-        && methodic_compiler::source_hash(&g.to_ron()) != m.methodology.plan_hash {
-            return Err(Error::unsupported(format!(
-                "the methodology given compiles to another plan than the one the run in {} started with",
-                dir.display()
-            ))
-            .with_hint(format!(
-                "`methodic diff {} FILE` says what changed; leave out FILE to go on with the run's own plan",
-                plan_path.display()
-            )));
-        }
+        && methodic_compiler::source_hash(&g.to_ron()) != m.methodology.plan_hash
+    {
+        return Err(Error::unsupported(format!(
+            "the methodology given compiles to another plan than the one the run in {} started with",
+            dir.display()
+        ))
+        .with_hint(format!(
+            "`methodic diff {} FILE` says what changed; leave out FILE to go on with the run's own plan",
+            plan_path.display()
+        )));
+    }
     Ok(original)
 }
 

@@ -437,12 +437,11 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
                 }
                 if io.op == Op::Write {
                     pattern.prepare_write(&mut buffers.slot(slot as usize)[..io.len as usize]);
-                    if VERIFY
-                        && let Some(v) = &job.verify {
-                            writes_made += 1;
-                            let buf = &mut buffers.slot(slot as usize)[..io.len as usize];
-                            v.stamping.stamp(buf, io.offset, v.worker, writes_made);
-                        }
+                    if VERIFY && let Some(v) = &job.verify {
+                        writes_made += 1;
+                        let buf = &mut buffers.slot(slot as usize)[..io.len as usize];
+                        v.stamping.stamp(buf, io.offset, v.worker, writes_made);
+                    }
                     written_bytes += io.len as u64;
                 }
                 issued_bytes += io.len as u64;
@@ -533,18 +532,17 @@ fn drive<const OPEN: bool, const VERIFY: bool>(job: Job) -> io::Result<Outcome> 
                 continue;
             }
             completed += 1;
-            if VERIFY
-                && let Some(v) = &job.verify {
-                    match (op, &v.tracker) {
-                        (Op::Write, Some(t)) => t.wrote(offset, len as u64),
-                        (Op::Trim, Some(t)) => t.trimmed(offset, len as u64),
-                        (Op::Read, _) if v.check_reads => {
-                            let buf = &buffers.slot(c.slot as usize)[..len as usize];
-                            v.stamping.check(buf, offset, &mut findings);
-                        }
-                        _ => {}
+            if VERIFY && let Some(v) = &job.verify {
+                match (op, &v.tracker) {
+                    (Op::Write, Some(t)) => t.wrote(offset, len as u64),
+                    (Op::Trim, Some(t)) => t.trimmed(offset, len as u64),
+                    (Op::Read, _) if v.check_reads => {
+                        let buf = &buffers.slot(c.slot as usize)[..len as usize];
+                        v.stamping.check(buf, offset, &mut findings);
                     }
+                    _ => {}
                 }
+            }
             if recording {
                 interval.rec.count(op, len as u64);
                 if counting_bursts {

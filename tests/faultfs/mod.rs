@@ -145,12 +145,13 @@ impl FaultFs {
 impl Drop for FaultFs {
     fn drop(&mut self) {
         if let Some(session) = self.session.take()
-            && let Err(e) = session.umount_and_join() {
-                // Still busy (a loop device left attached): detach it from
-                // the tree now; the kernel lets go when the last user does.
-                eprintln!("warning: {} did not unmount ({e}); detaching it", self.dir.display());
-                let _ = std::process::Command::new("umount").arg("-l").arg(&self.dir).output();
-            }
+            && let Err(e) = session.umount_and_join()
+        {
+            // Still busy (a loop device left attached): detach it from
+            // the tree now; the kernel lets go when the last user does.
+            eprintln!("warning: {} did not unmount ({e}); detaching it", self.dir.display());
+            let _ = std::process::Command::new("umount").arg("-l").arg(&self.dir).output();
+        }
         let _ = std::fs::remove_dir(&self.dir);
     }
 }

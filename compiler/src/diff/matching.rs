@@ -44,6 +44,18 @@ struct MatchKey {
     context: Option<Vec<Vec<IoKey>>>,
 }
 
+/// The plan's phases in the order they first come.
+fn phase_order(plan: &Plan) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for st in &plan.steps {
+        let p = st.phase.clone().unwrap_or_default();
+        if !v.contains(&p) {
+            v.push(p);
+        }
+    }
+    v
+}
+
 /// Matches steps across versions: pairs (old index, new index), in passes
 /// from the strictest key to the loosest. The strictest also asks for the
 /// same drive preparation before the step, so that two identical
@@ -137,25 +149,17 @@ pub(super) fn match_steps(
         renames.extend(best.into_iter().map(|(pa, (_, pb))| (pa, pb)));
         // A phase none of whose steps matched takes the name of the new
         // phase in its place, if that one is nobody's yet.
-        let order = |plan: &Plan| {
-            let mut v: Vec<String> = Vec::new();
-            for st in &plan.steps {
-                let p = st.phase.clone().unwrap_or_default();
-                if !v.contains(&p) {
-                    v.push(p);
-                }
-            }
-            v
-        };
-        let (phases_old, phases_new) = (order(old), order(new));
+        let (phases_old, phases_new) = (phase_order(old), phase_order(new));
         for (k, pa) in phases_old.iter().enumerate() {
             if renames.contains_key(pa) {
                 continue;
             }
             if let Some(pb) = phases_new.get(k)
-                && !renames.values().any(|v| v == pb) && !phases_old.contains(pb) {
-                    renames.insert(pa.clone(), pb.clone());
-                }
+                && !renames.values().any(|v| v == pb)
+                && !phases_old.contains(pb)
+            {
+                renames.insert(pa.clone(), pb.clone());
+            }
         }
     }
     pairs.sort();

@@ -278,18 +278,19 @@ fn affected(plan: &Plan, steps: &[usize]) -> String {
     }
     let phases: BTreeSet<Option<&String>> = steps.iter().map(|k| plan.steps[*k].phase.as_ref()).collect();
     if phases.len() == 1
-        && let Some(Some(p)) = phases.iter().next() {
-            let all_phase: BTreeSet<usize> = plan
-                .steps
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.phase.as_ref() == Some(*p))
-                .map(|(i, _)| i)
-                .collect();
-            if all_phase == set && n > 1 {
-                return format!("all {n} steps of phase \"{p}\"");
-            }
+        && let Some(Some(p)) = phases.iter().next()
+    {
+        let all_phase: BTreeSet<usize> = plan
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.phase.as_ref() == Some(*p))
+            .map(|(i, _)| i)
+            .collect();
+        if all_phase == set && n > 1 {
+            return format!("all {n} steps of phase \"{p}\"");
         }
+    }
     let ids: Vec<&str> = steps.iter().map(|k| plan.steps[*k].id.as_str()).collect();
     if n <= 3 {
         ids.join(", ")

@@ -130,21 +130,22 @@ impl Lowerer<'_, '_> {
                         return None;
                     }
                     if let Some(first) = out.first()
-                        && kind_name(&v.value) != kind_name(&first.value) {
-                            let d = Diagnostic::new(
-                                Code::MixedList,
-                                item.span,
-                                format!(
-                                    "this list mixes {} and {}",
-                                    plural(kind_name(&first.value)),
-                                    plural(kind_name(&v.value))
-                                ),
-                            )
-                            .with_secondary(first.span, "the list starts with this")
-                            .with_hint("a list holds values of one kind");
-                            self.error(d);
-                            return None;
-                        }
+                        && kind_name(&v.value) != kind_name(&first.value)
+                    {
+                        let d = Diagnostic::new(
+                            Code::MixedList,
+                            item.span,
+                            format!(
+                                "this list mixes {} and {}",
+                                plural(kind_name(&first.value)),
+                                plural(kind_name(&v.value))
+                            ),
+                        )
+                        .with_secondary(first.span, "the list starts with this")
+                        .with_hint("a list holds values of one kind");
+                        self.error(d);
+                        return None;
+                    }
                     out.push(v);
                 }
                 Value::List(out)

@@ -316,20 +316,21 @@ impl Lowerer<'_, '_> {
             return;
         }
         if action.writes()
-            && let Some(nd) = self.defs.non_destructive {
-                let d = Diagnostic::new(
-                    Code::Destructive,
-                    span,
-                    format!(
-                        "this {} writes to the target, but the methodology is non_destructive",
-                        action.kind()
-                    ),
-                )
-                .with_secondary(nd, "declared non_destructive here")
-                .with_hint("remove `non_destructive`, or make the step read only");
-                self.error(d);
-                return;
-            }
+            && let Some(nd) = self.defs.non_destructive
+        {
+            let d = Diagnostic::new(
+                Code::Destructive,
+                span,
+                format!(
+                    "this {} writes to the target, but the methodology is non_destructive",
+                    action.kind()
+                ),
+            )
+            .with_secondary(nd, "declared non_destructive here")
+            .with_hint("remove `non_destructive`, or make the step read only");
+            self.error(d);
+            return;
+        }
         let target = action.touches_target().then_some(scope.target.t);
         let establishes_state = action.establishes_state();
         let id = self.unique_id(step_id(scope.phase.as_deref(), &action, scope.repeat.as_ref()));

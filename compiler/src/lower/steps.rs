@@ -956,9 +956,10 @@ impl Lowerer<'_, '_> {
                 };
                 let mut d = self.problem(pr, at.get(key).copied().unwrap_or(span));
                 if d.code == Code::Unaligned
-                    && let Some(io_at) = scope.target.io_at {
-                        d = d.with_secondary(io_at, "io direct is set here");
-                    }
+                    && let Some(io_at) = scope.target.io_at
+                {
+                    d = d.with_secondary(io_at, "io direct is set here");
+                }
                 self.error(d);
             }
             return;

@@ -407,9 +407,10 @@ impl Lowerer<'_, '_> {
                 Diagnostic::new(Code::Shadowing, var.span, format!("this loop variable hides {what}"))
                     .with_hint(format!("name the loop variable something else, such as `each_{}`", var.node));
             if let Some(def) = def
-                && !matches!(def, Def::Workload { from_std: true, .. }) {
-                    d = d.with_secondary(def.name_span(), "defined here");
-                }
+                && !matches!(def, Def::Workload { from_std: true, .. })
+            {
+                d = d.with_secondary(def.name_span(), "defined here");
+            }
             self.error(d);
             return None;
         }

@@ -102,9 +102,10 @@ impl Lowerer<'_, '_> {
             let Some(at) = at else { continue };
             let mut d = self.problem(p, at);
             if d.code == Code::WorkerLayout
-                && let Some(dev) = state.devices_at {
-                    d = d.with_secondary(dev, "devices set here");
-                }
+                && let Some(dev) = state.devices_at
+            {
+                d = d.with_secondary(dev, "devices set here");
+            }
             self.error(d);
         }
     }

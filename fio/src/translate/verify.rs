@@ -181,16 +181,17 @@ pub(crate) fn verify_fits(
         );
     }
     if let (Some(io), Some(FioSize::Bytes(region))) = (io_size, size)
-        && io > region {
-            return refuse(
-                r,
-                &format!(
-                    "fio writes io_size ({io}) over a region of {region}, so it writes blocks more than once and \
+        && io > region
+    {
+        return refuse(
+            r,
+            &format!(
+                "fio writes io_size ({io}) over a region of {region}, so it writes blocks more than once and \
                      checks after its passes; methodic reads back once, after the step"
-                ),
-                "drop io_size (or verify)",
-            );
-        }
+            ),
+            "drop io_size (or verify)",
+        );
+    }
     let mut text =
         "as `verify`: fio reads the blocks back and checks them once the job has written its size, and \
                     counts those reads in the job's read numbers; methodic reads back after the step too, \

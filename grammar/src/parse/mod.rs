@@ -70,9 +70,10 @@ fn recover(src: &str, first: Diagnostic) -> Diagnostics {
             Ok(mut pairs) => {
                 let mut b = Builder { offset: start, diags: Vec::new(), depth: 0 };
                 if let Some(file) = pairs.next()
-                    && let Err(d) = b.file(file) {
-                        b.diags.push(*d);
-                    }
+                    && let Err(d) = b.file(file)
+                {
+                    b.diags.push(*d);
+                }
                 diags.extend(b.diags);
             }
         }

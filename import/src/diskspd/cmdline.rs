@@ -175,11 +175,13 @@ impl Command<'_> {
 
     /// A whole number, strictly; DiskSpd's `atoi` reading is said.
     fn count(&mut self, word: &str, value: &str, what: &str) -> Option<u64> {
-        if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit())
+        if !value.is_empty()
+            && value.bytes().all(|b| b.is_ascii_digit())
             && let Ok(n) = value.parse::<u64>()
-                && n <= i32::MAX as u64 {
-                    return Some(n);
-                }
+            && n <= i32::MAX as u64
+        {
+            return Some(n);
+        }
         let digits: String = value.chars().take_while(char::is_ascii_digit).collect();
         let read = if digits.is_empty() { "0".to_string() } else { digits };
         // The switch as written before the value (`-rs`), or its first two characters.
@@ -356,9 +358,10 @@ fn switch(c: &mut Command, w: &str, body: &str) {
         'D' => {
             c.span.iops_std_dev = Some(Set::new(true, at.clone()));
             if !value.is_empty()
-                && let Some(n) = c.count(w, value, "milliseconds") {
-                    c.span.bucket = Some(Set::new(n, at));
-                }
+                && let Some(n) = c.count(w, value, "milliseconds")
+            {
+                c.span.bucket = Some(Set::new(n, at));
+            }
         }
         _ => other(c, w, letter, value, at),
     }

@@ -391,9 +391,10 @@ fn mutated_files_are_imported_or_refused_never_a_bug() {
         }
         let text = String::from_utf8_lossy(&v);
         if let Err(e) = import(&text)
-            && let Some(i) = e.iter().find(|e| e.kind == ImportErrorKind::Internal) {
-                panic!("{i}\nINPUT:\n{text}");
-            }
+            && let Some(i) = e.iter().find(|e| e.kind == ImportErrorKind::Internal)
+        {
+            panic!("{i}\nINPUT:\n{text}");
+        }
     }
 }
 

@@ -263,9 +263,10 @@ fn differences(a: &Shared, b: &Shared) -> Vec<String> {
         out.push(format!("io {} and {}", io(a), io(b)));
     }
     if let (Some(x), Some(y)) = (a.data, b.data)
-        && x != y {
-            out.push(format!("data {x} and {y}"));
-        }
+        && x != y
+    {
+        out.push(format!("data {x} and {y}"));
+    }
     out
 }
 

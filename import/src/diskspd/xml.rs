@@ -393,10 +393,10 @@ impl<'a, 'input> Reader<'a, 'input> {
             }
         }
         if let Some(n) = kids.get("ResultFormat")
-            && self.choice(*n, &["text", "xml"]).is_some() {
-                notes
-                    .push(Note::new(self.at(*n), "DiskSpd's output format; methodic writes its own results"));
-            }
+            && self.choice(*n, &["text", "xml"]).is_some()
+        {
+            notes.push(Note::new(self.at(*n), "DiskSpd's output format; methodic writes its own results"));
+        }
         self.note(&mut notes, &kids, "ETW", "Windows event tracing during the run; changes nothing measured");
         if let Some(n) = kids.get("PrecreateFiles") {
             let v =
@@ -507,13 +507,14 @@ impl<'a, 'input> Reader<'a, 'input> {
             );
         }
         if let Some(rest) = path.strip_prefix('*')
-            && (rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) || rest.starts_with('0')) {
-                self.problem(
-                    ImportErrorKind::Syntax,
-                    kids["Path"],
-                    "a template target is * and a number from 1 (*1 is the first path given after -X)",
-                );
-            }
+            && (rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) || rest.starts_with('0'))
+        {
+            self.problem(
+                ImportErrorKind::Syntax,
+                kids["Path"],
+                "a template target is * and a number from 1 (*1 is the first path given after -X)",
+            );
+        }
         let mut t = Target::new(At::new(self.line(n), format!("<Target> {path}")), path);
         t.block = self.int(&kids, "BlockSize");
         t.stride = self.long(&kids, "StrideSize");
@@ -592,10 +593,11 @@ impl<'a, 'input> Reader<'a, 'input> {
             }
         }
         if let Some(f) = kids.get("FlushType").copied()
-            && self.choice(f, &["ViewOfFile", "NonVolatileMemory", "NonVolatileMemoryNoDrain"]).is_some() {
-                let at = self.at(f);
-                self.refuse(at, span, super::translate::MAPPED, "remove <FlushType> and <MemoryMappedIo>");
-            }
+            && self.choice(f, &["ViewOfFile", "NonVolatileMemory", "NonVolatileMemoryNoDrain"]).is_some()
+        {
+            let at = self.at(f);
+            self.refuse(at, span, super::translate::MAPPED, "remove <FlushType> and <MemoryMappedIo>");
+        }
         if let Some(tt) = kids.get("ThreadTargets") {
             let at = self.at(*tt);
             self.refuse(

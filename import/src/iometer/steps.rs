@@ -564,11 +564,12 @@ fn step(shape: &Shape<'_>, parts: &[(&Active<'_>, Part)], qd: Option<&str>) -> S
     let jobs = jobs(parts);
     let depth = |p: &Part| qd.map_or(p.qd.to_string(), str::to_string);
     if let [(_, p, n)] = jobs.as_slice()
-        && p.device == 0 {
-            let w = &shape.workloads[p.workload];
-            let workers = if *n == shape.workers { String::new() } else { format!(" workers {n}") };
-            return format!("measure {} qd {}{workers}{}{}", w.ident, depth(p), lengths(shape), think(w));
-        }
+        && p.device == 0
+    {
+        let w = &shape.workloads[p.workload];
+        let workers = if *n == shape.workers { String::new() } else { format!(" workers {n}") };
+        return format!("measure {} qd {}{workers}{}{}", w.ident, depth(p), lengths(shape), think(w));
+    }
     let mut taken = HashSet::new();
     let mut out = format!("together{} {{\n", lengths(shape));
     for (worker, p, n) in &jobs {
@@ -656,13 +657,13 @@ fn target(actives: &[Active<'_>], run: &mut Run, workloads: &[Workload]) -> Resu
             .flat_map(|a| a.specs.iter().flatten())
             .map(|w| &workloads[*w])
             .find(|w| start_bytes % w.align != 0)
-        {
-            run.notes.push(format!(
-                "The starting sector is not a multiple of {}'s alignment: Iometer aligns offsets from the \
+    {
+        run.notes.push(format!(
+            "The starting sector is not a multiple of {}'s alignment: Iometer aligns offsets from the \
                  start of the target, methodic from the starting offset.",
-                w.ident
-            ));
-        }
+            w.ident
+        ));
+    }
     run.offset = start_bytes;
     let data = data_word(pattern, writes, first, run)?;
     Ok(format!("span {span}; workers {}; io direct; data {data}", actives.len()))

@@ -245,8 +245,10 @@ fn alignment(spec: &Spec, used: &[&AccessLine]) -> Result<u64, Vec<Problem>> {
         ]);
     }
     if first.random < 100
-        && let Some(a) = used.iter().find(|a| a.size % align != 0) {
-            return Err(vec![problem(
+        && let Some(a) = used.iter().find(|a| a.size % align != 0)
+    {
+        return Err(vec![
+            problem(
                 ImportErrorKind::Untranslatable,
                 spec,
                 a.line,
@@ -257,8 +259,9 @@ fn alignment(spec: &Spec, used: &[&AccessLine]) -> Result<u64, Vec<Problem>> {
                 ),
             )
             .option(written(a))
-            .hint("make the sizes multiples of the alignment, or the specification 100% random")]);
-        }
+            .hint("make the sizes multiples of the alignment, or the specification 100% random"),
+        ]);
+    }
     Ok(align)
 }
 

@@ -381,8 +381,11 @@ fn check_row(r: &MarkRow, s: &Settings<'_>, input: &ResultsFile<'_>) -> Result<(
 /// for the tests (`SEQ1M`, `RND4K`) and the direction.
 fn workload_name(r: &MarkRow) -> String {
     let access = if r.sequential { "seq" } else { "rnd" };
-    let block =
-        if r.block.is_multiple_of(1 << 20) { format!("{}m", r.block >> 20) } else { format!("{}k", r.block / 1024) };
+    let block = if r.block.is_multiple_of(1 << 20) {
+        format!("{}m", r.block >> 20)
+    } else {
+        format!("{}k", r.block / 1024)
+    };
     let direction = match r.direction {
         MarkDirection::Read => "read".to_string(),
         MarkDirection::Write => "write".to_string(),

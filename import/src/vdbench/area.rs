@@ -65,9 +65,10 @@ pub(crate) fn areas(runs: &mut [Run], sds: &[Sd], floor: u64, problems: &mut Vec
                         spans.push(span);
                     }
                     if let Some(n) = note
-                        && !r.notes.contains(&n) {
-                            r.notes.push(n);
-                        }
+                        && !r.notes.contains(&n)
+                    {
+                        r.notes.push(n);
+                    }
                 }
                 Err(why) => problems.push(problem(why)),
             }
@@ -251,11 +252,12 @@ pub(crate) fn area(
     }
     start = start.saturating_add(sd.offset);
     if let Some(end) = end
-        && end < start.saturating_add(x.saturating_mul(2)) {
-            return Err(format!(
-                "the area from {start} to {end} bytes holds fewer than two of the largest transfer size {x} (vdbench stops on it)"
-            ));
-        }
+        && end < start.saturating_add(x.saturating_mul(2))
+    {
+        return Err(format!(
+            "the area from {start} to {end} bytes holds fewer than two of the largest transfer size {x} (vdbench stops on it)"
+        ));
+    }
     Ok((span, start, note, end))
 }
 

@@ -650,9 +650,10 @@ fn overrides(wds: &[Wd], loops: &mut Vec<Loop>) -> (Vec<Wd>, Option<u64>) {
             }
         }
         if let Loop::Threads(v) = l
-            && v.len() == 1 {
-                threads = Some(v[0]);
-            }
+            && v.len() == 1
+        {
+            threads = Some(v[0]);
+        }
     }
     loops.retain(|l| match l {
         Loop::Xfer(v) | Loop::Threads(v) => v.len() > 1,

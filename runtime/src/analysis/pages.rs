@@ -158,9 +158,10 @@ fn best_spacing(boundaries: &[f64], lo: f64, hi: f64, step: u64, tol: f64) -> (f
     let mut p = (2 * step).max(((3.0 * tol) as u64 / step + 1) * step);
     while (p as f64) * 2.0 <= range {
         if let Some((f1, first)) = comb(boundaries, lo, hi, p as f64, tol)
-            && f1 > best.0 + 1e-9 {
-                best = (f1, p, first);
-            }
+            && f1 > best.0 + 1e-9
+        {
+            best = (f1, p, first);
+        }
         p += step;
     }
     best

@@ -856,10 +856,11 @@ fn statistics_pages(send: &mut PioIn<'_>, gpl: bool) -> Option<Vec<u8>> {
 /// (194, else 190) where the drive has one, and says so in its source.
 fn with_temperature(send: &mut PioIn<'_>, mut h: Health) -> Health {
     if h.temperature_c.is_none()
-        && let Some(t) = smart_with(send).and_then(|s| s.temperature_c) {
-            h.temperature_c = Some(t);
-            h.source = HealthSource::AtaDeviceStatisticsAndAttributes;
-        }
+        && let Some(t) = smart_with(send).and_then(|s| s.temperature_c)
+    {
+        h.temperature_c = Some(t);
+        h.source = HealthSource::AtaDeviceStatisticsAndAttributes;
+    }
     h
 }
 

@@ -273,17 +273,19 @@ pub(super) fn check_space(plan: &Plan, opts: &RunOptions) -> Result<()> {
     let mut datasets: Vec<&methodic_compiler::plan::Dataset> = Vec::new();
     for s in &plan.steps {
         if let Action::Copy { dataset } = &s.action
-            && !datasets.iter().any(|d| d == &dataset) {
-                datasets.push(dataset);
-            }
+            && !datasets.iter().any(|d| d == &dataset)
+        {
+            datasets.push(dataset);
+        }
     }
     if opts.datasets.is_none() && !datasets.is_empty() {
         parts.push((Bytes(datasets.iter().map(|d| d.total.0).sum()), "the copy datasets"));
     }
     if opts.targets.is_empty()
-        && let Some(largest) = datasets.iter().map(|d| d.total).max() {
-            parts.push((largest, "copies beside the scratch file"));
-        }
+        && let Some(largest) = datasets.iter().map(|d| d.total).max()
+    {
+        parts.push((largest, "copies beside the scratch file"));
+    }
     // steps.jsonl, series and the manifest: a generous allowance.
     parts.push((Bytes(16 << 20), "records and series"));
     let need = Bytes(parts.iter().map(|p| p.0.0).sum());

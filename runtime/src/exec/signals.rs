@@ -15,10 +15,11 @@ static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// flight has been recorded; a second one ends the process at once.
 extern "C" fn on_signal(sig: libc::c_int) {
     if let Some(s) = STOP.get()
-        && !s.swap(true, Ordering::SeqCst) {
-            SIGNAL.store(sig, Ordering::SeqCst);
-            return;
-        }
+        && !s.swap(true, Ordering::SeqCst)
+    {
+        SIGNAL.store(sig, Ordering::SeqCst);
+        return;
+    }
     // SAFETY: signal and raise take numbers only; restoring the default action and raising the
     // signal again is how a handler hands a signal on.
     unsafe {

@@ -57,9 +57,10 @@ pub(super) fn users_of(devices: &[DevNum], itself: Option<&str>) -> Vec<String> 
     // the target's own, not a user.
     for name in entry_names(Path::new("/sys/block")).into_iter().filter(|n| Some(n.as_str()) != itself) {
         if let Some(file) = sysfs(&format!("/sys/block/{name}/loop/backing_file"))
-            && is_ours(Path::new(&file)) {
-                out.push(format!("{name} is set up over it"));
-            }
+            && is_ours(Path::new(&file))
+        {
+            out.push(format!("{name} is set up over it"));
+        }
     }
     let me = std::process::id().to_string();
     for pid in entry_names(Path::new("/proc")) {
@@ -94,9 +95,10 @@ pub(super) fn written_by(me: DevNum) -> Vec<DevNum> {
         todo.extend(partitions_of(&name).into_iter().map(|p| p.1));
         if let Some(file) = sysfs(&format!("/sys/class/block/{name}/loop/backing_file"))
             && let Ok(meta) = std::fs::metadata(&file)
-                && meta.file_type().is_block_device() {
-                    todo.push(dev_num(meta.rdev()));
-                }
+            && meta.file_type().is_block_device()
+        {
+            todo.push(dev_num(meta.rdev()));
+        }
     }
     out
 }
@@ -200,9 +202,11 @@ pub(super) fn mount_devices(m: &Mount) -> Vec<DevNum> {
     let mut devs = if m.dev.0 != 0 { vec![m.dev] } else { Vec::new() };
     if m.source.starts_with('/')
         && let Ok(meta) = std::fs::metadata(&m.source)
-            && meta.file_type().is_block_device() && !devs.contains(&dev_num(meta.rdev())) {
-                devs.push(dev_num(meta.rdev()));
-            }
+        && meta.file_type().is_block_device()
+        && !devs.contains(&dev_num(meta.rdev()))
+    {
+        devs.push(dev_num(meta.rdev()));
+    }
     if m.fstype == "btrfs" {
         // /sys/fs/btrfs/UUID/devices/ lists every device of each file system.
         let names: Vec<String> = devs.iter().filter_map(|&d| name_of(d)).collect();

@@ -184,9 +184,10 @@ impl ManIndexOff {
 impl Drop for ManIndexOff {
     fn drop(&mut self) {
         if let Some(off) = &self.0
-            && let Err(e) = std::fs::rename(off, off.with_file_name("auto-update")) {
-                eprintln!("warning: cannot put {} back: {e}", off.display());
-            }
+            && let Err(e) = std::fs::rename(off, off.with_file_name("auto-update"))
+        {
+            eprintln!("warning: cannot put {} back: {e}", off.display());
+        }
     }
 }
 

@@ -320,7 +320,7 @@ fn latency(run: &Loaded, files: &StepFiles) -> Result<Option<Worksheet>, XlsxErr
 /// and coefficient of variation, and a chart of the means with ± one
 /// standard deviation as error bars.
 fn repeats(run: &Loaded) -> Result<Option<Worksheet>, XlsxError> {
-    let mut summed: Vec<_> = run.steps.iter().filter_map(|r| Some((r, r.repeats.as_ref()?))).collect();
+    let mut summed: Vec<_> = run.steps.iter().filter_map(|r| Some((r, run.final_repeats(r)?))).collect();
     if summed.is_empty() {
         return Ok(None);
     }

@@ -273,9 +273,10 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
         let mut steps: Vec<(&ManifestStep, &ManifestStep)> = Vec::new();
         for pts in &paired_points {
             if let (Some(a), Some(b)) = (step_of(&runs[0], pts[0]), step_of(&runs[j], pts[j]))
-                && !steps.iter().any(|(x, y)| x.index == a.index && y.index == b.index) {
-                    steps.push((a, b));
-                }
+                && !steps.iter().any(|(x, y)| x.index == a.index && y.index == b.index)
+            {
+                steps.push((a, b));
+            }
         }
         differences.extend(step_differences::step_differences((&runs[0], &runs[j]), &steps, j));
         differences
@@ -323,10 +324,17 @@ fn rankings(pairs: &[Pair], runs: &[Loaded]) -> Vec<rank::Ranking> {
                 let run = runs.get(i);
                 let record = run.and_then(|r| r.steps.iter().find(|s| s.id == v.step_id));
                 let repeat = run.zip(record).and_then(|(run, r)| run.plan_step(r)).and_then(|s| s.repeat);
-                if repeat.is_some_and(|r| r.run < r.runs) {
+                // A repeat is ranked once, on its last run made: a plain
+                // repeat's last, a repeat `until cv`'s where it stopped (in
+                // every run alike, else not at all).
+                let last = match (run, record) {
+                    (Some(run), Some(r)) => run.final_repeats(r).is_some() || !run.later_run_recorded(r),
+                    _ => false,
+                };
+                if repeat.is_some_and(|q| q.run < q.runs && (q.until.is_none() || !last)) {
                     return None;
                 }
-                let summary = record.and_then(|r| r.repeats.as_ref());
+                let summary = run.zip(record).and_then(|(run, r)| run.final_repeats(r));
                 let value = if v.error.is_some() || v.rate_missed.is_some() {
                     None
                 } else {

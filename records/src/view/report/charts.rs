@@ -171,7 +171,7 @@ pub fn repeats(run: &Loaded) -> Vec<PlotView> {
     run.steps
         .iter()
         .filter_map(|r| {
-            let rep = r.repeats.as_ref()?;
+            let rep = run.final_repeats(r)?;
             let n = rep.runs.len();
             let text = |v: f64| crate::units::thousands(Some(v), if v >= 100.0 { 0 } else { 1 });
             let mut bars: Vec<Bar> = rep

@@ -31,10 +31,8 @@ pub fn findings(run: &Loaded, files: &StepFiles) -> Vec<Finding> {
     let of =
         if run.manifest.plan.conventions.value == ValueKind::StepAverage { "" } else { "step averages of " };
     for r in &run.steps {
-        // A repeat `until cv`'s summaries before its last run made.
-        let superseded =
-            r.repeats.as_ref().is_some_and(|rep| rep.until.is_some()) && run.later_run_recorded(r);
-        if let Some(rep) = r.repeats.as_ref().filter(|_| !superseded) {
+        // Not a repeat `until cv`'s summaries before its last run made.
+        if let Some(rep) = run.final_repeats(r) {
             let stats = format!(
                 "{of}{} runs: {} {}; mean {:.1}, sd {:.1}, median {:.1}, CV {:.1}%; reported ({}) {:.1} {}",
                 rep.runs.len(),

@@ -403,12 +403,13 @@ fn bursts(run: &Loaded, r: &StepResult, job: Option<&str>, each: &[&BurstResult]
     }
     let mut line = parts.join(", ");
     if let (Some(last), Some(first)) = (each.last(), whole.first())
-        && last.on_s < first.on_s - 1e-9 {
-            line.push_str(&format!(
-                "; the last is cut by the end of the record window ({} of its on)",
-                interval_words(last.on_s)
-            ));
-        }
+        && last.on_s < first.on_s - 1e-9
+    {
+        line.push_str(&format!(
+            "; the last is cut by the end of the record window ({} of its on)",
+            interval_words(last.on_s)
+        ));
+    }
     if r.bursts_from_ramp > 0 {
         line.push_str(&format!(
             "; {} I/Os started in the ramp's last burst completed in the record window: in the summary, in no burst",

@@ -89,9 +89,10 @@ pub(crate) fn skew_words(skew: Option<&(f64, String, u64)>, hosts: usize) -> Opt
 /// Keeps in `widest` the wider of it and `skew`.
 pub(crate) fn widest(widest: &mut Option<(f64, String, u64)>, skew: Option<(f64, String, u64)>) {
     if let Some(s) = skew
-        && widest.as_ref().is_none_or(|w| s.0 > w.0) {
-            *widest = Some(s);
-        }
+        && widest.as_ref().is_none_or(|w| s.0 > w.0)
+    {
+        *widest = Some(s);
+    }
 }
 
 /// The spread of `workers` (see `IoRun::spread`).
