@@ -308,6 +308,35 @@ fn the_html_report_renders_in_chromium_with_charts_and_no_errors() {
     let _ = std::fs::remove_file(&shot);
 }
 
+/// A run with repeated steps (kitguru-style: two steps, 5 runs each):
+/// Chromium draws each one's runs and the mean's error bar, and a
+/// comparison of three such runs each ranking's error bars.
+#[test]
+fn repeated_steps_are_drawn_with_error_bars_in_chromium() {
+    let dir = common::rehearsal("kitguru-style");
+    let page = common::temp_path("report-repeats").with_extension("html");
+    let o = methodic(&["report", dir.to_str().unwrap(), "--format", "html", "-o", page.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let compared = common::temp_path("compare-repeats").with_extension("html");
+    let d = dir.to_str().unwrap();
+    let o = methodic(&["compare", d, d, d, "--format", "html", "-o", compared.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for (html, bars) in [(&page, 2), (&compared, 6)] {
+        let shot = html.with_extension("png");
+        let r = browser::render(html, &shot).unwrap_or_else(|e| panic!("{e}"));
+        assert!(r.console_errors.is_empty(), "console errors: {:?}", r.console_errors);
+        assert_eq!(r.dom.matches("class=\"error-bar\"").count(), bars, "{}", html.display());
+        // An error bar's path: up its span, then a cap at each end.
+        let drawn = browser::path_data(&r.dom)
+            .iter()
+            .filter(|d| d.matches('V').count() == 1 && d.matches('H').count() == 2)
+            .count();
+        assert!(drawn >= bars, "{drawn} error bars drawn in {}", html.display());
+        let _ = std::fs::remove_file(html);
+        let _ = std::fs::remove_file(&shot);
+    }
+}
+
 #[test]
 fn compare_names_the_span_when_only_the_span_differs() {
     let (a, b) = rehearse_two(
