@@ -99,7 +99,7 @@ csv\t'comma-separated values, a header then a row each'
 json\t'JSON, for programs'
 html\t'one self-contained HTML page (no network)'
 fio-json\t'fio\'s JSON output (json+), a job a step, for fio-plot and other fio readers'
-xlsx\t'a spreadsheet workbook with native charts, for Excel and LibreOffice (needs -o FILE)'"
+xlsx\t'a spreadsheet workbook with native charts, for Excel and LibreOffice (binary: to -o FILE or a pipe)'"
 complete -c methodic -n "__fish_methodic_using_subcommand report" -s o -l output -d 'Write the output to FILE (atomically) [default: standard output]' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand report" -l html -d 'The older way to write the HTML page (--format html -o FILE), kept for the pages that show it: the page goes to FILE, and --format to standard output' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand report" -l fio-plot -d 'Also write the run as fio-plot reads results: into DIR, a folder a phase and workload, in it a fio JSON file a step named RW-IODEPTH-NUMJOBS.json (as --format fio-json writes them)' -r -F
@@ -114,7 +114,7 @@ complete -c methodic -n "__fish_methodic_using_subcommand diff" -s h -l help -d 
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -l format -d 'The output format' -r -f -a "table\t'text for a terminal: tables and sentences'
 json\t'JSON, for programs'
 html\t'one self-contained HTML page (no network)'
-xlsx\t'a spreadsheet workbook with native charts, for Excel and LibreOffice (needs -o FILE)'"
+xlsx\t'a spreadsheet workbook with native charts, for Excel and LibreOffice (binary: to -o FILE or a pipe)'"
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -s o -l output -d 'Write the output to FILE (atomically) [default: standard output]' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -l html -d 'Also write the comparison as one HTML page (charts, no script, no network) to FILE, while --format goes where -o says: the same page as --format html -o FILE' -r -F
 complete -c methodic -n "__fish_methodic_using_subcommand compare" -l json -d 'The older spelling of --format json'

@@ -46,7 +46,7 @@ impl Format {
             Format::Html => "one self-contained HTML page (no network)",
             Format::FioJson => "fio's JSON output (json+), a job a step, for fio-plot and other fio readers",
             Format::Xlsx => {
-                "a spreadsheet workbook with native charts, for Excel and LibreOffice (needs -o FILE)"
+                "a spreadsheet workbook with native charts, for Excel and LibreOffice (binary: to -o FILE or a pipe)"
             }
         }
     }

@@ -40,6 +40,7 @@ pub use difference::Difference;
 pub(crate) use words::{compact, drive_name, letter, plural_kind, status_name};
 
 use crate::manifest::{Loaded, ManifestStep};
+use crate::record::StepResult;
 use crate::step_files::{StepFiles, Unreadable};
 use crate::view::points::{Point, asked_words, limit_words, points, rate_unit, step_of};
 
@@ -313,6 +314,29 @@ pub fn comparison(runs: &[Loaded]) -> Comparison {
 /// its last run's record, which holds the runs' aggregate and spread; its
 /// other runs are not ranked. A step that failed or missed its rate has
 /// no value.
+/// The last word of `r`'s repeat on it in `run`: the summary of the same
+/// step (its repeat's group, its place among a run's steps) on the last
+/// run made that holds one.
+fn last_summary<'a>(run: &'a Loaded, r: &StepResult) -> Option<&'a crate::analysis::RepeatSummary> {
+    let q = run.plan_step(r)?.repeat?;
+    let plan = &run.manifest.plan.steps;
+    // Where plan step `index` (from 1) is among its run's steps.
+    let place = |index: usize| -> Option<usize> {
+        let o = plan.get(index.checked_sub(1)?)?.repeat?;
+        plan.iter()
+            .enumerate()
+            .filter(|(_, s)| s.repeat.is_some_and(|x| x.group == o.group && x.run == o.run))
+            .position(|(i, _)| i + 1 == index)
+    };
+    let at = place(r.index)?;
+    run.steps
+        .iter()
+        .rev()
+        .filter(|s| run.plan_step(s).and_then(|p| p.repeat).is_some_and(|o| o.group == q.group))
+        .filter(|s| place(s.index) == Some(at))
+        .find_map(|s| run.final_repeats(s))
+}
+
 fn rankings(pairs: &[Pair], runs: &[Loaded]) -> Vec<rank::Ranking> {
     let names: Vec<String> = runs.iter().map(words::drive_name).collect();
     pairs
@@ -324,21 +348,20 @@ fn rankings(pairs: &[Pair], runs: &[Loaded]) -> Vec<rank::Ranking> {
                 let run = runs.get(i);
                 let record = run.and_then(|r| r.steps.iter().find(|s| s.id == v.step_id));
                 let repeat = run.zip(record).and_then(|(run, r)| run.plan_step(r)).and_then(|s| s.repeat);
-                // A repeat is ranked once, on its last run made: a plain
-                // repeat's last, a repeat `until cv`'s where it stopped (in
-                // every run alike, else not at all).
-                let last = match (run, record) {
-                    (Some(run), Some(r)) => run.final_repeats(r).is_some() || !run.later_run_recorded(r),
-                    _ => false,
-                };
-                if repeat.is_some_and(|q| q.run < q.runs && (q.until.is_none() || !last)) {
+                // A repeat is ranked once, on its first run's pair, by each
+                // run's last word on the step: a plain repeat's last run, a
+                // repeat `until cv`'s wherever that run stopped.
+                if repeat.is_some_and(|q| q.run != 1) {
                     return None;
                 }
-                let summary = run.zip(record).and_then(|(run, r)| run.final_repeats(r));
-                let value = if v.error.is_some() || v.rate_missed.is_some() {
-                    None
-                } else {
-                    summary.map_or(v.value, |s| Some(s.value))
+                let summary = run.zip(record).and_then(|(run, r)| last_summary(run, r));
+                let value = match (repeat, summary) {
+                    (_, Some(s)) => Some(s.value),
+                    // A repeat with no summary (its last run failed) has
+                    // no aggregate to rank.
+                    (Some(_), None) => None,
+                    (None, None) if v.error.is_some() || v.rate_missed.is_some() => None,
+                    (None, None) => v.value,
                 };
                 entries.push(rank::Ranked {
                     rank: None,

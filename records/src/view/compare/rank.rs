@@ -161,7 +161,7 @@ pub(crate) mod tests {
             run(2, "Drive C", 800.0, [900.0, 1000.0, 1100.0]),
         ];
         let c = comparison(&runs);
-        assert_eq!(c.rankings.len(), 2, "the measurement and the repeat's last run");
+        assert_eq!(c.rankings.len(), 2, "the measurement and the repeat, once");
         let order = |k: usize| c.rankings[k].ranked.iter().map(|e| e.run.clone()).collect::<Vec<_>>();
         assert_eq!(order(0), ["B", "A", "C"]);
         assert_eq!(order(1), ["C", "A", "B"]);
@@ -173,5 +173,67 @@ pub(crate) mod tests {
         assert!((top.sd.unwrap() - 100.0).abs() < 1e-9 && (top.ratio.unwrap() - 1000.0 / 600.0).abs() < 1e-9);
         let lines = c.rankings[1].lines();
         assert_eq!(lines[1], "    1  C  1,000  ± 100 (3 runs)  1.67x A  Drive C, serial SN2", "{lines:?}");
+    }
+
+    /// A run of `repeat 2..4 until cv 5%` that stopped after `made` runs
+    /// of these values: the runs not made have no record, each run from 2
+    /// on holds a summary of the runs so far, the last made the final one.
+    fn until_run(i: usize, values: &[f64]) -> crate::manifest::Loaded {
+        use crate::analysis::SpreadCheck;
+        let src = "methodology \"u\" version \"1\"\nworkload w { random; block 4KiB; read 100% }\n\
+                   repeat 2..4 until cv 5% { measure w qd 4 for 1s }\n";
+        let mut run = of_source(src, PathBuf::from(format!("/nonexistent/until-{i}")));
+        run.manifest.targets[0].identity.model = Some(format!("Drive {i}"));
+        run.steps.truncate(values.len());
+        for (k, r) in run.steps.iter_mut().enumerate() {
+            r.summary = Some(summary(1.0, rates(values[k], 1.0, [10.0, 20.0, 30.0, 40.0]), true));
+            let so_far = &values[..=k];
+            if so_far.len() < 2 {
+                continue;
+            }
+            let mean = so_far.iter().sum::<f64>() / so_far.len() as f64;
+            let sd =
+                (so_far.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (so_far.len() - 1) as f64).sqrt();
+            r.repeats = Some(RepeatSummary {
+                runs: so_far.to_vec(),
+                unit: "IOPS".into(),
+                mean,
+                sd,
+                median: mean,
+                cv: sd / mean,
+                aggregate: Aggregate::Mean,
+                value: mean,
+                first_run_apart: false,
+                warning: None,
+                page_cache: None,
+                until: Some(SpreadCheck {
+                    planned: 4,
+                    ran: so_far.len() as u32,
+                    min_runs: 2,
+                    limit: methodic_compiler::plan::Percent::from_hundredths(500),
+                    met: sd / mean <= 0.05,
+                }),
+            });
+        }
+        run
+    }
+
+    /// Three drives whose repeats `until cv` stopped after 2, 3 and 4 runs:
+    /// each is ranked once, by the mean of the runs it made.
+    #[test]
+    fn a_repeat_until_cv_is_ranked_where_each_run_stopped() {
+        let runs = [
+            until_run(0, &[1000.0, 1010.0]),
+            until_run(1, &[2000.0, 1500.0, 1520.0]),
+            until_run(2, &[500.0, 900.0, 700.0, 710.0]),
+        ];
+        let c = comparison(&runs);
+        assert_eq!(c.rankings.len(), 1, "{:?}", c.rankings);
+        let r = &c.rankings[0].ranked;
+        let seen: Vec<(String, Option<usize>)> = r.iter().map(|e| (e.run.clone(), e.repeats)).collect();
+        assert_eq!(seen, [("B".into(), Some(3)), ("A".into(), Some(2)), ("C".into(), Some(4))]);
+        assert!((r[0].value.unwrap() - 5020.0 / 3.0).abs() < 1e-9, "B's mean of its 3 runs");
+        assert!((r[1].value.unwrap() - 1005.0).abs() < 1e-9);
+        assert!((r[2].value.unwrap() - 702.5).abs() < 1e-9);
     }
 }
