@@ -347,12 +347,7 @@ mod tests {
     /// their mean ± sd.
     #[test]
     fn a_repeated_step_is_drawn_with_error_bars_on_both_pages() {
-        use crate::view::compare::rank::tests::run;
-        let runs = [
-            run(0, "Drive A", 1000.0, [500.0, 600.0, 700.0]),
-            run(1, "Drive B", 1500.0, [400.0, 400.0, 400.0]),
-            run(2, "Drive C", 800.0, [900.0, 1000.0, 1100.0]),
-        ];
+        let runs = crate::view::compare::rank::tests::three_drives();
         let page = compare_html(&crate::view::compare::comparison(&runs)).unwrap();
         let ranked = &page[page.find("id=\"ranked\"").unwrap()..];
         let ranked = &ranked[..ranked.find("<h2").unwrap_or(ranked.len())];

@@ -151,13 +151,7 @@ mod tests {
     /// each drive by model and serial.
     #[test]
     fn a_comparison_s_workbook_ranks_the_drives_with_their_spread() {
-        use crate::view::compare::rank::tests::run;
-        let runs = [
-            run(0, "Drive A", 1000.0, [500.0, 600.0, 700.0]),
-            run(1, "Drive B", 1500.0, [400.0, 400.0, 400.0]),
-            run(2, "Drive C", 800.0, [900.0, 1000.0, 1100.0]),
-        ];
-        let c = comparison(&runs);
+        let c = comparison(&crate::view::compare::rank::tests::three_drives());
         let bytes = c.export_bytes(Format::Xlsx).unwrap();
         let mut book = read(bytes.clone());
         assert_eq!(book.sheet_names(), ["Runs", "Compared", "Ranked"], "no latency logs: no Latency sheet");

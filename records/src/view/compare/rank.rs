@@ -131,14 +131,38 @@ pub(crate) mod tests {
         for (r, iops) in run.steps.iter_mut().zip([one, runs[0], runs[1], runs[2]]) {
             r.summary = Some(summary(1.0, rates(iops, 1.0, [10.0, 20.0, 30.0, 40.0]), true));
         }
-        let mean = runs.iter().sum::<f64>() / 3.0;
-        let sd = (runs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
-        run.steps[3].repeats = Some(RepeatSummary {
+        run.steps[3].repeats = Some(spread(&runs));
+        run
+    }
+
+    /// The three drives the comparison tests rank: the measurement at
+    /// 1000, 1500 and 800 IOPS; the repeat's runs 500/600/700 (mean 600, sd
+    /// 100), 400 three times, and 900/1000/1100 (mean 1000, sd 100).
+    pub(crate) fn three_drives() -> [crate::manifest::Loaded; 3] {
+        [
+            run(0, "Drive A", 1000.0, [500.0, 600.0, 700.0]),
+            run(1, "Drive B", 1500.0, [400.0, 400.0, 400.0]),
+            run(2, "Drive C", 800.0, [900.0, 1000.0, 1100.0]),
+        ]
+    }
+
+    /// A repeat's summary of `runs` (IOPS, their mean reported): the mean,
+    /// the sample standard deviation and the median, as the runtime makes
+    /// them.
+    fn spread(runs: &[f64]) -> RepeatSummary {
+        let n = runs.len() as f64;
+        let mean = runs.iter().sum::<f64>() / n;
+        let sd = (runs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let mut sorted = runs.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let k = sorted.len() / 2;
+        let median = if sorted.len() % 2 == 1 { sorted[k] } else { (sorted[k - 1] + sorted[k]) / 2.0 };
+        RepeatSummary {
             runs: runs.to_vec(),
             unit: "IOPS".into(),
             mean,
             sd,
-            median: runs[1],
+            median,
             cv: sd / mean,
             aggregate: Aggregate::Mean,
             value: mean,
@@ -146,8 +170,7 @@ pub(crate) mod tests {
             warning: None,
             page_cache: None,
             until: None,
-        });
-        run
+        }
     }
 
     /// Each paired measurement's runs, highest first, with ratios to A;
@@ -155,12 +178,7 @@ pub(crate) mod tests {
     /// standard deviation; each drive by model and serial.
     #[test]
     fn runs_are_ranked_highest_first_a_repeat_by_its_aggregate_and_spread() {
-        let runs = [
-            run(0, "Drive A", 1000.0, [500.0, 600.0, 700.0]),
-            run(1, "Drive B", 1500.0, [400.0, 400.0, 400.0]),
-            run(2, "Drive C", 800.0, [900.0, 1000.0, 1100.0]),
-        ];
-        let c = comparison(&runs);
+        let c = comparison(&three_drives());
         assert_eq!(c.rankings.len(), 2, "the measurement and the repeat, once");
         let order = |k: usize| c.rankings[k].ranked.iter().map(|e| e.run.clone()).collect::<Vec<_>>();
         assert_eq!(order(0), ["B", "A", "C"]);
@@ -191,29 +209,15 @@ pub(crate) mod tests {
             if so_far.len() < 2 {
                 continue;
             }
-            let mean = so_far.iter().sum::<f64>() / so_far.len() as f64;
-            let sd =
-                (so_far.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (so_far.len() - 1) as f64).sqrt();
-            r.repeats = Some(RepeatSummary {
-                runs: so_far.to_vec(),
-                unit: "IOPS".into(),
-                mean,
-                sd,
-                median: mean,
-                cv: sd / mean,
-                aggregate: Aggregate::Mean,
-                value: mean,
-                first_run_apart: false,
-                warning: None,
-                page_cache: None,
-                until: Some(SpreadCheck {
-                    planned: 4,
-                    ran: so_far.len() as u32,
-                    min_runs: 2,
-                    limit: methodic_compiler::plan::Percent::from_hundredths(500),
-                    met: sd / mean <= 0.05,
-                }),
+            let mut rep = spread(so_far);
+            rep.until = Some(SpreadCheck {
+                planned: 4,
+                ran: so_far.len() as u32,
+                min_runs: 2,
+                limit: methodic_compiler::plan::Percent::from_hundredths(500),
+                met: rep.cv <= 0.05,
             });
+            r.repeats = Some(rep);
         }
         run
     }
