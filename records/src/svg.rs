@@ -672,7 +672,7 @@ impl Bars<'_> {
                         mid + cap,
                         mid - cap,
                         mid + cap,
-                        crate::units::thousands(Some(d), if d >= 100.0 { 0 } else { 1 })
+                        crate::units::figure(d)
                     );
                     hi.min(top)
                 }

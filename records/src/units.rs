@@ -35,6 +35,12 @@ pub fn thousands(v: Option<f64>, decimals: usize) -> String {
     out
 }
 
+/// `59,974`, `37.5`: a figure with its thousands separated, and a
+/// decimal where it is under 100.
+pub fn figure(v: f64) -> String {
+    thousands(Some(v), if v.abs() >= 100.0 { 0 } else { 1 })
+}
+
 /// `1234.5`: `v` with `decimals` decimals and no separators; `-` for a
 /// value that is missing or not finite.
 pub(crate) fn num(v: Option<f64>, decimals: usize) -> String {

@@ -16,7 +16,7 @@ use super::sheet::{CHART_ROWS, Cell, Placed, Sheet, book, chart, distribution};
 use crate::manifest::Loaded;
 use crate::step_files::StepFiles;
 use crate::view::points::{Point, kind_short, rate_unit};
-use crate::view::report::charts::sweep_lines;
+use crate::view::report::charts::{OverTime, over_time, sweep_lines};
 use crate::view::report::header::{header, status_word, subtitle, title};
 use crate::view::report::latency::{groups, shared_out};
 use crate::view::report::matrix::matrices;
@@ -234,19 +234,16 @@ fn matrix_sheet(run: &Loaded, pts: &[Point]) -> Result<Option<Worksheet>, XlsxEr
 /// step's rate (a precondition: its IOPS) over time, one under another
 /// to their right.
 fn series(run: &Loaded, files: &StepFiles) -> Result<Option<Worksheet>, XlsxError> {
-    use methodic_compiler::plan::Action;
     let units = run.manifest.plan.conventions.units;
     let rate = rate_unit(units);
     let mut tables: Vec<(String, ColNum, Vec<Vec<Cell>>)> = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
-        let sustained = matches!(&step.action, Action::Measure { stop, .. } if stop.written.is_some());
-        let charted = if sustained || matches!(step.action, Action::Fill { .. }) {
-            2
-        } else if matches!(step.action, Action::Precondition { .. }) {
-            1
-        } else {
-            continue;
+        // The column charted: the rate (2) or IOPS (1).
+        let charted = match over_time(&step.action) {
+            Some(OverTime::Rate) => 2,
+            Some(OverTime::Iops) => 1,
+            None => continue,
         };
         let Ok(rows) = files.series(r) else { continue };
         let rows = rows

@@ -164,6 +164,37 @@ pub fn sweeps(run: &Loaded, pts: &[Point]) -> Vec<SweepView> {
         .collect()
 }
 
+/// What a step's series is drawn by over time, on the page and in the
+/// workbook.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OverTime {
+    /// A fill's or a sustained write's rate.
+    Rate,
+    /// A precondition's IOPS.
+    Iops,
+}
+
+/// How `action`'s series is drawn over time; `None` for a step whose
+/// series is not drawn so (a measurement's is its point; rounds are drawn
+/// by `super::pts`).
+pub(crate) fn over_time(action: &Action) -> Option<OverTime> {
+    match action {
+        Action::Measure { stop, .. } if stop.written.is_some() => Some(OverTime::Rate),
+        Action::Fill { .. } => Some(OverTime::Rate),
+        Action::Precondition { .. } => Some(OverTime::Iops),
+        Action::Measure { .. }
+        | Action::Erase { .. }
+        | Action::Together { .. }
+        | Action::Qos(_)
+        | Action::Rounds { .. }
+        | Action::DropCaches
+        | Action::Idle { .. }
+        | Action::LimitRam { .. }
+        | Action::Copy { .. }
+        | Action::Probe(_) => None,
+    }
+}
+
 /// Each repeated step (where its last run summed them up): each run's
 /// value as a bar, then their mean with ± one standard deviation as an
 /// error bar.
@@ -173,7 +204,7 @@ pub fn repeats(run: &Loaded) -> Vec<PlotView> {
         .filter_map(|r| {
             let rep = run.final_repeats(r)?;
             let n = rep.runs.len();
-            let text = |v: f64| crate::units::thousands(Some(v), if v >= 100.0 { 0 } else { 1 });
+            let text = crate::units::figure;
             let mut bars: Vec<Bar> = rep
                 .runs
                 .iter()
@@ -256,10 +287,7 @@ pub fn preparation(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
     let mut out = Vec::new();
     for r in &run.steps {
         let Some(step) = run.plan_step(r) else { continue };
-        let sustained = matches!(&step.action, Action::Measure { stop, .. } if stop.written.is_some());
-        if !sustained && !matches!(step.action, Action::Fill { .. } | Action::Precondition { .. }) {
-            continue;
-        }
+        let Some(drawn) = over_time(&step.action) else { continue };
         let mut svgs = Vec::new();
         let rows = match files.series(r) {
             Ok(rows) => rows,
@@ -268,10 +296,11 @@ pub fn preparation(run: &Loaded, files: &StepFiles) -> Vec<PlotView> {
                 continue;
             }
         };
-        let (column, y_label) = if sustained || matches!(step.action, Action::Fill { .. }) {
-            (if units == Units::Binary { "mib_s" } else { "mb_s" }, rate_unit(units).to_string())
-        } else {
-            ("iops", "IOPS".to_string())
+        let (column, y_label) = match drawn {
+            OverTime::Rate => {
+                (if units == Units::Binary { "mib_s" } else { "mb_s" }, rate_unit(units).to_string())
+            }
+            OverTime::Iops => ("iops", "IOPS".to_string()),
         };
         let pts: Vec<(f64, f64)> = rows.iter().filter_map(|r| Some((r.t, r.column(column)?))).collect();
         // The cliff of a sustained write: the lower plateau shaded.
